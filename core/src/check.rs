@@ -1,0 +1,181 @@
+//! Invariants, checked after every operation by tests and `vmap-replay --check`.
+//!
+//! * every tree: parent links agree with child links, keys in address order, red-black rules
+//!   (black root, no red node with a red child, the same black height on every path);
+//! * free tree: `subtree_max_size` of every node is exactly the largest size in its subtree;
+//! * every list equals its tree's in-order walk; free blocks never overlap nor touch;
+//! * free, busy, lazy and pooled areas tile the initialised space exactly;
+//! * `vmap_lazy_nr` is the page count of the lazy areas.
+
+use crate::area::{Arena, VaTree, NIL};
+use crate::profile::Profile;
+use crate::rbtree::compute_subtree_max_size;
+use crate::vmalloc::PAGE_SHIFT;
+use crate::vmap::Vmap;
+
+/// Validate one tree and its list; returns the in-order nodes.
+pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<Vec<u32>, String> {
+    let mut order = Vec::new();
+    if t.root != NIL {
+        if a.get(t.root).parent != NIL {
+            return Err(format!("{what}: the root has a parent"));
+        }
+        if !a.get(t.root).is_black() {
+            return Err(format!("{what}: the root is red"));
+        }
+        walk(a, t.root, augmented, what, &mut order)?;
+    }
+    for w in order.windows(2) {
+        let (x, y) = (a.get(w[0]), a.get(w[1]));
+        if x.va_end > y.va_start {
+            return Err(format!(
+                "{what}: [{:#x}, {:#x}) and [{:#x}, {:#x}) overlap or are out of order",
+                x.va_start, x.va_end, y.va_start, y.va_end
+            ));
+        }
+    }
+    // The list must be the in-order walk, with consistent back links.
+    let mut n = t.first;
+    let mut prev = NIL;
+    let mut i = 0;
+    while n != NIL {
+        if i >= order.len() || order[i] != n {
+            return Err(format!("{what}: list entry {i} differs from the tree's in-order walk"));
+        }
+        if a.get(n).prev != prev {
+            return Err(format!("{what}: broken prev link at list entry {i}"));
+        }
+        prev = n;
+        n = a.get(n).next;
+        i += 1;
+    }
+    if i != order.len() || t.last != prev || t.len != order.len() {
+        return Err(format!("{what}: list has {i} entries (len {}), tree {}", t.len, order.len()));
+    }
+    Ok(order)
+}
+
+/// Returns the black height of the subtree.
+fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) -> Result<u32, String> {
+    let v = a.get(n);
+    if v.va_start >= v.va_end {
+        return Err(format!("{what}: empty or inverted area [{:#x}, {:#x})", v.va_start, v.va_end));
+    }
+    let mut bh = [0u32; 2];
+    for (k, c) in [v.left, v.right].into_iter().enumerate() {
+        if c == NIL {
+            continue;
+        }
+        let cv = a.get(c);
+        if cv.parent != n {
+            return Err(format!("{what}: node [{:#x}, {:#x}) has a wrong parent link", cv.va_start, cv.va_end));
+        }
+        if !v.is_black() && !cv.is_black() {
+            return Err(format!("{what}: red node [{:#x}, {:#x}) has a red child", v.va_start, v.va_end));
+        }
+        if (k == 0 && cv.va_end > v.va_start) || (k == 1 && cv.va_start < v.va_end) {
+            return Err(format!("{what}: child [{:#x}, {:#x}) is on the wrong side", cv.va_start, cv.va_end));
+        }
+    }
+    if v.left != NIL {
+        bh[0] = walk(a, v.left, augmented, what, order)?;
+    }
+    order.push(n);
+    if v.right != NIL {
+        bh[1] = walk(a, v.right, augmented, what, order)?;
+    }
+    if bh[0] != bh[1] {
+        return Err(format!("{what}: black heights differ under [{:#x}, {:#x})", v.va_start, v.va_end));
+    }
+    if augmented {
+        let m = compute_subtree_max_size(a, n);
+        if v.subtree_max_size != m {
+            return Err(format!(
+                "{what}: subtree_max_size of [{:#x}, {:#x}) is {:#x}, expected {m:#x}",
+                v.va_start, v.va_end, v.subtree_max_size
+            ));
+        }
+    }
+    Ok(bh[0] + u32::from(v.is_black()))
+}
+
+/// Check every invariant of the allocator.
+pub fn check_invariants(v: &Vmap) -> Result<(), String> {
+    if !v.is_initialized() {
+        return Ok(());
+    }
+    let a = &v.arena;
+    let free = check_tree(a, &v.free, true, "free tree")?;
+    for w in free.windows(2) {
+        if a.get(w[0]).va_end == a.get(w[1]).va_start {
+            return Err(format!("free tree: adjacent blocks at {:#x} were not merged", a.get(w[1]).va_start));
+        }
+    }
+    let mut spans: Vec<(u64, u64, &str)> = free.iter().map(|&i| (a.get(i).va_start, a.get(i).va_end, "free")).collect();
+    let mut lazy_pages = 0u64;
+    let mut objects = free.len();
+    for (nid, node) in v.nodes.iter().enumerate() {
+        for (i, &va) in check_tree(a, &node.busy, false, "busy tree")?.iter().enumerate() {
+            let x = a.get(va);
+            if v.profile == Profile::Linux69 && v.addr_to_node_id(x.va_start) as usize != nid {
+                return Err(format!("busy area {:#x} is kept by node {nid}, not its address node", x.va_start));
+            }
+            if x.is_lazy() {
+                lazy_pages += x.size() >> PAGE_SHIFT;
+            }
+            let _ = i;
+            spans.push((x.va_start, x.va_end, "busy"));
+            objects += 1;
+        }
+        for &va in check_tree(a, &node.lazy, false, "lazy tree")?.iter() {
+            let x = a.get(va);
+            lazy_pages += x.size() >> PAGE_SHIFT;
+            spans.push((x.va_start, x.va_end, "lazy"));
+            objects += 1;
+        }
+        for (idx, pool) in node.pools.iter().enumerate() {
+            for &va in pool {
+                let x = a.get(va);
+                if ((x.size() - 1) >> PAGE_SHIFT) as usize != idx {
+                    return Err(format!("pooled area {:#x} has the wrong size for pool {idx}", x.va_start));
+                }
+                spans.push((x.va_start, x.va_end, "pooled"));
+                objects += 1;
+            }
+        }
+    }
+    for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
+        let x = a.get(va);
+        lazy_pages += x.size() >> PAGE_SHIFT;
+        spans.push((x.va_start, x.va_end, "lazy"));
+        objects += 1;
+    }
+    if v.profile == Profile::Linux52 {
+        let marked = v.nodes[0].busy.iter(a).filter(|(_, x)| x.is_lazy()).count();
+        if marked != v.lazy_list.len() {
+            return Err(format!("{marked} busy areas are marked lazy but the lazy list holds {}", v.lazy_list.len()));
+        }
+    }
+    if lazy_pages != v.vmap_lazy_nr {
+        return Err(format!("vmap_lazy_nr is {} but the lazy areas hold {lazy_pages} pages", v.vmap_lazy_nr));
+    }
+    if objects != a.live() {
+        return Err(format!("{} vmap_area objects are allocated but {objects} are in a container", a.live()));
+    }
+    spans.sort_unstable();
+    let mut cursor = v.space.0;
+    for (s, e, what) in &spans {
+        if *s != cursor {
+            return Err(if *s < cursor {
+                format!("{what} area [{s:#x}, {e:#x}) overlaps the area before it (which ends at {cursor:#x})")
+            } else {
+                format!("[{cursor:#x}, {s:#x}) is neither free, busy, lazy nor pooled")
+            });
+        }
+        cursor = *e;
+    }
+    if cursor != v.space.1 {
+        return Err(format!("the areas end at {cursor:#x}, not at the end of the space {:#x}", v.space.1));
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! Typed errors. Each message says what was wrong and what the kernel would have done.
+
+use std::fmt;
+
+use crate::profile::Profile;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VmapError {
+    /// `alloc` with size 0.
+    SizeZero { profile: Profile },
+    /// `alloc` with a size that is not a multiple of PAGE_SIZE.
+    SizeNotPageMultiple { size: u64, profile: Profile },
+    /// `alloc` with align 0 or not a power of two.
+    BadAlign { align: u64, profile: Profile },
+    /// No free block can hold the request, even after returning lazy areas.
+    NoSpace { size: u64, align: u64, vstart: u64, vend: u64 },
+    /// `free`/`vfree` of an address that starts no busy area.
+    UnknownFree { addr: u64, interior_of: Option<(u64, u64)> },
+    /// `free`/`vfree` of an area that is already lazily freed.
+    AlreadyLazy { addr: u64 },
+    /// `init` with start >= end.
+    BadRange { start: u64, end: u64 },
+    /// `cpus 0`, or more than the model supports.
+    BadCpus { cpus: u64 },
+    /// `cpu N` with N >= the CPU count.
+    BadCpu { cpu: u64, cpus: u32 },
+    /// `pcpu` with an invalid layout (the kernel BUGs).
+    BadPcpu { why: String },
+    /// `cpus` lowered to or below the current CPU.
+    CpuOffline { cpu: u32, cpus: u64 },
+}
+
+impl VmapError {
+    /// True when the kernel would crash (BUG) on this request, so a replay must stop.
+    pub fn is_kernel_bug(&self) -> bool {
+        match self {
+            VmapError::SizeZero { profile } | VmapError::SizeNotPageMultiple { profile, .. } | VmapError::BadAlign { profile, .. } => {
+                *profile == Profile::Linux52
+            }
+            VmapError::BadRange { .. }
+            | VmapError::BadCpus { .. }
+            | VmapError::BadCpu { .. }
+            | VmapError::BadPcpu { .. }
+            | VmapError::CpuOffline { .. } => true,
+            VmapError::NoSpace { .. } | VmapError::UnknownFree { .. } | VmapError::AlreadyLazy { .. } => false,
+        }
+    }
+}
+
+fn kernel_reply(p: &Profile) -> &'static str {
+    match p {
+        Profile::Linux52 => "Linux 5.2 hits BUG_ON here (a kernel crash)",
+        _ => "the kernel returns -EINVAL and changes nothing",
+    }
+}
+
+impl fmt::Display for VmapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VmapError::SizeZero { profile } => {
+                write!(f, "alloc size is 0: {}", kernel_reply(profile))
+            }
+            VmapError::SizeNotPageMultiple { size, profile } => write!(
+                f,
+                "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}",
+                kernel_reply(profile)
+            ),
+            VmapError::BadAlign { align, profile } => write!(
+                f,
+                "alloc align {align:#x} is not a power of two: {}",
+                kernel_reply(profile)
+            ),
+            VmapError::NoSpace { size, align, vstart, vend } => {
+                if vstart >= vend {
+                    write!(
+                        f,
+                        "no room for {size:#x} bytes: the window vstart {vstart:#x} >= vend {vend:#x} is empty; \
+                         the kernel purges lazy areas, retries, warns \"vmap allocation for size {size} failed\" and returns -EBUSY"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "no free block holds {size:#x} bytes aligned to {align:#x} in [{vstart:#x}, {vend:#x}); \
+                         the kernel purges lazy areas, retries, then warns \"vmap allocation for size {size} failed\" and returns -EBUSY"
+                    )
+                }
+            }
+            VmapError::UnknownFree { addr, interior_of: Some((s, e)) } => write!(
+                f,
+                "{addr:#x} lies inside the busy area [{s:#x}, {e:#x}) but does not start it; \
+                 a free must name the start (the kernel warns and changes nothing)"
+            ),
+            VmapError::UnknownFree { addr, interior_of: None } => write!(
+                f,
+                "no busy area starts at {addr:#x} (never allocated or already freed); \
+                 the kernel warns \"Trying to vfree() nonexistent vm area\" and changes nothing"
+            ),
+            VmapError::AlreadyLazy { addr } => write!(
+                f,
+                "the area at {addr:#x} is already lazily freed (a double free); the kernel warns and changes nothing"
+            ),
+            VmapError::BadRange { start, end } => {
+                write!(f, "init range [{start:#x}, {end:#x}) is empty: start must be below end")
+            }
+            VmapError::BadCpus { cpus } => write!(f, "cpus {cpus} is out of range: it must be 1..=65536"),
+            VmapError::BadCpu { cpu, cpus } => {
+                write!(f, "cpu {cpu} is not online: there are {cpus} CPUs (0..={})", cpus - 1)
+            }
+            VmapError::CpuOffline { cpu, cpus } => {
+                write!(f, "cpus {cpus} would take the current CPU {cpu} offline; switch with `cpu` first")
+            }
+            VmapError::BadPcpu { why } => write!(f, "pcpu_get_vm_areas: {why} (the kernel hits BUG_ON)"),
+        }
+    }
+}
+
+impl std::error::Error for VmapError {}

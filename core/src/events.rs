@@ -1,0 +1,267 @@
+//! Step events: the contract between the allocator and whoever watches it.
+//!
+//! Every operation can report its micro-steps, in order, to an [`Observer`]. The allocator is
+//! generic over the observer; with [`NoObserver`] the `ON` constant is `false`, every
+//! `if O::ON { ... }` guard is a compile-time constant, and recording costs nothing.
+//!
+//! Areas are named by their `id` (a serial number given when the `vmap_area` object is
+//! created, never reused), so a view can key its nodes by identity and see a rotation *move*
+//! a node. Addresses are carried alongside so a narration needs no lookup.
+
+use serde::Serialize;
+
+use crate::area::Arena;
+
+/// A read-only view of the free tree handed to observers with each event.
+#[derive(Clone, Copy)]
+pub struct TreeView<'a> {
+    pub arena: &'a Arena,
+    pub root: u32,
+}
+
+/// Receives step events. Implementors that record nothing set `ON = false`.
+pub trait Observer {
+    /// When false, the allocator never builds an event: the calls compile away.
+    const ON: bool = true;
+    fn event(&mut self, ev: Event, tree: TreeView<'_>);
+}
+
+/// The observer that records nothing; with it the allocator runs at full speed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    const ON: bool = false;
+    #[inline(always)]
+    fn event(&mut self, _ev: Event, _tree: TreeView<'_>) {}
+}
+
+/// Records every event in order (tests, the replay tool, the wasm facade).
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub events: Vec<Event>,
+}
+
+impl Observer for Recorder {
+    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+        self.events.push(ev);
+    }
+}
+
+impl<T: Observer> Observer for &mut T {
+    const ON: bool = T::ON;
+    #[inline(always)]
+    fn event(&mut self, ev: Event, tree: TreeView<'_>) {
+        (**self).event(ev, tree)
+    }
+}
+
+/// The test made at a node during `find_vmap_lowest_match`, and where it led.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Branch {
+    /// Left subtree max >= length and vstart < va_start: go left.
+    Left,
+    /// `is_within_this_va` holds: this block is the answer.
+    This,
+    /// Right subtree max >= length: go right.
+    Right,
+    /// Neither child can help: climb back towards the root.
+    RollBack,
+}
+
+/// What happened at an ancestor during the roll-back walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RollBackStep {
+    /// The ancestor itself fits.
+    This,
+    /// Its right subtree is worth a look (and vstart may move forward).
+    Right,
+    /// Neither: keep climbing.
+    Up,
+}
+
+/// The four ways a request can sit inside a free block (plus none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum FitType {
+    #[serde(rename = "NOTHING")]
+    NothingFit,
+    /// Full fit: the block is consumed whole.
+    #[serde(rename = "FL")]
+    FlFit,
+    /// Left edge: the request starts at the block's start.
+    #[serde(rename = "LE")]
+    LeFit,
+    /// Right edge: the request ends at the block's end.
+    #[serde(rename = "RE")]
+    ReFit,
+    /// No edge: the block splits in two.
+    #[serde(rename = "NE")]
+    NeFit,
+}
+
+impl FitType {
+    pub fn short(self) -> &'static str {
+        match self {
+            FitType::NothingFit => "NOTHING",
+            FitType::FlFit => "FL",
+            FitType::LeFit => "LE",
+            FitType::ReFit => "RE",
+            FitType::NeFit => "NE",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dir {
+    Left,
+    Right,
+}
+
+/// Which red-black routine a rotation or recolour belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RbPhase {
+    /// `__rb_insert`
+    Insert,
+    /// `__rb_erase_color`
+    EraseColor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Color {
+    Red,
+    Black,
+}
+
+/// Which neighbours a freed block merged with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeKind {
+    Next,
+    Prev,
+    Both,
+}
+
+/// Why a purge ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PurgeCause {
+    /// `purge` in a trace: a forced `purge_vmap_area_lazy`.
+    Forced,
+    /// `vmap_lazy_nr` went over `lazy_max_pages()`.
+    Threshold,
+    /// An allocation failed and retries after returning lazy areas.
+    AllocRetry,
+    /// `reclaim` (6.9): purge with full pool decay.
+    Reclaim,
+}
+
+/// One micro-step of the allocator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    // ---- alloc_vmap_area / __alloc_vmap_area / find_vmap_lowest_match ----
+    /// A search begins: `length` is the pruning length the profile's rule chose.
+    SearchStart { size: u64, align: u64, vstart: u64, vend: u64, length: u64 },
+    /// A node visited on the way down, the test made and the branch taken.
+    Visit {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        left_max: u64,
+        right_max: u64,
+        vstart: u64,
+        branch: Branch,
+    },
+    /// An ancestor re-examined on the roll-back walk.
+    RollBack {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        right_max: u64,
+        vstart: u64,
+        step: RollBackStep,
+        /// 5.16+: the vstart the search continues with after entering a right subtree.
+        new_vstart: Option<u64>,
+    },
+    /// No free block qualifies.
+    SearchNone,
+    /// The aligned start lands past `vend`: the request fails after the search.
+    OutOfRange { nva: u64, size: u64, vend: u64 },
+    /// `classify_va_fit_type`.
+    Fit { id: u32, va_start: u64, va_end: u64, nva: u64, size: u64, fit: FitType },
+    /// `adjust_va_to_fit_type`: the block's bounds before and after; for NE, the new left part.
+    Clip {
+        id: u32,
+        fit: FitType,
+        old_start: u64,
+        old_end: u64,
+        new_start: u64,
+        new_end: u64,
+        /// NE only: the new object `[lva_start, lva_end)` left of the request.
+        lva: Option<(u32, u64, u64)>,
+    },
+    /// The request is served: `[addr, addr + size)` becomes busy.
+    Allocated { id: u32, addr: u64, size: u64 },
+    /// The request fails (after any purge and retry).
+    AllocFailed { size: u64 },
+
+    // ---- red-black tree (free tree only) ----
+    /// A node is linked as a red leaf (`rb_link_node`), before the fix-up.
+    Link { id: u32, va_start: u64, va_end: u64, parent: Option<u32>, side: Option<Dir> },
+    /// A rotation: `old` was the subtree's top, `new` takes its place.
+    Rotate { phase: RbPhase, case: u8, dir: Dir, old: u32, new: u32 },
+    /// A colour change made by a fix-up case.
+    Recolor { phase: RbPhase, case: u8, id: u32, color: Color },
+    /// A node is erased from the free tree (before its fix-up).
+    Erase { id: u32, va_start: u64, va_end: u64 },
+
+    // ---- augmentation ----
+    /// `subtree_max_size` of a node changed on a propagation path.
+    Propagate { id: u32, old: u64, new: u64 },
+    /// The propagation stopped here: the recomputed value equals the stored one.
+    PropagateStop { id: u32, value: u64 },
+    /// The rotate/copy callbacks rewrote a value.
+    AugmentSet { id: u32, old: u64, new: u64 },
+
+    // ---- free path: merge_or_add_vmap_area ----
+    /// Where a freed block would be linked, and its neighbours in the free list.
+    MergeStart { va_start: u64, va_end: u64, prev: Option<u32>, next: Option<u32> },
+    /// The freed block joined a neighbour; `survivor` keeps the merged range, `removed` is gone.
+    Merge {
+        merge: MergeKind,
+        survivor: u32,
+        removed: Option<u32>,
+        new_start: u64,
+        new_end: u64,
+    },
+    /// The freed block touched no neighbour and is inserted as a node of its own.
+    AddBlock { id: u32, va_start: u64, va_end: u64 },
+
+    // ---- busy tree, lazy list, purge ----
+    BusyInsert { id: u32, va_start: u64, va_end: u64 },
+    BusyRemove { id: u32, va_start: u64, va_end: u64 },
+    /// An area is freed lazily: `nr_lazy` pages now wait, the threshold is `lazy_max`.
+    LazyEnqueue { id: u32, va_start: u64, va_end: u64, nr_lazy: u64, lazy_max: u64 },
+    /// A purge begins and will return `count` entries.
+    PurgeStart { cause: PurgeCause, count: u32 },
+    /// One lazy entry goes back to the free tree.
+    PurgeArea { va_start: u64, va_end: u64 },
+    PurgeEnd { purged: u32 },
+
+    // ---- vmap nodes (linux-6.9) ----
+    PoolHit { node: u32, pool: u32, va_start: u64, va_end: u64 },
+    /// The head of the pool was misaligned and moved to the tail.
+    PoolRotate { node: u32, pool: u32, va_start: u64, va_end: u64 },
+    PoolMiss { node: u32, pool: u32 },
+    /// Pool entries given back during decay (before they coalesce).
+    Decay { node: u32, pool: u32, taken: u32, kept: u32 },
+    /// A lazy area is pushed at the head of a pool instead of returning to the tree.
+    Pooled { node: u32, pool: u32, va_start: u64, va_end: u64 },
+    /// pcpu_get_vm_areas: one area carved.
+    PcpuArea { index: u32, addr: u64, size: u64 },
+}

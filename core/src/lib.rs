@@ -1,0 +1,28 @@
+//! vmapviz core: the Linux kernel's vmalloc address-space allocator, bit-exact.
+//!
+//! * [`rbtree`]: the kernel's red-black tree with augment callbacks, index-based.
+//! * [`vmalloc`]: the free tree: `find_vmap_lowest_match`, `classify_va_fit_type`,
+//!   `adjust_va_to_fit_type`, `merge_or_add_vmap_area`, `augment_tree_propagate_from`.
+//! * [`vmap`]: the allocator as a whole per [`Profile`]: alloc, free, vfree, purge, vmap nodes.
+//! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
+//! * [`trace`] and [`replay`]: the trace language and the conformance output.
+//! * [`check`]: invariants for tests and `vmap-replay --check`.
+
+pub mod area;
+pub mod check;
+pub mod error;
+pub mod events;
+pub mod profile;
+pub mod rbtree;
+pub mod replay;
+pub mod trace;
+pub mod vmalloc;
+pub mod vmap;
+
+pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
+pub use error::VmapError;
+pub use events::{Event, NoObserver, Observer, Recorder, TreeView};
+pub use profile::Profile;
+pub use replay::{ReplayError, Replayer};
+pub use trace::{parse_trace, Op, ParseError, TraceLine};
+pub use vmap::Vmap;

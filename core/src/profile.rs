@@ -1,0 +1,52 @@
+//! The kernel eras vmapviz models.
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Profile {
+    /// The 2019 augmented-tree design as merged in 5.2 (kept until 5.15).
+    #[default]
+    #[serde(rename = "linux-5.2")]
+    Linux52,
+    /// 5.19–6.8: `adjust_search_size`, the purge tree, vstart moved on roll-back.
+    #[serde(rename = "linux-6.1")]
+    Linux61,
+    /// 6.9+: per-CPU vmap nodes with size pools and decay.
+    #[serde(rename = "linux-6.9")]
+    Linux69,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 3] = [Profile::Linux52, Profile::Linux61, Profile::Linux69];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Linux52 => "linux-5.2",
+            Profile::Linux61 => "linux-6.1",
+            Profile::Linux69 => "linux-6.9",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// The search rule of the era.
+    pub fn search_rule(self) -> crate::vmalloc::SearchRule {
+        let modern = self != Profile::Linux52;
+        crate::vmalloc::SearchRule { adjust_search_size: modern, move_vstart: modern }
+    }
+
+    pub fn merge_style(self) -> crate::vmalloc::MergeStyle {
+        match self {
+            Profile::Linux52 => crate::vmalloc::MergeStyle::E52,
+            _ => crate::vmalloc::MergeStyle::Eb,
+        }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

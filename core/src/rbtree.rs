@@ -1,0 +1,600 @@
+//! The Linux red-black tree (`lib/rbtree.c`), index-based, with augment callbacks.
+//!
+//! The insert fix-up and the erase cases follow the kernel's case numbering, so that the same
+//! sequence of inserts and erases gives the same shape and the same colours. Rotations call
+//! the augment `rotate` callback exactly where the kernel does; erase calls `copy` and
+//! `propagate` like `__rb_erase_augmented`.
+//!
+//! Two harmless extra writes keep the tree walkable from the root between steps (so an
+//! observer can draw it): insert case 2 also links the rotated node under the grandparent,
+//! and erase case 3 also sets the two parent pointers the kernel leaves to case 4. Both are
+//! overwritten by the following case exactly as in the kernel.
+
+use crate::area::{Arena, VaTree, F_BLACK, NIL};
+use crate::events::{Color, Dir, Event, Observer, RbPhase, TreeView};
+
+/// The three augment callbacks of `struct rb_augment_callbacks`.
+pub trait Augment {
+    /// False for plain trees: no callbacks, and no events are reported for them.
+    const AUGMENTED: bool;
+    /// Recompute from `n` upwards, stopping at `stop` or where nothing changes.
+    fn propagate<O: Observer>(a: &mut Arena, root: u32, n: u32, stop: u32, obs: &mut O);
+    fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O);
+    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O);
+}
+
+/// `rb_insert_color` / `rb_erase`: no augmentation (busy, purge, lazy and decay trees).
+pub struct Plain;
+
+impl Augment for Plain {
+    const AUGMENTED: bool = false;
+    #[inline(always)]
+    fn propagate<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: &mut O) {}
+    #[inline(always)]
+    fn copy<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: &mut O) {}
+    #[inline(always)]
+    fn rotate<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: &mut O) {}
+}
+
+/// The free tree's callbacks: `subtree_max_size` = max of `va_size` over the subtree.
+pub struct SubtreeMax;
+
+/// `compute_subtree_max_size`: max3(own size, left max, right max).
+#[inline(always)]
+pub fn compute_subtree_max_size(a: &Arena, n: u32) -> u64 {
+    let v = a.get(n);
+    let s = v.size();
+    let l = a.smax(v.left);
+    let r = a.smax(v.right);
+    s.max(l).max(r)
+}
+
+impl Augment for SubtreeMax {
+    const AUGMENTED: bool = true;
+
+    #[inline]
+    fn propagate<O: Observer>(a: &mut Arena, root: u32, mut n: u32, stop: u32, obs: &mut O) {
+        while n != stop {
+            let m = compute_subtree_max_size(a, n);
+            let old = a.get(n).subtree_max_size;
+            if old == m {
+                if O::ON {
+                    let id = a.get(n).id;
+                    obs.event(Event::PropagateStop { id, value: m }, TreeView { arena: a, root });
+                }
+                return;
+            }
+            a.at(n).subtree_max_size = m;
+            if O::ON {
+                let id = a.get(n).id;
+                obs.event(Event::Propagate { id, old, new: m }, TreeView { arena: a, root });
+            }
+            n = a.get(n).parent;
+        }
+    }
+
+    #[inline]
+    fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
+        let v = a.get(old).subtree_max_size;
+        set_augment(a, root, new, v, obs);
+    }
+
+    #[inline]
+    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
+        let v = a.get(old).subtree_max_size;
+        set_augment(a, root, new, v, obs);
+        let m = compute_subtree_max_size(a, old);
+        set_augment(a, root, old, m, obs);
+    }
+}
+
+#[inline(always)]
+fn set_augment<O: Observer>(a: &mut Arena, root: u32, n: u32, v: u64, obs: &mut O) {
+    let old = a.get(n).subtree_max_size;
+    a.at(n).subtree_max_size = v;
+    if O::ON && old != v {
+        let id = a.get(n).id;
+        obs.event(Event::AugmentSet { id, old, new: v }, TreeView { arena: a, root });
+    }
+}
+
+#[inline(always)]
+fn is_red(a: &Arena, n: u32) -> bool {
+    n != NIL && !a.get(n).is_black()
+}
+
+#[inline(always)]
+fn set_black(a: &mut Arena, n: u32) {
+    a.at(n).flags |= F_BLACK;
+}
+
+#[inline(always)]
+fn set_color(a: &mut Arena, n: u32, black: bool) {
+    let f = &mut a.at(n).flags;
+    if black {
+        *f |= F_BLACK;
+    } else {
+        *f &= !F_BLACK;
+    }
+}
+
+/// `rb_set_parent_color`.
+#[inline(always)]
+fn set_parent_color(a: &mut Arena, n: u32, parent: u32, black: bool) {
+    a.at(n).parent = parent;
+    set_color(a, n, black);
+}
+
+/// `__rb_change_child`: in `parent` (or at the root), replace `old` by `new`.
+#[inline(always)]
+fn change_child(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, parent: u32) {
+    if parent == NIL {
+        t.root = new;
+    } else if a.get(parent).left == old {
+        a.at(parent).left = new;
+    } else {
+        a.at(parent).right = new;
+    }
+}
+
+/// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour; `old` hangs under `new`.
+#[inline(always)]
+fn rotate_set_parents(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, black: bool) {
+    let parent = a.get(old).parent;
+    let old_black = a.get(old).is_black();
+    a.at(new).parent = parent;
+    set_color(a, new, old_black);
+    set_parent_color(a, old, new, black);
+    change_child(a, t, old, new, parent);
+}
+
+macro_rules! emit {
+    ($obs:expr, $a:expr, $t:expr, $ev:expr) => {
+        if O::ON && A::AUGMENTED {
+            let ev = $ev;
+            $obs.event(ev, TreeView { arena: $a, root: $t.root });
+        }
+    };
+}
+
+fn color_of(black: bool) -> Color {
+    if black {
+        Color::Black
+    } else {
+        Color::Red
+    }
+}
+
+/// `rb_link_node`: hang `n` as a red leaf at `parent`'s `left`/`right` link (or as the root).
+#[inline]
+pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool) {
+    {
+        let v = a.at(n);
+        v.parent = parent;
+        v.left = NIL;
+        v.right = NIL;
+        v.flags &= !F_BLACK;
+    }
+    if parent == NIL {
+        t.root = n;
+    } else if left {
+        a.at(parent).left = n;
+    } else {
+        a.at(parent).right = n;
+    }
+}
+
+/// `__rb_insert`: the fix-up after linking the red leaf `node`.
+pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
+    let mut parent = a.get(node).parent;
+    loop {
+        if parent == NIL {
+            // The inserted node (or a case-1 grandparent) is the root: paint it black.
+            set_parent_color(a, node, NIL, true);
+            emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 0, id: a.get(node).id, color: Color::Black });
+            break;
+        }
+        if a.get(parent).is_black() {
+            break;
+        }
+        let gparent = a.get(parent).parent;
+        let mut tmp = a.get(gparent).right;
+        if parent != tmp {
+            // parent == gparent.left
+            if is_red(a, tmp) {
+                // Case 1: uncle red -> flip colours and move up.
+                //
+                //       G            g
+                //      / \          / \
+                //     p   u  -->   P   U
+                //    /            /
+                //   n            n
+                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, parent, gparent, true);
+                node = gparent;
+                parent = a.get(node).parent;
+                set_parent_color(a, node, parent, false);
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black });
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(a.get(node).left).id, color: Color::Black });
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red });
+                continue;
+            }
+            tmp = a.get(parent).right;
+            if node == tmp {
+                // Case 2: node is the right child -> left rotate at parent.
+                //
+                //      G             G
+                //     / \           / \
+                //    p   U  -->    n   U
+                //     \           /
+                //      n         p
+                tmp = a.get(node).left;
+                a.at(parent).right = tmp;
+                a.at(node).left = parent;
+                if tmp != NIL {
+                    set_parent_color(a, tmp, parent, true);
+                }
+                set_parent_color(a, parent, node, false);
+                // Extra (see module doc): keep G -> n walkable until case 3.
+                a.at(node).parent = gparent;
+                a.at(gparent).left = node;
+                A::rotate(a, t.root, parent, node, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Left, old: a.get(parent).id, new: a.get(node).id });
+                parent = node;
+                tmp = a.get(node).right;
+            }
+            // Case 3: node is the left child -> right rotate at gparent.
+            //
+            //        G           P
+            //       / \         / \
+            //      p   U  -->  n   g
+            //     /                 \
+            //    n                   U
+            a.at(gparent).left = tmp;
+            a.at(parent).right = gparent;
+            if tmp != NIL {
+                set_parent_color(a, tmp, gparent, true);
+            }
+            rotate_set_parents(a, t, gparent, parent, false);
+            A::rotate(a, t.root, gparent, parent, obs);
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Right, old: a.get(gparent).id, new: a.get(parent).id });
+            break;
+        } else {
+            // parent == gparent.right: the mirror image.
+            tmp = a.get(gparent).left;
+            if is_red(a, tmp) {
+                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, parent, gparent, true);
+                node = gparent;
+                parent = a.get(node).parent;
+                set_parent_color(a, node, parent, false);
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black });
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(a.get(node).right).id, color: Color::Black });
+                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red });
+                continue;
+            }
+            tmp = a.get(parent).left;
+            if node == tmp {
+                // Case 2: right rotate at parent.
+                tmp = a.get(node).right;
+                a.at(parent).left = tmp;
+                a.at(node).right = parent;
+                if tmp != NIL {
+                    set_parent_color(a, tmp, parent, true);
+                }
+                set_parent_color(a, parent, node, false);
+                a.at(node).parent = gparent;
+                a.at(gparent).right = node;
+                A::rotate(a, t.root, parent, node, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Right, old: a.get(parent).id, new: a.get(node).id });
+                parent = node;
+                tmp = a.get(node).left;
+            }
+            // Case 3: left rotate at gparent.
+            a.at(gparent).right = tmp;
+            a.at(parent).left = gparent;
+            if tmp != NIL {
+                set_parent_color(a, tmp, gparent, true);
+            }
+            rotate_set_parents(a, t, gparent, parent, false);
+            A::rotate(a, t.root, gparent, parent, obs);
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Left, old: a.get(gparent).id, new: a.get(parent).id });
+            break;
+        }
+    }
+}
+
+/// `__rb_erase_augmented` followed by `__rb_erase_color` when needed.
+pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
+    let child = a.get(node).right;
+    let mut tmp = a.get(node).left;
+    let rebalance;
+    let propagate_from;
+
+    if tmp == NIL {
+        // Case 1a: at most a right child, which takes node's place (and colour).
+        let parent = a.get(node).parent;
+        let node_black = a.get(node).is_black();
+        change_child(a, t, node, child, parent);
+        if child != NIL {
+            set_parent_color(a, child, parent, node_black);
+            rebalance = NIL;
+        } else {
+            rebalance = if node_black { parent } else { NIL };
+        }
+        propagate_from = parent;
+    } else if child == NIL {
+        // Case 1b: only a left child, which is red: it takes node's place and colour.
+        let parent = a.get(node).parent;
+        let node_black = a.get(node).is_black();
+        set_parent_color(a, tmp, parent, node_black);
+        change_child(a, t, node, tmp, parent);
+        rebalance = NIL;
+        propagate_from = parent;
+    } else {
+        let mut successor = child;
+        let parent;
+        let child2;
+        tmp = a.get(child).left;
+        if tmp == NIL {
+            // Case 2: the successor is node's right child.
+            //
+            //     (n)          (s)
+            //     / \          / \
+            //   (x) (s)  ->  (x) (c)
+            //         \
+            //         (c)
+            parent = successor;
+            child2 = a.get(successor).right;
+            A::copy(a, t.root, node, successor, obs);
+        } else {
+            // Case 3: the successor is the leftmost node of node's right subtree.
+            //
+            //     (n)          (s)
+            //     / \          / \
+            //   (x) (y)  ->  (x) (y)
+            //       /            /
+            //     (p)          (p)
+            //     /            /
+            //   (s)          (c)
+            //     \
+            //     (c)
+            let mut p;
+            loop {
+                p = successor;
+                successor = tmp;
+                tmp = a.get(tmp).left;
+                if tmp == NIL {
+                    break;
+                }
+            }
+            parent = p;
+            child2 = a.get(successor).right;
+            a.at(parent).left = child2;
+            a.at(successor).right = child;
+            a.at(child).parent = successor;
+            A::copy(a, t.root, node, successor, obs);
+            A::propagate(a, t.root, parent, successor, obs);
+        }
+        tmp = a.get(node).left;
+        a.at(successor).left = tmp;
+        a.at(tmp).parent = successor;
+
+        let node_parent = a.get(node).parent;
+        let node_black = a.get(node).is_black();
+        change_child(a, t, node, successor, node_parent);
+        if child2 != NIL {
+            set_parent_color(a, successor, node_parent, node_black);
+            set_parent_color(a, child2, parent, true);
+            rebalance = NIL;
+        } else {
+            let s_was_black = a.get(successor).is_black();
+            set_parent_color(a, successor, node_parent, node_black);
+            rebalance = if s_was_black { parent } else { NIL };
+        }
+        propagate_from = successor;
+    }
+
+    {
+        let v = a.at(node);
+        v.parent = NIL;
+        v.left = NIL;
+        v.right = NIL;
+    }
+    A::propagate(a, t.root, propagate_from, NIL, obs);
+    if rebalance != NIL {
+        erase_color::<A, O>(a, t, rebalance, obs);
+    }
+}
+
+/// `____rb_erase_color`: restore the black height after removing a black node under `parent`.
+fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut parent: u32, obs: &mut O) {
+    let mut node = NIL;
+    loop {
+        let mut sibling = a.get(parent).right;
+        if node != sibling {
+            // node == parent.left (or the null left side).
+            if is_red(a, sibling) {
+                // Case 1: left rotate at parent.
+                //
+                //     P               S
+                //    / \             / \
+                //   N   s    -->    p   Sr
+                //      / \         / \
+                //     Sl  Sr      N   Sl
+                let tmp1 = a.get(sibling).left;
+                a.at(parent).right = tmp1;
+                a.at(sibling).left = parent;
+                set_parent_color(a, tmp1, parent, true);
+                rotate_set_parents(a, t, parent, sibling, false);
+                A::rotate(a, t.root, parent, sibling, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Left, old: a.get(parent).id, new: a.get(sibling).id });
+                sibling = tmp1;
+            }
+            let mut tmp1 = a.get(sibling).right;
+            if !is_red(a, tmp1) {
+                let tmp2 = a.get(sibling).left;
+                if !is_red(a, tmp2) {
+                    // Case 2: sibling black with black children: paint it red.
+                    set_parent_color(a, sibling, parent, false);
+                    emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(sibling).id, color: Color::Red });
+                    if is_red(a, parent) {
+                        set_black(a, parent);
+                        emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(parent).id, color: Color::Black });
+                    } else {
+                        node = parent;
+                        parent = a.get(node).parent;
+                        if parent != NIL {
+                            continue;
+                        }
+                    }
+                    break;
+                }
+                // Case 3: right rotate at sibling.
+                //
+                //    (p)           (p)
+                //    / \           / \
+                //   N   S    -->  N   sl
+                //      / \             \
+                //     sl  Sr            S
+                //                        \
+                //                         Sr
+                tmp1 = a.get(tmp2).right;
+                a.at(sibling).left = tmp1;
+                a.at(tmp2).right = sibling;
+                a.at(parent).right = tmp2;
+                if tmp1 != NIL {
+                    set_parent_color(a, tmp1, sibling, true);
+                }
+                // Extra (see module doc): parent pointers, colours kept; case 4 rewrites both.
+                a.at(sibling).parent = tmp2;
+                a.at(tmp2).parent = parent;
+                A::rotate(a, t.root, sibling, tmp2, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Right, old: a.get(sibling).id, new: a.get(tmp2).id });
+                tmp1 = sibling;
+                sibling = tmp2;
+            }
+            // Case 4: left rotate at parent and recolour.
+            //
+            //      (p)             (s)
+            //      / \             / \
+            //     N   S     -->   P   Sr
+            //        / \         / \
+            //      (sl) sr      N  (sl)
+            let tmp2 = a.get(sibling).left;
+            a.at(parent).right = tmp2;
+            a.at(sibling).left = parent;
+            set_parent_color(a, tmp1, sibling, true);
+            if tmp2 != NIL {
+                a.at(tmp2).parent = parent;
+            }
+            rotate_set_parents(a, t, parent, sibling, true);
+            A::rotate(a, t.root, parent, sibling, obs);
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Left, old: a.get(parent).id, new: a.get(sibling).id });
+            break;
+        } else {
+            // Mirror image: node == parent.right.
+            sibling = a.get(parent).left;
+            if is_red(a, sibling) {
+                // Case 1: right rotate at parent.
+                let tmp1 = a.get(sibling).right;
+                a.at(parent).left = tmp1;
+                a.at(sibling).right = parent;
+                set_parent_color(a, tmp1, parent, true);
+                rotate_set_parents(a, t, parent, sibling, false);
+                A::rotate(a, t.root, parent, sibling, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Right, old: a.get(parent).id, new: a.get(sibling).id });
+                sibling = tmp1;
+            }
+            let mut tmp1 = a.get(sibling).left;
+            if !is_red(a, tmp1) {
+                let tmp2 = a.get(sibling).right;
+                if !is_red(a, tmp2) {
+                    // Case 2.
+                    set_parent_color(a, sibling, parent, false);
+                    emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(sibling).id, color: Color::Red });
+                    if is_red(a, parent) {
+                        set_black(a, parent);
+                        emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(parent).id, color: Color::Black });
+                    } else {
+                        node = parent;
+                        parent = a.get(node).parent;
+                        if parent != NIL {
+                            continue;
+                        }
+                    }
+                    break;
+                }
+                // Case 3: left rotate at sibling.
+                tmp1 = a.get(tmp2).left;
+                a.at(sibling).right = tmp1;
+                a.at(tmp2).left = sibling;
+                a.at(parent).left = tmp2;
+                if tmp1 != NIL {
+                    set_parent_color(a, tmp1, sibling, true);
+                }
+                a.at(sibling).parent = tmp2;
+                a.at(tmp2).parent = parent;
+                A::rotate(a, t.root, sibling, tmp2, obs);
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Left, old: a.get(sibling).id, new: a.get(tmp2).id });
+                tmp1 = sibling;
+                sibling = tmp2;
+            }
+            // Case 4: right rotate at parent.
+            let tmp2 = a.get(sibling).right;
+            a.at(parent).left = tmp2;
+            a.at(sibling).right = parent;
+            set_parent_color(a, tmp1, sibling, true);
+            if tmp2 != NIL {
+                a.at(tmp2).parent = parent;
+            }
+            rotate_set_parents(a, t, parent, sibling, true);
+            A::rotate(a, t.root, parent, sibling, obs);
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Right, old: a.get(parent).id, new: a.get(sibling).id });
+            break;
+        }
+    }
+}
+
+/// Colour name for dumps and views.
+pub fn color_name(black: bool) -> Color {
+    color_of(black)
+}
+
+/// In-order successor through tree links (`rb_next`).
+pub fn rb_next(a: &Arena, mut n: u32) -> u32 {
+    let r = a.get(n).right;
+    if r != NIL {
+        n = r;
+        while a.get(n).left != NIL {
+            n = a.get(n).left;
+        }
+        return n;
+    }
+    loop {
+        let p = a.get(n).parent;
+        if p == NIL || a.get(p).left == n {
+            return p;
+        }
+        n = p;
+    }
+}
+
+/// In-order predecessor through tree links (`rb_prev`).
+pub fn rb_prev(a: &Arena, mut n: u32) -> u32 {
+    let l = a.get(n).left;
+    if l != NIL {
+        n = l;
+        while a.get(n).right != NIL {
+            n = a.get(n).right;
+        }
+        return n;
+    }
+    loop {
+        let p = a.get(n).parent;
+        if p == NIL || a.get(p).right == n {
+            return p;
+        }
+        n = p;
+    }
+}

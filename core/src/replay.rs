@@ -1,0 +1,203 @@
+//! Replaying a trace: apply each operation and print what the kernel's code prints.
+
+use std::fmt::Write;
+
+use crate::area::NIL;
+use crate::error::VmapError;
+use crate::events::Observer;
+use crate::profile::Profile;
+use crate::trace::{Op, TraceLine};
+use crate::vmap::Vmap;
+
+/// A replay that had to stop: the line and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    pub line: usize,
+    pub msg: String,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.msg)
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// The outcome of one operation, besides its printed text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report (settings, prints).
+    Done,
+    /// The kernel answered with a warning or failure, state unchanged (or purged, as it does).
+    Warned(VmapError),
+}
+
+/// Holds an allocator and applies trace operations to it.
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    pub vmap: Vmap,
+}
+
+impl Default for Replayer {
+    fn default() -> Self {
+        Self::new(Profile::default())
+    }
+}
+
+impl Replayer {
+    pub fn new(profile: Profile) -> Self {
+        Replayer { vmap: Vmap::new(profile) }
+    }
+
+    /// Apply one operation, appending its output lines to `out`. An `Err` means the kernel
+    /// would crash (BUG) or the request is outside the model; the state is then unchanged.
+    pub fn apply<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+        let v = &mut self.vmap;
+        let warn = |e: VmapError| if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };
+        match *op {
+            Op::Profile(p) => {
+                let cpus = v.cpus;
+                *v = Vmap::new(p);
+                v.cpus = cpus;
+            }
+            Op::Init { start, end } => v.init(start, end)?,
+            Op::Cpus(n) => v.set_cpus(n)?,
+            Op::Cpu(n) => v.set_cpu(n)?,
+            Op::Alloc { size, align, vstart, vend } => match v.alloc(size, align, vstart, vend, obs) {
+                Ok(a) => {
+                    let _ = writeln!(out, "alloc -> {a:#x}");
+                }
+                Err(e) => {
+                    if e.is_kernel_bug() {
+                        return Err(e);
+                    }
+                    out.push_str("alloc -> FAIL\n");
+                    return Ok(Outcome::Warned(e));
+                }
+            },
+            Op::Free(a) | Op::Vfree(a) => {
+                let lazy = matches!(op, Op::Vfree(_));
+                let word = if lazy { "vfree" } else { "free" };
+                let r = if lazy { v.vfree(a, obs) } else { v.free(a, obs) };
+                match r {
+                    Ok(()) => {
+                        let _ = writeln!(out, "{word} {a:#x} ok");
+                    }
+                    Err(e) => {
+                        let _ = writeln!(out, "{word} {a:#x} unknown");
+                        return warn(e);
+                    }
+                }
+            }
+            Op::Purge => {
+                let r = v.purge(obs);
+                let _ = writeln!(out, "purge {}", r.entries);
+            }
+            Op::Reclaim => {
+                let r = v.reclaim(obs);
+                let _ = writeln!(out, "reclaim {}", r.entries);
+            }
+            Op::Pcpu { align, ref areas } => {
+                let offs: Vec<u64> = areas.iter().map(|a| a.0).collect();
+                let sizes: Vec<u64> = areas.iter().map(|a| a.1).collect();
+                match v.pcpu_get_vm_areas(&offs, &sizes, align, obs) {
+                    Ok(addrs) => {
+                        out.push_str("pcpu ->");
+                        for a in addrs {
+                            let _ = write!(out, " {a:#x}");
+                        }
+                        out.push('\n');
+                    }
+                    Err(e) => {
+                        if e.is_kernel_bug() {
+                            return Err(e);
+                        }
+                        out.push_str("pcpu -> FAIL\n");
+                        return Ok(Outcome::Warned(e));
+                    }
+                }
+            }
+            Op::Dump => {
+                v.ensure_init();
+                dump_free_tree(v, out);
+            }
+            Op::Busy => {
+                v.ensure_init();
+                dump_busy(v, out);
+            }
+            Op::Pools => {
+                v.ensure_init();
+                dump_pools(v, out);
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    /// Replay a parsed trace; stops at the first operation the kernel would crash on.
+    pub fn run<O: Observer>(&mut self, lines: &[TraceLine], out: &mut String, obs: &mut O) -> Result<(), ReplayError> {
+        for l in lines {
+            self.apply(&l.op, out, obs).map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+        }
+        Ok(())
+    }
+}
+
+/// `dump`: the free tree in pre-order with colour and depth.
+pub fn dump_free_tree(v: &Vmap, out: &mut String) {
+    let a = &v.arena;
+    let mut stack = Vec::new();
+    if v.free.root != NIL {
+        stack.push((v.free.root, 0u32));
+    }
+    while let Some((n, d)) = stack.pop() {
+        let x = a.get(n);
+        let c = if x.is_black() { 'B' } else { 'R' };
+        let _ = writeln!(out, "node {:#x} {:#x} {:#x} {c} depth={d}", x.va_start, x.va_end, x.subtree_max_size);
+        if x.right != NIL {
+            stack.push((x.right, d + 1));
+        }
+        if x.left != NIL {
+            stack.push((x.left, d + 1));
+        }
+    }
+    out.push_str("end\n");
+}
+
+/// `busy`: busy areas (and lazy ones) in the profile's format.
+pub fn dump_busy(v: &Vmap, out: &mut String) {
+    match v.profile {
+        Profile::Linux69 => {
+            for (nid, n) in v.nodes.iter().enumerate() {
+                let _ = writeln!(out, "node {nid}");
+                for (_, x) in n.busy.iter(&v.arena) {
+                    let _ = writeln!(out, "busy {:#x} {:#x}", x.va_start, x.va_end);
+                }
+                for (_, x) in n.lazy.iter(&v.arena) {
+                    let _ = writeln!(out, "lazy {:#x} {:#x}", x.va_start, x.va_end);
+                }
+            }
+        }
+        _ => {
+            for (info, lazy) in v.busy_areas(0) {
+                let _ = writeln!(out, "busy {:#x} {:#x}{}", info.va_start, info.va_end, if lazy { " lazy" } else { "" });
+            }
+            for info in v.lazy_areas() {
+                let _ = writeln!(out, "lazy {:#x} {:#x}", info.va_start, info.va_end);
+            }
+        }
+    }
+    out.push_str("end\n");
+}
+
+/// `pools`: every non-empty pool, entries in pool order.
+pub fn dump_pools(v: &Vmap, out: &mut String) {
+    for (nid, idx, entries) in v.pools() {
+        let _ = write!(out, "pool {nid} {idx} {}", entries.len());
+        for e in entries {
+            let _ = write!(out, " {:#x}-{:#x}", e.va_start, e.va_end);
+        }
+        out.push('\n');
+    }
+    out.push_str("end\n");
+}

@@ -1,0 +1,219 @@
+//! The trace language of `../shared/conformance/README.md`, one operation a line:
+//!
+//! ```text
+//!   profile linux-6.1            # first line, optional
+//!   cpus 4                       # online CPUs (lazy_max_pages, 6.9 nodes)
+//!   cpu 1                        # current CPU
+//!   init 0x1000 0x100000         # reset: free space [START, END)
+//!   alloc SIZE ALIGN VSTART VEND # alloc_vmap_area
+//!   free ADDR | vfree ADDR       # immediate / lazy free of the area starting at ADDR
+//!   purge | reclaim              # forced purge; 6.9 reclaim (full decay)
+//!   pcpu ALIGN OFF:SIZE ...      # pcpu_get_vm_areas
+//!   dump | busy | pools          # print the free tree, busy/lazy areas, pools
+//! ```
+//!
+//! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
+
+use std::fmt;
+
+use crate::profile::Profile;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Profile(Profile),
+    Init { start: u64, end: u64 },
+    Cpus(u64),
+    Cpu(u64),
+    Alloc { size: u64, align: u64, vstart: u64, vend: u64 },
+    Free(u64),
+    Vfree(u64),
+    Purge,
+    Reclaim,
+    Pcpu { align: u64, areas: Vec<(u64, u64)> },
+    Dump,
+    Busy,
+    Pools,
+}
+
+impl Op {
+    /// Operations that act on the allocator (counted by `--bench`).
+    pub fn is_timed(&self) -> bool {
+        matches!(self, Op::Alloc { .. } | Op::Free(_) | Op::Vfree(_) | Op::Purge)
+    }
+}
+
+/// One parsed line: its 1-based line number and operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    pub line: usize,
+    pub op: Op,
+}
+
+/// A trace that does not parse: which line, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.msg)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parse a number: `0x...` hexadecimal or decimal, u64 only.
+pub fn parse_num(tok: &str) -> Result<u64, String> {
+    let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (tok, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(format!("`{tok}` is not a number (use decimal or 0x-prefixed hex)"));
+    }
+    u64::from_str_radix(digits, radix).map_err(|_| format!("`{tok}` does not fit in 64 bits"))
+}
+
+fn args<const N: usize>(cmd: &str, rest: &[&str], names: [&str; N]) -> Result<[u64; N], String> {
+    if rest.len() != N {
+        let usage = std::iter::once(cmd).chain(names.iter().copied()).collect::<Vec<_>>().join(" ");
+        return Err(format!("`{cmd}` takes {N} argument{}, got {}: usage `{usage}`", if N == 1 { "" } else { "s" }, rest.len()));
+    }
+    let mut out = [0u64; N];
+    for (i, t) in rest.iter().enumerate() {
+        out[i] = parse_num(t).map_err(|e| format!("{cmd} {}: {e}", names[i]))?;
+    }
+    Ok(out)
+}
+
+/// Parse one line (without comment handling). `Ok(None)` for blank or comment lines.
+pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let (cmd, rest) = (toks[0], &toks[1..]);
+    let op = match cmd {
+        "profile" => {
+            if rest.len() != 1 {
+                return Err("`profile` takes one name: linux-5.2, linux-6.1 or linux-6.9".into());
+            }
+            Op::Profile(Profile::parse(rest[0]).ok_or_else(|| {
+                format!("unknown profile `{}` (known: linux-5.2, linux-6.1, linux-6.9)", rest[0])
+            })?)
+        }
+        "init" => {
+            let [start, end] = args(cmd, rest, ["START", "END"])?;
+            Op::Init { start, end }
+        }
+        "cpus" => Op::Cpus(args(cmd, rest, ["N"])?[0]),
+        "cpu" => Op::Cpu(args(cmd, rest, ["N"])?[0]),
+        "alloc" => {
+            let [size, align, vstart, vend] = args(cmd, rest, ["SIZE", "ALIGN", "VSTART", "VEND"])?;
+            Op::Alloc { size, align, vstart, vend }
+        }
+        "free" => Op::Free(args(cmd, rest, ["ADDR"])?[0]),
+        "vfree" => Op::Vfree(args(cmd, rest, ["ADDR"])?[0]),
+        "purge" | "reclaim" | "dump" | "busy" | "pools" => {
+            if !rest.is_empty() {
+                return Err(format!("`{cmd}` takes no argument"));
+            }
+            match cmd {
+                "purge" => Op::Purge,
+                "reclaim" => Op::Reclaim,
+                "dump" => Op::Dump,
+                "busy" => Op::Busy,
+                _ => Op::Pools,
+            }
+        }
+        "pcpu" => {
+            if rest.len() < 2 {
+                return Err("`pcpu` takes ALIGN and at least one OFFSET:SIZE".into());
+            }
+            let align = parse_num(rest[0]).map_err(|e| format!("pcpu ALIGN: {e}"))?;
+            let mut areas = Vec::new();
+            for t in &rest[1..] {
+                let (o, s) = t.split_once(':').ok_or_else(|| format!("pcpu area `{t}` is not OFFSET:SIZE"))?;
+                areas.push((parse_num(o).map_err(|e| format!("pcpu OFFSET: {e}"))?, parse_num(s).map_err(|e| format!("pcpu SIZE: {e}"))?));
+            }
+            Op::Pcpu { align, areas }
+        }
+        other => {
+            return Err(format!(
+                "unknown command `{other}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools)"
+            ))
+        }
+    };
+    Ok(Some(op))
+}
+
+/// Largest trace text accepted, in bytes.
+pub const MAX_TRACE_BYTES: usize = 64 << 20;
+
+/// Parse a whole trace. All or nothing: the first bad line is reported.
+pub fn parse_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
+    if text.len() > MAX_TRACE_BYTES {
+        return Err(ParseError { line: 0, msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20) });
+    }
+    let mut out = Vec::new();
+    let mut seen_op = false;
+    for (i, l) in text.lines().enumerate() {
+        let line = i + 1;
+        if l.contains('\0') {
+            return Err(ParseError { line, msg: "binary data (a NUL byte): this is not a trace".into() });
+        }
+        match parse_line(l) {
+            Ok(None) => {}
+            Ok(Some(op)) => {
+                if let Op::Profile(_) = op {
+                    if seen_op {
+                        return Err(ParseError { line, msg: "`profile` must come before every other operation".into() });
+                    }
+                }
+                seen_op = true;
+                out.push(TraceLine { line, op });
+            }
+            Err(msg) => return Err(ParseError { line, msg }),
+        }
+    }
+    Ok(out)
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::Profile(p) => write!(f, "profile {p}"),
+            Op::Init { start, end } => write!(f, "init {start:#x} {end:#x}"),
+            Op::Cpus(n) => write!(f, "cpus {n}"),
+            Op::Cpu(n) => write!(f, "cpu {n}"),
+            Op::Alloc { size, align, vstart, vend } => write!(f, "alloc {size:#x} {align:#x} {vstart:#x} {vend:#x}"),
+            Op::Free(a) => write!(f, "free {a:#x}"),
+            Op::Vfree(a) => write!(f, "vfree {a:#x}"),
+            Op::Purge => f.write_str("purge"),
+            Op::Reclaim => f.write_str("reclaim"),
+            Op::Pcpu { align, areas } => {
+                write!(f, "pcpu {align:#x}")?;
+                for (o, s) in areas {
+                    write!(f, " {o:#x}:{s:#x}")?;
+                }
+                Ok(())
+            }
+            Op::Dump => f.write_str("dump"),
+            Op::Busy => f.write_str("busy"),
+            Op::Pools => f.write_str("pools"),
+        }
+    }
+}
+
+/// Print operations back as trace text (one line each, with a final newline).
+pub fn format_trace(ops: &[Op]) -> String {
+    let mut s = String::new();
+    for op in ops {
+        s.push_str(&op.to_string());
+        s.push('\n');
+    }
+    s
+}

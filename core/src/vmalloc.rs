@@ -1,0 +1,527 @@
+//! The free-space side of `mm/vmalloc.c`: the augmented free tree and its list, the
+//! lowest-match search, fit classification, clipping, and merge-or-add coalescing.
+//!
+//! These are free functions over an [`Arena`] and a [`VaTree`], named as in the kernel, so the
+//! profiles in [`crate::vmap`] can combine them the way each era does.
+
+use crate::area::{Arena, VaTree, NIL};
+use crate::events::{Branch, Event, FitType, MergeKind, Observer, RollBackStep, TreeView};
+use crate::rbtree::{self, Augment, SubtreeMax};
+
+pub const PAGE_SHIFT: u32 = 12;
+pub const PAGE_SIZE: u64 = 1 << PAGE_SHIFT;
+/// x86_64, 4-level paging, no KASLR.
+pub const VMALLOC_START: u64 = 0xffff_c900_0000_0000;
+pub const VMALLOC_END: u64 = 0xffff_e8ff_ffff_ffff;
+/// `ULONG_MAX`: the initial free block is `[1, ULONG_MAX)`.
+pub const ULONG_MAX: u64 = u64::MAX;
+
+/// `ALIGN(x, a)` with the kernel's wrap-around.
+#[inline(always)]
+pub fn align_up(x: u64, a: u64) -> u64 {
+    x.wrapping_add(a.wrapping_sub(1)) & !a.wrapping_sub(1)
+}
+
+/// `fls`: 1-based index of the highest set bit, 0 for 0.
+#[inline]
+pub fn fls(n: u64) -> u32 {
+    64 - n.leading_zeros()
+}
+
+#[inline(always)]
+fn view<'a>(a: &'a Arena, t: &VaTree) -> TreeView<'a> {
+    TreeView { arena: a, root: t.root }
+}
+
+/// `is_within_this_va`: can `[nva, nva + size)` with `nva = ALIGN(max(va_start, vstart), align)`
+/// sit inside `va`?
+#[inline(always)]
+pub fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64) -> bool {
+    let v = a.get(va);
+    let nva = if v.va_start > vstart { align_up(v.va_start, align) } else { align_up(vstart, align) };
+    // A wrapped ALIGN or a wrapped end cannot fit.
+    let end = nva.wrapping_add(size);
+    if end < nva || nva < vstart {
+        return false;
+    }
+    end <= v.va_end
+}
+
+/// The search-length rule of a profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchRule {
+    /// 5.19+: `adjust_search_size`; before: always pad by `align - 1`.
+    pub adjust_search_size: bool,
+    /// 5.16+: the roll-back moves `vstart` past an ancestor before entering its right subtree.
+    pub move_vstart: bool,
+}
+
+impl SearchRule {
+    /// The length subtrees are pruned with.
+    #[inline(always)]
+    pub fn length(&self, size: u64, align: u64, vstart: u64, vend: u64) -> u64 {
+        let pad = if self.adjust_search_size {
+            // Padding only for big alignments, and not for an exact-range request.
+            align > PAGE_SIZE && vend.wrapping_sub(vstart) != size
+        } else {
+            true
+        };
+        if pad {
+            size.wrapping_add(align).wrapping_sub(1)
+        } else {
+            size
+        }
+    }
+}
+
+/// `find_vmap_lowest_match`: the lowest block that can hold the request, found by descending
+/// the augmented tree and rolling back up when both children are ruled out.
+///
+/// ```text
+///   A. left max >= length && vstart < va_start   -> go left
+///   B. is_within_this_va(va)                      -> found
+///   C. right max >= length                        -> go right
+///   D. climb: at each ancestor test B, then "right max >= length && vstart <= va_start"
+/// ```
+pub fn find_vmap_lowest_match<O: Observer>(
+    a: &Arena,
+    t: &VaTree,
+    size: u64,
+    align: u64,
+    mut vstart: u64,
+    length: u64,
+    rule: SearchRule,
+    obs: &mut O,
+) -> u32 {
+    let mut node = t.root;
+    'descend: while node != NIL {
+        let v = a.get(node);
+        let lmax = a.smax(v.left);
+        if lmax >= length && vstart < v.va_start {
+            if O::ON {
+                let ev = visit(a, node, vstart, Branch::Left);
+                obs.event(ev, view(a, t));
+            }
+            node = v.left;
+            continue;
+        }
+        if is_within_this_va(a, node, size, align, vstart) {
+            if O::ON {
+                obs.event(visit(a, node, vstart, Branch::This), view(a, t));
+            }
+            return node;
+        }
+        if a.smax(v.right) >= length {
+            if O::ON {
+                obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
+            }
+            node = v.right;
+            continue;
+        }
+        if O::ON {
+            obs.event(visit(a, node, vstart, Branch::RollBack), view(a, t));
+        }
+        // Roll back to the first ancestor that fits or whose right subtree may.
+        loop {
+            node = a.get(node).parent;
+            if node == NIL {
+                break 'descend;
+            }
+            let p = a.get(node);
+            if is_within_this_va(a, node, size, align, vstart) {
+                if O::ON {
+                    obs.event(rollback(a, node, vstart, RollBackStep::This, None), view(a, t));
+                }
+                return node;
+            }
+            if a.smax(p.right) >= length && vstart <= p.va_start {
+                let new_vstart = if rule.move_vstart { Some(p.va_start.wrapping_add(1)) } else { None };
+                if O::ON {
+                    obs.event(rollback(a, node, vstart, RollBackStep::Right, new_vstart), view(a, t));
+                }
+                if let Some(nv) = new_vstart {
+                    vstart = nv;
+                }
+                node = p.right;
+                continue 'descend;
+            }
+            if O::ON {
+                obs.event(rollback(a, node, vstart, RollBackStep::Up, None), view(a, t));
+            }
+        }
+    }
+    if O::ON {
+        obs.event(Event::SearchNone, view(a, t));
+    }
+    NIL
+}
+
+fn visit(a: &Arena, n: u32, vstart: u64, branch: Branch) -> Event {
+    let v = a.get(n);
+    Event::Visit {
+        id: v.id,
+        va_start: v.va_start,
+        va_end: v.va_end,
+        left_max: a.smax(v.left),
+        right_max: a.smax(v.right),
+        vstart,
+        branch,
+    }
+}
+
+fn rollback(a: &Arena, n: u32, vstart: u64, step: RollBackStep, new_vstart: Option<u64>) -> Event {
+    let v = a.get(n);
+    Event::RollBack {
+        id: v.id,
+        va_start: v.va_start,
+        va_end: v.va_end,
+        right_max: a.smax(v.right),
+        vstart,
+        step,
+        new_vstart,
+    }
+}
+
+/// `find_vmap_lowest_linear_match`: the first block of the address-sorted list that fits.
+pub fn find_vmap_lowest_linear_match(a: &Arena, t: &VaTree, size: u64, align: u64, vstart: u64) -> u32 {
+    let mut n = t.first;
+    while n != NIL {
+        if is_within_this_va(a, n, size, align, vstart) {
+            return n;
+        }
+        n = a.get(n).next;
+    }
+    NIL
+}
+
+/// `classify_va_fit_type`.
+#[inline(always)]
+pub fn classify_va_fit_type(a: &Arena, va: u32, nva: u64, size: u64) -> FitType {
+    let v = a.get(va);
+    let end = nva.wrapping_add(size);
+    if nva < v.va_start || end > v.va_end {
+        FitType::NothingFit
+    } else if v.va_start == nva {
+        if v.va_end == end {
+            FitType::FlFit
+        } else {
+            FitType::LeFit
+        }
+    } else if v.va_end == end {
+        FitType::ReFit
+    } else {
+        FitType::NeFit
+    }
+}
+
+/// `augment_tree_propagate_from`: fix `subtree_max_size` upwards from `va`, stopping early.
+#[inline(always)]
+pub fn augment_tree_propagate_from<O: Observer>(a: &mut Arena, t: &VaTree, va: u32, obs: &mut O) {
+    SubtreeMax::propagate(a, t.root, va, NIL, obs);
+}
+
+/// Result of `find_va_links`: where a range would be linked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Links {
+    pub parent: u32,
+    /// Linked as `parent.left` (or the root when `parent == NIL`).
+    pub left: bool,
+}
+
+/// `find_va_links`: descend from `from` (or the root) to the empty link where `[start, end)`
+/// belongs. `None` when it overlaps an area already in the tree.
+#[inline]
+pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> Option<Links> {
+    let mut n = if from == NIL { t.root } else { from };
+    if n == NIL {
+        return Some(Links { parent: NIL, left: true });
+    }
+    loop {
+        let v = a.get(n);
+        let (next, left) = if end <= v.va_start {
+            (v.left, true)
+        } else if start >= v.va_end {
+            (v.right, false)
+        } else {
+            return None;
+        };
+        if next == NIL {
+            return Some(Links { parent: n, left });
+        }
+        n = next;
+    }
+}
+
+/// `get_va_next_sibling`: the list entry that follows the link. `None` for an empty tree;
+/// `Some(NIL)` for the list head (no successor).
+#[inline(always)]
+fn get_va_next_sibling(a: &Arena, l: Links) -> Option<u32> {
+    if l.parent == NIL {
+        None
+    } else if !l.left {
+        Some(a.get(l.parent).next)
+    } else {
+        Some(l.parent)
+    }
+}
+
+/// `link_va`: link `va` at `l`, run the insert fix-up, and thread it into the list.
+/// On an augmented tree the node's `subtree_max_size` is then 0 (the caller propagates).
+#[inline]
+pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, l: Links, obs: &mut O) {
+    // The future list predecessor: the parent itself when linking to its right, else its prev.
+    let after = if l.parent == NIL {
+        NIL
+    } else if l.left {
+        a.get(l.parent).prev
+    } else {
+        l.parent
+    };
+    rbtree::link_node(a, t, va, l.parent, l.left);
+    if O::ON && A::AUGMENTED {
+        let v = a.get(va);
+        let ev = Event::Link {
+            id: v.id,
+            va_start: v.va_start,
+            va_end: v.va_end,
+            parent: a.id_of(l.parent),
+            side: (l.parent != NIL).then_some(if l.left {
+                crate::events::Dir::Left
+            } else {
+                crate::events::Dir::Right
+            }),
+        };
+        obs.event(ev, view(a, t));
+    }
+    rbtree::insert_color::<A, O>(a, t, va, obs);
+    if A::AUGMENTED {
+        let old = a.get(va).subtree_max_size;
+        a.at(va).subtree_max_size = 0;
+        if O::ON && old != 0 {
+            let id = a.get(va).id;
+            obs.event(Event::AugmentSet { id, old, new: 0 }, view(a, t));
+        }
+    }
+    t.list_add_after(a, va, after);
+}
+
+/// `unlink_va`: erase from the tree (augmented for the free tree) and from the list.
+#[inline]
+pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) {
+    if O::ON && A::AUGMENTED {
+        let v = a.get(va);
+        obs.event(Event::Erase { id: v.id, va_start: v.va_start, va_end: v.va_end }, view(a, t));
+    }
+    rbtree::erase::<A, O>(a, t, va, obs);
+    t.list_del(a, va);
+}
+
+/// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
+#[inline]
+pub fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> bool {
+    let (s, e) = (a.get(va).va_start, a.get(va).va_end);
+    match find_va_links(a, t, s, e, NIL) {
+        Some(l) => {
+            link_va::<A, O>(a, t, va, l, obs);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `insert_vmap_area_augment`: insert into the free tree (descending from `from`, or the
+/// root), then propagate from the new node.
+#[inline]
+pub fn insert_vmap_area_augment<O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, from: u32, obs: &mut O) -> bool {
+    let (s, e) = (a.get(va).va_start, a.get(va).va_end);
+    match find_va_links(a, t, s, e, from) {
+        Some(l) => {
+            link_va::<SubtreeMax, O>(a, t, va, l, obs);
+            augment_tree_propagate_from(a, t, va, obs);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Which era's `merge_or_add_vmap_area` to run. The final tree is the same; the order of
+/// propagation (and so the step events) differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeStyle {
+    /// 5.2 (and until the May-2020 change): propagate after each merge step.
+    E52,
+    /// 5.10+: merge first, propagate once from the survivor (augmented trees only).
+    Eb,
+}
+
+/// `merge_or_add_vmap_area`: put the free range `va` back, coalescing it with the list
+/// neighbours it touches.
+///
+/// ```text
+///   prev        va         next
+///  [-----)    [----)    [--------)       prev.end == va.start  -> merge with prev
+///        ^----^    ^----^                va.end == next.start  -> merge with next
+/// ```
+///
+/// Returns the object that holds the range afterwards (the freed one, `next` or `prev`), or
+/// `None` when the range overlaps an area of the tree (nothing changes then).
+pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
+    a: &mut Arena,
+    t: &mut VaTree,
+    mut va: u32,
+    style: MergeStyle,
+    obs: &mut O,
+) -> Option<u32> {
+    let (vs, ve) = (a.get(va).va_start, a.get(va).va_end);
+    let links = find_va_links(a, t, vs, ve, NIL)?;
+    let next = get_va_next_sibling(a, links);
+    let emit = O::ON && A::AUGMENTED;
+    if emit {
+        let prev = match next {
+            None => NIL,
+            Some(NIL) => t.last,
+            Some(n) => a.get(n).prev,
+        };
+        let ev = Event::MergeStart { va_start: vs, va_end: ve, prev: a.id_of(prev), next: next.and_then(|n| a.id_of(n)) };
+        obs.event(ev, view(a, t));
+    }
+    let mut merged = false;
+    if let Some(next) = next {
+        if next != NIL && a.get(next).va_start == ve {
+            // Merge with next: next grows down over va.
+            a.at(next).va_start = vs;
+            if emit {
+                let n = a.get(next);
+                let ev = Event::Merge { merge: MergeKind::Next, survivor: n.id, removed: None, new_start: n.va_start, new_end: n.va_end };
+                obs.event(ev, view(a, t));
+            }
+            if style == MergeStyle::E52 && A::AUGMENTED {
+                augment_tree_propagate_from(a, t, next, obs);
+            }
+            a.release(va);
+            va = next;
+            merged = true;
+        }
+        let prev = if next == NIL { t.last } else { a.get(next).prev };
+        if prev != NIL && a.get(prev).va_end == a.get(va).va_start {
+            let kind = if merged { MergeKind::Both } else { MergeKind::Prev };
+            let new_end = a.get(va).va_end;
+            match style {
+                MergeStyle::E52 => {
+                    a.at(prev).va_end = new_end;
+                    if emit {
+                        merge_event(a, t, kind, prev, merged.then_some(va), obs);
+                    }
+                    if A::AUGMENTED {
+                        augment_tree_propagate_from(a, t, prev, obs);
+                    }
+                    if merged {
+                        unlink_va::<A, O>(a, t, va, obs);
+                    }
+                    a.release(va);
+                    return Some(prev);
+                }
+                MergeStyle::Eb => {
+                    if merged {
+                        unlink_va::<A, O>(a, t, va, obs);
+                    }
+                    a.at(prev).va_end = new_end;
+                    if emit {
+                        merge_event(a, t, kind, prev, merged.then_some(va), obs);
+                    }
+                    a.release(va);
+                    va = prev;
+                    merged = true;
+                }
+            }
+        }
+    }
+    if !merged {
+        if emit {
+            let v = a.get(va);
+            obs.event(Event::AddBlock { id: v.id, va_start: v.va_start, va_end: v.va_end }, view(a, t));
+        }
+        link_va::<A, O>(a, t, va, links, obs);
+        if style == MergeStyle::E52 && A::AUGMENTED {
+            augment_tree_propagate_from(a, t, va, obs);
+        }
+    }
+    if style == MergeStyle::Eb && A::AUGMENTED {
+        augment_tree_propagate_from(a, t, va, obs);
+    }
+    Some(va)
+}
+
+fn merge_event<O: Observer>(a: &Arena, t: &VaTree, merge: MergeKind, survivor: u32, removed: Option<u32>, obs: &mut O) {
+    let s = a.get(survivor);
+    let ev = Event::Merge {
+        merge,
+        survivor: s.id,
+        removed: removed.map(|r| a.get(r).id),
+        new_start: s.va_start,
+        new_end: s.va_end,
+    };
+    obs.event(ev, view(a, t));
+}
+
+/// `adjust_va_to_fit_type`: carve `[nva, nva + size)` out of the free block `va`.
+///
+/// ```text
+///   FL   |<------- va ------->|         the block goes away
+///        |<----- request ---->|
+///   LE   |<- request ->|<- va'|         va.start += size
+///   RE   |va'->|<-- request ->|         va.end = nva
+///   NE   |lva->|<- req ->|<va'|         a new block lva on the left
+/// ```
+pub fn adjust_va_to_fit_type<O: Observer>(
+    a: &mut Arena,
+    t: &mut VaTree,
+    va: u32,
+    nva: u64,
+    size: u64,
+    ty: FitType,
+    obs: &mut O,
+) -> bool {
+    let (old_start, old_end, id) = {
+        let v = a.get(va);
+        (v.va_start, v.va_end, v.id)
+    };
+    let mut lva = NIL;
+    match ty {
+        FitType::NothingFit => return false,
+        FitType::FlFit => {
+            if O::ON {
+                let ev = Event::Clip { id, fit: ty, old_start, old_end, new_start: old_end, new_end: old_end, lva: None };
+                obs.event(ev, view(a, t));
+            }
+            unlink_va::<SubtreeMax, O>(a, t, va, obs);
+            a.release(va);
+            return true;
+        }
+        FitType::LeFit => a.at(va).va_start = old_start.wrapping_add(size),
+        FitType::ReFit => a.at(va).va_end = nva,
+        FitType::NeFit => {
+            lva = a.alloc(old_start, nva);
+            a.at(va).va_start = nva.wrapping_add(size);
+        }
+    }
+    if O::ON {
+        let v = a.get(va);
+        let ev = Event::Clip {
+            id,
+            fit: ty,
+            old_start,
+            old_end,
+            new_start: v.va_start,
+            new_end: v.va_end,
+            lva: (lva != NIL).then(|| (a.get(lva).id, old_start, nva)),
+        };
+        obs.event(ev, view(a, t));
+    }
+    augment_tree_propagate_from(a, t, va, obs);
+    if lva != NIL {
+        // lva ends at nva, below va's new start: the descent from va goes into its left subtree.
+        insert_vmap_area_augment(a, t, lva, va, obs);
+    }
+    true
+}

@@ -1,0 +1,832 @@
+//! The allocator as a whole: `alloc_vmap_area`, the immediate and lazy free paths, the
+//! purge, `pcpu_get_vm_areas`, and (linux-6.9) the vmap nodes with their pools.
+//!
+//! ```text
+//!                 alloc                         vfree
+//!   free tree  ---------->  busy tree(s)  ---------------->  lazy (5.2: llist, 6.1: purge tree,
+//!   (augmented)  <---------                                         6.9: per-node lazy trees)
+//!        ^         free                                              |
+//!        |                                                           | purge
+//!        +-----------------------------------------------------------+
+//!        |                          (6.9: or into a node's size pool, and back on decay)
+//! ```
+
+use std::collections::VecDeque;
+
+use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL, VN_SHIFT};
+use crate::error::VmapError;
+use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause, TreeView};
+use crate::profile::Profile;
+use crate::rbtree::{Plain, SubtreeMax};
+use crate::vmalloc::*;
+
+/// `MAX_VA_SIZE_PAGES`: pools per node (sizes up to 1 MiB, guard page included).
+pub const MAX_VA_SIZE_PAGES: usize = 256;
+/// Most CPUs a trace may declare.
+pub const MAX_CPUS: u64 = 65536;
+/// `nr_vmap_nodes` is clamped to this.
+pub const MAX_NODES: u32 = 128;
+
+/// One vmap node (linux-6.9); the other profiles have a single node holding the busy tree.
+#[derive(Clone, Debug, Default)]
+pub struct VmapNode {
+    pub busy: VaTree,
+    pub lazy: VaTree,
+    /// `pool[i]` holds areas of exactly `i + 1` pages; front = first entry.
+    pub pools: Vec<VecDeque<u32>>,
+}
+
+/// The whole simulated allocator.
+#[derive(Clone, Debug)]
+pub struct Vmap {
+    pub profile: Profile,
+    pub arena: Arena,
+    pub free: VaTree,
+    pub nodes: Vec<VmapNode>,
+    /// linux-5.2: `vmap_purge_list`, oldest first (iterate backwards for newest first).
+    pub lazy_list: Vec<u32>,
+    /// linux-6.1: `purge_vmap_area_root` / `purge_vmap_area_list`.
+    pub purge_tree: VaTree,
+    /// `vmap_lazy_nr`, in pages.
+    pub vmap_lazy_nr: u64,
+    pub cpus: u32,
+    pub cpu: u32,
+    /// `vmap_zone_size` (6.9).
+    pub zone_size: u64,
+    /// The range the free space was initialised with.
+    pub space: (u64, u64),
+    initialized: bool,
+}
+
+/// What a purge returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PurgeResult {
+    pub entries: u32,
+}
+
+impl Vmap {
+    pub fn new(profile: Profile) -> Self {
+        Vmap {
+            profile,
+            arena: Arena::new(),
+            free: VaTree::default(),
+            nodes: vec![VmapNode::default()],
+            lazy_list: Vec::new(),
+            purge_tree: VaTree::default(),
+            vmap_lazy_nr: 0,
+            cpus: 1,
+            cpu: 0,
+            zone_size: 1,
+            space: (1, ULONG_MAX),
+            initialized: false,
+        }
+    }
+
+    pub fn is_initialized(&self) -> bool {
+        self.initialized
+    }
+
+    /// `vmap_init_free_space` with an empty early list: one free block `[start, end)`.
+    pub fn init(&mut self, start: u64, end: u64) -> Result<(), VmapError> {
+        if start >= end {
+            return Err(VmapError::BadRange { start, end });
+        }
+        let nr = if self.profile == Profile::Linux69 { self.cpus.clamp(1, MAX_NODES) } else { 1 };
+        self.arena = Arena::new();
+        self.free = VaTree::default();
+        self.nodes = (0..nr).map(|_| VmapNode::default()).collect();
+        self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
+        self.lazy_list.clear();
+        self.purge_tree = VaTree::default();
+        self.vmap_lazy_nr = 0;
+        self.space = (start, end);
+        let va = self.arena.alloc(start, end);
+        insert_vmap_area_augment(&mut self.arena, &mut self.free, va, NIL, &mut NoObserver);
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// The boot default `[1, ULONG_MAX)` unless an `init` came first.
+    pub fn ensure_init(&mut self) {
+        if !self.initialized {
+            // Cannot fail: 1 < ULONG_MAX.
+            let _ = self.init(1, ULONG_MAX);
+        }
+    }
+
+    pub fn set_cpus(&mut self, n: u64) -> Result<(), VmapError> {
+        if n == 0 || n > MAX_CPUS {
+            return Err(VmapError::BadCpus { cpus: n });
+        }
+        if n <= u64::from(self.cpu) {
+            return Err(VmapError::CpuOffline { cpu: self.cpu, cpus: n });
+        }
+        self.cpus = n as u32;
+        Ok(())
+    }
+
+    pub fn set_cpu(&mut self, n: u64) -> Result<(), VmapError> {
+        if n >= u64::from(self.cpus) {
+            return Err(VmapError::BadCpu { cpu: n, cpus: self.cpus });
+        }
+        self.cpu = n as u32;
+        Ok(())
+    }
+
+    /// `lazy_max_pages()`: `fls(ncpu) * 32 MiB / PAGE_SIZE`.
+    pub fn lazy_max_pages(&self) -> u64 {
+        u64::from(fls(u64::from(self.cpus))) * (32 * 1024 * 1024 / PAGE_SIZE)
+    }
+
+    pub fn nr_vmap_nodes(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// `addr_to_node_id`.
+    #[inline(always)]
+    pub fn addr_to_node_id(&self, addr: u64) -> u32 {
+        ((addr / self.zone_size) % self.nodes.len() as u64) as u32
+    }
+
+    #[inline(always)]
+    fn encode_vn_id(id: u32) -> u32 {
+        id + 1
+    }
+
+    #[inline(always)]
+    fn decode_vn_id(&self, v: u32) -> Option<u32> {
+        let id = v.wrapping_sub(1);
+        (v != 0 && id < self.nodes.len() as u32).then_some(id)
+    }
+
+    #[inline(always)]
+    fn tree_view(&self) -> TreeView<'_> {
+        TreeView { arena: &self.arena, root: self.free.root }
+    }
+
+    fn validate(&self, size: u64, align: u64) -> Result<(), VmapError> {
+        let profile = self.profile;
+        if size == 0 {
+            return Err(VmapError::SizeZero { profile });
+        }
+        if size & (PAGE_SIZE - 1) != 0 {
+            return Err(VmapError::SizeNotPageMultiple { size, profile });
+        }
+        if !align.is_power_of_two() {
+            return Err(VmapError::BadAlign { align, profile });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------
+    // Allocation
+    // ------------------------------------------------------------------
+
+    /// `__alloc_vmap_area`: search, check `vend`, clip. `None` on failure (the tree is unchanged).
+    fn __alloc_vmap_area<O: Observer>(&mut self, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Option<u64> {
+        let rule = self.profile.search_rule();
+        let length = rule.length(size, align, vstart, vend);
+        if O::ON {
+            obs.event(Event::SearchStart { size, align, vstart, vend, length }, self.tree_view());
+        }
+        let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs);
+        if va == NIL {
+            return None;
+        }
+        let vs = self.arena.get(va).va_start;
+        let nva = if vs > vstart { align_up(vs, align) } else { align_up(vstart, align) };
+        if nva.wrapping_add(size) > vend {
+            if O::ON {
+                obs.event(Event::OutOfRange { nva, size, vend }, self.tree_view());
+            }
+            return None;
+        }
+        let ty = classify_va_fit_type(&self.arena, va, nva, size);
+        if O::ON {
+            let v = self.arena.get(va);
+            let ev = Event::Fit { id: v.id, va_start: v.va_start, va_end: v.va_end, nva, size, fit: ty };
+            obs.event(ev, self.tree_view());
+        }
+        if ty == FitType::NothingFit {
+            return None;
+        }
+        adjust_va_to_fit_type(&mut self.arena, &mut self.free, va, nva, size, ty, obs);
+        Some(nva)
+    }
+
+    /// `insert_vmap_area` into the busy tree of the area's node.
+    fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let nid = self.addr_to_node_id(self.arena.get(va).va_start) as usize;
+        insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        if O::ON {
+            let v = *self.arena.get(va);
+            obs.event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+        }
+    }
+
+    /// `alloc_vmap_area`: returns the start of the new busy area.
+    pub fn alloc<O: Observer>(&mut self, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Result<u64, VmapError> {
+        self.ensure_init();
+        self.validate(size, align)?;
+        let mut vn_flags = 0;
+        if self.profile == Profile::Linux69 && vstart == VMALLOC_START && vend == VMALLOC_END && self.nodes.len() > 1 {
+            let nid = self.cpu % self.nodes.len() as u32;
+            vn_flags = Self::encode_vn_id(nid) << VN_SHIFT;
+            if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend, obs) {
+                self.arena.at(va).flags = vn_flags;
+                self.busy_insert(va, obs);
+                if O::ON {
+                    let v = *self.arena.get(va);
+                    obs.event(Event::Allocated { id: v.id, addr: v.va_start, size }, self.tree_view());
+                }
+                return Ok(self.arena.get(va).va_start);
+            }
+        }
+        let mut purged = false;
+        loop {
+            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend, obs) {
+                let va = self.arena.alloc(addr, addr.wrapping_add(size));
+                self.arena.at(va).flags = vn_flags;
+                self.busy_insert(va, obs);
+                if O::ON {
+                    let id = self.arena.get(va).id;
+                    obs.event(Event::Allocated { id, addr, size }, self.tree_view());
+                }
+                return Ok(addr);
+            }
+            if purged {
+                break;
+            }
+            // Overflow: return lazy areas (6.9: with a full pool decay) and try again once.
+            purged = true;
+            if self.profile == Profile::Linux69 {
+                self.purge_nodes(true, PurgeCause::AllocRetry, obs);
+            } else {
+                self.purge_lazy(PurgeCause::AllocRetry, obs);
+            }
+        }
+        if O::ON {
+            obs.event(Event::AllocFailed { size }, self.tree_view());
+        }
+        Err(VmapError::NoSpace { size, align, vstart, vend })
+    }
+
+    // ------------------------------------------------------------------
+    // Free paths
+    // ------------------------------------------------------------------
+
+    /// The busy area starting exactly at `addr` (searching the node of `addr` first).
+    fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+        let nr = self.nodes.len();
+        let first = self.addr_to_node_id(addr) as usize;
+        let mut interior = None;
+        for k in 0..nr {
+            // The kernel walks i, i-1, i-2, ... wrapping.
+            let nid = (first + nr - k) % nr;
+            let va = self.nodes[nid].busy.find_containing(&self.arena, addr);
+            if va != NIL {
+                let v = self.arena.get(va);
+                if v.va_start == addr {
+                    if v.is_lazy() {
+                        return Err(VmapError::AlreadyLazy { addr });
+                    }
+                    return Ok((nid, va));
+                }
+                interior = Some((v.va_start, v.va_end));
+            }
+        }
+        Err(VmapError::UnknownFree { addr, interior_of: interior })
+    }
+
+    fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
+        unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        if O::ON {
+            let v = *self.arena.get(va);
+            obs.event(Event::BusyRemove { id: v.id, va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+        }
+    }
+
+    /// `merge_or_add_vmap_area` into the free tree in the profile's style.
+    fn free_tree_add<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let style = self.profile.merge_style();
+        // Busy and lazy areas never overlap the free tree, so this cannot fail.
+        merge_or_add_vmap_area::<SubtreeMax, O>(&mut self.arena, &mut self.free, va, style, obs);
+    }
+
+    /// `free_vmap_area`: give the busy area at `addr` back to the free tree at once.
+    pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_init();
+        let (nid, va) = self.find_busy(addr)?;
+        self.busy_remove(nid, va, obs);
+        self.arena.at(va).flags = 0;
+        self.free_tree_add(va, obs);
+        Ok(())
+    }
+
+    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
+    pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_init();
+        let (nid, va) = self.find_busy(addr)?;
+        let (vs, ve, vid) = {
+            let v = self.arena.get(va);
+            (v.va_start, v.va_end, v.id)
+        };
+        let nr_lazy = self.vmap_lazy_nr + ((ve - vs) >> PAGE_SHIFT);
+        self.vmap_lazy_nr = nr_lazy;
+        match self.profile {
+            Profile::Linux52 => {
+                // Stays in the busy tree, marked, and is pushed on the lock-free list.
+                self.arena.at(va).flags |= F_LAZY;
+                self.lazy_list.push(va);
+            }
+            Profile::Linux61 => {
+                self.busy_remove(nid, va, obs);
+                merge_or_add_vmap_area::<Plain, O>(&mut self.arena, &mut self.purge_tree, va, MergeStyle::Eb, obs);
+            }
+            Profile::Linux69 => {
+                self.busy_remove(nid, va, obs);
+                let vn = self.arena.get(va).vn_id();
+                let lnid = match self.decode_vn_id(vn) {
+                    Some(id) => id as usize,
+                    None => self.addr_to_node_id(vs) as usize,
+                };
+                insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[lnid].lazy, va, obs);
+            }
+        }
+        let lazy_max = self.lazy_max_pages();
+        if O::ON {
+            obs.event(Event::LazyEnqueue { id: vid, va_start: vs, va_end: ve, nr_lazy, lazy_max }, self.tree_view());
+        }
+        if nr_lazy > lazy_max {
+            match self.profile {
+                Profile::Linux69 => {
+                    self.purge_nodes(false, PurgeCause::Threshold, obs);
+                }
+                _ => {
+                    self.purge_lazy(PurgeCause::Threshold, obs);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A forced purge (`purge` in a trace). 6.9: the drain path.
+    pub fn purge<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        match self.profile {
+            Profile::Linux69 => self.purge_nodes(false, PurgeCause::Forced, obs),
+            _ => self.purge_lazy(PurgeCause::Forced, obs),
+        }
+    }
+
+    /// `reclaim_and_purge_vmap_areas` (6.9: full decay); the plain purge elsewhere.
+    pub fn reclaim<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        match self.profile {
+            Profile::Linux69 => self.purge_nodes(true, PurgeCause::Reclaim, obs),
+            _ => self.purge_lazy(PurgeCause::Reclaim, obs),
+        }
+    }
+
+    /// `__purge_vmap_area_lazy` for linux-5.2 and linux-6.1.
+    fn purge_lazy<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+        let mut count = 0u32;
+        match self.profile {
+            Profile::Linux52 => {
+                // llist_del_all: newest first.
+                let list = std::mem::take(&mut self.lazy_list);
+                if O::ON {
+                    obs.event(Event::PurgeStart { cause, count: list.len() as u32 }, self.tree_view());
+                }
+                for &va in list.iter().rev() {
+                    let v = *self.arena.get(va);
+                    if O::ON {
+                        obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                    }
+                    self.busy_remove(0, va, obs);
+                    self.arena.at(va).flags = 0;
+                    self.free_tree_add(va, obs);
+                    self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
+                    count += 1;
+                }
+                self.lazy_list = list;
+                self.lazy_list.clear();
+            }
+            _ => {
+                // Detach the purge list (ascending, already coalesced).
+                let list = std::mem::take(&mut self.purge_tree);
+                if O::ON {
+                    obs.event(Event::PurgeStart { cause, count: list.len as u32 }, self.tree_view());
+                }
+                let mut va = list.first;
+                while va != NIL {
+                    let v = *self.arena.get(va);
+                    let next = v.next;
+                    if O::ON {
+                        obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                    }
+                    let a = self.arena.at(va);
+                    a.parent = NIL;
+                    a.left = NIL;
+                    a.right = NIL;
+                    a.prev = NIL;
+                    a.next = NIL;
+                    a.flags = 0;
+                    self.free_tree_add(va, obs);
+                    self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
+                    count += 1;
+                    va = next;
+                }
+            }
+        }
+        if O::ON {
+            obs.event(Event::PurgeEnd { purged: count }, self.tree_view());
+        }
+        PurgeResult { entries: count }
+    }
+
+    // ------------------------------------------------------------------
+    // linux-6.9: vmap nodes and pools
+    // ------------------------------------------------------------------
+
+    fn pool_index(size: u64) -> Option<usize> {
+        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
+        (size != 0 && idx < MAX_VA_SIZE_PAGES).then_some(idx)
+    }
+
+    fn pool_mut(&mut self, nid: u32, idx: usize) -> &mut VecDeque<u32> {
+        let pools = &mut self.nodes[nid as usize].pools;
+        if pools.len() <= idx {
+            pools.resize_with(MAX_VA_SIZE_PAGES, VecDeque::new);
+        }
+        &mut pools[idx]
+    }
+
+    /// `node_pool_del_va`: look at the first entry of the pool for `size` only.
+    fn node_pool_del_va<O: Observer>(&mut self, nid: u32, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Option<u32> {
+        let idx = Self::pool_index(size)?;
+        let head = self.nodes[nid as usize].pools.get(idx).and_then(|p| p.front().copied());
+        let Some(va) = head else {
+            if O::ON {
+                obs.event(Event::PoolMiss { node: nid, pool: idx as u32 }, self.tree_view());
+            }
+            return None;
+        };
+        let v = *self.arena.get(va);
+        if v.va_start & align.wrapping_sub(1) == 0 {
+            // The kernel's sanity checks; on failure it warns and leaves the entry.
+            if v.size() != size || v.va_start < vstart || v.va_end > vend {
+                if O::ON {
+                    obs.event(Event::PoolMiss { node: nid, pool: idx as u32 }, self.tree_view());
+                }
+                return None;
+            }
+            self.pool_mut(nid, idx).pop_front();
+            if O::ON {
+                let ev = Event::PoolHit { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                obs.event(ev, self.tree_view());
+            }
+            Some(va)
+        } else {
+            let p = self.pool_mut(nid, idx);
+            p.pop_front();
+            p.push_back(va);
+            if O::ON {
+                let ev = Event::PoolRotate { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                obs.event(ev, self.tree_view());
+            }
+            None
+        }
+    }
+
+    /// `reclaim_list_global`: merge a list of detached areas into the free tree, in order.
+    fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
+        for &va in list {
+            let a = self.arena.at(va);
+            a.parent = NIL;
+            a.left = NIL;
+            a.right = NIL;
+            a.prev = NIL;
+            a.next = NIL;
+            a.flags = 0;
+            self.free_tree_add(va, obs);
+        }
+    }
+
+    /// `decay_va_pool_node`: give back a quarter of each pool (all of it when `full`, or when
+    /// a quarter rounds to nothing, as 6.9 does), coalesced, in ascending order.
+    fn decay_va_pool_node<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+        let mut decay = VaTree::default();
+        for idx in 0..self.nodes[nid as usize].pools.len() {
+            let len = self.nodes[nid as usize].pools[idx].len();
+            if len == 0 {
+                continue;
+            }
+            let quarter = len >> 2;
+            let n = if full || quarter == 0 { len } else { quarter };
+            let taken: Vec<u32> = self.nodes[nid as usize].pools[idx].drain(..n).collect();
+            if O::ON {
+                let ev = Event::Decay { node: nid, pool: idx as u32, taken: n as u32, kept: (len - n) as u32 };
+                obs.event(ev, self.tree_view());
+            }
+            for va in taken {
+                let a = self.arena.at(va);
+                a.parent = NIL;
+                a.left = NIL;
+                a.right = NIL;
+                a.prev = NIL;
+                a.next = NIL;
+                merge_or_add_vmap_area::<Plain, O>(&mut self.arena, &mut decay, va, MergeStyle::Eb, obs);
+            }
+        }
+        let list: Vec<u32> = decay.iter(&self.arena).map(|(i, _)| i).collect();
+        self.reclaim_list_global(&list, obs);
+    }
+
+    /// `__purge_vmap_area_lazy` of 6.9: decay every node's pools, then purge every node's lazy
+    /// areas (into its pools unless `full`, else back to the free tree, descending).
+    fn purge_nodes<O: Observer>(&mut self, full: bool, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+        let nr = self.nodes.len();
+        let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
+        let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
+        if O::ON {
+            obs.event(Event::PurgeStart { cause, count: total as u32 }, self.tree_view());
+        }
+        for nid in 0..nr {
+            self.decay_va_pool_node(nid as u32, full, obs);
+            let lazy = std::mem::take(&mut self.nodes[nid].lazy);
+            let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
+            purge_lists.push(list);
+        }
+        let mut count = 0u32;
+        for (nid, list) in purge_lists.into_iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            let mut local: Vec<u32> = Vec::new();
+            let mut pages = 0;
+            for va in list {
+                let v = *self.arena.get(va);
+                pages += v.size() >> PAGE_SHIFT;
+                count += 1;
+                if O::ON {
+                    obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                }
+                if !full && self.decode_vn_id(v.vn_id()).is_some() {
+                    if let Some(idx) = Self::pool_index(v.size()) {
+                        let a = self.arena.at(va);
+                        a.parent = NIL;
+                        a.left = NIL;
+                        a.right = NIL;
+                        a.prev = NIL;
+                        a.next = NIL;
+                        self.pool_mut(nid as u32, idx).push_front(va);
+                        if O::ON {
+                            let ev = Event::Pooled { node: nid as u32, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                            obs.event(ev, self.tree_view());
+                        }
+                        continue;
+                    }
+                }
+                local.push(va);
+            }
+            self.vmap_lazy_nr -= pages;
+            // The local list was built by pushing at the head: descending order.
+            local.reverse();
+            self.reclaim_list_global(&local, obs);
+        }
+        if O::ON {
+            obs.event(Event::PurgeEnd { purged: count }, self.tree_view());
+        }
+        PurgeResult { entries: count }
+    }
+
+    // ------------------------------------------------------------------
+    // pcpu_get_vm_areas
+    // ------------------------------------------------------------------
+
+    /// `pvm_find_va_enclose_addr`: the free block enclosing `addr` (end inclusive), or the
+    /// highest block starting at or below it.
+    fn pvm_find_va_enclose_addr(&self, addr: u64) -> u32 {
+        let mut n = self.free.root;
+        let mut va = NIL;
+        while n != NIL {
+            let v = self.arena.get(n);
+            if v.va_start <= addr {
+                va = n;
+                if v.va_end >= addr {
+                    break;
+                }
+                n = v.right;
+            } else {
+                n = v.left;
+            }
+        }
+        va
+    }
+
+    /// `pvm_determine_end_from_reverse`: walking the free list backwards from `*va`, the
+    /// highest aligned end a block can offer; 0 (and `*va = NIL`) when none can.
+    fn pvm_determine_end_from_reverse(&self, va: &mut u32, align: u64) -> u64 {
+        let vmalloc_end = VMALLOC_END & !(align - 1);
+        while *va != NIL {
+            let v = self.arena.get(*va);
+            let addr = (v.va_end & !(align - 1)).min(vmalloc_end);
+            if v.va_start < addr {
+                return addr;
+            }
+            *va = v.prev;
+        }
+        0
+    }
+
+    /// `pcpu_get_vm_areas`: `offsets.len()` congruent areas placed as high as possible below
+    /// VMALLOC_END, all at the same base. Returns their start addresses.
+    pub fn pcpu_get_vm_areas<O: Observer>(&mut self, offsets: &[u64], sizes: &[u64], align: u64, obs: &mut O) -> Result<Vec<u64>, VmapError> {
+        self.ensure_init();
+        let nr = offsets.len();
+        let bad = |why: String| Err(VmapError::BadPcpu { why });
+        if nr == 0 || nr != sizes.len() {
+            return bad("needs at least one OFFSET:SIZE pair".into());
+        }
+        if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
+            return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
+        }
+        let vs = align_up(VMALLOC_START, align);
+        let ve = VMALLOC_END & !(align - 1);
+        let mut last_area = 0;
+        for i in 0..nr {
+            let (s, sz) = (offsets[i], sizes[i]);
+            if s & (align - 1) != 0 || sz & (align - 1) != 0 {
+                return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
+            }
+            if sz == 0 {
+                return bad(format!("area {i} has size 0"));
+            }
+            let Some(e) = s.checked_add(sz) else {
+                return bad(format!("area {i}: offset + size overflows"));
+            };
+            if s > offsets[last_area] {
+                last_area = i;
+            }
+            for j in 0..nr {
+                if i == j {
+                    continue;
+                }
+                let (s2, e2) = (offsets[j], offsets[j].wrapping_add(sizes[j]));
+                if s2 < e && s < e2 {
+                    return bad(format!("areas {i} and {j} overlap"));
+                }
+            }
+        }
+        let last_end = offsets[last_area] + sizes[last_area];
+        if ve.wrapping_sub(vs) < last_end {
+            // WARN_ON: no purge, no retry.
+            return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+        }
+        let combined_test = self.profile == Profile::Linux52;
+        let mut purged = false;
+        'retry: loop {
+            let mut area = last_area;
+            let mut term = last_area;
+            let mut start = offsets[area];
+            let mut end = start + sizes[area];
+            let mut va = self.pvm_find_va_enclose_addr(ve);
+            let mut base = self.pvm_determine_end_from_reverse(&mut va, align).wrapping_sub(end);
+            let found = loop {
+                if base.wrapping_add(last_end) < vs.wrapping_add(last_end) || va == NIL {
+                    break false;
+                }
+                let v = *self.arena.get(va);
+                if combined_test {
+                    if base.wrapping_add(start) < v.va_start || base.wrapping_add(end) > v.va_end {
+                        va = crate::rbtree::rb_prev(&self.arena, va);
+                        base = self.pvm_determine_end_from_reverse(&mut va, align).wrapping_sub(end);
+                        term = area;
+                        continue;
+                    }
+                } else {
+                    if base.wrapping_add(end) > v.va_end {
+                        base = self.pvm_determine_end_from_reverse(&mut va, align).wrapping_sub(end);
+                        term = area;
+                        continue;
+                    }
+                    if base.wrapping_add(start) < v.va_start {
+                        va = crate::rbtree::rb_prev(&self.arena, va);
+                        base = self.pvm_determine_end_from_reverse(&mut va, align).wrapping_sub(end);
+                        term = area;
+                        continue;
+                    }
+                }
+                area = (area + nr - 1) % nr;
+                if area == term {
+                    break true;
+                }
+                start = offsets[area];
+                end = start + sizes[area];
+                va = self.pvm_find_va_enclose_addr(base.wrapping_add(end));
+            };
+            if !found {
+                if !purged {
+                    purged = true;
+                    if self.profile == Profile::Linux69 {
+                        self.purge_nodes(true, PurgeCause::AllocRetry, obs);
+                    } else {
+                        self.purge_lazy(PurgeCause::AllocRetry, obs);
+                    }
+                    continue 'retry;
+                }
+                if O::ON {
+                    obs.event(Event::AllocFailed { size: last_end }, self.tree_view());
+                }
+                return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+            }
+            // Carve every area at the common base.
+            let mut carved: Vec<u64> = Vec::with_capacity(nr);
+            for i in 0..nr {
+                let s = base.wrapping_add(offsets[i]);
+                let size = sizes[i];
+                let va = self.pvm_find_va_enclose_addr(s);
+                let ty = if va == NIL { FitType::NothingFit } else { classify_va_fit_type(&self.arena, va, s, size) };
+                if O::ON && va != NIL {
+                    let v = self.arena.get(va);
+                    let ev = Event::Fit { id: v.id, va_start: v.va_start, va_end: v.va_end, nva: s, size, fit: ty };
+                    obs.event(ev, self.tree_view());
+                }
+                if ty == FitType::NothingFit {
+                    // Recovery: give back what was carved, then fail.
+                    for (j, &c) in carved.iter().enumerate() {
+                        let back = self.arena.alloc(c, c + sizes[j]);
+                        self.free_tree_add(back, obs);
+                    }
+                    return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+                }
+                adjust_va_to_fit_type(&mut self.arena, &mut self.free, va, s, size, ty, obs);
+                carved.push(s);
+            }
+            for (i, &s) in carved.iter().enumerate() {
+                let va = self.arena.alloc(s, s + sizes[i]);
+                self.busy_insert(va, obs);
+                if O::ON {
+                    obs.event(Event::PcpuArea { index: i as u32, addr: s, size: sizes[i] }, self.tree_view());
+                }
+            }
+            return Ok(carved);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Inspection
+    // ------------------------------------------------------------------
+
+    /// Busy areas of a node, in address order, with the lazy flag (5.2).
+    pub fn busy_areas(&self, nid: usize) -> impl Iterator<Item = (AreaInfo, bool)> + '_ {
+        self.nodes[nid].busy.iter(&self.arena).map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
+    }
+
+    /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
+    pub fn lazy_areas(&self) -> Vec<AreaInfo> {
+        let mut out = Vec::new();
+        let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
+        match self.profile {
+            Profile::Linux52 => {}
+            Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| info(v))),
+            Profile::Linux69 => {
+                for n in &self.nodes {
+                    out.extend(n.lazy.iter(&self.arena).map(|(_, v)| info(v)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Pooled areas: (node, pool index, entries in pool order).
+    pub fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            for (idx, p) in n.pools.iter().enumerate() {
+                if !p.is_empty() {
+                    let entries = p
+                        .iter()
+                        .map(|&va| {
+                            let v = self.arena.get(va);
+                            AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+                        })
+                        .collect();
+                    out.push((nid as u32, idx as u32, entries));
+                }
+            }
+        }
+        out
+    }
+
+    /// Number of free blocks.
+    pub fn free_blocks(&self) -> usize {
+        self.free.len
+    }
+
+    /// Number of busy areas (lazy ones of 5.2 included).
+    pub fn busy_count(&self) -> usize {
+        self.nodes.iter().map(|n| n.busy.len).sum()
+    }
+}
