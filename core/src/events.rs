@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use crate::area::Arena;
+use crate::area::{AreaInfo, Arena};
 
 /// A read-only view of the free tree handed to observers with each event.
 #[derive(Clone, Copy)]
@@ -203,7 +203,7 @@ pub enum Event {
         new_start: u64,
         new_end: u64,
         /// NE only: the new object `[lva_start, lva_end)` left of the request.
-        lva: Option<(u32, u64, u64)>,
+        lva: Option<AreaInfo>,
     },
     /// The request is served: `[addr, addr + size)` becomes busy.
     Allocated { id: u32, addr: u64, size: u64 },
@@ -213,8 +213,8 @@ pub enum Event {
     // ---- red-black tree (free tree only) ----
     /// A node is linked as a red leaf (`rb_link_node`), before the fix-up.
     Link { id: u32, va_start: u64, va_end: u64, parent: Option<u32>, side: Option<Dir> },
-    /// A rotation: `old` was the subtree's top, `new` takes its place.
-    Rotate { phase: RbPhase, case: u8, dir: Dir, old: u32, new: u32 },
+    /// A rotation: `old_top` was the subtree's top, `new_top` takes its place.
+    Rotate { phase: RbPhase, case: u8, dir: Dir, old_top: u32, new_top: u32 },
     /// A colour change made by a fix-up case.
     Recolor { phase: RbPhase, case: u8, id: u32, color: Color },
     /// A node is erased from the free tree (before its fix-up).

@@ -239,7 +239,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 a.at(node).parent = gparent;
                 a.at(gparent).left = node;
                 A::rotate(a, t.root, parent, node, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Left, old: a.get(parent).id, new: a.get(node).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(node).id });
                 parent = node;
                 tmp = a.get(node).right;
             }
@@ -257,7 +257,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
             }
             rotate_set_parents(a, t, gparent, parent, false);
             A::rotate(a, t.root, gparent, parent, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Right, old: a.get(gparent).id, new: a.get(parent).id });
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Right, old_top: a.get(gparent).id, new_top: a.get(parent).id });
             break;
         } else {
             // parent == gparent.right: the mirror image.
@@ -286,7 +286,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 a.at(node).parent = gparent;
                 a.at(gparent).right = node;
                 A::rotate(a, t.root, parent, node, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Right, old: a.get(parent).id, new: a.get(node).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(node).id });
                 parent = node;
                 tmp = a.get(node).left;
             }
@@ -298,7 +298,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
             }
             rotate_set_parents(a, t, gparent, parent, false);
             A::rotate(a, t.root, gparent, parent, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Left, old: a.get(gparent).id, new: a.get(parent).id });
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Left, old_top: a.get(gparent).id, new_top: a.get(parent).id });
             break;
         }
     }
@@ -428,7 +428,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
                 A::rotate(a, t.root, parent, sibling, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Left, old: a.get(parent).id, new: a.get(sibling).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(sibling).id });
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).right;
@@ -470,7 +470,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
                 A::rotate(a, t.root, sibling, tmp2, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Right, old: a.get(sibling).id, new: a.get(tmp2).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Right, old_top: a.get(sibling).id, new_top: a.get(tmp2).id });
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -490,7 +490,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             }
             rotate_set_parents(a, t, parent, sibling, true);
             A::rotate(a, t.root, parent, sibling, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Left, old: a.get(parent).id, new: a.get(sibling).id });
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(sibling).id });
             break;
         } else {
             // Mirror image: node == parent.right.
@@ -503,7 +503,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
                 A::rotate(a, t.root, parent, sibling, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Right, old: a.get(parent).id, new: a.get(sibling).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(sibling).id });
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).left;
@@ -536,7 +536,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
                 A::rotate(a, t.root, sibling, tmp2, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Left, old: a.get(sibling).id, new: a.get(tmp2).id });
+                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Left, old_top: a.get(sibling).id, new_top: a.get(tmp2).id });
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -550,7 +550,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             }
             rotate_set_parents(a, t, parent, sibling, true);
             A::rotate(a, t.root, parent, sibling, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Right, old: a.get(parent).id, new: a.get(sibling).id });
+            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(sibling).id });
             break;
         }
     }

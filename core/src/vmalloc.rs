@@ -514,7 +514,7 @@ pub fn adjust_va_to_fit_type<O: Observer>(
             old_end,
             new_start: v.va_start,
             new_end: v.va_end,
-            lva: (lva != NIL).then(|| (a.get(lva).id, old_start, nva)),
+            lva: (lva != NIL).then(|| crate::area::AreaInfo { id: a.get(lva).id, va_start: old_start, va_end: nva }),
         };
         obs.event(ev, view(a, t));
     }

@@ -1,0 +1,378 @@
+//! A replayable session for players: the trace, each operation's output, checkpoints, and
+//! on-demand frames (one per step event, with a snapshot of the free tree after it).
+//!
+//! ```text
+//!   ops:          0   1   2   3 ... 255 256 257 ...
+//!   checkpoints:  C0                    C256          (state *before* the op)
+//!   state_before(k) = clone(C[k - k % every]) + replay the ops in between, events off
+//!   frames(k)       = state_before(k) + replay op k with a snapshotting observer
+//! ```
+//! Stepping back is therefore exact and cheap on long traces.
+
+use serde::Serialize;
+
+use crate::area::{AreaInfo, NIL};
+use crate::events::{Event, NoObserver, Observer, TreeView};
+use crate::profile::Profile;
+use crate::replay::{Outcome, ReplayError, Replayer};
+use crate::trace::{parse_trace, Op, TraceLine};
+use crate::vmap::Vmap;
+
+/// One free-tree node as a view draws it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeSnap {
+    pub id: u32,
+    pub va_start: u64,
+    pub va_end: u64,
+    pub subtree_max_size: u64,
+    pub black: bool,
+    pub parent: Option<u32>,
+    pub left: Option<u32>,
+    pub right: Option<u32>,
+    pub depth: u32,
+}
+
+/// A busy (or 5.2 lazy-in-busy) area.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BusySnap {
+    pub id: u32,
+    pub va_start: u64,
+    pub va_end: u64,
+    pub lazy: bool,
+    pub node: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PoolSnap {
+    pub node: u32,
+    pub pool: u32,
+    pub entries: Vec<AreaInfo>,
+}
+
+/// Everything a view shows of the allocator at one point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StateSnap {
+    pub profile: Profile,
+    pub cpus: u32,
+    pub cpu: u32,
+    pub lazy_nr: u64,
+    pub lazy_max: u64,
+    pub nr_nodes: u32,
+    pub zone_size: u64,
+    pub space: (u64, u64),
+    pub root: Option<u32>,
+    pub free: Vec<NodeSnap>,
+    pub busy: Vec<BusySnap>,
+    pub lazy: Vec<AreaInfo>,
+    pub pools: Vec<PoolSnap>,
+}
+
+/// Pre-order snapshot of the free tree from its root (children before siblings).
+pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
+    let a = tv.arena;
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    if tv.root != NIL {
+        stack.push((tv.root, NIL, 0u32));
+    }
+    while let Some((n, parent, depth)) = stack.pop() {
+        let v = a.get(n);
+        out.push(NodeSnap {
+            id: v.id,
+            va_start: v.va_start,
+            va_end: v.va_end,
+            subtree_max_size: v.subtree_max_size,
+            black: v.is_black(),
+            parent: a.id_of(parent),
+            left: a.id_of(v.left),
+            right: a.id_of(v.right),
+            depth,
+        });
+        if v.right != NIL {
+            stack.push((v.right, n, depth + 1));
+        }
+        if v.left != NIL {
+            stack.push((v.left, n, depth + 1));
+        }
+    }
+    out
+}
+
+pub fn snapshot_state(v: &Vmap) -> StateSnap {
+    let mut busy = Vec::new();
+    for (nid, _) in v.nodes.iter().enumerate() {
+        busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap { id: i.id, va_start: i.va_start, va_end: i.va_end, lazy, node: nid as u32 }));
+    }
+    if v.nodes.len() > 1 {
+        busy.sort_by_key(|b| b.va_start);
+    }
+    StateSnap {
+        profile: v.profile,
+        cpus: v.cpus,
+        cpu: v.cpu,
+        lazy_nr: v.vmap_lazy_nr,
+        lazy_max: v.lazy_max_pages(),
+        nr_nodes: v.nr_vmap_nodes(),
+        zone_size: v.zone_size,
+        space: v.space,
+        root: v.arena.id_of(v.free.root),
+        free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
+        busy,
+        lazy: v.lazy_areas(),
+        pools: v.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
+    }
+}
+
+/// One frame: an event and the index of the tree snapshot in force after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    pub event: Event,
+    pub tree: usize,
+}
+
+/// Records events and a tree snapshot whenever an event may have changed the tree.
+#[derive(Default)]
+pub struct FrameRecorder {
+    pub frames: Vec<Frame>,
+    pub trees: Vec<Vec<NodeSnap>>,
+}
+
+fn changes_tree(ev: &Event) -> bool {
+    matches!(
+        ev,
+        Event::Clip { .. }
+            | Event::Link { .. }
+            | Event::Rotate { .. }
+            | Event::Recolor { .. }
+            | Event::Erase { .. }
+            | Event::Propagate { .. }
+            | Event::AugmentSet { .. }
+            | Event::Merge { .. }
+    )
+}
+
+impl Observer for FrameRecorder {
+    fn event(&mut self, ev: Event, tree: TreeView<'_>) {
+        if self.trees.is_empty() || changes_tree(&ev) {
+            self.trees.push(snapshot_tree(tree));
+        }
+        self.frames.push(Frame { event: ev, tree: self.trees.len() - 1 });
+    }
+}
+
+/// All that one operation did, for a player.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpFrames {
+    pub index: usize,
+    pub line: usize,
+    pub text: String,
+    pub output: String,
+    pub warning: Option<String>,
+    pub before: StateSnap,
+    pub after: StateSnap,
+    pub frames: Vec<Frame>,
+    pub trees: Vec<Vec<NodeSnap>>,
+}
+
+/// Summary of one operation (no frames).
+#[derive(Clone, Debug, Serialize)]
+pub struct OpSummary {
+    pub index: usize,
+    pub line: usize,
+    pub text: String,
+    pub output: String,
+    pub warning: Option<String>,
+}
+
+/// A trace replayed with checkpoints.
+#[derive(Clone, Debug)]
+pub struct Session {
+    initial: Replayer,
+    ops: Vec<TraceLine>,
+    /// Concatenated output; `out_ends[k]` is where op k's output ends.
+    output: String,
+    out_ends: Vec<usize>,
+    warnings: Vec<(usize, String)>,
+    checkpoints: Vec<Replayer>,
+    every: usize,
+    current: Replayer,
+}
+
+impl Session {
+    pub fn new(profile: Profile) -> Session {
+        let r = Replayer::new(profile);
+        Session {
+            initial: r.clone(),
+            ops: Vec::new(),
+            output: String::new(),
+            out_ends: Vec::new(),
+            warnings: Vec::new(),
+            checkpoints: vec![r.clone()],
+            every: 256,
+            current: r,
+        }
+    }
+
+    /// Parse and replay a whole trace. All or nothing: on error nothing is kept.
+    pub fn load(text: &str) -> Result<Session, ReplayError> {
+        let lines = parse_trace(text).map_err(|e| ReplayError { line: e.line, msg: e.msg })?;
+        let mut s = Session::new(Profile::default());
+        // Keep about 256 checkpoints whatever the length.
+        s.every = (lines.len() / 256).max(256);
+        for l in lines {
+            s.push_line(l)?;
+        }
+        Ok(s)
+    }
+
+    /// Apply one more operation at the end. On error the session is unchanged.
+    pub fn push_line(&mut self, l: TraceLine) -> Result<(), ReplayError> {
+        let k = self.ops.len();
+        if k > 0 && k % self.every == 0 && self.checkpoints.len() <= k / self.every {
+            self.checkpoints.push(self.current.clone());
+        }
+        if let Op::Profile(_) = l.op {
+            if k > 0 {
+                return Err(ReplayError { line: l.line, msg: "`profile` must come before every other operation".into() });
+            }
+        }
+        let mut out = std::mem::take(&mut self.output);
+        let mark = out.len();
+        // `apply` changes nothing when it fails, so no copy is needed for all-or-nothing.
+        let res = self.current.apply(&l.op, &mut out, &mut NoObserver);
+        match res {
+            Ok(outcome) => {
+                if let Outcome::Warned(e) = outcome {
+                    self.warnings.push((k, e.to_string()));
+                }
+                self.output = out;
+                self.out_ends.push(self.output.len());
+                if k == 0 {
+                    if let Op::Profile(_) = l.op {
+                        // A leading profile line defines the initial state too.
+                        self.initial = self.current.clone();
+                        self.checkpoints[0] = self.current.clone();
+                    }
+                }
+                self.ops.push(l);
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(mark);
+                self.output = out;
+                Err(ReplayError { line: l.line, msg: e.to_string() })
+            }
+        }
+    }
+
+    /// Parse one line and append it.
+    pub fn push_text(&mut self, text: &str) -> Result<(), ReplayError> {
+        let line = self.ops.last().map_or(1, |l| l.line + 1);
+        match crate::trace::parse_line(text) {
+            Ok(Some(op)) => self.push_line(TraceLine { line, op }),
+            Ok(None) => Err(ReplayError { line, msg: "empty line".into() }),
+            Err(msg) => Err(ReplayError { line, msg }),
+        }
+    }
+
+    /// Drop every operation from `k` on.
+    pub fn truncate(&mut self, k: usize) {
+        if k >= self.ops.len() {
+            return;
+        }
+        self.current = self.replayer_before(k);
+        self.ops.truncate(k);
+        self.out_ends.truncate(k);
+        self.output.truncate(self.out_ends.last().copied().unwrap_or(0));
+        self.warnings.retain(|w| w.0 < k);
+        let keep = if k == 0 { 1 } else { (k - 1) / self.every + 1 };
+        self.checkpoints.truncate(keep.max(1));
+        if k == 0 {
+            self.checkpoints[0] = self.initial.clone();
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    pub fn ops(&self) -> &[TraceLine] {
+        &self.ops
+    }
+
+    /// The whole output so far, as `vmap-replay` prints it.
+    pub fn output(&self) -> &str {
+        &self.output
+    }
+
+    pub fn op_output(&self, k: usize) -> &str {
+        let s = if k == 0 { 0 } else { self.out_ends[k - 1] };
+        &self.output[s..self.out_ends[k]]
+    }
+
+    fn warning(&self, k: usize) -> Option<String> {
+        self.warnings.iter().find(|w| w.0 == k).map(|w| w.1.clone())
+    }
+
+    /// The trace as text.
+    pub fn trace_text(&self) -> String {
+        let ops: Vec<Op> = self.ops.iter().map(|l| l.op.clone()).collect();
+        crate::trace::format_trace(&ops)
+    }
+
+    /// The allocator state before op `k` (`k == len()` gives the current state).
+    pub fn replayer_before(&self, k: usize) -> Replayer {
+        let k = k.min(self.ops.len());
+        if k == self.ops.len() {
+            return self.current.clone();
+        }
+        let c = (k / self.every).min(self.checkpoints.len() - 1);
+        let mut r = self.checkpoints[c].clone();
+        let mut sink = String::new();
+        for l in &self.ops[c * self.every..k] {
+            // These ops succeeded when pushed, so they succeed again.
+            let _ = r.apply(&l.op, &mut sink, &mut NoObserver);
+            sink.clear();
+        }
+        r
+    }
+
+    pub fn state_before(&self, k: usize) -> StateSnap {
+        snapshot_state(&self.replayer_before(k).vmap)
+    }
+
+    pub fn current(&self) -> &Replayer {
+        &self.current
+    }
+
+    pub fn summary(&self, k: usize) -> OpSummary {
+        let l = &self.ops[k];
+        OpSummary { index: k, line: l.line, text: l.op.to_string(), output: self.op_output(k).to_string(), warning: self.warning(k) }
+    }
+
+    /// Every micro-step of op `k`, with the states around it.
+    pub fn frames(&self, k: usize) -> Option<OpFrames> {
+        let l = self.ops.get(k)?;
+        let mut r = self.replayer_before(k);
+        let before = snapshot_state(&r.vmap);
+        let mut rec = FrameRecorder::default();
+        rec.trees.push(before.free.clone());
+        let mut out = String::new();
+        let _ = r.apply(&l.op, &mut out, &mut rec);
+        Some(OpFrames {
+            index: k,
+            line: l.line,
+            text: l.op.to_string(),
+            output: out,
+            warning: self.warning(k),
+            before,
+            after: snapshot_state(&r.vmap),
+            frames: rec.frames,
+            trees: rec.trees,
+        })
+    }
+}
