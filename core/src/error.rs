@@ -34,9 +34,9 @@ impl VmapError {
     /// True when the kernel would crash (BUG) on this request, so a replay must stop.
     pub fn is_kernel_bug(&self) -> bool {
         match self {
-            VmapError::SizeZero { profile } | VmapError::SizeNotPageMultiple { profile, .. } | VmapError::BadAlign { profile, .. } => {
-                *profile == Profile::Linux52
-            }
+            VmapError::SizeZero { profile }
+            | VmapError::SizeNotPageMultiple { profile, .. }
+            | VmapError::BadAlign { profile, .. } => *profile == Profile::Linux52,
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
@@ -60,16 +60,12 @@ impl fmt::Display for VmapError {
             VmapError::SizeZero { profile } => {
                 write!(f, "alloc size is 0: {}", kernel_reply(profile))
             }
-            VmapError::SizeNotPageMultiple { size, profile } => write!(
-                f,
-                "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}",
-                kernel_reply(profile)
-            ),
-            VmapError::BadAlign { align, profile } => write!(
-                f,
-                "alloc align {align:#x} is not a power of two: {}",
-                kernel_reply(profile)
-            ),
+            VmapError::SizeNotPageMultiple { size, profile } => {
+                write!(f, "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}", kernel_reply(profile))
+            }
+            VmapError::BadAlign { align, profile } => {
+                write!(f, "alloc align {align:#x} is not a power of two: {}", kernel_reply(profile))
+            }
             VmapError::NoSpace { size, align, vstart, vend } => {
                 if vstart >= vend {
                     write!(

@@ -166,7 +166,13 @@ pub enum PurgeCause {
 pub enum Event {
     // ---- alloc_vmap_area / __alloc_vmap_area / find_vmap_lowest_match ----
     /// A search begins: `length` is the pruning length the profile's rule chose.
-    SearchStart { size: u64, align: u64, vstart: u64, vend: u64, length: u64 },
+    SearchStart {
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        length: u64,
+    },
     /// A node visited on the way down, the test made and the branch taken.
     Visit {
         id: u32,
@@ -191,9 +197,20 @@ pub enum Event {
     /// No free block qualifies.
     SearchNone,
     /// The aligned start lands past `vend`: the request fails after the search.
-    OutOfRange { nva: u64, size: u64, vend: u64 },
+    OutOfRange {
+        nva: u64,
+        size: u64,
+        vend: u64,
+    },
     /// `classify_va_fit_type`.
-    Fit { id: u32, va_start: u64, va_end: u64, nva: u64, size: u64, fit: FitType },
+    Fit {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        nva: u64,
+        size: u64,
+        fit: FitType,
+    },
     /// `adjust_va_to_fit_type`: the block's bounds before and after; for NE, the new left part.
     Clip {
         id: u32,
@@ -206,31 +223,74 @@ pub enum Event {
         lva: Option<AreaInfo>,
     },
     /// The request is served: `[addr, addr + size)` becomes busy.
-    Allocated { id: u32, addr: u64, size: u64 },
+    Allocated {
+        id: u32,
+        addr: u64,
+        size: u64,
+    },
     /// The request fails (after any purge and retry).
-    AllocFailed { size: u64 },
+    AllocFailed {
+        size: u64,
+    },
 
     // ---- red-black tree (free tree only) ----
     /// A node is linked as a red leaf (`rb_link_node`), before the fix-up.
-    Link { id: u32, va_start: u64, va_end: u64, parent: Option<u32>, side: Option<Dir> },
+    Link {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        parent: Option<u32>,
+        side: Option<Dir>,
+    },
     /// A rotation: `old_top` was the subtree's top, `new_top` takes its place.
-    Rotate { phase: RbPhase, case: u8, dir: Dir, old_top: u32, new_top: u32 },
+    Rotate {
+        phase: RbPhase,
+        case: u8,
+        dir: Dir,
+        old_top: u32,
+        new_top: u32,
+    },
     /// A colour change made by a fix-up case.
-    Recolor { phase: RbPhase, case: u8, id: u32, color: Color },
+    Recolor {
+        phase: RbPhase,
+        case: u8,
+        id: u32,
+        color: Color,
+    },
     /// A node is erased from the free tree (before its fix-up).
-    Erase { id: u32, va_start: u64, va_end: u64 },
+    Erase {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+    },
 
     // ---- augmentation ----
     /// `subtree_max_size` of a node changed on a propagation path.
-    Propagate { id: u32, old: u64, new: u64 },
+    Propagate {
+        id: u32,
+        old: u64,
+        new: u64,
+    },
     /// The propagation stopped here: the recomputed value equals the stored one.
-    PropagateStop { id: u32, value: u64 },
+    PropagateStop {
+        id: u32,
+        value: u64,
+    },
     /// The rotate/copy callbacks rewrote a value.
-    AugmentSet { id: u32, old: u64, new: u64 },
+    AugmentSet {
+        id: u32,
+        old: u64,
+        new: u64,
+    },
 
     // ---- free path: merge_or_add_vmap_area ----
     /// Where a freed block would be linked, and its neighbours in the free list.
-    MergeStart { va_start: u64, va_end: u64, prev: Option<u32>, next: Option<u32> },
+    MergeStart {
+        va_start: u64,
+        va_end: u64,
+        prev: Option<u32>,
+        next: Option<u32>,
+    },
     /// The freed block joined a neighbour; `survivor` keeps the merged range, `removed` is gone.
     Merge {
         merge: MergeKind,
@@ -240,28 +300,81 @@ pub enum Event {
         new_end: u64,
     },
     /// The freed block touched no neighbour and is inserted as a node of its own.
-    AddBlock { id: u32, va_start: u64, va_end: u64 },
+    AddBlock {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+    },
 
     // ---- busy tree, lazy list, purge ----
-    BusyInsert { id: u32, va_start: u64, va_end: u64 },
-    BusyRemove { id: u32, va_start: u64, va_end: u64 },
+    BusyInsert {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+    },
+    BusyRemove {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+    },
     /// An area is freed lazily: `nr_lazy` pages now wait, the threshold is `lazy_max`.
-    LazyEnqueue { id: u32, va_start: u64, va_end: u64, nr_lazy: u64, lazy_max: u64 },
+    LazyEnqueue {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        nr_lazy: u64,
+        lazy_max: u64,
+    },
     /// A purge begins and will return `count` entries.
-    PurgeStart { cause: PurgeCause, count: u32 },
+    PurgeStart {
+        cause: PurgeCause,
+        count: u32,
+    },
     /// One lazy entry goes back to the free tree.
-    PurgeArea { va_start: u64, va_end: u64 },
-    PurgeEnd { purged: u32 },
+    PurgeArea {
+        va_start: u64,
+        va_end: u64,
+    },
+    PurgeEnd {
+        purged: u32,
+    },
 
     // ---- vmap nodes (linux-6.9) ----
-    PoolHit { node: u32, pool: u32, va_start: u64, va_end: u64 },
+    PoolHit {
+        node: u32,
+        pool: u32,
+        va_start: u64,
+        va_end: u64,
+    },
     /// The head of the pool was misaligned and moved to the tail.
-    PoolRotate { node: u32, pool: u32, va_start: u64, va_end: u64 },
-    PoolMiss { node: u32, pool: u32 },
+    PoolRotate {
+        node: u32,
+        pool: u32,
+        va_start: u64,
+        va_end: u64,
+    },
+    PoolMiss {
+        node: u32,
+        pool: u32,
+    },
     /// Pool entries given back during decay (before they coalesce).
-    Decay { node: u32, pool: u32, taken: u32, kept: u32 },
+    Decay {
+        node: u32,
+        pool: u32,
+        taken: u32,
+        kept: u32,
+    },
     /// A lazy area is pushed at the head of a pool instead of returning to the tree.
-    Pooled { node: u32, pool: u32, va_start: u64, va_end: u64 },
+    Pooled {
+        node: u32,
+        pool: u32,
+        va_start: u64,
+        va_end: u64,
+    },
     /// pcpu_get_vm_areas: one area carved.
-    PcpuArea { index: u32, addr: u64, size: u64 },
+    PcpuArea {
+        index: u32,
+        addr: u64,
+        size: u64,
+    },
 }

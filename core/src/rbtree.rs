@@ -191,7 +191,12 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
         if parent == NIL {
             // The inserted node (or a case-1 grandparent) is the root: paint it black.
             set_parent_color(a, node, NIL, true);
-            emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 0, id: a.get(node).id, color: Color::Black });
+            emit!(
+                obs,
+                a,
+                t,
+                Event::Recolor { phase: RbPhase::Insert, case: 0, id: a.get(node).id, color: Color::Black }
+            );
             break;
         }
         if a.get(parent).is_black() {
@@ -214,9 +219,29 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 node = gparent;
                 parent = a.get(node).parent;
                 set_parent_color(a, node, parent, false);
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black });
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(a.get(node).left).id, color: Color::Black });
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
+                );
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor {
+                        phase: RbPhase::Insert,
+                        case: 1,
+                        id: a.get(a.get(node).left).id,
+                        color: Color::Black
+                    }
+                );
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red }
+                );
                 continue;
             }
             tmp = a.get(parent).right;
@@ -239,7 +264,18 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 a.at(node).parent = gparent;
                 a.at(gparent).left = node;
                 A::rotate(a, t.root, parent, node, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(node).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::Insert,
+                        case: 2,
+                        dir: Dir::Left,
+                        old_top: a.get(parent).id,
+                        new_top: a.get(node).id
+                    }
+                );
                 parent = node;
                 tmp = a.get(node).right;
             }
@@ -257,7 +293,18 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
             }
             rotate_set_parents(a, t, gparent, parent, false);
             A::rotate(a, t.root, gparent, parent, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Right, old_top: a.get(gparent).id, new_top: a.get(parent).id });
+            emit!(
+                obs,
+                a,
+                t,
+                Event::Rotate {
+                    phase: RbPhase::Insert,
+                    case: 3,
+                    dir: Dir::Right,
+                    old_top: a.get(gparent).id,
+                    new_top: a.get(parent).id
+                }
+            );
             break;
         } else {
             // parent == gparent.right: the mirror image.
@@ -268,9 +315,29 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 node = gparent;
                 parent = a.get(node).parent;
                 set_parent_color(a, node, parent, false);
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black });
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(a.get(node).right).id, color: Color::Black });
-                emit!(obs, a, t, Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
+                );
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor {
+                        phase: RbPhase::Insert,
+                        case: 1,
+                        id: a.get(a.get(node).right).id,
+                        color: Color::Black
+                    }
+                );
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(node).id, color: Color::Red }
+                );
                 continue;
             }
             tmp = a.get(parent).left;
@@ -286,7 +353,18 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 a.at(node).parent = gparent;
                 a.at(gparent).right = node;
                 A::rotate(a, t.root, parent, node, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 2, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(node).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::Insert,
+                        case: 2,
+                        dir: Dir::Right,
+                        old_top: a.get(parent).id,
+                        new_top: a.get(node).id
+                    }
+                );
                 parent = node;
                 tmp = a.get(node).left;
             }
@@ -298,7 +376,18 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
             }
             rotate_set_parents(a, t, gparent, parent, false);
             A::rotate(a, t.root, gparent, parent, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::Insert, case: 3, dir: Dir::Left, old_top: a.get(gparent).id, new_top: a.get(parent).id });
+            emit!(
+                obs,
+                a,
+                t,
+                Event::Rotate {
+                    phase: RbPhase::Insert,
+                    case: 3,
+                    dir: Dir::Left,
+                    old_top: a.get(gparent).id,
+                    new_top: a.get(parent).id
+                }
+            );
             break;
         }
     }
@@ -428,7 +517,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
                 A::rotate(a, t.root, parent, sibling, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(sibling).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::EraseColor,
+                        case: 1,
+                        dir: Dir::Left,
+                        old_top: a.get(parent).id,
+                        new_top: a.get(sibling).id
+                    }
+                );
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).right;
@@ -437,10 +537,30 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 if !is_red(a, tmp2) {
                     // Case 2: sibling black with black children: paint it red.
                     set_parent_color(a, sibling, parent, false);
-                    emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(sibling).id, color: Color::Red });
+                    emit!(
+                        obs,
+                        a,
+                        t,
+                        Event::Recolor {
+                            phase: RbPhase::EraseColor,
+                            case: 2,
+                            id: a.get(sibling).id,
+                            color: Color::Red
+                        }
+                    );
                     if is_red(a, parent) {
                         set_black(a, parent);
-                        emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(parent).id, color: Color::Black });
+                        emit!(
+                            obs,
+                            a,
+                            t,
+                            Event::Recolor {
+                                phase: RbPhase::EraseColor,
+                                case: 2,
+                                id: a.get(parent).id,
+                                color: Color::Black
+                            }
+                        );
                     } else {
                         node = parent;
                         parent = a.get(node).parent;
@@ -470,7 +590,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
                 A::rotate(a, t.root, sibling, tmp2, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Right, old_top: a.get(sibling).id, new_top: a.get(tmp2).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::EraseColor,
+                        case: 3,
+                        dir: Dir::Right,
+                        old_top: a.get(sibling).id,
+                        new_top: a.get(tmp2).id
+                    }
+                );
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -490,7 +621,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             }
             rotate_set_parents(a, t, parent, sibling, true);
             A::rotate(a, t.root, parent, sibling, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Left, old_top: a.get(parent).id, new_top: a.get(sibling).id });
+            emit!(
+                obs,
+                a,
+                t,
+                Event::Rotate {
+                    phase: RbPhase::EraseColor,
+                    case: 4,
+                    dir: Dir::Left,
+                    old_top: a.get(parent).id,
+                    new_top: a.get(sibling).id
+                }
+            );
             break;
         } else {
             // Mirror image: node == parent.right.
@@ -503,7 +645,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
                 A::rotate(a, t.root, parent, sibling, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 1, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(sibling).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::EraseColor,
+                        case: 1,
+                        dir: Dir::Right,
+                        old_top: a.get(parent).id,
+                        new_top: a.get(sibling).id
+                    }
+                );
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).left;
@@ -512,10 +665,30 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 if !is_red(a, tmp2) {
                     // Case 2.
                     set_parent_color(a, sibling, parent, false);
-                    emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(sibling).id, color: Color::Red });
+                    emit!(
+                        obs,
+                        a,
+                        t,
+                        Event::Recolor {
+                            phase: RbPhase::EraseColor,
+                            case: 2,
+                            id: a.get(sibling).id,
+                            color: Color::Red
+                        }
+                    );
                     if is_red(a, parent) {
                         set_black(a, parent);
-                        emit!(obs, a, t, Event::Recolor { phase: RbPhase::EraseColor, case: 2, id: a.get(parent).id, color: Color::Black });
+                        emit!(
+                            obs,
+                            a,
+                            t,
+                            Event::Recolor {
+                                phase: RbPhase::EraseColor,
+                                case: 2,
+                                id: a.get(parent).id,
+                                color: Color::Black
+                            }
+                        );
                     } else {
                         node = parent;
                         parent = a.get(node).parent;
@@ -536,7 +709,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
                 A::rotate(a, t.root, sibling, tmp2, obs);
-                emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 3, dir: Dir::Left, old_top: a.get(sibling).id, new_top: a.get(tmp2).id });
+                emit!(
+                    obs,
+                    a,
+                    t,
+                    Event::Rotate {
+                        phase: RbPhase::EraseColor,
+                        case: 3,
+                        dir: Dir::Left,
+                        old_top: a.get(sibling).id,
+                        new_top: a.get(tmp2).id
+                    }
+                );
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -550,7 +734,18 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             }
             rotate_set_parents(a, t, parent, sibling, true);
             A::rotate(a, t.root, parent, sibling, obs);
-            emit!(obs, a, t, Event::Rotate { phase: RbPhase::EraseColor, case: 4, dir: Dir::Right, old_top: a.get(parent).id, new_top: a.get(sibling).id });
+            emit!(
+                obs,
+                a,
+                t,
+                Event::Rotate {
+                    phase: RbPhase::EraseColor,
+                    case: 4,
+                    dir: Dir::Right,
+                    old_top: a.get(parent).id,
+                    new_top: a.get(sibling).id
+                }
+            );
             break;
         }
     }

@@ -180,7 +180,8 @@ pub fn dump_busy(v: &Vmap, out: &mut String) {
         }
         _ => {
             for (info, lazy) in v.busy_areas(0) {
-                let _ = writeln!(out, "busy {:#x} {:#x}{}", info.va_start, info.va_end, if lazy { " lazy" } else { "" });
+                let _ =
+                    writeln!(out, "busy {:#x} {:#x}{}", info.va_start, info.va_end, if lazy { " lazy" } else { "" });
             }
             for info in v.lazy_areas() {
                 let _ = writeln!(out, "lazy {:#x} {:#x}", info.va_start, info.va_end);

@@ -101,7 +101,13 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
 pub fn snapshot_state(v: &Vmap) -> StateSnap {
     let mut busy = Vec::new();
     for (nid, _) in v.nodes.iter().enumerate() {
-        busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap { id: i.id, va_start: i.va_start, va_end: i.va_end, lazy, node: nid as u32 }));
+        busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
+            id: i.id,
+            va_start: i.va_start,
+            va_end: i.va_end,
+            lazy,
+            node: nid as u32,
+        }));
     }
     if v.nodes.len() > 1 {
         busy.sort_by_key(|b| b.va_start);
@@ -228,12 +234,15 @@ impl Session {
     /// Apply one more operation at the end. On error the session is unchanged.
     pub fn push_line(&mut self, l: TraceLine) -> Result<(), ReplayError> {
         let k = self.ops.len();
-        if k > 0 && k % self.every == 0 && self.checkpoints.len() <= k / self.every {
+        if k > 0 && k.is_multiple_of(self.every) && self.checkpoints.len() <= k / self.every {
             self.checkpoints.push(self.current.clone());
         }
         if let Op::Profile(_) = l.op {
             if k > 0 {
-                return Err(ReplayError { line: l.line, msg: "`profile` must come before every other operation".into() });
+                return Err(ReplayError {
+                    line: l.line,
+                    msg: "`profile` must come before every other operation".into(),
+                });
             }
         }
         let mut out = std::mem::take(&mut self.output);
@@ -351,7 +360,13 @@ impl Session {
 
     pub fn summary(&self, k: usize) -> OpSummary {
         let l = &self.ops[k];
-        OpSummary { index: k, line: l.line, text: l.op.to_string(), output: self.op_output(k).to_string(), warning: self.warning(k) }
+        OpSummary {
+            index: k,
+            line: l.line,
+            text: l.op.to_string(),
+            output: self.op_output(k).to_string(),
+            warning: self.warning(k),
+        }
     }
 
     /// Every micro-step of op `k`, with the states around it.

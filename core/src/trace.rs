@@ -79,7 +79,11 @@ pub fn parse_num(tok: &str) -> Result<u64, String> {
 fn args<const N: usize>(cmd: &str, rest: &[&str], names: [&str; N]) -> Result<[u64; N], String> {
     if rest.len() != N {
         let usage = std::iter::once(cmd).chain(names.iter().copied()).collect::<Vec<_>>().join(" ");
-        return Err(format!("`{cmd}` takes {N} argument{}, got {}: usage `{usage}`", if N == 1 { "" } else { "s" }, rest.len()));
+        return Err(format!(
+            "`{cmd}` takes {N} argument{}, got {}: usage `{usage}`",
+            if N == 1 { "" } else { "s" },
+            rest.len()
+        ));
     }
     let mut out = [0u64; N];
     for (i, t) in rest.iter().enumerate() {
@@ -156,7 +160,10 @@ pub const MAX_TRACE_BYTES: usize = 64 << 20;
 /// Parse a whole trace. All or nothing: the first bad line is reported.
 pub fn parse_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
     if text.len() > MAX_TRACE_BYTES {
-        return Err(ParseError { line: 0, msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20) });
+        return Err(ParseError {
+            line: 0,
+            msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20),
+        });
     }
     let mut out = Vec::new();
     let mut seen_op = false;
@@ -170,7 +177,10 @@ pub fn parse_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
             Ok(Some(op)) => {
                 if let Op::Profile(_) = op {
                     if seen_op {
-                        return Err(ParseError { line, msg: "`profile` must come before every other operation".into() });
+                        return Err(ParseError {
+                            line,
+                            msg: "`profile` must come before every other operation".into(),
+                        });
                     }
                 }
                 seen_op = true;

@@ -83,6 +83,7 @@ impl SearchRule {
 ///   C. right max >= length                        -> go right
 ///   D. climb: at each ancestor test B, then "right max >= length && vstart <= va_start"
 /// ```
+#[allow(clippy::too_many_arguments)] // the kernel's own parameter list, plus the observer
 pub fn find_vmap_lowest_match<O: Observer>(
     a: &Arena,
     t: &VaTree,
@@ -382,7 +383,8 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             Some(NIL) => t.last,
             Some(n) => a.get(n).prev,
         };
-        let ev = Event::MergeStart { va_start: vs, va_end: ve, prev: a.id_of(prev), next: next.and_then(|n| a.id_of(n)) };
+        let ev =
+            Event::MergeStart { va_start: vs, va_end: ve, prev: a.id_of(prev), next: next.and_then(|n| a.id_of(n)) };
         obs.event(ev, view(a, t));
     }
     let mut merged = false;
@@ -392,7 +394,13 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             a.at(next).va_start = vs;
             if emit {
                 let n = a.get(next);
-                let ev = Event::Merge { merge: MergeKind::Next, survivor: n.id, removed: None, new_start: n.va_start, new_end: n.va_end };
+                let ev = Event::Merge {
+                    merge: MergeKind::Next,
+                    survivor: n.id,
+                    removed: None,
+                    new_start: n.va_start,
+                    new_end: n.va_end,
+                };
                 obs.event(ev, view(a, t));
             }
             if style == MergeStyle::E52 && A::AUGMENTED {
@@ -491,7 +499,8 @@ pub fn adjust_va_to_fit_type<O: Observer>(
         FitType::NothingFit => return false,
         FitType::FlFit => {
             if O::ON {
-                let ev = Event::Clip { id, fit: ty, old_start, old_end, new_start: old_end, new_end: old_end, lva: None };
+                let ev =
+                    Event::Clip { id, fit: ty, old_start, old_end, new_start: old_end, new_end: old_end, lva: None };
                 obs.event(ev, view(a, t));
             }
             unlink_va::<SubtreeMax, O>(a, t, va, obs);

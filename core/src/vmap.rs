@@ -183,7 +183,14 @@ impl Vmap {
     // ------------------------------------------------------------------
 
     /// `__alloc_vmap_area`: search, check `vend`, clip. `None` on failure (the tree is unchanged).
-    fn __alloc_vmap_area<O: Observer>(&mut self, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Option<u64> {
+    fn __alloc_vmap_area<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Option<u64> {
         let rule = self.profile.search_rule();
         let length = rule.length(size, align, vstart, vend);
         if O::ON {
@@ -225,7 +232,14 @@ impl Vmap {
     }
 
     /// `alloc_vmap_area`: returns the start of the new busy area.
-    pub fn alloc<O: Observer>(&mut self, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Result<u64, VmapError> {
+    pub fn alloc<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
         self.ensure_init();
         self.validate(size, align)?;
         let mut vn_flags = 0;
@@ -463,7 +477,15 @@ impl Vmap {
     }
 
     /// `node_pool_del_va`: look at the first entry of the pool for `size` only.
-    fn node_pool_del_va<O: Observer>(&mut self, nid: u32, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Option<u32> {
+    fn node_pool_del_va<O: Observer>(
+        &mut self,
+        nid: u32,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Option<u32> {
         let idx = Self::pool_index(size)?;
         let head = self.nodes[nid as usize].pools.get(idx).and_then(|p| p.front().copied());
         let Some(va) = head else {
@@ -582,7 +604,12 @@ impl Vmap {
                         a.next = NIL;
                         self.pool_mut(nid as u32, idx).push_front(va);
                         if O::ON {
-                            let ev = Event::Pooled { node: nid as u32, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                            let ev = Event::Pooled {
+                                node: nid as u32,
+                                pool: idx as u32,
+                                va_start: v.va_start,
+                                va_end: v.va_end,
+                            };
                             obs.event(ev, self.tree_view());
                         }
                         continue;
@@ -642,7 +669,13 @@ impl Vmap {
 
     /// `pcpu_get_vm_areas`: `offsets.len()` congruent areas placed as high as possible below
     /// VMALLOC_END, all at the same base. Returns their start addresses.
-    pub fn pcpu_get_vm_areas<O: Observer>(&mut self, offsets: &[u64], sizes: &[u64], align: u64, obs: &mut O) -> Result<Vec<u64>, VmapError> {
+    pub fn pcpu_get_vm_areas<O: Observer>(
+        &mut self,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
         self.ensure_init();
         let nr = offsets.len();
         let bad = |why: String| Err(VmapError::BadPcpu { why });
@@ -781,7 +814,10 @@ impl Vmap {
 
     /// Busy areas of a node, in address order, with the lazy flag (5.2).
     pub fn busy_areas(&self, nid: usize) -> impl Iterator<Item = (AreaInfo, bool)> + '_ {
-        self.nodes[nid].busy.iter(&self.arena).map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
+        self.nodes[nid]
+            .busy
+            .iter(&self.arena)
+            .map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
     }
 
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).

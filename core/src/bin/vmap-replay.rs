@@ -83,11 +83,7 @@ fn main() -> ExitCode {
     };
     let mut r = Replayer::new(args.profile);
     let mut out = String::new();
-    let code = if args.bench {
-        bench(&mut r, &lines, &mut out)
-    } else {
-        replay(&mut r, &lines, &mut out, args.check)
-    };
+    let code = if args.bench { bench(&mut r, &lines, &mut out) } else { replay(&mut r, &lines, &mut out, args.check) };
     let _ = std::io::stdout().write_all(out.as_bytes());
     code
 }

@@ -10,9 +10,9 @@ use wasm_bindgen::prelude::*;
 
 /// Keys whose values are small integers (ids, counts, depths), kept as JSON numbers.
 const NUMBER_KEYS: &[&str] = &[
-    "id", "parent", "left", "right", "survivor", "removed", "old_top", "new_top", "prev", "next", "node", "pool", "case",
-    "taken", "kept", "count", "purged", "index", "line", "tree", "depth", "cpus", "cpu", "nr_nodes", "lazy_nr", "lazy_max",
-    "root", "ops",
+    "id", "parent", "left", "right", "survivor", "removed", "old_top", "new_top", "prev", "next", "node", "pool",
+    "case", "taken", "kept", "count", "purged", "index", "line", "tree", "depth", "cpus", "cpu", "nr_nodes", "lazy_nr",
+    "lazy_max", "root", "ops",
 ];
 
 fn hexify(v: Value, key: &str) -> Value {
@@ -22,10 +22,14 @@ fn hexify(v: Value, key: &str) -> Value {
             _ => Value::Number(n),
         },
         Value::Array(a) => Value::Array(a.into_iter().map(|x| hexify(x, key)).collect()),
-        Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| {
-            let y = hexify(x, &k);
-            (k, y)
-        }).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, x)| {
+                    let y = hexify(x, &k);
+                    (k, y)
+                })
+                .collect(),
+        ),
         other => other,
     }
 }
@@ -42,7 +46,8 @@ fn profile(name: &str) -> Result<Profile, JsError> {
     if name.is_empty() {
         return Ok(Profile::default());
     }
-    Profile::parse(name).ok_or_else(|| JsError::new(&format!("unknown profile `{name}` (known: linux-5.2, linux-6.1, linux-6.9)")))
+    Profile::parse(name)
+        .ok_or_else(|| JsError::new(&format!("unknown profile `{name}` (known: linux-5.2, linux-6.1, linux-6.9)")))
 }
 
 /// A replayed trace with checkpoints, stepping frames and live editing.
