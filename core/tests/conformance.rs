@@ -27,7 +27,8 @@ fn run_dir(dir: &str) -> usize {
         let mut out = String::new();
         let mut bad_inv = None;
         for l in &lines {
-            r.apply(&l.op, &mut out, &mut NoObserver).unwrap_or_else(|e| panic!("{}: line {}: {e}", t.display(), l.line));
+            r.apply(&l.op, &mut out, &mut NoObserver)
+                .unwrap_or_else(|e| panic!("{}: line {}: {e}", t.display(), l.line));
             if bad_inv.is_none() {
                 if let Err(e) = check_invariants(&r.vmap) {
                     bad_inv = Some(format!("line {}: {e}", l.line));
@@ -39,7 +40,11 @@ fn run_dir(dir: &str) -> usize {
             failures.push(format!("{name}: invariant: {e}"));
         }
         if out != expected {
-            let line = out.lines().zip(expected.lines()).position(|(a, b)| a != b).unwrap_or(out.lines().count().min(expected.lines().count()));
+            let line = out
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(out.lines().count().min(expected.lines().count()));
             failures.push(format!(
                 "{name}: output differs at output line {}: got {:?}, expected {:?}",
                 line + 1,
