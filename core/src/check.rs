@@ -150,7 +150,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "lazy"));
         objects += 1;
     }
-    if v.profile == Profile::Linux52 {
+    if v.profile.lazy_in_busy() {
         let marked = v.nodes[0].busy.iter(a).filter(|(_, x)| x.is_lazy()).count();
         if marked != v.lazy_list.len() {
             return Err(format!("{marked} busy areas are marked lazy but the lazy list holds {}", v.lazy_list.len()));
@@ -161,6 +161,21 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     }
     if objects != a.live() {
         return Err(format!("{} vmap_area objects are allocated but {objects} are in a container", a.live()));
+    }
+    if v.profile == Profile::Linux51 {
+        // No free tree: free space is the gaps between busy areas.
+        spans.sort_unstable();
+        if let (Some(f), Some(l)) = (spans.first(), spans.last()) {
+            if f.0 < v.space.0 || l.1 > v.space.1 {
+                return Err("a busy area lies outside the initialised space".into());
+            }
+        }
+        for w in spans.windows(2) {
+            if w[0].1 > w[1].0 {
+                return Err(format!("busy areas overlap at {:#x}", w[1].0));
+            }
+        }
+        return Ok(());
     }
     spans.sort_unstable();
     let mut cursor = v.space.0;

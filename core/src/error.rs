@@ -49,7 +49,7 @@ impl VmapError {
 
 fn kernel_reply(p: &Profile) -> &'static str {
     match p {
-        Profile::Linux52 => "Linux 5.2 hits BUG_ON here (a kernel crash)",
+        Profile::Linux51 | Profile::Linux52 => "this kernel hits BUG_ON here (a crash)",
         _ => "the kernel returns -EINVAL and changes nothing",
     }
 }

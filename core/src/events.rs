@@ -137,6 +137,17 @@ pub enum Color {
     Black,
 }
 
+/// Why linux-5.1 dropped its `free_vmap_cache` hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheResetWhy {
+    Empty,
+    SmallerThanHole,
+    LowerVstart,
+    SmallerAlign,
+    BelowVstart,
+}
+
 /// Which neighbours a freed block merged with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -307,10 +318,12 @@ pub enum Event {
     },
 
     // ---- busy tree, lazy list, purge ----
+    /// `depth`: nodes passed on the way down the busy tree.
     BusyInsert {
         id: u32,
         va_start: u64,
         va_end: u64,
+        depth: u32,
     },
     BusyRemove {
         id: u32,
@@ -337,6 +350,35 @@ pub enum Event {
     },
     PurgeEnd {
         purged: u32,
+    },
+
+    // ---- linux-5.1: the busy-list walk with free_vmap_cache ----
+    /// The cached starting point is dropped (`why`: no cache, smaller size than the noted
+    /// hole, lower vstart, smaller align, or the cached end aligned below vstart).
+    CacheReset {
+        why: CacheResetWhy,
+    },
+    /// The walk starts after the cached busy area.
+    CacheUse {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        addr: u64,
+    },
+    /// A busy-tree node passed while looking for the first area ending at or above `addr`.
+    WalkTree {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        addr: u64,
+    },
+    /// A busy area stepped over in the list walk; `addr` is the candidate after it.
+    WalkArea {
+        id: u32,
+        va_start: u64,
+        va_end: u64,
+        addr: u64,
+        cached_hole_size: u64,
     },
 
     // ---- vmap nodes (linux-6.9) ----

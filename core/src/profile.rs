@@ -4,6 +4,9 @@ use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum Profile {
+    /// Before 2019: walk the busy areas for a hole, with the `free_vmap_cache` hint (O(N)).
+    #[serde(rename = "linux-5.1")]
+    Linux51,
     /// The 2019 augmented-tree design as merged in 5.2 (kept until 5.15).
     #[default]
     #[serde(rename = "linux-5.2")]
@@ -17,10 +20,11 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: [Profile; 3] = [Profile::Linux52, Profile::Linux61, Profile::Linux69];
+    pub const ALL: [Profile; 4] = [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69];
 
     pub fn name(self) -> &'static str {
         match self {
+            Profile::Linux51 => "linux-5.1",
             Profile::Linux52 => "linux-5.2",
             Profile::Linux61 => "linux-6.1",
             Profile::Linux69 => "linux-6.9",
@@ -33,13 +37,18 @@ impl Profile {
 
     /// The search rule of the era.
     pub fn search_rule(self) -> crate::vmalloc::SearchRule {
-        let modern = self != Profile::Linux52;
+        let modern = !matches!(self, Profile::Linux51 | Profile::Linux52);
         crate::vmalloc::SearchRule { adjust_search_size: modern, move_vstart: modern }
+    }
+
+    /// Lazily freed areas stay in the busy tree on a LIFO list until the purge (5.1, 5.2).
+    pub fn lazy_in_busy(self) -> bool {
+        matches!(self, Profile::Linux51 | Profile::Linux52)
     }
 
     pub fn merge_style(self) -> crate::vmalloc::MergeStyle {
         match self {
-            Profile::Linux52 => crate::vmalloc::MergeStyle::E52,
+            Profile::Linux51 | Profile::Linux52 => crate::vmalloc::MergeStyle::E52,
             _ => crate::vmalloc::MergeStyle::Eb,
         }
     }

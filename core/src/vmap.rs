@@ -56,6 +56,12 @@ pub struct Vmap {
     /// The range the free space was initialised with.
     pub space: (u64, u64),
     initialized: bool,
+    /// linux-5.1: the busy area after which the next search starts (`free_vmap_cache`).
+    pub free_vmap_cache: u32,
+    /// linux-5.1: the largest hole noticed below the cached area.
+    pub cached_hole_size: u64,
+    pub cached_vstart: u64,
+    pub cached_align: u64,
 }
 
 /// What a purge returned.
@@ -79,6 +85,10 @@ impl Vmap {
             zone_size: 1,
             space: (1, ULONG_MAX),
             initialized: false,
+            free_vmap_cache: NIL,
+            cached_hole_size: 0,
+            cached_vstart: 0,
+            cached_align: 0,
         }
     }
 
@@ -100,8 +110,15 @@ impl Vmap {
         self.purge_tree = VaTree::default();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
-        let va = self.arena.alloc(start, end);
-        insert_vmap_area_augment(&mut self.arena, &mut self.free, va, NIL, &mut NoObserver);
+        self.free_vmap_cache = NIL;
+        self.cached_hole_size = 0;
+        self.cached_vstart = 0;
+        self.cached_align = 0;
+        if self.profile != Profile::Linux51 {
+            // 5.1 has no free tree: free space is whatever no busy area covers.
+            let va = self.arena.alloc(start, end);
+            insert_vmap_area_augment(&mut self.arena, &mut self.free, va, NIL, &mut NoObserver);
+        }
         self.initialized = true;
         Ok(())
     }
@@ -227,7 +244,13 @@ impl Vmap {
         insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
         if O::ON {
             let v = *self.arena.get(va);
-            obs.event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+            let mut depth = 0;
+            let mut p = v.parent;
+            while p != NIL {
+                depth += 1;
+                p = self.arena.get(p).parent;
+            }
+            obs.event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end, depth }, self.tree_view());
         }
     }
 
@@ -258,10 +281,18 @@ impl Vmap {
         }
         let mut purged = false;
         loop {
-            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend, obs) {
+            let found = if self.profile == Profile::Linux51 {
+                self.alloc_v51(size, align, vstart, vend, obs)
+            } else {
+                self.__alloc_vmap_area(size, align, vstart, vend, obs)
+            };
+            if let Some(addr) = found {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
                 self.arena.at(va).flags = vn_flags;
                 self.busy_insert(va, obs);
+                if self.profile == Profile::Linux51 {
+                    self.free_vmap_cache = va;
+                }
                 if O::ON {
                     let id = self.arena.get(va).id;
                     obs.event(Event::Allocated { id, addr, size }, self.tree_view());
@@ -331,10 +362,154 @@ impl Vmap {
     pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
         let (nid, va) = self.find_busy(addr)?;
+        self.__free_vmap_area(nid, va, obs);
+        Ok(())
+    }
+
+    /// `__free_vmap_area`: unlink from busy and return the range to free space.
+    fn __free_vmap_area<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
+        if self.profile == Profile::Linux51 {
+            self.free_v51(va, obs);
+            return;
+        }
         self.busy_remove(nid, va, obs);
         self.arena.at(va).flags = 0;
         self.free_tree_add(va, obs);
-        Ok(())
+    }
+
+    /// linux-5.1 `alloc_vmap_area`'s search: walk the busy areas in address order from a
+    /// starting point (the cached area, or the first area ending at or above vstart) until
+    /// the gap before the next area is big enough.
+    ///
+    /// ```text
+    ///   busy:   [A)    [B)      [C)          [D)
+    ///               ^addr  ^addr    ^addr+size fits before D?  -> found
+    /// ```
+    fn alloc_v51<O: Observer>(&mut self, size: u64, align: u64, vstart: u64, vend: u64, obs: &mut O) -> Option<u64> {
+        use crate::events::CacheResetWhy as Why;
+        // The model's `init` range bounds the window (the kernel had no such setting).
+        let vstart = vstart.max(self.space.0);
+        let vend = vend.min(self.space.1);
+        let why = if self.free_vmap_cache == NIL {
+            Some(Why::Empty)
+        } else if size < self.cached_hole_size {
+            Some(Why::SmallerThanHole)
+        } else if vstart < self.cached_vstart {
+            Some(Why::LowerVstart)
+        } else if align < self.cached_align {
+            Some(Why::SmallerAlign)
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.reset_cache_v51(why, obs);
+        }
+        self.cached_vstart = vstart;
+        self.cached_align = align;
+        let busy = self.nodes[0].busy;
+        let mut addr;
+        let mut first = NIL;
+        if self.free_vmap_cache != NIL {
+            let c = *self.arena.get(self.free_vmap_cache);
+            addr = align_up(c.va_end, align);
+            if addr < vstart {
+                // goto nocache
+                self.reset_cache_v51(Why::BelowVstart, obs);
+                self.cached_vstart = vstart;
+                self.cached_align = align;
+            } else {
+                if O::ON {
+                    let ev = Event::CacheUse { id: c.id, va_start: c.va_start, va_end: c.va_end, addr };
+                    obs.event(ev, self.tree_view());
+                }
+                if addr.wrapping_add(size) < addr {
+                    return None;
+                }
+                first = self.free_vmap_cache;
+            }
+        }
+        if self.free_vmap_cache == NIL {
+            addr = align_up(vstart, align);
+            if addr.wrapping_add(size) < addr {
+                return None;
+            }
+            let mut n = busy.root;
+            while n != NIL {
+                let t = *self.arena.get(n);
+                if O::ON {
+                    let ev = Event::WalkTree { id: t.id, va_start: t.va_start, va_end: t.va_end, addr };
+                    obs.event(ev, self.tree_view());
+                }
+                if t.va_end >= addr {
+                    first = n;
+                    if t.va_start <= addr {
+                        break;
+                    }
+                    n = t.left;
+                } else {
+                    n = t.right;
+                }
+            }
+        } else {
+            addr = align_up(self.arena.get(first).va_end, align);
+        }
+        if first != NIL {
+            loop {
+                let f = *self.arena.get(first);
+                let end = addr.wrapping_add(size);
+                if !(end > f.va_start && end <= vend) {
+                    break;
+                }
+                if addr.wrapping_add(self.cached_hole_size) < f.va_start {
+                    self.cached_hole_size = f.va_start - addr;
+                }
+                addr = align_up(f.va_end, align);
+                if O::ON {
+                    let ev = Event::WalkArea {
+                        id: f.id,
+                        va_start: f.va_start,
+                        va_end: f.va_end,
+                        addr,
+                        cached_hole_size: self.cached_hole_size,
+                    };
+                    obs.event(ev, self.tree_view());
+                }
+                if addr.wrapping_add(size) < addr {
+                    return None;
+                }
+                if f.next == NIL {
+                    break;
+                }
+                first = f.next;
+            }
+        }
+        // found: the aligned address can wrap to 0 with a huge align.
+        if addr.wrapping_add(size) > vend || addr < vstart {
+            return None;
+        }
+        Some(addr)
+    }
+
+    fn reset_cache_v51<O: Observer>(&mut self, why: crate::events::CacheResetWhy, obs: &mut O) {
+        self.cached_hole_size = 0;
+        self.free_vmap_cache = NIL;
+        if O::ON {
+            obs.event(Event::CacheReset { why }, self.tree_view());
+        }
+    }
+
+    /// linux-5.1 `__free_vmap_area`: move the cache below a freed area, then unlink it.
+    fn free_v51<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let v = *self.arena.get(va);
+        if self.free_vmap_cache != NIL {
+            if v.va_end < self.cached_vstart {
+                self.reset_cache_v51(crate::events::CacheResetWhy::LowerVstart, obs);
+            } else if v.va_start <= self.arena.get(self.free_vmap_cache).va_start {
+                self.free_vmap_cache = crate::rbtree::rb_prev(&self.arena, va);
+            }
+        }
+        self.busy_remove(0, va, obs);
+        self.arena.release(va);
     }
 
     /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
@@ -348,7 +523,7 @@ impl Vmap {
         let nr_lazy = self.vmap_lazy_nr + ((ve - vs) >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
         match self.profile {
-            Profile::Linux52 => {
+            Profile::Linux51 | Profile::Linux52 => {
                 // Stays in the busy tree, marked, and is pushed on the lock-free list.
                 self.arena.at(va).flags |= F_LAZY;
                 self.lazy_list.push(va);
@@ -406,7 +581,7 @@ impl Vmap {
     fn purge_lazy<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
         let mut count = 0u32;
         match self.profile {
-            Profile::Linux52 => {
+            Profile::Linux51 | Profile::Linux52 => {
                 // llist_del_all: newest first.
                 let list = std::mem::take(&mut self.lazy_list);
                 if O::ON {
@@ -417,9 +592,7 @@ impl Vmap {
                     if O::ON {
                         obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
                     }
-                    self.busy_remove(0, va, obs);
-                    self.arena.at(va).flags = 0;
-                    self.free_tree_add(va, obs);
+                    self.__free_vmap_area(0, va, obs);
                     self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
                     count += 1;
                 }
@@ -717,6 +890,9 @@ impl Vmap {
             // WARN_ON: no purge, no retry.
             return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
         }
+        if self.profile == Profile::Linux51 {
+            return bad("pcpu_get_vm_areas is not modelled for linux-5.1 (its pre-2019 walk differs)".into());
+        }
         let combined_test = self.profile == Profile::Linux52;
         let mut purged = false;
         'retry: loop {
@@ -825,7 +1001,7 @@ impl Vmap {
         let mut out = Vec::new();
         let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
         match self.profile {
-            Profile::Linux52 => {}
+            Profile::Linux51 | Profile::Linux52 => {}
             Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| info(v))),
             Profile::Linux69 => {
                 for n in &self.nodes {
