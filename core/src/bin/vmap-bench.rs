@@ -1,0 +1,193 @@
+//! `vmap-bench`: native benchmarks of the allocator, events off.
+//!
+//! Each shape first records a trace of test_vmalloc-like operations (allocating for real,
+//! so frees name real addresses), then times only the replay of that trace on a fresh
+//! allocator. Prints one line per shape: ops, ns/op, live areas at the end.
+//!
+//! ```text
+//! cargo run --release --bin vmap-bench [-- --ops N] [--profile NAME] [--only SHAPE]
+//! ```
+
+use std::time::Instant;
+
+use vmapviz_core::trace::Op;
+use vmapviz_core::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+use vmapviz_core::{NoObserver, Profile, Replayer};
+
+/// splitmix64: small, seeded, deterministic.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Records operations while running them, so frees can name the addresses handed out.
+struct Rec {
+    r: Replayer,
+    ops: Vec<Op>,
+    sink: String,
+}
+
+impl Rec {
+    fn new(p: Profile) -> Self {
+        Rec { r: Replayer::new(p), ops: Vec::new(), sink: String::new() }
+    }
+    /// vmalloc(pages): size plus a guard page, align 1, the vmalloc window.
+    fn vmalloc(&mut self, pages: u64, align: u64) -> Option<u64> {
+        let size = (pages + 1) * PAGE_SIZE;
+        let op = Op::Alloc { size, align, vstart: VMALLOC_START, vend: VMALLOC_END };
+        let a = self.r.vmap.alloc(size, align, VMALLOC_START, VMALLOC_END, &mut NoObserver).ok();
+        self.ops.push(op);
+        a
+    }
+    fn vfree(&mut self, addr: u64) {
+        let _ = self.r.vmap.vfree(addr, &mut NoObserver);
+        self.ops.push(Op::Vfree(addr));
+    }
+    fn untimed(&mut self) -> usize {
+        self.sink.clear();
+        self.ops.len()
+    }
+}
+
+fn fixed_size(p: Profile, n: usize) -> (Vec<Op>, usize) {
+    let mut r = Rec::new(p);
+    while r.ops.len() < n {
+        if let Some(a) = r.vmalloc(3, 1) {
+            r.vfree(a);
+        }
+    }
+    let skip = 0;
+    (r.ops, skip)
+}
+
+fn full_fit(p: Profile, n: usize) -> (Vec<Op>, usize) {
+    let mut r = Rec::new(p);
+    let j = 8192; // fls(1 CPU) * 32 MiB / PAGE_SIZE
+    let mut junk = Vec::with_capacity(j);
+    for _ in 0..j {
+        r.vmalloc(1, 1);
+        if let Some(a) = r.vmalloc(1, 1) {
+            junk.push(a);
+        }
+    }
+    for a in junk {
+        r.vfree(a);
+    }
+    let setup = r.untimed();
+    while r.ops.len() < setup + n {
+        if let Some(a) = r.vmalloc(1, 1) {
+            r.vfree(a);
+        }
+    }
+    (r.ops, setup)
+}
+
+fn long_busy(p: Profile, n: usize, keep: usize) -> (Vec<Op>, usize) {
+    let mut r = Rec::new(p);
+    for _ in 0..keep {
+        r.vmalloc(1, 1);
+    }
+    let setup = r.untimed();
+    while r.ops.len() < setup + n {
+        let a = r.vmalloc(100, 1);
+        let b = r.vmalloc(1, 1);
+        for x in [a, b].into_iter().flatten() {
+            r.vfree(x);
+        }
+    }
+    (r.ops, setup)
+}
+
+fn mixed(p: Profile, n: usize, live: usize) -> (Vec<Op>, usize) {
+    let mut r = Rec::new(p);
+    let mut rng = Rng(42);
+    let mut held: Vec<u64> = Vec::with_capacity(live);
+    let alloc = |r: &mut Rec, rng: &mut Rng, held: &mut Vec<u64>| {
+        let pages = rng.below(100) + 1;
+        let align = if rng.below(4) == 0 { 1 << (12 + rng.below(5)) } else { 1 };
+        if let Some(a) = r.vmalloc(pages, align) {
+            held.push(a);
+        }
+    };
+    while held.len() < live {
+        alloc(&mut r, &mut rng, &mut held);
+    }
+    let setup = r.untimed();
+    while r.ops.len() < setup + n {
+        let i = rng.below(held.len() as u64) as usize;
+        let a = held.swap_remove(i);
+        r.vfree(a);
+        alloc(&mut r, &mut rng, &mut held);
+    }
+    (r.ops, setup)
+}
+
+fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize) {
+    let mut r = Replayer::new(p);
+    let mut out = String::with_capacity(64);
+    for op in &ops[..setup] {
+        let _ = r.apply(op, &mut out, &mut NoObserver);
+        out.clear();
+    }
+    let timed = &ops[setup..];
+    let t = Instant::now();
+    for op in timed {
+        let _ = r.apply(op, &mut out, &mut NoObserver);
+        out.clear();
+    }
+    let ns = t.elapsed().as_nanos() as f64 / timed.len().max(1) as f64;
+    (ns, r.vmap.busy_count(), r.vmap.free_blocks())
+}
+
+fn main() {
+    let mut n = 1_000_000usize;
+    let mut profiles = vec![Profile::Linux52, Profile::Linux61, Profile::Linux69];
+    let mut only: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--ops" => n = args.next().and_then(|s| s.parse().ok()).unwrap_or(n),
+            "--profile" => {
+                profiles = args.next().and_then(|s| Profile::parse(&s)).map(|p| vec![p]).unwrap_or(profiles);
+            }
+            "--only" => only = args.next(),
+            _ => {
+                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--only SHAPE]");
+                std::process::exit(2);
+            }
+        }
+    }
+    println!("{:<10} {:<24} {:>9} {:>10} {:>8} {:>8}", "profile", "shape", "ops", "ns/op", "busy", "free");
+    type Shape = (&'static str, Box<dyn Fn(Profile, usize) -> (Vec<Op>, usize)>);
+    let shapes: Vec<Shape> = vec![
+        ("fixed_size", Box::new(fixed_size)),
+        ("full_fit", Box::new(full_fit)),
+        ("long_busy_15000", Box::new(|p, n| long_busy(p, n, 15000))),
+        ("mixed_20000_live", Box::new(|p, n| mixed(p, n, 20000))),
+        ("long_busy_1000", Box::new(|p, n| long_busy(p, n, 1000))),
+        ("long_busy_10000", Box::new(|p, n| long_busy(p, n, 10000))),
+    ];
+    for p in &profiles {
+        for (name, f) in &shapes {
+            if only.as_deref().is_some_and(|o| o != *name) {
+                continue;
+            }
+            let (ops, setup) = f(*p, n);
+            let (ns, busy, free) = time(*p, &ops, setup);
+            println!("{:<10} {:<24} {:>9} {:>10.1} {:>8} {:>8}", p.name(), name, ops.len() - setup, ns, busy, free);
+        }
+    }
+    println!(
+        "memory: {} bytes per vmap_area object (node + tree links + list links + busy index share one object)",
+        std::mem::size_of::<vmapviz_core::VmapArea>()
+    );
+}
