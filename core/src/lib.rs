@@ -10,6 +10,7 @@
 
 pub mod area;
 pub mod check;
+pub mod contention;
 pub mod counters;
 pub mod error;
 pub mod events;
