@@ -18,6 +18,7 @@ pub mod profile;
 pub mod rbtree;
 pub mod replay;
 pub mod session;
+pub mod sweep;
 pub mod trace;
 pub mod vmalloc;
 pub mod vmap;

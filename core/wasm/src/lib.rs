@@ -5,6 +5,9 @@
 use serde::Serialize;
 use serde_json::Value;
 use vmapviz_core::check::check_invariants;
+use vmapviz_core::contention::sweep as contention_sweep_core;
+use vmapviz_core::counters::{CounterObserver, Counters};
+use vmapviz_core::sweep::{sweep, SweepShape};
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
@@ -119,10 +122,57 @@ impl Vmapviz {
         self.s.output().to_string()
     }
 
+    /// JSON `{ per_op: [Counters...], total: Counters }` for ops `from..to` (events counted on
+    /// a replay; costs time proportional to the range).
+    pub fn counters(&self, from: usize, to: usize) -> String {
+        #[derive(Serialize)]
+        struct Out {
+            per_op: Vec<Counters>,
+            total: Counters,
+        }
+        let to = to.min(self.s.len());
+        let from = from.min(to);
+        let mut r = self.s.replayer_before(from);
+        let mut c = CounterObserver::default();
+        let mut sink = String::new();
+        let mut per_op = Vec::with_capacity(to - from);
+        for l in &self.s.ops()[from..to] {
+            let _ = r.apply(&l.op, &mut sink, &mut c);
+            sink.clear();
+            per_op.push(c.end_op());
+        }
+        to_json(&Out { per_op, total: c.total })
+    }
+
     /// An invariant violation of the current state, or `undefined`.
     pub fn check(&self) -> Option<String> {
         check_invariants(&self.s.current().vmap).err()
     }
+}
+
+/// JSON cost sweep: average counters per operation for each live count (comma-separated).
+/// `shape` is `long_busy` or `random`.
+#[wasm_bindgen]
+pub fn cost_sweep(profile_name: &str, shape: &str, lives: &str, rounds: usize) -> Result<String, JsError> {
+    let p = profile(profile_name)?;
+    let shape = SweepShape::parse(shape).ok_or_else(|| JsError::new("shape must be long_busy or random"))?;
+    let lives = parse_list(lives)?;
+    Ok(to_json(&sweep(p, shape, &lives, rounds.min(100_000))))
+}
+
+/// JSON contention model for each CPU count (comma-separated).
+#[wasm_bindgen]
+pub fn contention(profile_name: &str, cpus: &str, pairs_per_cpu: usize) -> Result<String, JsError> {
+    let p = profile(profile_name)?;
+    let cpus: Vec<u32> = parse_list(cpus)?.into_iter().map(|c| c.clamp(1, 1024) as u32).collect();
+    Ok(to_json(&contention_sweep_core(p, &cpus, pairs_per_cpu.min(100_000))))
+}
+
+fn parse_list(s: &str) -> Result<Vec<usize>, JsError> {
+    s.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.trim().parse::<usize>().map_err(|_| JsError::new(&format!("`{x}` is not a count"))))
+        .collect()
 }
 
 /// The crate version.

@@ -1,0 +1,138 @@
+//! Cost sweeps for charts: work per operation against the number of live areas.
+//!
+//! For each live count L the sweep builds L busy areas, then runs `ops` alloc/vfree rounds
+//! with the [`CounterObserver`] and reports the average counters per operation.
+//! * `LongBusy`: test_vmalloc's long_busy_list (L one-page areas kept, then 100 + 1 pages
+//!   allocated and lazily freed per round);
+//! * `Random`: L areas of 1–100 pages, then each round frees a random one and allocates a
+//!   random size (the "random" test where the 2019 authors measured 101 min against 57 s).
+
+use serde::Serialize;
+
+use crate::counters::{CounterObserver, Counters};
+use crate::events::NoObserver;
+use crate::profile::Profile;
+use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+use crate::vmap::Vmap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepShape {
+    LongBusy,
+    Random,
+}
+
+impl SweepShape {
+    pub fn parse(s: &str) -> Option<SweepShape> {
+        match s {
+            "long_busy" => Some(SweepShape::LongBusy),
+            "random" => Some(SweepShape::Random),
+            _ => None,
+        }
+    }
+}
+
+/// One point of a sweep: live areas and the average counters of one operation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepPoint {
+    pub profile: Profile,
+    pub live: usize,
+    pub ops: u64,
+    pub nodes_visited: f64,
+    pub list_walked: f64,
+    pub comparisons: f64,
+    pub rotations: f64,
+    pub propagations: f64,
+    pub cache_lines: f64,
+    /// nodes visited + list steps + propagations + rotations.
+    pub work: f64,
+}
+
+fn point(profile: Profile, live: usize, c: &Counters) -> SweepPoint {
+    let n = c.ops.max(1) as f64;
+    SweepPoint {
+        profile,
+        live,
+        ops: c.ops,
+        nodes_visited: c.nodes_visited as f64 / n,
+        list_walked: c.list_walked as f64 / n,
+        comparisons: c.comparisons as f64 / n,
+        rotations: c.rotations as f64 / n,
+        propagations: c.propagations as f64 / n,
+        cache_lines: c.cache_lines as f64 / n,
+        work: c.work() as f64 / n,
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn vmalloc<O: crate::events::Observer>(v: &mut Vmap, pages: u64, obs: &mut O) -> Option<u64> {
+    v.alloc((pages + 1) * PAGE_SIZE, 1, VMALLOC_START, VMALLOC_END, obs).ok()
+}
+
+/// Average counters per operation for each live count.
+pub fn sweep(profile: Profile, shape: SweepShape, lives: &[usize], rounds: usize) -> Vec<SweepPoint> {
+    lives
+        .iter()
+        .map(|&live| {
+            let mut v = Vmap::new(profile);
+            let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+            let mut held = Vec::with_capacity(live);
+            for _ in 0..live {
+                let pages = if shape == SweepShape::Random { rng.below(100) + 1 } else { 1 };
+                if let Some(a) = vmalloc(&mut v, pages, &mut NoObserver) {
+                    held.push(a);
+                }
+            }
+            let mut c = CounterObserver::default();
+            for _ in 0..rounds {
+                match shape {
+                    SweepShape::LongBusy => {
+                        let a = vmalloc(&mut v, 100, &mut c);
+                        c.end_op();
+                        let b = vmalloc(&mut v, 1, &mut c);
+                        c.end_op();
+                        for x in [a, b].into_iter().flatten() {
+                            let _ = v.vfree(x, &mut c);
+                            c.end_op();
+                        }
+                    }
+                    SweepShape::Random => {
+                        if !held.is_empty() {
+                            let i = rng.below(held.len() as u64) as usize;
+                            let _ = v.vfree(held.swap_remove(i), &mut c);
+                            c.end_op();
+                        }
+                        if let Some(a) = vmalloc(&mut v, rng.below(100) + 1, &mut c) {
+                            held.push(a);
+                        }
+                        c.end_op();
+                    }
+                }
+            }
+            point(profile, live, &c.total)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_walk_grows_with_live_areas_and_the_tree_does_not() {
+        let old = sweep(Profile::Linux51, SweepShape::Random, &[100, 3000], 200);
+        let new = sweep(Profile::Linux52, SweepShape::Random, &[100, 3000], 200);
+        assert!(old[1].list_walked > 10.0 * old[0].list_walked.max(1.0), "{old:?}");
+        assert!(new[1].work < 3.0 * new[0].work, "{new:?}");
+        assert_eq!(new[0].list_walked, 0.0);
+    }
+}
