@@ -965,7 +965,7 @@ impl Vmap {
                 if ty == FitType::NothingFit {
                     // Recovery: give back what was carved, then fail.
                     for (j, &c) in carved.iter().enumerate() {
-                        let back = self.arena.alloc(c, c + sizes[j]);
+                        let back = self.arena.alloc(c, c.wrapping_add(sizes[j]));
                         self.free_tree_add(back, obs);
                     }
                     return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
@@ -974,7 +974,7 @@ impl Vmap {
                 carved.push(s);
             }
             for (i, &s) in carved.iter().enumerate() {
-                let va = self.arena.alloc(s, s + sizes[i]);
+                let va = self.arena.alloc(s, s.wrapping_add(sizes[i]));
                 self.busy_insert(va, obs);
                 if O::ON {
                     obs.event(Event::PcpuArea { index: i as u32, addr: s, size: sizes[i] }, self.tree_view());
