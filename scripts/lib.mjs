@@ -1,0 +1,103 @@
+// Shared helpers of the set-up, build, test and start scripts. Node built-ins only: these
+// scripts run before `npm install` has put anything in node_modules.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const tty = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code) => (s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const bold = paint('1');
+export const green = paint('32');
+export const red = paint('31');
+export const yellow = paint('33');
+export const dim = paint('2');
+
+/** A progress line of the set-up or of a check: `==> text`. */
+export function say(text) {
+  console.log(`${bold('==>')} ${text}`);
+}
+
+export function warn(text) {
+  console.log(`${yellow('warning:')} ${text}`);
+}
+
+/** A set-up error the user can act on; `fail()` prints it and exits. */
+export class SetupError extends Error {}
+
+export function fail(err) {
+  if (err instanceof SetupError) {
+    console.error(`${red('error:')} ${err.message}`);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+}
+
+/** The environment every child gets: cargo's and node_modules' bin folders on PATH. */
+export function childEnv(extra = {}) {
+  const cargoBin = join(process.env.CARGO_HOME ?? join(homedir(), '.cargo'), 'bin');
+  const localBin = join(ROOT, 'node_modules', '.bin');
+  const parts = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const p of [cargoBin, localBin]) {
+    if (!parts.includes(p)) parts.unshift(p);
+  }
+  return { ...process.env, PATH: parts.join(delimiter), ...extra };
+}
+
+/** Whether `cmd args` runs and exits 0 (output swallowed). */
+export function works(cmd, args = ['--version']) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, env: childEnv(), stdio: 'ignore' });
+  return r.status === 0;
+}
+
+/** Output of `cmd args`, or null when it does not run. */
+export function capture(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, env: childEnv(), encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null;
+}
+
+/** Run a command with inherited output; resolves to its exit code (127 when it cannot start). */
+export function run(cmd, args, opts = {}) {
+  return new Promise((res) => {
+    console.log(dim(`$ ${[cmd, ...args].join(' ')}`));
+    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv(opts.env), stdio: 'inherit' });
+    child.on('error', (e) => {
+      console.error(`${red('error:')} cannot run ${cmd}: ${e.message}`);
+      res(127);
+    });
+    child.on('exit', (code, signal) => res(code ?? (signal ? 128 : 1)));
+  });
+}
+
+/** Run a command and throw a SetupError when it fails. */
+export async function mustRun(what, cmd, args, opts) {
+  const code = await run(cmd, args, opts);
+  if (code !== 0) throw new SetupError(`${what} failed (\`${[cmd, ...args].join(' ')}\` exited with ${code})`);
+}
+
+/** Newest modification time (ms) of the files under `paths`, skipping build folders. */
+export function newestMtime(paths) {
+  let newest = 0;
+  const walk = (p) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p)) {
+        if (name === 'target' || name === 'node_modules' || name.startsWith('.')) continue;
+        walk(join(p, name));
+      }
+    } else {
+      newest = Math.max(newest, st.mtimeMs);
+    }
+  };
+  for (const p of paths) walk(resolve(ROOT, p));
+  return newest;
+}
+
+export function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)}s`;
+}

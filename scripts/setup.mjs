@@ -1,0 +1,130 @@
+// Installs what the build needs and is missing, one progress line per step:
+// npm packages, the Rust toolchain's wasm32 target (and clippy/rustfmt for the checks),
+// wasm-pack, and (for the end-to-end tests) Debian's Chromium.
+//
+//   node scripts/setup.mjs [--checks] [--chromium]
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, SetupError, capture, fail, green, mustRun, say, warn, works } from './lib.mjs';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const WASM_TARGET = 'wasm32-unknown-unknown';
+const ok = (s) => `${s}: ${green('ok')}`;
+
+function checkNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    throw new SetupError(`Node ${process.versions.node} is too old: vmapviz needs Node 20.19 or newer`);
+  }
+  say(ok(`Node ${process.versions.node}`));
+}
+
+function mtime(p) {
+  return existsSync(p) ? statSync(p).mtimeMs : 0;
+}
+
+async function npmPackages() {
+  const installed = join(ROOT, 'node_modules', '.package-lock.json');
+  const lock = join(ROOT, 'package-lock.json');
+  const stale = mtime(installed) < Math.max(mtime(lock), mtime(join(ROOT, 'package.json')));
+  if (!stale) {
+    say(ok('npm packages (node_modules up to date)'));
+    return;
+  }
+  const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
+  const fresh = !existsSync(installed) && existsSync(lock);
+  const args = fresh ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
+  say(`installing npm packages (npm ${args[0]})`);
+  await mustRun('npm package installation', npm[0], [...npm[1], ...args]);
+}
+
+async function rust({ checks }) {
+  if (!works('cargo')) {
+    if (works('rustup')) {
+      say('no default Rust toolchain: installing stable with rustup');
+      await mustRun('installing the Rust toolchain', 'rustup', ['toolchain', 'install', 'stable', '--profile', 'minimal']);
+      await mustRun('selecting the Rust toolchain', 'rustup', ['default', 'stable']);
+    } else {
+      throw new SetupError(
+        'cargo was not found. Install Rust with rustup (https://rustup.rs), e.g.\n' +
+          "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal\n" +
+          'then run this command again.',
+      );
+    }
+  }
+  say(ok(capture('cargo', ['--version'])?.trim() ?? 'cargo'));
+
+  const hasRustup = works('rustup');
+  const targets = hasRustup ? (capture('rustup', ['target', 'list', '--installed']) ?? '') : '';
+  if (targets.split(/\s+/).includes(WASM_TARGET)) {
+    say(ok(`Rust target ${WASM_TARGET}`));
+  } else if (hasRustup) {
+    say(`adding the Rust target ${WASM_TARGET}`);
+    await mustRun(`rustup target add ${WASM_TARGET}`, 'rustup', ['target', 'add', WASM_TARGET]);
+  } else {
+    warn(`rustup not found: cannot check that the ${WASM_TARGET} target is installed`);
+  }
+
+  if (checks) {
+    const missing = [];
+    if (!works('cargo', ['fmt', '--version'])) missing.push('rustfmt');
+    if (!works('cargo', ['clippy', '--version'])) missing.push('clippy');
+    if (missing.length === 0) {
+      say(ok('rustfmt and clippy'));
+    } else if (hasRustup) {
+      say(`adding the Rust components ${missing.join(', ')}`);
+      await mustRun('rustup component add', 'rustup', ['component', 'add', ...missing]);
+    } else {
+      throw new SetupError(`the Rust components ${missing.join(', ')} are missing and rustup is not available`);
+    }
+  }
+
+  if (works('wasm-pack')) {
+    say(ok(capture('wasm-pack', ['--version'])?.trim() ?? 'wasm-pack'));
+  } else {
+    say('installing wasm-pack with `cargo install wasm-pack --locked` (a few minutes, once)');
+    await mustRun('installing wasm-pack', 'cargo', ['install', 'wasm-pack', '--locked']);
+  }
+  if (works('wasm-opt')) {
+    say(ok(`wasm-opt (${capture('wasm-opt', ['--version'])?.trim()}, npm package binaryen)`));
+  } else {
+    warn('wasm-opt (npm package binaryen) does not run: the wasm will not be optimised');
+  }
+}
+
+async function chromium() {
+  if (existsSync(CHROMIUM)) {
+    say(ok(`Chromium at ${CHROMIUM}`));
+    return;
+  }
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root && works('apt-get', ['--version'])) {
+    say("installing Debian's Chromium (apt-get install -y chromium)");
+    await mustRun('apt-get update', 'apt-get', ['update']);
+    await mustRun('installing Chromium', 'apt-get', ['install', '-y', 'chromium'], {
+      env: { DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (existsSync(CHROMIUM)) return;
+  }
+  throw new SetupError(
+    `Chromium was not found at ${CHROMIUM}. The end-to-end tests use Debian's Chromium:\n` +
+      '  sudo apt-get install -y chromium\n' +
+      'or point CHROMIUM_PATH at a Chromium or Chrome binary.',
+  );
+}
+
+/** Run the set-up steps; `checks` adds rustfmt/clippy, `withChromium` the browser. */
+export async function setup({ checks = false, withChromium = false } = {}) {
+  say('set-up: checking the tools vmapviz needs');
+  checkNode();
+  await npmPackages();
+  await rust({ checks });
+  if (withChromium) await chromium();
+  say(green('set-up done'));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  setup({ checks: args.includes('--checks'), withChromium: args.includes('--chromium') }).catch(fail);
+}

@@ -1,0 +1,92 @@
+// `npm test`: set up what is missing (Chromium included), then run every check in sequence,
+// keep going after a failure, and end with one line `N passed, N failed`.
+import { createServer } from 'node:net';
+import { bold, fail, green, red, run, say, seconds, SetupError } from './lib.mjs';
+import { setup } from './setup.mjs';
+import { buildWasm } from './wasm.mjs';
+
+/** A free TCP port on 127.0.0.1 for the preview servers of the end-to-end tests. */
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+const cmd = (bin, ...args) => () => run(bin, args);
+
+/** The checks, in order. `needs` names earlier steps whose failure makes this one pointless. */
+function steps(ports) {
+  return [
+    { name: 'cargo fmt --all --check', go: cmd('cargo', 'fmt', '--all', '--check') },
+    { name: 'cargo clippy --all-targets -- -D warnings', go: cmd('cargo', 'clippy', '--workspace', '--all-targets', '--', '-D', 'warnings') },
+    { name: 'cargo test --workspace --release', go: cmd('cargo', 'test', '--workspace', '--release') },
+    {
+      name: 'wasm build (wasm-pack, release)',
+      go: () =>
+        buildWasm().then(
+          () => 0,
+          (e) => (console.error(red(String(e.message ?? e))), 1),
+        ),
+    },
+    { name: 'tsc --noEmit', go: cmd('tsc', '--noEmit'), needs: ['wasm build (wasm-pack, release)'] },
+    { name: 'vitest (unit tests of web/)', go: cmd('vitest', 'run') },
+    { name: 'vite build (dist/)', go: cmd('vite', 'build'), needs: ['wasm build (wasm-pack, release)'] },
+    {
+      name: 'playwright (end-to-end, Chromium)',
+      go: () =>
+        run('playwright', ['test'], {
+          env: { E2E_PORT: String(ports[0]), E2E_SUBPATH_PORT: String(ports[1]), CI: process.env.CI ?? '1' },
+        }),
+      needs: ['vite build (dist/)'],
+    },
+  ];
+}
+
+async function main() {
+  const t0 = Date.now();
+  const list = steps([await freePort(), await freePort()]);
+  try {
+    await setup({ checks: true, withChromium: true });
+  } catch (e) {
+    console.error(`${red('error:')} ${e instanceof SetupError ? e.message : e}`);
+    console.log(`set-up failed: no check could run`);
+    console.log(`0 passed, ${list.length} failed`);
+    process.exit(1);
+  }
+
+  const results = new Map();
+  list.forEach((s, i) => {
+    s.label = `[${i + 1}/${list.length}] ${s.name}`;
+  });
+  for (const s of list) {
+    console.log('');
+    say(bold(s.label));
+    const blocked = (s.needs ?? []).filter((n) => results.get(n) === false);
+    const t = Date.now();
+    let ok;
+    if (blocked.length) {
+      console.log(red(`skipped: ${blocked.join(', ')} failed`));
+      ok = false;
+    } else {
+      ok = (await s.go()) === 0;
+    }
+    results.set(s.name, ok);
+    say(`${s.label}: ${ok ? green('passed') : red('FAILED')} (${seconds(Date.now() - t)})`);
+  }
+
+  const passed = [...results.values()].filter(Boolean).length;
+  const failed = list.length - passed;
+  console.log('');
+  for (const s of list) console.log(`  ${results.get(s.name) ? green('pass') : red('FAIL')}  ${s.name}`);
+  console.log(`total time ${seconds(Date.now() - t0)}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch(fail);
