@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { Session, errorMessage, parseFrames, parseState, parseSummaries, type RawSession } from './bridge';
+
+// JSON exactly as the wasm facade sends it (from a replay of two vmalloc(4096) calls).
+const STATE = JSON.stringify({
+  busy: [
+    { id: 2, lazy: false, node: 0, va_end: '0xffffc90000002000', va_start: '0xffffc90000000000' },
+    { id: 3, lazy: true, node: 0, va_end: '0xffffc90000004000', va_start: '0xffffc90000002000' },
+  ],
+  cpu: 0,
+  cpus: 1,
+  free: [
+    {
+      black: true,
+      depth: 0,
+      id: 0,
+      left: 1,
+      parent: null,
+      right: null,
+      subtree_max_size: '0xffffc8ffffffffff',
+      va_end: '0xffffffffffffffff',
+      va_start: '0xffffc90000004000',
+    },
+    {
+      black: false,
+      depth: 1,
+      id: 1,
+      left: null,
+      parent: 0,
+      right: null,
+      subtree_max_size: '0xffffc8ffffffffff',
+      va_end: '0xffffc90000000000',
+      va_start: '0x1',
+    },
+  ],
+  lazy: [],
+  lazy_max: 8192,
+  lazy_nr: 2,
+  nr_nodes: 1,
+  pools: [],
+  profile: 'linux-5.2',
+  root: 0,
+  space: ['0x1', '0xffffffffffffffff'],
+  zone_size: '0x1',
+});
+
+const EMPTY_STATE = JSON.stringify({
+  busy: [],
+  cpu: 0,
+  cpus: 1,
+  free: [],
+  lazy: [],
+  lazy_max: 8192,
+  lazy_nr: 0,
+  nr_nodes: 1,
+  pools: [],
+  profile: 'linux-5.2',
+  root: null,
+  space: ['0x1', '0xffffffffffffffff'],
+  zone_size: '0x1',
+});
+
+const SUMMARY = {
+  index: 0,
+  line: 3,
+  output: 'alloc -> 0xffffc90000000000\n',
+  text: 'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff',
+  warning: null,
+};
+
+describe('parseState', () => {
+  it('turns hex strings into bigints and keeps ids and links', () => {
+    const s = parseState(STATE);
+    expect(s.profile).toBe('linux-5.2');
+    expect(s.space).toEqual([1n, 2n ** 64n - 1n]);
+    expect(s.root).toBe(0);
+    expect(s.lazyNr).toBe(2);
+    expect(s.lazyMax).toBe(8192);
+    expect(s.zoneSize).toBe(1n);
+    expect(s.initialized).toBe(true);
+    expect(s.free[0]).toEqual({
+      id: 0,
+      vaStart: 0xffffc90000004000n,
+      vaEnd: 0xffffffffffffffffn,
+      subtreeMaxSize: 0xffffc8ffffffffffn,
+      black: true,
+      parent: null,
+      left: 1,
+      right: null,
+      depth: 0,
+    });
+    expect(s.free[1].black).toBe(false);
+    expect(s.busy.map((b) => [b.id, b.lazy, b.vaStart])).toEqual([
+      [2, false, 0xffffc90000000000n],
+      [3, true, 0xffffc90000002000n],
+    ]);
+  });
+
+  it('sees the state before the first operation as not initialised', () => {
+    const s = parseState(EMPTY_STATE);
+    expect(s.initialized).toBe(false);
+    expect(s.root).toBeNull();
+    // An explicit flag from the core wins.
+    expect(parseState(EMPTY_STATE.replace('{', '{"initialized":true,')).initialized).toBe(true);
+  });
+
+  it('rejects malformed JSON values', () => {
+    expect(() => parseState('{}')).toThrow();
+    expect(() => parseState(STATE.replace('"0x1"', '"one"'))).toThrow(/not an unsigned integer/);
+  });
+});
+
+describe('parseSummaries and parseFrames', () => {
+  it('parses summaries', () => {
+    expect(parseSummaries(JSON.stringify([SUMMARY]))).toEqual([SUMMARY]);
+    expect(parseSummaries(JSON.stringify([{ ...SUMMARY, warning: 'w' }]))[0].warning).toBe('w');
+  });
+
+  it('parses frames with events and tree snapshots', () => {
+    const json = `{"index":0,"line":3,"text":"free 0x1000","output":"free 0x1000 ok\\n","warning":null,
+      "before":${STATE},"after":${STATE},
+      "frames":[{"event":{"kind":"merge_start","va_start":"0x1000","va_end":"0x2000","prev":null,"next":0},"tree":0}],
+      "trees":[${JSON.stringify(JSON.parse(STATE).free)}]}`;
+    const f = parseFrames(json);
+    expect(f).not.toBeNull();
+    expect(f?.frames[0].event.kind).toBe('merge_start');
+    expect(f?.frames[0].event.va_start).toBe('0x1000');
+    expect(f?.trees[0][1].vaStart).toBe(1n);
+    expect(f?.after.free).toHaveLength(2);
+    expect(parseFrames('null')).toBeNull();
+  });
+});
+
+/** A fake of the wasm class: one state, a trace that grows with push. */
+class FakeRaw implements RawSession {
+  lines: string[] = ['alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff'];
+  freed = false;
+  asked: number[] = [];
+  len() {
+    return this.lines.length;
+  }
+  state(k: number) {
+    this.asked.push(k);
+    return k === 0 ? EMPTY_STATE : STATE;
+  }
+  frames() {
+    return 'null';
+  }
+  summaries(from: number, to: number) {
+    return JSON.stringify(this.lines.slice(from, to).map((text, index) => ({ ...SUMMARY, index, text })));
+  }
+  push(line: string): string {
+    if (line.startsWith('bogus')) throw new Error('line 1: unknown command `bogus`');
+    this.lines.push(line);
+    return JSON.stringify({ ...SUMMARY, index: this.lines.length - 1, text: line });
+  }
+  truncate(k: number) {
+    this.lines.length = k;
+  }
+  trace_text() {
+    return this.lines.join('\n');
+  }
+  output() {
+    return '';
+  }
+  check() {
+    return undefined;
+  }
+  free() {
+    this.freed = true;
+  }
+}
+
+describe('Session', () => {
+  it('wraps the raw session with typed results and clamped steps', () => {
+    const raw = new FakeRaw();
+    const s = new Session(raw);
+    expect(s.length).toBe(1);
+    expect(s.state(0).initialized).toBe(false);
+    expect(s.state(99).free).toHaveLength(2);
+    expect(raw.asked).toEqual([0, 1]);
+    expect(s.summaries()).toHaveLength(1);
+    expect(s.check()).toBeNull();
+    expect(s.frames(0)).toBeNull();
+  });
+
+  it('push appends or throws the core message; dispose frees the wasm object', () => {
+    const raw = new FakeRaw();
+    const s = new Session(raw);
+    expect(s.push('free 0xffffc90000000000').index).toBe(1);
+    expect(s.length).toBe(2);
+    let message = '';
+    try {
+      s.push('bogus 1');
+    } catch (e) {
+      message = errorMessage(e);
+    }
+    expect(message).toBe('line 1: unknown command `bogus`');
+    expect(s.length).toBe(2);
+    s.truncate(1);
+    expect(s.traceText()).toBe(raw.lines[0]);
+    s.dispose();
+    expect(raw.freed).toBe(true);
+  });
+});

@@ -1,0 +1,282 @@
+// The typed bridge to the wasm facade (core/wasm): its methods return JSON text with 64-bit
+// values as `0x` hex strings; this module parses them into typed objects with bigint
+// addresses. It does not import the wasm module itself (see wasm.ts), so it is unit-testable
+// with a fake.
+import { parseBig } from './format';
+
+/** The surface of the wasm `Vmapviz` class this bridge uses. */
+export interface RawSession {
+  len(): number;
+  state(k: number): string;
+  frames(k: number): string;
+  summaries(from: number, to: number): string;
+  push(line: string): string;
+  truncate(k: number): void;
+  trace_text(): string;
+  output(): string;
+  check(): string | undefined;
+  free?(): void;
+}
+
+/** A range of addresses `[vaStart, vaEnd)` named by the core's area id. */
+export interface Area {
+  id: number;
+  vaStart: bigint;
+  vaEnd: bigint;
+}
+
+/** A node of the augmented free tree (pre-order in `State.free`). */
+export interface FreeNode extends Area {
+  subtreeMaxSize: bigint;
+  black: boolean;
+  parent: number | null;
+  left: number | null;
+  right: number | null;
+  depth: number;
+}
+
+/** A busy area; with `lazy`, freed lazily but still in the busy tree (linux-5.2). */
+export interface BusyArea extends Area {
+  lazy: boolean;
+  node: number;
+}
+
+/** A per-node pool of cached free areas (linux-6.9 vmap nodes). */
+export interface Pool {
+  node: number;
+  pool: number;
+  entries: Area[];
+}
+
+/** Everything the core reports about the allocator at one point. */
+export interface State {
+  profile: string;
+  cpus: number;
+  cpu: number;
+  lazyNr: number;
+  lazyMax: number;
+  nrNodes: number;
+  zoneSize: bigint;
+  space: [bigint, bigint];
+  root: number | null;
+  free: FreeNode[];
+  busy: BusyArea[];
+  /** Lazily freed areas waiting for a purge outside the busy tree (the 6.1 purge tree). */
+  lazy: Area[];
+  pools: Pool[];
+  /**
+   * Whether the free space exists yet. The core sets it up on the first operation (the boot
+   * block [1, 2^64 - 1), or `init`), so the state before op 0 has no areas at all.
+   */
+  initialized: boolean;
+}
+
+/** One operation of the trace and what it printed. */
+export interface OpSummary {
+  index: number;
+  /** 1-based line of the trace text. */
+  line: number;
+  text: string;
+  output: string;
+  warning: string | null;
+}
+
+/** One step event of the core (`kind` tag; see core/src/events.rs). Hex fields are kept as given. */
+export interface StepEvent {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface Frame {
+  event: StepEvent;
+  /** Index into `OpFrames.trees`: the free tree after this event. */
+  tree: number;
+}
+
+/** All the micro-steps of one operation, for a player. */
+export interface OpFrames extends OpSummary {
+  before: State;
+  after: State;
+  frames: Frame[];
+  trees: FreeNode[][];
+}
+
+type Json = Record<string, unknown>;
+
+function obj(v: unknown, what: string): Json {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
+  return v as Json;
+}
+
+function arr(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
+  return v;
+}
+
+function num(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${what}: expected a number`);
+  return v;
+}
+
+function optNum(v: unknown, what: string): number | null {
+  return v === null || v === undefined ? null : num(v, what);
+}
+
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new TypeError(`${what}: expected a string`);
+  return v;
+}
+
+function parseArea(v: unknown): Area {
+  const o = obj(v, 'area');
+  return { id: num(o.id, 'area.id'), vaStart: parseBig(o.va_start), vaEnd: parseBig(o.va_end) };
+}
+
+export function parseFreeNode(v: unknown): FreeNode {
+  const o = obj(v, 'free node');
+  return {
+    ...parseArea(o),
+    subtreeMaxSize: parseBig(o.subtree_max_size),
+    black: o.black === true,
+    parent: optNum(o.parent, 'parent'),
+    left: optNum(o.left, 'left'),
+    right: optNum(o.right, 'right'),
+    depth: num(o.depth, 'depth'),
+  };
+}
+
+function parseBusy(v: unknown): BusyArea {
+  const o = obj(v, 'busy area');
+  return { ...parseArea(o), lazy: o.lazy === true, node: num(o.node ?? 0, 'node') };
+}
+
+/** A number the core may send either as a JSON number or as hex (u64 fields). */
+function count(v: unknown, what: string): number {
+  if (typeof v === 'number') return v;
+  const b = parseBig(v);
+  if (b > BigInt(Number.MAX_SAFE_INTEGER)) throw new TypeError(`${what}: too large`);
+  return Number(b);
+}
+
+export function parseStateValue(v: unknown): State {
+  const o = obj(v, 'state');
+  const space = arr(o.space, 'space');
+  const state: Omit<State, 'initialized'> = {
+    profile: str(o.profile, 'profile'),
+    cpus: count(o.cpus, 'cpus'),
+    cpu: count(o.cpu, 'cpu'),
+    lazyNr: count(o.lazy_nr, 'lazy_nr'),
+    lazyMax: count(o.lazy_max, 'lazy_max'),
+    nrNodes: count(o.nr_nodes ?? 1, 'nr_nodes'),
+    zoneSize: parseBig(o.zone_size ?? 0),
+    space: [parseBig(space[0]), parseBig(space[1])],
+    root: optNum(o.root, 'root'),
+    free: arr(o.free, 'free').map(parseFreeNode),
+    busy: arr(o.busy, 'busy').map(parseBusy),
+    lazy: arr(o.lazy ?? [], 'lazy').map(parseArea),
+    pools: arr(o.pools ?? [], 'pools').map((p) => {
+      const q = obj(p, 'pool');
+      return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
+    }),
+  };
+  const anyArea =
+    state.free.length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
+  return { ...state, initialized: typeof o.initialized === 'boolean' ? o.initialized : anyArea };
+}
+
+export function parseState(json: string): State {
+  return parseStateValue(JSON.parse(json));
+}
+
+export function parseSummaryValue(v: unknown): OpSummary {
+  const o = obj(v, 'summary');
+  return {
+    index: num(o.index, 'index'),
+    line: num(o.line, 'line'),
+    text: str(o.text, 'text'),
+    output: typeof o.output === 'string' ? o.output : '',
+    warning: typeof o.warning === 'string' ? o.warning : null,
+  };
+}
+
+export function parseSummaries(json: string): OpSummary[] {
+  return arr(JSON.parse(json), 'summaries').map(parseSummaryValue);
+}
+
+export function parseFrames(json: string): OpFrames | null {
+  const v: unknown = JSON.parse(json);
+  if (v === null) return null;
+  const o = obj(v, 'frames');
+  return {
+    ...parseSummaryValue(o),
+    before: parseStateValue(o.before),
+    after: parseStateValue(o.after),
+    frames: arr(o.frames, 'frames').map((f) => {
+      const q = obj(f, 'frame');
+      const event = obj(q.event, 'event');
+      return { event: { ...event, kind: str(event.kind, 'event.kind') }, tree: num(q.tree, 'frame.tree') };
+    }),
+    trees: arr(o.trees, 'trees').map((t) => arr(t, 'tree').map(parseFreeNode)),
+  };
+}
+
+/** The message of whatever a wasm call threw (`JsError` arrives as an `Error`). */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+/**
+ * A replayed trace: step k is the state before operation k (k = len() is the end). Wraps the
+ * wasm session and parses what it returns; call `dispose()` when done.
+ */
+export class Session {
+  constructor(private readonly raw: RawSession) {}
+
+  get length(): number {
+    return this.raw.len();
+  }
+
+  /** The state before op `k` (clamped to 0..length). */
+  state(k: number): State {
+    return parseState(this.raw.state(this.clamp(k)));
+  }
+
+  frames(k: number): OpFrames | null {
+    return parseFrames(this.raw.frames(k));
+  }
+
+  summaries(from = 0, to = this.length): OpSummary[] {
+    return parseSummaries(this.raw.summaries(from, to));
+  }
+
+  /** Append one trace line; throws an Error with the core's message when it is invalid. */
+  push(line: string): OpSummary {
+    return parseSummaryValue(JSON.parse(this.raw.push(line)));
+  }
+
+  truncate(k: number): void {
+    this.raw.truncate(this.clamp(k));
+  }
+
+  traceText(): string {
+    return this.raw.trace_text();
+  }
+
+  output(): string {
+    return this.raw.output();
+  }
+
+  /** An invariant violation of the current (final) state, or null. */
+  check(): string | null {
+    return this.raw.check() ?? null;
+  }
+
+  clamp(k: number): number {
+    return Math.max(0, Math.min(this.length, Math.trunc(k)));
+  }
+
+  dispose(): void {
+    this.raw.free?.();
+  }
+}

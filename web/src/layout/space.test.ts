@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { parseState, type State } from '../bridge';
+import { placeSegments, placeTicks, segments, weight, xOf } from './space';
+
+function state(over: Partial<State>): State {
+  const base = parseState(
+    JSON.stringify({
+      busy: [],
+      cpu: 0,
+      cpus: 1,
+      free: [],
+      lazy: [],
+      lazy_max: 8192,
+      lazy_nr: 0,
+      nr_nodes: 1,
+      pools: [],
+      profile: 'linux-5.2',
+      root: null,
+      space: ['0x1', '0xffffffffffffffff'],
+      zone_size: '0x1',
+    }),
+  );
+  return { ...base, ...over };
+}
+
+const node = (id: number, vaStart: bigint, vaEnd: bigint) => ({
+  id,
+  vaStart,
+  vaEnd,
+  subtreeMaxSize: vaEnd - vaStart,
+  black: true,
+  parent: null,
+  left: null,
+  right: null,
+  depth: 0,
+});
+
+describe('segments', () => {
+  it('merges free, busy, lazy and pooled areas in address order and fills gaps', () => {
+    const s = state({
+      space: [0x1000n, 0x10000n],
+      free: [node(0, 0x8000n, 0x10000n), node(1, 0x1000n, 0x2000n)],
+      busy: [
+        { id: 2, vaStart: 0x2000n, vaEnd: 0x4000n, lazy: false, node: 0 },
+        { id: 3, vaStart: 0x4000n, vaEnd: 0x5000n, lazy: true, node: 0 },
+      ],
+      lazy: [{ id: 4, vaStart: 0x5000n, vaEnd: 0x6000n }],
+      pools: [{ node: 0, pool: 1, entries: [{ id: 5, vaStart: 0x7000n, vaEnd: 0x8000n }] }],
+    });
+    const segs = segments(s);
+    expect(segs.map((x) => [x.state, x.start, x.end])).toEqual([
+      ['free', 0x1000n, 0x2000n],
+      ['busy', 0x2000n, 0x4000n],
+      ['lazy', 0x4000n, 0x5000n],
+      ['lazy', 0x5000n, 0x6000n],
+      ['gap', 0x6000n, 0x7000n],
+      ['pool', 0x7000n, 0x8000n],
+      ['free', 0x8000n, 0x10000n],
+    ]);
+    expect(segs[0].key).toBe('a1');
+    expect(segs[4].id).toBeNull();
+  });
+
+  it('shows an uninitialised space as one gap', () => {
+    const segs = segments(state({}));
+    expect(segs).toHaveLength(1);
+    expect(segs[0]).toMatchObject({ state: 'gap', start: 1n, end: 2n ** 64n - 1n });
+  });
+});
+
+describe('placeSegments', () => {
+  const segs = segments(
+    state({
+      free: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc90000002000n, 2n ** 64n - 1n)],
+      busy: [{ id: 2, vaStart: 0xffffc90000000000n, vaEnd: 0xffffc90000002000n, lazy: false, node: 0 }],
+    }),
+  );
+
+  it('tiles the bar in order with widths growing with log2 of the size', () => {
+    const p = placeSegments(segs, 1000);
+    expect(p[0].x).toBe(0);
+    for (let i = 1; i < p.length; i++) expect(p[i].x).toBeCloseTo(p[i - 1].x + p[i - 1].width, 9);
+    const total = p.reduce((a, s) => a + s.width, 0);
+    expect(total).toBeCloseTo(1000, 6);
+    // 8K (2^13) against ~16E (2^64): 13 : 64.
+    expect(p[1].width / p[0].width).toBeCloseTo(13 / 64, 2);
+    expect(weight(1n)).toBe(1);
+  });
+
+  it('keeps every segment at least minWidth wide, growing the bar if it must', () => {
+    const p = placeSegments(segs, 100, 30);
+    expect(p.every((s) => s.width >= 30)).toBe(true);
+    const many = Array.from({ length: 50 }, () => segs[1]);
+    const q = placeSegments(many, 100, 4);
+    expect(q.every((s) => s.width === 4)).toBe(true);
+    expect(q[49].x).toBe(196);
+  });
+
+  it('maps addresses to x linearly inside their segment', () => {
+    const p = placeSegments(segs, 1000);
+    expect(xOf(p, 1n)).toBe(0);
+    expect(xOf(p, 0xffffc90000000000n)).toBeCloseTo(p[1].x, 6);
+    expect(xOf(p, 0xffffc90000001000n)).toBeCloseTo(p[1].x + p[1].width / 2, 6);
+    expect(xOf(p, 0n)).toBeNull();
+  });
+});
+
+describe('placeTicks', () => {
+  it('labels boundaries on rows without overlaps, always the last one', () => {
+    const segs = segments(
+      state({
+        space: [0n, 0x100000n],
+        busy: Array.from({ length: 40 }, (_, i) => ({
+          id: i,
+          vaStart: BigInt(i) * 0x1000n,
+          vaEnd: BigInt(i + 1) * 0x1000n,
+          lazy: false,
+          node: 0,
+        })),
+      }),
+    );
+    const p = placeSegments(segs, 800);
+    const ticks = placeTicks(p, 60, 2, 4);
+    expect(ticks).toHaveLength(p.length + 1);
+    expect(ticks[ticks.length - 1].row).toBeGreaterThanOrEqual(0);
+    expect(ticks[0].row).toBe(0);
+    expect(ticks.some((t) => t.row < 0)).toBe(true);
+    for (const row of [0, 1]) {
+      const boxes = ticks.filter((t) => t.row === row).map((t) => t.labelX).sort((a, b) => a - b);
+      for (let i = 1; i < boxes.length; i++) expect(boxes[i] - boxes[i - 1]).toBeGreaterThanOrEqual(64);
+    }
+    for (const t of ticks) {
+      expect(t.labelX).toBeGreaterThanOrEqual(0);
+      expect(t.labelX + 60).toBeLessThanOrEqual(800 + 1e-9);
+    }
+  });
+});

@@ -1,0 +1,142 @@
+// Layout of the address-space bar: the areas the core reports, in address order, on an
+// "ordinal-compressed" axis where each area's width grows with log2 of its size. The space is
+// 2^64 bytes wide and areas are pages, so no linear scale shows both; this one keeps every
+// area visible, keeps the address order, and still makes a 16E block wider than an 8K one.
+import type { State } from '../bridge';
+import { log2 } from '../format';
+
+export type AreaState = 'free' | 'busy' | 'lazy' | 'pool';
+
+export interface Segment {
+  /** `gap`: inside the managed space but reported in no container. */
+  state: AreaState | 'gap';
+  /** The core's area id (null for gaps). */
+  id: number | null;
+  start: bigint;
+  end: bigint;
+  /** A stable key for D3 joins: the area id, so an area keeps its element across states. */
+  key: string;
+}
+
+export interface PlacedSegment extends Segment {
+  x: number;
+  width: number;
+}
+
+/** All areas of a state (free-tree nodes, busy, lazy, pooled), sorted, with gaps filled in. */
+export function segments(state: State): Segment[] {
+  const out: Segment[] = [];
+  const add = (s: AreaState, id: number, start: bigint, end: bigint) =>
+    out.push({ state: s, id, start, end, key: `a${id}` });
+  for (const n of state.free) add('free', n.id, n.vaStart, n.vaEnd);
+  for (const b of state.busy) add(b.lazy ? 'lazy' : 'busy', b.id, b.vaStart, b.vaEnd);
+  for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd);
+  for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);
+  out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+
+  const filled: Segment[] = [];
+  let cursor = state.space[0];
+  for (const s of out) {
+    if (s.start > cursor) filled.push(gap(cursor, s.start));
+    filled.push(s);
+    if (s.end > cursor) cursor = s.end;
+  }
+  if (state.space[1] > cursor) filled.push(gap(cursor, state.space[1]));
+  return filled;
+}
+
+function gap(start: bigint, end: bigint): Segment {
+  return { state: 'gap', id: null, start, end, key: `g${start.toString(16)}` };
+}
+
+/** Relative width of an area of `size` bytes: log2 of the size, at least 1. */
+export function weight(size: bigint): number {
+  return Math.max(1, log2(size));
+}
+
+/**
+ * Give each segment an x and a width on a bar `width` px wide: proportional to `weight`, but
+ * never narrower than `minWidth` (the bar grows past `width` when even that does not fit).
+ */
+export function placeSegments(segs: Segment[], width: number, minWidth = 4): PlacedSegment[] {
+  const w = segs.map((s) => weight(s.end - s.start));
+  const fixed = new Array<boolean>(segs.length).fill(false);
+  let px = new Array<number>(segs.length).fill(minWidth);
+  // Pin the segments that would fall under minWidth, share the rest by weight, repeat.
+  for (let round = 0; round <= segs.length; round++) {
+    const pinned = fixed.filter(Boolean).length * minWidth;
+    const room = Math.max(0, width - pinned);
+    const total = w.reduce((a, v, i) => (fixed[i] ? a : a + v), 0);
+    px = w.map((v, i) => (fixed[i] ? minWidth : total > 0 ? (v / total) * room : minWidth));
+    let changed = false;
+    px.forEach((p, i) => {
+      if (!fixed[i] && p < minWidth) {
+        fixed[i] = true;
+        changed = true;
+      }
+    });
+    if (!changed) break;
+  }
+  px = px.map((p) => Math.max(minWidth, p));
+  let x = 0;
+  return segs.map((s, i) => {
+    const placed = { ...s, x, width: px[i] };
+    x += px[i];
+    return placed;
+  });
+}
+
+/** The x of an address on a placed bar (linear inside its segment), or null outside the bar. */
+export function xOf(placed: PlacedSegment[], addr: bigint): number | null {
+  for (const s of placed) {
+    if (addr >= s.start && addr <= s.end && s.end > s.start) {
+      const span = s.end - s.start;
+      // Fraction with 1e6 resolution, computed in bigint to keep 64-bit precision.
+      const frac = Number(((addr - s.start) * 1_000_000n) / span) / 1_000_000;
+      return s.x + frac * s.width;
+    }
+  }
+  return null;
+}
+
+export interface Tick {
+  x: number;
+  addr: bigint;
+  /** Label row (0 nearest the bar); -1 when the label is left out for lack of room. */
+  row: number;
+  anchor: 'start' | 'middle' | 'end';
+  /** Left edge of the label box, kept inside the bar. */
+  labelX: number;
+}
+
+/**
+ * Boundary ticks with labels `labelWidth` px wide placed greedily on `rows` rows so none
+ * overlap; the first and last boundaries are anchored inside the bar.
+ */
+export function placeTicks(placed: PlacedSegment[], labelWidth: number, rows = 2, gapPx = 8): Tick[] {
+  if (placed.length === 0) return [];
+  const last = placed[placed.length - 1];
+  const total = last.x + last.width;
+  const points = [...placed.map((s) => ({ x: s.x, addr: s.start })), { x: total, addr: last.end }];
+  const ticks = points.map((p, i) => {
+    const anchor: Tick['anchor'] = i === 0 ? 'start' : i === points.length - 1 ? 'end' : 'middle';
+    const want = anchor === 'start' ? p.x : anchor === 'end' ? p.x - labelWidth : p.x - labelWidth / 2;
+    const left = Math.max(0, Math.min(total - labelWidth, want));
+    return { tick: { x: p.x, addr: p.addr, row: -1, anchor, labelX: left } as Tick, left };
+  });
+  // The last boundary first, so the end of the space is always labelled.
+  const order = [ticks.length - 1, ...ticks.map((_, i) => i).slice(0, -1)];
+  const taken: [number, number][][] = Array.from({ length: rows }, () => []);
+  for (const i of order) {
+    const { tick, left } = ticks[i];
+    const right = left + labelWidth;
+    for (let r = 0; r < rows; r++) {
+      if (taken[r].every(([l, h]) => right + gapPx <= l || left >= h + gapPx)) {
+        taken[r].push([left, right]);
+        tick.row = r;
+        break;
+      }
+    }
+  }
+  return ticks.map((t) => t.tick);
+}
