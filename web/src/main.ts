@@ -1,0 +1,26 @@
+// Entry point: initialise the wasm core once, open the scenario the URL names (or the default
+// one), draw it, then flag the page ready for tests and tools (`body[data-ready="true"]`).
+import './style.css';
+import { App } from './app';
+import { errorMessage } from './bridge';
+import { initCore, loadTrace } from './wasm';
+
+async function main(): Promise<void> {
+  const root = document.getElementById('app');
+  if (!root) throw new Error('no #app element');
+  const version = await initCore();
+  document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
+  const app = new App(root, { load: loadTrace });
+  app.openHash(location.hash);
+  window.addEventListener('hashchange', () => app.openHash(location.hash));
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((e: unknown) => {
+  const banner = document.querySelector<HTMLElement>('[data-widget="load-error"]');
+  if (banner) {
+    banner.hidden = false;
+    banner.textContent = `vmapviz could not start: ${errorMessage(e)}`;
+  }
+  console.error(e);
+});

@@ -1,0 +1,221 @@
+// The address-space bar: every area the core reports, in address order, drawn as free, busy,
+// lazy or pooled with a fill, a pattern and a label (never colour alone). Widths follow
+// layout/space.ts (log2 of the size, so 8K pages and 16E blocks share one bar).
+import { select, type Selection } from 'd3';
+import type { State } from '../bridge';
+import { VMALLOC_END, VMALLOC_START } from '../constants';
+import { hex, range, size } from '../format';
+import { placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
+import { nextId, tx } from './common';
+
+const BAR_Y = 30;
+const BAR_H = 58;
+const TICK_ROW_H = 16;
+const TICK_ROWS = 2;
+const LABEL_W = 124; // px of an 18-digit hex label at 11px monospace
+const MARGIN_X = 2;
+
+/** Where a tick's label starts, relative to the tick: inside the bar, centred when there is room. */
+function labelX(t: Tick): number {
+  const width = 7 * hex(t.addr).length; // ~7px a character at 11px monospace
+  const centred = t.anchor === 'start' ? 0 : t.anchor === 'end' ? -width : -width / 2;
+  const box = t.labelX - t.x; // the room placeTicks kept, relative to the tick
+  return Math.max(box, Math.min(box + LABEL_W - width, centred));
+}
+
+const STATE_LABEL: Record<PlacedSegment['state'], string> = {
+  free: 'free',
+  busy: 'busy',
+  lazy: 'lazy',
+  pool: 'pool',
+  gap: 'gap',
+};
+
+export interface SpaceBarOptions {
+  /** Called with an area id when the pointer enters an area, null when it leaves. */
+  onHover?: (id: number | null) => void;
+}
+
+export class SpaceBar {
+  private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
+  private readonly prefix = nextId('sb');
+  private state: State | null = null;
+  private highlighted: number | null = null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly opts: SpaceBarOptions = {},
+  ) {
+    root.classList.add('space-bar');
+    this.svg = select(root)
+      .append('svg')
+      .attr('class', 'space-bar-svg')
+      .attr('role', 'img')
+      .attr('aria-label', 'Address space: free, busy and lazy areas in address order');
+    this.defs();
+    this.svg.append('g').attr('class', 'window');
+    this.svg.append('g').attr('class', 'areas');
+    this.svg.append('g').attr('class', 'ticks');
+    new ResizeObserver(() => this.state && this.render(this.state)).observe(root);
+  }
+
+  /** Hatching, dots and cross-hatching so busy, lazy and pooled areas differ without colour. */
+  private defs(): void {
+    const defs = this.svg.append('defs');
+    const pattern = (name: string, w: number, h: number, rotate = 0) =>
+      defs
+        .append('pattern')
+        .attr('id', `${this.prefix}-${name}`)
+        .attr('patternUnits', 'userSpaceOnUse')
+        .attr('width', w)
+        .attr('height', h)
+        .attr('patternTransform', rotate ? `rotate(${rotate})` : null);
+    pattern('busy', 8, 8, 45).append('rect').attr('width', 3).attr('height', 8).attr('class', 'pat-busy');
+    pattern('lazy', 8, 8).append('circle').attr('cx', 4).attr('cy', 4).attr('r', 1.6).attr('class', 'pat-lazy');
+    const cross = pattern('pool', 8, 8, 45);
+    cross.append('rect').attr('width', 2).attr('height', 8).attr('class', 'pat-pool');
+    cross.append('rect').attr('width', 8).attr('height', 2).attr('class', 'pat-pool');
+    pattern('gap', 6, 6, -45).append('rect').attr('width', 2).attr('height', 6).attr('class', 'pat-gap');
+  }
+
+  render(state: State): void {
+    this.state = state;
+    const width = Math.max(320, this.root.clientWidth - 2 * MARGIN_X);
+    const placed = placeSegments(segments(state), width, 6);
+    const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
+    const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4;
+    this.svg
+      .attr('width', total + 2 * MARGIN_X)
+      .attr('height', height)
+      .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
+
+    this.renderWindow(placed);
+    this.renderAreas(placed);
+    this.renderTicks(placed);
+    this.highlight(this.highlighted);
+  }
+
+  private renderAreas(placed: PlacedSegment[]): void {
+    const t = tx('layout', 250);
+    const areas = this.svg
+      .select<SVGGElement>('g.areas')
+      .selectAll<SVGGElement, PlacedSegment>('g.area')
+      .data(placed, (d) => d.key)
+      .join((enter) => {
+        const g = enter.append('g').attr('class', 'area');
+        g.append('rect').attr('class', 'fill');
+        g.append('rect').attr('class', 'pattern');
+        g.append('text').attr('class', 'label kind');
+        g.append('text').attr('class', 'label size');
+        g.append('title');
+        g.attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
+        g.on('mouseenter', (_e, d) => this.opts.onHover?.(d.id)).on('mouseleave', () => this.opts.onHover?.(null));
+        return g;
+      });
+
+    areas
+      .attr('class', (d) => `area area-${d.state}`)
+      .attr('data-state', (d) => (d.state === 'gap' ? null : d.state))
+      .attr('data-id', (d) => d.id)
+      .attr('data-va-start', (d) => hex(d.start))
+      .attr('data-va-end', (d) => hex(d.end))
+      .order();
+    areas
+      .transition(t)
+      .attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
+
+    areas
+      .select('rect.fill')
+      .attr('height', BAR_H)
+      .transition(t)
+      .attr('width', (d) => Math.max(1, d.width - 1));
+    areas
+      .select('rect.pattern')
+      .attr('height', BAR_H)
+      .attr('fill', (d) => (d.state === 'free' ? 'none' : `url(#${this.prefix}-${d.state})`))
+      .transition(t)
+      .attr('width', (d) => Math.max(1, d.width - 1));
+    areas
+      .select('text.kind')
+      .attr('x', (d) => d.width / 2)
+      .attr('y', BAR_H / 2 - 4)
+      .text((d) => {
+        const name = this.label(d);
+        return d.width >= 7.5 * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
+      });
+    areas
+      .select('text.size')
+      .attr('x', (d) => d.width / 2)
+      .attr('y', BAR_H / 2 + 13)
+      .text((d) => (d.width >= 34 ? size(d.end - d.start) : ''));
+    areas
+      .select('title')
+      .text((d) => `${this.label(d)} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`);
+  }
+
+  private renderTicks(placed: PlacedSegment[]): void {
+    const ticks = placeTicks(placed, LABEL_W, TICK_ROWS);
+    const top = BAR_Y + BAR_H;
+    const g = this.svg
+      .select<SVGGElement>('g.ticks')
+      .selectAll<SVGGElement, (typeof ticks)[number]>('g.tick')
+      .data(ticks, (d) => d.addr.toString(16))
+      .join((enter) => {
+        const t = enter.append('g').attr('class', 'tick');
+        t.append('line');
+        t.append('text');
+        return t;
+      })
+      .attr('class', (d) => (d.row < 0 ? 'tick unlabelled' : 'tick'))
+      .attr('transform', (d) => `translate(${d.x},0)`);
+    g.select('line')
+      .attr('y1', top)
+      .attr('y2', (d) => top + 4 + (d.row < 0 ? 0 : d.row * TICK_ROW_H + 2));
+    g.select('text')
+      .attr('y', (d) => top + 16 + Math.max(0, d.row) * TICK_ROW_H)
+      .attr('x', (d) => labelX(d))
+      .attr('text-anchor', 'start')
+      .text((d) => (d.row < 0 ? '' : hex(d.addr)));
+  }
+
+  /** A bracket over the bar marking VMALLOC_START..VMALLOC_END, where vmalloc() allocates. */
+  private renderWindow(placed: PlacedSegment[]): void {
+    const last = placed[placed.length - 1];
+    const total = last ? last.x + last.width : 0;
+    const x0 = xOf(placed, VMALLOC_START);
+    const x1 = xOf(placed, VMALLOC_END);
+    const data = x0 !== null && x1 !== null ? [{ x0, x1 }] : [];
+    const g = this.svg
+      .select<SVGGElement>('g.window')
+      .selectAll<SVGGElement, { x0: number; x1: number }>('g.vmalloc-window')
+      .data(data)
+      .join((enter) => {
+        const w = enter.append('g').attr('class', 'vmalloc-window');
+        w.append('path');
+        w.append('text');
+        w.append('title').text(`vmalloc window ${range(VMALLOC_START, VMALLOC_END + 1n)}`);
+        return w;
+      });
+    g.select('path').attr('d', (d) => `M${d.x0},${BAR_Y - 2} v-8 H${d.x1} v8`);
+    g.select<SVGTextElement>('text')
+      .text((d) => (d.x1 - d.x0 > 300 ? 'vmalloc window: VMALLOC_START … VMALLOC_END' : 'vmalloc window'))
+      .attr('y', BAR_Y - 14)
+      .attr('text-anchor', 'middle')
+      .attr('x', function (d) {
+        // Centred over the window, but kept inside the bar.
+        const half = this.getComputedTextLength() / 2;
+        return Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2));
+      });
+  }
+
+  private label(d: PlacedSegment): string {
+    if (d.state === 'gap' && this.state && !this.state.initialized) return 'not initialised';
+    return STATE_LABEL[d.state];
+  }
+
+  /** Outline the area with this id (null clears). */
+  highlight(id: number | null): void {
+    this.highlighted = id;
+    this.svg.selectAll<SVGGElement, PlacedSegment>('g.area').classed('hl', (d) => id !== null && d.id === id);
+  }
+}

@@ -1,0 +1,31 @@
+// The summary line of the header: profile, CPUs, counts of areas, lazy pages.
+import type { State } from '../bridge';
+import { el } from './common';
+
+export class Stats {
+  constructor(private readonly root: HTMLElement) {
+    root.classList.add('stats');
+  }
+
+  render(state: State): void {
+    const lazyAreas = state.busy.filter((b) => b.lazy).length + state.lazy.length;
+    const pooled = state.pools.reduce((n, p) => n + p.entries.length, 0);
+    const items: [string, string, string][] = [
+      ['profile', 'profile', state.profile],
+      ['cpus', 'CPUs', String(state.cpus)],
+      ['free', 'free blocks', String(state.free.length)],
+      ['busy', 'busy areas', String(state.busy.length - state.busy.filter((b) => b.lazy).length)],
+      ['lazy', 'lazy areas', String(lazyAreas)],
+      ['lazy-pages', 'lazy pages', `${state.lazyNr} / ${state.lazyMax}`],
+    ];
+    if (state.nrNodes > 1 || pooled) items.push(['pooled', 'pooled', String(pooled)]);
+    this.root.replaceChildren(
+      ...items.map(([key, name, value]) => {
+        const d = el('div', `stat stat-${key}`);
+        d.dataset.stat = key;
+        d.append(el('dt', '', name), el('dd', '', value));
+        return d;
+      }),
+    );
+  }
+}
