@@ -130,3 +130,15 @@ test('adding an operation: a valid line is replayed, an invalid one is refused i
   await expect(app.tree.nodeAt('0xffffc9000000a000')).toHaveAttribute('data-va-end', '0xffffc90000017000');
   expect(app.problems).toEqual([]);
 });
+
+test('hovering an area outlines its node in the tree, and the other way round', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.open();
+  const start = '0xffffc9000000a000';
+  await app.bar.root.locator(`g.area[data-va-start="${start}"]`).hover();
+  await expect(app.tree.nodeAt(start)).toHaveClass(/\bhl\b/);
+  await page.mouse.move(0, 0);
+  await expect(app.tree.nodeAt(start)).not.toHaveClass(/\bhl\b/);
+  await app.tree.nodeAt(start).hover();
+  await expect(app.bar.root.locator(`g.area[data-va-start="${start}"]`)).toHaveClass(/\bhl\b/);
+});
