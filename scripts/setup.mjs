@@ -3,7 +3,8 @@
 // wasm-pack, and (for the end-to-end tests) Debian's Chromium.
 //
 //   node scripts/setup.mjs [--checks] [--chromium]
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, SetupError, capture, fail, green, mustRun, say, warn, works } from './lib.mjs';
@@ -20,23 +21,30 @@ function checkNode() {
   say(ok(`Node ${process.versions.node}`));
 }
 
-function mtime(p) {
-  return existsSync(p) ? statSync(p).mtimeMs : 0;
+/** A fingerprint of the declared packages; node_modules is current when it holds the same one. */
+function npmFingerprint() {
+  const h = createHash('sha256');
+  for (const f of ['package.json', 'package-lock.json']) {
+    const p = join(ROOT, f);
+    h.update(existsSync(p) ? readFileSync(p) : '');
+  }
+  return h.digest('hex');
 }
 
 async function npmPackages() {
-  const installed = join(ROOT, 'node_modules', '.package-lock.json');
-  const lock = join(ROOT, 'package-lock.json');
-  const stale = mtime(installed) < Math.max(mtime(lock), mtime(join(ROOT, 'package.json')));
-  if (!stale) {
+  const modules = join(ROOT, 'node_modules');
+  const stamp = join(modules, '.vmapviz-setup-stamp');
+  const want = npmFingerprint();
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) {
     say(ok('npm packages (node_modules up to date)'));
     return;
   }
   const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-  const fresh = !existsSync(installed) && existsSync(lock);
+  const fresh = !existsSync(modules) && existsSync(join(ROOT, 'package-lock.json'));
   const args = fresh ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
   say(`installing npm packages (npm ${args[0]})`);
   await mustRun('npm package installation', npm[0], [...npm[1], ...args]);
+  writeFileSync(stamp, want);
 }
 
 async function rust({ checks }) {
