@@ -22,6 +22,7 @@ pub mod sweep;
 pub mod trace;
 pub mod vmalloc;
 pub mod vmap;
+pub mod workload;
 
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use error::VmapError;
