@@ -33,7 +33,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::events::NoObserver;
 use crate::profile::Profile;
-use crate::trace::{parse_trace, Op};
+use crate::trace::{parse_line, parse_trace, Op};
 use crate::vmalloc::{fls, PAGE_SHIFT, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::vmap::Vmap;
 
@@ -452,7 +452,8 @@ dump
     },
     Teaching {
         name: "rotation_during_insert",
-        description: "a rotation during insert: the third free block lands as the right child of a red node; \
+        description:
+            "a rotation during insert: the second isolated free block lands as the right child of a red node; \
                       the fix-up rotates left, then right (insert cases 2 and 3)",
         trace: "\
 init 0x100000 0x200000
@@ -652,9 +653,17 @@ pub fn generate_into(name: &str, params: &WorkloadParams, sink: &mut dyn Sink) -
         if params.cpus > 1 {
             sink.op(&Op::Cpus(u64::from(params.cpus)));
         }
-        let lines = parse_trace(t.trace).map_err(|e| format!("teaching scenario {}: {e}", t.name))?;
-        for l in lines {
-            sink.op(&l.op);
+        // The scenario's comments become notes on the operations they explain.
+        parse_trace(t.trace).map_err(|e| format!("teaching scenario {}: {e}", t.name))?;
+        for l in t.trace.lines() {
+            match l.trim().strip_prefix('#') {
+                Some(c) => sink.note(c.trim()),
+                None => {
+                    if let Some(op) = parse_line(l)? {
+                        sink.op(&op);
+                    }
+                }
+            }
         }
         return Ok(());
     }
