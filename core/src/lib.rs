@@ -23,6 +23,7 @@ pub mod trace;
 pub mod vmalloc;
 pub mod vmap;
 pub mod workload;
+pub mod import;
 
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use error::VmapError;

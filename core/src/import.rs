@@ -1,0 +1,925 @@
+//! Importers: captures from a real kernel, and the JSON form of a trace, turned into trace
+//! operations ([`Op`]). Every importer is all-or-nothing: the first bad line gives a
+//! [`ParseError`] naming it, and nothing is produced.
+//!
+//! * **ftrace** text of the `vmalloc` events (spec §8), as read from `/sys/kernel/tracing/trace`:
+//!   `alloc_vmap_area` → `alloc`, `free_vmap_area_noflush` → `vfree` (of an area allocated in the
+//!   capture), `purge_vmap_area_lazy` → nothing (the replay purges on its own threshold).
+//!   The importer replays while it reads, so each `vfree` names the address *the replay* gave
+//!   the area, and every difference from the kernel's address is reported.
+//! * **/proc/vmallocinfo**: each line becomes a busy area placed exactly at its address
+//!   (`alloc SIZE 0x1 START START+SIZE`), labelled with its caller; hidden or hashed addresses
+//!   are laid out in file order from `VMALLOC_START`.
+//! * **JSON**: `{"profile": "linux-6.1", "ops": [{"op": "alloc", "size": "0x2000", ...}, ...]}`,
+//!   numbers as strings (`"0x…"` or decimal, since JavaScript numbers cannot hold a u64) or as
+//!   JSON integers. Text → JSON → text gives the same operations.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::events::NoObserver;
+use crate::profile::Profile;
+use crate::trace::{parse_num, parse_trace, Op, ParseError, MAX_TRACE_BYTES};
+use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+use crate::vmap::Vmap;
+
+/// The input formats an import understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportFormat {
+    /// The trace language itself.
+    Trace,
+    Json,
+    Ftrace,
+    Vmallocinfo,
+}
+
+impl ImportFormat {
+    pub const ALL: [ImportFormat; 4] =
+        [ImportFormat::Trace, ImportFormat::Json, ImportFormat::Ftrace, ImportFormat::Vmallocinfo];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportFormat::Trace => "trace",
+            ImportFormat::Json => "json",
+            ImportFormat::Ftrace => "ftrace",
+            ImportFormat::Vmallocinfo => "vmallocinfo",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ImportFormat> {
+        ImportFormat::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+/// What an import did besides producing operations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    pub format: ImportFormat,
+    /// Input records (events, areas, operations) that became operations.
+    pub mapped: usize,
+    /// Records left out: (1-based line, reason).
+    pub skipped: Vec<(usize, String)>,
+    /// Remarks: (line, text); line 0 is about the whole input.
+    pub notes: Vec<(usize, String)>,
+    /// ftrace: `purge_vmap_area_lazy` events seen (the replay purges by itself).
+    pub purge_events: usize,
+    /// ftrace: allocations whose replayed address differs from the kernel's.
+    pub mismatches: usize,
+}
+
+impl ImportReport {
+    fn new(format: ImportFormat) -> Self {
+        ImportReport { format, mapped: 0, skipped: Vec::new(), notes: Vec::new(), purge_events: 0, mismatches: 0 }
+    }
+}
+
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "import {}: {} mapped, {} skipped", self.format.name(), self.mapped, self.skipped.len())?;
+        if self.format == ImportFormat::Ftrace {
+            writeln!(
+                f,
+                "  {} purge events (not replayed: the replay purges on its own threshold); {} address mismatches",
+                self.purge_events, self.mismatches
+            )?;
+        }
+        for (line, why) in &self.skipped {
+            writeln!(f, "  skipped line {line}: {why}")?;
+        }
+        for (line, n) in &self.notes {
+            if *line == 0 {
+                writeln!(f, "  note: {n}")?;
+            } else {
+                writeln!(f, "  note, line {line}: {n}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An imported trace: operations, the report, and (vmallocinfo) caller labels by op index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    pub ops: Vec<Op>,
+    pub report: ImportReport,
+    pub labels: Vec<(usize, String)>,
+}
+
+impl Imported {
+    /// The trace text, each label as a `#` comment before its operation.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let mut labels = self.labels.iter().peekable();
+        for (i, op) in self.ops.iter().enumerate() {
+            while let Some((_, l)) = labels.next_if(|(at, _)| *at <= i) {
+                // A label is text from the input: keep it on one comment line.
+                s.push_str("# ");
+                s.extend(l.chars().map(|c| if c.is_control() { ' ' } else { c }));
+                s.push('\n');
+            }
+            s.push_str(&op.to_string());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn err(line: usize, msg: impl Into<String>) -> ParseError {
+    ParseError { line, msg: msg.into() }
+}
+
+/// Checks every importer makes first: the size limit (naming the line where it is crossed)
+/// and binary data (a NUL byte).
+fn check_text(text: &str) -> Result<(), ParseError> {
+    if text.len() > MAX_TRACE_BYTES {
+        let line = text.as_bytes()[..MAX_TRACE_BYTES].iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err(err(
+            line,
+            format!("input is {} bytes; the limit is {} MiB, crossed on this line", text.len(), MAX_TRACE_BYTES >> 20),
+        ));
+    }
+    if let Some(i) = text.find('\0') {
+        let line = text[..i].matches('\n').count() + 1;
+        return Err(err(line, "binary data (a NUL byte): this is not a text capture"));
+    }
+    Ok(())
+}
+
+/// Bytes as text, or an error naming the line of the first byte that is not UTF-8.
+pub fn text_from_bytes(bytes: &[u8]) -> Result<&str, ParseError> {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(err(line, format!("binary data: byte {at} is not UTF-8 text")))
+        }
+    }
+}
+
+/// Guess the format of a text from its first line that is not blank or a `#` comment.
+pub fn detect_format(text: &str) -> ImportFormat {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).unwrap_or("");
+    if first.starts_with('{') {
+        ImportFormat::Json
+    } else if parse_vmallocinfo_range(first.split_whitespace().next().unwrap_or("")).is_ok() {
+        ImportFormat::Vmallocinfo
+    } else if split_ftrace(first).is_some() {
+        ImportFormat::Ftrace
+    } else {
+        ImportFormat::Trace
+    }
+}
+
+/// Import in any format. `profile`, when given, is the first operation (and, for ftrace, sets
+/// the CPU count from the capture).
+pub fn import(format: ImportFormat, text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
+    match format {
+        ImportFormat::Ftrace => import_ftrace(text, profile),
+        ImportFormat::Vmallocinfo => import_vmallocinfo(text, profile),
+        ImportFormat::Trace | ImportFormat::Json => {
+            let mut ops = if format == ImportFormat::Json {
+                from_json(text)?
+            } else {
+                check_text(text)?;
+                parse_trace(text)?.into_iter().map(|l| l.op).collect()
+            };
+            if let Some(p) = profile {
+                if !matches!(ops.first(), Some(Op::Profile(_))) {
+                    ops.insert(0, Op::Profile(p));
+                }
+            }
+            let mut report = ImportReport::new(format);
+            report.mapped = ops.len();
+            Ok(Imported { ops, report, labels: Vec::new() })
+        }
+    }
+}
+
+/// [`import`] from bytes (a dropped file): non-UTF-8 input is an error naming its line.
+pub fn import_bytes(format: ImportFormat, bytes: &[u8], profile: Option<Profile>) -> Result<Imported, ParseError> {
+    import(format, text_from_bytes(bytes)?, profile)
+}
+
+// ----------------------------------------------------------------------
+// ftrace
+// ----------------------------------------------------------------------
+
+/// One line of `/sys/kernel/tracing/trace` split into its columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FtraceLine<'a> {
+    pub task: &'a str,
+    pub pid: u64,
+    pub cpu: u32,
+    pub timestamp: &'a str,
+    pub event: &'a str,
+    pub rest: &'a str,
+}
+
+fn is_timestamp(t: &str) -> bool {
+    let Some(t) = t.strip_suffix(':') else { return false };
+    let (a, b) = t.split_once('.').unwrap_or((t, "0"));
+    !a.is_empty() && !b.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// Split a line of the shape `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: REST` (the flags column,
+/// 4 or 5 characters, may be absent; a `(TGID)` column after the task is allowed). `None` when
+/// the line does not have that shape.
+pub fn split_ftrace(line: &str) -> Option<FtraceLine<'_>> {
+    for (i, _) in line.match_indices('[') {
+        let close = match line[i + 1..].find(']') {
+            Some(c) => i + 1 + c,
+            None => continue,
+        };
+        let cpu_s = &line[i + 1..close];
+        if cpu_s.is_empty() || cpu_s.len() > 6 || !cpu_s.bytes().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if i == 0 || !line.as_bytes()[i - 1].is_ascii_whitespace() {
+            continue;
+        }
+        let mut head = line[..i].trim();
+        if head.ends_with(')') {
+            // record-tgid: "task-pid (  tgid)"
+            head = head[..head.rfind('(')?].trim_end();
+        }
+        let (task, pid) = head.rsplit_once('-')?;
+        if pid.is_empty() || !pid.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let mut rest = line[close + 1..].trim_start();
+        let mut tok = rest.split_whitespace().next()?;
+        if !is_timestamp(tok) {
+            // The latency-flags column.
+            rest = rest[tok.len()..].trim_start();
+            tok = rest.split_whitespace().next()?;
+            if !is_timestamp(tok) {
+                return None;
+            }
+        }
+        let timestamp = &tok[..tok.len() - 1];
+        rest = rest[tok.len()..].trim_start();
+        let colon = rest.find(':')?;
+        let event = &rest[..colon];
+        if event.is_empty() || event.contains(char::is_whitespace) {
+            return None;
+        }
+        return Some(FtraceLine {
+            task: task.trim(),
+            pid: pid.parse().ok()?,
+            cpu: cpu_s.parse().ok()?,
+            timestamp,
+            event,
+            rest: rest[colon + 1..].trim(),
+        });
+    }
+    None
+}
+
+/// `key=value` fields of an event, in order; every key in `want` must appear exactly once and
+/// nothing else may.
+fn fields<const N: usize>(event: &str, rest: &str, want: [&str; N]) -> Result<[u64; N], String> {
+    let mut out = [None; N];
+    for tok in rest.split_whitespace() {
+        let (k, v) = tok.split_once('=').ok_or_else(|| format!("{event}: `{tok}` is not KEY=VALUE"))?;
+        let i = want.iter().position(|w| *w == k).ok_or_else(|| format!("{event}: unexpected field `{k}`"))?;
+        if out[i].is_some() {
+            return Err(format!("{event}: field `{k}` appears twice"));
+        }
+        out[i] = Some(parse_num(v).map_err(|e| format!("{event}: {k}: {e}"))?);
+    }
+    let mut vals = [0u64; N];
+    for i in 0..N {
+        vals[i] = out[i].ok_or_else(|| format!("{event}: missing field `{}`", want[i]))?;
+    }
+    Ok(vals)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AllocReq {
+    size: u64,
+    align: u64,
+    vstart: u64,
+    vend: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FtraceEvent {
+    Alloc { addr: u64, req: AllocReq, failed: bool },
+    Free { va_start: u64, nr_lazy_max: u64 },
+    Purge,
+}
+
+fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
+    match l.event {
+        "alloc_vmap_area" => {
+            let rest = l
+                .rest
+                .strip_prefix("va_start:")
+                .ok_or("alloc_vmap_area: expected `va_start: N size=… align=… vstart=… vend=… failed=…`")?;
+            let rest = rest.trim_start();
+            let (addr_s, kv) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let addr = parse_num(addr_s).map_err(|e| format!("alloc_vmap_area: va_start: {e}"))?;
+            let [size, align, vstart, vend, failed] =
+                fields("alloc_vmap_area", kv, ["size", "align", "vstart", "vend", "failed"])?;
+            if size == 0 {
+                return Err("alloc_vmap_area: size 0 (the kernel refuses it before tracing: -EINVAL)".into());
+            }
+            if size % PAGE_SIZE != 0 {
+                return Err(format!("alloc_vmap_area: size {size} is not a multiple of PAGE_SIZE (4096)"));
+            }
+            if !align.is_power_of_two() {
+                return Err(format!("alloc_vmap_area: align {align} is not a power of two"));
+            }
+            if failed > 1 {
+                return Err(format!("alloc_vmap_area: failed={failed} (expected 0 or 1)"));
+            }
+            Ok(FtraceEvent::Alloc { addr, req: AllocReq { size, align, vstart, vend }, failed: failed == 1 })
+        }
+        "free_vmap_area_noflush" => {
+            let [va_start, _nr_lazy, nr_lazy_max] =
+                fields("free_vmap_area_noflush", l.rest, ["va_start", "nr_lazy", "nr_lazy_max"])?;
+            Ok(FtraceEvent::Free { va_start, nr_lazy_max })
+        }
+        "purge_vmap_area_lazy" => {
+            fields("purge_vmap_area_lazy", l.rest, ["start", "end", "num_purged"])?;
+            Ok(FtraceEvent::Purge)
+        }
+        other => Err(format!(
+            "unknown ftrace event `{other}` (only the vmalloc events alloc_vmap_area, free_vmap_area_noflush and \
+             purge_vmap_area_lazy can be imported: enable only events/vmalloc)"
+        )),
+    }
+}
+
+/// At most this many mismatch notes are kept (the count is always exact).
+const MAX_NOTES: usize = 100;
+
+fn note(report: &mut ImportReport, line: usize, text: String) {
+    if report.notes.len() < MAX_NOTES {
+        report.notes.push((line, text));
+    } else if report.notes.len() == MAX_NOTES {
+        report.notes.push((0, "further notes left out".into()));
+    }
+}
+
+/// The ftrace importer (see the module documentation). Failed allocation attempts: the kernel
+/// traces every attempt, and after a failed one it purges and tries again; the replayed
+/// `alloc` does the same by itself, so the next attempt of the same request by the same task
+/// (the retry) is folded into the first instead of becoming a second `alloc`.
+pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
+    check_text(text)?;
+    let mut report = ImportReport::new(ImportFormat::Ftrace);
+    // Pass 1: parse everything (all or nothing).
+    let mut events: Vec<(usize, FtraceLine<'_>, FtraceEvent)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if let Some(lost) = t.strip_prefix("CPU:").filter(|r| r.contains("[LOST") && r.ends_with("EVENTS]")) {
+            report.skipped.push((line, format!("the ring buffer lost events on CPU {lost}: the replay may diverge")));
+            continue;
+        }
+        let l = split_ftrace(raw)
+            .ok_or_else(|| err(line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`"))?;
+        let ev = parse_event(&l).map_err(|m| err(line, m))?;
+        events.push((line, l, ev));
+    }
+    // The CPU count: the highest CPU column, and fls(cpus) from lazy_max_pages().
+    let max_cpu = events.iter().map(|e| e.1.cpu).max().unwrap_or(0);
+    let mut cpus = u64::from(max_cpu) + 1;
+    if let Some(lazy_max) = events.iter().find_map(|e| match e.2 {
+        FtraceEvent::Free { nr_lazy_max, .. } => Some(nr_lazy_max),
+        _ => None,
+    }) {
+        let per = 32 * 1024 * 1024 / PAGE_SIZE;
+        let k = lazy_max / per;
+        if lazy_max % per == 0 && (1..=17).contains(&k) {
+            let low = 1u64 << (k - 1);
+            if u64::from(fls(cpus)) > k {
+                note(
+                    &mut report,
+                    0,
+                    format!("nr_lazy_max={lazy_max} means fewer than {} CPUs, but CPU {max_cpu} appears", 1u64 << k),
+                );
+            }
+            cpus = cpus.max(low);
+        } else {
+            note(&mut report, 0, format!("nr_lazy_max={lazy_max} is not fls(cpus) * 8192: ignored"));
+        }
+    }
+    let cpus = cpus.min(crate::vmap::MAX_CPUS);
+
+    // Pass 2: emit while replaying.
+    let replay_profile = profile.unwrap_or_default();
+    let mut vmap = Vmap::new(replay_profile);
+    let mut ops = Vec::new();
+    let set_cpu_lines = profile == Some(Profile::Linux69);
+    if let Some(p) = profile {
+        ops.push(Op::Profile(p));
+        ops.push(Op::Cpus(cpus));
+        vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
+        note(&mut report, 0, format!("cpus {cpus}: from the CPU column and nr_lazy_max"));
+    }
+    let mut cur_cpu = 0u32;
+    // Kernel address -> replayed address, for areas allocated in the capture and still busy.
+    let mut live: HashMap<u64, u64> = HashMap::new();
+    // Per task: a failed attempt whose retry is still to come (request, replayed result).
+    let mut retry: HashMap<u64, (AllocReq, Option<u64>)> = HashMap::new();
+    for (line, l, ev) in events {
+        if let FtraceEvent::Purge = ev {
+            report.purge_events += 1;
+            continue;
+        }
+        let pending = retry.remove(&l.pid);
+        if set_cpu_lines && l.cpu != cur_cpu {
+            if let FtraceEvent::Alloc { .. } | FtraceEvent::Free { .. } = ev {
+                vmap.set_cpu(u64::from(l.cpu)).map_err(|e| err(line, e.to_string()))?;
+                ops.push(Op::Cpu(u64::from(l.cpu)));
+                cur_cpu = l.cpu;
+            }
+        }
+        match ev {
+            FtraceEvent::Alloc { addr, req, failed } => {
+                report.mapped += 1;
+                if let Some((preq, got)) = pending {
+                    if preq == req {
+                        // The kernel's retry after its purge: the replayed alloc already retried.
+                        match (failed, got) {
+                            (false, Some(y)) => {
+                                live.insert(addr, y);
+                                if y != addr {
+                                    report.mismatches += 1;
+                                    note(&mut report, line, format!("kernel retry got {addr:#x}, replay {y:#x}"));
+                                }
+                            }
+                            (false, None) => {
+                                report.mismatches += 1;
+                                note(&mut report, line, format!("kernel retry got {addr:#x}, replay FAIL"));
+                            }
+                            (true, Some(y)) => {
+                                live.insert(y, y);
+                                report.mismatches += 1;
+                                note(&mut report, line, format!("kernel failed twice, replay got {y:#x}"));
+                            }
+                            (true, None) => {}
+                        }
+                        continue;
+                    }
+                }
+                let AllocReq { size, align, vstart, vend } = req;
+                let got = vmap.alloc(size, align, vstart, vend, &mut NoObserver).ok();
+                ops.push(Op::Alloc { size, align, vstart, vend });
+                if failed {
+                    retry.insert(l.pid, (req, got));
+                    continue;
+                }
+                match got {
+                    Some(y) => {
+                        if y != addr {
+                            report.mismatches += 1;
+                            note(&mut report, line, format!("kernel got {addr:#x}, replay {y:#x}"));
+                        }
+                        live.insert(addr, y);
+                    }
+                    None => {
+                        report.mismatches += 1;
+                        note(&mut report, line, format!("kernel got {addr:#x}, replay FAIL"));
+                    }
+                }
+            }
+            FtraceEvent::Free { va_start, .. } => match live.remove(&va_start) {
+                Some(y) => {
+                    report.mapped += 1;
+                    if let Err(e) = vmap.vfree(y, &mut NoObserver) {
+                        note(&mut report, line, format!("replay: {e}"));
+                    }
+                    ops.push(Op::Vfree(y));
+                }
+                None => report.skipped.push((
+                    line,
+                    format!(
+                        "vfree {va_start:#x}: freed area allocated before the capture started (or by \
+                         pcpu_get_vm_areas, which has no trace event)"
+                    ),
+                )),
+            },
+            FtraceEvent::Purge => {}
+        }
+    }
+    report.skipped.sort_by_key(|s| s.0);
+    if report.mismatches > 0 {
+        let n = report.mismatches;
+        note(
+            &mut report,
+            0,
+            format!(
+                "{} allocations landed elsewhere in the replay: the capture did not start at boot (the replay \
+                 starts from an empty address space)",
+                n
+            ),
+        );
+    }
+    Ok(Imported { ops, report, labels: Vec::new() })
+}
+
+// ----------------------------------------------------------------------
+// /proc/vmallocinfo
+// ----------------------------------------------------------------------
+
+fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
+    let (a, b) = tok.split_once('-').ok_or_else(|| format!("`{tok}` is not a range 0xSTART-0xEND"))?;
+    if !a.starts_with("0x") || !b.starts_with("0x") {
+        return Err(format!("`{tok}` is not a range 0xSTART-0xEND"));
+    }
+    let s = parse_num(a).map_err(|e| format!("range start: {e}"))?;
+    let e = parse_num(b).map_err(|e| format!("range end: {e}"))?;
+    Ok((s, e))
+}
+
+/// Words `s_show` prints after the caller.
+fn is_attribute(tok: &str) -> bool {
+    matches!(tok, "ioremap" | "vmalloc" | "vmap" | "user" | "dma-coherent" | "vpages" | "vm_map_ram" | "unpurged")
+        || tok.starts_with("pages=")
+        || tok.starts_with("phys=")
+        || (tok.starts_with('N')
+            && tok[1..].split_once('=').is_some_and(|(n, _)| n.bytes().all(|c| c.is_ascii_digit())))
+}
+
+struct InfoLine {
+    line: usize,
+    start: u64,
+    end: u64,
+    size: u64,
+    label: String,
+    lazy: bool,
+}
+
+/// The `/proc/vmallocinfo` importer (see the module documentation). Lazily freed areas
+/// (`unpurged vm_area`) are allocated and then vfreed, so they are lazy in the replay too.
+pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
+    check_text(text)?;
+    let mut report = ImportReport::new(ImportFormat::Vmallocinfo);
+    let mut areas = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let mut toks = t.split_whitespace();
+        let range = toks.next().unwrap_or("");
+        let (start, end) = parse_vmallocinfo_range(range).map_err(|m| err(line, m))?;
+        let size_s = toks.next().ok_or_else(|| err(line, "missing the size column after the range"))?;
+        if !size_s.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(err(line, format!("size `{size_s}` is not a decimal number")));
+        }
+        let size = parse_num(size_s).map_err(|m| err(line, format!("size: {m}")))?;
+        if size == 0 {
+            return Err(err(line, "size 0: no area has size 0"));
+        }
+        if size % PAGE_SIZE != 0 {
+            return Err(err(line, format!("size {size} is not a multiple of PAGE_SIZE (4096)")));
+        }
+        if (start, end) != (0, 0) {
+            if end <= start {
+                return Err(err(line, format!("range end {end:#x} is not above its start {start:#x}")));
+            }
+            if end - start != size {
+                return Err(err(
+                    line,
+                    format!("the range spans {} bytes but the size column says {size}", end - start),
+                ));
+            }
+        }
+        let rest: Vec<&str> = toks.collect();
+        let lazy = rest.windows(2).any(|w| w == ["unpurged", "vm_area"]);
+        let label = match rest.first() {
+            Some(c) if !is_attribute(c) => match rest.get(1) {
+                Some(m) if m.starts_with('[') && m.ends_with(']') => format!("{c} {m}"),
+                _ => c.to_string(),
+            },
+            _ => rest.join(" "),
+        };
+        areas.push(InfoLine { line, start, end, size, label, lazy });
+    }
+    // Real addresses: all non-zero, in the kernel half, ascending, not overlapping.
+    let zeroed = areas.iter().filter(|a| a.start == 0).count();
+    let mut why_layout = None;
+    if zeroed == areas.len() && !areas.is_empty() {
+        why_layout = Some("the addresses are hidden (all zero: kptr_restrict)".to_string());
+    } else if zeroed > 0 {
+        why_layout = Some(format!("{zeroed} of {} addresses are hidden (zero)", areas.len()));
+    } else if let Some(a) = areas.iter().find(|a| a.start < 0xffff_8000_0000_0000) {
+        why_layout = Some(format!("line {}: {:#x} is not a kernel address (hashed?)", a.line, a.start));
+    } else if let Some(w) = areas.windows(2).find(|w| w[1].start < w[0].end) {
+        why_layout = Some(format!(
+            "line {}: the areas are not in ascending order without overlaps (hashed addresses?)",
+            w[1].line
+        ));
+    }
+    let mut ops = Vec::new();
+    if let Some(p) = profile {
+        ops.push(Op::Profile(p));
+    }
+    if let Some(why) = &why_layout {
+        note(&mut report, 0, format!("{why}: the areas are laid out in file order from VMALLOC_START"));
+    }
+    let mut vmap = Vmap::new(profile.unwrap_or_default());
+    let mut labels = Vec::new();
+    let mut cursor = VMALLOC_START;
+    let mut lazy_pages = 0;
+    for a in &areas {
+        let start = if why_layout.is_some() { cursor } else { a.start };
+        let Some(end) = start.checked_add(a.size) else {
+            return Err(err(a.line, "the area does not fit below 2^64"));
+        };
+        if why_layout.is_some() && end > VMALLOC_END {
+            return Err(err(a.line, "the areas laid out from VMALLOC_START do not fit in the vmalloc window"));
+        }
+        cursor = end;
+        labels.push((ops.len(), a.label.clone()));
+        ops.push(Op::Alloc { size: a.size, align: 1, vstart: start, vend: end });
+        match vmap.alloc(a.size, 1, start, end, &mut NoObserver) {
+            Ok(got) if got == start => {}
+            Ok(got) => return Err(err(a.line, format!("the replay placed the area at {got:#x}, not {start:#x}"))),
+            Err(e) => return Err(err(a.line, format!("the area cannot be placed at {start:#x}: {e}"))),
+        }
+        if a.lazy {
+            ops.push(Op::Vfree(start));
+            let _ = vmap.vfree(start, &mut NoObserver);
+            lazy_pages += a.size / PAGE_SIZE;
+        }
+        report.mapped += 1;
+    }
+    if lazy_pages > 0 && vmap.vmap_lazy_nr != lazy_pages {
+        note(
+            &mut report,
+            0,
+            format!(
+                "the {lazy_pages} lazily freed pages exceed lazy_max_pages() for {} CPU(s): the replay purged them; \
+                 add a `cpus N` line to keep them lazy",
+                vmap.cpus
+            ),
+        );
+    }
+    Ok(Imported { ops, report, labels })
+}
+
+// ----------------------------------------------------------------------
+// JSON
+// ----------------------------------------------------------------------
+
+/// A u64 in JSON: written as a `"0x…"` string, read from a string (hex or decimal) or an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Num(u64);
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:#x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Num, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a u64 as a string (\"0x...\" or decimal) or a non-negative integer")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                u64::try_from(v).map(Num).map_err(|_| E::custom(format!("{v} is negative")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Err(E::custom(format!("{v} is not an integer (write large numbers as \"0x...\" strings)")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                parse_num(v).map(Num).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A small count (`cpus`, `cpu`), written as a JSON integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Count(u64);
+
+impl Serialize for Count {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+        Num::deserialize(d).map(|n| Count(n.0))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonArea {
+    offset: Num,
+    size: Num,
+}
+
+fn de_areas<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<JsonArea>, D::Error> {
+    let v = Vec::<JsonArea>::deserialize(d)?;
+    if v.is_empty() {
+        return Err(de::Error::custom("`pcpu` takes at least one area"));
+    }
+    Ok(v)
+}
+
+fn de_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
+    let s = String::deserialize(d)?;
+    Profile::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown profile `{s}`")))
+}
+
+fn de_opt_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Profile>, D::Error> {
+    de_profile(d).map(Some)
+}
+
+fn ser_profile<S: Serializer>(p: &Profile, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(p.name())
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+enum JsonOp {
+    Profile {
+        #[serde(serialize_with = "ser_profile", deserialize_with = "de_profile")]
+        name: Profile,
+    },
+    Init {
+        start: Num,
+        end: Num,
+    },
+    Cpus {
+        n: Count,
+    },
+    Cpu {
+        n: Count,
+    },
+    Alloc {
+        size: Num,
+        align: Num,
+        vstart: Num,
+        vend: Num,
+    },
+    Free {
+        addr: Num,
+    },
+    Vfree {
+        addr: Num,
+    },
+    Purge,
+    Reclaim,
+    Pcpu {
+        align: Num,
+        #[serde(deserialize_with = "de_areas")]
+        areas: Vec<JsonArea>,
+    },
+    Dump,
+    Busy,
+    Pools,
+}
+
+/// The outer object; each op is kept raw so that an error in it can name its own line.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonTraceIn<'a> {
+    #[serde(default, deserialize_with = "de_opt_profile")]
+    profile: Option<Profile>,
+    #[serde(borrow)]
+    ops: Vec<&'a serde_json::value::RawValue>,
+}
+
+impl From<&Op> for JsonOp {
+    fn from(op: &Op) -> JsonOp {
+        match *op {
+            Op::Profile(p) => JsonOp::Profile { name: p },
+            Op::Init { start, end } => JsonOp::Init { start: Num(start), end: Num(end) },
+            Op::Cpus(n) => JsonOp::Cpus { n: Count(n) },
+            Op::Cpu(n) => JsonOp::Cpu { n: Count(n) },
+            Op::Alloc { size, align, vstart, vend } => {
+                JsonOp::Alloc { size: Num(size), align: Num(align), vstart: Num(vstart), vend: Num(vend) }
+            }
+            Op::Free(a) => JsonOp::Free { addr: Num(a) },
+            Op::Vfree(a) => JsonOp::Vfree { addr: Num(a) },
+            Op::Purge => JsonOp::Purge,
+            Op::Reclaim => JsonOp::Reclaim,
+            Op::Pcpu { align, ref areas } => JsonOp::Pcpu {
+                align: Num(align),
+                areas: areas.iter().map(|&(o, s)| JsonArea { offset: Num(o), size: Num(s) }).collect(),
+            },
+            Op::Dump => JsonOp::Dump,
+            Op::Busy => JsonOp::Busy,
+            Op::Pools => JsonOp::Pools,
+        }
+    }
+}
+
+impl From<JsonOp> for Op {
+    fn from(j: JsonOp) -> Op {
+        match j {
+            JsonOp::Profile { name } => Op::Profile(name),
+            JsonOp::Init { start, end } => Op::Init { start: start.0, end: end.0 },
+            JsonOp::Cpus { n } => Op::Cpus(n.0),
+            JsonOp::Cpu { n } => Op::Cpu(n.0),
+            JsonOp::Alloc { size, align, vstart, vend } => {
+                Op::Alloc { size: size.0, align: align.0, vstart: vstart.0, vend: vend.0 }
+            }
+            JsonOp::Free { addr } => Op::Free(addr.0),
+            JsonOp::Vfree { addr } => Op::Vfree(addr.0),
+            JsonOp::Purge => Op::Purge,
+            JsonOp::Reclaim => Op::Reclaim,
+            JsonOp::Pcpu { align, areas } => {
+                Op::Pcpu { align: align.0, areas: areas.into_iter().map(|a| (a.offset.0, a.size.0)).collect() }
+            }
+            JsonOp::Dump => Op::Dump,
+            JsonOp::Busy => Op::Busy,
+            JsonOp::Pools => Op::Pools,
+        }
+    }
+}
+
+/// The JSON form of a trace: a leading `profile` operation becomes the `"profile"` key; one op
+/// per line.
+pub fn to_json(ops: &[Op]) -> String {
+    let (profile, rest) = match ops.first() {
+        Some(Op::Profile(p)) => (Some(*p), &ops[1..]),
+        _ => (None, ops),
+    };
+    let mut s = String::from("{");
+    if let Some(p) = profile {
+        s.push_str(&format!("\"profile\": \"{}\", ", p.name()));
+    }
+    s.push_str("\"ops\": [");
+    for (i, op) in rest.iter().enumerate() {
+        s.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        // Serialising these plain structs cannot fail.
+        s.push_str(&serde_json::to_string(&JsonOp::from(op)).unwrap_or_default());
+    }
+    s.push_str(if rest.is_empty() { "]}" } else { "\n]}" });
+    s
+}
+
+/// A serde_json error at the line it names, for JSON text that starts at `line`, `col` (1-based
+/// line, 0-based column) of the input. serde_json's own " at line L column C" is dropped.
+fn json_error(e: &serde_json::Error, line: usize, col: usize) -> ParseError {
+    let msg = e.to_string();
+    let msg = match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    let what = match e.classify() {
+        serde_json::error::Category::Eof => "truncated JSON",
+        serde_json::error::Category::Syntax => "invalid JSON",
+        serde_json::error::Category::Data => "invalid JSON trace",
+        serde_json::error::Category::Io => "JSON",
+    };
+    let l = e.line().max(1);
+    let c = if l == 1 { col + e.column() } else { e.column() };
+    err(line + l - 1, format!("{what}: {msg} (column {c})"))
+}
+
+/// Read the JSON form of a trace (all or nothing; errors name the JSON line).
+pub fn from_json(text: &str) -> Result<Vec<Op>, ParseError> {
+    check_text(text)?;
+    if text.trim().is_empty() {
+        return Err(err(1, "empty input: expected a JSON object {\"ops\": [...]}"));
+    }
+    let t: JsonTraceIn<'_> = serde_json::from_str(text).map_err(|e| json_error(&e, 1, 0))?;
+    let mut ops = Vec::with_capacity(t.ops.len() + 1);
+    if let Some(p) = t.profile {
+        ops.push(Op::Profile(p));
+    }
+    for (i, raw) in t.ops.into_iter().enumerate() {
+        // The raw text is a slice of the input: its offset gives the line.
+        let at = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize).min(text.len());
+        let line = text[..at].matches('\n').count() + 1;
+        let col = at - text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let j: JsonOp = serde_json::from_str(raw.get()).map_err(|e| json_error(&e, line, col))?;
+        let op = Op::from(j);
+        if matches!(op, Op::Profile(_)) && !ops.is_empty() {
+            return Err(err(
+                line,
+                format!("ops[{i}]: `profile` must come before every other operation (or use the \"profile\" key)"),
+            ));
+        }
+        ops.push(op);
+    }
+    Ok(ops)
+}
