@@ -1,52 +1,174 @@
-//! `vmap-replay`: replay a trace and print exactly what the kernel's code prints.
+//! `vmap-replay`: replay a trace and print exactly what the kernel's code prints; or print a
+//! generated workload, or an imported capture, as a trace.
 //!
 //! ```text
 //! vmap-replay [--check] [--bench] [--profile NAME] FILE|-
+//! vmap-replay --workload NAME [--seed S] [--loops N] [--profile P] [--cpus N] [--threads N]
+//!             [--keep N] [--nr-pages N] [--mask M] [--sequential] [--repeat R]
+//!             [--preset performance|stress|smoke] [--json]
+//! vmap-replay --list-workloads
+//! vmap-replay --import ftrace|vmallocinfo|json [--profile P] [--json] FILE|-
 //! ```
 
-use std::io::{Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::trace::{parse_trace, Op, TraceLine};
+use vmapviz_core::import::{self, ImportFormat};
+use vmapviz_core::trace::{parse_trace, Op, ParseError, TraceLine, MAX_TRACE_BYTES};
+use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer};
 
 const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--profile NAME] FILE|-
+       vmap-replay --workload NAME [--seed S] [--loops N] [--profile NAME] [--cpus N] [--threads N]
+                   [--keep N] [--nr-pages N] [--mask M] [--sequential] [--repeat R]
+                   [--preset performance|stress|smoke] [--json]
+       vmap-replay --list-workloads
+       vmap-replay --import ftrace|vmallocinfo|json [--profile NAME] [--json] FILE|-
   FILE|-          the trace to replay (- for standard input)
   --check         verify every invariant after each operation
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
-  --profile NAME  linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace wins)";
+  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace wins)
+ workloads (print the trace on stdout; numbers decimal or 0x-hex):
+  --workload NAME       a test of lib/test_vmalloc.c, `test_vmalloc` (the whole module) or a teaching scenario
+  --list-workloads      list the workloads with a description
+  --seed S              random seed (default 0)
+  --loops N             test_loop_count (default 1000000)
+  --cpus N              online CPUs (default 1)
+  --threads N           workers, nr_threads (default: one per CPU in 5.1/5.2, else 1)
+  --keep N              size knob: long_busy's kept areas, full_fit's J, pcpu objects, kvfree_rcu grace period
+  --nr-pages N          nr_pages
+  --mask M              run_test_mask for test_vmalloc (default: the era's)
+  --sequential          sequential_test_order=1
+  --repeat R            test_repeat_count
+  --preset MODE         test_vmalloc.sh mode: performance, stress or smoke (applied before the other options)
+  --json                print the trace in its JSON form instead of text
+ import (print the trace on stdout, the report on stderr):
+  --import FORMAT       ftrace (/sys/kernel/tracing/trace), vmallocinfo (/proc/vmallocinfo) or json";
 
+#[derive(Default)]
 struct Args {
     check: bool,
     bench: bool,
-    profile: Profile,
-    file: String,
+    profile: Option<Profile>,
+    file: Option<String>,
+    workload: Option<String>,
+    list_workloads: bool,
+    params: WorkloadParams,
+    preset: Option<Preset>,
+    import: Option<ImportFormat>,
+    json: bool,
+}
+
+/// A workload option, applied after the preset.
+type Setter = Box<dyn Fn(&mut WorkloadParams)>;
+
+/// The value of an option (`--opt VALUE`).
+fn value(it: &mut impl Iterator<Item = String>, opt: &str) -> Result<String, String> {
+    it.next().ok_or_else(|| format!("{opt} needs a value"))
+}
+
+fn number(it: &mut impl Iterator<Item = String>, opt: &str) -> Result<u64, String> {
+    let v = value(it, opt)?;
+    vmapviz_core::trace::parse_num(&v).map_err(|e| format!("{opt}: {e}"))
+}
+
+fn small(it: &mut impl Iterator<Item = String>, opt: &str) -> Result<u32, String> {
+    let n = number(it, opt)?;
+    u32::try_from(n).map_err(|_| format!("{opt}: {n} is too large"))
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let mut a = Args { check: false, bench: false, profile: Profile::default(), file: String::new() };
-    let mut file = None;
+    let mut a = Args::default();
+    // Options given after a preset win, whatever their order on the command line.
+    let mut later: Vec<Setter> = Vec::new();
     while let Some(s) = it.next() {
         match s.as_str() {
             "--check" => a.check = true,
             "--bench" => a.bench = true,
             "--profile" => {
-                let n = it.next().ok_or("--profile needs a name")?;
-                a.profile = Profile::parse(&n).ok_or_else(|| format!("unknown profile `{n}`"))?;
+                let n = value(&mut it, "--profile")?;
+                a.profile = Some(Profile::parse(&n).ok_or_else(|| format!("unknown profile `{n}`"))?);
             }
+            "--workload" => a.workload = Some(value(&mut it, "--workload")?),
+            "--list-workloads" => a.list_workloads = true,
+            "--seed" => {
+                let v = number(&mut it, "--seed")?;
+                later.push(Box::new(move |p| p.seed = v));
+            }
+            "--loops" => {
+                let v = number(&mut it, "--loops")?;
+                later.push(Box::new(move |p| p.loops = v));
+            }
+            "--cpus" => {
+                let v = small(&mut it, "--cpus")?;
+                later.push(Box::new(move |p| p.cpus = v));
+            }
+            "--threads" => {
+                let v = small(&mut it, "--threads")?;
+                later.push(Box::new(move |p| p.nr_threads = Some(v)));
+            }
+            "--keep" => {
+                let v = number(&mut it, "--keep")?;
+                later.push(Box::new(move |p| p.keep = Some(v)));
+            }
+            "--nr-pages" => {
+                let v = number(&mut it, "--nr-pages")?;
+                later.push(Box::new(move |p| p.nr_pages = Some(v)));
+            }
+            "--mask" => {
+                let v = number(&mut it, "--mask")?;
+                later.push(Box::new(move |p| p.run_test_mask = Some(v)));
+            }
+            "--sequential" => later.push(Box::new(|p| p.sequential_test_order = true)),
+            "--repeat" => {
+                let v = small(&mut it, "--repeat")?;
+                later.push(Box::new(move |p| p.test_repeat_count = v));
+            }
+            "--preset" => {
+                let n = value(&mut it, "--preset")?;
+                a.preset = Some(
+                    Preset::parse(&n)
+                        .ok_or_else(|| format!("unknown preset `{n}` (known: performance, stress, smoke)"))?,
+                );
+            }
+            "--import" => {
+                let n = value(&mut it, "--import")?;
+                a.import = Some(
+                    ImportFormat::parse(&n)
+                        .ok_or_else(|| format!("unknown import format `{n}` (known: ftrace, vmallocinfo, json)"))?,
+                );
+            }
+            "--json" => a.json = true,
             "-h" | "--help" => return Err(String::new()),
             _ if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => {
-                if file.replace(s).is_some() {
+                if a.file.replace(s).is_some() {
                     return Err("only one trace file".into());
                 }
             }
         }
     }
-    a.file = file.ok_or("no trace file given")?;
+    if let Some(p) = a.profile {
+        a.params.profile = p;
+    }
+    // The CPU count first (a stress preset uses it), then the preset, then the other options.
+    let mut cpus = a.params.clone();
+    for f in &later {
+        f(&mut cpus);
+    }
+    a.params.cpus = cpus.cpus;
+    if let Some(pr) = a.preset {
+        pr.apply(&mut a.params);
+    }
+    for f in &later {
+        f(&mut a.params);
+    }
+    if a.workload.is_none() && !a.list_workloads && a.file.is_none() {
+        return Err("no trace file given".into());
+    }
     Ok(a)
 }
 
@@ -61,31 +183,136 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut text = String::new();
-    let read = if args.file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
-    } else {
-        std::fs::read(&args.file).and_then(|b| {
-            text = String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8 text"))?;
-            Ok(())
-        })
-    };
-    if let Err(e) = read {
-        eprintln!("vmap-replay: {}: {e}", args.file);
-        return ExitCode::from(2);
+    if args.list_workloads {
+        for w in workload::list() {
+            println!("{w}");
+        }
+        return ExitCode::SUCCESS;
     }
-    let lines = match parse_trace(&text) {
+    if let Some(name) = &args.workload {
+        return print_workload(name, &args);
+    }
+    let file = args.file.clone().unwrap_or_default();
+    let bytes = match read_input(&file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("vmap-replay: {file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(fmt) = args.import {
+        return print_import(fmt, &bytes, &args);
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(_) => {
+            eprintln!("vmap-replay: {file}: not UTF-8 text");
+            return ExitCode::from(2);
+        }
+    };
+    let lines = match parse_large_trace(&text) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("vmap-replay: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut r = Replayer::new(args.profile);
+    let mut r = Replayer::new(args.profile.unwrap_or_default());
     let mut out = String::new();
     let code = if args.bench { bench(&mut r, &lines, &mut out) } else { replay(&mut r, &lines, &mut out, args.check) };
     let _ = std::io::stdout().write_all(out.as_bytes());
     code
+}
+
+fn read_input(file: &str) -> std::io::Result<Vec<u8>> {
+    if file == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b)?;
+        Ok(b)
+    } else {
+        std::fs::read(file)
+    }
+}
+
+/// `parse_trace`, also for files over its size limit (a generated 10^6-loop workload is
+/// larger): such a text is parsed in pieces of whole lines, with the same rules.
+fn parse_large_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
+    if text.len() <= MAX_TRACE_BYTES {
+        return parse_trace(text);
+    }
+    let mut out: Vec<TraceLine> = Vec::new();
+    let mut rest = text;
+    let mut base = 0;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(MAX_TRACE_BYTES / 2);
+        if cut < rest.len() {
+            cut = rest[..cut].rfind('\n').map(|i| i + 1).unwrap_or(cut);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+        }
+        let (piece, tail) = rest.split_at(cut);
+        let lines = parse_trace(piece).map_err(|e| ParseError { line: e.line + base, msg: e.msg })?;
+        for mut l in lines {
+            l.line += base;
+            if matches!(l.op, Op::Profile(_)) && !out.is_empty() {
+                return Err(ParseError {
+                    line: l.line,
+                    msg: "`profile` must come before every other operation".into(),
+                });
+            }
+            out.push(l);
+        }
+        base += piece.lines().count();
+        rest = tail;
+    }
+    Ok(out)
+}
+
+fn print_workload(name: &str, args: &Args) -> ExitCode {
+    let stdout = std::io::stdout();
+    if args.json {
+        let w = match workload::generate(name, &args.params) {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("vmap-replay: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let mut out = BufWriter::new(stdout.lock());
+        let _ = out.write_all(import::to_json(&w).as_bytes());
+        let _ = out.write_all(b"\n");
+        return ExitCode::SUCCESS;
+    }
+    let mut sink = TextSink::new(BufWriter::with_capacity(1 << 20, stdout.lock()));
+    if let Err(e) = workload::generate_into(name, &args.params, &mut sink) {
+        eprintln!("vmap-replay: {e}");
+        return ExitCode::from(1);
+    }
+    let _ = sink.out.flush();
+    match sink.err {
+        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("vmap-replay: writing the trace: {e}");
+            ExitCode::from(2)
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn print_import(fmt: ImportFormat, bytes: &[u8], args: &Args) -> ExitCode {
+    let imported = match import::import_bytes(fmt, bytes, args.profile) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("vmap-replay: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let text = if args.json { import::to_json(&imported.ops) + "\n" } else { imported.to_text() };
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    eprint!("{}", imported.report);
+    ExitCode::SUCCESS
 }
 
 fn replay(r: &mut Replayer, lines: &[TraceLine], out: &mut String, check: bool) -> ExitCode {
