@@ -56,7 +56,7 @@ pub const PCPU_UNIT_SIZE: u64 = PMD_SIZE;
 /// Default `kvfree_rcu` grace period, in loop iterations (see [`WorkloadParams::keep`]).
 pub const DEFAULT_RCU_PERIOD: u64 = 16;
 /// Largest `keep` accepted (the generator holds that many areas).
-pub const MAX_KEEP: u64 = 1 << 22;
+pub const MAX_KEEP: u64 = 1 << 20;
 /// Most workers accepted.
 pub const MAX_THREADS: u32 = 1024;
 /// Most CPUs accepted (the allocator's own limit).

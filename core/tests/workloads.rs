@@ -579,3 +579,21 @@ fn teaching_alignment_result_is_not_the_lowest() {
         assert!(got > lowest);
     }
 }
+
+#[test]
+fn params_and_catalogue_as_json_for_the_page() {
+    let p: WorkloadParams =
+        serde_json::from_str(r#"{"seed": 5, "loops": 100, "cpus": 4, "keep": 20, "profile": "linux-6.1"}"#).unwrap();
+    assert_eq!((p.seed, p.loops, p.cpus, p.keep, p.profile), (5, 100, 4, Some(20), Profile::Linux61));
+    assert_eq!((p.test_repeat_count, p.nr_threads, p.run_test_mask), (1, None, None), "the rest are defaults");
+    let back: WorkloadParams = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+    assert_eq!(back, p);
+    assert!(serde_json::from_str::<WorkloadParams>(r#"{"profile": "linux-9"}"#)
+        .unwrap_err()
+        .to_string()
+        .contains("linux-9"));
+    let l = serde_json::to_string(&list()).unwrap();
+    assert!(
+        l.contains(r#"{"name":"fix_size_alloc_test","description":"#) && l.contains(r#""bit":1,"kind":"kernel_test"}"#)
+    );
+}
