@@ -60,7 +60,7 @@ fn run_dir(dir: &str) -> usize {
 #[test]
 fn conformance_vectors_match_byte_for_byte() {
     let n = run_dir("conformance");
-    assert!(n >= 30);
+    assert!(n >= 28, "expected the 28 vectors of shared/conformance, found {n}");
 }
 
 #[test]
