@@ -1,8 +1,8 @@
 //! The kernel eras vmapviz models.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Profile {
     /// Before 2019: walk the busy areas for a hole, with the `free_vmap_cache` hint (O(N)).
     #[serde(rename = "linux-5.1")]

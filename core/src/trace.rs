@@ -159,10 +159,15 @@ pub const MAX_TRACE_BYTES: usize = 64 << 20;
 
 /// Parse a whole trace. All or nothing: the first bad line is reported.
 pub fn parse_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
-    if text.len() > MAX_TRACE_BYTES {
+    parse_trace_limited(text, MAX_TRACE_BYTES)
+}
+
+/// [`parse_trace`] with a size limit of the caller's choosing (`usize::MAX` for none).
+pub fn parse_trace_limited(text: &str, max_bytes: usize) -> Result<Vec<TraceLine>, ParseError> {
+    if text.len() > max_bytes {
         return Err(ParseError {
             line: 0,
-            msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20),
+            msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), max_bytes >> 20),
         });
     }
     let mut out = Vec::new();

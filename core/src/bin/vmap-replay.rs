@@ -15,12 +15,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use vmapviz_core::check::check_invariants;
+use vmapviz_core::counters::{CounterObserver, Counters};
+use vmapviz_core::events::Observer;
 use vmapviz_core::import::{self, ImportFormat};
-use vmapviz_core::trace::{parse_trace, Op, ParseError, TraceLine, MAX_TRACE_BYTES};
+use vmapviz_core::trace::{parse_trace_limited, Op, ParseError, TraceLine};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer};
 
-const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--profile NAME] FILE|-
+const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--counters] [--profile NAME] FILE|-
        vmap-replay --workload NAME [--seed S] [--loops N] [--profile NAME] [--cpus N] [--threads N]
                    [--keep N] [--nr-pages N] [--mask M] [--sequential] [--repeat R]
                    [--preset performance|stress|smoke] [--json]
@@ -29,6 +31,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--profile NAME] FIL
   FILE|-          the trace to replay (- for standard input)
   --check         verify every invariant after each operation
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
+  --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
   --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace wins)
  workloads (print the trace on stdout; numbers decimal or 0x-hex):
   --workload NAME       a test of lib/test_vmalloc.c, `test_vmalloc` (the whole module) or a teaching scenario
@@ -59,6 +62,7 @@ struct Args {
     preset: Option<Preset>,
     import: Option<ImportFormat>,
     json: bool,
+    counters: bool,
 }
 
 /// A workload option, applied after the preset.
@@ -87,6 +91,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(s) = it.next() {
         match s.as_str() {
             "--check" => a.check = true,
+            "--counters" => a.counters = true,
             "--bench" => a.bench = true,
             "--profile" => {
                 let n = value(&mut it, "--profile")?;
@@ -219,7 +224,16 @@ fn main() -> ExitCode {
     };
     let mut r = Replayer::new(args.profile.unwrap_or_default());
     let mut out = String::new();
-    let code = if args.bench { bench(&mut r, &lines, &mut out) } else { replay(&mut r, &lines, &mut out, args.check) };
+    let code = if args.bench {
+        bench(&mut r, &lines, &mut out)
+    } else if args.counters {
+        let mut c = CounterObserver::default();
+        let code = replay(&mut r, &lines, &mut out, args.check, &mut c);
+        print_counters(&c.total);
+        code
+    } else {
+        replay(&mut r, &lines, &mut out, args.check, &mut NoObserver)
+    };
     let _ = std::io::stdout().write_all(out.as_bytes());
     code
 }
@@ -234,39 +248,9 @@ fn read_input(file: &str) -> std::io::Result<Vec<u8>> {
     }
 }
 
-/// `parse_trace`, also for files over its size limit (a generated 10^6-loop workload is
-/// larger): such a text is parsed in pieces of whole lines, with the same rules.
+/// `parse_trace` without its size limit: a generated 10^6-loop workload is larger.
 fn parse_large_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
-    if text.len() <= MAX_TRACE_BYTES {
-        return parse_trace(text);
-    }
-    let mut out: Vec<TraceLine> = Vec::new();
-    let mut rest = text;
-    let mut base = 0;
-    while !rest.is_empty() {
-        let mut cut = rest.len().min(MAX_TRACE_BYTES / 2);
-        if cut < rest.len() {
-            cut = rest[..cut].rfind('\n').map(|i| i + 1).unwrap_or(cut);
-            while !rest.is_char_boundary(cut) {
-                cut -= 1;
-            }
-        }
-        let (piece, tail) = rest.split_at(cut);
-        let lines = parse_trace(piece).map_err(|e| ParseError { line: e.line + base, msg: e.msg })?;
-        for mut l in lines {
-            l.line += base;
-            if matches!(l.op, Op::Profile(_)) && !out.is_empty() {
-                return Err(ParseError {
-                    line: l.line,
-                    msg: "`profile` must come before every other operation".into(),
-                });
-            }
-            out.push(l);
-        }
-        base += piece.lines().count();
-        rest = tail;
-    }
-    Ok(out)
+    parse_trace_limited(text, usize::MAX)
 }
 
 fn print_workload(name: &str, args: &Args) -> ExitCode {
@@ -315,9 +299,36 @@ fn print_import(fmt: ImportFormat, bytes: &[u8], args: &Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn replay(r: &mut Replayer, lines: &[TraceLine], out: &mut String, check: bool) -> ExitCode {
+/// The work counters' totals, on standard error (standard output keeps the replay format).
+fn print_counters(c: &Counters) {
+    let per = |x: u64| if c.ops > 0 { x as f64 / c.ops as f64 } else { 0.0 };
+    eprintln!("counters: ops={}", c.ops);
+    for (name, v) in [
+        ("nodes_visited", c.nodes_visited),
+        ("list_walked", c.list_walked),
+        ("comparisons", c.comparisons),
+        ("rotations", c.rotations),
+        ("recolors", c.recolors),
+        ("propagations", c.propagations),
+        ("cache_lines", c.cache_lines),
+    ] {
+        eprintln!("counters: {name}={v} per_op={:.2}", per(v));
+    }
+}
+
+fn replay<O: Observer + EndOp>(
+    r: &mut Replayer,
+    lines: &[TraceLine],
+    out: &mut String,
+    check: bool,
+    obs: &mut O,
+) -> ExitCode {
     for l in lines {
-        if let Err(e) = r.apply(&l.op, out, &mut NoObserver) {
+        let res = r.apply(&l.op, out, obs);
+        if l.op.is_timed() {
+            obs.end_op();
+        }
+        if let Err(e) = res {
             eprintln!("vmap-replay: line {}: {e}", l.line);
             return ExitCode::from(1);
         }
@@ -329,6 +340,17 @@ fn replay(r: &mut Replayer, lines: &[TraceLine], out: &mut String, check: bool) 
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Closes an operation for observers that count per operation.
+trait EndOp {
+    fn end_op(&mut self) {}
+}
+impl EndOp for NoObserver {}
+impl EndOp for CounterObserver {
+    fn end_op(&mut self) {
+        CounterObserver::end_op(self);
+    }
 }
 
 fn bench(r: &mut Replayer, lines: &[TraceLine], out: &mut String) -> ExitCode {
