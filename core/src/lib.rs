@@ -14,6 +14,7 @@ pub mod contention;
 pub mod counters;
 pub mod error;
 pub mod events;
+pub mod import;
 pub mod profile;
 pub mod rbtree;
 pub mod replay;
@@ -23,7 +24,6 @@ pub mod trace;
 pub mod vmalloc;
 pub mod vmap;
 pub mod workload;
-pub mod import;
 
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use error::VmapError;

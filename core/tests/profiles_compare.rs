@@ -142,8 +142,7 @@ fn cache_hint_minimal_example() {
 fn both_documented_causes_are_exercised() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-    let mut runner =
-        TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
     let strat = prop::collection::vec(op(), 1..120);
     let (mut same, mut cache, mut prune) = (0, 0, 0);
     for _ in 0..600 {
