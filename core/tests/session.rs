@@ -1,0 +1,348 @@
+//! `Session`: all-or-nothing loading, checkpoints (`replayer_before`), frames and truncation,
+//! checked against fresh replays of the same trace.
+
+use vmapviz_core::check::check_invariants;
+use vmapviz_core::replay::{dump_busy, dump_free_tree, dump_pools};
+use vmapviz_core::session::{snapshot_state, StateSnap};
+use vmapviz_core::trace::{format_trace, parse_trace};
+use vmapviz_core::vmalloc::{VMALLOC_END, VMALLOC_START};
+use vmapviz_core::{NoObserver, Op, Profile, Replayer, Session, TraceLine};
+
+/// The eras this suite covers (the tree-based allocators).
+const PROFILES: [Profile; 3] = [Profile::Linux52, Profile::Linux61, Profile::Linux69];
+
+/// xorshift64*: deterministic pseudo-random numbers.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random but valid trace of `n` operations for `p` (the first line is the profile).
+fn random_trace(p: Profile, n: usize, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut ops = vec![Op::Profile(p)];
+    let (start, end, vstart, vend) = if p == Profile::Linux69 {
+        ops.push(Op::Cpus(4));
+        (VMALLOC_START - 0x40000, VMALLOC_START + 0x200000, VMALLOC_START, VMALLOC_END)
+    } else {
+        (0x100000, 0x300000, 0x100000, 0x300000)
+    };
+    ops.push(Op::Init { start, end });
+    // Simulate to know which addresses are live (the allocator under test is fine for that:
+    // this file tests the session, not the allocator).
+    let mut r = Replayer::new(p);
+    let mut live: Vec<u64> = Vec::new();
+    let mut sink = String::new();
+    for op in &ops {
+        r.apply(op, &mut sink, &mut NoObserver).unwrap();
+    }
+    while ops.len() < n {
+        let roll = rng.below(100);
+        let op = if roll < 45 || live.is_empty() {
+            let size = (1 + rng.below(8)) << 12;
+            let align = 1u64 << [0, 12, 12, 13, 14, 16][rng.below(6) as usize];
+            let (vs, ve) = if rng.below(4) == 0 { (start, end) } else { (vstart, vend) };
+            Op::Alloc { size, align, vstart: vs, vend: ve }
+        } else if roll < 65 {
+            Op::Free(live.swap_remove(rng.below(live.len() as u64) as usize))
+        } else if roll < 85 {
+            Op::Vfree(live.swap_remove(rng.below(live.len() as u64) as usize))
+        } else if roll < 88 {
+            Op::Purge
+        } else if roll < 91 {
+            Op::Dump
+        } else if roll < 93 {
+            Op::Busy
+        } else if roll < 95 && p == Profile::Linux69 {
+            Op::Cpu(rng.below(4))
+        } else if roll < 97 && p == Profile::Linux69 {
+            Op::Reclaim
+        } else if roll < 98 && p == Profile::Linux69 {
+            Op::Pools
+        } else {
+            // An unknown address: a warning, not a crash.
+            Op::Free(start + (rng.below(0x100) << 12) + 0x800)
+        };
+        sink.clear();
+        r.apply(&op, &mut sink, &mut NoObserver).unwrap();
+        if let Some(a) = sink.strip_prefix("alloc -> 0x") {
+            live.push(u64::from_str_radix(a.trim(), 16).unwrap());
+        }
+        ops.push(op);
+    }
+    format_trace(&ops)
+}
+
+/// Everything observable about a replayer's allocator.
+#[derive(Debug, PartialEq)]
+struct Observed {
+    snap: StateSnap,
+    text: String,
+}
+
+fn observe(r: &Replayer) -> Observed {
+    let mut text = String::new();
+    dump_free_tree(&r.vmap, &mut text);
+    dump_busy(&r.vmap, &mut text);
+    dump_pools(&r.vmap, &mut text);
+    text += &format!("lazy_nr={} lazy_list={:?}", r.vmap.vmap_lazy_nr, r.vmap.lazy_list.len());
+    Observed { snap: snapshot_state(&r.vmap), text }
+}
+
+/// A fresh replay of the first `k` operations.
+fn fresh(lines: &[TraceLine], k: usize) -> (Replayer, String) {
+    let mut r = Replayer::default();
+    let mut out = String::new();
+    r.run(&lines[..k], &mut out, &mut NoObserver).unwrap();
+    (r, out)
+}
+
+/// What `replayer_before(k)` must equal: a fresh replay of the first `k` ops, except that a
+/// leading `profile` line also defines the state before op 0 (the session's initial state).
+fn expected_before(lines: &[TraceLine], k: usize) -> Replayer {
+    let k = if k == 0 && matches!(lines.first().map(|l| &l.op), Some(Op::Profile(_))) { 1 } else { k };
+    fresh(lines, k).0
+}
+
+/// Operation indices to probe: both sides of every checkpoint boundary, plus a few others.
+fn probes(len: usize) -> Vec<usize> {
+    let mut ks = vec![0, 1, 2, 100, 255, 256, 257, 300, 511, 512, 513, 600, len - 2, len - 1, len];
+    ks.retain(|&k| k <= len);
+    ks.dedup();
+    ks
+}
+
+const LEN: usize = 700;
+
+#[test]
+fn load_replays_the_whole_trace() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, LEN, 0x5eed + i as u64);
+        let lines = parse_trace(&text).unwrap();
+        let s = Session::load(&text).unwrap();
+        assert_eq!(s.len(), LEN);
+        assert_eq!(s.ops(), &lines[..]);
+        let (r, out) = fresh(&lines, lines.len());
+        assert_eq!(s.output(), out, "{p}");
+        assert_eq!(observe(s.current()), observe(&r), "{p}");
+        // Each op's output is its slice of the whole output.
+        let joined: String = (0..s.len()).map(|k| s.op_output(k)).collect();
+        assert_eq!(joined, out);
+        // The trace text round-trips.
+        assert_eq!(
+            parse_trace(&s.trace_text()).unwrap().iter().map(|l| &l.op).collect::<Vec<_>>(),
+            lines.iter().map(|l| &l.op).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn replayer_before_matches_a_fresh_replay_across_checkpoints() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, LEN, 0xc0ffee + i as u64);
+        let lines = parse_trace(&text).unwrap();
+        let s = Session::load(&text).unwrap();
+        for k in probes(LEN) {
+            let r = expected_before(&lines, k);
+            let before = s.replayer_before(k);
+            assert_eq!(observe(&before), observe(&r), "{p}: replayer_before({k})");
+            check_invariants(&before.vmap).unwrap();
+            assert_eq!(s.state_before(k), snapshot_state(&r.vmap), "{p}: state_before({k})");
+        }
+        // Past the end: the current state.
+        assert_eq!(observe(&s.replayer_before(LEN + 10)), observe(s.current()));
+    }
+}
+
+#[test]
+fn frames_replay_one_operation_consistently() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, LEN, 0xf4a3e5 + i as u64);
+        let s = Session::load(&text).unwrap();
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            assert_eq!(f.index, k);
+            assert_eq!(f.line, s.ops()[k].line);
+            assert_eq!(f.output, s.op_output(k), "{p}: op {k}");
+            assert_eq!(f.before, s.state_before(k), "{p}: op {k}");
+            let after = s.state_before(k + 1);
+            assert_eq!(f.after, after, "{p}: op {k}");
+            // The tree snapshots: the first is the tree before; frame indices point into them
+            // and never go back.
+            assert!(!f.trees.is_empty());
+            assert_eq!(f.trees[0], f.before.free, "{p}: op {k}");
+            let mut last = 0;
+            for fr in &f.frames {
+                assert!(fr.tree < f.trees.len() && fr.tree >= last, "{p}: op {k}");
+                last = fr.tree;
+            }
+        }
+        assert!(s.frames(s.len()).is_none());
+    }
+}
+
+/// The frames of op `k` are a player's animation of it: the last tree shown must be the tree
+/// after the operation.
+fn last_tree_is_the_tree_after(s: &Session, ops: std::ops::Range<usize>) -> Vec<String> {
+    let mut bad = Vec::new();
+    for k in ops {
+        let f = s.frames(k).unwrap();
+        if f.trees.last() != Some(&s.state_before(k + 1).free) {
+            bad.push(format!("op {k} `{}`", s.ops()[k].op));
+        }
+    }
+    bad
+}
+
+#[test]
+fn frames_end_on_the_tree_after_the_operation_when_no_node_is_erased() {
+    // Allocations by LE/NE fits and frees that insert or merge with one neighbour never erase
+    // a free-tree node without a later tree-changing event.
+    let text = "profile linux-6.1\ninit 0x1000 0x100000\nalloc 0x1000 1 0x1000 0x100000\n\
+                alloc 0x1000 1 0x1000 0x100000\nalloc 0x1000 1 0x1000 0x100000\nfree 0x2000\n\
+                alloc 0x2000 0x4000 0x1000 0x100000\nfree 0x1000\nfree 0x3000\nfree 0x4000\n";
+    let s = Session::load(text).unwrap();
+    // From op 2 on (op 1, `init`, is the subject of frames_end_on_the_tree_after_init).
+    assert_eq!(last_tree_is_the_tree_after(&s, 2..s.len()), Vec::<String>::new());
+}
+
+#[test]
+#[ignore = "BUG: session frames: the last tree snapshot of an FL-fit alloc still shows the erased block \
+            (Event::Erase is emitted before rbtree::erase and no tree-changing event follows)"]
+fn frames_end_on_the_tree_after_an_fl_fit() {
+    // The free tree is [0x4000,0x10000) with the red leaf [0x2000,0x3000). The next page takes
+    // the leaf whole (FL): `unlink_va` reports `Erase` *before* erasing, the erase of a red leaf
+    // makes no rotation or recolouring, and the propagation from the parent stops at once
+    // (`PropagateStop` does not snapshot). So the last snapshot still holds the leaf.
+    let text = "init 0x1000 0x10000\nalloc 0x1000 1 0x1000 0x10000\nalloc 0x1000 1 0x1000 0x10000\n\
+                alloc 0x1000 1 0x1000 0x10000\nfree 0x2000\nalloc 0x1000 1 0x1000 0x10000\n";
+    let s = Session::load(text).unwrap();
+    let k = s.len() - 1;
+    let f = s.frames(k).unwrap();
+    let after = s.state_before(k + 1).free;
+    assert_eq!(after.len(), 1);
+    assert_eq!(f.trees.last(), Some(&after), "the animation ends on a tree that still holds the FL block");
+}
+
+#[test]
+#[ignore = "BUG: session frames: `init` reports no event, so frames(k).trees holds only the tree before it"]
+fn frames_end_on_the_tree_after_init() {
+    let s = Session::load("alloc 0x1000 1 0 0x10000\ninit 0x1000 0x10000\n").unwrap();
+    let f = s.frames(1).unwrap();
+    assert_eq!(f.after.free.len(), 1);
+    assert_eq!(f.trees.last(), Some(&f.after.free), "the animation of `init` ends on the tree before it");
+}
+
+#[test]
+#[ignore = "BUG: session frames: on random traces the last tree snapshot of an operation often differs \
+            from the tree after it (see frames_end_on_the_tree_after_an_fl_fit)"]
+fn frames_end_on_the_tree_after_every_operation() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let s = Session::load(&random_trace(p, LEN, 0xf4a3e5 + i as u64)).unwrap();
+        let bad = last_tree_is_the_tree_after(&s, 0..s.len());
+        assert!(bad.is_empty(), "{p}: {} ops end on a stale tree, first: {}", bad.len(), bad[0]);
+    }
+}
+
+#[test]
+fn truncate_then_replay_the_rest() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, LEN, 0x7e57 + i as u64);
+        let full = Session::load(&text).unwrap();
+        let lines = parse_trace(&text).unwrap();
+        for k in probes(LEN) {
+            let mut s = full.clone();
+            s.truncate(k);
+            assert_eq!(s.len(), k, "{p}: truncate({k})");
+            let (_, out) = fresh(&lines, k);
+            assert_eq!(s.output(), out, "{p}: truncate({k})");
+            assert_eq!(observe(s.current()), observe(&expected_before(&lines, k)), "{p}: truncate({k})");
+            // Checkpoints still work below k.
+            for j in [0, k / 2, k.saturating_sub(1)] {
+                assert_eq!(observe(&s.replayer_before(j)), observe(&expected_before(&lines, j)), "{p}: {k} {j}");
+            }
+            // Push the rest back: the same session as before.
+            for l in &lines[k..] {
+                s.push_line(l.clone()).unwrap();
+            }
+            assert_eq!(s.output(), full.output(), "{p}: truncate({k}) + push");
+            assert_eq!(observe(s.current()), observe(full.current()));
+            for j in probes(LEN) {
+                assert_eq!(s.state_before(j), full.state_before(j), "{p}: {k} {j}");
+            }
+        }
+        // Truncating at or past the end changes nothing.
+        let mut s = full.clone();
+        s.truncate(LEN + 3);
+        assert_eq!(s.len(), LEN);
+        assert_eq!(s.output(), full.output());
+    }
+}
+
+#[test]
+fn truncate_to_zero_keeps_the_profile_of_the_empty_session() {
+    let mut s = Session::load("profile linux-6.1\nalloc 0x1000 1 0 0x10000\n").unwrap();
+    s.truncate(0);
+    assert!(s.is_empty());
+    assert_eq!(s.output(), "");
+    // Replaying from scratch works again, with a profile line first.
+    s.push_text("profile linux-6.1").unwrap();
+    s.push_text("alloc 0x1000 1 0 0x10000").unwrap();
+    assert_eq!(s.output(), "alloc -> 0x1\n");
+    assert_eq!(s.current().vmap.profile, Profile::Linux61);
+}
+
+#[test]
+fn load_is_all_or_nothing() {
+    // A parse error anywhere: nothing loads, and the line is reported.
+    let e = Session::load("alloc 0x1000 1 0 0x10000\nalloc 0x1000 1 0 0x10000\nfoo\n").unwrap_err();
+    assert_eq!(e.line, 3);
+    assert!(e.to_string().starts_with("line 3: "));
+    // A kernel crash (5.2 BUG_ON) on line 4 after valid lines: nothing loads either.
+    let e =
+        Session::load("# x\nalloc 0x1000 1 0 0x10000\nalloc 0x1000 1 0 0x10000\nalloc 0 1 0 0x10000\n").unwrap_err();
+    assert_eq!(e.line, 4);
+    // The same request under 6.1 is a warning: the session loads with `alloc -> FAIL`.
+    let s = Session::load("profile linux-6.1\nalloc 0x1000 1 0 0x10000\nalloc 0 1 0 0x10000\n").unwrap();
+    assert_eq!(s.output(), "alloc -> 0x1\nalloc -> FAIL\n");
+    assert!(s.summary(2).warning.is_some());
+    assert!(s.summary(1).warning.is_none());
+    // Setting errors stop the load too.
+    assert_eq!(Session::load("cpus 2\ncpu 2\n").unwrap_err().line, 2);
+    assert_eq!(Session::load("init 0x2000 0x1000\n").unwrap_err().line, 1);
+}
+
+#[test]
+fn a_failed_push_changes_nothing() {
+    let text = random_trace(Profile::Linux52, 300, 42);
+    let mut s = Session::load(&text).unwrap();
+    let (len, out, cur) = (s.len(), s.output().to_string(), observe(s.current()));
+    let before_200 = s.state_before(200);
+    for bad in [
+        "alloc 0 1 0 0x1000",
+        "alloc 0x1000 3 0 0x1000",
+        "cpus 0",
+        "cpu 7",
+        "init 5 5",
+        "frobnicate",
+        "",
+        "profile linux-6.1",
+    ] {
+        assert!(s.push_text(bad).is_err(), "{bad}");
+        assert_eq!((s.len(), s.output()), (len, out.as_str()), "{bad}");
+        assert_eq!(observe(s.current()), cur, "{bad}");
+        assert_eq!(s.state_before(200), before_200);
+    }
+    // And a good push still works afterwards, with the next line number.
+    s.push_text("dump").unwrap();
+    assert_eq!(s.len(), len + 1);
+    assert_eq!(s.ops()[len].line, s.ops()[len - 1].line + 1);
+}
