@@ -52,6 +52,8 @@ pub struct PoolSnap {
 /// Everything a view shows of the allocator at one point.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StateSnap {
+    /// False before the first operation: the free space shown is the boot default it will get.
+    pub initialized: bool,
     pub profile: Profile,
     pub cpus: u32,
     pub cpu: u32,
@@ -99,6 +101,11 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
 }
 
 pub fn snapshot_state(v: &Vmap) -> StateSnap {
+    if !v.is_initialized() {
+        let mut booted = v.clone();
+        booted.ensure_init();
+        return StateSnap { initialized: false, ..snapshot_state(&booted) };
+    }
     let mut busy = Vec::new();
     for (nid, _) in v.nodes.iter().enumerate() {
         busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
@@ -113,6 +120,7 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         busy.sort_by_key(|b| b.va_start);
     }
     StateSnap {
+        initialized: true,
         profile: v.profile,
         cpus: v.cpus,
         cpu: v.cpu,
