@@ -27,6 +27,7 @@ export class App {
   private readonly tree: FreeTree;
   private readonly player: Player;
   private readonly banner: HTMLElement;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly root: HTMLElement,
@@ -48,6 +49,51 @@ export class App {
       if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
       if (this.player.key(e)) e.preventDefault();
     });
+    this.mountPanels();
+  }
+
+  /** Panels of the workbench (web/src/panels/**), mounted through the public API below. */
+  private mountPanels(): void {
+    // panels:begin
+    // panels:end
+  }
+
+  // ---------- public API (used by web/src/panels/**) ----------
+
+  /**
+   * Replace the session with a trace and show `step` (default: the end). Throws an Error
+   * `line N: ...` when the trace is invalid, leaving the current session as it was.
+   */
+  loadTrace(text: string, step: number | 'end' = 'end'): void {
+    const session = this.deps.load(text);
+    this.open(session, step);
+    this.showError([]);
+    this.writeLink();
+  }
+
+  /** The current trace as text (the core's canonical form). */
+  currentTrace(): string {
+    return this.session?.traceText() ?? '';
+  }
+
+  /** The step shown: the number of operations applied (0..length). */
+  currentStep(): number {
+    return this.step;
+  }
+
+  /** Call `cb` whenever the session or the step shown changes. */
+  onChange(cb: () => void): void {
+    this.listeners.push(cb);
+  }
+
+  private changed(): void {
+    for (const cb of this.listeners) {
+      try {
+        cb();
+      } catch (e) {
+        console.error(e);
+      }
+    }
   }
 
   /** Open what the location hash names, or the default scenario (also after an error). */
@@ -90,6 +136,7 @@ export class App {
     this.player.setStep(step);
     this.root.dataset.step = String(step);
     if (updateLink) this.writeLink();
+    this.changed();
   }
 
   private push(line: string): string | null {
@@ -115,10 +162,6 @@ export class App {
   private showError(problems: string[]): void {
     this.banner.hidden = problems.length === 0;
     this.banner.textContent = problems.join('\n');
-  }
-
-  get currentStep(): number {
-    return this.step;
   }
 }
 
