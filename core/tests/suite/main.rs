@@ -1,0 +1,18 @@
+//! The test suite of the core, as one test binary: each file under `tests/suite/` is a module.
+//! (The release profile links every test binary with LTO, so one binary instead of five keeps
+//! `cargo test --release` quick.)
+//!
+//! * [`rbtree_cases`]: every red-black insert, erase and erase-colour case, both sides;
+//! * [`fit_merge`]: the fit types, the merge cases and the worked example of the spec;
+//! * [`errors`]: every refused request, malformed traces, the top of the 64-bit space;
+//! * [`session`]: `Session` loading, checkpoints, frames and truncation;
+//! * [`properties`]: proptest operation sequences against an interval model, and the tree
+//!   search against the linear search.
+//!
+//! Run one group with e.g. `cargo test --release -p vmapviz-core --test suite rbtree_cases::`.
+
+mod errors;
+mod fit_merge;
+mod properties;
+mod rbtree_cases;
+mod session;
