@@ -346,3 +346,23 @@ fn a_failed_push_changes_nothing() {
     assert_eq!(s.len(), len + 1);
     assert_eq!(s.ops()[len].line, s.ops()[len - 1].line + 1);
 }
+
+#[test]
+fn a_failed_push_at_a_checkpoint_boundary_changes_nothing() {
+    // 256 ops: the next push is op 256, where a checkpoint is taken.
+    let text = random_trace(Profile::Linux61, 256, 7);
+    let lines = parse_trace(&text).unwrap();
+    let mut s = Session::load(&text).unwrap();
+    assert_eq!(s.len(), 256);
+    assert!(s.push_text("cpus 0").is_err());
+    assert!(s.push_text("profile linux-5.2").is_err());
+    assert_eq!(s.len(), 256);
+    assert_eq!(observe(&s.replayer_before(256)), observe(&fresh(&lines, 256).0));
+    // Then two good pushes: the states before them are the fresh replays.
+    s.push_text("alloc 0x3000 1 0x100000 0x300000").unwrap();
+    s.push_text("purge").unwrap();
+    let lines = parse_trace(&s.trace_text()).unwrap();
+    for k in [255, 256, 257, 258] {
+        assert_eq!(observe(&s.replayer_before(k)), observe(&fresh(&lines, k).0), "replayer_before({k})");
+    }
+}
