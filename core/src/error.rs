@@ -16,6 +16,8 @@ pub enum VmapError {
     NoSpace { size: u64, align: u64, vstart: u64, vend: u64 },
     /// `free`/`vfree` of an address that starts no busy area.
     UnknownFree { addr: u64, interior_of: Option<(u64, u64)> },
+    /// linux-6.1/6.9 `vfree` of an address that is not page aligned.
+    UnalignedFree { addr: u64 },
     /// `free`/`vfree` of an area that is already lazily freed.
     AlreadyLazy { addr: u64 },
     /// `init` with start >= end.
@@ -42,7 +44,10 @@ impl VmapError {
             | VmapError::BadCpu { .. }
             | VmapError::BadPcpu { .. }
             | VmapError::CpuOffline { .. } => true,
-            VmapError::NoSpace { .. } | VmapError::UnknownFree { .. } | VmapError::AlreadyLazy { .. } => false,
+            VmapError::NoSpace { .. }
+            | VmapError::UnknownFree { .. }
+            | VmapError::UnalignedFree { .. }
+            | VmapError::AlreadyLazy { .. } => false,
         }
     }
 }
@@ -84,12 +89,17 @@ impl fmt::Display for VmapError {
             VmapError::UnknownFree { addr, interior_of: Some((s, e)) } => write!(
                 f,
                 "{addr:#x} lies inside the busy area [{s:#x}, {e:#x}) but does not start it; \
-                 a free must name the start (the kernel warns and changes nothing)"
+                 a free must name the start (the kernel's vfree would look it up by containment and free \
+                 the whole area; the trace language requires the exact start, so nothing changes)"
             ),
             VmapError::UnknownFree { addr, interior_of: None } => write!(
                 f,
                 "no busy area starts at {addr:#x} (never allocated or already freed); \
                  the kernel warns \"Trying to vfree() nonexistent vm area\" and changes nothing"
+            ),
+            VmapError::UnalignedFree { addr } => write!(
+                f,
+                "vfree of {addr:#x}, which is not page aligned: the kernel warns in remove_vm_area and changes nothing"
             ),
             VmapError::AlreadyLazy { addr } => write!(
                 f,

@@ -268,11 +268,25 @@ pub enum Event {
         id: u32,
         color: Color,
     },
-    /// A node is erased from the free tree (before its fix-up).
+    /// The space was reset by `init`: one free block `[start, end)`.
+    Reset {
+        start: u64,
+        end: u64,
+    },
+    /// A node is about to be erased from the free tree.
     Erase {
         id: u32,
         va_start: u64,
         va_end: u64,
+    },
+    /// The erased node is out of the tree, before propagation and the colour fix-up. `case` is
+    /// the case of `__rb_erase_augmented`: "1a" (no left child), "1b" (only a left child), "2"
+    /// (the successor is the right child), "3" (the successor is deeper); `successor` takes
+    /// the node's place in cases 2 and 3.
+    Unlinked {
+        id: u32,
+        case: &'static str,
+        successor: Option<u32>,
     },
 
     // ---- augmentation ----

@@ -399,6 +399,8 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
     let mut tmp = a.get(node).left;
     let rebalance;
     let propagate_from;
+    let case: &'static str;
+    let mut moved = NIL;
 
     if tmp == NIL {
         // Case 1a: at most a right child, which takes node's place (and colour).
@@ -412,6 +414,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
             rebalance = if node_black { parent } else { NIL };
         }
         propagate_from = parent;
+        case = "1a";
     } else if child == NIL {
         // Case 1b: only a left child, which is red: it takes node's place and colour.
         let parent = a.get(node).parent;
@@ -420,6 +423,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
         change_child(a, t, node, tmp, parent);
         rebalance = NIL;
         propagate_from = parent;
+        case = "1b";
     } else {
         let mut successor = child;
         let parent;
@@ -436,6 +440,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
             parent = successor;
             child2 = a.get(successor).right;
             A::copy(a, t.root, node, successor, obs);
+            case = "2";
         } else {
             // Case 3: the successor is the leftmost node of node's right subtree.
             //
@@ -464,6 +469,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
             a.at(child).parent = successor;
             A::copy(a, t.root, node, successor, obs);
             A::propagate(a, t.root, parent, successor, obs);
+            case = "3";
         }
         tmp = a.get(node).left;
         a.at(successor).left = tmp;
@@ -482,6 +488,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
             rebalance = if s_was_black { parent } else { NIL };
         }
         propagate_from = successor;
+        moved = successor;
     }
 
     {
@@ -490,6 +497,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
         v.left = NIL;
         v.right = NIL;
     }
+    emit!(obs, a, t, Event::Unlinked { id: a.get(node).id, case, successor: a.id_of(moved) });
     A::propagate(a, t.root, propagate_from, NIL, obs);
     if rebalance != NIL {
         erase_color::<A, O>(a, t, rebalance, obs);

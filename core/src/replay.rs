@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::area::NIL;
 use crate::error::VmapError;
-use crate::events::Observer;
+use crate::events::{Event, Observer, TreeView};
 use crate::profile::Profile;
 use crate::trace::{Op, TraceLine};
 use crate::vmap::Vmap;
@@ -61,7 +61,12 @@ impl Replayer {
                 *v = Vmap::new(p);
                 v.cpus = cpus;
             }
-            Op::Init { start, end } => v.init(start, end)?,
+            Op::Init { start, end } => {
+                v.init(start, end)?;
+                if O::ON {
+                    obs.event(Event::Reset { start, end }, TreeView { arena: &v.arena, root: v.free.root });
+                }
+            }
             Op::Cpus(n) => v.set_cpus(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => match v.alloc(size, align, vstart, vend, obs) {

@@ -159,6 +159,8 @@ fn changes_tree(ev: &Event) -> bool {
             | Event::Rotate { .. }
             | Event::Recolor { .. }
             | Event::Erase { .. }
+            | Event::Unlinked { .. }
+            | Event::Reset { .. }
             | Event::Propagate { .. }
             | Event::AugmentSet { .. }
             | Event::Merge { .. }

@@ -515,6 +515,10 @@ impl Vmap {
     /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
     pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
+        if !self.profile.lazy_in_busy() && addr & (PAGE_SIZE - 1) != 0 {
+            // EB/EC `remove_vm_area` warns on an unaligned address and does nothing.
+            return Err(VmapError::UnalignedFree { addr });
+        }
         let (nid, va) = self.find_busy(addr)?;
         let (vs, ve, vid) = {
             let v = self.arena.get(va);

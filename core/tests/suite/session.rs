@@ -215,8 +215,6 @@ fn frames_end_on_the_tree_after_the_operation_when_no_node_is_erased() {
 }
 
 #[test]
-#[ignore = "BUG: session frames: the last tree snapshot of an FL-fit alloc still shows the erased block \
-            (Event::Erase is emitted before rbtree::erase and no tree-changing event follows)"]
 fn frames_end_on_the_tree_after_an_fl_fit() {
     // The free tree is [0x4000,0x10000) with the red leaf [0x2000,0x3000). The next page takes
     // the leaf whole (FL): `unlink_va` reports `Erase` *before* erasing, the erase of a red leaf
@@ -233,7 +231,7 @@ fn frames_end_on_the_tree_after_an_fl_fit() {
 }
 
 #[test]
-#[ignore = "BUG: session frames: `init` reports no event, so frames(k).trees holds only the tree before it"]
+
 fn frames_end_on_the_tree_after_init() {
     let s = Session::load("alloc 0x1000 1 0 0x10000\ninit 0x1000 0x10000\n").unwrap();
     let f = s.frames(1).unwrap();
@@ -242,8 +240,6 @@ fn frames_end_on_the_tree_after_init() {
 }
 
 #[test]
-#[ignore = "BUG: session frames: on random traces the last tree snapshot of an operation often differs \
-            from the tree after it (see frames_end_on_the_tree_after_an_fl_fit)"]
 fn frames_end_on_the_tree_after_every_operation() {
     for (i, p) in PROFILES.into_iter().enumerate() {
         let s = Session::load(&random_trace(p, LEN, 0xf4a3e5 + i as u64)).unwrap();
