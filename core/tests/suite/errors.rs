@@ -153,7 +153,7 @@ fn failing_alloc_purges_lazy_areas_first() {
 fn bad_free(p: Profile, addr: u64, want_any: VmapError) {
     for lazy in [false, true] {
         // After 5.2, vfree refuses an unaligned address before looking it up.
-        let want = if lazy && p != Profile::Linux52 && addr % 0x1000 != 0 {
+        let want = if lazy && p != Profile::Linux52 && !addr.is_multiple_of(0x1000) {
             VmapError::UnalignedFree { addr }
         } else {
             want_any.clone()
