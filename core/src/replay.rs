@@ -71,7 +71,9 @@ impl Replayer {
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => match v.alloc(size, align, vstart, vend, obs) {
                 Ok(a) => {
-                    let _ = writeln!(out, "alloc -> {a:#x}");
+                    out.push_str("alloc -> ");
+                    push_hex(out, a);
+                    out.push('\n');
                 }
                 Err(e) => {
                     if e.is_kernel_bug() {
@@ -85,12 +87,13 @@ impl Replayer {
                 let lazy = matches!(op, Op::Vfree(_));
                 let word = if lazy { "vfree" } else { "free" };
                 let r = if lazy { v.vfree(a, obs) } else { v.free(a, obs) };
+                out.push_str(word);
+                out.push(' ');
+                push_hex(out, a);
                 match r {
-                    Ok(()) => {
-                        let _ = writeln!(out, "{word} {a:#x} ok");
-                    }
+                    Ok(()) => out.push_str(" ok\n"),
                     Err(e) => {
-                        let _ = writeln!(out, "{word} {a:#x} unknown");
+                        out.push_str(" unknown\n");
                         return warn(e);
                     }
                 }
@@ -146,6 +149,28 @@ impl Replayer {
         }
         Ok(())
     }
+}
+
+/// Append `0x` and the lower-case hex digits of `v` (what `{:#x}` prints, without the
+/// formatting machinery: replay output is on the hot path of `--bench`).
+pub fn push_hex(out: &mut String, v: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 18];
+    let mut i = buf.len();
+    let mut x = v;
+    loop {
+        i -= 1;
+        buf[i] = DIGITS[(x & 0xf) as usize];
+        x >>= 4;
+        if x == 0 {
+            break;
+        }
+    }
+    i -= 2;
+    buf[i] = b'0';
+    buf[i + 1] = b'x';
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 /// `dump`: the free tree in pre-order with colour and depth.
@@ -206,4 +231,18 @@ pub fn dump_pools(v: &Vmap, out: &mut String) {
         out.push('\n');
     }
     out.push_str("end\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_hex;
+
+    #[test]
+    fn push_hex_prints_like_the_formatter() {
+        for v in [0u64, 1, 0xf, 0x10, 0xffffc90000000000, u64::MAX, 0x1234_5678_9abc_def0] {
+            let mut s = String::new();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("{v:#x}"));
+        }
+    }
 }
