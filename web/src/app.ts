@@ -1,12 +1,28 @@
-// The page: one session, the current step, and the widgets that draw it. Widgets only render
-// what they are given; the app owns the session and the permalink.
-import { errorMessage, type Session } from './bridge';
-import { formatHash, parseHash, resolveStep, type StepRef } from './permalink';
+// The page: one session, the position on its timeline (a step, or a micro-step of an operation),
+// and the widgets that draw it. Widgets only render what they are given; the app owns the
+// session, the player (play/pause, speed, keys) and the permalink. Every position is drawn
+// from the core's own snapshots (`state(k)`, `frames(k)`), never from a previous drawing, so
+// stepping back restores exactly what was shown.
+import { errorMessage, type FreeNode, type OpFrames, type Session, type State } from './bridge';
+import { parseHash, resolveStep, type StepRef } from './permalink';
 import { DEFAULT_TRACE } from './scenario';
+import { formatPlayerHash, parsePlayerLink } from './player/link';
+import { Lru } from './player/cache';
+import { focusOf, NO_FOCUS, prevCaller, searchOf, type Focus } from './player/focus';
+import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
+import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
+import { big, markerOf, narrate, type MarkerKind, type Narration } from './narrate/narrate';
+import { hex } from './format';
+import { CodePanel } from './views/codePanel';
 import { FreeTree } from './views/freeTree';
-import { Player } from './views/player';
+import { NarrationPanel } from './views/narration';
+import { OpForms } from './views/opForms';
+import { FreePopover, HelpOverlay } from './views/overlays';
+import { OpList, summarizeOutput } from './views/player';
 import { SpaceBar } from './views/spaceBar';
+import { SpaceZoom } from './views/spaceZoom';
 import { Stats } from './views/stats';
+import { SPEEDS, Transport, type TransportAction } from './views/transport';
 
 export interface AppDeps {
   /** Replay a trace (throws `line N: ...`). */
@@ -19,13 +35,38 @@ function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
   return e;
 }
 
+/** A micro-step lasts this long at 1×. */
+const FRAME_MS = 1000;
+/** Above this many free blocks, timeline markers come from the core's counters (rotations only). */
+const SCAN_LIMIT = 150;
+
 export class App {
   private session: Session | null = null;
-  private step = 0;
+  private pos: Pos = at(0);
+  private readonly frameCache = new Lru<number, OpFrames | null>(6);
+  private readonly stateCache = new Lru<number, State>(8);
+  private markers = new Map<number, Set<MarkerKind>>();
+  private markersNote = '';
+  private scanToken = 0;
+  private playing = false;
+  private timer: number | null = null;
+  private speed: number;
+  private startPaused = true;
+  private lecture = false;
+  private selected: number | null = null;
+  private linkTimer: number | null = null;
+  private linkCache: { trace: string; prefix: string } | null = null;
   private readonly stats: Stats;
   private readonly bar: SpaceBar;
+  private readonly lens: SpaceZoom;
   private readonly tree: FreeTree;
-  private readonly player: Player;
+  private readonly narration: NarrationPanel;
+  private readonly code: CodePanel;
+  private readonly transport: Transport;
+  private readonly ops: OpList;
+  private readonly forms: OpForms;
+  private readonly help: HelpOverlay;
+  private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
   private readonly listeners: (() => void)[] = [];
 
@@ -33,28 +74,78 @@ export class App {
     private readonly root: HTMLElement,
     private readonly deps: AppDeps,
   ) {
+    this.speed = loadSpeed(SPEEDS);
     const hover = (id: number | null) => {
       this.bar.highlight(id);
+      this.lens.highlight(id);
       this.tree.highlight(id);
     };
+    const select = (id: number | null) => {
+      this.selected = id === this.selected ? null : id;
+      this.tree.select(this.selected);
+      this.bar.select(this.selected);
+    };
     this.stats = new Stats(part(root, 'stats'));
-    this.bar = new SpaceBar(part(root, 'space-bar'), { onHover: hover });
-    this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover });
-    this.player = new Player(part(root, 'player'), {
-      onStep: (k) => this.goTo(k),
+    this.bar = new SpaceBar(part(root, 'space-bar'), {
+      onHover: hover,
+      onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
+    });
+    this.lens = new SpaceZoom(part(root, 'space-zoom'), {
+      onHover: hover,
+      onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
+      onWindow: (w) => {
+        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w });
+      },
+    });
+    this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
+    this.narration = new NarrationPanel(part(root, 'narration'));
+    this.code = new CodePanel(part(root, 'code'));
+    this.transport = new Transport(part(root, 'player'), {
+      onAction: (a) => this.action(a),
+      onScrub: (k) => {
+        this.pause();
+        this.setPos(at(k));
+      },
+      onStartPaused: (on) => {
+        this.startPaused = on;
+        save('start-paused', String(on));
+      },
+    });
+    this.ops = new OpList(part(root, 'ops'), {
+      onStep: (k) => {
+        this.pause();
+        this.setPos(at(k));
+      },
       onPush: (line) => this.push(line),
     });
-    this.banner = part(root, 'load-error');
-    root.ownerDocument.addEventListener('keydown', (e) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
-      if (this.player.key(e)) e.preventDefault();
+    this.forms = new OpForms(part(root, 'op-forms'), {
+      onPush: (line) => this.push(line),
+      checkFree: (addr) => this.checkFree(addr),
     });
+    this.help = new HelpOverlay(part(root, 'help'));
+    this.popover = new FreePopover(part(root, 'free-popover'), (line) => this.push(line));
+    this.banner = part(root, 'load-error');
+    root.ownerDocument.addEventListener('keydown', (e) => this.onKey(e));
+    root.ownerDocument.addEventListener('click', (e) => {
+      const t = e.target as Element | null;
+      if (this.popover.open && t && !t.closest('[data-widget="free-popover"], g.area, g.seg')) this.popover.hide();
+    });
+    this.tools();
     this.mountPanels();
   }
 
   /** Panels of the workbench (web/src/panels/**), mounted through the public API below. */
   private mountPanels(): void {
     // panels:begin
+    // The workbench (web/src/panels): its own chunk, mounted once the main views are up.
+    // REQUESTS from the panels' owner (see web/src/panels/index.ts):
+    //  - SpaceBar: a `colorBy: 'node'` render option (busy areas by `node`, lazy by the node
+    //    of the `busy` listing); until then the "vmap nodes & pools" tab draws its own strip.
+    //  - openHash: call `expandHash` (web/src/panels/zlink.ts) first, so a `#z=` link opens
+    //    before the first paint; until then the workbench re-opens it once mounted.
+    void import('./panels')
+      .then((m) => m.mountWorkbench(this, this.root))
+      .catch((e: unknown) => console.error('the workbench did not mount', e));
     // panels:end
   }
 
@@ -66,9 +157,9 @@ export class App {
    */
   loadTrace(text: string, step: number | 'end' = 'end'): void {
     const session = this.deps.load(text);
-    this.open(session, step);
+    this.open(session, step, null);
     this.showError([]);
-    this.writeLink();
+    this.writeLink(true);
   }
 
   /** The current trace as text (the core's canonical form). */
@@ -78,12 +169,22 @@ export class App {
 
   /** The step shown: the number of operations applied (0..length). */
   currentStep(): number {
-    return this.step;
+    return this.pos.op;
+  }
+
+  /** The micro-step shown inside operation `currentStep()`, or -1 between operations. */
+  currentFrame(): number {
+    return this.pos.frame;
   }
 
   /** Call `cb` whenever the session or the step shown changes. */
   onChange(cb: () => void): void {
     this.listeners.push(cb);
+  }
+
+  /** The session (read-only use: tests and panels compare with the core). */
+  get core(): Session | null {
+    return this.session;
   }
 
   private changed(): void {
@@ -96,13 +197,17 @@ export class App {
     }
   }
 
+  // ---------- opening ----------
+
   /** Open what the location hash names, or the default scenario (also after an error). */
-  openHash(hash: string): void {
+  openHash(hash: string, search = location.search): void {
     const { link, error } = parseHash(hash);
+    const extra = parsePlayerLink(hash, search);
+    this.setLecture(extra.lecture, false);
     const problems: string[] = error ? [error] : [];
     if (link) {
       try {
-        this.open(this.deps.load(link.trace), link.step);
+        this.open(this.deps.load(link.trace), link.step, extra.frame);
         this.showError(problems);
         return;
       } catch (e) {
@@ -110,53 +215,422 @@ export class App {
         problems.push('Showing the default scenario instead.');
       }
     }
-    this.open(this.deps.load(DEFAULT_TRACE), 'end');
+    this.open(this.deps.load(DEFAULT_TRACE), 'end', null);
     this.showError(problems);
   }
 
-  private open(session: Session, step: StepRef): void {
+  private open(session: Session, step: StepRef, frame: number | null): void {
+    this.pause();
     this.session?.dispose();
     this.session = session;
-    this.player.setOps(session.summaries());
-    this.step = -1;
-    this.goTo(resolveStep(step, session.length), false);
-    this.tree.centerRoot();
+    this.frameCache.clear();
+    this.stateCache.clear();
+    this.linkCache = null;
+    this.ops.setOps(session.summaries());
+    this.lens.reset();
+    const k = resolveStep(step, session.length);
+    this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
+    this.firstRender = true;
+    this.render(false);
+    this.scanMarkers();
   }
 
+  private firstRender = true;
+
+  // ---------- the core's data, cached ----------
+
+  private stateAt(k: number): State {
+    const s = this.session as Session;
+    let st = this.stateCache.get(k);
+    if (!st) {
+      st = s.state(k);
+      this.stateCache.set(k, st);
+    }
+    return st;
+  }
+
+  private framesOf(k: number): OpFrames | null {
+    const s = this.session;
+    if (!s || k < 0 || k >= s.length) return null;
+    if (this.frameCache.has(k)) return this.frameCache.get(k) ?? null;
+    const f = s.frames(k);
+    this.frameCache.set(k, f);
+    return f;
+  }
+
+  private count(op: number): number {
+    return this.framesOf(op)?.frames.length ?? 0;
+  }
+
+  // ---------- moving ----------
+
   /** Draw step k (the state after the first k operations). */
-  goTo(k: number, updateLink = true): void {
+  goTo(k: number): void {
+    this.setPos(at(k));
+  }
+
+  private setPos(p: Pos, animate = true, force = false): void {
     const s = this.session;
     if (!s) return;
-    const step = s.clamp(k);
-    const state = s.state(step);
-    this.step = step;
+    const next = clampPos(p, s.length, (op) => this.count(op));
+    if (!force && samePos(next, this.pos)) return;
+    this.pos = next;
+    this.render(animate);
+  }
+
+  private action(a: TransportAction): void {
+    const s = this.session;
+    if (!s) return;
+    const count = (op: number) => this.count(op);
+    if (a === 'play') return this.togglePlay();
+    if (a === 'slower' || a === 'faster') return this.changeSpeed(a === 'faster' ? 1 : -1);
+    this.pause();
+    let p: Pos | null = null;
+    if (a === 'first') p = at(0);
+    else if (a === 'last') p = at(s.length);
+    else if (a === 'next') p = nextFrame(this.pos, s.length, count);
+    else if (a === 'prev') p = prevFrame(this.pos, count);
+    else if (a === 'next-op') p = nextOp(this.pos, s.length);
+    else if (a === 'prev-op') p = prevOp(this.pos);
+    if (p) this.setPos(p);
+  }
+
+  private togglePlay(): void {
+    if (this.playing) this.pause();
+    else this.play();
+  }
+
+  private play(): void {
+    const s = this.session;
+    if (!s || this.pos.op >= s.length) return;
+    this.playing = true;
+    this.tick();
+  }
+
+  private tick(): void {
+    const s = this.session;
+    if (!s || !this.playing) return;
+    const n = nextFrame(this.pos, s.length, (op) => this.count(op));
+    if (!n) {
+      this.pause();
+      return;
+    }
+    this.pos = n;
+    this.render(true);
+    if (n.op >= s.length) {
+      this.pause();
+      return;
+    }
+    this.timer = window.setTimeout(() => this.tick(), FRAME_MS / this.speed);
+  }
+
+  pause(): void {
+    const was = this.playing;
+    this.playing = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (was) this.renderTransport();
+  }
+
+  private changeSpeed(dir: 1 | -1): void {
+    const i = SPEEDS.indexOf(this.speed);
+    const j = Math.max(0, Math.min(SPEEDS.length - 1, (i < 0 ? SPEEDS.indexOf(1) : i) + dir));
+    this.speed = SPEEDS[j];
+    save('speed', String(this.speed));
+    this.renderTransport();
+  }
+
+  /** How long movements take now: 0 under reduced motion, else most of a micro-step. */
+  private motionMs(animate: boolean): number {
+    if (!animate || reducedMotion()) return 0;
+    return Math.round(Math.min(600, (0.6 * FRAME_MS) / this.speed));
+  }
+
+  // ---------- drawing ----------
+
+  private focus: Focus = NO_FOCUS;
+  private barState: State | null = null;
+
+  private render(animate: boolean): void {
+    const s = this.session;
+    if (!s) return;
+    const p = this.pos;
+    const ms = this.motionMs(animate);
+    let state: State;
+    let nodes: FreeNode[];
+    let narration: Narration | null = null;
+    let frames = 0;
+    this.focus = NO_FOCUS;
+    const of = p.frame >= 0 ? this.framesOf(p.op) : null;
+    if (of && p.frame < of.frames.length) {
+      const fr = of.frames[p.frame];
+      frames = of.frames.length;
+      nodes = of.trees[fr.tree] ?? of.before.free;
+      state = of.before;
+      const byId = new Map(nodes.map((n) => [n.id, n]));
+      this.focus = focusOf(of, p.frame, byId);
+      narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, prev: prevCaller(of.frames, p.frame) });
+    } else {
+      state = this.stateAt(p.op);
+      nodes = state.free;
+    }
+    this.barState = state;
     this.stats.render(state);
-    this.bar.render(state);
-    this.tree.render(state.free, state.initialized);
-    this.player.setStep(step);
-    this.root.dataset.step = String(step);
-    if (updateLink) this.writeLink();
+    this.lens.render(state, this.focus.ranges);
+    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms });
+    this.tree.render(nodes, { initialized: state.initialized, focus: this.focus, duration: ms });
+    if (this.firstRender) {
+      this.tree.fit(0);
+      this.firstRender = false;
+    }
+
+    const ops = s.length;
+    const opIndex = p.op < ops ? p.op : null;
+    const summary = opIndex !== null ? s.summaries(opIndex, opIndex + 1)[0] : null;
+    this.narration.render({
+      op: p.op,
+      frame: p.frame,
+      frames,
+      opText: summary?.text ?? null,
+      opLine: summary?.line ?? null,
+      narration,
+      idle: this.idleText(p.op),
+    });
+    this.code.render(narration);
+    this.ops.setPosition(p.op, p.frame >= 0 ? p.op : null);
+    this.root.dataset.step = String(p.op);
+    this.root.dataset.frame = String(p.frame);
+    this.renderTransport(frames);
+    this.writeLink();
     this.changed();
   }
+
+  private idleText(k: number): string {
+    const s = this.session as Session;
+    const n = s.length;
+    const prev = k > 0 ? s.summaries(k - 1, k)[0] : null;
+    const after = prev ? `After op ${k}, ${prev.text}${summarizeOutput(prev.output) ? ` → ${summarizeOutput(prev.output)}` : ''}. ` : '';
+    if (k >= n) return `${after}End of the trace: ${n} operation${n === 1 ? '' : 's'}. Step back with ← or Shift+←.`;
+    const next = s.summaries(k, k + 1)[0];
+    return `${after}Next: op ${k + 1}, ${next.text}. Press → to step through its micro-steps, Space to play.`;
+  }
+
+  private renderTransport(frames?: number): void {
+    const s = this.session;
+    if (!s) return;
+    const f = frames ?? (this.pos.frame >= 0 ? this.count(this.pos.op) : 0);
+    this.transport.render({
+      op: this.pos.op,
+      frame: this.pos.frame,
+      frames: f,
+      length: s.length,
+      playing: this.playing,
+      speed: this.speed,
+      markers: this.markers,
+      markersNote: this.markersNote,
+    });
+  }
+
+  // ---------- markers ----------
+
+  /** Gather the timeline's markers in idle time: each op's splits, merges and rotations. */
+  private scanMarkers(): void {
+    const s = this.session;
+    if (!s) return;
+    const token = ++this.scanToken;
+    this.markers = new Map();
+    this.markersNote = 'gathering markers…';
+    const n = s.length;
+    const big = Math.max(this.stateAt(n).free.length, this.stateAt(this.pos.op).free.length) > SCAN_LIMIT;
+    const idle = (fn: () => void) =>
+      typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 500 }) : window.setTimeout(fn, 30);
+    if (big) {
+      idle(() => {
+        if (token !== this.scanToken) return;
+        try {
+          // The bridge does not wrap counters(); read them from the facade directly.
+          const raw = (s as unknown as { raw?: { counters?: (a: number, b: number) => string } }).raw;
+          const json = raw?.counters ? raw.counters(0, n) : null;
+          if (json) {
+            const perOp = (JSON.parse(json) as { per_op: Record<string, unknown>[] }).per_op;
+            perOp.forEach((c, k) => {
+              if (big_(c.rotations) > 0n) this.markers.set(k, new Set(['rotate']));
+            });
+          }
+          this.markersNote = 'A large tree: rotations are marked; splits and merges show as you step.';
+        } catch {
+          this.markersNote = 'A large tree: markers show as you step.';
+        }
+        this.renderTransport();
+      });
+      return;
+    }
+    let k = 0;
+    const work = () => {
+      if (token !== this.scanToken) return;
+      const t0 = performance.now();
+      while (k < n && performance.now() - t0 < 8) {
+        const of = this.frameCache.get(k) ?? s.frames(k);
+        const kinds = new Set<MarkerKind>();
+        for (const fr of of?.frames ?? []) {
+          const m = markerOf(fr.event);
+          if (m) kinds.add(m);
+        }
+        if (kinds.size) this.markers.set(k, kinds);
+        k++;
+      }
+      if (k < n) idle(work);
+      else {
+        this.markersNote = 'Markers: splits (NE), merges and rotations of every operation.';
+        this.root.dataset.markers = 'ready';
+      }
+      this.renderTransport();
+    };
+    this.root.dataset.markers = 'pending';
+    idle(work);
+  }
+
+  // ---------- editing ----------
 
   private push(line: string): string | null {
     const s = this.session;
     if (!s) return 'the core is not loaded';
+    this.pause();
     try {
       s.push(line);
     } catch (e) {
       return errorMessage(e);
     }
-    this.player.setOps(s.summaries());
-    this.goTo(s.length);
+    this.linkCache = null;
+    this.stateCache.clear();
+    this.frameCache.clear();
+    this.ops.setOps(s.summaries());
+    this.popover.hide();
+    const k = s.length - 1;
+    // "Start paused": wait at the new operation's first step; otherwise play it.
+    this.setPos(at(k), false, true);
+    if (!this.startPaused) this.play();
+    this.scanMarkers();
+    this.writeLink(true);
     return null;
   }
 
-  private writeLink(): void {
+  /** What the free form can refuse before asking the core: no busy area starts there. */
+  private checkFree(addr: bigint): string | null {
+    const s = this.session;
+    if (!s) return null;
+    const end = this.stateAt(s.length);
+    const busy = end.busy.find((b) => b.vaStart === addr);
+    if (!busy) return `No busy area starts at ${hex(addr)} at the end of the trace, where the free would go: nothing to free.`;
+    if (busy.lazy) return `The area at ${hex(addr)} is already freed lazily (it waits for a purge).`;
+    return null;
+  }
+
+  private offerFree(start: bigint, end: bigint, lazy: boolean, e: MouseEvent): void {
     const s = this.session;
     if (!s) return;
-    const hash = formatHash({ trace: s.traceText(), step: this.step === s.length ? 'end' : this.step });
-    history.replaceState(null, '', hash);
+    this.forms.setFreeAddress(start);
+    this.popover.show({ start, end, lazy, atEnd: this.pos.op === s.length && this.pos.frame < 0, length: s.length }, e.clientX, e.clientY + window.scrollY);
+  }
+
+  // ---------- keys, tools, link ----------
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (isTyping(e.target)) return;
+    const t = e.target;
+    const inApp = t === null || t === this.root.ownerDocument.body || t === this.root.ownerDocument.documentElement || (t instanceof Node && this.root.contains(t));
+    if (!inApp) return;
+    if (e.key === 'Escape') {
+      if (this.help.open) this.help.hide();
+      if (this.popover.open) this.popover.hide();
+      return;
+    }
+    if (this.help.open && e.key !== '?') return;
+    let used = true;
+    switch (e.key) {
+      case ' ':
+      case 'Spacebar':
+        this.togglePlay();
+        break;
+      case 'ArrowRight':
+        this.action(e.shiftKey ? 'next-op' : 'next');
+        break;
+      case 'ArrowLeft':
+        this.action(e.shiftKey ? 'prev-op' : 'prev');
+        break;
+      case 'Home':
+        this.action('first');
+        break;
+      case 'End':
+        this.action('last');
+        break;
+      case '-':
+      case '_':
+        this.changeSpeed(-1);
+        break;
+      case '+':
+      case '=':
+        this.changeSpeed(1);
+        break;
+      case '?':
+        this.help.toggle();
+        break;
+      default:
+        used = false;
+    }
+    if (used) e.preventDefault();
+  }
+
+  private tools(): void {
+    const tools = part(this.root, 'tools');
+    const theme = tools.querySelector<HTMLButtonElement>('[data-tool="theme"]');
+    const setTheme = (t: Theme, remember: boolean) => {
+      document.documentElement.dataset.theme = t;
+      if (theme) theme.textContent = t === 'dark' ? '◐ Light' : '◐ Dark';
+      if (remember) save('theme', t);
+    };
+    setTheme(loadTheme(), false);
+    theme?.addEventListener('click', () => setTheme(document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark', true));
+    tools.querySelector('[data-tool="lecture"]')?.addEventListener('click', () => this.setLecture(!this.lecture, true));
+    tools.querySelector('[data-tool="help"]')?.addEventListener('click', () => this.help.toggle());
+    this.startPaused = true;
+  }
+
+  /** Lecture mode: large type, high contrast, only the player; kept in the permalink. */
+  setLecture(on: boolean, updateLink = true): void {
+    this.lecture = on;
+    document.body.classList.toggle('lecture', on);
+    this.root.dataset.lecture = String(on);
+    this.root.querySelector('[data-tool="lecture"]')?.setAttribute('aria-pressed', String(on));
+    if (updateLink) {
+      this.writeLink(true);
+      if (this.session) {
+        this.firstRender = true;
+        this.render(false);
+      }
+    }
+  }
+
+  private writeLink(now = false): void {
+    if (this.linkTimer !== null) clearTimeout(this.linkTimer);
+    this.linkTimer = null;
+    if (now) this.flushLink();
+    else this.linkTimer = window.setTimeout(() => this.flushLink(), 120);
+  }
+
+  private flushLink(): void {
+    this.linkTimer = null;
+    const s = this.session;
+    if (!s) return;
+    const trace = s.traceText();
+    if (!this.linkCache || this.linkCache.trace !== trace) {
+      this.linkCache = { trace, prefix: formatPlayerHash({ trace, step: 'end' }, null, false).replace(/&step=end$/, '') };
+    }
+    const p = this.pos;
+    const step = p.op === s.length && p.frame < 0 ? 'end' : String(p.op);
+    const hash = `${this.linkCache.prefix}&step=${step}${p.frame >= 0 ? `&frame=${p.frame}` : ''}${this.lecture ? '&lecture=1' : ''}`;
+    if (location.hash !== hash) history.replaceState(null, '', hash);
   }
 
   private showError(problems: string[]): void {
@@ -165,7 +639,19 @@ export class App {
   }
 }
 
+function big_(v: unknown): bigint {
+  try {
+    return big(v);
+  } catch {
+    return 0n;
+  }
+}
+
+/** Whether a key event comes from a field the user types in (keys then belong to it). */
 function isTyping(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;
-  return t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);
+  if (t.isContentEditable || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT') return true;
+  if (t.tagName !== 'INPUT') return false;
+  const type = (t as HTMLInputElement).type;
+  return !['range', 'checkbox', 'radio', 'button', 'submit', 'reset', 'color'].includes(type);
 }

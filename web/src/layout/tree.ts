@@ -49,3 +49,31 @@ export function rootOf(nodes: FreeNode[]): number | null {
 export function treeHeight(nodes: FreeNode[]): number {
   return nodes.reduce((h, n) => Math.max(h, n.depth + 1), 0);
 }
+
+/**
+ * Collapse the nested tree below `maxDepth` (the root is depth 0): the children of a node at
+ * that depth are dropped, except on the paths to the ids in `keep` (nodes the current step is
+ * about). Returns the pruned copy and, for each collapsed node id, how many nodes it hides.
+ */
+export function collapseBelow(
+  root: TreeDatum | null,
+  maxDepth: number,
+  keep: ReadonlySet<number>,
+): { tree: TreeDatum | null; hidden: Map<number, number> } {
+  const hidden = new Map<number, number>();
+  if (root === null || !Number.isFinite(maxDepth)) return { tree: root, hidden };
+  const count = (d: TreeDatum): number =>
+    (d.node ? 1 : 0) + (d.children ?? []).reduce((n, c) => n + count(c), 0);
+  const holds = (d: TreeDatum): boolean =>
+    (d.node !== null && keep.has(d.node.id)) || (d.children ?? []).some(holds);
+  const walk = (d: TreeDatum, depth: number): TreeDatum => {
+    if (!d.children) return d;
+    if (depth >= maxDepth && !d.children.some(holds)) {
+      const n = d.children.reduce((a, c) => a + count(c), 0);
+      if (d.node && n > 0) hidden.set(d.node.id, n);
+      return { ...d, children: undefined };
+    }
+    return { ...d, children: d.children.map((c) => walk(c, depth + 1)) };
+  };
+  return { tree: walk(root, 0), hidden };
+}

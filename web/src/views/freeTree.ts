@@ -1,18 +1,42 @@
-// The augmented free tree, top-down (d3.tree over the parent/left/right ids the core reports).
-// Each node is a card: R/B marker and red or black fill, [va_start, va_end), the block's size
-// and subtree_max_size, the largest free block in its subtree, which steers the search.
-import { hierarchy, linkVertical, select, tree, type HierarchyPointNode, type Selection } from 'd3';
+// The augmented free tree, top-down (d3.tree over the parent/left/right ids the core reports),
+// keyed by area id so that a rotation moves nodes instead of redrawing them. Each node is a
+// card: R/B marker and red or black fill, [va_start, va_end), the block's size and
+// subtree_max_size. A step's focus (from player/focus.ts) marks nodes, puts a callout by the
+// node the event is about and outlines the branch the search takes.
+//
+// Large trees: the view zooms and pans (d3-zoom), fits itself to the panel until the user
+// zooms, draws compact nodes past COMPACT_AT nodes, hides labels when they would be too small
+// to read (level of detail: labels go before frames do), and can collapse below a depth.
+import {
+  hierarchy,
+  linkVertical,
+  select,
+  tree,
+  zoom,
+  zoomIdentity,
+  type D3ZoomEvent,
+  type HierarchyPointNode,
+  type Selection,
+  type ZoomBehavior,
+  type ZoomTransform,
+} from 'd3';
 import type { FreeNode } from '../bridge';
 import { hex, size } from '../format';
-import { nestTree, rootOf, type TreeDatum } from '../layout/tree';
-import { tx } from './common';
+import { collapseBelow, nestTree, rootOf, type TreeDatum } from '../layout/tree';
+import { NO_FOCUS, type Focus } from '../player/focus';
+import { el } from './common';
 
 export const NODE_W = 188;
 export const NODE_H = 86;
 const LEVEL_H = 132;
+const SMALL_W = 92;
+const SMALL_H = 38;
+const SMALL_LEVEL_H = 74;
 const NIL_W = 30;
 const NIL_H = 16;
-const MARGIN = 16;
+const MARGIN = 24;
+/** Above this many nodes the tree draws compact nodes. */
+export const COMPACT_AT = 40;
 
 type P = HierarchyPointNode<TreeDatum>;
 interface Link {
@@ -22,145 +46,338 @@ interface Link {
   nil: boolean;
 }
 
+interface Geometry {
+  compact: boolean;
+  w: number;
+  h: number;
+}
+
 export interface FreeTreeOptions {
   onHover?: (id: number | null) => void;
+  /** A click on a node (null: on the background). */
+  onSelect?: (id: number | null) => void;
 }
+
+export interface TreeRenderOptions {
+  initialized?: boolean;
+  focus?: Focus;
+  /** Transition length in ms (0: instant, as under reduced motion). */
+  duration?: number;
+}
+
+type NodeEl = SVGGElement & { __sig?: string; __pos?: string; __mark?: string };
 
 export class FreeTree {
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
+  private readonly viewport: Selection<SVGGElement, unknown, null, undefined>;
   private readonly empty: HTMLElement;
+  private readonly zoomer: ZoomBehavior<SVGSVGElement, unknown>;
+  private readonly depthSelect: HTMLSelectElement;
+  private readonly fitButton: HTMLButtonElement;
   private nodes: FreeNode[] | null = null;
-  private initialized = true;
-  /** x of the root's centre in the last drawing (for `centerRoot`). */
-  private rootX = 0;
+  private opts: TreeRenderOptions = {};
   private highlighted: number | null = null;
+  private selected: number | null = null;
+  /** Fit to the panel on every render until the user zooms or pans. */
+  private autoFit = true;
+  private bounds = { x0: 0, x1: 0, y0: 0, y1: 0 };
+  private positions = new Map<number, [number, number]>();
+  private geometry: Geometry = { compact: false, w: NODE_W, h: NODE_H };
+  private maxDepth = Infinity;
+  private transform: ZoomTransform = zoomIdentity;
+  private programmatic = false;
 
   constructor(
     private readonly root: HTMLElement,
-    private readonly opts: FreeTreeOptions = {},
+    private readonly handlers: FreeTreeOptions = {},
   ) {
     root.classList.add('free-tree');
-    this.empty = root.appendChild(document.createElement('p'));
-    this.empty.className = 'empty';
+    const bar = root.appendChild(el('div', 'tree-toolbar'));
+    bar.setAttribute('role', 'toolbar');
+    bar.setAttribute('aria-label', 'Free tree view');
+    const button = (cls: string, text: string, title: string) => {
+      const b = bar.appendChild(el('button', `btn btn-small ${cls}`, text));
+      b.type = 'button';
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      return b;
+    };
+    this.fitButton = button('fit', 'Fit', 'Fit the tree to the panel (and keep fitting)');
+    const zoomOut = button('zoom-out', '−', 'Zoom out');
+    const zoomIn = button('zoom-in', '+', 'Zoom in');
+    const lab = bar.appendChild(el('label', 'depth-label', 'Depth '));
+    this.depthSelect = lab.appendChild(el('select', 'depth'));
+    this.depthSelect.setAttribute('aria-label', 'Collapse the tree below a depth');
+    for (const v of ['all', '2', '3', '4', '5', '6', '8', '10']) {
+      const o = this.depthSelect.appendChild(el('option', '', v === 'all' ? 'all' : `≤ ${v}`));
+      o.value = v;
+    }
+    this.depthSelect.addEventListener('change', () => {
+      this.maxDepth = this.depthSelect.value === 'all' ? Infinity : Number(this.depthSelect.value);
+      this.autoFit = true;
+      this.rerender();
+    });
+    this.fitButton.addEventListener('click', () => {
+      this.autoFit = true;
+      this.fit(250);
+    });
+    zoomIn.addEventListener('click', () => this.zoomBy(1.4));
+    zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.4));
+
+    this.empty = root.appendChild(el('p', 'empty'));
     this.empty.hidden = true;
     this.svg = select(root)
       .append('svg')
       .attr('class', 'free-tree-svg')
       .attr('role', 'img')
       .attr('aria-label', 'Augmented red-black free tree');
-    this.svg.append('g').attr('class', 'links');
-    this.svg.append('g').attr('class', 'nodes');
-    new ResizeObserver(() => this.nodes && this.render(this.nodes, this.initialized)).observe(root);
+    this.viewport = this.svg.append('g').attr('class', 'viewport');
+    this.viewport.append('g').attr('class', 'links');
+    this.viewport.append('g').attr('class', 'nodes');
+    this.viewport.append('g').attr('class', 'callouts');
+    this.zoomer = zoom<SVGSVGElement, unknown>()
+      .scaleExtent([0.01, 4])
+      .on('zoom', (e: D3ZoomEvent<SVGSVGElement, unknown>) => {
+        this.transform = e.transform;
+        this.viewport.attr('transform', e.transform.toString());
+        this.levelOfDetail();
+        if (e.sourceEvent && !this.programmatic) this.setAutoFit(false);
+      });
+    this.svg.call(this.zoomer).on('dblclick.zoom', null);
+    this.svg.on('click', (e: MouseEvent) => {
+      if (e.target === this.svg.node()) this.handlers.onSelect?.(null);
+    });
+    new ResizeObserver(() => this.rerender()).observe(root);
+  }
+
+  private rerender(): void {
+    if (this.nodes) this.render(this.nodes, { ...this.opts, duration: 0 });
+  }
+
+  private setAutoFit(on: boolean): void {
+    this.autoFit = on;
+    this.fitButton.classList.toggle('active', on);
+    this.root.dataset.autoFit = String(on);
   }
 
   /**
-   * Draw a free-tree snapshot (pre-order, as the core reports it). `initialized` false means the
-   * allocator has no free space yet (before the first operation).
+   * Draw a free-tree snapshot (pre-order, as the core reports it). `initialized` false means
+   * the allocator has no free space yet (before the first operation).
    */
-  render(nodes: FreeNode[], initialized = true): void {
+  render(nodes: FreeNode[], options: TreeRenderOptions = {}): void {
     this.nodes = nodes;
-    this.initialized = initialized;
-    const nested = nestTree(nodes, rootOf(nodes));
+    this.opts = options;
+    const initialized = options.initialized ?? true;
+    const focus = options.focus ?? NO_FOCUS;
+    const ms = options.duration ?? 0;
+    const keep = new Set<number>([...focus.marks.keys(), ...focus.callouts.map((c) => c.id)]);
+    const { tree: nested, hidden } = collapseBelow(nestTree(nodes, rootOf(nodes)), this.maxDepth, keep);
     this.empty.hidden = nested !== null;
     this.empty.textContent = initialized
       ? 'The free tree is empty: no free block is left.'
       : 'Not initialised yet: the first operation sets up the free space, one block [0x1, 0xffffffffffffffff) (or the range of an init line).';
+    this.root.dataset.nodes = String(nodes.length);
+
+    const compact = nodes.length > COMPACT_AT;
+    const g: Geometry = compact ? { compact, w: SMALL_W, h: SMALL_H } : { compact, w: NODE_W, h: NODE_H };
+    if (g.compact !== this.geometry.compact) {
+      // Node shapes differ: start afresh.
+      this.viewport.selectAll('g.node, g.nil, path.link').remove();
+    }
+    this.geometry = g;
+    this.svg.classed('compact', compact);
+
     const layout = tree<TreeDatum>()
-      .nodeSize([NODE_W + 20, LEVEL_H])
-      .separation((a, b) => (a.data.node && b.data.node ? (a.parent === b.parent ? 1 : 1.1) : 0.62));
-    // Pre-order (node, left subtree, right subtree), as the core and the kernel's dump list them.
+      .nodeSize([g.w + (compact ? 10 : 20), compact ? SMALL_LEVEL_H : LEVEL_H])
+      .separation((a, b) => (a.data.node && b.data.node ? (a.parent === b.parent ? 1 : 1.1) : compact ? 0.35 : 0.62));
     const points: P[] = [];
     if (nested) layout(hierarchy(nested)).eachBefore((p) => points.push(p));
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = 0;
+    for (const p of points) {
+      x0 = Math.min(x0, p.x - g.w / 2);
+      x1 = Math.max(x1, p.x + g.w / 2);
+      y1 = Math.max(y1, p.y + g.h);
+    }
+    if (!points.length) x0 = x1 = 0;
+    // Room above the root for its callout.
+    this.bounds = { x0: x0 - MARGIN, x1: x1 + MARGIN, y0: -MARGIN - 26, y1: y1 + MARGIN };
+    const at = (p: P): [number, number] => [p.x, p.y];
+    this.positions = new Map(points.filter((p) => p.data.node).map((p) => [(p.data.node as FreeNode).id, at(p)]));
 
-    const xs = points.map((p) => p.x);
-    const minX = xs.length ? Math.min(...xs) - NODE_W / 2 : 0;
-    const maxX = xs.length ? Math.max(...xs) + NODE_W / 2 : 0;
-    const treeW = maxX - minX + 2 * MARGIN;
-    const width = Math.max(treeW, this.root.clientWidth);
-    const height = points.length ? Math.max(...points.map((p) => p.y)) + NODE_H + 2 * MARGIN : 0;
-    // Centre the tree when it is narrower than the panel.
-    const dx = (width - treeW) / 2 + MARGIN - minX;
-    this.svg.attr('width', width).attr('height', height).attr('viewBox', `0 0 ${width} ${height}`);
+    this.renderLinks(points, focus, ms, at);
+    this.renderNodes(points, focus, hidden, ms, at);
+    this.renderNils(compact ? [] : points.filter((p) => p.data.node === null), at);
+    this.renderCallouts(focus, ms);
+    this.applyHighlight();
 
-    const t = tx('layout', 300);
-    const at = (p: P): [number, number] => [p.x + dx, p.y + MARGIN];
-    this.rootX = points.length ? at(points[0])[0] : 0;
+    const box = this.root.getBoundingClientRect();
+    this.svg.attr('width', Math.max(0, box.width)).attr('height', this.svgHeight());
+    if (this.autoFit) this.fit(ms);
+    else this.follow(focus, ms);
+    this.levelOfDetail();
+  }
 
+  private svgHeight(): number {
+    const h = this.root.clientHeight - (this.root.querySelector('.tree-toolbar')?.clientHeight ?? 0);
+    return Math.max(120, h - 4);
+  }
+
+  private renderLinks(points: P[], focus: Focus, ms: number, at: (p: P) => [number, number]): void {
+    const g = this.geometry;
+    let takenKey: string | null = null;
+    if (focus.taken) {
+      const from = this.nodes?.find((n) => n.id === focus.taken?.from);
+      const child = from ? (focus.taken.side === 'left' ? from.left : from.right) : null;
+      takenKey = child !== null && child !== undefined ? `n${child}` : null;
+    }
     const links: Link[] = points
-      .filter((p) => p.parent)
+      .filter((p) => p.parent && (!g.compact || p.data.node))
       .map((p) => {
         const [px, py] = at(p.parent as P);
         const [cx, cy] = at(p);
-        return { key: p.data.key, source: [px, py + NODE_H], target: [cx, cy], nil: p.data.node === null };
+        return { key: p.data.key, source: [px, py + g.h], target: [cx, cy], nil: p.data.node === null };
       });
     const path = linkVertical<Link, [number, number]>()
       .source((l) => l.source)
       .target((l) => l.target);
-    this.svg
+    const sel = this.viewport
       .select<SVGGElement>('g.links')
-      .selectAll<SVGPathElement, Link>('path')
+      .selectAll<SVGPathElement, Link>('path.link')
       .data(links, (l) => l.key)
-      .join((enter) => enter.append('path').attr('d', path).style('opacity', 0))
-      .attr('class', (l) => (l.nil ? 'link nil' : 'link'))
-      .transition(t)
-      .style('opacity', 1)
-      .attr('d', path);
+      .join(
+        (enter) => enter.append('path').attr('d', path),
+        (update) => update,
+        (exit) => exit.remove(),
+      )
+      .attr('class', (l) => `link${l.nil ? ' nil' : ''}${l.key === takenKey ? ' taken' : ''}`);
+    sel.each(function (l) {
+      const e = this as SVGPathElement & { __d?: string };
+      const d = path(l) ?? '';
+      if (e.__d === d) return;
+      e.__d = d;
+      if (ms > 0 && e.getAttribute('d')) select(e).transition('layout').duration(ms).attr('d', d);
+      else select(e).interrupt('layout').attr('d', d);
+    });
+  }
 
+  private renderNodes(
+    points: P[],
+    focus: Focus,
+    hidden: Map<number, number>,
+    ms: number,
+    at: (p: P) => [number, number],
+  ): void {
+    const g = this.geometry;
     const real = points.filter((p) => p.data.node !== null);
-    const nils = points.filter((p) => p.data.node === null);
-    const layer = this.svg.select<SVGGElement>('g.nodes');
-
-    const g = layer
+    const layer = this.viewport.select<SVGGElement>('g.nodes');
+    const sel = layer
       .selectAll<SVGGElement, P>('g.node')
       .data(real, (p) => p.data.key)
-      .join((enter) => {
-        const n = enter
-          .append('g')
-          .attr('class', 'node')
-          .attr('transform', (p) => translate(at(p), -NODE_W / 2))
-          .style('opacity', 0);
-        n.append('rect').attr('class', 'card').attr('width', NODE_W).attr('height', NODE_H).attr('rx', 9);
-        n.append('circle').attr('class', 'badge').attr('cx', 17).attr('cy', 17).attr('r', 11);
-        n.append('text').attr('class', 'marker').attr('x', 17).attr('y', 21.5);
-        n.append('text').attr('class', 'size').attr('x', 36).attr('y', 22);
-        n.append('text').attr('class', 'id').attr('x', NODE_W - 10).attr('y', 22);
-        n.append('text').attr('class', 'addr start').attr('x', 12).attr('y', 44);
-        n.append('text').attr('class', 'addr end').attr('x', 12).attr('y', 59);
-        n.append('text').attr('class', 'max').attr('x', 12).attr('y', 77);
-        n.append('title');
-        n.on('mouseenter', (_e, p) => this.opts.onHover?.(p.data.node?.id ?? null)).on('mouseleave', () =>
-          this.opts.onHover?.(null),
-        );
-        return n;
-      });
-    const node = (p: P) => p.data.node as FreeNode;
-    g.attr('class', (p) => `node ${node(p).black ? 'black' : 'red'}`)
-      .attr('data-id', (p) => node(p).id)
-      .attr('data-va-start', (p) => hex(node(p).vaStart))
-      .attr('data-va-end', (p) => hex(node(p).vaEnd))
-      .attr('data-subtree-max-size', (p) => hex(node(p).subtreeMaxSize))
-      .attr('data-color', (p) => (node(p).black ? 'black' : 'red'))
-      .attr('data-depth', (p) => node(p).depth)
-      .order();
-    g.select('text.marker').text((p) => (node(p).black ? 'B' : 'R'));
-    g.select('text.size').text((p) => `size ${size(node(p).vaEnd - node(p).vaStart)}`);
-    g.select('text.id').text((p) => `#${node(p).id}`);
-    g.select('text.start').text((p) => `[${hex(node(p).vaStart)},`);
-    g.select('text.end').text((p) => ` ${hex(node(p).vaEnd)})`);
-    g.select('text.max').text((p) => `subtree max ${size(node(p).subtreeMaxSize)}`);
-    g.select('title').text((p) => {
-      const n = node(p);
-      return (
-        `${n.black ? 'black' : 'red'} node #${n.id} at depth ${n.depth}\n` +
-        `free block [${hex(n.vaStart)}, ${hex(n.vaEnd)}), ${size(n.vaEnd - n.vaStart)}\n` +
-        `subtree_max_size ${hex(n.subtreeMaxSize)} (${size(n.subtreeMaxSize)})`
+      .join(
+        (enter) => {
+          const n = enter.append('g').attr('class', 'node').attr('transform', (p) => translate(at(p), -g.w / 2));
+          n.append('rect').attr('class', 'card').attr('width', g.w).attr('height', g.h).attr('rx', g.compact ? 6 : 9);
+          if (g.compact) {
+            n.append('text').attr('class', 'marker').attr('x', 9).attr('y', 15);
+            n.append('text').attr('class', 'size').attr('x', g.w / 2 + 5).attr('y', 16);
+            n.append('text').attr('class', 'max').attr('x', g.w / 2).attr('y', 31);
+          } else {
+            n.append('circle').attr('class', 'badge').attr('cx', 17).attr('cy', 17).attr('r', 11);
+            n.append('text').attr('class', 'marker').attr('x', 17).attr('y', 21.5);
+            n.append('text').attr('class', 'size').attr('x', 36).attr('y', 22);
+            n.append('text').attr('class', 'id').attr('x', NODE_W - 10).attr('y', 22);
+            n.append('text').attr('class', 'addr start').attr('x', 12).attr('y', 44);
+            n.append('text').attr('class', 'addr end').attr('x', 12).attr('y', 59);
+            n.append('text').attr('class', 'max').attr('x', 12).attr('y', 77);
+          }
+          n.append('text').attr('class', 'hidden-count').attr('x', g.w / 2).attr('y', g.h + 16);
+          n.append('title');
+          n.on('mouseenter', (_e, p) => this.handlers.onHover?.(p.data.node?.id ?? null))
+            .on('mouseleave', () => this.handlers.onHover?.(null))
+            .on('click', (e: MouseEvent, p) => {
+              e.stopPropagation();
+              this.handlers.onSelect?.(p.data.node?.id ?? null);
+            });
+          if (ms > 0) n.style('opacity', 0).transition('fade').duration(ms).style('opacity', 1);
+          return n;
+        },
+        (update) => update,
+        (exit) => {
+          exit.each(function () {
+            (this as NodeEl).__sig = undefined;
+          });
+          if (ms > 0) exit.attr('data-va-start', null).classed('leaving', true).transition('fade').duration(ms).style('opacity', 0).remove();
+          else exit.remove();
+          return exit;
+        },
       );
+    sel.order();
+    sel.each(function (p) {
+      const e = this as NodeEl;
+      const n = p.data.node as FreeNode;
+      if (e.classList.contains('leaving')) {
+        // Back before its fade-out ended (a quick step back): keep it.
+        select(e).interrupt('fade').style('opacity', null);
+        e.classList.remove('leaving');
+      }
+      const color = n.black ? 'black' : 'red';
+      const more = hidden.get(n.id) ?? 0;
+      const sig = `${n.vaStart}|${n.vaEnd}|${n.subtreeMaxSize}|${color}|${n.depth}|${more}`;
+      if (e.__sig !== sig) {
+        e.__sig = sig;
+        e.setAttribute('data-id', String(n.id));
+        e.setAttribute('data-va-start', hex(n.vaStart));
+        e.setAttribute('data-va-end', hex(n.vaEnd));
+        e.setAttribute('data-subtree-max-size', hex(n.subtreeMaxSize));
+        e.setAttribute('data-color', color);
+        e.setAttribute('data-depth', String(n.depth));
+        const s = select(e);
+        s.classed('red', !n.black).classed('black', n.black).classed('collapsed', more > 0);
+        s.select('text.marker').text(n.black ? 'B' : 'R');
+        if (g.compact) {
+          s.select('text.size').text(size(n.vaEnd - n.vaStart));
+          s.select('text.max').text(`max ${size(n.subtreeMaxSize)}`);
+        } else {
+          s.select('text.size').text(`size ${size(n.vaEnd - n.vaStart)}`);
+          s.select('text.id').text(`#${n.id}`);
+          s.select('text.start').text(`[${hex(n.vaStart)},`);
+          s.select('text.end').text(` ${hex(n.vaEnd)})`);
+          s.select('text.max').text(`subtree max ${size(n.subtreeMaxSize)}`);
+        }
+        s.select('text.hidden-count').text(more ? `▾ ${more} more` : '');
+        s.select('title').text(
+          `${color} node #${n.id} at depth ${n.depth}\n` +
+            `free block [${hex(n.vaStart)}, ${hex(n.vaEnd)}), ${size(n.vaEnd - n.vaStart)}\n` +
+            `subtree_max_size ${hex(n.subtreeMaxSize)} (${size(n.subtreeMaxSize)})` +
+            (more ? `\n${more} nodes below are collapsed` : ''),
+        );
+      }
+      const marks = focus.marks.get(n.id) ?? [];
+      const mark = marks.join(' ');
+      if (e.__mark !== mark) {
+        const old = e.__mark ? e.__mark.split(' ') : [];
+        for (const m of old) e.classList.remove(`m-${m}`);
+        for (const m of marks) e.classList.add(`m-${m}`);
+        if (mark) e.setAttribute('data-mark', mark);
+        else e.removeAttribute('data-mark');
+        e.__mark = mark;
+      }
+      const [x, y] = at(p);
+      const pos = translate([x, y], -g.w / 2);
+      if (e.__pos !== pos) {
+        const first = e.__pos === undefined;
+        e.__pos = pos;
+        if (ms > 0 && !first) select(e).transition('layout').duration(ms).attr('transform', pos);
+        else select(e).interrupt('layout').attr('transform', pos);
+      }
     });
-    g.transition(t)
-      .style('opacity', 1)
-      .attr('transform', (p) => translate(at(p), -NODE_W / 2));
+  }
 
-    layer
+  private renderNils(nils: P[], at: (p: P) => [number, number]): void {
+    this.viewport
+      .select<SVGGElement>('g.nodes')
       .selectAll<SVGGElement, P>('g.nil')
       .data(nils, (p) => p.data.key)
       .join((enter) => {
@@ -170,23 +387,153 @@ export class FreeTree {
         return n;
       })
       .attr('transform', (p) => translate(at(p), -NIL_W / 2));
-
-    this.highlight(this.highlighted);
   }
 
-  /** Scroll the panel so the root is in view, centred (wide trees overflow the panel). */
-  centerRoot(): void {
-    this.root.scrollLeft = Math.max(0, this.rootX - this.root.clientWidth / 2);
-    this.root.scrollTop = 0;
+  /** Callouts: a label above each node the step is about (the test made, old → new max, …). */
+  private renderCallouts(focus: Focus, ms: number): void {
+    const g = this.geometry;
+    const data = focus.callouts.filter((c) => this.positions.has(c.id));
+    const sel = this.viewport
+      .select<SVGGElement>('g.callouts')
+      .selectAll<SVGGElement, (typeof data)[number]>('g.callout')
+      .data(data, (c) => `c${c.id}`)
+      .join((enter) => {
+        const c = enter.append('g').attr('class', 'callout');
+        c.append('rect').attr('class', 'bubble').attr('rx', 6);
+        c.append('path').attr('class', 'tail');
+        c.append('text');
+        return c;
+      })
+      .attr('class', (c) => `callout tone-${c.tone}`)
+      .attr('data-callout-for', (c) => c.id);
+    sel.each(function (c) {
+      const s = select(this);
+      const text = s.select<SVGTextElement>('text').text(c.text);
+      const fs = g.compact ? 12 : 13;
+      const w = Math.max(40, textWidth(c.text, fs) + 16);
+      const h = fs + 10;
+      text.attr('x', 0).attr('y', -h / 2 + fs * 0.35).attr('text-anchor', 'middle').style('font-size', `${fs}px`);
+      s.select('rect.bubble').attr('x', -w / 2).attr('y', -h).attr('width', w).attr('height', h);
+      s.select('path.tail').attr('d', 'M-6,0 L0,7 L6,0 Z');
+    });
+    const positions = this.positions;
+    sel.each(function (c) {
+      const [x, y] = positions.get(c.id) ?? [0, 0];
+      const t = `translate(${x},${y - 9})`;
+      const e = this as SVGGElement & { __pos?: string };
+      if (ms > 0 && e.__pos) select(e).transition('layout').duration(ms).attr('transform', t);
+      else select(e).interrupt('layout').attr('transform', t);
+      e.__pos = t;
+    });
   }
 
-  /** Outline the node of this area id (null clears). */
+  /** The transform that shows the whole tree, at most at scale 1, centred, top-aligned. */
+  private fitTransform(): ZoomTransform {
+    const w = Number(this.svg.attr('width')) || this.root.clientWidth;
+    const h = Number(this.svg.attr('height')) || 300;
+    const b = this.bounds;
+    const bw = Math.max(1, b.x1 - b.x0);
+    const bh = Math.max(1, b.y1 - b.y0);
+    const k = Math.min(1, w / bw, h / bh);
+    const tx = (w - bw * k) / 2 - b.x0 * k;
+    const ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
+    return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+  }
+
+  /** Fit the tree to the panel. */
+  fit(ms = 0): void {
+    this.setAutoFit(true);
+    this.setTransform(this.fitTransform(), ms);
+  }
+
+  private setTransform(t: ZoomTransform, ms: number): void {
+    this.programmatic = true;
+    try {
+      if (ms > 0) this.svg.transition('zoom').duration(ms).call(this.zoomer.transform, t);
+      else {
+        this.svg.interrupt('zoom');
+        this.zoomer.transform(this.svg, t);
+      }
+    } finally {
+      this.programmatic = false;
+    }
+  }
+
+  private zoomBy(f: number): void {
+    this.setAutoFit(false);
+    this.programmatic = true;
+    this.zoomer.scaleBy(this.svg, f);
+    this.programmatic = false;
+  }
+
+  /** Without auto-fit: pan so that the nodes the step is about are in view. */
+  private follow(focus: Focus, ms: number): void {
+    const ids = [...focus.marks.entries()].filter(([, m]) => !m.every((x) => x === 'path' || x === 'prop-path')).map(([id]) => id);
+    const pts = ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
+    if (!pts.length) return;
+    const w = Number(this.svg.attr('width'));
+    const h = Number(this.svg.attr('height'));
+    const t = this.transform;
+    const visible = pts.every(([x, y]) => {
+      const [sx, sy] = t.apply([x, y]);
+      return sx > 20 && sx < w - 20 && sy > 30 && sy < h - 30;
+    });
+    if (visible) return;
+    const [x, y] = pts[0];
+    const next = zoomIdentity.translate(round(w / 2 - x * t.k), round(h / 3 - y * t.k)).scale(t.k);
+    this.programmatic = true;
+    if (ms > 0) this.svg.transition('zoom').duration(ms).call(this.zoomer.transform, next);
+    else this.zoomer.transform(this.svg, next);
+    this.programmatic = false;
+  }
+
+  /** Labels go first when zoomed out: text under ~6px on screen is hidden (frames stay). */
+  private levelOfDetail(): void {
+    const k = this.transform.k;
+    const lod = k < 0.22 ? 'far' : k < 0.5 ? 'mid' : 'near';
+    if (this.root.dataset.lod !== lod) {
+      this.root.dataset.lod = lod;
+      this.svg.classed('lod-far', lod === 'far').classed('lod-mid', lod === 'mid');
+    }
+  }
+
+  /** Outline the node of this area id (hover; null clears). */
   highlight(id: number | null): void {
     this.highlighted = id;
-    this.svg.selectAll<SVGGElement, P>('g.node').classed('hl', (p) => id !== null && p.data.node?.id === id);
+    this.applyHighlight();
+  }
+
+  /** Pin a selection (null clears). */
+  select(id: number | null): void {
+    this.selected = id;
+    this.applyHighlight();
+  }
+
+  private applyHighlight(): void {
+    const h = this.highlighted;
+    const s = this.selected;
+    this.viewport.selectAll<SVGGElement, P>('g.node').each(function (p) {
+      const id = p.data.node?.id;
+      this.classList.toggle('hl', h !== null && id === h);
+      this.classList.toggle('sel', s !== null && id === s);
+    });
+  }
+
+  /** Kept for callers of the first version: fit the tree to the panel. */
+  centerRoot(): void {
+    this.fit(0);
   }
 }
 
 function translate([x, y]: [number, number], dx: number): string {
-  return `translate(${x + dx},${y})`;
+  return `translate(${round(x + dx)},${round(y)})`;
+}
+
+function round(v: number): number {
+  return Math.round(v * 100) / 100;
+}
+
+/** An estimate of a label's width (no layout read, so rendering stays cheap and deterministic). */
+function textWidth(s: string, fontPx: number): number {
+  return s.length * fontPx * 0.56;
 }

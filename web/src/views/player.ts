@@ -1,67 +1,31 @@
-// The operation list and a minimal player: step forward/back by operation, scrub, jump to an
-// operation, and add an operation line (errors shown inline). Step k is the state before op k,
-// i.e. after the first k operations. The animated per-event player comes later; it can sit
-// beside this list and reuse `onStep`.
+// The list of operations: click one to jump to the state after it; the operation running (its
+// micro-steps on screen) and the last one done are marked. Below it, a line of the trace
+// language can be added (errors shown inline). Step k is the state before op k, i.e. after the
+// first k operations.
 import type { OpSummary } from '../bridge';
 import { el } from './common';
 
-export interface PlayerOptions {
+export interface OpListOptions {
   /** Go to step k (0..length). */
   onStep: (k: number) => void;
   /** Append a line; returns an error message, or null when it was added. */
   onPush: (line: string) => string | null;
 }
 
-export class Player {
+export class OpList {
   private ops: OpSummary[] = [];
   private step = 0;
-  private readonly label: HTMLElement;
-  private readonly scrubber: HTMLInputElement;
+  private running = -1;
   private readonly now: HTMLElement;
   private readonly list: HTMLOListElement;
   private readonly input: HTMLInputElement;
   private readonly error: HTMLElement;
-  private readonly buttons: Record<'first' | 'prev' | 'next' | 'last', HTMLButtonElement>;
 
   constructor(
     root: HTMLElement,
-    private readonly opts: PlayerOptions,
+    private readonly opts: OpListOptions,
   ) {
-    root.classList.add('player');
-    const controls = root.appendChild(el('div', 'controls'));
-    const button = (action: string, text: string, title: string) => {
-      const b = controls.appendChild(el('button', `btn ${action}`, text));
-      b.type = 'button';
-      b.dataset.action = action;
-      b.title = title;
-      b.setAttribute('aria-label', title);
-      return b;
-    };
-    this.buttons = {
-      first: button('first', '« Start', 'Go to the start (Home)'),
-      prev: button('prev', '◀ Back', 'Step back one operation (←)'),
-      next: button('next', 'Step ▶', 'Step forward one operation (→)'),
-      last: button('last', 'End »', 'Go to the end (End)'),
-    };
-    this.label = el('span', 'step-label');
-    this.label.dataset.testid = 'step-label';
-    this.label.setAttribute('aria-live', 'polite');
-    const where = root.appendChild(el('div', 'where'));
-    where.append(this.label);
-    controls.addEventListener('click', (e) => {
-      const action = (e.target as HTMLElement).closest<HTMLButtonElement>('button')?.dataset.action;
-      if (action === 'first') this.go(0);
-      else if (action === 'prev') this.go(this.step - 1);
-      else if (action === 'next') this.go(this.step + 1);
-      else if (action === 'last') this.go(this.ops.length);
-    });
-
-    this.scrubber = where.appendChild(el('input', 'scrubber'));
-    this.scrubber.type = 'range';
-    this.scrubber.min = '0';
-    this.scrubber.setAttribute('aria-label', 'Timeline: step');
-    this.scrubber.addEventListener('input', () => this.go(Number(this.scrubber.value)));
-
+    root.classList.add('op-list');
     this.now = root.appendChild(el('p', 'now'));
     this.now.dataset.testid = 'now';
 
@@ -69,7 +33,7 @@ export class Player {
     this.list.setAttribute('aria-label', 'Operations of the trace');
     this.list.addEventListener('click', (e) => {
       const li = (e.target as HTMLElement).closest<HTMLLIElement>('li[data-index]');
-      if (li) this.go(Number(li.dataset.index) + 1);
+      if (li) this.opts.onStep(Number(li.dataset.index) + 1);
     });
 
     const form = root.appendChild(el('form', 'push'));
@@ -77,7 +41,7 @@ export class Player {
     const row = form.appendChild(el('div', 'push-row'));
     this.input = row.appendChild(el('input', 'push-input'));
     this.input.name = 'line';
-    this.input.id = `${root.id || 'player'}-push`;
+    this.input.id = `${root.id || 'ops'}-push`;
     lab.htmlFor = this.input.id;
     this.input.autocomplete = 'off';
     this.input.spellcheck = false;
@@ -105,11 +69,6 @@ export class Player {
     });
   }
 
-  private go(k: number): void {
-    const clamped = Math.max(0, Math.min(this.ops.length, k));
-    if (clamped !== this.step) this.opts.onStep(clamped);
-  }
-
   /** Replace the list of operations. */
   setOps(ops: OpSummary[]): void {
     this.ops = ops;
@@ -125,35 +84,41 @@ export class Player {
         return li;
       }),
     );
-    this.scrubber.max = String(ops.length);
-    this.setStep(Math.min(this.step, ops.length));
+    this.step = -1;
+    this.running = -2;
   }
 
-  /** Show step k as current. */
-  setStep(k: number): void {
-    this.step = k;
-    const n = this.ops.length;
-    this.label.textContent = `step ${k} / ${n}`;
-    this.scrubber.value = String(k);
-    this.buttons.first.disabled = this.buttons.prev.disabled = k <= 0;
-    this.buttons.next.disabled = this.buttons.last.disabled = k >= n;
-    for (const li of this.list.children as HTMLCollectionOf<HTMLLIElement>) {
-      const i = Number(li.dataset.index);
+  /** Show step k (and, during the micro-steps of op `running`, that one as running). */
+  setPosition(k: number, running: number | null): void {
+    const run = running ?? -1;
+    if (k === this.step && run === this.running) return;
+    const items = this.list.children as HTMLCollectionOf<HTMLLIElement>;
+    const lo = Math.max(0, Math.min(k, this.step < 0 ? 0 : this.step) - 1);
+    const hi = this.step < 0 ? items.length : Math.min(items.length, Math.max(k, this.step) + 1);
+    for (let i = lo; i < hi; i++) {
+      const li = items[i];
       li.classList.toggle('done', i < k);
-      li.classList.toggle('current', i === k - 1);
-      if (i === k - 1) li.setAttribute('aria-current', 'step');
+      li.classList.toggle('current', i === k - 1 && run < 0);
+      if (i === k - 1 && run < 0) li.setAttribute('aria-current', 'step');
       else li.removeAttribute('aria-current');
     }
+    if (this.running >= 0 && items[this.running]) items[this.running].classList.remove('running');
+    if (run >= 0 && items[run]) items[run].classList.add('running');
+    this.step = k;
+    this.running = run;
+
     const last = k > 0 ? this.ops[k - 1] : null;
     this.now.replaceChildren();
-    if (last) {
+    if (run >= 0 && this.ops[run]) {
+      this.now.append('Running ', el('code', '', this.ops[run].text));
+    } else if (last) {
       this.now.append('After ', el('code', '', last.text));
       const out = summarizeOutput(last.output);
       if (out) this.now.append(' → ', el('strong', '', out));
     } else {
-      this.now.append(n ? 'The initial state, before the first operation.' : 'No operations yet: add one below.');
+      this.now.append(this.ops.length ? 'The initial state, before the first operation.' : 'No operations yet: add one below.');
     }
-    this.reveal(this.list.querySelector<HTMLLIElement>('li.current'));
+    this.reveal(items[run >= 0 ? run : k - 1] ?? null);
   }
 
   /** Scroll the list (only the list, never the page) so `li` is visible. */
@@ -165,16 +130,6 @@ export class Player {
     else if (top + li.offsetHeight > list.scrollTop + list.clientHeight) {
       list.scrollTop = top + li.offsetHeight - list.clientHeight;
     }
-  }
-
-  /** Step keys: ←/→ one operation, Home/End. Returns true when the key was used. */
-  key(e: KeyboardEvent): boolean {
-    if (e.key === 'ArrowLeft') this.go(this.step - 1);
-    else if (e.key === 'ArrowRight') this.go(this.step + 1);
-    else if (e.key === 'Home') this.go(0);
-    else if (e.key === 'End') this.go(this.ops.length);
-    else return false;
-    return true;
   }
 }
 

@@ -3,10 +3,11 @@
 // layout/space.ts (log2 of the size, so 8K pages and 16E blocks share one bar).
 import { select, type Selection } from 'd3';
 import type { State } from '../bridge';
+import type { FocusRange } from '../player/focus';
 import { VMALLOC_END, VMALLOC_START } from '../constants';
 import { hex, range, size } from '../format';
 import { placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
-import { nextId, tx } from './common';
+import { nextId } from './common';
 
 const BAR_Y = 30;
 const BAR_H = 58;
@@ -14,6 +15,8 @@ const TICK_ROW_H = 16;
 const TICK_ROWS = 2;
 const LABEL_W = 124; // px of an 18-digit hex label at 11px monospace
 const MARGIN_X = 2;
+/** The row under the ticks for the labels of new bounds and requests. */
+const OVERLAY_ROW = 16;
 
 /** Where a tick's label starts, relative to the tick: inside the bar, centred when there is room. */
 function labelX(t: Tick): number {
@@ -34,6 +37,17 @@ const STATE_LABEL: Record<PlacedSegment['state'], string> = {
 export interface SpaceBarOptions {
   /** Called with an area id when the pointer enters an area, null when it leaves. */
   onHover?: (id: number | null) => void;
+  /** A click on an area (busy areas offer to be freed). */
+  onAreaClick?: (area: PlacedSegment, event: MouseEvent) => void;
+}
+
+export interface BarRenderOptions {
+  /** Ranges the current step is about, outlined over the bar. */
+  ranges?: FocusRange[];
+  /** The zoomed view's window `[lo, hi)`, drawn as the minimap's visible window. */
+  window?: [bigint, bigint] | null;
+  /** Transition length in ms (0: instant). */
+  duration?: number;
 }
 
 export class SpaceBar {
@@ -41,10 +55,14 @@ export class SpaceBar {
   private readonly prefix = nextId('sb');
   private state: State | null = null;
   private highlighted: number | null = null;
+  private selected: number | null = null;
+  private placed: PlacedSegment[] = [];
+  private drawnFor: { state: State; width: number } | null = null;
+  private opts: BarRenderOptions = {};
 
   constructor(
     private readonly root: HTMLElement,
-    private readonly opts: SpaceBarOptions = {},
+    private readonly handlers: SpaceBarOptions = {},
   ) {
     root.classList.add('space-bar');
     this.svg = select(root)
@@ -56,7 +74,9 @@ export class SpaceBar {
     this.svg.append('g').attr('class', 'window');
     this.svg.append('g').attr('class', 'areas');
     this.svg.append('g').attr('class', 'ticks');
-    new ResizeObserver(() => this.state && this.render(this.state)).observe(root);
+    this.svg.append('g').attr('class', 'lens-window');
+    this.svg.append('g').attr('class', 'overlay');
+    new ResizeObserver(() => this.state && this.render(this.state, { ...this.opts, duration: 0 })).observe(root);
   }
 
   /** Hatching, dots and cross-hatching so busy, lazy and pooled areas differ without colour. */
@@ -78,25 +98,104 @@ export class SpaceBar {
     pattern('gap', 6, 6, -45).append('rect').attr('width', 2).attr('height', 6).attr('class', 'pat-gap');
   }
 
-  render(state: State): void {
+  render(state: State, options: BarRenderOptions = {}): void {
     this.state = state;
+    this.opts = options;
+    const ms = options.duration ?? 0;
     const width = Math.max(320, this.root.clientWidth - 2 * MARGIN_X);
-    const placed = placeSegments(segments(state), width, 6);
-    const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
-    const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4;
-    this.svg
-      .attr('width', total + 2 * MARGIN_X)
-      .attr('height', height)
-      .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
-
-    this.renderWindow(placed);
-    this.renderAreas(placed);
-    this.renderTicks(placed);
-    this.highlight(this.highlighted);
+    // Micro-steps of one operation share its state: only the overlays change then.
+    if (!this.drawnFor || this.drawnFor.state !== state || this.drawnFor.width !== width) {
+      const placed = placeSegments(segments(state), width, 6);
+      this.placed = placed;
+      this.drawnFor = { state, width };
+      const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
+      const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + OVERLAY_ROW;
+      this.svg
+        .attr('width', total + 2 * MARGIN_X)
+        .attr('height', height)
+        .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
+      this.renderWindow(placed);
+      this.renderAreas(placed, ms);
+      this.renderTicks(placed);
+      this.highlight(this.highlighted);
+    }
+    this.renderLensWindow(options.window ?? null);
+    this.renderOverlay(options.ranges ?? []);
   }
 
-  private renderAreas(placed: PlacedSegment[]): void {
-    const t = tx('layout', 250);
+  /** The zoomed view's visible window, over the overview (a minimap). */
+  private renderLensWindow(win: [bigint, bigint] | null): void {
+    const placed = this.placed;
+    const last = placed[placed.length - 1];
+    let data: { x: number; w: number }[] = [];
+    if (win && last && placed.length) {
+      const lo = win[0] < placed[0].start ? placed[0].start : win[0];
+      const hi = win[1] > last.end ? last.end : win[1];
+      const x0 = xOf(placed, lo);
+      const x1 = xOf(placed, hi);
+      if (x0 !== null && x1 !== null && hi > lo) {
+        const w = Math.max(4, x1 - x0);
+        data = [{ x: Math.min(x0, x1 - w + Math.max(0, x1 - x0)), w }];
+      }
+    }
+    this.svg
+      .select<SVGGElement>('g.lens-window')
+      .selectAll<SVGRectElement, { x: number; w: number }>('rect')
+      .data(data)
+      .join('rect')
+      .attr('class', 'lens-box')
+      .attr('x', (d) => round(d.x))
+      .attr('y', BAR_Y - 4)
+      .attr('width', (d) => round(d.w))
+      .attr('height', BAR_H + 8)
+      .attr('rx', 3);
+  }
+
+  /** Outlines of the ranges the step is about (the block being clipped or merged, and its new bounds). */
+  private renderOverlay(ranges: FocusRange[]): void {
+    const placed = this.placed;
+    const data = ranges
+      .map((r, i) => {
+        const x0 = xOf(placed, r.start);
+        const x1 = xOf(placed, r.end);
+        return x0 === null || x1 === null ? null : { ...r, i, x0, x1 };
+      })
+      .filter((r): r is NonNullable<typeof r> => r !== null);
+    const g = this.svg
+      .select<SVGGElement>('g.overlay')
+      .selectAll<SVGGElement, (typeof data)[number]>('g.range')
+      .data(data, (d) => `${d.i}`)
+      .join((enter) => {
+        const r = enter.append('g').attr('class', 'range');
+        r.append('rect');
+        r.append('text');
+        return r;
+      })
+      .attr('class', (d) => `range tone-${d.tone}`)
+      .attr('data-tone', (d) => d.tone)
+      .attr('data-va-start', (d) => hex(d.start))
+      .attr('data-va-end', (d) => hex(d.end));
+    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
+    g.select('rect')
+      .attr('x', (d) => round(Math.min(d.x0, d.x1 - 3)))
+      .attr('y', (d) => BAR_Y - 2 + inset(d))
+      .attr('width', (d) => round(Math.max(3, d.x1 - d.x0)))
+      .attr('height', (d) => BAR_H + 4 - 2 * inset(d))
+      .attr('rx', 3);
+    const last = placed[placed.length - 1];
+    const total = last ? last.x + last.width : 0;
+    g.select('text')
+      .text((d) => `${d.label} ${range(d.start, d.end)}`)
+      .attr('x', (d) => {
+        const half = (`${d.label} ${range(d.start, d.end)}`.length * 7) / 2 + 4;
+        return round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
+      })
+      .attr('y', (d) =>
+        d.tone === 'old' || d.tone === 'focus' ? BAR_Y - 6 : BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + OVERLAY_ROW,
+      );
+  }
+
+  private renderAreas(placed: PlacedSegment[], ms: number): void {
     const areas = this.svg
       .select<SVGGElement>('g.areas')
       .selectAll<SVGGElement, PlacedSegment>('g.area')
@@ -109,7 +208,9 @@ export class SpaceBar {
         g.append('text').attr('class', 'label size');
         g.append('title');
         g.attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
-        g.on('mouseenter', (_e, d) => this.opts.onHover?.(d.id)).on('mouseleave', () => this.opts.onHover?.(null));
+        g.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id))
+          .on('mouseleave', () => this.handlers.onHover?.(null))
+          .on('click', (e: MouseEvent, d) => this.handlers.onAreaClick?.(d, e));
         return g;
       });
 
@@ -120,24 +221,22 @@ export class SpaceBar {
       .attr('data-va-start', (d) => hex(d.start))
       .attr('data-va-end', (d) => hex(d.end))
       .order();
-    areas
-      .transition(t)
-      .attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
-
-    areas
-      .select('rect.fill')
-      .attr('height', BAR_H)
-      .transition(t)
-      .attr('width', (d) => Math.max(1, d.width - 1));
-    areas
+    const move = (d: PlacedSegment) => `translate(${round(d.x)},${BAR_Y})`;
+    const w = (d: PlacedSegment) => round(Math.max(1, d.width - 1));
+    if (ms > 0) areas.transition('layout').duration(ms).attr('transform', move);
+    else areas.interrupt('layout').attr('transform', move);
+    const fill = areas.select('rect.fill').attr('height', BAR_H);
+    const pattern = areas
       .select('rect.pattern')
       .attr('height', BAR_H)
-      .attr('fill', (d) => (d.state === 'free' ? 'none' : `url(#${this.prefix}-${d.state})`))
-      .transition(t)
-      .attr('width', (d) => Math.max(1, d.width - 1));
+      .attr('fill', (d) => (d.state === 'free' ? 'none' : `url(#${this.prefix}-${d.state})`));
+    for (const r of [fill, pattern]) {
+      if (ms > 0) r.transition('layout').duration(ms).attr('width', w);
+      else r.interrupt('layout').attr('width', w);
+    }
     areas
       .select('text.kind')
-      .attr('x', (d) => d.width / 2)
+      .attr('x', (d) => round(d.width / 2))
       .attr('y', BAR_H / 2 - 4)
       .text((d) => {
         const name = this.label(d);
@@ -145,7 +244,7 @@ export class SpaceBar {
       });
     areas
       .select('text.size')
-      .attr('x', (d) => d.width / 2)
+      .attr('x', (d) => round(d.width / 2))
       .attr('y', BAR_H / 2 + 13)
       .text((d) => (d.width >= 34 ? size(d.end - d.start) : ''));
     areas
@@ -167,7 +266,7 @@ export class SpaceBar {
         return t;
       })
       .attr('class', (d) => (d.row < 0 ? 'tick unlabelled' : 'tick'))
-      .attr('transform', (d) => `translate(${d.x},0)`);
+      .attr('transform', (d) => `translate(${round(d.x)},0)`);
     g.select('line')
       .attr('y1', top)
       .attr('y2', (d) => top + 4 + (d.row < 0 ? 0 : d.row * TICK_ROW_H + 2));
@@ -216,6 +315,20 @@ export class SpaceBar {
   /** Outline the area with this id (null clears). */
   highlight(id: number | null): void {
     this.highlighted = id;
-    this.svg.selectAll<SVGGElement, PlacedSegment>('g.area').classed('hl', (d) => id !== null && d.id === id);
+    const sel = this.selected;
+    this.svg
+      .selectAll<SVGGElement, PlacedSegment>('g.area')
+      .classed('hl', (d) => id !== null && d.id === id)
+      .classed('sel', (d) => sel !== null && d.id === sel);
   }
+
+  /** Pin a selection (null clears). */
+  select(id: number | null): void {
+    this.selected = id;
+    this.highlight(this.highlighted);
+  }
+}
+
+function round(v: number): number {
+  return Math.round(v * 100) / 100;
 }

@@ -1,0 +1,58 @@
+// The narration line: what the current micro-step does, in words, with the operation it
+// belongs to. Hooks: `data-event-kind` (the core's event kind, `step` between operations),
+// `data-frame` (the micro-step, -1 between operations), `data-op`.
+import type { Narration } from '../narrate/narrate';
+import { el } from './common';
+
+export interface NarrationView {
+  /** The operation shown (the next one at a step, the running one during its micro-steps). */
+  op: number;
+  frame: number;
+  frames: number;
+  /** The operation's text and 1-based trace line, when there is one. */
+  opText: string | null;
+  opLine: number | null;
+  narration: Narration | null;
+  /** Said between operations. */
+  idle: string;
+}
+
+export class NarrationPanel {
+  private readonly head: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly text: HTMLElement;
+
+  constructor(private readonly root: HTMLElement) {
+    root.classList.add('narration');
+    root.setAttribute('aria-live', 'polite');
+    this.head = root.appendChild(el('div', 'narration-op'));
+    this.title = root.appendChild(el('div', 'narration-title'));
+    this.text = root.appendChild(el('p', 'narration-text'));
+    this.text.dataset.testid = 'narration-text';
+  }
+
+  render(v: NarrationView): void {
+    const r = this.root;
+    r.dataset.eventKind = v.narration ? v.narration.kind : 'step';
+    r.dataset.frame = String(v.frame);
+    r.dataset.op = String(v.op);
+    this.head.replaceChildren();
+    if (v.opText !== null) {
+      this.head.append(
+        el('span', 'op-index', `op ${v.op + 1}`),
+        el('code', 'op-text', v.opText),
+        el('span', 'op-line', `line ${v.opLine}`),
+      );
+      if (v.frame >= 0) this.head.append(el('span', 'op-frame', `micro-step ${v.frame + 1} of ${v.frames}`));
+    }
+    if (v.narration) {
+      this.title.textContent = v.narration.title;
+      this.title.className = `narration-title kind-${v.narration.kind}`;
+      this.text.textContent = v.narration.text;
+    } else {
+      this.title.textContent = v.frame < 0 && v.opText !== null ? 'Ready' : 'State';
+      this.title.className = 'narration-title kind-step';
+      this.text.textContent = v.idle;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// Small overlays: the keyboard help (`?`) and the offer to free a busy area that was clicked.
+import { hex, range, size } from '../format';
+import { el } from './common';
+
+const KEYS: [string, string][] = [
+  ['Space', 'play / pause'],
+  ['← / →', 'one micro-step back / forward'],
+  ['Shift + ← / →', 'one whole operation back / forward'],
+  ['Home / End', 'to the start / to the end'],
+  ['− / +', 'slower / faster (0.25× … 4×, remembered)'],
+  ['?', 'this help'],
+  ['Esc', 'close this help or a pop-up'],
+];
+
+export class HelpOverlay {
+  private readonly box: HTMLElement;
+
+  constructor(private readonly root: HTMLElement) {
+    root.classList.add('overlay', 'help-overlay');
+    root.hidden = true;
+    root.setAttribute('role', 'dialog');
+    root.setAttribute('aria-modal', 'true');
+    root.setAttribute('aria-labelledby', 'help-title');
+    this.box = root.appendChild(el('div', 'overlay-box'));
+    const h = this.box.appendChild(el('h2', '', 'Keyboard'));
+    h.id = 'help-title';
+    const dl = this.box.appendChild(el('dl', 'keys'));
+    for (const [k, what] of KEYS) {
+      const kbd = el('dt');
+      for (const [i, part] of k.split(' ').entries()) {
+        if (i) kbd.append(' ');
+        kbd.append(part === '/' || part === '+' ? part : el('kbd', '', part));
+      }
+      dl.append(kbd, el('dd', '', what));
+    }
+    this.box.append(
+      el(
+        'p',
+        'help-note',
+        'Keys work while the page has focus, never while you type in a field. Each operation unfolds into the micro-steps the core reports; ' +
+          'the narration says what each does and the code panel shows where in the kernel it happens.',
+      ),
+    );
+    const close = this.box.appendChild(el('button', 'btn', 'Close'));
+    close.type = 'button';
+    close.addEventListener('click', () => this.hide());
+    root.addEventListener('click', (e) => {
+      if (e.target === root) this.hide();
+    });
+  }
+
+  get open(): boolean {
+    return !this.root.hidden;
+  }
+
+  toggle(): void {
+    if (this.open) this.hide();
+    else this.show();
+  }
+
+  show(): void {
+    this.root.hidden = false;
+    (this.root.querySelector('button') as HTMLButtonElement).focus();
+  }
+
+  hide(): void {
+    this.root.hidden = true;
+  }
+}
+
+export interface FreeOffer {
+  start: bigint;
+  end: bigint;
+  lazy: boolean;
+  /** Whether the trace's end (where a new operation goes) is shown. */
+  atEnd: boolean;
+  length: number;
+}
+
+/** The pop-up a click on a busy area opens: free it (free or vfree) at the end of the trace. */
+export class FreePopover {
+  private readonly text: HTMLElement;
+  private readonly error: HTMLElement;
+  private offer: FreeOffer | null = null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly onFree: (line: string) => string | null,
+  ) {
+    root.classList.add('popover');
+    root.hidden = true;
+    root.setAttribute('role', 'dialog');
+    root.setAttribute('aria-label', 'Free this area');
+    this.text = root.appendChild(el('p', 'popover-text'));
+    const row = root.appendChild(el('div', 'popover-row'));
+    for (const how of ['vfree', 'free'] as const) {
+      const b = row.appendChild(el('button', `btn ${how === 'vfree' ? 'primary' : ''}`, how === 'vfree' ? 'vfree (lazy)' : 'free (at once)'));
+      b.type = 'button';
+      b.dataset.how = how;
+      b.addEventListener('click', () => this.go(how));
+    }
+    const cancel = row.appendChild(el('button', 'btn', 'Cancel'));
+    cancel.type = 'button';
+    cancel.addEventListener('click', () => this.hide());
+    this.error = root.appendChild(el('p', 'error'));
+    this.error.setAttribute('role', 'alert');
+    this.error.hidden = true;
+  }
+
+  get open(): boolean {
+    return !this.root.hidden;
+  }
+
+  show(offer: FreeOffer, x: number, y: number): void {
+    this.offer = offer;
+    this.root.hidden = false;
+    this.error.hidden = true;
+    this.text.replaceChildren(
+      'Free the busy area ',
+      el('code', '', range(offer.start, offer.end)),
+      ` (${size(offer.end - offer.start)})?`,
+    );
+    if (!offer.atEnd) this.text.append(el('span', 'popover-note', ` It is added after the last operation (op ${offer.length + 1}).`));
+    const w = 320;
+    this.root.style.left = `${Math.max(8, Math.min(window.innerWidth - w - 8, x - w / 2))}px`;
+    this.root.style.top = `${y + 12}px`;
+    this.root.dataset.vaStart = hex(offer.start);
+    (this.root.querySelector('button[data-how="vfree"]') as HTMLButtonElement).focus();
+  }
+
+  hide(): void {
+    this.root.hidden = true;
+    this.offer = null;
+  }
+
+  private go(how: 'free' | 'vfree'): void {
+    if (!this.offer) return;
+    const problem = this.onFree(`${how} ${hex(this.offer.start)}`);
+    if (problem === null) this.hide();
+    else {
+      this.error.hidden = false;
+      this.error.textContent = problem;
+    }
+  }
+}

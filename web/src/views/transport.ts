@@ -1,0 +1,200 @@
+// The player's controls: to the start, back one operation, back one micro-step, play/pause,
+// forward one micro-step, forward one operation, to the end; the speed (0.25×–4×); a timeline
+// scrubber over the operations with markers for splits (NE clips), merges and rotations.
+// Hooks: `data-op`, `data-frame`, `data-frames`, `data-playing`, `data-speed`.
+import type { MarkerKind } from '../narrate/narrate';
+import { el } from './common';
+
+export type TransportAction = 'first' | 'prev-op' | 'prev' | 'play' | 'next' | 'next-op' | 'last' | 'slower' | 'faster';
+
+export interface TransportOptions {
+  onAction: (a: TransportAction) => void;
+  /** The scrubber moved to step k (0..length). */
+  onScrub: (k: number) => void;
+  onStartPaused?: (on: boolean) => void;
+}
+
+export interface TransportView {
+  op: number;
+  frame: number;
+  /** Frames of the current operation (0 when not known or between operations). */
+  frames: number;
+  length: number;
+  playing: boolean;
+  speed: number;
+  /** Markers per operation (may be partial while they are being gathered). */
+  markers: Map<number, Set<MarkerKind>>;
+  markersNote: string;
+}
+
+export const SPEEDS = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4];
+
+/** Icons as SVG paths in a 16×16 box (fonts often lack the media-control glyphs). */
+const ICONS: Record<string, string> = {
+  first: 'M2 2h2v12H2zM14 2v12L5 8z',
+  'prev-op': 'M8 2v12L1 8zM15 2v12L8 8z',
+  prev: 'M12 2v12L4 8z',
+  play: 'M4 2v12l10-6z',
+  pause: 'M3 2h4v12H3zM9 2h4v12H9z',
+  next: 'M4 2v12l8-6z',
+  'next-op': 'M1 2v12l7-6zM8 2v12l7-6z',
+  last: 'M12 2h2v12h-2zM2 2v12l9-6z',
+};
+
+function icon(name: string): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  svg.setAttribute('width', '16');
+  svg.setAttribute('height', '16');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.classList.add('icon');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  svg.append(path);
+  return svg;
+}
+
+export class Transport {
+  private readonly buttons = new Map<TransportAction, HTMLButtonElement>();
+  private readonly label: HTMLElement;
+  private readonly frameLabel: HTMLElement;
+  private readonly speedLabel: HTMLElement;
+  private readonly scrubber: HTMLInputElement;
+  private readonly strip: SVGSVGElement;
+  private readonly startPaused: HTMLInputElement;
+  private markersKey = '';
+  private length = 0;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly opts: TransportOptions,
+    startPaused = true,
+  ) {
+    root.classList.add('transport');
+    const row = root.appendChild(el('div', 'transport-row'));
+    const group = (cls: string) => row.appendChild(el('div', `btn-group ${cls}`));
+    const buttons = group('steps');
+    const button = (parent: HTMLElement, action: TransportAction, text: string, title: string) => {
+      const b = parent.appendChild(el('button', `btn tbtn ${action}`));
+      if (ICONS[action]) b.append(icon(action));
+      else b.textContent = text;
+      b.type = 'button';
+      b.dataset.action = action;
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      this.buttons.set(action, b);
+      return b;
+    };
+    button(buttons, 'first', '⏮', 'To the start (Home)');
+    button(buttons, 'prev-op', '⏪', 'Back one operation (Shift+←)');
+    button(buttons, 'prev', '◀', 'Back one micro-step (←)');
+    button(buttons, 'play', '▶', 'Play (Space)').classList.add('primary');
+    button(buttons, 'next', '▶|', 'Forward one micro-step (→)');
+    button(buttons, 'next-op', '⏩', 'Forward one operation (Shift+→)');
+    button(buttons, 'last', '⏭', 'To the end (End)');
+    const speed = group('speed');
+    button(speed, 'slower', '−', 'Slower (−)');
+    this.speedLabel = speed.appendChild(el('span', 'speed-label', '1×'));
+    this.speedLabel.dataset.testid = 'speed';
+    button(speed, 'faster', '+', 'Faster (+)');
+    const where = row.appendChild(el('div', 'where'));
+    this.label = where.appendChild(el('span', 'step-label'));
+    this.label.dataset.testid = 'step-label';
+    this.frameLabel = where.appendChild(el('span', 'frame-label'));
+    this.frameLabel.dataset.testid = 'frame-label';
+    const sp = row.appendChild(el('label', 'start-paused'));
+    this.startPaused = sp.appendChild(el('input'));
+    this.startPaused.type = 'checkbox';
+    this.startPaused.checked = startPaused;
+    sp.append(' start paused');
+    sp.title = 'A new operation waits for you at its first step instead of playing at once';
+    this.startPaused.addEventListener('change', () => this.opts.onStartPaused?.(this.startPaused.checked));
+    row.addEventListener('click', (e) => {
+      const b = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-action]');
+      if (b) this.opts.onAction(b.dataset.action as TransportAction);
+    });
+
+    const scrub = root.appendChild(el('div', 'scrub'));
+    this.strip = scrub.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'svg'));
+    this.strip.classList.add('markers');
+    this.strip.setAttribute('aria-hidden', 'true');
+    this.strip.setAttribute('preserveAspectRatio', 'none');
+    this.scrubber = scrub.appendChild(el('input', 'scrubber'));
+    this.scrubber.type = 'range';
+    this.scrubber.min = '0';
+    this.scrubber.step = 'any';
+    this.scrubber.setAttribute('aria-label', 'Timeline: operations');
+    this.scrubber.addEventListener('input', () => this.opts.onScrub(Math.round(Number(this.scrubber.value))));
+    const legend = root.appendChild(el('div', 'marker-legend'));
+    legend.append(
+      el('span', 'mk mk-split', 'split (NE)'),
+      el('span', 'mk mk-merge', 'merge'),
+      el('span', 'mk mk-rotate', 'rotation'),
+    );
+    legend.dataset.testid = 'markers-note';
+  }
+
+  render(v: TransportView): void {
+    const r = this.root;
+    r.dataset.op = String(v.op);
+    r.dataset.frame = String(v.frame);
+    r.dataset.frames = String(v.frames);
+    r.dataset.playing = String(v.playing);
+    r.dataset.speed = String(v.speed);
+    this.length = v.length;
+    const atStart = v.op === 0 && v.frame < 0;
+    const atEnd = v.op >= v.length;
+    for (const a of ['first', 'prev-op', 'prev'] as const) (this.buttons.get(a) as HTMLButtonElement).disabled = atStart;
+    for (const a of ['next', 'next-op', 'last'] as const) (this.buttons.get(a) as HTMLButtonElement).disabled = atEnd;
+    const play = this.buttons.get('play') as HTMLButtonElement;
+    play.replaceChildren(icon(v.playing ? 'pause' : 'play'));
+    play.title = v.playing ? 'Pause (Space)' : 'Play (Space)';
+    play.setAttribute('aria-label', play.title);
+    play.setAttribute('aria-pressed', String(v.playing));
+    play.disabled = atEnd && !v.playing;
+    (this.buttons.get('slower') as HTMLButtonElement).disabled = v.speed <= SPEEDS[0];
+    (this.buttons.get('faster') as HTMLButtonElement).disabled = v.speed >= SPEEDS[SPEEDS.length - 1];
+    this.speedLabel.textContent = `${v.speed}×`;
+    this.label.textContent = `step ${v.op} / ${v.length}`;
+    this.frameLabel.textContent =
+      v.frame >= 0 ? `micro-step ${v.frame + 1} / ${v.frames}` : v.op < v.length ? 'before the next operation' : 'end of the trace';
+    this.scrubber.max = String(Math.max(1, v.length));
+    this.scrubber.disabled = v.length === 0;
+    const value = v.frame < 0 ? v.op : v.op + (v.frame + 1) / (v.frames + 1);
+    this.scrubber.value = String(value);
+    this.scrubber.setAttribute('aria-valuetext', `step ${v.op} of ${v.length}${v.frame >= 0 ? `, micro-step ${v.frame + 1}` : ''}`);
+    this.renderMarkers(v.markers, v.length);
+    (r.querySelector('.marker-legend') as HTMLElement).title = v.markersNote;
+  }
+
+  private renderMarkers(markers: Map<number, Set<MarkerKind>>, length: number): void {
+    const key = `${length}:${[...markers.entries()].map(([k, s]) => `${k}${[...s].join('')}`).join(',')}`;
+    if (key === this.markersKey) return;
+    this.markersKey = key;
+    const ns = 'http://www.w3.org/2000/svg';
+    const W = 1000;
+    this.strip.setAttribute('viewBox', `0 0 ${W} 12`);
+    const rows: Record<MarkerKind, number> = { split: 0, merge: 4, rotate: 8 };
+    const frag = document.createDocumentFragment();
+    for (const [op, kinds] of markers) {
+      // Operation k runs between steps k and k + 1.
+      const x = length ? ((op + 0.5) / length) * W : 0;
+      for (const k of kinds) {
+        const r = document.createElementNS(ns, 'rect');
+        r.setAttribute('class', `mk-${k}`);
+        r.setAttribute('x', String(Math.round(x * 10) / 10 - 1.5));
+        r.setAttribute('y', String(rows[k]));
+        r.setAttribute('width', '3');
+        r.setAttribute('height', '4');
+        r.setAttribute('data-op', String(op));
+        frag.append(r);
+      }
+    }
+    this.strip.replaceChildren(frag);
+  }
+
+  get scrubLength(): number {
+    return this.length;
+  }
+}
