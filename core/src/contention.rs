@@ -23,6 +23,7 @@ use crate::events::{Event, Observer, TreeView};
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::vmap::Vmap;
+use crate::workload::Rng;
 
 /// How ties between CPUs ready at the same time are broken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -137,16 +138,6 @@ impl Observer for LockMeter {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z ^ (z >> 31)
-    }
-}
-
 /// Run the model once.
 pub fn simulate(p: &ContentionParams) -> ContentionResult {
     let cpus = p.cpus.max(1);
@@ -164,7 +155,7 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
     let mut held: Vec<Option<u64>> = vec![None; cpus as usize];
     let mut done = vec![0usize; cpus as usize];
     let total_ops = 2 * p.pairs_per_cpu * cpus as usize;
-    let mut rng = Rng(match p.interleave {
+    let mut rng = Rng::new(match p.interleave {
         Interleave::Random(s) => s,
         Interleave::RoundRobin => 0,
     });
@@ -190,7 +181,7 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
         let Some(&first) = cands.first() else { break };
         let c = match p.interleave {
             Interleave::RoundRobin => *cands.iter().find(|&&x| x >= rr).unwrap_or(&first),
-            Interleave::Random(_) => cands[(rng.next() % cands.len() as u64) as usize],
+            Interleave::Random(_) => cands[rng.below(cands.len() as u64) as usize],
         };
         rr = (c + 1) % cpus as usize;
         let _ = v.set_cpu(c as u64);

@@ -14,6 +14,7 @@ use crate::events::NoObserver;
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::vmap::Vmap;
+use crate::workload::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -64,16 +65,6 @@ fn point(profile: Profile, live: usize, c: &Counters) -> SweepPoint {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 fn vmalloc<O: crate::events::Observer>(v: &mut Vmap, pages: u64, obs: &mut O) -> Option<u64> {
     v.alloc((pages + 1) * PAGE_SIZE, 1, VMALLOC_START, VMALLOC_END, obs).ok()
 }
@@ -84,7 +75,7 @@ pub fn sweep(profile: Profile, shape: SweepShape, lives: &[usize], rounds: usize
         .iter()
         .map(|&live| {
             let mut v = Vmap::new(profile);
-            let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+            let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
             let mut held = Vec::with_capacity(live);
             for _ in 0..live {
                 let pages = if shape == SweepShape::Random { rng.below(100) + 1 } else { 1 };

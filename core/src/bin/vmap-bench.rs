@@ -13,22 +13,8 @@ use std::time::Instant;
 
 use vmapviz_core::trace::Op;
 use vmapviz_core::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+use vmapviz_core::workload::Rng;
 use vmapviz_core::{NoObserver, Profile, Replayer};
-
-/// splitmix64: small, seeded, deterministic.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Records operations while running them, so frees can name the addresses handed out.
 struct Rec {
@@ -110,7 +96,7 @@ fn long_busy(p: Profile, n: usize, keep: usize) -> (Vec<Op>, usize) {
 
 fn mixed(p: Profile, n: usize, live: usize) -> (Vec<Op>, usize) {
     let mut r = Rec::new(p);
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let mut held: Vec<u64> = Vec::with_capacity(live);
     let alloc = |r: &mut Rec, rng: &mut Rng, held: &mut Vec<u64>| {
         let pages = rng.below(100) + 1;
