@@ -154,8 +154,12 @@ fn main() {
                 profiles = args.next().and_then(|s| Profile::parse(&s)).map(|p| vec![p]).unwrap_or(profiles);
             }
             "--only" => only = args.next(),
+            "--contention" => {
+                contention_table();
+                return;
+            }
             _ => {
-                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--only SHAPE]");
+                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--only SHAPE] | --contention");
                 std::process::exit(2);
             }
         }
@@ -184,4 +188,23 @@ fn main() {
         "memory: {} bytes per vmap_area object (node + tree links + list links + busy index share one object)",
         std::mem::size_of::<vmapviz_core::VmapArea>()
     );
+}
+
+/// The lock-contention model (simulated CPUs, costs from the core's counters).
+fn contention_table() {
+    let cpus = [1u32, 2, 4, 8, 16, 32, 64];
+    println!("{:<10} {:>5} {:>12} {:>12} {:>10} {:>12}", "profile", "cpus", "ops/1000u", "global-hold", "wait", "global-ops");
+    for p in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
+        for r in vmapviz_core::contention::sweep(p, &cpus, 5000) {
+            println!(
+                "{:<10} {:>5} {:>12.1} {:>11.1}% {:>9.1}% {:>11.1}%",
+                p.name(),
+                r.cpus,
+                r.throughput,
+                100.0 * r.global_lock_hold,
+                100.0 * r.wait_share,
+                100.0 * r.global_lock_ops
+            );
+        }
+    }
 }
