@@ -8,6 +8,7 @@ use vmapviz_core::check::check_invariants;
 use vmapviz_core::contention::sweep as contention_sweep_core;
 use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::import::{self, ImportFormat, Imported};
+use vmapviz_core::replay::dump_busy;
 use vmapviz_core::sweep::{sweep, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
@@ -197,6 +198,17 @@ impl Vmapviz {
             per_op.push(c.end_op());
         }
         to_json(&Out { per_op, total: c.total })
+    }
+
+    /// What a `busy` line would print before op `k` (6.9: per node, with its lazy areas, which
+    /// the state's `lazy` list does not tag with their node).
+    pub fn busy_text(&self, k: usize) -> String {
+        let r = self.s.replayer_before(k);
+        let mut v = r.vmap;
+        v.ensure_init();
+        let mut out = String::new();
+        dump_busy(&v, &mut out);
+        out
     }
 
     /// The trace in its JSON form (`{"profile": ..., "ops": [...]}`, numbers as hex strings).

@@ -1,0 +1,330 @@
+// Typed parsing of what the facade's workbench functions return (workloads, imports, counters,
+// sweeps, contention). Pure: no wasm import here, so it is unit-testable with fixtures.
+import { parseBig } from '../format';
+
+export type WorkloadKind = 'kernel_test' | 'module' | 'teaching';
+
+export interface WorkloadInfo {
+  name: string;
+  description: string;
+  /** The test's `run_test_mask` bit, for kernel tests. */
+  bit: number | null;
+  kind: WorkloadKind;
+}
+
+/** The knobs of `test_vmalloc` (core/src/workload.rs `WorkloadParams`); null means "the default". */
+export interface WorkloadParams {
+  seed: number;
+  loops: number;
+  nr_pages: number | null;
+  cpus: number;
+  nr_threads: number | null;
+  sequential_test_order: boolean;
+  test_repeat_count: number;
+  run_test_mask: number | null;
+  keep: number | null;
+  profile: string;
+}
+
+export interface Catalogue {
+  workloads: WorkloadInfo[];
+  presets: string[];
+  profiles: string[];
+  defaults: WorkloadParams;
+}
+
+export interface ResolvedParams {
+  params: WorkloadParams;
+  threads: number;
+  mask: number;
+  moduleTests: number;
+}
+
+type Json = Record<string, unknown>;
+
+function obj(v: unknown, what: string): Json {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
+  return v as Json;
+}
+
+function arr(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
+  return v;
+}
+
+/** A JSON number, or a u64 the facade sent as hex. */
+function n(v: unknown, what: string): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  try {
+    return Number(parseBig(v));
+  } catch {
+    throw new TypeError(`${what}: expected a number`);
+  }
+}
+
+function optN(v: unknown, what: string): number | null {
+  return v === null || v === undefined ? null : n(v, what);
+}
+
+function s(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new TypeError(`${what}: expected a string`);
+  return v;
+}
+
+export function parseParams(v: unknown): WorkloadParams {
+  const o = obj(v, 'params');
+  return {
+    seed: n(o.seed ?? 0, 'seed'),
+    loops: n(o.loops ?? 1, 'loops'),
+    nr_pages: optN(o.nr_pages, 'nr_pages'),
+    cpus: n(o.cpus ?? 1, 'cpus'),
+    nr_threads: optN(o.nr_threads, 'nr_threads'),
+    sequential_test_order: o.sequential_test_order === true,
+    test_repeat_count: n(o.test_repeat_count ?? 1, 'test_repeat_count'),
+    run_test_mask: optN(o.run_test_mask, 'run_test_mask'),
+    keep: optN(o.keep, 'keep'),
+    profile: s(o.profile ?? 'linux-5.2', 'profile'),
+  };
+}
+
+export function parseCatalogue(json: string): Catalogue {
+  const o = obj(JSON.parse(json), 'catalogue');
+  return {
+    workloads: arr(o.workloads, 'workloads').map((w) => {
+      const q = obj(w, 'workload');
+      const kind = s(q.kind, 'kind');
+      if (kind !== 'kernel_test' && kind !== 'module' && kind !== 'teaching') throw new TypeError(`unknown kind ${kind}`);
+      return { name: s(q.name, 'name'), description: s(q.description, 'description'), bit: optN(q.bit, 'bit'), kind };
+    }),
+    presets: arr(o.presets, 'presets').map((p) => s(p, 'preset')),
+    profiles: arr(o.profiles, 'profiles').map((p) => s(p, 'profile')),
+    defaults: parseParams(o.defaults),
+  };
+}
+
+export function parseResolved(json: string): ResolvedParams {
+  const o = obj(JSON.parse(json), 'resolved params');
+  return {
+    params: parseParams(o.params),
+    threads: n(o.threads, 'threads'),
+    mask: n(o.mask, 'mask'),
+    moduleTests: n(o.module_tests, 'module_tests'),
+  };
+}
+
+/** A line-numbered remark of an import report. */
+export interface Remark {
+  line: number;
+  text: string;
+}
+
+export interface ImportReport {
+  format: string;
+  mapped: number;
+  skipped: Remark[];
+  notes: Remark[];
+  purgeEvents: number;
+  mismatches: number;
+  /** Caller names (vmallocinfo) by operation index: untrusted text, never HTML. */
+  labels: { index: number; text: string }[];
+}
+
+export function parseReport(json: string): ImportReport {
+  const o = obj(JSON.parse(json), 'report');
+  const remarks = (v: unknown, what: string): Remark[] =>
+    arr(v ?? [], what).map((r) => {
+      const q = obj(r, what);
+      return { line: n(q.line, 'line'), text: s(q.text, 'text') };
+    });
+  return {
+    format: s(o.format, 'format'),
+    mapped: n(o.mapped ?? 0, 'mapped'),
+    skipped: remarks(o.skipped, 'skipped'),
+    notes: remarks(o.notes, 'notes'),
+    purgeEvents: n(o.purge_events ?? 0, 'purge_events'),
+    mismatches: n(o.mismatches ?? 0, 'mismatches'),
+    labels: arr(o.labels ?? [], 'labels').map((l) => {
+      const q = obj(l, 'label');
+      return { index: n(q.index, 'index'), text: s(q.text, 'text') };
+    }),
+  };
+}
+
+/** The work counters of one operation or a total (core/src/counters.rs). */
+export interface Counters {
+  ops: number;
+  nodes_visited: number;
+  list_walked: number;
+  comparisons: number;
+  rotations: number;
+  recolors: number;
+  propagations: number;
+  cache_lines: number;
+}
+
+export const COUNTER_KEYS = [
+  'nodes_visited',
+  'list_walked',
+  'comparisons',
+  'rotations',
+  'recolors',
+  'propagations',
+  'cache_lines',
+] as const;
+export type CounterKey = (typeof COUNTER_KEYS)[number];
+
+export const COUNTER_LABEL: Record<CounterKey | 'work', string> = {
+  nodes_visited: 'nodes visited',
+  list_walked: 'list entries walked',
+  comparisons: 'comparisons',
+  rotations: 'rotations',
+  recolors: 'recolours',
+  propagations: 'propagation steps',
+  cache_lines: 'cache lines (est.)',
+  work: 'work (visits + walk + propagation + rotations)',
+};
+
+/** nodes visited + list steps + propagations + rotations, as `Counters::work` in the core. */
+export function work(c: Counters): number {
+  return c.nodes_visited + c.list_walked + c.propagations + c.rotations;
+}
+
+function parseCountersValue(v: unknown): Counters {
+  const o = obj(v, 'counters');
+  const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
+  for (const k of COUNTER_KEYS) c[k] = n(o[k] ?? 0, k);
+  return c;
+}
+
+export interface CountersRange {
+  perOp: Counters[];
+  total: Counters;
+}
+
+export function parseCounters(json: string): CountersRange {
+  const o = obj(JSON.parse(json), 'counters');
+  return { perOp: arr(o.per_op, 'per_op').map(parseCountersValue), total: parseCountersValue(o.total) };
+}
+
+/** One point of `cost_sweep`: average counters per operation with `live` areas. */
+export interface SweepPoint {
+  profile: string;
+  live: number;
+  ops: number;
+  nodesVisited: number;
+  listWalked: number;
+  propagations: number;
+  cacheLines: number;
+  work: number;
+}
+
+export function parseSweep(json: string): SweepPoint[] {
+  return arr(JSON.parse(json), 'sweep').map((p) => {
+    const o = obj(p, 'sweep point');
+    return {
+      profile: s(o.profile, 'profile'),
+      live: n(o.live, 'live'),
+      ops: n(o.ops, 'ops'),
+      nodesVisited: n(o.nodes_visited, 'nodes_visited'),
+      listWalked: n(o.list_walked, 'list_walked'),
+      propagations: n(o.propagations, 'propagations'),
+      cacheLines: n(o.cache_lines, 'cache_lines'),
+      work: n(o.work, 'work'),
+    };
+  });
+}
+
+/** One CPU count of the contention model. */
+export interface ContentionPoint {
+  profile: string;
+  cpus: number;
+  ops: number;
+  throughput: number;
+  globalLockHold: number;
+  waitShare: number;
+  globalLockOps: number;
+}
+
+export function parseContention(json: string): ContentionPoint[] {
+  return arr(JSON.parse(json), 'contention').map((p) => {
+    const o = obj(p, 'contention point');
+    return {
+      profile: s(o.profile, 'profile'),
+      cpus: n(o.cpus, 'cpus'),
+      ops: n(o.ops, 'ops'),
+      throughput: n(o.throughput, 'throughput'),
+      globalLockHold: n(o.global_lock_hold, 'global_lock_hold'),
+      waitShare: n(o.wait_share, 'wait_share'),
+      globalLockOps: n(o.global_lock_ops, 'global_lock_ops'),
+    };
+  });
+}
+
+/** Per-node busy and lazy areas, from the `busy` listing of linux-6.9 (`node I`, `busy S E`, `lazy S E`). */
+export interface NodeAreas {
+  node: number;
+  busy: [bigint, bigint][];
+  lazy: [bigint, bigint][];
+}
+
+export function parseBusyListing(text: string): NodeAreas[] {
+  const out: NodeAreas[] = [];
+  let cur: NodeAreas = { node: 0, busy: [], lazy: [] };
+  let sawNode = false;
+  for (const line of text.split('\n')) {
+    const t = line.trim().split(/\s+/);
+    if (t[0] === 'node' && t.length === 2) {
+      if (sawNode) out.push(cur);
+      cur = { node: Number(t[1]), busy: [], lazy: [] };
+      sawNode = true;
+    } else if ((t[0] === 'busy' || t[0] === 'lazy') && t.length >= 3) {
+      const pair: [bigint, bigint] = [parseBig(t[1]), parseBig(t[2])];
+      if (t[0] === 'lazy' || t[3] === 'lazy') cur.lazy.push(pair);
+      else cur.busy.push(pair);
+    }
+  }
+  if (sawNode || cur.busy.length || cur.lazy.length) out.push(cur);
+  return out;
+}
+
+/** Replace (or add) the leading `profile` line of a trace. */
+export function withProfile(trace: string, profile: string): string {
+  const lines = trace.split('\n');
+  const first = lines.findIndex((l) => {
+    const t = l.replace(/#.*/, '').trim();
+    return t.length > 0;
+  });
+  if (first >= 0 && /^profile\s/.test(lines[first].replace(/#.*/, '').trim())) {
+    lines[first] = `profile ${profile}`;
+    return lines.join('\n');
+  }
+  return `profile ${profile}\n${trace}`;
+}
+
+/** The profile a trace names on its first operation line, or null (the default, linux-5.2). */
+export function traceProfile(trace: string): string | null {
+  for (const l of trace.split('\n')) {
+    const t = l.replace(/#.*/, '').trim();
+    if (!t) continue;
+    const m = /^profile\s+(\S+)$/.exec(t);
+    return m ? m[1] : null;
+  }
+  return null;
+}
+
+/** Operations in a trace text (lines that are not blank or comments), counted without parsing. */
+export function countOps(text: string): number {
+  let count = 0;
+  let i = 0;
+  const len = text.length;
+  while (i < len) {
+    let j = text.indexOf('\n', i);
+    if (j < 0) j = len;
+    // Skip leading blanks; a line counts when its first non-blank character is not '#'.
+    let k = i;
+    while (k < j && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9 || text.charCodeAt(k) === 13)) k++;
+    if (k < j && text.charCodeAt(k) !== 35) count++;
+    i = j + 1;
+  }
+  return count;
+}

@@ -1,0 +1,98 @@
+// What every workbench panel shares: the app's public API, a mirror session of the app's trace
+// (the app does not expose its state, so the panels replay the same trace on their own session
+// to read the state at the app's step), the worker pool, and the ways to open a trace.
+import { errorMessage, Session, type OpFrames, type State } from '../bridge';
+import { Vmapviz } from '../pkg/vmapviz_wasm.js';
+
+/** The public API of web/src/app.ts the panels use. */
+export interface AppApi {
+  loadTrace(text: string, step?: number | 'end'): void;
+  currentTrace(): string;
+  currentStep(): number;
+  onChange(cb: () => void): void;
+  /** Open what a location hash names (the app's own handler of `#trace=`). */
+  openHash?(hash: string): void;
+}
+
+/** A session replaying the app's current trace, reloaded only when the trace text changes. */
+export class Mirror {
+  private text: string | null = null;
+  private s: Session | null = null;
+  private raw: Vmapviz | null = null;
+  private error: string | null = null;
+
+  constructor(private readonly app: AppApi) {}
+
+  /** The session of the app's trace (null if it does not replay, which the app would not show). */
+  session(): Session | null {
+    const t = this.app.currentTrace();
+    if (t !== this.text) {
+      this.s?.dispose();
+      this.s = null;
+      this.raw = null;
+      this.text = t;
+      try {
+        this.raw = Vmapviz.load(t);
+        this.s = new Session(this.raw);
+        this.error = null;
+      } catch (e) {
+        this.error = errorMessage(e);
+      }
+    }
+    return this.s;
+  }
+
+  /** The state the app shows. */
+  state(): State | null {
+    const s = this.session();
+    return s ? s.state(this.app.currentStep()) : null;
+  }
+
+  /** The `busy` listing at the app's step (6.9: per node, lazy areas included). */
+  busyText(): string | null {
+    const s = this.session();
+    return s && this.raw ? this.raw.busy_text(this.app.currentStep()) : null;
+  }
+
+  /**
+   * The micro-steps of the latest operation up to the app's step for which `keep` holds, looking
+   * back at most `back` operations; with how many operations ago it was.
+   */
+  lastFrames(keep: (f: OpFrames) => boolean, back = 24): { frames: OpFrames; ago: number } | null {
+    const s = this.session();
+    const k = this.app.currentStep();
+    if (!s) return null;
+    for (let i = k - 1; i >= 0 && i >= k - back; i--) {
+      const f = s.frames(i);
+      if (f && keep(f)) return { frames: f, ago: k - 1 - i };
+    }
+    return null;
+  }
+
+  get lastError(): string | null {
+    return this.error;
+  }
+
+  /**
+   * Append one line at the end of the app's trace and show the end. Returns an error message
+   * (nothing changes), or null.
+   */
+  append(line: string): string | null {
+    const s = this.session();
+    if (!s) return this.error ?? 'no trace is open';
+    try {
+      s.push(line);
+    } catch (e) {
+      return errorMessage(e);
+    }
+    const text = s.traceText();
+    this.text = text;
+    try {
+      this.app.loadTrace(text, 'end');
+    } catch (e) {
+      this.text = null;
+      return errorMessage(e);
+    }
+    return null;
+  }
+}

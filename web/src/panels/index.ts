@@ -1,0 +1,286 @@
+// The workbench: the panels of issues 5, 6 and 7 under the main views, mounted by the app
+// (web/src/app.ts, inside its `panels:begin` block) through its public API. A status strip
+// (lazy-freeing gauge, CPUs, current CPU) above tabs: workloads, import and export, vmap
+// nodes and pools, compare, charts, and the large-trace navigator. Every trace that comes from
+// outside (a generated workload, an import) is read and replayed in a Web Worker first: a bad
+// one never reaches the app, a large one stays in the worker.
+import './panels.css';
+import { Cancelled, RemoteSession, ReplayWorker, WorkerPool } from '../workers/client';
+import type { Source } from '../workers/protocol';
+import { ChartsPanel } from './chartsPanel';
+import { ComparePanel } from './compare';
+import { Mirror, type AppApi } from './context';
+import { button, grouped, h, seconds } from './dom';
+import { ImportExportPanel, type ImportOutcome } from './importExport';
+import { LargeTracePanel } from './large';
+import { LARGE_OPS } from './limits';
+import { NodesPanel, touchesPools } from './nodes';
+import { StatusStrip } from './statusStrip';
+import { WorkloadsPanel } from './workloads';
+import { expandHash } from './zlink';
+
+type TabId = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'large';
+
+const TABS: [TabId, string][] = [
+  ['workloads', 'Workloads'],
+  ['io', 'Import & export'],
+  ['nodes', 'vmap nodes & pools'],
+  ['compare', 'Compare profiles'],
+  ['charts', 'Charts'],
+  ['large', 'Large trace'],
+];
+
+const TAB_KEY = 'vmapviz.workbench.tab';
+
+/** The progress of a worker job: a bar, a line of text and Cancel. */
+class JobBar {
+  readonly root: HTMLElement;
+  private readonly bar: HTMLProgressElement;
+  private readonly text: HTMLElement;
+  private readonly cancel: HTMLButtonElement;
+  private onCancel: (() => void) | null = null;
+  private t0 = 0;
+  private what = '';
+  private timer = 0;
+
+  constructor() {
+    this.bar = h('progress', { class: 'wb-progress', max: 1, 'aria-label': 'Replay progress', 'data-testid': 'job-progress' });
+    this.text = h('span', { class: 'wb-job-text', 'data-testid': 'job-text' });
+    this.cancel = button('Cancel', 'cancel-job', 'Stop the replay; nothing changes');
+    this.cancel.addEventListener('click', () => this.onCancel?.());
+    this.root = h('div', { class: 'wb-job', role: 'status', 'data-testid': 'job' }, this.bar, this.text, this.cancel);
+    this.root.hidden = true;
+  }
+
+  start(what: string, cancel: () => void): void {
+    this.what = what;
+    this.onCancel = cancel;
+    this.t0 = performance.now();
+    this.bar.removeAttribute('value');
+    this.text.textContent = `Reading ${what}…`;
+    this.root.dataset.state = 'running';
+    clearTimeout(this.timer);
+    // Quick jobs never show the bar (no flicker).
+    this.timer = window.setTimeout(() => (this.root.hidden = false), 120);
+  }
+
+  progress(done: number, total: number): void {
+    this.bar.max = Math.max(1, total);
+    this.bar.value = done;
+    this.root.dataset.done = String(done);
+    this.root.dataset.total = String(total);
+    this.text.textContent = `Replaying ${this.what}: ${grouped(done)} / ${grouped(total)} operations · ${seconds(performance.now() - this.t0)}`;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.root.hidden = true;
+    this.root.dataset.state = 'idle';
+    this.onCancel = null;
+  }
+}
+
+export interface Workbench {
+  /** Import or generate and open (what the panels use; exposed for tools and tests). */
+  open(source: Source, what: string): Promise<ImportOutcome>;
+}
+
+/** Mount the workbench under the app's views. */
+export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
+  let host = appRoot.querySelector<HTMLElement>('[data-widget="workbench"]');
+  if (!host) {
+    host = h('section', { class: 'panel workbench', 'data-widget': 'workbench' });
+    const footer = appRoot.querySelector('.site-footer');
+    if (footer) footer.before(host);
+    else appRoot.append(host);
+  }
+  host.classList.add('workbench');
+
+  const mirror = new Mirror(app);
+  const pool = new WorkerPool();
+  let compute: ReplayWorker | null = null;
+  const computeWorker = () => {
+    if (!compute?.alive) compute = new ReplayWorker();
+    return compute;
+  };
+  const job = new JobBar();
+  const strip = new StatusStrip(mirror);
+  const banner = h('p', { class: 'wb-error', role: 'alert', 'data-testid': 'workbench-error' });
+  banner.hidden = true;
+
+  let busy = false;
+  const large = new LargeTracePanel({
+    demo: () => {
+      void open(
+        { kind: 'workload', name: 'fix_size_alloc_test', params: JSON.stringify({ loops: 500_000, seed: 1, cpus: 1, profile: 'linux-5.2' }) },
+        'fix_size_alloc_test × 500,000',
+      ).catch((e: unknown) => large.showError(e instanceof Error ? e.message : String(e)));
+    },
+  });
+
+  async function open(source: Source, what: string): Promise<ImportOutcome> {
+    if (busy) throw new Error('another trace is being opened; cancel it first');
+    busy = true;
+    const w = pool.take();
+    const t0 = performance.now();
+    job.start(what, () => w.terminate());
+    host!.dataset.job = 'running';
+    try {
+      const o = await w.open(source, LARGE_OPS, (d, t) => job.progress(d, t));
+      if (o.kind === 'small') {
+        w.terminate();
+        app.loadTrace(o.text ?? '', 'end');
+        return { summary: `${what}: ${grouped(o.total)} operation${o.total === 1 ? '' : 's'}, opened in the main view.`, report: o.report };
+      }
+      select('large');
+      job.stop();
+      await large.show(new RemoteSession(w, o.total), { what, total: o.total, parseMs: o.parseMs, replayMs: o.replayMs });
+      large.setWall(performance.now() - t0);
+      return {
+        summary: `${what}: ${grouped(o.total)} operations, more than the main view shows (${grouped(LARGE_OPS)}): opened in the large-trace navigator.`,
+        report: o.report,
+      };
+    } catch (e) {
+      w.terminate();
+      if (e instanceof Cancelled) throw new Error('cancelled: nothing changed.');
+      throw e;
+    } finally {
+      job.stop();
+      busy = false;
+      host!.dataset.job = 'idle';
+      pool.prepare();
+    }
+  }
+
+  // ---------- panels ----------
+  const workloads = new WorkloadsPanel({
+    run: async (req) => {
+      if (req.trace) {
+        app.loadTrace(req.trace, 'end');
+        return `Opened “${req.title}” in the main view (${grouped(mirror.session()?.length ?? 0)} operations); step back through it with ← and →.`;
+      }
+      return (await open({ kind: 'workload', name: req.name, params: req.params ?? '{}' }, req.name)).summary;
+    },
+  });
+  const io = new ImportExportPanel({
+    app,
+    open,
+    largeTrace: async () => {
+      const r = large.remote;
+      if (!r || current !== 'large') return null;
+      const [text, json] = await Promise.all([r.traceText(), r.traceJson()]);
+      return { text, json };
+    },
+  });
+  const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, 'end') });
+  const compare = new ComparePanel(app);
+  const charts = new ChartsPanel(computeWorker);
+
+  const panels: Record<TabId, HTMLElement> = {
+    workloads: workloads.root,
+    io: io.root,
+    nodes: nodes.root,
+    compare: compare.root,
+    charts: charts.root,
+    large: large.root,
+  };
+
+  // ---------- tabs ----------
+  const tablist = h('div', { class: 'wb-tabs', role: 'tablist', 'aria-label': 'Workbench' });
+  const tabs = new Map<TabId, HTMLButtonElement>();
+  const sections = new Map<TabId, HTMLElement>();
+  for (const [id, title] of TABS) {
+    const tab = h('button', { type: 'button', role: 'tab', class: 'wb-tab', id: `wb-tab-${id}`, 'aria-controls': `wb-panel-${id}`, 'data-tab': id }, title);
+    tab.addEventListener('click', () => select(id));
+    tabs.set(id, tab);
+    tablist.append(tab);
+    const sec = h('div', { role: 'tabpanel', class: 'wb-tabpanel', id: `wb-panel-${id}`, 'aria-labelledby': `wb-tab-${id}`, 'data-panel': id }, panels[id]);
+    sections.set(id, sec);
+  }
+  tablist.addEventListener('keydown', (e) => {
+    const ids = TABS.map(([id]) => id);
+    const i = ids.indexOf(current);
+    if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+      e.preventDefault();
+      const next = ids[(i + (e.key === 'ArrowRight' ? 1 : ids.length - 1)) % ids.length];
+      select(next);
+      tabs.get(next)?.focus();
+    }
+  });
+
+  let current: TabId = 'workloads';
+  function select(id: TabId): void {
+    current = id;
+    for (const [t, tab] of tabs) {
+      const on = t === id;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+      sections.get(t)!.hidden = !on;
+    }
+    host!.dataset.currentTab = id;
+    try {
+      localStorage.setItem(TAB_KEY, id);
+    } catch {
+      /* private mode */
+    }
+    compare.setVisible(id === 'compare');
+    if (id === 'charts') void charts.show();
+    refresh();
+  }
+
+  host.replaceChildren(
+    h(
+      'div',
+      { class: 'panel-head' },
+      h('h2', { id: 'workbench-title' }, 'Workbench'),
+      h('p', { class: 'panel-note' }, 'Workloads of the kernel’s test_vmalloc and teaching scenarios, real traces in and out, the linux-6.9 vmap nodes, profiles side by side, and the charts.'),
+    ),
+    strip.root,
+    banner,
+    job.root,
+    tablist,
+    ...sections.values(),
+  );
+  host.setAttribute('aria-labelledby', 'workbench-title');
+
+  // ---------- following the app ----------
+  function refresh(): void {
+    const state = mirror.state();
+    strip.render(state);
+    if (current === 'nodes') {
+      const last = state?.profile === 'linux-6.9' ? mirror.lastFrames(touchesPools) : null;
+      nodes.render(state ? { state, busyText: mirror.busyText(), last: last?.frames ?? null, lastAgo: last?.ago } : null);
+    }
+    if (current === 'compare') compare.refresh();
+  }
+  app.onChange(refresh);
+
+  let saved: string | null = null;
+  try {
+    saved = localStorage.getItem(TAB_KEY);
+  } catch {
+    saved = null;
+  }
+  select(TABS.some(([id]) => id === saved) ? (saved as TabId) : 'workloads');
+
+  // ---------- compressed permalinks (#z=) ----------
+  const openZ = () => {
+    const ex = expandHash(location.hash);
+    if (ex.error) {
+      banner.hidden = false;
+      banner.textContent = `Could not open the link: ${ex.error}.`;
+    }
+    if (ex.hash) {
+      banner.hidden = true;
+      history.replaceState(null, '', ex.hash);
+      app.openHash?.(ex.hash);
+    }
+  };
+  openZ();
+  window.addEventListener('hashchange', openZ);
+
+  pool.prepare();
+  host.dataset.panelsReady = 'true';
+  document.body.dataset.panelsReady = 'true';
+  return { open };
+}

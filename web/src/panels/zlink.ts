@@ -1,0 +1,49 @@
+// Compressed permalinks: `#z=<lz-string, URI-safe>&step=N|end`. The plain `#trace=` form of
+// web/src/permalink.ts stays the page's own address; this one is what "Copy permalink" gives,
+// and `expandHash` turns it back into the plain form the app opens.
+import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
+import { formatHash, type StepRef } from '../permalink';
+
+/** The compressed hash for a trace and a step. */
+export function compressHash(trace: string, step: StepRef): string {
+  return `#z=${compressToEncodedURIComponent(trace)}&step=${step}`;
+}
+
+export interface Expanded {
+  /** The plain `#trace=...&step=...` hash, or null when the hash is not a `#z=` link. */
+  hash: string | null;
+  /** Why a `#z=` link could not be read (the app then opens its default scenario). */
+  error: string | null;
+}
+
+/** Turn `#z=...&step=...` into `#trace=...&step=...`; anything else is left alone (hash null). */
+export function expandHash(hash: string): Expanded {
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  const params = new Map<string, string>();
+  for (const part of body.split('&')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) params.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  const z = params.get('z');
+  if (z === undefined) return { hash: null, error: null };
+  let trace: string | null = null;
+  try {
+    trace = decompressFromEncodedURIComponent(z);
+  } catch {
+    trace = null;
+  }
+  // lz-string answers garbage with null or an empty string.
+  if (trace === null || (trace === '' && z !== '' && z !== 'Q')) {
+    return { hash: null, error: 'the compressed link (#z=) is damaged: it does not decompress' };
+  }
+  let step: StepRef = 'end';
+  const raw = params.get('step');
+  if (raw !== undefined && /^\d+$/.test(raw)) step = Number(raw);
+  return { hash: formatHash({ trace, step }), error: null };
+}
+
+/** The full URL of the page with a compressed link to `trace` at `step`. */
+export function compressedUrl(href: string, trace: string, step: StepRef): string {
+  const base = href.split('#')[0];
+  return `${base}${compressHash(trace, step)}`;
+}

@@ -1,0 +1,45 @@
+// Messages between the page and the replay worker (web/src/workers/replay.worker.ts).
+
+/** Where the trace of an `open` comes from. */
+export type Source =
+  | { kind: 'text'; text: string }
+  | { kind: 'import'; format: string; profile: string; text?: string; bytes?: Uint8Array }
+  | { kind: 'workload'; name: string; params: string };
+
+export type Request =
+  | { type: 'warm' }
+  | { type: 'open'; source: Source; largeOps: number; chunk: number }
+  | { type: 'state'; k: number }
+  | { type: 'frames'; k: number }
+  | { type: 'summaries'; from: number; to: number }
+  | { type: 'busy_text'; k: number }
+  | { type: 'trace_text' }
+  | { type: 'trace_json' }
+  | { type: 'counters'; from: number; to: number }
+  | { type: 'sweep'; profile: string; shape: string; lives: string; rounds: number }
+  | { type: 'contention'; profile: string; cpus: string; pairs: number };
+
+/** What an `open` produced. */
+export interface Opened {
+  /** `small`: the trace text for the app to load; `large`: the session stays in the worker. */
+  kind: 'small' | 'large';
+  /** Operations in the trace. */
+  total: number;
+  /** The trace text (small traces only). */
+  text: string | null;
+  /** The import report JSON (imports only). */
+  report: string | null;
+  /** Milliseconds: reading the input (parse, import or generation), then the replay. */
+  parseMs: number;
+  replayMs: number;
+}
+
+export type Reply =
+  | { id: number; type: 'progress'; done: number; total: number }
+  | { id: number; type: 'ok'; value: unknown }
+  | { id: number; type: 'error'; message: string };
+
+export interface Envelope {
+  id: number;
+  req: Request;
+}

@@ -1,0 +1,138 @@
+// The replay worker: opens a trace (text, an import, a generated workload) with the core in
+// its own wasm instance, replays it with events off in chunks, posting progress, and then, for
+// a large trace, keeps the session and answers the page's questions (state, frames, summaries)
+// so the page can jump anywhere and step. Cancelling is the page terminating this worker.
+import init, {
+  contention,
+  cost_sweep,
+  import_bytes,
+  import_text,
+  Loader,
+  Vmapviz,
+  warm_up,
+  workload,
+  type ImportResult,
+} from '../pkg/vmapviz_wasm.js';
+import type { Envelope, Opened, Reply, Source } from './protocol';
+
+const ready = init();
+let session: Vmapviz | null = null;
+
+const post = (r: Reply) => (self as unknown as Worker).postMessage(r);
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A replay error in a converted trace: name the operation too (its line is in the converted text). */
+function converted(msg: string, text: string, format: string): string {
+  const m = /^line (\d+): (.*)$/s.exec(msg);
+  if (!m) return msg;
+  const line = Number(m[1]);
+  let op = 0;
+  const lines = text.split('\n', line);
+  for (const l of lines) {
+    const t = l.trim();
+    if (t && !t.startsWith('#')) op++;
+  }
+  return `operation ${op} of the trace converted from ${format} (its line ${line}): ${m[2]}`;
+}
+
+function open(id: number, source: Source, largeOps: number, chunk: number): Opened {
+  const t0 = performance.now();
+  let loader: Loader;
+  let text: string | null = null;
+  let report: string | null = null;
+  let format = 'trace';
+  if (source.kind === 'text') {
+    text = source.text;
+    loader = new Loader(text);
+  } else if (source.kind === 'workload') {
+    loader = Loader.workload(source.name, source.params);
+  } else {
+    let r: ImportResult;
+    if (source.bytes) r = import_bytes(source.format, source.bytes, source.profile);
+    else r = import_text(source.format, source.text ?? '', source.profile);
+    report = r.report;
+    format = (JSON.parse(report) as { format: string }).format;
+    // The trace language itself is replayed from the input, so errors name the input's lines.
+    if (format === 'trace' && !source.profile && source.text !== undefined) text = source.text;
+    else text = r.text;
+    r.free();
+    loader = new Loader(text);
+  }
+  const total = loader.total();
+  const t1 = performance.now();
+  post({ id, type: 'progress', done: 0, total });
+  try {
+    while (loader.done() < total) {
+      loader.step(chunk);
+      post({ id, type: 'progress', done: loader.done(), total });
+    }
+  } catch (e) {
+    loader.free();
+    const msg = message(e);
+    throw new Error(format === 'trace' || text === null ? msg : converted(msg, text, format));
+  }
+  const t2 = performance.now();
+  if (total <= largeOps) {
+    loader.free();
+    if (source.kind === 'workload') text = workload(source.name, source.params);
+    return { kind: 'small', total, text, report, parseMs: t1 - t0, replayMs: t2 - t1 };
+  }
+  session?.free();
+  session = loader.finish();
+  return { kind: 'large', total, text: null, report, parseMs: t1 - t0, replayMs: t2 - t1 };
+}
+
+function need(): Vmapviz {
+  if (!session) throw new Error('no trace is open in this worker');
+  return session;
+}
+
+self.onmessage = async (e: MessageEvent<Envelope>) => {
+  const { id, req } = e.data;
+  try {
+    await ready;
+    let value: unknown;
+    switch (req.type) {
+      case 'warm':
+        warm_up();
+        value = null;
+        break;
+      case 'open':
+        value = open(id, req.source, req.largeOps, req.chunk);
+        break;
+      case 'state':
+        value = need().state(req.k);
+        break;
+      case 'frames':
+        value = need().frames(req.k);
+        break;
+      case 'summaries':
+        value = need().summaries(req.from, req.to);
+        break;
+      case 'busy_text':
+        value = need().busy_text(req.k);
+        break;
+      case 'trace_text':
+        value = need().trace_text();
+        break;
+      case 'trace_json':
+        value = need().trace_json();
+        break;
+      case 'counters':
+        value = need().counters(req.from, req.to);
+        break;
+      case 'sweep':
+        value = cost_sweep(req.profile, req.shape, req.lives, req.rounds);
+        break;
+      case 'contention':
+        value = contention(req.profile, req.cpus, req.pairs);
+        break;
+    }
+    post({ id, type: 'ok', value });
+  } catch (err) {
+    post({ id, type: 'error', message: message(err) });
+  }
+};
