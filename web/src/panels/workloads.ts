@@ -125,6 +125,8 @@ export class WorkloadsPanel {
       h('div', { class: 'wb-row' }, this.go, watch, kernel),
       this.status,
     );
+    // The core checks the knobs and says what is wrong; the browser's own checks stay out of the way.
+    this.form.noValidate = true;
     this.form.addEventListener('submit', (e) => {
       e.preventDefault();
       void this.generate();
