@@ -22,8 +22,6 @@ export interface ImportExportOptions {
   app: AppApi;
   /** Import and open (in a worker); rejects with the error message. */
   open: (source: Source, what: string) => Promise<ImportOutcome>;
-  /** The trace of the large-trace navigator when it is the one shown, else null. */
-  largeTrace?: () => Promise<{ text: string; json: string } | null>;
 }
 
 const FORMATS: [string, string][] = [
@@ -274,11 +272,10 @@ export class ImportExportPanel {
 
   // ---------- export ----------
 
+  /** The main view's trace (the large-trace navigator exports its own). */
   private async traces(): Promise<{ text: string; json: string; where: string }> {
-    const large = await this.opts.largeTrace?.();
-    if (large) return { ...large, where: 'the large trace' };
     const text = this.opts.app.currentTrace();
-    return { text, json: trace_to_json(text), where: 'the trace' };
+    return { text, json: trace_to_json(text), where: 'the trace of the main view' };
   }
 
   private async exportTrace(): Promise<void> {

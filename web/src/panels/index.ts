@@ -162,16 +162,7 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
       return (await open({ kind: 'workload', name: req.name, params: req.params ?? '{}' }, req.name)).summary;
     },
   });
-  const io = new ImportExportPanel({
-    app,
-    open,
-    largeTrace: async () => {
-      const r = large.remote;
-      if (!r || current !== 'large') return null;
-      const [text, json] = await Promise.all([r.traceText(), r.traceJson()]);
-      return { text, json };
-    },
-  });
+  const io = new ImportExportPanel({ app, open });
   const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, 'end') });
   const compare = new ComparePanel(app);
   const charts = new ChartsPanel(computeWorker);

@@ -5,7 +5,7 @@
 import type { OpSummary, State } from '../bridge';
 import { summarizeOutput } from '../views/player';
 import type { RemoteSession } from '../workers/client';
-import { button, grouped, h, seconds } from './dom';
+import { button, download, grouped, h, seconds } from './dom';
 import { MiniViews } from './views';
 
 const WINDOW_BEFORE = 6;
@@ -77,6 +77,8 @@ export class LargeTracePanel {
       return x;
     };
     this.play = b('▶ Play the next operation', 'play-op', 'Animate the micro-steps of the next operation, then stand after it', () => void this.playNext());
+    const exportText = b('Export text', 'large-export-trace', 'Download this large trace as text', () => void this.export('text'));
+    const exportJson = b('Export JSON', 'large-export-json', 'Download this large trace in its JSON form', () => void this.export('json'));
     const controls = h(
       'div',
       { class: 'wb-large-controls' },
@@ -87,6 +89,8 @@ export class LargeTracePanel {
       b('»', 'last', 'Go to the end', () => this.go(this.info?.total ?? 0)),
       this.scrubber,
       gotoForm,
+      exportText,
+      exportJson,
     );
     this.stats = h('p', { class: 'wb-large-stats', 'data-testid': 'large-stats' });
     this.ops = h('ol', { class: 'ops wb-large-ops', 'aria-label': 'Operations around the step', 'data-testid': 'large-ops' });
@@ -236,6 +240,13 @@ export class LargeTracePanel {
         return li;
       }),
     );
+  }
+
+  private async export(kind: 'text' | 'json'): Promise<void> {
+    const s = this.session;
+    if (!s) return;
+    if (kind === 'text') download('vmapviz-large.trace', await s.traceText());
+    else download('vmapviz-large.json', await s.traceJson(), 'application/json');
   }
 
   /** Animate the micro-steps of operation `step` on the tree, then stand after it. */

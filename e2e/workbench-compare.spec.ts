@@ -1,0 +1,103 @@
+// Compare mode and charts: one trace under several profiles side by side, stepping in lock-step,
+// the counters table and their series; the cost sweep on log axes and the contention model.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { Workbench } from './panels/workbench';
+
+test('compare: the trace under linux-5.1 and linux-5.2 side by side, in lock-step, with the counters', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('compare');
+  const cols = wb.compare.getByTestId('compare-column');
+  await expect(cols).toHaveCount(2);
+  await expect(cols.nth(0)).toHaveAttribute('data-profile', 'linux-5.1');
+  await expect(cols.nth(1)).toHaveAttribute('data-profile', 'linux-5.2');
+  // Each column has its own bar; the tree design has a tree, the list walk has none.
+  await expect(cols.nth(1).locator('[data-widget="compare-tree-linux-5.2"] g.node[data-va-start]')).not.toHaveCount(0);
+  await expect(cols.nth(0).locator('[data-widget="compare-bar-linux-5.1"] g.area[data-state="busy"]')).not.toHaveCount(0);
+  // Lock-step: following the main view's step (13, the end of the default scenario).
+  await expect(wb.compare).toHaveAttribute('data-step', '13');
+  await wb.compare.locator('button[data-action="prev"]').click();
+  await expect(wb.compare).toHaveAttribute('data-step', '12');
+  for (let i = 0; i < 2; i++) await expect(cols.nth(i).locator('.wb-col-status')).toHaveAttribute('data-output', 'alloc -> 0xffffc90000002000');
+
+  // The table: each counter, this operation and cumulated, per profile.
+  const table = wb.compare.getByTestId('counters-table');
+  const cell = (counter: string, profile: string, kind: string) =>
+    table.locator(`tr[data-counter="${counter}"] td[data-profile="${profile}"][data-kind="${kind}"]`);
+  await expect(table.locator('tr[data-counter]')).toHaveCount(8);
+  expect(Number(await cell('list_walked', 'linux-5.1', 'total').textContent())).toBeGreaterThan(0);
+  await expect(cell('list_walked', 'linux-5.2', 'total')).toHaveText('0');
+  expect(Number(await cell('nodes_visited', 'linux-5.2', 'total').textContent())).toBeGreaterThan(0);
+
+  // The series: a point per operation and profile, and the marker on the step.
+  const series = wb.compare.getByTestId('counters-series');
+  await expect(series.locator('path.wb-pt[data-profile="linux-5.1"]')).toHaveCount(13);
+  await expect(series.locator('path.wb-pt[data-profile="linux-5.2"][data-op="12"]')).toHaveCount(1);
+  await expect(series.locator('line.wb-marker')).toHaveAttribute('data-x', '12');
+
+  // A third profile.
+  await wb.compare.locator('input[data-profile="linux-6.9"]').check();
+  await expect(cols).toHaveCount(3);
+  await expect(series.locator('path.wb-pt[data-profile="linux-6.9"]')).toHaveCount(13);
+
+  // Following the main view.
+  await page.keyboard.press('Home');
+  await expect(wb.compare).toHaveAttribute('data-step', '0');
+  await expect(table.locator('td[data-profile="linux-5.2"][data-kind="op"]').first()).toHaveText('—');
+
+  await wb.compare.scrollIntoViewIfNeeded();
+  await page.keyboard.press('End');
+  await page.mouse.move(0, 0);
+  await wb.root.screenshot({ path: fileURLToPath(new URL('../test-results/workbench-compare.png', import.meta.url)) });
+});
+
+test('compare: a trace one profile cannot replay says so in its column; the others still compare', async ({ page }) => {
+  const wb = new Workbench(page);
+  // pcpu_get_vm_areas is not modelled for linux-5.1.
+  await wb.openTrace('profile linux-6.1\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\npcpu 0x200000 0x0:0x200000 0x400000:0x200000\n');
+  await wb.tab('compare');
+  const cols = wb.compare.getByTestId('compare-column');
+  await expect(cols).toHaveCount(2);
+  await expect(cols.nth(0)).toHaveAttribute('data-error', 'true');
+  await expect(cols.nth(0).locator('.wb-col-status')).toContainText('does not replay under linux-5.1: line 3');
+  await expect(cols.nth(1).locator('.wb-col-status')).toHaveAttribute('data-output', /^pcpu -> 0x/);
+  await expect(wb.compare.getByTestId('counters-table').locator('th[data-profile]')).toHaveText(['linux-5.2']);
+});
+
+test('charts: cost per operation against live areas for each profile, on log axes', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('charts');
+  await expect(wb.charts).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+  const random = wb.charts.getByTestId('cost-random');
+  const long = wb.charts.getByTestId('cost-long-busy');
+  for (const p of ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9']) {
+    await expect(random.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(6);
+    await expect(long.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(6);
+  }
+  const value = async (p: string, live: number) => Number(await random.locator(`path.wb-pt[data-profile="${p}"][data-live="${live}"]`).getAttribute('data-value'));
+  // The list walk grows with the live areas; the tree stays near flat.
+  expect(await value('linux-5.1', 30000)).toBeGreaterThan(10 * (await value('linux-5.1', 100)));
+  expect(await value('linux-5.1', 30000)).toBeGreaterThan(10 * (await value('linux-5.2', 30000)));
+  expect(await value('linux-5.2', 30000)).toBeLessThan(3 * (await value('linux-5.2', 100)));
+  await expect(random.locator('.wb-axis-label').first()).toHaveText('live areas (log)');
+
+  // The contention model for the three profiles.
+  const tp = wb.charts.getByTestId('contention-throughput');
+  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) await expect(tp.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(7);
+  const at64 = async (p: string) => Number(await tp.locator(`path.wb-pt[data-profile="${p}"][data-cpus="64"]`).getAttribute('data-value'));
+  expect(await at64('linux-6.9')).toBeGreaterThan(2 * (await at64('linux-5.2')));
+  const shares = wb.charts.getByTestId('contention-shares');
+  await expect(shares.locator('path.wb-pt[data-metric="globalLockHold"]')).toHaveCount(21);
+  await expect(shares.locator('path.wb-pt[data-metric="waitShare"]')).toHaveCount(21);
+
+  // A chart as SVG.
+  const [d] = await Promise.all([page.waitForEvent('download'), wb.charts.locator('button[data-action="cost-random-svg"]').click()]);
+  expect(readFileSync((await d.path()) as string, 'utf8')).toContain('data-profile="linux-5.1"');
+
+  await wb.charts.scrollIntoViewIfNeeded();
+  await page.mouse.move(0, 0);
+  await wb.root.screenshot({ path: fileURLToPath(new URL('../test-results/workbench-charts.png', import.meta.url)) });
+});
