@@ -20,8 +20,8 @@ export interface ImportOutcome {
 
 export interface ImportExportOptions {
   app: AppApi;
-  /** Import and open (in a worker); rejects with the error message. */
-  open: (source: Source, what: string) => Promise<ImportOutcome>;
+  /** Import and open (in a worker); rejects with the error message. `t0`: when the user acted. */
+  open: (source: Source, what: string, t0?: number) => Promise<ImportOutcome>;
 }
 
 const FORMATS: [string, string][] = [
@@ -184,6 +184,7 @@ export class ImportExportPanel {
   }
 
   async importFile(f: File): Promise<void> {
+    const t0 = performance.now();
     this.clear();
     if (f.size > FILE_LIMIT) {
       const head = new Uint8Array(await f.slice(0, FILE_LIMIT).arrayBuffer());
@@ -193,7 +194,7 @@ export class ImportExportPanel {
       return;
     }
     const bytes = new Uint8Array(await f.arrayBuffer());
-    await this.run({ kind: 'import', format: this.format.value, profile: this.profile.value, bytes }, f.name);
+    await this.run({ kind: 'import', format: this.format.value, profile: this.profile.value, bytes }, f.name, t0);
   }
 
   async importText(text: string, what: string): Promise<void> {
@@ -214,13 +215,13 @@ export class ImportExportPanel {
     await this.importText(text, 'pasted text');
   }
 
-  private async run(source: Source, what: string): Promise<void> {
+  private async run(source: Source, what: string, t0 = performance.now()): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     this.status.textContent = `Importing ${what}…`;
     this.root.dataset.busy = 'true';
     try {
-      const out = await this.opts.open(source, what);
+      const out = await this.opts.open(source, what, t0);
       this.clear();
       this.status.textContent = out.summary;
       this.showReport(out.report ? parseReport(out.report) : null);

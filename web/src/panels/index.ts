@@ -82,7 +82,7 @@ class JobBar {
 
 export interface Workbench {
   /** Import or generate and open (what the panels use; exposed for tools and tests). */
-  open(source: Source, what: string): Promise<ImportOutcome>;
+  open(source: Source, what: string, t0?: number): Promise<ImportOutcome>;
 }
 
 /** Mount the workbench under the app's views. */
@@ -118,11 +118,10 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
     },
   });
 
-  async function open(source: Source, what: string): Promise<ImportOutcome> {
+  async function open(source: Source, what: string, t0 = performance.now()): Promise<ImportOutcome> {
     if (busy) throw new Error('another trace is being opened; cancel it first');
     busy = true;
     const w = pool.take();
-    const t0 = performance.now();
     job.start(what, () => w.terminate());
     host!.dataset.job = 'running';
     try {

@@ -45,18 +45,20 @@ export class ReplayWorker {
     };
   }
 
-  call<T>(req: Request, progress?: (done: number, total: number) => void): Promise<T> {
+  call<T>(req: Request, progress?: (done: number, total: number) => void, transfer: Transferable[] = []): Promise<T> {
     if (this.dead) return Promise.reject(new Cancelled());
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, progress });
-      this.w.postMessage({ id, req } satisfies Envelope);
+      this.w.postMessage({ id, req } satisfies Envelope, transfer);
     });
   }
 
   /** Open a trace; `largeOps` decides whether the session stays here (more operations) or the text comes back. */
   open(source: Source, largeOps: number, progress?: (done: number, total: number) => void, chunk = CHUNK): Promise<Opened> {
-    return this.call<Opened>({ type: 'open', source, largeOps, chunk }, progress);
+    // A file's bytes move to the worker (no copy of tens of MiB on the page's thread).
+    const transfer = source.kind === 'import' && source.bytes ? [source.bytes.buffer as ArrayBuffer] : [];
+    return this.call<Opened>({ type: 'open', source, largeOps, chunk }, progress, transfer);
   }
 
   warm(): Promise<void> {

@@ -5,6 +5,7 @@
 import init, {
   contention,
   cost_sweep,
+  detect_format,
   import_bytes,
   import_text,
   Loader,
@@ -50,16 +51,31 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
   } else {
-    let r: ImportResult;
-    if (source.bytes) r = import_bytes(source.format, source.bytes, source.profile);
-    else r = import_text(source.format, source.text ?? '', source.profile);
-    report = r.report;
-    format = (JSON.parse(report) as { format: string }).format;
-    // The trace language itself is replayed from the input, so errors name the input's lines.
-    if (format === 'trace' && !source.profile && source.text !== undefined) text = source.text;
-    else text = r.text;
-    r.free();
-    loader = new Loader(text);
+    // The trace language itself goes straight to the loader (one parse, errors at the input's
+    // lines); the other formats, and bytes that are not UTF-8, go through the core's importers.
+    let plain: string | undefined = source.text;
+    if (source.bytes) {
+      try {
+        plain = new TextDecoder('utf-8', { fatal: true }).decode(source.bytes);
+      } catch {
+        plain = undefined;
+      }
+    }
+    const direct = plain !== undefined && !source.profile && (source.format === 'trace' || (source.format === 'auto' && detect_format(plain) === 'trace'));
+    if (direct && plain !== undefined) {
+      text = plain;
+      loader = new Loader(text);
+      report = JSON.stringify({ format: 'trace', mapped: loader.total(), skipped: [], notes: [], purge_events: 0, mismatches: 0, labels: [] });
+    } else {
+      let r: ImportResult;
+      if (source.bytes) r = import_bytes(source.format, source.bytes, source.profile);
+      else r = import_text(source.format, source.text ?? '', source.profile);
+      report = r.report;
+      format = (JSON.parse(report) as { format: string }).format;
+      text = r.text;
+      r.free();
+      loader = new Loader(text);
+    }
   }
   const total = loader.total();
   const t1 = performance.now();
