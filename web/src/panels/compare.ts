@@ -285,6 +285,7 @@ export class ComparePanel {
       series,
       marker: this.step > 0 ? this.step : null,
       height: 260,
+      width: Math.max(420, Math.min(1100, this.chart.clientWidth || 800)),
     });
   }
 }
