@@ -17,7 +17,21 @@ import { LARGE_OPS } from './limits';
 import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { WorkloadsPanel } from './workloads';
+import { parseHash } from '../permalink';
+import { Vmapviz } from '../pkg/vmapviz_wasm.js';
 import { expandHash } from './zlink';
+
+/** Whether a trace text is the one the app shows (compared in the core's canonical form). */
+function sameTrace(text: string, shown: string): boolean {
+  try {
+    const v = Vmapviz.load(text);
+    const same = v.trace_text() === shown;
+    v.free();
+    return same;
+  } catch {
+    return false;
+  }
+}
 
 type TabId = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'large';
 
@@ -254,17 +268,21 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
   select(TABS.some(([id]) => id === saved) ? (saved as TabId) : 'workloads');
 
   // ---------- compressed permalinks (#z=) ----------
+  // The app opens `#z=` itself once its openHash expands it (requested in the panels block);
+  // until then, and for a link the app left as it was, the workbench opens the plain form.
   const openZ = () => {
     const ex = expandHash(location.hash);
     if (ex.error) {
       banner.hidden = false;
       banner.textContent = `Could not open the link: ${ex.error}.`;
+      return;
     }
-    if (ex.hash) {
-      banner.hidden = true;
-      history.replaceState(null, '', ex.hash);
-      app.openHash?.(ex.hash);
-    }
+    banner.hidden = true;
+    if (!ex.hash) return;
+    const link = parseHash(ex.hash).link;
+    if (link && sameTrace(link.trace, app.currentTrace())) return;
+    history.replaceState(null, '', ex.hash);
+    app.openHash?.(ex.hash);
   };
   openZ();
   window.addEventListener('hashchange', openZ);
