@@ -175,7 +175,7 @@ node scripts/bench-large.mjs --write     # builds, serves dist/ with vite previe
 The workbench replays a trace of more than 20,000 operations in a Web Worker (its own wasm instance, events off,
 \`Loader.step\` in chunks of 25,000 operations with a progress message after each), keeps the session there and asks
 it for the state at any step; the main thread only draws. Times are measured by the page (\`performance.now()\`
-from the click, or from the file read, to the navigator drawing the last step), median of ${RUNS} fresh pages;
+from the click, or from the drop of the file, to the navigator drawing the last step), median of ${RUNS} fresh pages;
 "reading" is the worker's parse of the text (or the generation of the workload), "replay" its replay loop; the
 longest gap between animation frames during the whole load shows the page stayed responsive; a jump rebuilds the
 state from the nearest checkpoint (every 4,096 operations) and draws the bar, the tree and the operations around it.
@@ -184,7 +184,10 @@ ${table}
 
 Target: 10^6 operations in under 2 s — met. The main-thread session is never rebuilt: the worker keeps the
 replayed session (checkpoints included) and answers \`state\`, \`summaries\`, \`frames\` requests, so a jump costs one
-message round trip plus at most 4,096 replayed operations. Machine and load as at the top of this file.
+message round trip plus at most 4,096 replayed operations. Each page keeps one spare worker, started and warmed
+while the page is idle (wasm instance, and the empty session whose checkpoints are 4,096 operations apart, made
+once by loading and truncating 2^20 no-op lines because the core's \`Session\` has no constructor taking the
+spacing: ~0.2 s); a load in the first second of a page pays that once. Machine and load as at the top of this file.
 `;
       const re = /## Large traces in the page[\s\S]*?(?=\n## |$)/;
       writeFileSync(path, re.test(md) ? md.replace(re, section.trimEnd() + '\n') : `${md.trimEnd()}\n\n${section}`);
