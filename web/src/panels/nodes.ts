@@ -281,9 +281,10 @@ function field(e: StepEvent, k: string): string {
 /** Sentences for what an operation did to the pools (hits, rotations, misses, decay, pooling). */
 export function poolStory(f: OpFrames): string[] {
   const out: string[] = [];
-  let decayTaken = 0;
   let pooled = 0;
   let pooledWhere = '';
+  const merged: string[] = [];
+  let inPurge = false;
   for (const { event: e } of f.frames) {
     switch (e.kind) {
       case 'pool_hit':
@@ -295,8 +296,13 @@ export function poolStory(f: OpFrames): string[] {
       case 'pool_miss':
         out.push(`node ${field(e, 'node')}'s pool ${field(e, 'pool')} had nothing: the free tree answered.`);
         break;
+      case 'merge_start':
+        if (inPurge) merged.push(field(e, 'va_start'));
+        break;
+      case 'purge_end':
+        inPurge = false;
+        break;
       case 'decay':
-        decayTaken += Number(e.taken ?? 0);
         out.push(`decay: node ${field(e, 'node')}'s pool ${field(e, 'pool')} gave ${field(e, 'taken')} entr${Number(e.taken) === 1 ? 'y' : 'ies'} back to the free tree, kept ${field(e, 'kept')}.`);
         break;
       case 'pooled':
@@ -304,6 +310,7 @@ export function poolStory(f: OpFrames): string[] {
         pooledWhere = `node ${field(e, 'node')}'s pool ${field(e, 'pool')}`;
         break;
       case 'purge_start':
+        inPurge = true;
         if (e.cause === 'alloc_retry')
           out.push('the free-tree search failed, so the allocation reclaims: a purge with full decay (every pool emptied into the free tree), then searches once more.');
         else if (e.cause === 'reclaim') out.push('reclaim: a purge with full decay (every pool emptied into the free tree, lazy areas back to the tree).');
@@ -311,6 +318,18 @@ export function poolStory(f: OpFrames): string[] {
     }
   }
   if (pooled) out.push(`${pooled} lazy area${pooled === 1 ? '' : 's'} joined ${pooled === 1 ? pooledWhere : 'the pools'} at the head instead of the free tree.`);
-  void decayTaken;
+  // The blocks a purge merges into the free tree (decayed pool entries, lazy areas not pooled), in order.
+  if (merged.length) {
+    const shown = merged.slice(0, 6).join(', ') + (merged.length > 6 ? ', …' : '');
+    const big = merged.map((a) => BigInt(a));
+    const desc = big.every((v, i) => i === 0 || v < big[i - 1]);
+    const asc = big.every((v, i) => i === 0 || v > big[i - 1]);
+    const order = merged.length > 1 && desc ? ' (descending)' : merged.length > 1 && asc ? ' (ascending)' : '';
+    out.push(
+      merged.length === 1
+        ? `1 block went back into the free tree (${shown}).`
+        : `${merged.length} blocks went back into the free tree, in this order${order}: ${shown}.`,
+    );
+  }
   return out;
 }

@@ -93,6 +93,20 @@ describe('linux-6.9 teaching scenarios', () => {
   });
 });
 
+describe('what a purge did, in words', () => {
+  it('pooled areas join the pools; with one node the lazy areas go back in descending order', () => {
+    const two = Vmapviz.load(`${NODE_SCENARIOS[0].trace}purge\n`);
+    const f2 = new Session(two).frames(two.len() - 1)!;
+    expect(poolStory(f2).join(' ')).toBe('2 lazy areas joined the pools at the head instead of the free tree.');
+    const a = 'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff';
+    const one = Vmapviz.load(`profile linux-6.9\n${a}\n${a}\n${a}\nvfree 0xffffc90000000000\nvfree 0xffffc90000002000\nvfree 0xffffc90000004000\npurge\n`);
+    const f1 = new Session(one).frames(one.len() - 1)!;
+    expect(poolStory(f1).join(' ')).toBe(
+      '3 blocks went back into the free tree, in this order (descending): 0xffffc90000004000, 0xffffc90000002000, 0xffffc90000000000.',
+    );
+  });
+});
+
 function stateJson(s: Session, k: number): unknown {
   const st = s.state(k);
   // Round-trip through the bridge's JSON shape (hex strings) to exercise parseState.
