@@ -142,7 +142,7 @@ export class ComparePanel {
   }
 
   private sync(): void {
-    this.go(this.app.currentStep());
+    if (this.app.currentStep() !== this.step) this.go(this.app.currentStep());
   }
 
   private rebuild(): void {

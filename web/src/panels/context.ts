@@ -12,6 +12,8 @@ export interface AppApi {
   onChange(cb: () => void): void;
   /** Open what a location hash names (the app's own handler of `#trace=`). */
   openHash?(hash: string): void;
+  /** The app's session, when it exposes it: only its identity and length are used, to skip re-reading the trace. */
+  readonly core?: { readonly length: number } | null;
 }
 
 /** A session replaying the app's current trace, reloaded only when the trace text changes. */
@@ -20,13 +22,28 @@ export class Mirror {
   private s: Session | null = null;
   private raw: Vmapviz | null = null;
   private error: string | null = null;
+  /** The app's session object and its length when the trace was last read (see `AppApi.core`). */
+  private seen: { core: object; length: number; step: number } | null = null;
+  private cached: { step: number; state: State } | null = null;
+  /** Bumped whenever the mirrored trace changes. */
+  version = 0;
 
   constructor(private readonly app: AppApi) {}
 
   /** The session of the app's trace (null if it does not replay, which the app would not show). */
   session(): Session | null {
+    // Reading the trace text costs a formatting of every operation: skip it while the app's own
+    // session is the same object, with the same length, at the same step (its player calls back
+    // on every micro-step).
+    const core = this.app.core ?? null;
+    const step = this.app.currentStep();
+    const seen = this.seen;
+    if (core && seen && seen.core === core && seen.length === core.length && seen.step === step && this.text !== null) return this.s;
     const t = this.app.currentTrace();
+    this.seen = core ? { core, length: core.length, step } : null;
     if (t !== this.text) {
+      this.version++;
+      this.cached = null;
       this.s?.dispose();
       this.s = null;
       this.raw = null;
@@ -42,10 +59,13 @@ export class Mirror {
     return this.s;
   }
 
-  /** The state the app shows. */
+  /** The state the app shows (cached per step). */
   state(): State | null {
     const s = this.session();
-    return s ? s.state(this.app.currentStep()) : null;
+    if (!s) return null;
+    const step = this.app.currentStep();
+    if (this.cached?.step !== step) this.cached = { step, state: s.state(step) };
+    return this.cached.state;
   }
 
   /** The `busy` listing at the app's step (6.9: per node, lazy areas included). */
@@ -87,6 +107,8 @@ export class Mirror {
     }
     const text = s.traceText();
     this.text = text;
+    this.version++;
+    this.cached = null;
     try {
       this.app.loadTrace(text, 'end');
     } catch (e) {

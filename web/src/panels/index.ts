@@ -248,8 +248,14 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
   host.setAttribute('aria-labelledby', 'workbench-title');
 
   // ---------- following the app ----------
+  let shown = '';
   function refresh(): void {
+    // The app calls back on every micro-step of its player: redraw only when the operation or
+    // the trace changed (or the tab did).
     const state = mirror.state();
+    const key = `${mirror.version}:${app.currentStep()}:${current}`;
+    if (key === shown) return;
+    shown = key;
     strip.render(state);
     if (current === 'nodes') {
       const last = state?.profile === 'linux-6.9' ? mirror.lastFrames(touchesPools) : null;
