@@ -517,13 +517,17 @@ pub fn warm_up() {
 /// checkpoints by the trace's length (about 256 of them), but `Session::new` always every 256
 /// operations, which for 10^6 operations would keep ~4,000 copies of the allocator (gigabytes
 /// with 15,000 live areas). The core has no constructor taking the spacing, so for more than
-/// 2^16 operations this clones a template made once by loading 2^20 no-op lines (`cpu 0`) and
-/// truncating them away, which keeps the spacing (4096 operations, at most ~400 checkpoints
-/// under the parser's 64 MiB limit).
+/// 2^16 operations this loads as many no-op lines (`cpu 0`) and truncates them away, which keeps
+/// the spacing: up to 2^20 operations from a template made once (every 4,096 operations, at
+/// most 256 checkpoints), beyond that for `n` itself (~0.25 s per 10^6 operations).
 fn sized_session(n: usize) -> Session {
     if n <= 256 * 256 {
         Session::new(Profile::default())
-    } else {
+    } else if n <= LARGE_TEMPLATE_OPS {
         large_template()
+    } else {
+        let mut s = Session::load(&"cpu 0\n".repeat(n)).unwrap_or_else(|_| Session::new(Profile::default()));
+        s.truncate(0);
+        s
     }
 }
