@@ -193,7 +193,10 @@ fn main() {
 /// The lock-contention model (simulated CPUs, costs from the core's counters).
 fn contention_table() {
     let cpus = [1u32, 2, 4, 8, 16, 32, 64];
-    println!("{:<10} {:>5} {:>12} {:>12} {:>10} {:>12}", "profile", "cpus", "ops/1000u", "global-hold", "wait", "global-ops");
+    println!(
+        "{:<10} {:>5} {:>12} {:>12} {:>10} {:>12}",
+        "profile", "cpus", "ops/1000u", "global-hold", "wait", "global-ops"
+    );
     for p in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
         for r in vmapviz_core::contention::sweep(p, &cpus, 5000) {
             println!(
