@@ -74,17 +74,19 @@ test('a screenshot of the default scenario is saved', async ({ page }, testInfo)
 test('stepping by operation: buttons, keys, clicking an operation', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  const { player, tree } = app;
+  const { player, tree, ops } = app;
 
   await player.start.click();
   await expect(player.stepLabel).toHaveText('step 0 / 13');
-  // Before any operation the core has not set up the free space yet (it does on the first op).
-  await expect(tree.nodes).toHaveCount(0);
+  // Before any operation the core has not set up the free space yet (it does on the first op):
+  // the tree previews the boot block it will get.
+  await expect(tree.nodes).toHaveCount(1);
   await expect(tree.root.locator('.empty')).toContainText('Not initialised');
-  await expect(app.bar.areas).toHaveCount(0);
+  await expect(tree.nodes.first()).toHaveAttribute('data-va-end', '0xffffffffffffffff');
   await expect(player.back).toBeDisabled();
+  await expect(player.backOp).toBeDisabled();
 
-  await player.forward.click();
+  await player.forwardOp.click();
   await expect(player.stepLabel).toHaveText('step 1 / 13');
   // The worked example of the spec (§2.8): an NE fit leaves [1, VMALLOC_START) as a red left child.
   expect(await tree.data()).toEqual([
@@ -93,39 +95,43 @@ test('stepping by operation: buttons, keys, clicking an operation', async ({ pag
   ]);
   await expect(app.bar.area('busy')).toHaveCount(1);
 
-  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Shift+ArrowRight');
   await expect(player.stepLabel).toHaveText('step 2 / 13');
   await page.keyboard.press('End');
   await expect(player.stepLabel).toHaveText('step 13 / 13');
-  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Shift+ArrowLeft');
   await expect(player.stepLabel).toHaveText('step 12 / 13');
   await expect(app.bar.area('lazy')).toHaveCount(0);
 
-  await player.op(8).click(); // after the first free
+  await ops.op(8).click(); // after the first free
   await expect(player.stepLabel).toHaveText('step 9 / 13');
-  await expect(player.op(8)).toHaveClass(/current/);
+  await expect(ops.op(8)).toHaveClass(/current/);
   // The step is in the permalink.
   await expect(page).toHaveURL(/#trace=.*&step=9$/);
 });
 
-test('adding an operation: a valid line is replayed, an invalid one is refused inline', async ({ page }) => {
+test('adding an operation: a valid line waits at its first step, an invalid one is refused inline', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  const { player } = app;
+  const { ops, player } = app;
 
-  await player.push('alloc 0x2000 nonsense');
-  await expect(player.pushError).toBeVisible();
-  await expect(player.pushError).not.toBeEmpty();
-  await expect(player.ops).toHaveCount(13);
+  await ops.push('alloc 0x2000 nonsense');
+  await expect(ops.pushError).toBeVisible();
+  await expect(ops.pushError).not.toBeEmpty();
+  await expect(ops.ops).toHaveCount(13);
   // Typing in the input does not step.
-  await player.input.press('ArrowLeft');
+  await ops.input.press('ArrowLeft');
   await expect(player.stepLabel).toHaveText('step 13 / 13');
 
-  await player.push('free 0xffffc9000000c000');
-  await expect(player.pushError).toBeHidden();
-  await expect(player.ops).toHaveCount(14);
+  await ops.push('free 0xffffc9000000c000');
+  await expect(ops.pushError).toBeHidden();
+  await expect(ops.ops).toHaveCount(14);
+  // "Start paused": the player waits before the new operation.
+  await expect(player.stepLabel).toHaveText('step 13 / 14');
+  await expect(app.narration.text).toContainText('Next: op 14, free 0xffffc9000000c000');
+  await player.forwardOp.click();
   await expect(player.stepLabel).toHaveText('step 14 / 14');
-  await expect(player.op(13)).toContainText('free 0xffffc9000000c000 ok');
+  await expect(ops.op(13)).toContainText('free 0xffffc9000000c000 ok');
   // [0xa000, 0xc000) + the freed [0xc000, 0x15000) + [0x15000, 0x17000) merge into one block.
   await expect(app.tree.nodeAt('0xffffc9000000a000')).toHaveAttribute('data-va-end', '0xffffc90000017000');
   expect(app.problems).toEqual([]);

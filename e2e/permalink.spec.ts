@@ -4,16 +4,32 @@ import { expect, test } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { checks, lastDump, readVector, traceOps } from './support/conformance';
 
-test('01_first_allocs at step=end draws exactly its final dump', async ({ page }) => {
-  const { trace, expected } = readVector('01_first_allocs');
+// Vectors 01–06 opened at step=end draw exactly the tree of their final dump.
+for (const name of ['01_first_allocs', '02_fit_types', '03_merges', '04_alignment', '05_windows', '06_edges']) {
+  test(`${name} at step=end draws exactly its final dump`, async ({ page }) => {
+    const { trace, expected } = readVector(name);
+    const app = new AppPage(page);
+    await app.openTrace(trace, 'end');
+    await expect(app.loadError).toBeHidden();
+    const want = lastDump(expected);
+    expect(await app.tree.data()).toEqual(want);
+    // 02 ends with every block used: an empty tree, said so.
+    if (want.length === 0) await expect(app.tree.root.locator('.empty')).toContainText('empty');
+    await expect(app.player.stepLabel).toHaveText(`step ${traceOps(trace).length} / ${traceOps(trace).length}`);
+    expect(app.problems).toEqual([]);
+  });
+}
+
+test('&frame=F opens a micro-step of an operation and the link follows the player', async ({ page }) => {
+  const { trace } = readVector('02_fit_types');
   const app = new AppPage(page);
-  await app.openTrace(trace, 'end');
-  await expect(app.loadError).toBeHidden();
-  const want = lastDump(expected);
-  expect(want.length).toBeGreaterThan(0);
-  expect(await app.tree.data()).toEqual(want);
-  await expect(app.player.stepLabel).toHaveText(`step ${traceOps(trace).length} / ${traceOps(trace).length}`);
-  expect(app.problems).toEqual([]);
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=5&frame=3`);
+  expect(await app.player.position()).toEqual({ op: 5, frame: 3 });
+  await expect(app.narration.root).toHaveAttribute('data-event-kind', 'clip');
+  await page.keyboard.press('ArrowRight');
+  await expect(page).toHaveURL(/&step=5&frame=4$/);
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect(page).toHaveURL(/&step=6$/);
 });
 
 // Every dump and busy listing of the small vectors, reached by clicking the op in the list.
@@ -42,7 +58,7 @@ for (const name of SMALL) {
     await app.openTrace(trace, 0);
     await expect(app.loadError).toBeHidden();
     for (const c of list) {
-      await app.player.op(c.op).click();
+      await app.ops.op(c.op).click();
       await expect(app.player.stepLabel).toHaveText(new RegExp(`^step ${c.op + 1} /`));
       if (c.kind === 'dump') {
         expect(await app.tree.data(), `${name}: dump at op ${c.op}`).toEqual(c.nodes);
@@ -62,7 +78,7 @@ test('step=N opens at that step', async ({ page }) => {
   const app = new AppPage(page);
   await app.openTrace(trace, 2);
   await expect(app.player.stepLabel).toHaveText(`step 2 / ${traceOps(trace).length}`);
-  await expect(app.player.op(1)).toHaveClass(/current/);
+  await expect(app.ops.op(1)).toHaveClass(/current/);
 });
 
 test('a bad #trace= shows an error naming the line and leaves a usable page', async ({ page }) => {

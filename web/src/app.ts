@@ -5,6 +5,7 @@
 // stepping back restores exactly what was shown.
 import { errorMessage, type FreeNode, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
+import { expandHash } from './panels/zlink';
 import { DEFAULT_TRACE } from './scenario';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
@@ -13,6 +14,7 @@ import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { big, markerOf, narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { hex } from './format';
+import { around } from './layout/zoom';
 import { CodePanel } from './views/codePanel';
 import { FreeTree } from './views/freeTree';
 import { NarrationPanel } from './views/narration';
@@ -47,6 +49,7 @@ export class App {
   private readonly stateCache = new Lru<number, State>(8);
   private markers = new Map<number, Set<MarkerKind>>();
   private markersNote = '';
+  private markersVersion = 0;
   private scanToken = 0;
   private playing = false;
   private timer: number | null = null;
@@ -69,6 +72,8 @@ export class App {
   private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
   private readonly listeners: (() => void)[] = [];
+  private sessionVersion = 0;
+  private notified = '';
 
   constructor(
     private readonly root: HTMLElement,
@@ -88,13 +93,17 @@ export class App {
     this.stats = new Stats(part(root, 'stats'));
     this.bar = new SpaceBar(part(root, 'space-bar'), {
       onHover: hover,
-      onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
+      onAreaClick: (a, e) => {
+        if (a.state === 'busy') this.offerFree(a.start, a.end, false, e);
+        else if (a.state === 'cluster') this.lens.setWindow(around(a.start, a.end, 0.9));
+        else select(a.id);
+      },
     });
     this.lens = new SpaceZoom(part(root, 'space-zoom'), {
       onHover: hover,
       onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
       onWindow: (w) => {
-        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w });
+        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.statsKey });
       },
     });
     this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
@@ -187,7 +196,14 @@ export class App {
     return this.session;
   }
 
+  /**
+   * Tell the listeners, once per change of session or step: moving between the micro-steps of
+   * one operation changes neither `currentStep()` nor `currentTrace()`.
+   */
   private changed(): void {
+    const key = `${this.sessionVersion}:${this.pos.op}`;
+    if (key === this.notified) return;
+    this.notified = key;
     for (const cb of this.listeners) {
       try {
         cb();
@@ -201,10 +217,13 @@ export class App {
 
   /** Open what the location hash names, or the default scenario (also after an error). */
   openHash(hash: string, search = location.search): void {
-    const { link, error } = parseHash(hash);
+    // A compressed link (#z=, web/src/panels/zlink.ts) opens like the plain one it stands for.
+    const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
+    if (z.hash) hash = z.hash;
+    const { link, error } = parseHash(hash);
     this.setLecture(extra.lecture, false);
-    const problems: string[] = error ? [error] : [];
+    const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     if (link) {
       try {
         this.open(this.deps.load(link.trace), link.step, extra.frame);
@@ -223,6 +242,7 @@ export class App {
     this.pause();
     this.session?.dispose();
     this.session = session;
+    this.sessionVersion++;
     this.frameCache.clear();
     this.stateCache.clear();
     this.linkCache = null;
@@ -232,6 +252,7 @@ export class App {
     this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
     this.firstRender = true;
     this.render(false);
+    this.writeLink(true);
     this.scanMarkers();
   }
 
@@ -241,6 +262,10 @@ export class App {
 
   private stateAt(k: number): State {
     const s = this.session as Session;
+    // The same object the neighbouring operations' frames hold, when they are cached: the views
+    // then see an unchanged state between a step and the micro-steps next to it.
+    const near = this.frameCache.get(k)?.before ?? this.frameCache.get(k - 1)?.after;
+    if (near) return near;
     let st = this.stateCache.get(k);
     if (!st) {
       st = s.state(k);
@@ -350,6 +375,7 @@ export class App {
 
   private focus: Focus = NO_FOCUS;
   private barState: State | null = null;
+  private statsKey = '';
 
   private render(animate: boolean): void {
     const s = this.session;
@@ -375,10 +401,14 @@ export class App {
       nodes = state.free;
     }
     this.barState = state;
-    this.stats.render(state);
-    this.lens.render(state, this.focus.ranges);
-    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms });
-    this.tree.render(nodes, { initialized: state.initialized, focus: this.focus, duration: ms });
+    // The state before op k, whichever object holds it (frames(k).before or state(k)).
+    const key = `${this.sessionVersion}:${p.op}`;
+    if (key !== this.statsKey) this.stats.render(state);
+    this.statsKey = key;
+    this.lens.render(state, this.focus.ranges, key);
+    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key });
+    // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
+    this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender) {
       this.tree.fit(0);
       this.firstRender = false;
@@ -401,6 +431,7 @@ export class App {
     this.root.dataset.step = String(p.op);
     this.root.dataset.frame = String(p.frame);
     this.renderTransport(frames);
+    // The (possibly long) link is written once the player rests for a moment.
     this.writeLink();
     this.changed();
   }
@@ -427,6 +458,7 @@ export class App {
       playing: this.playing,
       speed: this.speed,
       markers: this.markers,
+      markersVersion: this.markersVersion,
       markersNote: this.markersNote,
     });
   }
@@ -439,6 +471,7 @@ export class App {
     if (!s) return;
     const token = ++this.scanToken;
     this.markers = new Map();
+    this.markersVersion++;
     this.markersNote = 'gathering markers…';
     const n = s.length;
     const big = Math.max(this.stateAt(n).free.length, this.stateAt(this.pos.op).free.length) > SCAN_LIMIT;
@@ -457,6 +490,7 @@ export class App {
               if (big_(c.rotations) > 0n) this.markers.set(k, new Set(['rotate']));
             });
           }
+          this.markersVersion++;
           this.markersNote = 'A large tree: rotations are marked; splits and merges show as you step.';
         } catch {
           this.markersNote = 'A large tree: markers show as you step.';
@@ -479,7 +513,8 @@ export class App {
         if (kinds.size) this.markers.set(k, kinds);
         k++;
       }
-      if (k < n) idle(work);
+      this.markersVersion++;
+      if (k < n) window.setTimeout(work, 0);
       else {
         this.markersNote = 'Markers: splits (NE), merges and rotations of every operation.';
         this.root.dataset.markers = 'ready';
@@ -502,6 +537,7 @@ export class App {
       return errorMessage(e);
     }
     this.linkCache = null;
+    this.sessionVersion++;
     this.stateCache.clear();
     this.frameCache.clear();
     this.ops.setOps(s.summaries());
@@ -539,7 +575,7 @@ export class App {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     if (isTyping(e.target)) return;
     const t = e.target;
-    const inApp = t === null || t === this.root.ownerDocument.body || t === this.root.ownerDocument.documentElement || (t instanceof Node && this.root.contains(t));
+    const inApp = t === null || t === this.root.ownerDocument || t === this.root.ownerDocument.body || t === this.root.ownerDocument.documentElement || (t instanceof Node && this.root.contains(t));
     if (!inApp) return;
     if (e.key === 'Escape') {
       if (this.help.open) this.help.hide();
@@ -616,15 +652,15 @@ export class App {
     if (this.linkTimer !== null) clearTimeout(this.linkTimer);
     this.linkTimer = null;
     if (now) this.flushLink();
-    else this.linkTimer = window.setTimeout(() => this.flushLink(), 120);
+    else this.linkTimer = window.setTimeout(() => this.flushLink(), 200);
   }
 
   private flushLink(): void {
     this.linkTimer = null;
     const s = this.session;
     if (!s) return;
-    const trace = s.traceText();
-    if (!this.linkCache || this.linkCache.trace !== trace) {
+    if (!this.linkCache) {
+      const trace = s.traceText();
       this.linkCache = { trace, prefix: formatPlayerHash({ trace, step: 'end' }, null, false).replace(/&step=end$/, '') };
     }
     const p = this.pos;

@@ -5,6 +5,13 @@ import { App } from './app';
 import { errorMessage } from './bridge';
 import { initCore, loadTrace } from './wasm';
 
+declare global {
+  interface Window {
+    /** A stable hook for tests and embedding: the app and, through `app.core`, its session. */
+    vmapviz?: { app: App };
+  }
+}
+
 async function main(): Promise<void> {
   const root = document.getElementById('app');
   if (!root) throw new Error('no #app element');
@@ -13,6 +20,7 @@ async function main(): Promise<void> {
   const app = new App(root, { load: loadTrace });
   app.openHash(location.hash);
   window.addEventListener('hashchange', () => app.openHash(location.hash));
+  window.vmapviz = { app };
   document.body.dataset.ready = 'true';
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseState, type State } from '../bridge';
-import { placeSegments, placeTicks, segments, weight, xOf } from './space';
+import { clusterSegments, placeSegments, placeTicks, segments, weight, xOf } from './space';
 
 function state(over: Partial<State>): State {
   const base = parseState(
@@ -133,5 +133,30 @@ describe('placeTicks', () => {
       expect(t.labelX).toBeGreaterThanOrEqual(0);
       expect(t.labelX + 60).toBeLessThanOrEqual(800 + 1e-9);
     }
+  });
+});
+
+describe('clusterSegments', () => {
+  it('keeps big blocks and cuts runs of small areas into clusters', () => {
+    const busy = Array.from({ length: 100 }, (_, i) => ({
+      id: i + 10,
+      vaStart: 0xffffc90000000000n + BigInt(i) * 0x2000n,
+      vaEnd: 0xffffc90000000000n + BigInt(i + 1) * 0x2000n,
+      lazy: false,
+      node: 0,
+    }));
+    const s = state({
+      free: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc900000c8000n, 2n ** 64n - 1n)],
+      busy,
+    });
+    const segs = segments(s);
+    expect(clusterSegments(segs, 200)).toBe(segs);
+    const c = clusterSegments(segs, 12);
+    expect(c.length).toBeLessThanOrEqual(12);
+    expect(c[0]).toMatchObject({ state: 'free', start: 1n });
+    expect(c[c.length - 1]).toMatchObject({ state: 'free', end: 2n ** 64n - 1n });
+    const clusters = c.filter((x) => x.state === 'cluster');
+    expect(clusters.reduce((n, x) => n + ('counts' in x ? x.counts.busy : 0), 0)).toBe(100);
+    for (let i = 1; i < c.length; i++) expect(c[i].start).toBe(c[i - 1].end);
   });
 });

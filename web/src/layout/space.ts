@@ -18,7 +18,21 @@ export interface Segment {
   key: string;
 }
 
-export interface PlacedSegment extends Segment {
+/** Consecutive small areas drawn as one, when there are too many to draw one by one. */
+export interface Cluster {
+  state: 'cluster';
+  id: null;
+  start: bigint;
+  end: bigint;
+  key: string;
+  /** How many areas of each kind it holds. */
+  counts: Record<string, number>;
+}
+
+export interface PlacedSegment extends Omit<Segment, 'state'> {
+  state: Segment['state'] | 'cluster';
+  counts?: Record<string, number>;
+
   x: number;
   width: number;
 }
@@ -49,6 +63,41 @@ function gap(start: bigint, end: bigint): Segment {
   return { state: 'gap', id: null, start, end, key: `g${start.toString(16)}` };
 }
 
+/**
+ * At most about `max` items: segments of at least 2^`bigLog2` bytes stay on their own, runs of
+ * the others between them are cut into clusters (a long trace's thousands of pages).
+ */
+export function clusterSegments(segs: Segment[], max: number, bigLog2 = 40): (Segment | Cluster)[] {
+  if (segs.length <= max) return segs;
+  const big = (s: Segment) => log2(s.end - s.start) >= bigLog2;
+  const small = segs.filter((s) => !big(s)).length;
+  const room = Math.max(1, max - (segs.length - small));
+  const per = Math.max(2, Math.ceil(small / room));
+  const out: (Segment | Cluster)[] = [];
+  let run: Segment[] = [];
+  const flush = () => {
+    for (let i = 0; i < run.length; i += per) {
+      const part = run.slice(i, i + per);
+      if (part.length === 1) {
+        out.push(part[0]);
+        continue;
+      }
+      const counts: Record<string, number> = {};
+      for (const p of part) counts[p.state] = (counts[p.state] ?? 0) + 1;
+      out.push({ state: 'cluster', id: null, start: part[0].start, end: part[part.length - 1].end, key: `k${part[0].start.toString(16)}`, counts });
+    }
+    run = [];
+  };
+  for (const s of segs) {
+    if (big(s)) {
+      flush();
+      out.push(s);
+    } else run.push(s);
+  }
+  flush();
+  return out;
+}
+
 /** Relative width of an area of `size` bytes: log2 of the size, at least 1. */
 export function weight(size: bigint): number {
   return Math.max(1, log2(size));
@@ -58,7 +107,7 @@ export function weight(size: bigint): number {
  * Give each segment an x and a width on a bar `width` px wide: proportional to `weight`, but
  * never narrower than `minWidth` (the bar grows past `width` when even that does not fit).
  */
-export function placeSegments(segs: Segment[], width: number, minWidth = 4): PlacedSegment[] {
+export function placeSegments(segs: (Segment | Cluster)[], width: number, minWidth = 4): PlacedSegment[] {
   const w = segs.map((s) => weight(s.end - s.start));
   const fixed = new Array<boolean>(segs.length).fill(false);
   let px = new Array<number>(segs.length).fill(minWidth);
@@ -88,7 +137,17 @@ export function placeSegments(segs: Segment[], width: number, minWidth = 4): Pla
 
 /** The x of an address on a placed bar (linear inside its segment), or null outside the bar. */
 export function xOf(placed: PlacedSegment[], addr: bigint): number | null {
-  for (const s of placed) {
+  // Segments are in address order: binary search for the first that ends at or after addr.
+  let lo = 0;
+  let hi = placed.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (placed[mid].end < addr) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < placed.length; i++) {
+    const s = placed[i];
+    if (s.start > addr) break;
     if (addr >= s.start && addr <= s.end && s.end > s.start) {
       const span = s.end - s.start;
       // Fraction with 1e6 resolution, computed in bigint to keep 64-bit precision.

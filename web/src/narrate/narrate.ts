@@ -325,6 +325,24 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'Erase',
         `${block(ctx, ev.id, ev.va_start, ev.va_end)} is erased from the free tree (rb_erase_augmented), then the tree is rebalanced.`,
       );
+    case 'unlinked': {
+      const c = String(ev.case);
+      const succ = idOf(ev.successor);
+      const how: Record<string, string> = {
+        '1a': 'it had no left child: its right child (if any) takes its place',
+        '1b': 'it had only a left child, which takes its place',
+        '2': `its successor ${succ !== null ? block(ctx, succ) : ''}, its right child, takes its place`,
+        '3': `its successor ${succ !== null ? block(ctx, succ) : ''}, the leftmost node of its right subtree, takes its place`,
+      };
+      return base(
+        'unlink_va',
+        '__rb_erase_augmented',
+        c === '2' || c === '3' ? 'copy' : 'erase',
+        `case ${c}`,
+        'Unlinked',
+        `Block #${String(ev.id)} is out of the tree (erase case ${c}): ${how[c] ?? ''}. Propagation and the colour fix-up follow.`.replace(/ {2,}/g, ' '),
+      );
+    }
     case 'propagate':
       return base(
         'augment_tree_propagate_from',

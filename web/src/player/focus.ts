@@ -169,6 +169,12 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
       callouts.push({ id: id ?? -1, text: 'erased from the tree', tone: 'stop' });
       range(ev.va_start, ev.va_end, 'old', 'erased');
       break;
+    case 'unlinked': {
+      const succ = idOf(ev.successor);
+      add(marks, succ, 'changed');
+      if (succ !== null) callouts.push({ id: succ, text: 'takes the erased place', tone: 'change' });
+      break;
+    }
     case 'propagate':
       add(marks, id, 'prop');
       callouts.push({ id: id ?? -1, text: `max ${short(ev.old)} → ${short(ev.new)}`, tone: 'change' });

@@ -12,6 +12,7 @@ export class CodePanel {
   private readonly pre: HTMLOListElement;
   private readonly diagram: HTMLElement;
   private shown = '';
+  private scrolledTo: HTMLLIElement | null = null;
 
   constructor(private readonly root: HTMLElement) {
     root.classList.add('code-panel');
@@ -54,11 +55,17 @@ export class CodePanel {
       li.classList.toggle('current', on);
       if (on) current = li;
     }
-    if (current) {
-      const top = current.offsetTop - this.pre.offsetTop;
-      if (top < this.pre.scrollTop || top > this.pre.scrollTop + this.pre.clientHeight - current.offsetHeight) {
-        this.pre.scrollTop = Math.max(0, top - this.pre.clientHeight / 3);
-      }
+    if (current && current !== this.scrolledTo) {
+      this.scrolledTo = current;
+      const li = current;
+      // Read layout once, after this frame's writes, rather than in the middle of them.
+      requestAnimationFrame(() => {
+        if (!li.isConnected) return;
+        const top = li.offsetTop - this.pre.offsetTop;
+        if (top < this.pre.scrollTop || top > this.pre.scrollTop + this.pre.clientHeight - li.offsetHeight) {
+          this.pre.scrollTop = Math.max(0, top - this.pre.clientHeight / 3);
+        }
+      });
     }
     this.renderFit(n?.fit ?? null);
   }
@@ -104,12 +111,13 @@ export class CodePanel {
       .attr('width', (d) => d.w)
       .attr('height', (d) => d.h)
       .attr('rx', 3);
+    const reqHalf = Math.min(bw / 2, (`request ${size(fit.size)} at ${hex(fit.nva)}`.length * 6.4) / 2);
     const labels = [
       { cls: 'lbl', x: x0, y: 11, a: 'start', t: `block ${size(span)}` },
       { cls: 'lbl fit', x: x0 + bw, y: 11, a: 'end', t: fit.fit },
       {
         cls: 'lbl req',
-        x: Math.min(x0 + bw - 70, Math.max(x0 + 70, rx + rw / 2)),
+        x: Math.min(x0 + bw - reqHalf, Math.max(x0 + reqHalf, rx + rw / 2)),
         y: 56,
         a: 'middle',
         t: `request ${size(fit.size)} at ${hex(fit.nva)}`,

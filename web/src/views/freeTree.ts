@@ -37,6 +37,8 @@ const NIL_H = 16;
 const MARGIN = 24;
 /** Above this many nodes the tree draws compact nodes. */
 export const COMPACT_AT = 40;
+/** Below this scale a fitted tree is too small to read: fit its height instead. */
+const MIN_READABLE = 0.3;
 
 type P = HierarchyPointNode<TreeDatum>;
 interface Link {
@@ -65,7 +67,7 @@ export interface TreeRenderOptions {
   duration?: number;
 }
 
-type NodeEl = SVGGElement & { __sig?: string; __pos?: string; __mark?: string };
+type NodeEl = SVGGElement & { __node?: FreeNode; __more?: number; __pos?: string; __mark?: string };
 
 export class FreeTree {
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
@@ -82,6 +84,12 @@ export class FreeTree {
   private autoFit = true;
   private bounds = { x0: 0, x1: 0, y0: 0, y1: 0 };
   private positions = new Map<number, [number, number]>();
+  private rootId: number | null = null;
+  private points: P[] = [];
+  private hidden = new Map<number, number>();
+  private redrawQueued = false;
+  /** The shape of the tree last laid out (ids and children), or null when collapsed. */
+  private shape: string | null = null;
   private geometry: Geometry = { compact: false, w: NODE_W, h: NODE_H };
   private maxDepth = Infinity;
   private transform: ZoomTransform = zoomIdentity;
@@ -102,7 +110,8 @@ export class FreeTree {
       b.setAttribute('aria-label', title);
       return b;
     };
-    this.fitButton = button('fit', 'Fit', 'Fit the tree to the panel (and keep fitting)');
+    this.fitButton = button('fit', 'Fit', 'Fit the tree to the panel, readable (and keep fitting)');
+    const whole = button('whole', 'Whole', 'Show the whole tree, however small');
     const zoomOut = button('zoom-out', '−', 'Zoom out');
     const zoomIn = button('zoom-in', '+', 'Zoom in');
     const lab = bar.appendChild(el('label', 'depth-label', 'Depth '));
@@ -120,6 +129,10 @@ export class FreeTree {
     this.fitButton.addEventListener('click', () => {
       this.autoFit = true;
       this.fit(250);
+    });
+    whole.addEventListener('click', () => {
+      this.setAutoFit(false);
+      this.setTransform(this.fitTransform(true), 250);
     });
     zoomIn.addEventListener('click', () => this.zoomBy(1.4));
     zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.4));
@@ -142,13 +155,31 @@ export class FreeTree {
         this.viewport.attr('transform', e.transform.toString());
         this.levelOfDetail();
         if (e.sourceEvent && !this.programmatic) this.setAutoFit(false);
+        // A compact tree draws only what is near the screen: redraw after a pan or zoom.
+        if (this.geometry.compact && !this.programmatic && !this.redrawQueued) {
+          this.redrawQueued = true;
+          requestAnimationFrame(() => {
+            this.redrawQueued = false;
+            this.drawVisible(this.opts.focus ?? NO_FOCUS, 0, this.transform);
+            this.applyHighlight();
+          });
+        }
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
     this.svg.on('click', (e: MouseEvent) => {
       if (e.target === this.svg.node()) this.handlers.onSelect?.(null);
     });
-    new ResizeObserver(() => this.rerender()).observe(root);
+    // The drawing area's size, kept from the observer so that rendering never reads layout.
+    const svgNode = this.svg.node() as SVGSVGElement;
+    new ResizeObserver((entries) => {
+      const r = entries[entries.length - 1].contentRect;
+      if (r.width === this.size.w && r.height === this.size.h) return;
+      this.size = { w: r.width, h: r.height };
+      this.rerender();
+    }).observe(svgNode);
   }
+
+  private size = { w: 0, h: 0 };
 
   private rerender(): void {
     if (this.nodes) this.render(this.nodes, { ...this.opts, duration: 0 });
@@ -170,15 +201,28 @@ export class FreeTree {
     const initialized = options.initialized ?? true;
     const focus = options.focus ?? NO_FOCUS;
     const ms = options.duration ?? 0;
+    const compactNow = nodes.length > COMPACT_AT;
+    const shape = Number.isFinite(this.maxDepth) ? null : shapeKey(nodes, compactNow);
+    this.root.dataset.nodes = String(nodes.length);
+    this.svg.classed('preview', !initialized);
+    if (shape !== null && shape === this.shape && this.size.w) {
+      // Same shape (a visit, a propagation, a recolour): keep the layout, swap in the new values.
+      const byId = new Map(nodes.map((n) => [n.id, n]));
+      for (const p of this.points) if (p.data.node) p.data.node = byId.get(p.data.node.id) ?? p.data.node;
+      this.empty.hidden = nodes.length > 0 && initialized;
+      this.draw(focus, ms);
+      return;
+    }
+    this.shape = shape;
     const keep = new Set<number>([...focus.marks.keys(), ...focus.callouts.map((c) => c.id)]);
     const { tree: nested, hidden } = collapseBelow(nestTree(nodes, rootOf(nodes)), this.maxDepth, keep);
-    this.empty.hidden = nested !== null;
+    this.hidden = hidden;
+    this.empty.hidden = nested !== null && initialized;
     this.empty.textContent = initialized
       ? 'The free tree is empty: no free block is left.'
-      : 'Not initialised yet: the first operation sets up the free space, one block [0x1, 0xffffffffffffffff) (or the range of an init line).';
-    this.root.dataset.nodes = String(nodes.length);
+      : 'Not initialised yet: the first operation sets up the free space. Shown: the boot block [0x1, 0xffffffffffffffff) it will get (an init line sets its own range).';
 
-    const compact = nodes.length > COMPACT_AT;
+    const compact = compactNow;
     const g: Geometry = compact ? { compact, w: SMALL_W, h: SMALL_H } : { compact, w: NODE_W, h: NODE_H };
     if (g.compact !== this.geometry.compact) {
       // Node shapes differ: start afresh.
@@ -203,35 +247,56 @@ export class FreeTree {
     if (!points.length) x0 = x1 = 0;
     // Room above the root for its callout.
     this.bounds = { x0: x0 - MARGIN, x1: x1 + MARGIN, y0: -MARGIN - 26, y1: y1 + MARGIN };
-    const at = (p: P): [number, number] => [p.x, p.y];
-    this.positions = new Map(points.filter((p) => p.data.node).map((p) => [(p.data.node as FreeNode).id, at(p)]));
+    this.points = points;
+    this.positions = new Map(points.filter((p) => p.data.node).map((p) => [(p.data.node as FreeNode).id, [p.x, p.y]]));
+    this.rootId = points[0]?.data.node?.id ?? null;
+    if (!this.size.w) {
+      const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
+      this.size = { w: box.width, h: box.height };
+    }
+    this.draw(focus, ms);
+  }
 
-    this.renderLinks(points, focus, ms, at);
-    this.renderNodes(points, focus, hidden, ms, at);
-    this.renderNils(compact ? [] : points.filter((p) => p.data.node === null), at);
-    this.renderCallouts(focus, ms);
+  /**
+   * Draw the laid-out points for a step: choose where the view goes (fit, or follow the step's
+   * nodes), then draw what is in view (a compact tree only draws the nodes near the screen:
+   * a thousand offscreen nodes would cost every frame), and move the view.
+   */
+  private draw(focus: Focus, ms: number): void {
+    const target = this.autoFit ? this.fitTransform() : (this.followTarget(focus) ?? this.transform);
+    this.drawVisible(focus, ms, target);
     this.applyHighlight();
-
-    const box = this.root.getBoundingClientRect();
-    this.svg.attr('width', Math.max(0, box.width)).attr('height', this.svgHeight());
-    if (this.autoFit) this.fit(ms);
-    else this.follow(focus, ms);
+    if (this.autoFit) this.setAutoFit(true);
+    if (target !== this.transform) this.setTransform(target, ms);
     this.levelOfDetail();
   }
 
-  private svgHeight(): number {
-    const h = this.root.clientHeight - (this.root.querySelector('.tree-toolbar')?.clientHeight ?? 0);
-    return Math.max(120, h - 4);
+  private drawVisible(focus: Focus, ms: number, target: ZoomTransform): void {
+    const g = this.geometry;
+    const at = (p: P): [number, number] => [p.x, p.y];
+    let points = this.points;
+    if (g.compact) {
+      const box = (t: ZoomTransform) => {
+        const m = 1.5 * g.w;
+        return [(-t.x) / t.k - m, (this.size.w - t.x) / t.k + m, (-t.y) / t.k - m, (this.size.h - t.y) / t.k + m];
+      };
+      const a = box(this.transform);
+      const b = box(target);
+      const inView = (p: P) =>
+        (p.x >= a[0] && p.x <= a[1] && p.y >= a[2] && p.y <= a[3]) || (p.x >= b[0] && p.x <= b[1] && p.y >= b[2] && p.y <= b[3]);
+      const keep = new Set(focus.marks.keys());
+      points = points.filter((p) => p.data.node !== null && (inView(p) || keep.has(p.data.node.id) || (p.parent !== null && inView(p.parent))));
+    }
+    this.root.dataset.drawn = String(points.filter((p) => p.data.node).length);
+    this.renderLinks(points, focus, ms, at);
+    this.renderNodes(points, focus, this.hidden, ms, at);
+    this.renderNils(g.compact ? [] : points.filter((p) => p.data.node === null), at);
+    this.renderCallouts(focus, ms);
   }
 
   private renderLinks(points: P[], focus: Focus, ms: number, at: (p: P) => [number, number]): void {
     const g = this.geometry;
-    let takenKey: string | null = null;
-    if (focus.taken) {
-      const from = this.nodes?.find((n) => n.id === focus.taken?.from);
-      const child = from ? (focus.taken.side === 'left' ? from.left : from.right) : null;
-      takenKey = child !== null && child !== undefined ? `n${child}` : null;
-    }
+    const takenKey = this.takenKey(focus);
     const links: Link[] = points
       .filter((p) => p.parent && (!g.compact || p.data.node))
       .map((p) => {
@@ -306,7 +371,7 @@ export class FreeTree {
         (update) => update,
         (exit) => {
           exit.each(function () {
-            (this as NodeEl).__sig = undefined;
+            (this as NodeEl).__node = undefined;
           });
           if (ms > 0) exit.attr('data-va-start', null).classed('leaving', true).transition('fade').duration(ms).style('opacity', 0).remove();
           else exit.remove();
@@ -314,6 +379,7 @@ export class FreeTree {
         },
       );
     sel.order();
+    const compact = g.compact;
     sel.each(function (p) {
       const e = this as NodeEl;
       const n = p.data.node as FreeNode;
@@ -322,48 +388,8 @@ export class FreeTree {
         select(e).interrupt('fade').style('opacity', null);
         e.classList.remove('leaving');
       }
-      const color = n.black ? 'black' : 'red';
-      const more = hidden.get(n.id) ?? 0;
-      const sig = `${n.vaStart}|${n.vaEnd}|${n.subtreeMaxSize}|${color}|${n.depth}|${more}`;
-      if (e.__sig !== sig) {
-        e.__sig = sig;
-        e.setAttribute('data-id', String(n.id));
-        e.setAttribute('data-va-start', hex(n.vaStart));
-        e.setAttribute('data-va-end', hex(n.vaEnd));
-        e.setAttribute('data-subtree-max-size', hex(n.subtreeMaxSize));
-        e.setAttribute('data-color', color);
-        e.setAttribute('data-depth', String(n.depth));
-        const s = select(e);
-        s.classed('red', !n.black).classed('black', n.black).classed('collapsed', more > 0);
-        s.select('text.marker').text(n.black ? 'B' : 'R');
-        if (g.compact) {
-          s.select('text.size').text(size(n.vaEnd - n.vaStart));
-          s.select('text.max').text(`max ${size(n.subtreeMaxSize)}`);
-        } else {
-          s.select('text.size').text(`size ${size(n.vaEnd - n.vaStart)}`);
-          s.select('text.id').text(`#${n.id}`);
-          s.select('text.start').text(`[${hex(n.vaStart)},`);
-          s.select('text.end').text(` ${hex(n.vaEnd)})`);
-          s.select('text.max').text(`subtree max ${size(n.subtreeMaxSize)}`);
-        }
-        s.select('text.hidden-count').text(more ? `▾ ${more} more` : '');
-        s.select('title').text(
-          `${color} node #${n.id} at depth ${n.depth}\n` +
-            `free block [${hex(n.vaStart)}, ${hex(n.vaEnd)}), ${size(n.vaEnd - n.vaStart)}\n` +
-            `subtree_max_size ${hex(n.subtreeMaxSize)} (${size(n.subtreeMaxSize)})` +
-            (more ? `\n${more} nodes below are collapsed` : ''),
-        );
-      }
-      const marks = focus.marks.get(n.id) ?? [];
-      const mark = marks.join(' ');
-      if (e.__mark !== mark) {
-        const old = e.__mark ? e.__mark.split(' ') : [];
-        for (const m of old) e.classList.remove(`m-${m}`);
-        for (const m of marks) e.classList.add(`m-${m}`);
-        if (mark) e.setAttribute('data-mark', mark);
-        else e.removeAttribute('data-mark');
-        e.__mark = mark;
-      }
+      updateNode(e, n, hidden.get(n.id) ?? 0, compact);
+      markNode(e, focus.marks.get(n.id));
       const [x, y] = at(p);
       const pos = translate([x, y], -g.w / 2);
       if (e.__pos !== pos) {
@@ -373,6 +399,13 @@ export class FreeTree {
         else select(e).interrupt('layout').attr('transform', pos);
       }
     });
+  }
+
+  private takenKey(focus: Focus): string | null {
+    if (!focus.taken || !this.nodes) return null;
+    const from = this.nodes.find((n) => n.id === focus.taken?.from);
+    const child = from ? (focus.taken.side === 'left' ? from.left : from.right) : null;
+    return child !== null && child !== undefined ? `n${child}` : null;
   }
 
   private renderNils(nils: P[], at: (p: P) => [number, number]): void {
@@ -427,23 +460,36 @@ export class FreeTree {
     });
   }
 
-  /** The transform that shows the whole tree, at most at scale 1, centred, top-aligned. */
-  private fitTransform(): ZoomTransform {
-    const w = Number(this.svg.attr('width')) || this.root.clientWidth;
-    const h = Number(this.svg.attr('height')) || 300;
+  /**
+   * The transform that shows the whole tree, at most at scale 1, centred, top-aligned. A tree
+   * too wide to read that way (`whole` false) is fitted by its height instead, centred on the
+   * node the step is about (or the root); the rest is a pan away.
+   */
+  private fitTransform(whole = false): ZoomTransform {
+    const w = this.size.w || 800;
+    const h = this.size.h || 300;
     const b = this.bounds;
     const bw = Math.max(1, b.x1 - b.x0);
     const bh = Math.max(1, b.y1 - b.y0);
-    const k = Math.min(1, w / bw, h / bh);
+    let k = Math.min(1, w / bw, h / bh);
+    if (!whole && k < MIN_READABLE) {
+      k = Math.max(k, Math.min(0.7, h / bh));
+      const ids = [...(this.opts.focus?.marks.keys() ?? [])];
+      const at = ids.map((id) => this.positions.get(id)).find((p) => p !== undefined) ?? this.positions.get(this.rootId ?? -1) ?? [0, 0];
+      const tx = w / 2 - at[0] * k;
+      const ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
+      return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+    }
     const tx = (w - bw * k) / 2 - b.x0 * k;
     const ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
     return zoomIdentity.translate(round(tx), round(ty)).scale(k);
   }
 
-  /** Fit the tree to the panel. */
+  /** Fit the tree to the panel (and keep fitting it as it changes). */
   fit(ms = 0): void {
     this.setAutoFit(true);
-    this.setTransform(this.fitTransform(), ms);
+    if (this.nodes) this.draw(this.opts.focus ?? NO_FOCUS, ms);
+    else this.setTransform(this.fitTransform(), ms);
   }
 
   private setTransform(t: ZoomTransform, ms: number): void {
@@ -464,27 +510,23 @@ export class FreeTree {
     this.programmatic = true;
     this.zoomer.scaleBy(this.svg, f);
     this.programmatic = false;
+    if (this.geometry.compact) this.drawVisible(this.opts.focus ?? NO_FOCUS, 0, this.transform);
   }
 
-  /** Without auto-fit: pan so that the nodes the step is about are in view. */
-  private follow(focus: Focus, ms: number): void {
+  /** Without auto-fit: where to pan so that the nodes the step is about are in view (null: they are). */
+  private followTarget(focus: Focus): ZoomTransform | null {
     const ids = [...focus.marks.entries()].filter(([, m]) => !m.every((x) => x === 'path' || x === 'prop-path')).map(([id]) => id);
     const pts = ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
-    if (!pts.length) return;
-    const w = Number(this.svg.attr('width'));
-    const h = Number(this.svg.attr('height'));
+    if (!pts.length) return null;
+    const { w, h } = this.size;
     const t = this.transform;
     const visible = pts.every(([x, y]) => {
       const [sx, sy] = t.apply([x, y]);
       return sx > 20 && sx < w - 20 && sy > 30 && sy < h - 30;
     });
-    if (visible) return;
+    if (visible) return null;
     const [x, y] = pts[0];
-    const next = zoomIdentity.translate(round(w / 2 - x * t.k), round(h / 3 - y * t.k)).scale(t.k);
-    this.programmatic = true;
-    if (ms > 0) this.svg.transition('zoom').duration(ms).call(this.zoomer.transform, next);
-    else this.zoomer.transform(this.svg, next);
-    this.programmatic = false;
+    return zoomIdentity.translate(round(w / 2 - x * t.k), round(h / 3 - y * t.k)).scale(t.k);
   }
 
   /** Labels go first when zoomed out: text under ~6px on screen is hidden (frames stay). */
@@ -523,6 +565,75 @@ export class FreeTree {
   centerRoot(): void {
     this.fit(0);
   }
+}
+
+/** Write a node's values into its card, only what changed since the last time. */
+function updateNode(e: NodeEl, n: FreeNode, more: number, compact: boolean): void {
+  const o = e.__node;
+  if (
+    o &&
+    e.__more === more &&
+    o.id === n.id &&
+    o.vaStart === n.vaStart &&
+    o.vaEnd === n.vaEnd &&
+    o.subtreeMaxSize === n.subtreeMaxSize &&
+    o.black === n.black &&
+    o.depth === n.depth
+  ) {
+    e.__node = n;
+    return;
+  }
+  e.__node = n;
+  e.__more = more;
+  const color = n.black ? 'black' : 'red';
+  e.setAttribute('data-id', String(n.id));
+  e.setAttribute('data-va-start', hex(n.vaStart));
+  e.setAttribute('data-va-end', hex(n.vaEnd));
+  e.setAttribute('data-subtree-max-size', hex(n.subtreeMaxSize));
+  e.setAttribute('data-color', color);
+  e.setAttribute('data-depth', String(n.depth));
+  const s = select(e);
+  s.classed('red', !n.black).classed('black', n.black).classed('collapsed', more > 0);
+  s.select('text.marker').text(n.black ? 'B' : 'R');
+  if (compact) {
+    s.select('text.size').text(size(n.vaEnd - n.vaStart));
+    s.select('text.max').text(`max ${size(n.subtreeMaxSize)}`);
+  } else {
+    s.select('text.size').text(`size ${size(n.vaEnd - n.vaStart)}`);
+    s.select('text.id').text(`#${n.id}`);
+    s.select('text.start').text(`[${hex(n.vaStart)},`);
+    s.select('text.end').text(` ${hex(n.vaEnd)})`);
+    s.select('text.max').text(`subtree max ${size(n.subtreeMaxSize)}`);
+  }
+  s.select('text.hidden-count').text(more ? `▾ ${more} more` : '');
+  s.select('title').text(
+    `${color} node #${n.id} at depth ${n.depth}\n` +
+      `free block [${hex(n.vaStart)}, ${hex(n.vaEnd)}), ${size(n.vaEnd - n.vaStart)}\n` +
+      `subtree_max_size ${hex(n.subtreeMaxSize)} (${size(n.subtreeMaxSize)})` +
+      (more ? `\n${more} nodes below are collapsed` : ''),
+  );
+}
+
+/** Set a node's step marks (classes `m-*` and `data-mark`), only when they changed. */
+function markNode(e: NodeEl, marks: readonly string[] | undefined): void {
+  const mark = marks ? marks.join(' ') : '';
+  if (e.__mark === mark || (e.__mark === undefined && mark === '')) {
+    e.__mark = mark;
+    return;
+  }
+  const old = e.__mark ? e.__mark.split(' ') : [];
+  for (const m of old) e.classList.remove(`m-${m}`);
+  for (const m of marks ?? []) e.classList.add(`m-${m}`);
+  if (mark) e.setAttribute('data-mark', mark);
+  else e.removeAttribute('data-mark');
+  e.__mark = mark;
+}
+
+/** Ids and children in pre-order: two snapshots with the same key lay out the same. */
+function shapeKey(nodes: FreeNode[], compact: boolean): string {
+  let k = compact ? 'c' : 'f';
+  for (const n of nodes) k += `${n.id},${n.left ?? ''},${n.right ?? ''};`;
+  return k;
 }
 
 function translate([x, y]: [number, number], dx: number): string {

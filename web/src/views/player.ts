@@ -123,7 +123,16 @@ export class OpList {
 
   /** Scroll the list (only the list, never the page) so `li` is visible. */
   private reveal(li: HTMLLIElement | null): void {
-    if (!li) return;
+    if (!li || li === this.revealed) return;
+    this.revealed = li;
+    // Read layout once, after this frame's writes.
+    requestAnimationFrame(() => this.scrollTo(li));
+  }
+
+  private revealed: HTMLLIElement | null = null;
+
+  private scrollTo(li: HTMLLIElement): void {
+    if (!li.isConnected) return;
     const list = this.list;
     const top = li.offsetTop; // the list is position: relative, so this is within it
     if (top < list.scrollTop) list.scrollTop = top;

@@ -6,7 +6,7 @@ import type { State } from '../bridge';
 import type { FocusRange } from '../player/focus';
 import { VMALLOC_END, VMALLOC_START } from '../constants';
 import { hex, range, size } from '../format';
-import { placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
+import { clusterSegments, placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
 import { nextId } from './common';
 
 const BAR_Y = 30;
@@ -32,7 +32,11 @@ const STATE_LABEL: Record<PlacedSegment['state'], string> = {
   lazy: 'lazy',
   pool: 'pool',
   gap: 'gap',
+  cluster: 'areas',
 };
+
+/** More areas than this and the overview draws runs of small ones as clusters. */
+const MAX_AREAS = 400;
 
 export interface SpaceBarOptions {
   /** Called with an area id when the pointer enters an area, null when it leaves. */
@@ -48,6 +52,8 @@ export interface BarRenderOptions {
   window?: [bigint, bigint] | null;
   /** Transition length in ms (0: instant). */
   duration?: number;
+  /** Two renders with the same key draw the same state (even if not the same object). */
+  key?: string;
 }
 
 export class SpaceBar {
@@ -57,8 +63,10 @@ export class SpaceBar {
   private highlighted: number | null = null;
   private selected: number | null = null;
   private placed: PlacedSegment[] = [];
-  private drawnFor: { state: State; width: number } | null = null;
+  private drawnFor: { state: State; width: number; key?: string } | null = null;
   private opts: BarRenderOptions = {};
+  /** The root's width, from the resize observer (rendering never reads layout). */
+  private rootWidth = 0;
 
   constructor(
     private readonly root: HTMLElement,
@@ -76,7 +84,12 @@ export class SpaceBar {
     this.svg.append('g').attr('class', 'ticks');
     this.svg.append('g').attr('class', 'lens-window');
     this.svg.append('g').attr('class', 'overlay');
-    new ResizeObserver(() => this.state && this.render(this.state, { ...this.opts, duration: 0 })).observe(root);
+    new ResizeObserver((entries) => {
+      const w = entries[entries.length - 1].contentRect.width;
+      if (w === this.rootWidth) return;
+      this.rootWidth = w;
+      if (this.state) this.render(this.state, { ...this.opts, duration: 0 });
+    }).observe(root);
   }
 
   /** Hatching, dots and cross-hatching so busy, lazy and pooled areas differ without colour. */
@@ -96,20 +109,23 @@ export class SpaceBar {
     cross.append('rect').attr('width', 2).attr('height', 8).attr('class', 'pat-pool');
     cross.append('rect').attr('width', 8).attr('height', 2).attr('class', 'pat-pool');
     pattern('gap', 6, 6, -45).append('rect').attr('width', 2).attr('height', 6).attr('class', 'pat-gap');
+    pattern('cluster', 6, 6, 45).append('rect').attr('width', 3).attr('height', 6).attr('class', 'pat-busy');
   }
 
   render(state: State, options: BarRenderOptions = {}): void {
     this.state = state;
     this.opts = options;
     const ms = options.duration ?? 0;
-    const width = Math.max(320, this.root.clientWidth - 2 * MARGIN_X);
+    if (!this.rootWidth) this.rootWidth = this.root.clientWidth;
+    const width = Math.max(320, this.rootWidth - 2 * MARGIN_X);
     // Micro-steps of one operation share its state: only the overlays change then.
-    if (!this.drawnFor || this.drawnFor.state !== state || this.drawnFor.width !== width) {
-      const placed = placeSegments(segments(state), width, 6);
+    const same = this.drawnFor && this.drawnFor.width === width && (this.drawnFor.state === state || (options.key !== undefined && options.key === this.drawnFor.key));
+    if (!same) {
+      const placed = placeSegments(clusterSegments(segments(state), MAX_AREAS), width, 6);
       this.placed = placed;
-      this.drawnFor = { state, width };
+      this.drawnFor = { state, width, key: options.key };
       const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
-      const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + OVERLAY_ROW;
+      const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + 2 * OVERLAY_ROW;
       this.svg
         .attr('width', total + 2 * MARGIN_X)
         .attr('height', height)
@@ -190,9 +206,7 @@ export class SpaceBar {
         const half = (`${d.label} ${range(d.start, d.end)}`.length * 7) / 2 + 4;
         return round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
       })
-      .attr('y', (d) =>
-        d.tone === 'old' || d.tone === 'focus' ? BAR_Y - 6 : BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + OVERLAY_ROW,
-      );
+      .attr('y', (d) => BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW);
   }
 
   private renderAreas(placed: PlacedSegment[], ms: number): void {
@@ -214,42 +228,73 @@ export class SpaceBar {
         return g;
       });
 
-    areas
-      .attr('class', (d) => `area area-${d.state}`)
-      .attr('data-state', (d) => (d.state === 'gap' ? null : d.state))
-      .attr('data-id', (d) => d.id)
-      .attr('data-va-start', (d) => hex(d.start))
-      .attr('data-va-end', (d) => hex(d.end))
-      .order();
-    const move = (d: PlacedSegment) => `translate(${round(d.x)},${BAR_Y})`;
-    const w = (d: PlacedSegment) => round(Math.max(1, d.width - 1));
-    if (ms > 0) areas.transition('layout').duration(ms).attr('transform', move);
-    else areas.interrupt('layout').attr('transform', move);
-    const fill = areas.select('rect.fill').attr('height', BAR_H);
-    const pattern = areas
-      .select('rect.pattern')
-      .attr('height', BAR_H)
-      .attr('fill', (d) => (d.state === 'free' ? 'none' : `url(#${this.prefix}-${d.state})`));
-    for (const r of [fill, pattern]) {
-      if (ms > 0) r.transition('layout').duration(ms).attr('width', w);
-      else r.interrupt('layout').attr('width', w);
-    }
-    areas
-      .select('text.kind')
-      .attr('x', (d) => round(d.width / 2))
-      .attr('y', BAR_H / 2 - 4)
-      .text((d) => {
-        const name = this.label(d);
-        return d.width >= 7.5 * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
-      });
-    areas
-      .select('text.size')
-      .attr('x', (d) => round(d.width / 2))
-      .attr('y', BAR_H / 2 + 13)
-      .text((d) => (d.width >= 34 ? size(d.end - d.start) : ''));
-    areas
-      .select('title')
-      .text((d) => `${this.label(d)} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`);
+    areas.order();
+    // Many areas (a long trace) move at once: no transitions then, and each element is only
+    // written where it changed.
+    const animate = ms > 0 && placed.length <= 400;
+    const prefix = this.prefix;
+    const label = (d: PlacedSegment) => this.label(d);
+    areas.each(function (d) {
+      const e = this as AreaEl;
+      const cls = `area area-${d.state}`;
+      const start = hex(d.start);
+      const end = hex(d.end);
+      if (e.__cls !== cls || e.__start !== start || e.__end !== end) {
+        const sel = select(e);
+        e.__cls = cls;
+        e.__start = start;
+        e.__end = end;
+        // Keep hover/selection classes.
+        e.setAttribute('class', `${cls}${e.classList.contains('hl') ? ' hl' : ''}${e.classList.contains('sel') ? ' sel' : ''}`);
+        if (d.state === 'gap' || d.state === 'cluster') e.removeAttribute('data-state');
+        else e.setAttribute('data-state', d.state);
+        if (d.id === null) e.removeAttribute('data-id');
+        else e.setAttribute('data-id', String(d.id));
+        e.setAttribute('data-va-start', start);
+        e.setAttribute('data-va-end', end);
+        sel.select('rect.fill').attr('height', BAR_H);
+        sel
+          .select('rect.pattern')
+          .attr('height', BAR_H)
+          .attr('fill', d.state === 'free' ? 'none' : `url(#${prefix}-${d.state})`);
+        if (d.state === 'cluster') {
+          const n = Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0);
+          e.setAttribute('data-count', String(n));
+        } else e.removeAttribute('data-count');
+        sel
+          .select('title')
+          .text(
+            d.state === 'cluster'
+              ? `${Object.entries(d.counts ?? {})
+                  .map(([k, n]) => `${n} ${k}`)
+                  .join(', ')} in ${range(d.start, d.end)}: zoom in below to see them one by one`
+              : `${label(d)} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`,
+          );
+        e.__w = undefined;
+      }
+      const tr = `translate(${round(d.x)},${BAR_Y})`;
+      if (e.__tr !== tr) {
+        const first = e.__tr === undefined;
+        e.__tr = tr;
+        if (animate && !first) select(e).transition('layout').duration(ms).attr('transform', tr);
+        else select(e).interrupt('layout').attr('transform', tr);
+      }
+      const w = round(Math.max(1, d.width - 1));
+      if (e.__w !== w) {
+        e.__w = w;
+        const rects = select(e).selectAll<SVGRectElement, unknown>('rect');
+        if (animate) rects.transition('layout').duration(ms).attr('width', w);
+        else rects.interrupt('layout').attr('width', w);
+        const name = d.state === 'cluster' ? `${Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0)} areas` : label(d);
+        const kind = d.width >= 7.5 * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
+        select(e).select('text.kind').attr('x', round(d.width / 2)).attr('y', BAR_H / 2 - 4).text(kind);
+        select(e)
+          .select('text.size')
+          .attr('x', round(d.width / 2))
+          .attr('y', BAR_H / 2 + 13)
+          .text(d.width >= 34 && d.state !== 'cluster' ? size(d.end - d.start) : '');
+      }
+    });
   }
 
   private renderTicks(placed: PlacedSegment[]): void {
@@ -301,14 +346,15 @@ export class SpaceBar {
       .attr('y', BAR_Y - 14)
       .attr('text-anchor', 'middle')
       .attr('x', function (d) {
-        // Centred over the window, but kept inside the bar.
-        const half = this.getComputedTextLength() / 2;
+        // Centred over the window, but kept inside the bar (7 px a character: no layout read).
+        const half = ((this.textContent ?? '').length * 7) / 2;
         return Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2));
       });
   }
 
   private label(d: PlacedSegment): string {
     if (d.state === 'gap' && this.state && !this.state.initialized) return 'not initialised';
+    if (d.state === 'cluster') return 'areas';
     return STATE_LABEL[d.state];
   }
 
@@ -328,6 +374,8 @@ export class SpaceBar {
     this.highlight(this.highlighted);
   }
 }
+
+type AreaEl = SVGGElement & { __cls?: string; __start?: string; __end?: string; __tr?: string; __w?: number };
 
 function round(v: number): number {
   return Math.round(v * 100) / 100;

@@ -62,6 +62,11 @@ export class SpaceZoom {
   private highlighted: number | null = null;
   private resetting = false;
   private width = 800;
+  /** The root's width, from the resize observer (drawing never reads layout). */
+  private rootWidth = 0;
+  private segs: { state: State; list: Segment[] } | null = null;
+  private drawn: { state: State | null; key: string } | null = null;
+  private stateKey: string | undefined;
   /** Zoom to the step's ranges when they are out of view or too small to see. */
   follow = true;
 
@@ -154,7 +159,12 @@ export class SpaceZoom {
         this.base = this.win;
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
-    new ResizeObserver(() => this.draw()).observe(root);
+    new ResizeObserver((entries) => {
+      const w = entries[entries.length - 1].contentRect.width;
+      if (w === this.rootWidth) return;
+      this.rootWidth = w;
+      this.draw();
+    }).observe(root);
   }
 
   get window(): Window {
@@ -164,6 +174,7 @@ export class SpaceZoom {
   /** Forget the state: the next render opens on the busy areas of its state. */
   reset(): void {
     this.state = null;
+    this.stateKey = undefined;
   }
 
   /** Show a window (clamped). */
@@ -200,9 +211,11 @@ export class SpaceZoom {
 
   /** A window around the step's small ranges (requests, new bounds), or null. */
   private focusWindow(force: boolean): Window | null {
+    // Follow the small things a step makes (a request, new bounds, an area); the blocks a
+    // search visits can be the whole space.
     const tones = new Set(['request', 'new', 'busy', 'freed']);
     let rs = this.ranges.filter((r) => tones.has(r.tone));
-    if (!rs.length) rs = this.ranges;
+    if (!rs.length && force) rs = this.ranges;
     if (!rs.length) return null;
     let lo = rs[0].start;
     let hi = rs[0].end;
@@ -219,9 +232,11 @@ export class SpaceZoom {
     return around(lo, hi, 0.3);
   }
 
-  render(state: State, ranges: FocusRange[] = []): void {
+  /** Draw a state; renders with the same `key` draw the same state (even if not the same object). */
+  render(state: State, ranges: FocusRange[] = [], key?: string): void {
     const first = this.state === null;
-    this.state = state;
+    if (!(key !== undefined && key === this.stateKey && this.state)) this.state = state;
+    this.stateKey = key;
     this.ranges = ranges;
     if (first) this.win = this.usedWindow();
     if (this.follow && ranges.length) {
@@ -234,7 +249,8 @@ export class SpaceZoom {
 
   private draw(): void {
     const state = this.state;
-    this.width = Math.max(200, this.root.clientWidth);
+    if (!this.rootWidth) this.rootWidth = this.root.clientWidth;
+    this.width = Math.max(200, this.rootWidth);
     const W = this.width;
     this.svg.attr('width', W).attr('viewBox', `0 0 ${W} ${HEIGHT}`);
     this.svg.select('rect.backdrop').attr('width', W);
@@ -244,11 +260,19 @@ export class SpaceZoom {
     this.root.dataset.windowEnd = hex(hi);
     this.handlers.onWindow?.(this.win);
 
+    // Micro-steps of one operation share its state and usually the window: only the overlay changes.
+    const key = `${lo}|${hi}|${W}`;
+    if (this.drawn && this.drawn.state === state && this.drawn.key === key) {
+      this.drawOverlay();
+      return;
+    }
+    this.drawn = { state, key };
     const segs: ZoomSegment[] = [];
     const clusters: Cluster[] = [];
     if (state) {
       let run: Cluster | null = null;
-      for (const s of segments(state)) {
+      if (!this.segs || this.segs.state !== state) this.segs = { state, list: segments(state) };
+      for (const s of this.segs.list) {
         if (s.end <= lo || s.start >= hi) continue;
         const x0 = Math.max(-2, xIn(this.win, W, s.start));
         const x1 = Math.min(W + 2, xIn(this.win, W, s.end));
@@ -400,6 +424,7 @@ export class SpaceZoom {
   }
 
   highlight(id: number | null): void {
+    if (id === this.highlighted) return;
     this.highlighted = id;
     this.svg.selectAll<SVGGElement, ZoomSegment>('g.seg').classed('hl', (d) => id !== null && d.id === id);
   }

@@ -24,6 +24,8 @@ export interface TransportView {
   speed: number;
   /** Markers per operation (may be partial while they are being gathered). */
   markers: Map<number, Set<MarkerKind>>;
+  /** Changes whenever `markers` does (so they are redrawn only then). */
+  markersVersion: number;
   markersNote: string;
 }
 
@@ -164,12 +166,12 @@ export class Transport {
     const value = v.frame < 0 ? v.op : v.op + (v.frame + 1) / (v.frames + 1);
     this.scrubber.value = String(value);
     this.scrubber.setAttribute('aria-valuetext', `step ${v.op} of ${v.length}${v.frame >= 0 ? `, micro-step ${v.frame + 1}` : ''}`);
-    this.renderMarkers(v.markers, v.length);
+    this.renderMarkers(v.markers, v.length, v.markersVersion);
     (r.querySelector('.marker-legend') as HTMLElement).title = v.markersNote;
   }
 
-  private renderMarkers(markers: Map<number, Set<MarkerKind>>, length: number): void {
-    const key = `${length}:${[...markers.entries()].map(([k, s]) => `${k}${[...s].join('')}`).join(',')}`;
+  private renderMarkers(markers: Map<number, Set<MarkerKind>>, length: number, version: number): void {
+    const key = `${length}:${version}:${markers.size}`;
     if (key === this.markersKey) return;
     this.markersKey = key;
     const ns = 'http://www.w3.org/2000/svg';

@@ -1,0 +1,235 @@
+// Web benchmark: the production build (dist/) in headless Chromium, served by `vite preview`.
+//
+//   node scripts/bench-web.mjs [--build] [--no-write] [--runs N]
+//
+// Measures, with the page's own clock:
+// 1. page ready: navigation start → body[data-ready="true"] (wasm initialised, default scenario
+//    drawn), on localhost, median and worst of N fresh loads;
+// 2. animation: frame times (deltas between requestAnimationFrame callbacks) while the player
+//    steps, animated (no reduced motion), through operations on a tree of ~1,000 free blocks;
+// 3. size: gzip -9 of the JS and wasm the page loads, and of all of dist/assets.
+// Then replaces the "## Web" section of BENCHMARKS.md with the figures (other sections untouched).
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium } from '@playwright/test';
+import { ROOT, childEnv, fail, say } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const RUNS = Number(args[args.indexOf('--runs') + 1]) || 7;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const VSTART = 0xffffc90000000000n;
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitFor(url, ms = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() - t0 > ms) throw new Error(`${url} did not answer`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** 2,000 one-page vmalloc() areas, every other one freed (1,000 free blocks), then more allocations to step through. */
+export function bigTrace() {
+  const lines = ['# bench: 2000 one-page vmalloc() areas, every other one freed, then mixed allocations'];
+  for (let i = 0; i < 2000; i++) lines.push('alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff');
+  for (let i = 0; i < 2000; i += 2) lines.push(`free 0x${(VSTART + BigInt(i) * 0x2000n).toString(16)}`);
+  for (let i = 0; i < 40; i++) lines.push(`alloc 0x${(((i % 5) + 1) * 0x1000).toString(16)} 0x1 0xffffc90000000000 0xffffe8ffffffffff`);
+  return `${lines.join('\n')}\n`;
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const ms = (v) => `${v.toFixed(1)} ms`;
+const kb = (v) => `${(v / 1024).toFixed(1)} KB`;
+
+async function main() {
+  if (args.includes('--build') || !existsSync(join(ROOT, 'dist', 'index.html'))) {
+    const { buildApp } = await import('./build.mjs');
+    await buildApp();
+  }
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}/`;
+  say(`serving dist/ on ${base}`);
+  const server = spawn('vite', ['preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+    cwd: ROOT,
+    env: childEnv(),
+    stdio: 'ignore',
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    await waitFor(base);
+
+    // 1. Page ready.
+    say(`page ready: ${RUNS} fresh loads`);
+    const ready = [];
+    let loaded = [];
+    for (let i = 0; i < RUNS; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await ctx.newPage();
+      await page.addInitScript(() => {
+        new MutationObserver((_m, obs) => {
+          if (document.body?.dataset.ready === 'true') {
+            window.__readyAt = performance.now();
+            obs.disconnect();
+          }
+        }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] });
+      });
+      await page.goto(base);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+      ready.push(await page.evaluate(() => window.__readyAt));
+      if (i === RUNS - 1) loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+      await ctx.close();
+    }
+
+    // 2. Animation on a tree of ~1,000 free blocks.
+    say('animation: stepping on a tree of ~1,000 free blocks');
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion: 'no-preference' });
+    const page = await ctx.newPage();
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+    const trace = bigTrace();
+    const first = 3000; // the first allocation after the frees
+    const info = await page.evaluate(
+      ({ text, k }) => {
+        const app = window.vmapviz.app;
+        app.loadTrace(text, k);
+        return { free: app.core.state(k).free.length, ops: app.core.length };
+      },
+      { text: trace, k: first },
+    );
+    await page.waitForTimeout(500);
+    // Step micro-step by micro-step through 12 operations, one step every 300 ms (the 2× speed's pace),
+    // while requestAnimationFrame records every frame.
+    const steps = await page.evaluate(async () => {
+      const deltas = [];
+      let last = 0;
+      let running = true;
+      const loop = (t) => {
+        if (last) deltas.push(t - last);
+        last = t;
+        if (running) requestAnimationFrame(loop);
+      };
+      requestAnimationFrame(loop);
+      const app = window.vmapviz.app;
+      const key = (k) => document.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+      key('+'); // 1.5×
+      key('+'); // 2×: movements of 300 ms
+      let n = 0;
+      const t0 = performance.now();
+      while (app.currentStep() < 3012) {
+        key('ArrowRight');
+        n++;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      running = false;
+      await new Promise((r) => setTimeout(r, 50));
+      return { deltas, steps: n, seconds: (performance.now() - t0) / 1000, nodes: document.querySelectorAll('[data-widget="free-tree"] g.node').length };
+    });
+    await ctx.close();
+
+    // 3. Size.
+    const assets = join(ROOT, 'dist', 'assets');
+    const files = readdirSync(assets).filter((f) => /\.(js|wasm)$/.test(f));
+    const sizes = files.map((f) => ({ f, raw: readFileSync(join(assets, f)).length, gz: gzipSync(readFileSync(join(assets, f)), { level: 9 }).length }));
+    const onLoad = sizes.filter((s) => loaded.some((u) => u.endsWith(`/assets/${s.f}`)));
+    const total = (xs) => xs.reduce((a, s) => a + s.gz, 0);
+
+    const d = steps.deltas;
+    const result = {
+      readyMedian: pct(ready, 50),
+      readyMax: Math.max(...ready),
+      frames: d.length,
+      p50: pct(d, 50),
+      p95: pct(d, 95),
+      p99: pct(d, 99),
+      max: Math.max(...d),
+      over: d.filter((x) => x > 16.7 * 1.5).length,
+      steps: steps.steps,
+      nodes: steps.nodes,
+      free: info.free,
+      onLoad: total(onLoad),
+      all: total(sizes),
+      sizes,
+      onLoadFiles: onLoad.map((s) => s.f),
+    };
+    report(result);
+    if (!args.includes('--no-write')) writeSection(result);
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+}
+
+function report(r) {
+  console.log(`page ready: median ${ms(r.readyMedian)}, worst ${ms(r.readyMax)} (target < 1000 ms)`);
+  console.log(
+    `animation (${r.free} free blocks, ${r.steps} micro-steps, ${r.frames} frames): p50 ${ms(r.p50)}, p95 ${ms(r.p95)}, p99 ${ms(r.p99)}, max ${ms(r.max)} (target p95 ≤ 16.7 ms)`,
+  );
+  console.log(`size, gzip -9: loaded on open ${kb(r.onLoad)}; all JS + wasm in dist ${kb(r.all)} (target ≤ 250 KB)`);
+  for (const s of r.sizes) console.log(`  ${s.f}: ${kb(s.raw)} → ${kb(s.gz)}${r.onLoadFiles.includes(s.f) ? '' : ' (not loaded on open)'}`);
+}
+
+function writeSection(r) {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const date = new Date().toISOString().slice(0, 10);
+  const rows = r.sizes
+    .map((s) => `| \`${s.f.replace(/-[\w-]{8}\./, '.')}\` | ${kb(s.raw)} | ${kb(s.gz)} | ${r.onLoadFiles.includes(s.f) ? 'yes' : 'no'} |`)
+    .join('\n');
+  const section = `## Web (issue 4)
+
+\`\`\`sh
+npm run build && node scripts/bench-web.mjs
+\`\`\`
+
+The production build (\`dist/\`) served by \`vite preview\` on localhost, in headless Chromium (Debian's), on the
+machine above (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, shared with other builds), ${date}.
+
+| measure | result | target |
+|---|---:|---:|
+| page ready (navigation → \`body[data-ready]\`: wasm initialised, default scenario drawn), median of ${RUNS} | ${ms(r.readyMedian)} (worst ${ms(r.readyMax)}) | < 1 s |
+| animation while stepping on a tree of ${r.free} free blocks: p95 frame time | ${ms(r.p95)} | ≤ 16.7 ms |
+| … p50 / p99 / worst frame | ${ms(r.p50)} / ${ms(r.p99)} / ${ms(r.max)} | |
+| … frames over 25 ms, of ${r.frames} (${r.steps} micro-steps, one every 300 ms, movements at 2×) | ${r.over} | |
+| JS + wasm loaded on open, gzip -9 | ${kb(r.onLoad)} | ≤ 250 KB |
+| all JS + wasm in \`dist/assets\` (with the workbench's worker), gzip -9 | ${kb(r.all)} | |
+
+Frame times are the gaps between \`requestAnimationFrame\` callbacks while the player steps micro-step by
+micro-step through 12 allocations on the tree (2,000 one-page areas, every other one freed, ${r.nodes} nodes drawn,
+compact cards). The worst frames are the first micro-step of each operation, when the core replays it with
+snapshots (\`frames(k)\`: a tree of 1,000 nodes per snapshot); every other micro-step is drawn from that cache.
+
+| file | raw | gzip -9 | loaded on open |
+|---|---:|---:|:---:|
+${rows}
+`;
+  const re = /## Web \(issue 4\)[\s\S]*?(?=\n## |\s*$)/;
+  const next = re.test(old) ? old.replace(re, section.trimEnd()) : `${old.trimEnd()}\n\n${section}`;
+  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
+  say('BENCHMARKS.md: the "Web (issue 4)" section is up to date');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) main().catch(fail);
