@@ -1,7 +1,8 @@
-// The kernel code the code panel shows: a short, faithful excerpt of each function the core's
-// events come from (mm/vmalloc.c, lib/rbtree.c), with ids on the lines an event points at.
-// Excerpts follow linux-5.2 (the default profile); later eras differ only in details noted
-// in comments.
+// What the code panel shows: for each kernel function the core's events come from
+// (mm/vmalloc.c, lib/rbtree.c), our own step-by-step pseudocode of what it does, with ids on the
+// lines an event points at. It is written from the specification, in our words: no kernel
+// source is quoted (the kernel is GPL). Steps follow linux-5.2, the default profile; where
+// later eras differ, the line says so.
 
 export interface CodeLine {
   /** The id an event's narration names (`''` for lines no event points at). */
@@ -37,307 +38,210 @@ export const LISTINGS: Record<string, Listing> = {
     'alloc_vmap_area',
     VMALLOC,
     `
-start|retry:
-     |  addr = __alloc_vmap_area(size, align, vstart, vend);
-     |  if (unlikely(addr == vend))
-     |    goto overflow;
-     |  va->va_start = addr;
-     |  va->va_end = addr + size;
- busy|  insert_vmap_area(va, &vmap_area_root, &vmap_area_list);
- done|  return va;
+start|attempt:
+     |  addr := search the free tree for size/align inside [vstart, vend)
+     |  no room? -> overflow
+     |  the new area covers [addr, addr + size)
+ busy|  link the new area into the busy tree, ordered by address
+ done|  give the area to the caller
      |overflow:
-purge|  if (!purged) { purge_vmap_area_lazy(); purged = 1; goto retry; }
- fail|  pr_warn("vmap allocation for size %lu failed", size);
-     |  return ERR_PTR(-EBUSY);
+purge|  first failure: give every lazy area back (purge), then attempt again
+ fail|  still no room: warn that the allocation failed, return -EBUSY
 `,
   ),
   __alloc_vmap_area: listing(
     '__alloc_vmap_area',
     VMALLOC,
     `
- length|  /* length = size + align - 1 (5.19+: size when align <= PAGE_SIZE) */
- search|  va = find_vmap_lowest_match(size, align, vstart);
-   none|  if (unlikely(!va))
-       |    return vend;
-    nva|  nva = ALIGN(max(va->va_start, vstart), align);
-  range|  if (nva + size > vend)
-       |    return vend;   /* the search itself knows nothing of vend */
-classify|  type = classify_va_fit_type(va, nva, size);
-  adjust|  ret = adjust_va_to_fit_type(va, nva, size, type);
-       |  return nva;
+ length|  length := size + align - 1   (5.19+: just size when align <= one page)
+ search|  block := lowest free block that can hold the request (tree search)
+   none|  none found -> fail
+    nva|  nva := the larger of block start and vstart, rounded up to align
+  range|  nva + size beyond vend -> fail   (the search never looked at vend)
+classify|  fit := how [nva, nva + size) sits inside the block
+  adjust|  cut the request out of the block according to fit
+       |  return nva
 `,
   ),
   find_vmap_lowest_match: listing(
     'find_vmap_lowest_match',
     VMALLOC,
     `
-      |  node = free_vmap_area_root.rb_node;
-      |  length = size + align - 1;
-      |  while (node) {
- visit|    va = rb_entry(node, struct vmap_area, rb_node);
-  test|    if (get_subtree_max_size(node->rb_left) >= length &&
-      |        vstart < va->va_start) {
-  left|      node = node->rb_left;
-      |    } else {
- within|      if (is_within_this_va(va, size, align, vstart))
-  this|        return va;
- rtest|      if (get_subtree_max_size(node->rb_right) >= length) {
- right|        node = node->rb_right;
-      |        continue;
-      |      }
-  roll|      while ((node = rb_parent(node))) {
-    up|        va = rb_entry(node, struct vmap_area, rb_node);
- rb_this|        if (is_within_this_va(va, size, align, vstart))
-      |          return va;
-rb_test|        if (get_subtree_max_size(node->rb_right) >= length &&
-      |            vstart <= va->va_start) {
-rb_vstart|          vstart = va->va_start + 1;   /* 5.16+ */
-rb_right|          node = node->rb_right;
-      |          break;
-      |        }
-      |      }
-      |    }
-      |  }
-  none|  return NULL;
+      |  n := root of the free tree
+      |  repeat while n exists:
+ visit|    look at block n
+  test|    left subtree's max size >= length, and vstart below n's start?
+  left|      yes: continue in the left subtree
+within|    request fits inside n itself (after aligning)?
+  this|      yes: n is the answer
+ rtest|    right subtree's max size >= length?
+ right|      yes: continue in the right subtree
+  roll|    otherwise climb back towards the root:
+    up|      n := parent of n (none left: no answer)
+rb_this|      request fits inside this ancestor? it is the answer
+rb_test|      its right subtree's max >= length, and vstart not above its start?
+rb_vstart|        (5.16+) move vstart just past this ancestor's start
+rb_right|        then go down into that right subtree
+  none|  nothing qualifies: no answer
 `,
   ),
   classify_va_fit_type: listing(
     'classify_va_fit_type',
     VMALLOC,
     `
-NOTHING|  if (nva < va->va_start || nva + size > va->va_end)
-       |    return NOTHING_FIT;
-       |  if (va->va_start == nva) {
-     FL|    if (va->va_end == nva + size) return FL_FIT;
-     LE|    type = LE_FIT;
-       |  } else if (va->va_end == nva + size) {
-     RE|    type = RE_FIT;
-       |  } else {
-     NE|    type = NE_FIT;
-       |  }
+NOTHING|  request starts before the block or ends after it: no fit
+     FL|  same start and same end: full fit, the whole block goes
+     LE|  same start only: left-edge fit
+     RE|  same end only: right-edge fit
+     NE|  neither edge: no-edge fit, the block will split in two
 `,
   ),
   adjust_va_to_fit_type: listing(
     'adjust_va_to_fit_type',
     VMALLOC,
     `
- FL|  if (type == FL_FIT) {          /* [va_start, va_end) is used whole */
-   |    unlink_va(va, &free_vmap_area_root);
-   |    kmem_cache_free(vmap_area_cachep, va);
- LE|  } else if (type == LE_FIT) {   /* the request sits at the left edge */
-   |    va->va_start += size;
- RE|  } else if (type == RE_FIT) {   /* the request sits at the right edge */
-   |    va->va_end = nva;
- NE|  } else if (type == NE_FIT) {   /* no edge: split in two */
-   |    lva = kmem_cache_alloc(vmap_area_cachep, GFP_NOWAIT);
-   |    lva->va_start = va->va_start;
-   |    lva->va_end = nva;
-   |    va->va_start = nva + size;
-   |  }
-prop|  if (type != FL_FIT) {
-   |    augment_tree_propagate_from(va);
-ins|    if (lva)   /* insert the left part, starting the descent at va */
-   |      insert_vmap_area_augment(lva, &va->rb_node, ...);
-   |  }
+ FL|  full fit: erase the block from the tree and the list, free it
+ LE|  left edge: move the block's start up by size
+ RE|  right edge: move the block's end down to nva
+ NE|  no edge: a new block takes [old start, nva); this one keeps [nva + size, end)
+prop|  unless full: recompute subtree maxima upwards from the block
+ins|  no edge: insert the new left block, descending from this one, then recompute
 `,
   ),
   link_va: listing(
     'link_va',
     VMALLOC,
     `
-    |  /* insert_vmap_area_augment: find_va_links(va, root, from) */
-link|  rb_link_node(&va->rb_node, parent, link);   /* a red leaf */
- fix|  rb_insert_augmented(&va->rb_node, root, &free_vmap_area_rb_augment_cb);
-zero|  va->subtree_max_size = 0;
-    |  list_add(&va->list, head);
-prop|  augment_tree_propagate_from(va);
+    |  find the empty child slot where the range belongs (by address)
+link|  hang the new node there, coloured red
+ fix|  restore the red-black rules (rotations carry the maxima along)
+zero|  reset the new node's subtree max to 0
+    |  thread it into the address-sorted list next to its neighbour
+prop|  recompute subtree maxima upwards from the new node
 `,
   ),
   __rb_insert: listing(
     '__rb_insert',
     RBTREE,
     `
-    |  while (true) {
-  c0|    if (!parent) { rb_set_parent_color(node, NULL, RB_BLACK); break; }
-    |    if (rb_is_black(parent)) break;
-    |    gparent = rb_red_parent(parent);
-    |    tmp = gparent->rb_right;          /* the uncle (mirrored when parent is a right child) */
-  c1|    if (tmp && rb_is_red(tmp)) {      /* Case 1: colour flips */
-    |      rb_set_parent_color(tmp, gparent, RB_BLACK);
-    |      rb_set_parent_color(parent, gparent, RB_BLACK);
-    |      node = gparent; parent = rb_parent(node);
-    |      rb_set_parent_color(node, parent, RB_RED);
-    |      continue;
-    |    }
-  c2|    if (node == parent->rb_right) {   /* Case 2: rotate at parent */
-    |      ... augment_rotate(parent, node);
-    |      parent = node;
-    |    }
-  c3|    /* Case 3: rotate at gparent */
-    |    __rb_rotate_set_parents(gparent, parent, root, RB_RED);
- aug|    augment_rotate(gparent, parent);
-    |    break;
-    |  }
+    |  loop, with x the red node and p its parent:
+  c0|    x is the root: paint it black, done;   p is black: done
+  c1|    case 1, the uncle is red: paint p and the uncle black, the grandparent red; x := grandparent
+  c2|    case 2, x is the inner grandchild: rotate at p so that x takes p's place
+  c3|    case 3: rotate at the grandparent; p takes its place and colour, the grandparent turns red
+ aug|    each rotation hands the subtree max to the new top and recomputes the old top
 `,
   ),
   __rb_erase_color: listing(
     '__rb_erase_color',
     RBTREE,
     `
-    |  while (true) {
-    |    sibling = parent->rb_right;       /* mirrored when the deficit is on the right */
-  c1|    if (rb_is_red(sibling)) {         /* Case 1: left rotate at parent */
-    |      ... __rb_rotate_set_parents(parent, sibling, root, RB_RED);
- aug|      augment_rotate(parent, sibling);
-    |      sibling = tmp1;
-    |    }
-    |    tmp1 = sibling->rb_right;
-    |    if (!tmp1 || rb_is_black(tmp1)) {
-    |      tmp2 = sibling->rb_left;
-  c2|      if (!tmp2 || rb_is_black(tmp2)) {   /* Case 2: sibling colour flip */
-    |        rb_set_parent_color(sibling, parent, RB_RED);
-    |        if (rb_is_red(parent)) rb_set_black(parent);
-    |        else { node = parent; parent = rb_parent(node); if (parent) continue; }
-    |        break;
-    |      }
-  c3|      /* Case 3: right rotate at sibling */
-    |      ... augment_rotate(sibling, tmp2);
-    |      sibling = tmp2;
-    |    }
-  c4|    /* Case 4: left rotate at parent + colour flips */
-    |    ... __rb_rotate_set_parents(parent, sibling, root, RB_BLACK);
-    |    augment_rotate(parent, sibling);
-    |    break;
-    |  }
+    |  loop: p has one black node too few on the side of x; s is x's sibling
+  c1|    case 1, s is red: rotate at p so that s becomes the top, p turns red
+ aug|    each rotation hands the subtree max to the new top and recomputes the old top
+  c2|    case 2, s has no red child: paint s red; p red -> paint it black, done; else climb
+  c3|    case 3, only s's inner child is red: rotate at s
+  c4|    case 4: rotate at p, s takes p's colour, p and s's outer child turn black, done
 `,
   ),
   unlink_va: listing(
     'unlink_va',
     VMALLOC,
     `
-erase|  rb_erase_augmented(&va->rb_node, root, &free_vmap_area_rb_augment_cb);
-  copy|  /* the successor takes n's place: augment_copy(n, s), then propagate */
-   fix|  if (rebalance) __rb_erase_color(rebalance, root, augment_rotate);
-      |  list_del(&va->list);
-      |  RB_CLEAR_NODE(&va->rb_node);
+erase|  take the node out of the tree: a child or the in-order successor takes its place
+ copy|  the successor inherits the node's subtree max; maxima are recomputed upwards
+  fix|  a black node went missing: rebalance (__rb_erase_color)
+     |  remove it from the address-sorted list
 `,
   ),
   augment_tree_propagate_from: listing(
     'augment_tree_propagate_from',
     VMALLOC,
     `
-     |  node = &va->rb_node;
-     |  while (node) {
-     |    va = rb_entry(node, struct vmap_area, rb_node);
-  new|    new_va_sub_max_size = compute_subtree_max_size(va);
-     |    /* max(va_size(va), left max, right max) */
- stop|    if (va->subtree_max_size == new_va_sub_max_size)
-     |      break;   /* unchanged: every ancestor is already right */
-  set|    va->subtree_max_size = new_va_sub_max_size;
-   up|    node = rb_parent(&va->rb_node);
-     |  }
+     |  from the given node towards the root:
+  new|    m := the largest of its own size and its children's subtree maxima
+ stop|    m equals the stored value? stop: every ancestor is already right
+  set|    otherwise store m
+   up|    and move to the parent
 `,
   ),
   merge_or_add_vmap_area: listing(
     'merge_or_add_vmap_area',
     VMALLOC,
     `
- links|  link = find_va_links(va, root, NULL, &parent);
-  next|  next = get_va_next_sibling(parent, link);
-  mnext|  if (next != head && next->va_start == va->va_end) {
-      |    next->va_start = va->va_start;   /* merge with the next block */
-      |    augment_tree_propagate_from(next);
-      |    kmem_cache_free(vmap_area_cachep, va);
-      |    va = next; merged = true;
-      |  }
- mprev|  if (next->list.prev != head && prev->va_end == va->va_start) {
-      |    prev->va_end = va->va_end;       /* merge with the previous block */
-      |    augment_tree_propagate_from(prev);
- erase|    if (merged) unlink_va(va, root);  /* both: next disappears */
-      |    kmem_cache_free(vmap_area_cachep, va);
-      |    return;
-      |  }
-   add|  if (!merged) {                     /* no neighbour: a node of its own */
-      |    link_va(va, root, parent, link, head);
-      |    augment_tree_propagate_from(va);
-      |  }
+ links|  find where the freed range would hang in the tree (it must not overlap)
+  next|  its neighbours in the list: the blocks just after and just before
+ mnext|  touches the next block? that block grows down over it (it survives)
+ mprev|  touches the previous block? that block grows up over it (it survives)
+ erase|  touched both: the next block is erased, the previous one spans all three
+   add|  touched neither: link it as a node of its own
+      |  recompute subtree maxima from the surviving node (5.2: after each step)
 `,
   ),
   insert_vmap_area: listing(
     'insert_vmap_area',
     VMALLOC,
     `
- links|  link = find_va_links(va, root, NULL, &parent);   /* the busy tree */
-insert|  link_va(va, root, parent, link, head);           /* rb_insert_color, no augment */
+ links|  find the slot for the area in the busy tree, by address
+insert|  hang it there and rebalance (a plain red-black tree, no maxima)
 `,
   ),
   unlink_busy: listing(
     'free_vmap_area_noflush',
     VMALLOC,
     `
-remove|  unlink_va(va, &vmap_area_root);        /* 6.1+: leaves the busy tree now */
-  lazy|  nr_lazy = atomic_long_add_return(va_size(va) >> PAGE_SHIFT, &vmap_lazy_nr);
-  list|  llist_add(&va->purge_list, &vmap_purge_list);
- check|  if (unlikely(nr_lazy > lazy_max_pages()))
-      |    try_purge_vmap_area_lazy();
+remove|  (6.1+) the area leaves the busy tree now; 5.2 keeps it there, marked lazy
+  lazy|  lazy page count += the area's pages
+  list|  queue the area for the next purge (5.2: newest first; 6.1: merged by address)
+ check|  lazy pages above lazy_max_pages()? purge now
 `,
   ),
   __purge_vmap_area_lazy: listing(
     '__purge_vmap_area_lazy',
     VMALLOC,
     `
- start|  valist = llist_del_all(&vmap_purge_list);   /* every lazy area */
-      |  flush_tlb_kernel_range(start, end);
-      |  llist_for_each_entry_safe(va, n_va, valist, purge_list) {
-  area|    merge_or_add_vmap_area(va, &free_vmap_area_root, &free_vmap_area_list);
-      |  }
-   end|  atomic_long_sub(nr, &vmap_lazy_nr);
+start|  take every queued lazy area at once
+     |  flush the TLB over the range they span
+ area|  give each back to the free tree, merging with its neighbours (order: by era)
+  end|  lazy page count -= the pages returned
 `,
   ),
   node_alloc: listing(
     'node_alloc',
     VMALLOC,
     `
-   pool|  vp = size_to_va_pool(vn, size);         /* this CPU's vmap node */
-   miss|  if (!vp || list_empty(&vp->head)) return NULL;
-   take|  va = list_first_entry(&vp->head, struct vmap_area, list);
- rotate|  if (!IS_ALIGNED(va->va_start, align)) { list_move_tail(...); va = NULL; }
-    hit|  if (va && va->va_start >= vstart && va->va_end <= vend) return va;
+  pool|  (6.9) the current CPU's node, and its pool for exactly this many pages
+  miss|  pool empty: fall back to the free tree
+  take|  look at the pool's first entry only
+rotate|  its start is not aligned: move it to the end of the pool, fall back to the tree
+   hit|  otherwise it is the answer: the free tree is not touched
 `,
   ),
   decay_va_pool_node: listing(
     'decay_va_pool_node',
     VMALLOC,
     `
-  decay|  n_decay = vp->len >> 2;   /* full decay: all of them */
-      |  list_for_each_entry_safe(va, nva, &tmp_list, list) {
-      |    list_del_init(&va->list);
-      |    merge_or_add_vmap_area(va, &decay_root, &decay_list);
-      |  }
- pooled|  /* purge: a lazy area of a pool size goes back to its node's pool */
+ decay|  each pool gives back its first quarter (6.9: all of a pool under 4; all on reclaim)
+      |  those blocks merge with each other, then go back to the free tree in address order
+pooled|  a purge puts lazy areas with a node and at most 256 pages at the front of that node's pool
 `,
   ),
   alloc_vmap_area_51: listing(
     'alloc_vmap_area (5.1)',
     VMALLOC,
     `
- reset|  if (!free_vmap_cache || size < cached_hole_size || vstart < cached_vstart ||
-      |      align < cached_align) { cached_hole_size = 0; free_vmap_cache = NULL; }
-   use|  if (free_vmap_cache) { first = rb_entry(free_vmap_cache, ...); addr = ALIGN(first->va_end, align); }
-  tree|  else { /* descend the busy tree to the first area ending above addr */ }
-  walk|  while (addr + size > first->va_start && addr + size <= vend) {
-      |    if (addr + cached_hole_size < first->va_start) cached_hole_size = first->va_start - addr;
-      |    addr = ALIGN(first->va_end, align);
-      |    first = list_next_entry(first, list);
-      |  }
+reset|  drop the cached start point when the request is smaller than the noted hole, or starts lower, or aligns less
+  use|  cached start point kept: the candidate is just past the cached area
+ tree|  otherwise descend the busy tree to the first area ending at or above vstart
+ walk|  step over busy areas while the candidate overlaps the next one, noting the largest hole seen
 `,
   ),
   pcpu_get_vm_areas: listing(
     'pcpu_get_vm_areas',
     VMALLOC,
     `
-    |  /* top-down: congruent areas for every CPU unit, from the end of the window */
-area|  va = pvm_find_va_enclose_addr(vmalloc_end); ... vas[area]->va_start = start;
+    |  place congruent areas (one per CPU group) as high as possible below the window's end
+area|  find the block enclosing each area's start and cut the area out of it
 `,
   ),
 };
