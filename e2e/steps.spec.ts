@@ -122,5 +122,5 @@ test('the descent highlights each visited node with its test, and the branch tak
   await expect(app.narration.text).toContainText('≥ length');
   await expect(app.narration.text).toContainText('→ go left');
   await expect(app.tree.root.locator('path.link.taken')).toHaveCount(1);
-  await expect(app.code.current).toContainText('node = node->rb_left');
+  await expect(app.code.current).toContainText('continue in the left subtree');
 });
