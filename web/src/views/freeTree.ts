@@ -88,6 +88,8 @@ export class FreeTree {
   private points: P[] = [];
   private hidden = new Map<number, number>();
   private redrawQueued = false;
+  /** A layout has been drawn (so the current transform means something). */
+  private laidOut = false;
   /** The shape of the tree last laid out (ids and children), or null when collapsed. */
   private shape: string | null = null;
   private geometry: Geometry = { compact: false, w: NODE_W, h: NODE_H };
@@ -267,11 +269,13 @@ export class FreeTree {
     this.drawVisible(focus, ms, target);
     this.applyHighlight();
     if (this.autoFit) this.setAutoFit(true);
-    if (target !== this.transform) this.setTransform(target, ms);
+    // A big tree repaints everything it shows on every frame of a pan: jump there instead.
+    if (target !== this.transform) this.setTransform(target, this.geometry.compact ? 0 : ms);
     this.levelOfDetail();
   }
 
   private drawVisible(focus: Focus, ms: number, target: ZoomTransform): void {
+    this.laidOut = true;
     const g = this.geometry;
     const at = (p: P): [number, number] => [p.x, p.y];
     let points = this.points;
@@ -312,7 +316,13 @@ export class FreeTree {
       .selectAll<SVGPathElement, Link>('path.link')
       .data(links, (l) => l.key)
       .join(
-        (enter) => enter.append('path').attr('d', path),
+        (enter) =>
+          enter
+            .append('path')
+            .attr('d', path)
+            .each(function (l) {
+              (this as SVGPathElement & { __d?: string }).__d = path(l) ?? '';
+            }),
         (update) => update,
         (exit) => exit.remove(),
       )
@@ -365,7 +375,7 @@ export class FreeTree {
               e.stopPropagation();
               this.handlers.onSelect?.(p.data.node?.id ?? null);
             });
-          if (ms > 0) n.style('opacity', 0).transition('fade').duration(ms).style('opacity', 1);
+          if (ms > 0 && !g.compact) n.style('opacity', 0).transition('fade').duration(ms).style('opacity', 1);
           return n;
         },
         (update) => update,
@@ -442,7 +452,8 @@ export class FreeTree {
     sel.each(function (c) {
       const s = select(this);
       const text = s.select<SVGTextElement>('text').text(c.text);
-      const fs = g.compact ? 12 : 13;
+      const lecture = document.body.classList.contains('lecture');
+      const fs = lecture ? 15 : g.compact ? 12 : 13;
       const w = Math.max(40, textWidth(c.text, fs) + 16);
       const h = fs + 10;
       text.attr('x', 0).attr('y', -h / 2 + fs * 0.35).attr('text-anchor', 'middle').style('font-size', `${fs}px`);
@@ -450,11 +461,12 @@ export class FreeTree {
       s.select('path.tail').attr('d', 'M-6,0 L0,7 L6,0 Z');
     });
     const positions = this.positions;
+    const compact = g.compact;
     sel.each(function (c) {
       const [x, y] = positions.get(c.id) ?? [0, 0];
       const t = `translate(${x},${y - 9})`;
       const e = this as SVGGElement & { __pos?: string };
-      if (ms > 0 && e.__pos) select(e).transition('layout').duration(ms).attr('transform', t);
+      if (ms > 0 && e.__pos && !compact) select(e).transition('layout').duration(ms).attr('transform', t);
       else select(e).interrupt('layout').attr('transform', t);
       e.__pos = t;
     });
@@ -471,9 +483,15 @@ export class FreeTree {
     const b = this.bounds;
     const bw = Math.max(1, b.x1 - b.x0);
     const bh = Math.max(1, b.y1 - b.y0);
-    let k = Math.min(1, w / bw, h / bh);
+    // A projector wants the cards larger than life when they fit.
+    const most = document.body.classList.contains('lecture') ? 1.35 : 1;
+    let k = Math.min(most, w / bw, h / bh);
     if (!whole && k < MIN_READABLE) {
       k = Math.max(k, Math.min(0.7, h / bh));
+      // Stay put while the step's nodes are in view (panning repaints the whole drawing).
+      if (Math.abs(this.transform.k - k) < 1e-9 && this.laidOut && this.followTarget(this.opts.focus ?? NO_FOCUS) === null) {
+        return this.transform;
+      }
       const ids = [...(this.opts.focus?.marks.keys() ?? [])];
       const at = ids.map((id) => this.positions.get(id)).find((p) => p !== undefined) ?? this.positions.get(this.rootId ?? -1) ?? [0, 0];
       const tx = w / 2 - at[0] * k;
@@ -488,6 +506,7 @@ export class FreeTree {
   /** Fit the tree to the panel (and keep fitting it as it changes). */
   fit(ms = 0): void {
     this.setAutoFit(true);
+    this.laidOut = false;
     if (this.nodes) this.draw(this.opts.focus ?? NO_FOCUS, ms);
     else this.setTransform(this.fitTransform(), ms);
   }
@@ -532,7 +551,8 @@ export class FreeTree {
   /** Labels go first when zoomed out: text under ~6px on screen is hidden (frames stay). */
   private levelOfDetail(): void {
     const k = this.transform.k;
-    const lod = k < 0.22 ? 'far' : k < 0.5 ? 'mid' : 'near';
+    // Compact cards carry smaller type: their second line goes first.
+    const lod = k < 0.22 ? 'far' : k < (this.geometry.compact ? 0.85 : 0.5) ? 'mid' : 'near';
     if (this.root.dataset.lod !== lod) {
       this.root.dataset.lod = lod;
       this.svg.classed('lod-far', lod === 'far').classed('lod-mid', lod === 'mid');
@@ -646,5 +666,8 @@ function round(v: number): number {
 
 /** An estimate of a label's width (no layout read, so rendering stays cheap and deterministic). */
 function textWidth(s: string, fontPx: number): number {
-  return s.length * fontPx * 0.56;
+  // Bold sans: digits and capitals are wider than the average letter.
+  let w = 0;
+  for (const c of s) w += /[A-Z0-9≈→≥]/.test(c) ? 0.66 : c === ' ' ? 0.3 : 0.56;
+  return w * fontPx;
 }
