@@ -29,7 +29,8 @@ for (const [op, fit, words] of FITS) {
     for (let i = 0; i <= kinds.indexOf('fit'); i++) await page.keyboard.press('ArrowRight');
     await expect(app.code.root).toHaveAttribute('data-function', 'classify_va_fit_type');
     await expect(app.code.root).toHaveAttribute('data-line', fit);
-    await expect(app.code.current).toContainText(fit === 'FL' ? 'FL_FIT' : `${fit}_FIT`);
+    await expect(app.code.current).toHaveAttribute('data-line', fit);
+    await expect(app.code.current).toContainText(words.split(' ')[0]);
     await expect(app.code.fitDiagram).toHaveAttribute('data-fit', fit);
     await page.keyboard.press('ArrowRight');
     await expect(app.code.root).toHaveAttribute('data-function', 'adjust_va_to_fit_type');
@@ -92,7 +93,8 @@ test('propagation stops at the node the core reports, and says so', async ({ pag
   await expect(app.narration.root).toHaveAttribute('data-event-kind', 'propagate_stop');
   await expect(app.narration.text).toContainText('stops here: value unchanged');
   await expect(app.code.root).toHaveAttribute('data-function', 'augment_tree_propagate_from');
-  await expect(app.code.current).toContainText('va->subtree_max_size == new_va_sub_max_size');
+  await expect(app.code.current).toHaveAttribute('data-line', 'stop');
+  await expect(app.code.current).toContainText('stop');
   const marked = app.tree.root.locator('g.node[data-mark~="stop"]');
   await expect(marked).toHaveCount(1);
   await expect(marked).toHaveAttribute('data-id', String(stop.id));
