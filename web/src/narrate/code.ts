@@ -89,11 +89,11 @@ rb_right|        then go down into that right subtree
     'classify_va_fit_type',
     VMALLOC,
     `
-NOTHING|  request starts before the block or ends after it: no fit
-     FL|  same start and same end: full fit, the whole block goes
-     LE|  same start only: left-edge fit
-     RE|  same end only: right-edge fit
-     NE|  neither edge: no-edge fit, the block will split in two
+NOTHING|  request starts before the block or ends after it: no fit (NOTHING_FIT)
+     FL|  same start and same end: full fit (FL_FIT), the whole block goes
+     LE|  same start only: left-edge fit (LE_FIT)
+     RE|  same end only: right-edge fit (RE_FIT)
+     NE|  neither edge: no-edge fit (NE_FIT), the block will split in two
 `,
   ),
   adjust_va_to_fit_type: listing(
