@@ -156,3 +156,15 @@ test('a tree of about 1,000 free blocks is drawn compact, fitted, with labels dr
   await expect(app.tree.root).toHaveAttribute('data-nodes', String(want));
   expect(app.problems).toEqual([]);
 });
+
+test('the overview can fill busy areas by vmap node (for the linux-6.9 nodes)', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.open();
+  await expect(app.bar.area('busy').first()).not.toHaveAttribute('data-node', /./);
+  await page.evaluate(() => window.vmapviz?.app.setColorBy('node'));
+  await expect(app.bar.area('busy').first()).toHaveAttribute('data-node', '0');
+  await page.keyboard.press('Shift+ArrowLeft');
+  await expect(app.bar.area('busy').first()).toHaveAttribute('data-node', '0');
+  await page.evaluate(() => window.vmapviz?.app.setColorBy('state'));
+  await expect(app.bar.area('busy').first()).not.toHaveAttribute('data-node', /./);
+});

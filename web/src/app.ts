@@ -103,7 +103,7 @@ export class App {
       onHover: hover,
       onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
       onWindow: (w) => {
-        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.statsKey });
+        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.statsKey, colorBy: this.colorBy });
       },
     });
     this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
@@ -189,6 +189,15 @@ export class App {
   /** Call `cb` whenever the session or the step shown changes. */
   onChange(cb: () => void): void {
     this.listeners.push(cb);
+  }
+
+  /**
+   * How the address-space overview fills busy and lazy areas: by state (the default) or by
+   * vmap node (linux-6.9's nodes; the patterns still tell busy from lazy).
+   */
+  setColorBy(mode: 'state' | 'node'): void {
+    this.colorBy = mode;
+    if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: this.lens.window, key: this.statsKey, colorBy: mode });
   }
 
   /** The session (read-only use: tests and panels compare with the core). */
@@ -376,6 +385,7 @@ export class App {
   private focus: Focus = NO_FOCUS;
   private barState: State | null = null;
   private statsKey = '';
+  private colorBy: 'state' | 'node' = 'state';
 
   private render(animate: boolean): void {
     const s = this.session;
@@ -406,7 +416,7 @@ export class App {
     if (key !== this.statsKey) this.stats.render(state);
     this.statsKey = key;
     this.lens.render(state, this.focus.ranges, key);
-    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key });
+    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender) {

@@ -16,6 +16,8 @@ export interface Segment {
   end: bigint;
   /** A stable key for D3 joins: the area id, so an area keeps its element across states. */
   key: string;
+  /** The vmap node of a busy (or 5.2 lazy) area (linux-6.9 has several). */
+  vmapNode?: number;
 }
 
 /** Consecutive small areas drawn as one, when there are too many to draw one by one. */
@@ -40,10 +42,10 @@ export interface PlacedSegment extends Omit<Segment, 'state'> {
 /** All areas of a state (free-tree nodes, busy, lazy, pooled), sorted, with gaps filled in. */
 export function segments(state: State): Segment[] {
   const out: Segment[] = [];
-  const add = (s: AreaState, id: number, start: bigint, end: bigint) =>
-    out.push({ state: s, id, start, end, key: `a${id}` });
+  const add = (s: AreaState, id: number, start: bigint, end: bigint, node?: number) =>
+    out.push(node === undefined ? { state: s, id, start, end, key: `a${id}` } : { state: s, id, start, end, key: `a${id}`, vmapNode: node });
   for (const n of state.free) add('free', n.id, n.vaStart, n.vaEnd);
-  for (const b of state.busy) add(b.lazy ? 'lazy' : 'busy', b.id, b.vaStart, b.vaEnd);
+  for (const b of state.busy) add(b.lazy ? 'lazy' : 'busy', b.id, b.vaStart, b.vaEnd, b.node);
   for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd);
   for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);
   out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));

@@ -54,7 +54,12 @@ export interface BarRenderOptions {
   duration?: number;
   /** Two renders with the same key draw the same state (even if not the same object). */
   key?: string;
+  /** `node`: busy and lazy areas filled by their vmap node (linux-6.9); patterns still tell the state. */
+  colorBy?: 'state' | 'node';
 }
+
+/** Fills of vmap nodes (colour-blind-safe Okabe–Ito hues). */
+export const NODE_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#999999'];
 
 export class SpaceBar {
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
@@ -63,7 +68,7 @@ export class SpaceBar {
   private highlighted: number | null = null;
   private selected: number | null = null;
   private placed: PlacedSegment[] = [];
-  private drawnFor: { state: State; width: number; key?: string } | null = null;
+  private drawnFor: { state: State; width: number; key?: string; colorBy: string } | null = null;
   private opts: BarRenderOptions = {};
   /** The root's width, from the resize observer (rendering never reads layout). */
   private rootWidth = 0;
@@ -119,11 +124,16 @@ export class SpaceBar {
     if (!this.rootWidth) this.rootWidth = this.root.clientWidth;
     const width = Math.max(320, this.rootWidth - 2 * MARGIN_X);
     // Micro-steps of one operation share its state: only the overlays change then.
-    const same = this.drawnFor && this.drawnFor.width === width && (this.drawnFor.state === state || (options.key !== undefined && options.key === this.drawnFor.key));
+    const colorBy = options.colorBy ?? 'state';
+    const same =
+      this.drawnFor &&
+      this.drawnFor.width === width &&
+      this.drawnFor.colorBy === colorBy &&
+      (this.drawnFor.state === state || (options.key !== undefined && options.key === this.drawnFor.key));
     if (!same) {
       const placed = placeSegments(clusterSegments(segments(state), MAX_AREAS), width, 6);
       this.placed = placed;
-      this.drawnFor = { state, width, key: options.key };
+      this.drawnFor = { state, width, key: options.key, colorBy };
       const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
       const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + 2 * OVERLAY_ROW;
       this.svg
@@ -131,7 +141,7 @@ export class SpaceBar {
         .attr('height', height)
         .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
       this.renderWindow(placed);
-      this.renderAreas(placed, ms);
+      this.renderAreas(placed, ms, colorBy);
       this.renderTicks(placed);
       this.highlight(this.highlighted);
     }
@@ -209,7 +219,7 @@ export class SpaceBar {
       .attr('y', (d) => BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW);
   }
 
-  private renderAreas(placed: PlacedSegment[], ms: number): void {
+  private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state'): void {
     const areas = this.svg
       .select<SVGGElement>('g.areas')
       .selectAll<SVGGElement, PlacedSegment>('g.area')
@@ -239,6 +249,15 @@ export class SpaceBar {
       const cls = `area area-${d.state}`;
       const start = hex(d.start);
       const end = hex(d.end);
+      const byNode = colorBy === 'node' && d.vmapNode !== undefined && (d.state === 'busy' || d.state === 'lazy');
+      const fill = byNode ? NODE_COLORS[(d.vmapNode ?? 0) % NODE_COLORS.length] : '';
+      if (e.__fill !== fill) {
+        e.__fill = fill;
+        const r = e.querySelector<SVGRectElement>('rect.fill');
+        if (r) r.style.fill = fill;
+        if (byNode) e.setAttribute('data-node', String(d.vmapNode));
+        else e.removeAttribute('data-node');
+      }
       if (e.__cls !== cls || e.__start !== start || e.__end !== end) {
         const sel = select(e);
         e.__cls = cls;
@@ -375,7 +394,7 @@ export class SpaceBar {
   }
 }
 
-type AreaEl = SVGGElement & { __cls?: string; __start?: string; __end?: string; __tr?: string; __w?: number };
+type AreaEl = SVGGElement & { __cls?: string; __start?: string; __end?: string; __tr?: string; __w?: number; __fill?: string };
 
 function round(v: number): number {
   return Math.round(v * 100) / 100;
