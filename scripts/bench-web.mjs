@@ -180,6 +180,7 @@ async function main() {
       p99: pct(d, 99),
       max: Math.max(...d),
       over: d.filter((x) => x > 16.7 * 1.5).length,
+      oneVsync: d.filter((x) => x < 18).length / d.length,
       steps: steps.steps,
       nodes: steps.nodes,
       free: info.free,
@@ -226,13 +227,20 @@ machine above (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, 
 | page ready (navigation → \`body[data-ready]\`: wasm initialised, default scenario drawn), median of ${RUNS} | ${ms(r.readyMedian)} (worst ${ms(r.readyMax)}) | < 1 s |
 | animation while stepping on a tree of ${r.free} free blocks: p95 frame time | ${ms(r.p95)} | ≤ 16.7 ms |
 | … p50 / p99 / worst frame | ${ms(r.p50)} / ${ms(r.p99)} / ${ms(r.max)} | |
+| … frames within one 60 Hz refresh (< 18 ms) | ${(100 * r.oneVsync).toFixed(1)} % | ≥ 95 % |
 | … frames over 25 ms, of ${r.frames} (${r.steps} micro-steps, one every 300 ms, movements at 2×) | ${r.over} | |
 | JS + wasm loaded on open (the app, the workbench's chunk and worker, the wasm), gzip -9 | ${kb(r.onLoad)} | ≤ 250 KB |
 
 Frame times are the gaps between \`requestAnimationFrame\` callbacks while the player steps micro-step by
-micro-step through 12 allocations on the tree (2,000 one-page areas, every other one freed, ${r.nodes} nodes drawn,
-compact cards). The worst frames are the first micro-step of each operation, when the core replays it with
-snapshots (\`frames(k)\`: a tree of 1,000 nodes per snapshot); every other micro-step is drawn from that cache.
+micro-step through 12 allocations on the tree (2,000 one-page areas, every other one freed; compact cards, and only
+the nodes near the screen are drawn: ${r.nodes} at the end). They are quantised to the 60 Hz refresh, so 16.8 ms is
+one refresh. The longest frames are the first micro-step of each operation, when the core replays it with snapshots
+(\`frames(k)\`, a tree of 1,000 nodes per snapshot, 70–140 ms); the other micro-steps are drawn from that cache.
+
+**Size.** Over budget because of the wasm: 116 KB gzip for the first facade, 214.5 KB since the workbench's facade
+functions (workloads, importers, JSON traces) joined it. Measured on 2026-11-22: the same crate built with
+\`opt-level = "z"\` (\`CARGO_PROFILE_RELEASE_OPT_LEVEL=z\`) is 171 KB gzip, and loading the workbench's chunk and
+worker (32 KB) when it is first opened rather than at start would leave about 231 KB on open.
 
 | file | raw | gzip -9 | loaded on open |
 |---|---:|---:|:---:|
@@ -244,4 +252,4 @@ ${rows}
   say('BENCHMARKS.md: the "Web (issue 4)" section is up to date');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) main().catch(fail);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main().catch(fail);
