@@ -593,6 +593,8 @@ export class App {
       return;
     }
     if (this.help.open && e.key !== '?') return;
+    // Space on a focused button or link activates it, as everywhere else.
+    if ((e.key === ' ' || e.key === 'Spacebar') && t instanceof HTMLElement && t.closest('button, a[href], summary')) return;
     let used = true;
     switch (e.key) {
       case ' ':
