@@ -454,7 +454,7 @@ export class FreeTree {
       const text = s.select<SVGTextElement>('text').text(c.text);
       const lecture = document.body.classList.contains('lecture');
       const fs = lecture ? 15 : g.compact ? 12 : 13;
-      const w = Math.max(40, textWidth(c.text, fs) + 16);
+      const w = Math.max(40, textWidth(c.text, fs) + 20);
       const h = fs + 10;
       text.attr('x', 0).attr('y', -h / 2 + fs * 0.35).attr('text-anchor', 'middle').style('font-size', `${fs}px`);
       s.select('rect.bubble').attr('x', -w / 2).attr('y', -h).attr('width', w).attr('height', h);
@@ -668,6 +668,6 @@ function round(v: number): number {
 function textWidth(s: string, fontPx: number): number {
   // Bold sans: digits and capitals are wider than the average letter.
   let w = 0;
-  for (const c of s) w += /[A-Z0-9≈→≥]/.test(c) ? 0.66 : c === ' ' ? 0.3 : 0.56;
+  for (const c of s) w += /[A-Z0-9≈→≥]/.test(c) ? 0.7 : c === ' ' ? 0.32 : 0.6;
   return w * fontPx;
 }
