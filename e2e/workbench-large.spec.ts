@@ -71,7 +71,9 @@ test('10^6 operations replay in a worker with progress, the page stays responsiv
   // Step.
   await wb.large.locator('button[data-action="next"]').click();
   await expect(wb.large).toHaveAttribute('data-step', '777778');
+  // Each step is a round trip to the worker: wait for one before the next click.
   await wb.large.locator('button[data-action="prev"]').click();
+  await expect(wb.large).toHaveAttribute('data-step', '777777');
   await wb.large.locator('button[data-action="prev"]').click();
   await expect(wb.large).toHaveAttribute('data-step', '777776');
   // Play the next operation micro-step by micro-step; it ends after it.
