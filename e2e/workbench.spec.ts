@@ -23,6 +23,40 @@ test('the workbench mounts under the views with its tabs and no console error', 
   expect(wb.problems).toEqual([]);
 });
 
+test('the workbench loads on first use: nothing of it is fetched on open, a click on a tab brings it with that tab', async ({ page }) => {
+  const wb = new Workbench(page);
+  await page.goto('./');
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await page.waitForTimeout(800);
+  await expect(wb.root).toHaveAttribute('data-panels-state', 'idle');
+  await expect(wb.root.getByRole('tab')).toHaveCount(6);
+  const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop() ?? ''));
+  const wasmOnOpen = (await fetched()).filter((f) => f.endsWith('.wasm'));
+  expect(wasmOnOpen).toHaveLength(1);
+  expect((await fetched()).filter((f) => /^(panels|replay\.worker)-/.test(f))).toEqual([]);
+  // The click lands on the shell's tab; the workbench mounts showing that tab, focused.
+  await wb.root.locator('button[role="tab"][data-tab="charts"]').click();
+  await expect(page.locator('body[data-panels-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await expect(wb.root).toHaveAttribute('data-panels-state', 'ready');
+  await expect(wb.root).toHaveAttribute('data-current-tab', 'charts');
+  await expect(wb.charts).toBeVisible();
+  await expect(wb.root.locator('button[role="tab"][data-tab="charts"]')).toBeFocused();
+  const after = await fetched();
+  expect(after.filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
+  expect(after.some((f) => f.startsWith('panels-'))).toBe(true);
+  expect(wb.problems).toEqual([]);
+});
+
+test('the workbench also loads when the keyboard focus enters it', async ({ page }) => {
+  const wb = new Workbench(page);
+  await page.goto('./');
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await wb.root.locator('button[role="tab"][aria-selected="true"]').focus();
+  await expect(page.locator('body[data-panels-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await expect(wb.root.locator('button[role="tab"][aria-selected="true"]')).toBeFocused();
+  await expect(wb.gaugeText).toContainText('of 8,192 pages');
+});
+
 test('workloads: every kernel test, the module and the teaching scenarios are listed with their explanation', async ({ page }) => {
   const wb = new Workbench(page);
   await wb.open();

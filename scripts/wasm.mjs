@@ -1,6 +1,9 @@
-// Builds the WebAssembly facade (core/wasm) into web/src/pkg with wasm-pack (release, wasm-opt
-// from the npm package binaryen). Skipped when the output is newer than every Rust source;
-// `--force` rebuilds anyway.
+// Builds the WebAssembly facade (core/wasm) twice with wasm-pack (release, wasm-opt from the npm
+// package binaryen):
+//   web/src/pkg           the page's first screen: sessions, states, frames (no default features)
+//   web/src/pkg-workbench the workbench and its worker: everything (feature `workbench`)
+// The first is what the page loads on open; the second comes with the workbench on first use.
+// Each is skipped when its output is newer than every Rust source; `--force` rebuilds anyway.
 //
 //   node scripts/wasm.mjs [--force]
 import { existsSync, statSync } from 'node:fs';
@@ -8,32 +11,46 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, SetupError, fail, green, mustRun, newestMtime, say } from './lib.mjs';
 
-export const PKG = join(ROOT, 'web', 'src', 'pkg');
-const OUTPUTS = ['vmapviz_wasm_bg.wasm', 'vmapviz_wasm.js', 'vmapviz_wasm.d.ts'].map((f) => join(PKG, f));
+export const BUILDS = [
+  { dir: 'pkg', what: 'the view build', cargoArgs: ['--no-default-features'] },
+  { dir: 'pkg-workbench', what: 'the workbench build', cargoArgs: [] },
+];
 const SOURCES = ['core', 'Cargo.toml', 'Cargo.lock'];
+const FILES = ['vmapviz_wasm_bg.wasm', 'vmapviz_wasm.js', 'vmapviz_wasm.d.ts'];
 
-export function wasmUpToDate() {
-  if (!OUTPUTS.every(existsSync)) return false;
-  const built = Math.min(...OUTPUTS.map((f) => statSync(f).mtimeMs));
+const outputs = (dir) => FILES.map((f) => join(ROOT, 'web', 'src', dir, f));
+
+function upToDate(dir) {
+  const files = outputs(dir);
+  if (!files.every(existsSync)) return false;
+  const built = Math.min(...files.map((f) => statSync(f).mtimeMs));
   return built > newestMtime(SOURCES);
 }
 
+export function wasmUpToDate() {
+  return BUILDS.every((b) => upToDate(b.dir));
+}
+
 export async function buildWasm({ force = false } = {}) {
-  if (!force && wasmUpToDate()) {
-    say(`wasm: ${green('up to date')} (web/src/pkg is newer than core/)`);
-    return;
+  for (const b of BUILDS) {
+    if (!force && upToDate(b.dir)) {
+      say(`wasm: ${b.what} ${green('up to date')} (web/src/${b.dir} is newer than core/)`);
+      continue;
+    }
+    say(`wasm: ${b.what}: wasm-pack build core/wasm --release into web/src/${b.dir} (the first build also compiles wasm-bindgen-cli)`);
+    await mustRun(`the wasm build (${b.what})`, 'wasm-pack', [
+      'build',
+      'core/wasm',
+      '--target',
+      'web',
+      '--out-dir',
+      `../../web/src/${b.dir}`,
+      '--release',
+      '--',
+      ...b.cargoArgs,
+    ]);
+    if (!outputs(b.dir).every(existsSync)) throw new SetupError(`wasm-pack finished but web/src/${b.dir} is incomplete`);
   }
-  say('wasm: wasm-pack build core/wasm --release (the first build also compiles wasm-bindgen-cli)');
-  await mustRun('the wasm build', 'wasm-pack', [
-    'build',
-    'core/wasm',
-    '--target',
-    'web',
-    '--out-dir',
-    '../../web/src/pkg',
-    '--release',
-  ]);
-  if (!OUTPUTS.every(existsSync)) throw new SetupError('wasm-pack finished but web/src/pkg is incomplete');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 use crate::area::{AreaInfo, NIL};
+use crate::counters::{CounterObserver, Counters};
 use crate::events::{Event, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
@@ -216,6 +217,12 @@ pub struct Session {
 
 impl Session {
     pub fn new(profile: Profile) -> Session {
+        Session::with_checkpoint_every(profile, 256)
+    }
+
+    /// An empty session that keeps a copy of the allocator every `every` operations (at least
+    /// 1): a larger spacing saves memory on long traces, a smaller one makes jumps cheaper.
+    pub fn with_checkpoint_every(profile: Profile, every: usize) -> Session {
         let r = Replayer::new(profile);
         Session {
             initial: r.clone(),
@@ -224,7 +231,7 @@ impl Session {
             out_ends: Vec::new(),
             warnings: Vec::new(),
             checkpoints: vec![r.clone()],
-            every: 256,
+            every: every.max(1),
             current: r,
         }
     }
@@ -232,13 +239,17 @@ impl Session {
     /// Parse and replay a whole trace. All or nothing: on error nothing is kept.
     pub fn load(text: &str) -> Result<Session, ReplayError> {
         let lines = parse_trace(text).map_err(|e| ReplayError { line: e.line, msg: e.msg })?;
-        let mut s = Session::new(Profile::default());
-        // Keep about 256 checkpoints whatever the length.
-        s.every = (lines.len() / 256).max(256);
+        let mut s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(lines.len()));
         for l in lines {
             s.push_line(l)?;
         }
         Ok(s)
+    }
+
+    /// The checkpoint spacing `load` uses for `n` operations: about 256 checkpoints whatever
+    /// the length, never closer than 256 operations.
+    pub fn spacing_for(n: usize) -> usize {
+        (n / 256).max(256)
     }
 
     /// Apply one more operation at the end. On error the session is unchanged.
@@ -358,6 +369,24 @@ impl Session {
             sink.clear();
         }
         r
+    }
+
+    /// The work counters of each operation in `from..to` (clamped) and their total, counted
+    /// on a replay of that range (time proportional to it).
+    pub fn counters(&self, from: usize, to: usize) -> (Vec<Counters>, Counters) {
+        let to = to.min(self.ops.len());
+        let from = from.min(to);
+        let mut r = self.replayer_before(from);
+        let mut c = CounterObserver::default();
+        let mut sink = String::new();
+        let mut per_op = Vec::with_capacity(to - from);
+        for l in &self.ops[from..to] {
+            // These ops succeeded when pushed, so they succeed again.
+            let _ = r.apply(&l.op, &mut sink, &mut c);
+            sink.clear();
+            per_op.push(c.end_op());
+        }
+        (per_op, c.total)
     }
 
     pub fn state_before(&self, k: usize) -> StateSnap {

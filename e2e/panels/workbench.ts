@@ -63,10 +63,16 @@ export class Workbench {
     page.on('pageerror', (e) => this.problems.push(`page error: ${e.message}`));
   }
 
-  /** Open the page and wait until the app and the workbench are ready. */
+  /**
+   * Open the page and wait until the app is ready, then bring in the workbench (it loads on
+   * first use: here the pointer entering it) and wait for it.
+   */
   async open(url = './'): Promise<void> {
     await this.page.goto(url);
     await expect(this.page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+    await expect(this.root).toHaveAttribute('data-panels-state', /idle|loading|ready/);
+    // A second open of the same page (a hash change) finds the workbench there already.
+    if ((await this.root.getAttribute('data-panels-state')) === 'idle') await this.root.hover();
     await expect(this.page.locator('body[data-panels-ready="true"]')).toBeAttached({ timeout: 15_000 });
   }
 

@@ -6,6 +6,7 @@
 import { errorMessage, type FreeNode, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
+import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
@@ -146,15 +147,16 @@ export class App {
   /** Panels of the workbench (web/src/panels/**), mounted through the public API below. */
   private mountPanels(): void {
     // panels:begin
-    // The workbench (web/src/panels): its own chunk, mounted once the main views are up.
-    // REQUESTS from the panels' owner (see web/src/panels/index.ts):
-    //  - SpaceBar: a `colorBy: 'node'` render option (busy areas by `node`, lazy by the node
-    //    of the `busy` listing); until then the "vmap nodes & pools" tab draws its own strip.
-    //  - openHash: call `expandHash` (web/src/panels/zlink.ts) first, so a `#z=` link opens
-    //    before the first paint; until then the workbench re-opens it once mounted.
-    void import('./panels')
-      .then((m) => m.mountWorkbench(this, this.root))
-      .catch((e: unknown) => console.error('the workbench did not mount', e));
+    // The workbench (web/src/panels): its own chunk and wasm build, loaded on first use; until
+    // then its shell (stub.ts) shows the heading and the tabs.
+    const host = this.root.querySelector<HTMLElement>('[data-widget="workbench"]');
+    if (!host) return;
+    new WorkbenchStub(host, (hand) =>
+      import('./panels').then((m) => m.mountWorkbench(this, this.root, hand)).catch((e: unknown) => {
+        console.error('the workbench did not mount', e);
+        throw e;
+      }),
+    );
     // panels:end
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Session, errorMessage, parseFrames, parseState, parseSummaries, type RawSession } from './bridge';
+import { Session, errorMessage, parseFrames, parseState, parseSummaries, rebuildTrees, type FreeNode, type RawSession } from './bridge';
 
 // JSON exactly as the wasm facade sends it (from a replay of two vmalloc(4096) calls).
 const STATE = JSON.stringify({
@@ -120,7 +120,7 @@ describe('parseSummaries and parseFrames', () => {
     const json = `{"index":0,"line":3,"text":"free 0x1000","output":"free 0x1000 ok\\n","warning":null,
       "before":${STATE},"after":${STATE},
       "frames":[{"event":{"kind":"merge_start","va_start":"0x1000","va_end":"0x2000","prev":null,"next":0},"tree":0}],
-      "trees":[${JSON.stringify(JSON.parse(STATE).free)}]}`;
+      "tree_deltas":[{"root":0,"set":[],"del":[]}]}`;
     const f = parseFrames(json);
     expect(f).not.toBeNull();
     expect(f?.frames[0].event.kind).toBe('merge_start');
@@ -128,6 +128,64 @@ describe('parseSummaries and parseFrames', () => {
     expect(f?.trees[0][1].vaStart).toBe(1n);
     expect(f?.after.free).toHaveLength(2);
     expect(parseFrames('null')).toBeNull();
+  });
+});
+
+describe('rebuildTrees', () => {
+  // C(2) < B(1) < A(0): a left chain under A, as before a right rotation at A.
+  const node = (id: number, parent: number | null, left: number | null, right: number | null, depth: number): FreeNode => ({
+    id,
+    vaStart: BigInt(id * 0x1000),
+    vaEnd: BigInt(id * 0x1000 + 0x800),
+    subtreeMaxSize: 0x800n,
+    black: true,
+    parent,
+    left,
+    right,
+    depth,
+  });
+  const wire = (n: FreeNode) => ({
+    id: n.id,
+    va_start: `0x${n.vaStart.toString(16)}`,
+    va_end: `0x${n.vaEnd.toString(16)}`,
+    subtree_max_size: `0x${n.subtreeMaxSize.toString(16)}`,
+    black: n.black,
+    parent: n.parent,
+    left: n.left,
+    right: n.right,
+    depth: 99, // ignored: depths are counted from the root
+  });
+  const base = [node(0, null, 1, null, 0), node(1, 0, 2, null, 1), node(2, 1, null, null, 2)];
+
+  it('applies a rotation: new root, pre-order, depths recounted, unchanged nodes shared', () => {
+    const rotated = [node(1, null, 2, 0, 0), node(0, 1, null, null, 1)];
+    const [t] = rebuildTrees(base, [{ root: 1, set: rotated.map(wire), del: [] }]);
+    expect(t.map((n) => [n.id, n.depth, n.parent])).toEqual([
+      [1, 0, null],
+      [2, 1, 1],
+      [0, 1, 1],
+    ]);
+    expect(t[1]).toEqual({ ...base[2], depth: 1 });
+  });
+
+  it('chains deltas, removes nodes and keeps untouched objects', () => {
+    const [same, erased, empty] = rebuildTrees(base, [
+      { root: 0, set: [], del: [] },
+      { root: 0, set: [wire(node(1, 0, null, null, 1))], del: [2] },
+      { root: null, set: [], del: [0, 1] },
+    ]);
+    expect(same).toEqual(base);
+    expect(same[2]).toBe(base[2]);
+    expect(erased.map((n) => n.id)).toEqual([0, 1]);
+    expect(erased[0]).toBe(base[0]);
+    expect(empty).toEqual([]);
+  });
+
+  it('rejects deltas that do not make a tree', () => {
+    expect(() => rebuildTrees(base, [{ root: 5, set: [], del: [] }])).toThrow(/node 5 is missing/);
+    expect(() => rebuildTrees(base, [{ root: 0, set: [], del: [2] }])).toThrow(/missing/);
+    expect(() => rebuildTrees(base, [{ root: 1, set: [], del: [] }])).toThrow(/not reachable/);
+    expect(() => rebuildTrees(base, [{ root: 0, set: [wire(node(2, 1, 0, null, 2))], del: [] }])).toThrow(/repeated/);
   });
 });
 

@@ -207,17 +207,56 @@ export function parseFrames(json: string): OpFrames | null {
   const v: unknown = JSON.parse(json);
   if (v === null) return null;
   const o = obj(v, 'frames');
+  const before = parseStateValue(o.before);
   return {
     ...parseSummaryValue(o),
-    before: parseStateValue(o.before),
+    before,
     after: parseStateValue(o.after),
     frames: arr(o.frames, 'frames').map((f) => {
       const q = obj(f, 'frame');
       const event = obj(q.event, 'event');
       return { event: { ...event, kind: str(event.kind, 'event.kind') }, tree: num(q.tree, 'frame.tree') };
     }),
-    trees: arr(o.trees, 'trees').map((t) => arr(t, 'tree').map(parseFreeNode)),
+    trees: rebuildTrees(before.free, arr(o.tree_deltas, 'tree_deltas')),
   };
+}
+
+/**
+ * The free tree after each event, from the core's deltas (`tree_deltas` in core/wasm): each
+ * names the root, the nodes that are new or changed (all but `depth`) and the ids that left.
+ * A tree is rebuilt in pre-order from its root with depths counted on the way, as the core
+ * lists it; a node that did not change keeps the same object.
+ */
+export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] {
+  const byId = new Map<number, FreeNode>(base.map((n) => [n.id, n]));
+  let prev = byId;
+  return deltas.map((d, i) => {
+    const q = obj(d, 'tree delta');
+    const next = new Map(prev);
+    for (const id of arr(q.del, 'del')) next.delete(num(id, 'del'));
+    for (const n of arr(q.set, 'set')) {
+      const node = parseFreeNode(n);
+      next.set(node.id, node);
+    }
+    const tree: FreeNode[] = [];
+    const root = optNum(q.root, 'root');
+    const stack: [number, number][] = root === null ? [] : [[root, 0]];
+    while (stack.length > 0) {
+      const [id, depth] = stack.pop()!;
+      let n = next.get(id);
+      if (!n || tree.length >= next.size) throw new TypeError(`tree delta ${i}: node ${id} is missing or repeated`);
+      if (n.depth !== depth) {
+        n = { ...n, depth };
+        next.set(id, n);
+      }
+      tree.push(n);
+      if (n.right !== null) stack.push([n.right, depth + 1]);
+      if (n.left !== null) stack.push([n.left, depth + 1]);
+    }
+    if (tree.length !== next.size) throw new TypeError(`tree delta ${i}: ${next.size - tree.length} nodes are not reachable from the root`);
+    prev = next;
+    return tree;
+  });
 }
 
 /** The message of whatever a wasm call threw (`JsError` arrives as an `Error`). */

@@ -362,3 +362,61 @@ fn a_failed_push_at_a_checkpoint_boundary_changes_nothing() {
         assert_eq!(observe(&s.replayer_before(k)), observe(&fresh(&lines, k).0), "replayer_before({k})");
     }
 }
+
+/// A session built with a small checkpoint spacing (and one with a spacing larger than the
+/// trace) gives, before every operation and after truncations, the states of a fresh replay.
+#[test]
+fn any_checkpoint_spacing_gives_the_same_states() {
+    let p = Profile::Linux61;
+    let text = random_trace(p, 120, 0xc4ec);
+    let lines = parse_trace(&text).unwrap();
+    for every in [0, 1, 7, 1000] {
+        let mut s = Session::with_checkpoint_every(Profile::default(), every);
+        for l in &lines {
+            s.push_line(l.clone()).unwrap();
+        }
+        for k in 0..=lines.len() {
+            assert_eq!(
+                observe(&s.replayer_before(k)),
+                observe(&expected_before(&lines, k)),
+                "spacing {every}, before op {k}"
+            );
+        }
+        s.truncate(50);
+        assert_eq!(s.len(), 50);
+        assert_eq!(observe(s.current()), observe(&expected_before(&lines, 50)), "spacing {every}");
+        assert_eq!(observe(&s.replayer_before(13)), observe(&expected_before(&lines, 13)), "spacing {every}");
+    }
+    assert_eq!(Session::spacing_for(10), 256);
+    assert_eq!(Session::spacing_for(1 << 20), 4096);
+}
+
+/// `Session::counters` over a range starts from the checkpointed state: split anywhere, the
+/// two halves' operations are the whole range's, and the totals add up.
+#[test]
+fn counters_of_a_range_match_the_whole_replay() {
+    use vmapviz_core::counters::CounterObserver;
+    let p = Profile::Linux52;
+    let text = random_trace(p, 600, 0xc0de);
+    let lines = parse_trace(&text).unwrap();
+    let s = Session::load(&text).unwrap();
+    // A fresh replay with the counting observer, op by op.
+    let mut r = Replayer::default();
+    let mut c = CounterObserver::default();
+    let mut sink = String::new();
+    let mut expected = Vec::new();
+    for l in &lines {
+        r.apply(&l.op, &mut sink, &mut c).unwrap();
+        expected.push(c.end_op());
+    }
+    let (all, total) = s.counters(0, s.len());
+    assert_eq!(all, expected);
+    assert_eq!(total, c.total);
+    assert!(total.ops == 600 && total.nodes_visited > 0, "{total:?}");
+    for split in [1, 255, 256, 257, 599] {
+        let (a, _) = s.counters(0, split);
+        let (b, _) = s.counters(split, usize::MAX);
+        assert_eq!([a, b].concat(), expected, "split at {split}");
+    }
+    assert_eq!(s.counters(700, 800).0.len(), 0);
+}

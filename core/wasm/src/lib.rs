@@ -2,18 +2,19 @@
 //! JSON text. 64-bit addresses and sizes travel as lower-case `0x` hex strings (JSON numbers
 //! lose precision above 2^53); ids, counts and depths stay numbers.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde_json::Value;
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::contention::sweep as contention_sweep_core;
-use vmapviz_core::counters::{CounterObserver, Counters};
-use vmapviz_core::import::{self, ImportFormat, Imported};
-use vmapviz_core::replay::dump_busy;
-use vmapviz_core::sweep::{sweep, SweepShape};
-use vmapviz_core::trace::parse_trace;
-use vmapviz_core::workload::{self, Preset, WorkloadParams};
-use vmapviz_core::{Op, Profile, Session, TraceLine};
+use vmapviz_core::session::{Frame, NodeSnap, StateSnap};
+use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
+
+#[cfg(feature = "workbench")]
+mod workbench;
+#[cfg(feature = "workbench")]
+pub use workbench::*;
 
 /// Keys whose values are small integers (ids, counts, depths), kept as JSON numbers.
 const NUMBER_KEYS: &[&str] = &[
@@ -62,6 +63,7 @@ const NUMBER_KEYS: &[&str] = &[
     "mismatches",
     "total",
     "done",
+    "del",
 ];
 
 fn hexify(v: Value, key: &str) -> Value {
@@ -91,7 +93,7 @@ pub fn to_json<T: Serialize>(t: &T) -> String {
     }
 }
 
-fn profile(name: &str) -> Result<Profile, JsError> {
+pub(crate) fn profile(name: &str) -> Result<Profile, JsError> {
     if name.is_empty() {
         return Ok(Profile::default());
     }
@@ -101,7 +103,8 @@ fn profile(name: &str) -> Result<Profile, JsError> {
 }
 
 /// `""` for none, else a profile name.
-fn opt_profile(name: &str) -> Result<Option<Profile>, JsError> {
+#[cfg(feature = "workbench")]
+pub(crate) fn opt_profile(name: &str) -> Result<Option<Profile>, JsError> {
     if name.is_empty() {
         Ok(None)
     } else {
@@ -142,10 +145,35 @@ impl Vmapviz {
         to_json(&self.s.state_before(k))
     }
 
-    /// JSON frames of op `k`, or `null`.
+    /// JSON frames of op `k`, or `null`: `{index, line, text, output, warning, before, after,
+    /// frames: [{event, tree}], tree_deltas: [TreeDelta]}`. The free tree after each event
+    /// travels as a change to the one before it (see [`tree_deltas`]), which keeps an
+    /// operation on a tree of 1,000 nodes to a few KB instead of megabytes.
     pub fn frames(&self, k: usize) -> String {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            index: usize,
+            line: usize,
+            text: &'a str,
+            output: &'a str,
+            warning: &'a Option<String>,
+            before: &'a StateSnap,
+            after: &'a StateSnap,
+            frames: &'a [Frame],
+            tree_deltas: Vec<TreeDelta<'a>>,
+        }
         match self.s.frames(k) {
-            Some(f) => to_json(&f),
+            Some(f) => to_json(&Out {
+                index: f.index,
+                line: f.line,
+                text: &f.text,
+                output: &f.output,
+                warning: &f.warning,
+                before: &f.before,
+                after: &f.after,
+                frames: &f.frames,
+                tree_deltas: tree_deltas(&f.before.free, &f.trees),
+            }),
             None => "null".into(),
         }
     }
@@ -178,74 +206,39 @@ impl Vmapviz {
         self.s.output().to_string()
     }
 
-    /// JSON `{ per_op: [Counters...], total: Counters }` for ops `from..to` (events counted on
-    /// a replay; costs time proportional to the range).
-    pub fn counters(&self, from: usize, to: usize) -> String {
-        #[derive(Serialize)]
-        struct Out {
-            per_op: Vec<Counters>,
-            total: Counters,
-        }
-        let to = to.min(self.s.len());
-        let from = from.min(to);
-        let mut r = self.s.replayer_before(from);
-        let mut c = CounterObserver::default();
-        let mut sink = String::new();
-        let mut per_op = Vec::with_capacity(to - from);
-        for l in &self.s.ops()[from..to] {
-            let _ = r.apply(&l.op, &mut sink, &mut c);
-            sink.clear();
-            per_op.push(c.end_op());
-        }
-        to_json(&Out { per_op, total: c.total })
-    }
-
-    /// What a `busy` line would print before op `k` (6.9: per node, with its lazy areas, which
-    /// the state's `lazy` list does not tag with their node).
-    pub fn busy_text(&self, k: usize) -> String {
-        let r = self.s.replayer_before(k);
-        let mut v = r.vmap;
-        v.ensure_init();
-        let mut out = String::new();
-        dump_busy(&v, &mut out);
-        out
-    }
-
-    /// The trace in its JSON form (`{"profile": ..., "ops": [...]}`, numbers as hex strings).
-    pub fn trace_json(&self) -> String {
-        let ops: Vec<Op> = self.s.ops().iter().map(|l| l.op.clone()).collect();
-        import::to_json(&ops)
-    }
-
     /// An invariant violation of the current state, or `undefined`.
     pub fn check(&self) -> Option<String> {
         check_invariants(&self.s.current().vmap).err()
     }
 }
 
-/// JSON cost sweep: average counters per operation for each live count (comma-separated).
-/// `shape` is `long_busy` or `random`.
-#[wasm_bindgen]
-pub fn cost_sweep(profile_name: &str, shape: &str, lives: &str, rounds: usize) -> Result<String, JsError> {
-    let p = profile(profile_name)?;
-    let shape = SweepShape::parse(shape).ok_or_else(|| JsError::new("shape must be long_busy or random"))?;
-    let lives = parse_list(lives)?;
-    Ok(to_json(&sweep(p, shape, &lives, rounds.min(100_000))))
+/// How one snapshot of the free tree differs from the one before it: the root, the nodes that
+/// are new or changed (anything but `depth`) and the ids of those that left the tree. The
+/// receiver rebuilds the snapshot (pre-order from the root, depths counted on the way).
+#[derive(Serialize, Debug, PartialEq)]
+pub struct TreeDelta<'a> {
+    pub root: Option<u32>,
+    pub set: Vec<&'a NodeSnap>,
+    pub del: Vec<u32>,
 }
 
-/// JSON contention model for each CPU count (comma-separated).
-#[wasm_bindgen]
-pub fn contention(profile_name: &str, cpus: &str, pairs_per_cpu: usize) -> Result<String, JsError> {
-    let p = profile(profile_name)?;
-    let cpus: Vec<u32> = parse_list(cpus)?.into_iter().map(|c| c.clamp(1, 1024) as u32).collect();
-    Ok(to_json(&contention_sweep_core(p, &cpus, pairs_per_cpu.min(100_000))))
-}
-
-fn parse_list(s: &str) -> Result<Vec<usize>, JsError> {
-    s.split(',')
-        .filter(|x| !x.trim().is_empty())
-        .map(|x| x.trim().parse::<usize>().map_err(|_| JsError::new(&format!("`{x}` is not a count"))))
-        .collect()
+/// The deltas that take `base` to `trees[0]`, `trees[0]` to `trees[1]`, and so on.
+pub fn tree_deltas<'a>(base: &'a [NodeSnap], trees: &'a [Vec<NodeSnap>]) -> Vec<TreeDelta<'a>> {
+    let same = |a: &NodeSnap, b: &NodeSnap| {
+        (a.va_start, a.va_end, a.subtree_max_size, a.black, a.parent, a.left, a.right)
+            == (b.va_start, b.va_end, b.subtree_max_size, b.black, b.parent, b.left, b.right)
+    };
+    let mut prev: HashMap<u32, &NodeSnap> = base.iter().map(|n| (n.id, n)).collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for t in trees {
+        let now: HashMap<u32, &NodeSnap> = t.iter().map(|n| (n.id, n)).collect();
+        let set = t.iter().filter(|n| prev.get(&n.id).is_none_or(|p| !same(p, n))).collect();
+        let mut del: Vec<u32> = prev.keys().filter(|id| !now.contains_key(id)).copied().collect();
+        del.sort_unstable();
+        out.push(TreeDelta { root: t.first().map(|n| n.id), set, del });
+        prev = now;
+    }
+    out
 }
 
 /// The crate version.
@@ -254,280 +247,70 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-// ----------------------------------------------------------------------
-// Workloads (core/src/workload.rs)
-// ----------------------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// JSON catalogue: `{ workloads: [{name, description, bit, kind}], presets: [...], profiles: [...],
-/// defaults: WorkloadParams }`.
-#[wasm_bindgen]
-pub fn workloads() -> String {
-    #[derive(Serialize)]
-    struct Out {
-        workloads: Vec<workload::WorkloadInfo>,
-        presets: Vec<&'static str>,
-        profiles: Vec<&'static str>,
-        defaults: WorkloadParams,
-    }
-    to_json(&Out {
-        workloads: workload::list(),
-        presets: Preset::ALL.iter().map(|p| p.name()).collect(),
-        profiles: Profile::ALL.iter().map(|p| p.name()).collect(),
-        defaults: WorkloadParams::default(),
-    })
-}
-
-fn params(json: &str) -> Result<WorkloadParams, JsError> {
-    serde_json::from_str(json).map_err(|e| JsError::new(&format!("workload parameters: {e}")))
-}
-
-/// The parameters after a preset (`performance`, `stress`, `smoke`; `""` for none), with what
-/// they resolve to: JSON `{ params, threads, mask, module_tests }`.
-#[wasm_bindgen]
-pub fn workload_params(params_json: &str, preset: &str) -> Result<String, JsError> {
-    #[derive(Serialize)]
-    struct Out {
-        params: WorkloadParams,
-        threads: u32,
-        mask: u64,
-        module_tests: usize,
-    }
-    let mut p = params(params_json)?;
-    if !preset.is_empty() {
-        Preset::parse(preset)
-            .ok_or_else(|| JsError::new(&format!("unknown preset `{preset}` (known: performance, stress, smoke)")))?
-            .apply(&mut p);
-    }
-    let out = Out { threads: p.threads(), mask: p.mask(), module_tests: workload::module_tests(p.profile), params: p };
-    Ok(to_json(&out))
-}
-
-/// Generate a workload as trace text, its notes as `#` comments.
-#[wasm_bindgen]
-pub fn workload(name: &str, params_json: &str) -> Result<String, JsError> {
-    let p = params(params_json)?;
-    workload::generate_annotated(name, &p).map(|w| w.to_text()).map_err(|e| JsError::new(&e))
-}
-
-// ----------------------------------------------------------------------
-// Import and export (core/src/import.rs)
-// ----------------------------------------------------------------------
-
-/// The format a text looks like: `trace`, `json`, `ftrace` or `vmallocinfo`.
-#[wasm_bindgen]
-pub fn detect_format(text: &str) -> String {
-    import::detect_format(text).name().to_string()
-}
-
-/// An import: the trace text (vmallocinfo callers as `#` comments), the number of operations
-/// and the report as JSON.
-#[wasm_bindgen]
-pub struct ImportResult {
-    text: String,
-    ops: usize,
-    report: String,
-}
-
-#[wasm_bindgen]
-impl ImportResult {
-    #[wasm_bindgen(getter)]
-    pub fn text(&self) -> String {
-        self.text.clone()
-    }
-
-    #[wasm_bindgen(getter)]
-    pub fn ops(&self) -> usize {
-        self.ops
-    }
-
-    /// JSON `{format, mapped, skipped: [{line, text}], notes: [{line, text}], purge_events,
-    /// mismatches, labels: [{index, text}]}`.
-    #[wasm_bindgen(getter)]
-    pub fn report(&self) -> String {
-        self.report.clone()
-    }
-}
-
-#[derive(Serialize)]
-struct Remark<'a> {
-    line: usize,
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-struct Label<'a> {
-    index: usize,
-    text: &'a str,
-}
-
-fn remarks(v: &[(usize, String)]) -> Vec<Remark<'_>> {
-    v.iter().map(|(line, text)| Remark { line: *line, text }).collect()
-}
-
-fn import_result(i: Imported) -> ImportResult {
-    #[derive(Serialize)]
-    struct Report<'a> {
-        format: ImportFormat,
-        mapped: usize,
-        skipped: Vec<Remark<'a>>,
-        notes: Vec<Remark<'a>>,
-        purge_events: usize,
-        mismatches: usize,
-        labels: Vec<Label<'a>>,
-    }
-    let r = &i.report;
-    let report = to_json(&Report {
-        format: r.format,
-        mapped: r.mapped,
-        skipped: remarks(&r.skipped),
-        notes: remarks(&r.notes),
-        purge_events: r.purge_events,
-        mismatches: r.mismatches,
-        labels: i.labels.iter().map(|(index, text)| Label { index: *index, text }).collect(),
-    });
-    ImportResult { text: i.to_text(), ops: i.ops.len(), report }
-}
-
-fn format(name: &str, text: impl FnOnce() -> Result<ImportFormat, JsError>) -> Result<ImportFormat, JsError> {
-    match name {
-        "" | "auto" => text(),
-        _ => ImportFormat::parse(name).ok_or_else(|| {
-            JsError::new(&format!("unknown format `{name}` (known: auto, trace, json, ftrace, vmallocinfo)"))
-        }),
-    }
-}
-
-/// Import text in a format (`auto` detects it); `profile` (`""` for none) becomes the first
-/// operation. All or nothing: throws `line N: ...`.
-#[wasm_bindgen]
-pub fn import_text(format_name: &str, text: &str, profile_name: &str) -> Result<ImportResult, JsError> {
-    let f = format(format_name, || Ok(import::detect_format(text)))?;
-    import::import(f, text, opt_profile(profile_name)?).map(import_result).map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// [`import_text`] from the bytes of a file: bytes that are not UTF-8 text are an error naming
-/// their line.
-#[wasm_bindgen]
-pub fn import_bytes(format_name: &str, bytes: &[u8], profile_name: &str) -> Result<ImportResult, JsError> {
-    let text = import::text_from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
-    import_text(format_name, text, profile_name)
-}
-
-/// The JSON form of a trace text.
-#[wasm_bindgen]
-pub fn trace_to_json(text: &str) -> Result<String, JsError> {
-    let ops: Vec<Op> = parse_trace(text).map_err(|e| JsError::new(&e.to_string()))?.into_iter().map(|l| l.op).collect();
-    Ok(import::to_json(&ops))
-}
-
-// ----------------------------------------------------------------------
-// Large traces: a replay in steps, for a progress bar (the page runs it in a Web Worker)
-// ----------------------------------------------------------------------
-
-/// A trace parsed at once (all or nothing), then replayed `step(n)` operations at a time into a
-/// session; `finish()` gives the session.
-#[wasm_bindgen]
-pub struct Loader {
-    s: Session,
-    lines: std::vec::IntoIter<TraceLine>,
-    total: usize,
-    done: usize,
-}
-
-#[wasm_bindgen]
-impl Loader {
-    /// Parse a trace; throws `line N: ...` on the first bad line.
-    #[wasm_bindgen(constructor)]
-    pub fn new(text: &str) -> Result<Loader, JsError> {
-        let lines = parse_trace(text).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Loader::from_lines(lines))
-    }
-
-    /// Generate a workload straight into a loader (no trace text in between).
-    pub fn workload(name: &str, params_json: &str) -> Result<Loader, JsError> {
-        let p = params(params_json)?;
-        let ops = workload::generate(name, &p).map_err(|e| JsError::new(&e))?;
-        Ok(Loader::from_lines(ops.into_iter().enumerate().map(|(i, op)| TraceLine { line: i + 1, op }).collect()))
-    }
-
-    /// Operations in the trace.
-    pub fn total(&self) -> usize {
-        self.total
-    }
-
-    /// Operations replayed so far.
-    pub fn done(&self) -> usize {
-        self.done
-    }
-
-    /// Replay up to `n` more operations; returns how many are done. Throws `line N: ...` when
-    /// an operation is one the kernel would crash on.
-    pub fn step(&mut self, n: usize) -> Result<usize, JsError> {
-        for l in self.lines.by_ref().take(n) {
-            self.s.push_line(l).map_err(|e| JsError::new(&e.to_string()))?;
-            self.done += 1;
+    /// Rebuild snapshots from deltas the way the page does (web/src/bridge.ts): apply the
+    /// changes to a map by id, then walk from the root in pre-order counting depths.
+    fn rebuild(base: &[NodeSnap], deltas: &[TreeDelta<'_>]) -> Vec<Vec<NodeSnap>> {
+        let mut by_id: HashMap<u32, NodeSnap> = base.iter().map(|n| (n.id, n.clone())).collect();
+        let mut out = Vec::new();
+        for d in deltas {
+            for id in &d.del {
+                by_id.remove(id);
+            }
+            for n in &d.set {
+                by_id.insert(n.id, (*n).clone());
+            }
+            let mut tree = Vec::new();
+            let mut stack: Vec<(u32, u32)> = d.root.map(|r| (r, 0)).into_iter().collect();
+            while let Some((id, depth)) = stack.pop() {
+                let n = NodeSnap { depth, ..by_id[&id].clone() };
+                stack.extend(n.right.map(|c| (c, depth + 1)));
+                stack.extend(n.left.map(|c| (c, depth + 1)));
+                tree.push(n);
+            }
+            assert_eq!(tree.len(), by_id.len(), "every node kept is reachable from the root");
+            out.push(tree);
         }
-        Ok(self.done)
+        out
     }
 
-    /// The replayed session (all operations must be done).
-    pub fn finish(self) -> Result<Vmapviz, JsError> {
-        if self.done < self.total {
-            return Err(JsError::new(&format!("only {} of {} operations are replayed", self.done, self.total)));
+    /// Random allocations and frees (rotations, merges on both sides, NE splits, erases):
+    /// every delta rebuilds exactly the core's snapshot.
+    #[test]
+    fn deltas_rebuild_every_snapshot() {
+        let mut s = Session::new(Profile::Linux61);
+        s.push_text("init 0x100000 0x400000").unwrap();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut live = Vec::new();
+        for i in 0..400 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 3 == 2 && !live.is_empty() {
+                let a: u64 = live.swap_remove((x % live.len() as u64) as usize);
+                s.push_text(&format!("free {a:#x}")).unwrap();
+            } else {
+                let size = ((x >> 8) % 6 + 1) * 0x1000;
+                s.push_text(&format!("alloc {size:#x} 0x1000 0x100000 0x400000")).unwrap();
+                let out = s.op_output(s.len() - 1);
+                let a = out.trim().strip_prefix("alloc -> 0x").unwrap();
+                live.push(u64::from_str_radix(a, 16).unwrap());
+            }
         }
-        Ok(Vmapviz { s: self.s })
-    }
-}
-
-impl Loader {
-    fn from_lines(lines: Vec<TraceLine>) -> Loader {
-        let total = lines.len();
-        Loader { s: sized_session(total), lines: lines.into_iter(), total, done: 0 }
-    }
-}
-
-/// Checkpoint spacing of the template for large traces (`Session::load` of 2^20 operations).
-const LARGE_TEMPLATE_OPS: usize = 1 << 20;
-
-thread_local! {
-    /// An empty session whose checkpoints are 4096 operations apart (see [`sized_session`]).
-    static LARGE_TEMPLATE: std::cell::OnceCell<Session> = const { std::cell::OnceCell::new() };
-}
-
-fn large_template() -> Session {
-    LARGE_TEMPLATE.with(|t| {
-        t.get_or_init(|| {
-            let mut s = Session::load(&"cpu 0\n".repeat(LARGE_TEMPLATE_OPS))
-                .unwrap_or_else(|_| Session::new(Profile::default()));
-            s.truncate(0);
-            s
-        })
-        .clone()
-    })
-}
-
-/// Prepare what a large load needs (the worker calls it while idle; otherwise the first large
-/// load does it, ~0.25 s).
-#[wasm_bindgen]
-pub fn warm_up() {
-    drop(large_template());
-}
-
-/// An empty session whose checkpoint spacing suits `n` operations. `Session::load` spaces its
-/// checkpoints by the trace's length (about 256 of them), but `Session::new` always every 256
-/// operations, which for 10^6 operations would keep ~4,000 copies of the allocator (gigabytes
-/// with 15,000 live areas). The core has no constructor taking the spacing, so for more than
-/// 2^16 operations this loads as many no-op lines (`cpu 0`) and truncates them away, which keeps
-/// the spacing: up to 2^20 operations from a template made once (every 4,096 operations, at
-/// most 256 checkpoints), beyond that for `n` itself (~0.25 s per 10^6 operations).
-fn sized_session(n: usize) -> Session {
-    if n <= 256 * 256 {
-        Session::new(Profile::default())
-    } else if n <= LARGE_TEMPLATE_OPS {
-        large_template()
-    } else {
-        let mut s = Session::load(&"cpu 0\n".repeat(n)).unwrap_or_else(|_| Session::new(Profile::default()));
-        s.truncate(0);
-        s
+        let (mut rotations, mut sent, mut whole) = (0, 0, 0);
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            let deltas = tree_deltas(&f.before.free, &f.trees);
+            assert_eq!(rebuild(&f.before.free, &deltas), f.trees, "op {k}");
+            assert_eq!(f.trees.last(), Some(&f.after.free), "op {k} ends on the state after it");
+            rotations += f.frames.iter().filter(|fr| matches!(fr.event, vmapviz_core::Event::Rotate { .. })).count();
+            sent += deltas.iter().map(|d| d.set.len()).sum::<usize>();
+            whole += f.trees.iter().map(Vec::len).sum::<usize>();
+        }
+        assert!(rotations > 10, "the trace rotates ({rotations})");
+        assert!(sent * 4 < whole, "deltas are smaller than snapshots: {sent} of {whole} nodes");
     }
 }

@@ -3,7 +3,7 @@
 // with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
 import { errorMessage, Session, type State } from '../bridge';
-import { Vmapviz } from '../pkg/vmapviz_wasm.js';
+import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import { COUNTER_KEYS, COUNTER_LABEL, parseCounters, traceProfile, withProfile, work, type CounterKey, type Counters } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';

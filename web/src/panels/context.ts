@@ -2,7 +2,7 @@
 // (the app does not expose its state, so the panels replay the same trace on their own session
 // to read the state at the app's step), the worker pool, and the ways to open a trace.
 import { errorMessage, Session, type OpFrames, type State } from '../bridge';
-import { Vmapviz } from '../pkg/vmapviz_wasm.js';
+import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 
 /** The public API of web/src/app.ts the panels use. */
 export interface AppApi {

@@ -2,7 +2,7 @@
 // the import report, and export (trace text, JSON, a compressed permalink, the views as SVG and
 // PNG). Imports are all or nothing: the worker imports and replays first, and only a trace that
 // replays is handed to the app, so a bad line leaves the page as it was.
-import { trace_to_json } from '../pkg/vmapviz_wasm.js';
+import { trace_to_json } from '../pkg-workbench/vmapviz_wasm.js';
 import type { Source } from '../workers/protocol';
 import { parseReport, type ImportReport } from './api';
 import type { AppApi } from './context';

@@ -18,7 +18,9 @@ import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { WorkloadsPanel } from './workloads';
 import { parseHash } from '../permalink';
-import { Vmapviz } from '../pkg/vmapviz_wasm.js';
+import init, { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
+import type { Handover } from './stub';
+import { savedTab, TAB_KEY, TABS, WORKBENCH_NOTE, type TabId } from './tabs';
 import { expandHash } from './zlink';
 
 /** Whether a trace text is the one the app shows (compared in the core's canonical form). */
@@ -32,19 +34,6 @@ function sameTrace(text: string, shown: string): boolean {
     return false;
   }
 }
-
-type TabId = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'large';
-
-const TABS: [TabId, string][] = [
-  ['workloads', 'Workloads'],
-  ['io', 'Import & export'],
-  ['nodes', 'vmap nodes & pools'],
-  ['compare', 'Compare profiles'],
-  ['charts', 'Charts'],
-  ['large', 'Large trace'],
-];
-
-const TAB_KEY = 'vmapviz.workbench.tab';
 
 /** The progress of a worker job: a bar, a line of text and Cancel. */
 class JobBar {
@@ -100,7 +89,16 @@ export interface Workbench {
 }
 
 /** Mount the workbench under the app's views. */
-export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
+/** The workbench's wasm build (web/src/pkg-workbench), initialised once. */
+let core: Promise<unknown> | null = null;
+
+/**
+ * Mount the workbench in the app's `[data-widget="workbench"]` host, replacing its shell
+ * (stub.ts), once its wasm build is ready; `hand` says which tab to show (else the last used).
+ */
+export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: Handover): Promise<Workbench> {
+  core ??= init();
+  await core;
   let host = appRoot.querySelector<HTMLElement>('[data-widget="workbench"]');
   if (!host) {
     host = h('section', { class: 'panel workbench', 'data-widget': 'workbench' });
@@ -237,7 +235,7 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
       'div',
       { class: 'panel-head' },
       h('h2', { id: 'workbench-title' }, 'Workbench'),
-      h('p', { class: 'panel-note' }, 'Workloads of the kernel’s test_vmalloc and teaching scenarios, real traces in and out, the linux-6.9 vmap nodes, profiles side by side, and the charts.'),
+      h('p', { class: 'panel-note' }, WORKBENCH_NOTE),
     ),
     strip.root,
     banner,
@@ -265,13 +263,8 @@ export function mountWorkbench(app: AppApi, appRoot: HTMLElement): Workbench {
   }
   app.onChange(refresh);
 
-  let saved: string | null = null;
-  try {
-    saved = localStorage.getItem(TAB_KEY);
-  } catch {
-    saved = null;
-  }
-  select(TABS.some(([id]) => id === saved) ? (saved as TabId) : 'workloads');
+  select(hand?.tab ?? savedTab());
+  if (hand?.focus) tabs.get(current)?.focus();
 
   // ---------- compressed permalinks (#z=) ----------
   // The app opens `#z=` itself once its openHash expands it (requested in the panels block);

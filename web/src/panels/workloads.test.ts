@@ -2,11 +2,11 @@
 // a Loader, replay in steps) for every profile, with 1, 2 and 128 CPUs.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initSync, Loader, workloads, workload, workload_params } from '../pkg/vmapviz_wasm.js';
+import { initSync, Loader, workloads, workload, workload_params } from '../pkg-workbench/vmapviz_wasm.js';
 import { countOps, parseCatalogue, parseResolved } from './api';
 
 beforeAll(() => {
-  initSync({ module: readFileSync(new URL('../pkg/vmapviz_wasm_bg.wasm', import.meta.url)) });
+  initSync({ module: readFileSync(new URL('../pkg-workbench/vmapviz_wasm_bg.wasm', import.meta.url)) });
 });
 
 describe('workloads through the facade', () => {

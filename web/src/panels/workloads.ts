@@ -6,7 +6,7 @@
 import { parseCatalogue, parseResolved, type Catalogue, type WorkloadInfo, type WorkloadParams } from './api';
 import { button, field, grouped, h, numberInput, select } from './dom';
 import { NODE_SCENARIOS, type Scenario } from './scenarios';
-import { workloads, workload_params } from '../pkg/vmapviz_wasm.js';
+import { workloads, workload_params } from '../pkg-workbench/vmapviz_wasm.js';
 
 /** What the size knob (`keep`) means for each test, and a value that keeps the trace watchable. */
 const KEEP: Record<string, { label: string; kernel: number; watch: number }> = {

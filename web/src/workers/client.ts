@@ -120,8 +120,8 @@ export class RemoteSession {
 }
 
 /**
- * One warmed worker kept ready, so a load starts at once (the wasm instance and the large-trace
- * template are made while the page is idle).
+ * One warmed worker kept ready, so a load starts at once (its wasm instance is made while the
+ * page is idle).
  */
 export class WorkerPool {
   private spare: ReplayWorker | null = null;

@@ -10,10 +10,9 @@ import init, {
   import_text,
   Loader,
   Vmapviz,
-  warm_up,
   workload,
   type ImportResult,
-} from '../pkg/vmapviz_wasm.js';
+} from '../pkg-workbench/vmapviz_wasm.js';
 import type { Envelope, Opened, Reply, Source } from './protocol';
 
 const ready = init();
@@ -113,7 +112,7 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
     let value: unknown;
     switch (req.type) {
       case 'warm':
-        warm_up();
+        // Nothing more than the wasm instance (awaited above) to prepare.
         value = null;
         break;
       case 'open':

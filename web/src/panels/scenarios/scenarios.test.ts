@@ -3,13 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseState, Session } from '../../bridge';
-import { initSync, Vmapviz } from '../../pkg/vmapviz_wasm.js';
+import { initSync, Vmapviz } from '../../pkg-workbench/vmapviz_wasm.js';
 import { parseBusyListing } from '../api';
 import { poolStory, touchesPools } from '../nodes';
 import { NODE_SCENARIOS } from './index';
 
 beforeAll(() => {
-  initSync({ module: readFileSync(new URL('../../pkg/vmapviz_wasm_bg.wasm', import.meta.url)) });
+  initSync({ module: readFileSync(new URL('../../pkg-workbench/vmapviz_wasm_bg.wasm', import.meta.url)) });
 });
 
 function load(name: string): { raw: Vmapviz; s: Session; ops: string[]; out: string[] } {

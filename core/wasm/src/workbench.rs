@@ -1,0 +1,307 @@
+//! The workbench's part of the facade (feature `workbench`): counters, cost sweeps, the
+//! contention model, workload generators, importers and the stepwise loader for large traces.
+//! The page's first screen does without it, so the main thread's build leaves it out and the
+//! workbench loads a second build that has it.
+
+use crate::{opt_profile, profile, to_json, Vmapviz};
+use serde::Serialize;
+use vmapviz_core::contention::sweep as contention_sweep_core;
+use vmapviz_core::counters::Counters;
+use vmapviz_core::import::{self, ImportFormat, Imported};
+use vmapviz_core::replay::dump_busy;
+use vmapviz_core::sweep::{sweep, SweepShape};
+use vmapviz_core::trace::parse_trace;
+use vmapviz_core::workload::{self, Preset, WorkloadParams};
+use vmapviz_core::{Op, Profile, Session, TraceLine};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+impl Vmapviz {
+    /// JSON `{ per_op: [Counters...], total: Counters }` for ops `from..to` (events counted on
+    /// a replay; costs time proportional to the range).
+    pub fn counters(&self, from: usize, to: usize) -> String {
+        #[derive(Serialize)]
+        struct Out {
+            per_op: Vec<Counters>,
+            total: Counters,
+        }
+        let (per_op, total) = self.s.counters(from, to);
+        to_json(&Out { per_op, total })
+    }
+
+    /// What a `busy` line would print before op `k` (6.9: per node, with its lazy areas, which
+    /// the state's `lazy` list does not tag with their node).
+    pub fn busy_text(&self, k: usize) -> String {
+        let r = self.s.replayer_before(k);
+        let mut v = r.vmap;
+        v.ensure_init();
+        let mut out = String::new();
+        dump_busy(&v, &mut out);
+        out
+    }
+
+    /// The trace in its JSON form (`{"profile": ..., "ops": [...]}`, numbers as hex strings).
+    pub fn trace_json(&self) -> String {
+        let ops: Vec<Op> = self.s.ops().iter().map(|l| l.op.clone()).collect();
+        import::to_json(&ops)
+    }
+}
+
+/// JSON cost sweep: average counters per operation for each live count (comma-separated).
+/// `shape` is `long_busy` or `random`.
+#[wasm_bindgen]
+pub fn cost_sweep(profile_name: &str, shape: &str, lives: &str, rounds: usize) -> Result<String, JsError> {
+    let p = profile(profile_name)?;
+    let shape = SweepShape::parse(shape).ok_or_else(|| JsError::new("shape must be long_busy or random"))?;
+    let lives = parse_list(lives)?;
+    Ok(to_json(&sweep(p, shape, &lives, rounds.min(100_000))))
+}
+
+/// JSON contention model for each CPU count (comma-separated).
+#[wasm_bindgen]
+pub fn contention(profile_name: &str, cpus: &str, pairs_per_cpu: usize) -> Result<String, JsError> {
+    let p = profile(profile_name)?;
+    let cpus: Vec<u32> = parse_list(cpus)?.into_iter().map(|c| c.clamp(1, 1024) as u32).collect();
+    Ok(to_json(&contention_sweep_core(p, &cpus, pairs_per_cpu.min(100_000))))
+}
+
+fn parse_list(s: &str) -> Result<Vec<usize>, JsError> {
+    s.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.trim().parse::<usize>().map_err(|_| JsError::new(&format!("`{x}` is not a count"))))
+        .collect()
+}
+
+// ----------------------------------------------------------------------
+// Workloads (core/src/workload.rs)
+// ----------------------------------------------------------------------
+
+/// JSON catalogue: `{ workloads: [{name, description, bit, kind}], presets: [...], profiles: [...],
+/// defaults: WorkloadParams }`.
+#[wasm_bindgen]
+pub fn workloads() -> String {
+    #[derive(Serialize)]
+    struct Out {
+        workloads: Vec<workload::WorkloadInfo>,
+        presets: Vec<&'static str>,
+        profiles: Vec<&'static str>,
+        defaults: WorkloadParams,
+    }
+    to_json(&Out {
+        workloads: workload::list(),
+        presets: Preset::ALL.iter().map(|p| p.name()).collect(),
+        profiles: Profile::ALL.iter().map(|p| p.name()).collect(),
+        defaults: WorkloadParams::default(),
+    })
+}
+
+fn params(json: &str) -> Result<WorkloadParams, JsError> {
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("workload parameters: {e}")))
+}
+
+/// The parameters after a preset (`performance`, `stress`, `smoke`; `""` for none), with what
+/// they resolve to: JSON `{ params, threads, mask, module_tests }`.
+#[wasm_bindgen]
+pub fn workload_params(params_json: &str, preset: &str) -> Result<String, JsError> {
+    #[derive(Serialize)]
+    struct Out {
+        params: WorkloadParams,
+        threads: u32,
+        mask: u64,
+        module_tests: usize,
+    }
+    let mut p = params(params_json)?;
+    if !preset.is_empty() {
+        Preset::parse(preset)
+            .ok_or_else(|| JsError::new(&format!("unknown preset `{preset}` (known: performance, stress, smoke)")))?
+            .apply(&mut p);
+    }
+    let out = Out { threads: p.threads(), mask: p.mask(), module_tests: workload::module_tests(p.profile), params: p };
+    Ok(to_json(&out))
+}
+
+/// Generate a workload as trace text, its notes as `#` comments.
+#[wasm_bindgen]
+pub fn workload(name: &str, params_json: &str) -> Result<String, JsError> {
+    let p = params(params_json)?;
+    workload::generate_annotated(name, &p).map(|w| w.to_text()).map_err(|e| JsError::new(&e))
+}
+
+// ----------------------------------------------------------------------
+// Import and export (core/src/import.rs)
+// ----------------------------------------------------------------------
+
+/// The format a text looks like: `trace`, `json`, `ftrace` or `vmallocinfo`.
+#[wasm_bindgen]
+pub fn detect_format(text: &str) -> String {
+    import::detect_format(text).name().to_string()
+}
+
+/// An import: the trace text (vmallocinfo callers as `#` comments), the number of operations
+/// and the report as JSON.
+#[wasm_bindgen]
+pub struct ImportResult {
+    text: String,
+    ops: usize,
+    report: String,
+}
+
+#[wasm_bindgen]
+impl ImportResult {
+    #[wasm_bindgen(getter)]
+    pub fn text(&self) -> String {
+        self.text.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn ops(&self) -> usize {
+        self.ops
+    }
+
+    /// JSON `{format, mapped, skipped: [{line, text}], notes: [{line, text}], purge_events,
+    /// mismatches, labels: [{index, text}]}`.
+    #[wasm_bindgen(getter)]
+    pub fn report(&self) -> String {
+        self.report.clone()
+    }
+}
+
+#[derive(Serialize)]
+struct Remark<'a> {
+    line: usize,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct Label<'a> {
+    index: usize,
+    text: &'a str,
+}
+
+fn remarks(v: &[(usize, String)]) -> Vec<Remark<'_>> {
+    v.iter().map(|(line, text)| Remark { line: *line, text }).collect()
+}
+
+fn import_result(i: Imported) -> ImportResult {
+    #[derive(Serialize)]
+    struct Report<'a> {
+        format: ImportFormat,
+        mapped: usize,
+        skipped: Vec<Remark<'a>>,
+        notes: Vec<Remark<'a>>,
+        purge_events: usize,
+        mismatches: usize,
+        labels: Vec<Label<'a>>,
+    }
+    let r = &i.report;
+    let report = to_json(&Report {
+        format: r.format,
+        mapped: r.mapped,
+        skipped: remarks(&r.skipped),
+        notes: remarks(&r.notes),
+        purge_events: r.purge_events,
+        mismatches: r.mismatches,
+        labels: i.labels.iter().map(|(index, text)| Label { index: *index, text }).collect(),
+    });
+    ImportResult { text: i.to_text(), ops: i.ops.len(), report }
+}
+
+fn format(name: &str, text: impl FnOnce() -> Result<ImportFormat, JsError>) -> Result<ImportFormat, JsError> {
+    match name {
+        "" | "auto" => text(),
+        _ => ImportFormat::parse(name).ok_or_else(|| {
+            JsError::new(&format!("unknown format `{name}` (known: auto, trace, json, ftrace, vmallocinfo)"))
+        }),
+    }
+}
+
+/// Import text in a format (`auto` detects it); `profile` (`""` for none) becomes the first
+/// operation. All or nothing: throws `line N: ...`.
+#[wasm_bindgen]
+pub fn import_text(format_name: &str, text: &str, profile_name: &str) -> Result<ImportResult, JsError> {
+    let f = format(format_name, || Ok(import::detect_format(text)))?;
+    import::import(f, text, opt_profile(profile_name)?).map(import_result).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// [`import_text`] from the bytes of a file: bytes that are not UTF-8 text are an error naming
+/// their line.
+#[wasm_bindgen]
+pub fn import_bytes(format_name: &str, bytes: &[u8], profile_name: &str) -> Result<ImportResult, JsError> {
+    let text = import::text_from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+    import_text(format_name, text, profile_name)
+}
+
+/// The JSON form of a trace text.
+#[wasm_bindgen]
+pub fn trace_to_json(text: &str) -> Result<String, JsError> {
+    let ops: Vec<Op> = parse_trace(text).map_err(|e| JsError::new(&e.to_string()))?.into_iter().map(|l| l.op).collect();
+    Ok(import::to_json(&ops))
+}
+
+// ----------------------------------------------------------------------
+// Large traces: a replay in steps, for a progress bar (the page runs it in a Web Worker)
+// ----------------------------------------------------------------------
+
+/// A trace parsed at once (all or nothing), then replayed `step(n)` operations at a time into a
+/// session; `finish()` gives the session.
+#[wasm_bindgen]
+pub struct Loader {
+    s: Session,
+    lines: std::vec::IntoIter<TraceLine>,
+    total: usize,
+    done: usize,
+}
+
+#[wasm_bindgen]
+impl Loader {
+    /// Parse a trace; throws `line N: ...` on the first bad line.
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: &str) -> Result<Loader, JsError> {
+        let lines = parse_trace(text).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Loader::from_lines(lines))
+    }
+
+    /// Generate a workload straight into a loader (no trace text in between).
+    pub fn workload(name: &str, params_json: &str) -> Result<Loader, JsError> {
+        let p = params(params_json)?;
+        let ops = workload::generate(name, &p).map_err(|e| JsError::new(&e))?;
+        Ok(Loader::from_lines(ops.into_iter().enumerate().map(|(i, op)| TraceLine { line: i + 1, op }).collect()))
+    }
+
+    /// Operations in the trace.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Operations replayed so far.
+    pub fn done(&self) -> usize {
+        self.done
+    }
+
+    /// Replay up to `n` more operations; returns how many are done. Throws `line N: ...` when
+    /// an operation is one the kernel would crash on.
+    pub fn step(&mut self, n: usize) -> Result<usize, JsError> {
+        for l in self.lines.by_ref().take(n) {
+            self.s.push_line(l).map_err(|e| JsError::new(&e.to_string()))?;
+            self.done += 1;
+        }
+        Ok(self.done)
+    }
+
+    /// The replayed session (all operations must be done).
+    pub fn finish(self) -> Result<Vmapviz, JsError> {
+        if self.done < self.total {
+            return Err(JsError::new(&format!("only {} of {} operations are replayed", self.done, self.total)));
+        }
+        Ok(Vmapviz { s: self.s })
+    }
+}
+
+impl Loader {
+    fn from_lines(lines: Vec<TraceLine>) -> Loader {
+        let total = lines.len();
+        // Checkpoints spaced as `Session::load` spaces them for this length.
+        let s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(total));
+        Loader { s, lines: lines.into_iter(), total, done: 0 }
+    }
+}
