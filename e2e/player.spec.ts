@@ -134,3 +134,32 @@ test('the timeline marks splits, merges and rotations where the core reports the
   await expect(app.player.stepLabel).toHaveText('step 4 / 13');
   await app.player.root.screenshot({ path: 'test-results/player.png' });
 });
+
+test('on a large tree the timeline marks all three kinds too, as the core reports them', async ({ page }) => {
+  const app = new AppPage(page);
+  // 600 areas of 6 pages, every other one freed (300 free blocks); then one-page requests that
+  // start inside free blocks (NE splits) and frees between two free blocks (merges).
+  const START = 0xffffc90000000000n;
+  const at = (i: number, off = 0n) => `0x${(START + BigInt(i) * 0x6000n + off).toString(16)}`;
+  const lines = Array.from({ length: 600 }, () => `alloc 0x6000 0x1 ${at(0)} 0xffffe8ffffffffff`);
+  for (let i = 0; i < 600; i += 2) lines.push(`free ${at(i)}`);
+  for (let i = 0; i < 8; i++) lines.push(`alloc 0x1000 0x1 ${at(100 + 2 * i, 0x2000n)} 0xffffe8ffffffffff`, `free ${at(301 + 2 * i)}`);
+  await app.openTrace(lines.join('\n'), 'end');
+  await expect(page.locator('#app[data-markers="ready"]')).toBeAttached({ timeout: 15_000 });
+  const marked = async (kind: string) =>
+    app.player.root.locator(`svg.markers rect.mk-${kind}`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-op'))));
+  // The last 40 operations (frees that merge, allocations that split): as their events say.
+  const from = lines.length - 40;
+  const want: Record<string, number[]> = { split: [], merge: [], rotate: [] };
+  for (let op = from; op < lines.length; op++) {
+    const events = await app.coreEvents(op);
+    if (events.some((e) => e.kind === 'clip' && e.fit === 'NE')) want.split.push(op);
+    if (events.some((e) => e.kind === 'merge')) want.merge.push(op);
+    if (events.some((e) => e.kind === 'rotate')) want.rotate.push(op);
+  }
+  for (const kind of ['split', 'merge', 'rotate']) {
+    expect((await marked(kind)).filter((op) => op >= from), kind).toEqual(want[kind]);
+  }
+  expect(want.split.length).toBeGreaterThan(0);
+  expect(want.merge.length).toBeGreaterThan(0);
+});

@@ -113,6 +113,18 @@ impl Arena {
         &mut self.nodes[i as usize]
     }
 
+    /// Clear the tree and list links of an area that has left its containers (the state
+    /// `RB_CLEAR_NODE` + `INIT_LIST_HEAD` leave it in), ready to be linked elsewhere.
+    #[inline]
+    pub(crate) fn detach(&mut self, i: u32) {
+        let a = &mut self.nodes[i as usize];
+        a.parent = NIL;
+        a.left = NIL;
+        a.right = NIL;
+        a.prev = NIL;
+        a.next = NIL;
+    }
+
     /// `subtree_max_size` of a possibly-null node.
     #[inline(always)]
     pub fn smax(&self, i: u32) -> u64 {

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
-use crate::events::{Event, NoObserver, Observer, TreeView};
+use crate::events::{Event, FitType, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
 use crate::trace::{parse_trace, Op, TraceLine};
@@ -174,6 +174,26 @@ impl Observer for FrameRecorder {
             self.trees.push(snapshot_tree(tree));
         }
         self.frames.push(Frame { event: ev, tree: self.trees.len() - 1 });
+    }
+}
+
+/// [`Session::marks`]: the operation split a block in two (an NE fit).
+pub const MARK_SPLIT: u8 = 1;
+/// [`Session::marks`]: the operation merged a freed block with a neighbour.
+pub const MARK_MERGE: u8 = 2;
+/// [`Session::marks`]: the operation rotated the free tree.
+pub const MARK_ROTATE: u8 = 4;
+
+struct MarkObserver(u8);
+
+impl Observer for MarkObserver {
+    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+        self.0 |= match ev {
+            Event::Clip { fit: FitType::NeFit, .. } => MARK_SPLIT,
+            Event::Merge { .. } => MARK_MERGE,
+            Event::Rotate { .. } => MARK_ROTATE,
+            _ => 0,
+        };
     }
 }
 
@@ -371,22 +391,38 @@ impl Session {
         r
     }
 
-    /// The work counters of each operation in `from..to` (clamped) and their total, counted
-    /// on a replay of that range (time proportional to it).
-    pub fn counters(&self, from: usize, to: usize) -> (Vec<Counters>, Counters) {
+    /// Replay ops `from..to` (clamped) from the nearest checkpoint with `obs`, calling `each`
+    /// after every one of them.
+    fn replay_range<O: Observer>(&self, from: usize, to: usize, obs: &mut O, mut each: impl FnMut(&mut O)) {
         let to = to.min(self.ops.len());
         let from = from.min(to);
         let mut r = self.replayer_before(from);
-        let mut c = CounterObserver::default();
         let mut sink = String::new();
-        let mut per_op = Vec::with_capacity(to - from);
         for l in &self.ops[from..to] {
             // These ops succeeded when pushed, so they succeed again.
-            let _ = r.apply(&l.op, &mut sink, &mut c);
+            let _ = r.apply(&l.op, &mut sink, obs);
             sink.clear();
-            per_op.push(c.end_op());
+            each(obs);
         }
+    }
+
+    /// The work counters of each operation in `from..to` (clamped) and their total, counted
+    /// on a replay of that range (time proportional to it).
+    pub fn counters(&self, from: usize, to: usize) -> (Vec<Counters>, Counters) {
+        let mut c = CounterObserver::default();
+        let mut per_op = Vec::new();
+        self.replay_range(from, to, &mut c, |c| per_op.push(c.end_op()));
         (per_op, c.total)
+    }
+
+    /// What each operation in `from..to` (clamped) did that a timeline marks: a bit set of
+    /// [`MARK_SPLIT`] (an NE fit), [`MARK_MERGE`] and [`MARK_ROTATE`]. A replay without
+    /// snapshots, for traces too large to ask every operation for its frames.
+    pub fn marks(&self, from: usize, to: usize) -> Vec<u8> {
+        let mut m = MarkObserver(0);
+        let mut out = Vec::new();
+        self.replay_range(from, to, &mut m, |m| out.push(std::mem::take(&mut m.0)));
+        out
     }
 
     pub fn state_before(&self, k: usize) -> StateSnap {

@@ -616,13 +616,8 @@ impl Vmap {
                     if O::ON {
                         obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
                     }
-                    let a = self.arena.at(va);
-                    a.parent = NIL;
-                    a.left = NIL;
-                    a.right = NIL;
-                    a.prev = NIL;
-                    a.next = NIL;
-                    a.flags = 0;
+                    self.arena.detach(va);
+                    self.arena.at(va).flags = 0;
                     self.free_tree_add(va, obs);
                     self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
                     count += 1;
@@ -701,13 +696,8 @@ impl Vmap {
     /// `reclaim_list_global`: merge a list of detached areas into the free tree, in order.
     fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
         for &va in list {
-            let a = self.arena.at(va);
-            a.parent = NIL;
-            a.left = NIL;
-            a.right = NIL;
-            a.prev = NIL;
-            a.next = NIL;
-            a.flags = 0;
+            self.arena.detach(va);
+            self.arena.at(va).flags = 0;
             self.free_tree_add(va, obs);
         }
     }
@@ -729,12 +719,7 @@ impl Vmap {
                 obs.event(ev, self.tree_view());
             }
             for va in taken {
-                let a = self.arena.at(va);
-                a.parent = NIL;
-                a.left = NIL;
-                a.right = NIL;
-                a.prev = NIL;
-                a.next = NIL;
+                self.arena.detach(va);
                 merge_or_add_vmap_area::<Plain, O>(&mut self.arena, &mut decay, va, MergeStyle::Eb, obs);
             }
         }
@@ -773,12 +758,7 @@ impl Vmap {
                 }
                 if !full && self.decode_vn_id(v.vn_id()).is_some() {
                     if let Some(idx) = Self::pool_index(v.size()) {
-                        let a = self.arena.at(va);
-                        a.parent = NIL;
-                        a.left = NIL;
-                        a.right = NIL;
-                        a.prev = NIL;
-                        a.next = NIL;
+                        self.arena.detach(va);
                         self.pool_mut(nid as u32, idx).push_front(va);
                         if O::ON {
                             let ev = Event::Pooled {

@@ -13,7 +13,7 @@ import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, prevCaller, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
-import { big, markerOf, narrate, type MarkerKind, type Narration } from './narrate/narrate';
+import { narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { hex } from './format';
 import { around } from './layout/zoom';
 import { CodePanel } from './views/codePanel';
@@ -40,8 +40,8 @@ function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
 
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
-/** Above this many free blocks, timeline markers come from the core's counters (rotations only). */
-const SCAN_LIMIT = 150;
+/** Operations whose markers one call to the core gathers. */
+const MARK_SLICE = 2048;
 
 export class App {
   private session: Session | null = null;
@@ -477,7 +477,10 @@ export class App {
 
   // ---------- markers ----------
 
-  /** Gather the timeline's markers in idle time: each op's splits, merges and rotations. */
+  /**
+   * Gather the timeline's markers in idle time: each op's splits, merges and rotations, from
+   * the core's mark bits (a replay without snapshots, a few thousand ops per slice).
+   */
   private scanMarkers(): void {
     const s = this.session;
     if (!s) return;
@@ -486,47 +489,21 @@ export class App {
     this.markersVersion++;
     this.markersNote = 'gathering markers…';
     const n = s.length;
-    const big = Math.max(this.stateAt(n).free.length, this.stateAt(this.pos.op).free.length) > SCAN_LIMIT;
     const idle = (fn: () => void) =>
       typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 500 }) : window.setTimeout(fn, 30);
-    if (big) {
-      idle(() => {
-        if (token !== this.scanToken) return;
-        try {
-          // The bridge does not wrap counters(); read them from the facade directly.
-          const raw = (s as unknown as { raw?: { counters?: (a: number, b: number) => string } }).raw;
-          const json = raw?.counters ? raw.counters(0, n) : null;
-          if (json) {
-            const perOp = (JSON.parse(json) as { per_op: Record<string, unknown>[] }).per_op;
-            perOp.forEach((c, k) => {
-              if (big_(c.rotations) > 0n) this.markers.set(k, new Set(['rotate']));
-            });
-          }
-          this.markersVersion++;
-          this.markersNote = 'A large tree: rotations are marked; splits and merges show as you step.';
-        } catch {
-          this.markersNote = 'A large tree: markers show as you step.';
-        }
-        this.renderTransport();
-      });
-      return;
-    }
     let k = 0;
     const work = () => {
       if (token !== this.scanToken) return;
       const t0 = performance.now();
       while (k < n && performance.now() - t0 < 8) {
-        const of = this.frameCache.get(k) ?? s.frames(k);
-        const kinds = new Set<MarkerKind>();
-        for (const fr of of?.frames ?? []) {
-          const m = markerOf(fr.event);
-          if (m) kinds.add(m);
-        }
-        if (kinds.size) this.markers.set(k, kinds);
-        k++;
+        const to = Math.min(n, k + MARK_SLICE);
+        s.marks(k, to).forEach((kinds, i) => {
+          if (kinds.size) this.markers.set(k + i, kinds);
+        });
+        k = to;
       }
       this.markersVersion++;
-      if (k < n) window.setTimeout(work, 0);
+      if (k < n) idle(work);
       else {
         this.markersNote = 'Markers: splits (NE), merges and rotations of every operation.';
         this.root.dataset.markers = 'ready';
@@ -686,14 +663,6 @@ export class App {
   private showError(problems: string[]): void {
     this.banner.hidden = problems.length === 0;
     this.banner.textContent = problems.join('\n');
-  }
-}
-
-function big_(v: unknown): bigint {
-  try {
-    return big(v);
-  } catch {
-    return 0n;
   }
 }
 

@@ -204,6 +204,10 @@ class FakeRaw implements RawSession {
   frames() {
     return 'null';
   }
+  marks(from: number, to: number) {
+    // Op k: a split when k is even, a rotation when k is a multiple of 3, a merge never.
+    return Uint8Array.from(this.lines.slice(from, to).map((_, i) => ((from + i) % 2 === 0 ? 1 : 0) | ((from + i) % 3 === 0 ? 4 : 0)));
+  }
   summaries(from: number, to: number) {
     return JSON.stringify(this.lines.slice(from, to).map((text, index) => ({ ...SUMMARY, index, text })));
   }
@@ -240,6 +244,14 @@ describe('Session', () => {
     expect(s.summaries()).toHaveLength(1);
     expect(s.check()).toBeNull();
     expect(s.frames(0)).toBeNull();
+  });
+
+  it('reads the core\'s mark bits as sets of kinds', () => {
+    const raw = new FakeRaw();
+    raw.lines.push('a', 'b', 'c');
+    const s = new Session(raw);
+    expect(s.marks().map((m) => [...m].sort())).toEqual([['rotate', 'split'], [], ['split'], ['rotate']]);
+    expect(s.marks(2, 3)).toEqual([new Set(['split'])]);
   });
 
   it('push appends or throws the core message; dispose frees the wasm object', () => {

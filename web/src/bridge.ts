@@ -10,6 +10,7 @@ export interface RawSession {
   state(k: number): string;
   frames(k: number): string;
   summaries(from: number, to: number): string;
+  marks(from: number, to: number): Uint8Array;
   push(line: string): string;
   truncate(k: number): void;
   trace_text(): string;
@@ -259,6 +260,20 @@ export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] 
   });
 }
 
+/** What a timeline marks on an operation: an NE split, a merge, a rotation. */
+export type MarkKind = 'split' | 'merge' | 'rotate';
+
+/** The core's mark bits (`MARK_SPLIT`, `MARK_MERGE`, `MARK_ROTATE` in core/src/session.rs). */
+const MARK_BITS: [number, MarkKind][] = [
+  [1, 'split'],
+  [2, 'merge'],
+  [4, 'rotate'],
+];
+
+export function markKinds(bits: number): Set<MarkKind> {
+  return new Set(MARK_BITS.filter(([b]) => (bits & b) !== 0).map(([, k]) => k));
+}
+
 /** The message of whatever a wasm call threw (`JsError` arrives as an `Error`). */
 export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message;
@@ -283,6 +298,11 @@ export class Session {
 
   frames(k: number): OpFrames | null {
     return parseFrames(this.raw.frames(k));
+  }
+
+  /** What ops `from..to` did that the timeline marks (an empty set for none), one per op. */
+  marks(from = 0, to = this.length): Set<MarkKind>[] {
+    return [...this.raw.marks(from, to)].map(markKinds);
   }
 
   summaries(from = 0, to = this.length): OpSummary[] {

@@ -420,3 +420,35 @@ fn counters_of_a_range_match_the_whole_replay() {
     }
     assert_eq!(s.counters(700, 800).0.len(), 0);
 }
+
+/// `Session::marks` says of each operation what its events say: an NE clip, a merge, a rotation.
+#[test]
+fn marks_match_the_events_of_each_operation() {
+    use vmapviz_core::events::FitType;
+    use vmapviz_core::session::{MARK_MERGE, MARK_ROTATE, MARK_SPLIT};
+    use vmapviz_core::Event;
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, 600, 0x3a7c + i as u64);
+        let s = Session::load(&text).unwrap();
+        let marks = s.marks(0, s.len());
+        assert_eq!(marks.len(), s.len());
+        let mut seen = 0;
+        for (k, &m) in marks.iter().enumerate() {
+            let mut want = 0;
+            for f in s.frames(k).unwrap().frames {
+                want |= match f.event {
+                    Event::Clip { fit: FitType::NeFit, .. } => MARK_SPLIT,
+                    Event::Merge { .. } => MARK_MERGE,
+                    Event::Rotate { .. } => MARK_ROTATE,
+                    _ => 0,
+                };
+            }
+            assert_eq!(m, want, "{p}: op {k}");
+            seen |= m;
+        }
+        assert_eq!(seen, MARK_SPLIT | MARK_MERGE | MARK_ROTATE, "{p}: the trace has all three");
+        // A range starts from its checkpoint and gives the same bytes.
+        assert_eq!(s.marks(255, 300), marks[255..300].to_vec());
+        assert!(s.marks(600, 900).is_empty());
+    }
+}

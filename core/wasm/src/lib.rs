@@ -178,6 +178,12 @@ impl Vmapviz {
         }
     }
 
+    /// One byte per op of `from..to` (clamped): bit 1 an NE split, 2 a merge, 4 a rotation
+    /// (`MARK_*` in the core). A replay without snapshots, for the timeline's markers.
+    pub fn marks(&self, from: usize, to: usize) -> Vec<u8> {
+        self.s.marks(from, to)
+    }
+
     /// JSON summaries (`{index, line, text, output, warning}`) of ops `from..to`.
     pub fn summaries(&self, from: usize, to: usize) -> String {
         let to = to.min(self.s.len());

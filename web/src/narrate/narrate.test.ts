@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FreeNode, StepEvent } from '../bridge';
 import { LISTINGS } from './code';
-import { markerOf, narrate } from './narrate';
+import { narrate } from './narrate';
 
 const node = (id: number, vaStart: bigint, vaEnd: bigint): FreeNode => ({
   id,
@@ -83,12 +83,5 @@ describe('narrate', () => {
       expect(n.text.length, kind).toBeGreaterThan(10);
       expect(n.kind).toBe(kind);
     }
-  });
-
-  it('marks splits, merges and rotations', () => {
-    expect(markerOf({ kind: 'clip', fit: 'NE' })).toBe('split');
-    expect(markerOf({ kind: 'clip', fit: 'LE' })).toBeNull();
-    expect(markerOf({ kind: 'merge' })).toBe('merge');
-    expect(markerOf({ kind: 'rotate' })).toBe('rotate');
   });
 });

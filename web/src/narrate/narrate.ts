@@ -1,7 +1,7 @@
 // Narration: one sentence per step event of the core, and the kernel function (and line of the
 // code panel's excerpt) it comes from. It only puts into words what the event reports; the
 // tests and branches are the core's, never recomputed here.
-import type { FreeNode, StepEvent } from '../bridge';
+import type { FreeNode, MarkKind, StepEvent } from '../bridge';
 import { hex, parseBig, size } from '../format';
 
 export interface FitDiagram {
@@ -510,12 +510,5 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
   }
 }
 
-/** What the timeline marks: splits (NE clips), merges and rotations. */
-export type MarkerKind = 'split' | 'merge' | 'rotate';
-
-export function markerOf(ev: StepEvent): MarkerKind | null {
-  if (ev.kind === 'clip' && ev.fit === 'NE') return 'split';
-  if (ev.kind === 'merge') return 'merge';
-  if (ev.kind === 'rotate') return 'rotate';
-  return null;
-}
+/** What the timeline marks: splits (NE clips), merges and rotations (the core's mark bits, see `Session.marks`). */
+export type MarkerKind = MarkKind;
