@@ -36,8 +36,8 @@ export class WorkbenchStub {
     host.classList.add('workbench');
     host.replaceChildren(
       h('div', { class: 'panel-head' }, h('h2', { id: 'workbench-title' }, 'Workbench'), h('p', { class: 'panel-note' }, WORKBENCH_NOTE)),
-      tablist,
       this.status,
+      tablist,
     );
     host.setAttribute('aria-labelledby', 'workbench-title');
     host.dataset.panelsState = 'idle';
