@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
 use vmapviz_core::check::check_invariants;
 use vmapviz_core::session::{Frame, NodeSnap, StateSnap};
 use vmapviz_core::{Profile, Session};
@@ -66,31 +65,78 @@ const NUMBER_KEYS: &[&str] = &[
     "del",
 ];
 
-fn hexify(v: Value, key: &str) -> Value {
-    match v {
-        Value::Number(n) => match n.as_u64() {
-            Some(u) if !NUMBER_KEYS.contains(&key) => Value::String(format!("{u:#x}")),
-            _ => Value::Number(n),
-        },
-        Value::Array(a) => Value::Array(a.into_iter().map(|x| hexify(x, key)).collect()),
-        Value::Object(o) => Value::Object(
-            o.into_iter()
-                .map(|(k, x)| {
-                    let y = hexify(x, &k);
-                    (k, y)
-                })
-                .collect(),
-        ),
-        other => other,
+/// Serialise with addresses as hex strings: serde_json's text, then [`hex_numbers`].
+pub fn to_json<T: Serialize>(t: &T) -> String {
+    match serde_json::to_string(t) {
+        Ok(s) => hex_numbers(&s),
+        Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
     }
 }
 
-/// Serialise with addresses as hex strings.
-pub fn to_json<T: Serialize>(t: &T) -> String {
-    match serde_json::to_value(t) {
-        Ok(v) => hexify(v, "").to_string(),
-        Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
+/// Rewrite JSON text (as serde_json writes it) so that every non-negative integer becomes a
+/// `"0x…"` string, unless the key it stands under is one of [`NUMBER_KEYS`]; the elements of
+/// an array stand under the array's key. One pass over the text, no intermediate tree.
+pub fn hex_numbers(json: &str) -> String {
+    /// An open container and the key its next value stands under.
+    struct Open<'a> {
+        object: bool,
+        key: &'a str,
     }
+    let b = json.as_bytes();
+    let mut out = String::with_capacity(json.len() + json.len() / 8);
+    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut want_key = false;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if want_key {
+                    if let Some(top) = stack.last_mut() {
+                        top.key = &json[start..i.min(b.len())];
+                    }
+                    want_key = false;
+                }
+                i += 1;
+            }
+            c @ (b'{' | b'[') => {
+                let key = stack.last().map_or("", |o| o.key);
+                stack.push(Open { object: c == b'{', key });
+                want_key = c == b'{';
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                i += 1;
+            }
+            b',' => {
+                want_key = stack.last().is_some_and(|o| o.object);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    i += 1;
+                }
+                let key = stack.last().map_or("", |o| o.key);
+                if !NUMBER_KEYS.contains(&key) {
+                    if let Ok(u) = json[start..i].parse::<u64>() {
+                        out.push_str(&json[copied..start]);
+                        out.push_str(&format!("\"{u:#x}\""));
+                        copied = i;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&json[copied..]);
+    out
 }
 
 pub(crate) fn profile(name: &str) -> Result<Profile, JsError> {
@@ -256,6 +302,64 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The reference: the same rewrite on serde_json's tree.
+    fn hexify(v: Value, key: &str) -> Value {
+        match v {
+            Value::Number(n) => match n.as_u64() {
+                Some(u) if !NUMBER_KEYS.contains(&key) => Value::String(format!("{u:#x}")),
+                _ => Value::Number(n),
+            },
+            Value::Array(a) => Value::Array(a.into_iter().map(|x| hexify(x, key)).collect()),
+            Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k.clone(), hexify(x, &k))).collect()),
+            other => other,
+        }
+    }
+
+    fn same_as_reference<T: Serialize>(t: &T) {
+        let fast: Value = serde_json::from_str(&to_json(t)).unwrap();
+        assert_eq!(fast, hexify(serde_json::to_value(t).unwrap(), ""));
+    }
+
+    #[test]
+    fn hex_numbers_rewrites_what_the_tree_rewrite_does() {
+        #[derive(Serialize)]
+        struct Odd {
+            id: u64,
+            va_start: u64,
+            neg: i64,
+            float: f64,
+            whole_float: f64,
+            text: &'static str,
+            nested: Vec<Vec<u64>>,
+            del: Vec<u32>,
+            empty: Vec<u64>,
+            big: u64,
+        }
+        same_as_reference(&Odd {
+            id: 7,
+            va_start: 0xffff_c900_0000_0000,
+            neg: -3,
+            float: 1.5e-7,
+            whole_float: 2.0,
+            text: "a \"quoted\" {[1, 2]}, \\ 12: \u{1} end",
+            nested: vec![vec![1, 2], vec![], vec![u64::MAX]],
+            del: vec![1, 2, 3],
+            empty: vec![],
+            big: 1 << 60,
+        });
+        assert_eq!(to_json(&vec![0u64, 16]), r#"["0x0","0x10"]"#);
+        assert_eq!(to_json(&5u32), r#""0x5""#);
+        let mut s = Session::new(Profile::Linux69);
+        for l in ["cpus 4", "alloc 0x3000 0x1000 0xffffc90000000000 0xffffe8ffffffffff", "vfree 0xffffc90000000000"] {
+            s.push_text(l).unwrap();
+        }
+        for k in 0..s.len() {
+            same_as_reference(&s.frames(k).unwrap());
+            same_as_reference(&s.state_before(k));
+        }
+    }
 
     /// Rebuild snapshots from deltas the way the page does (web/src/bridge.ts): apply the
     /// changes to a map by id, then walk from the root in pre-order counting depths.
