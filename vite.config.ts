@@ -16,5 +16,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     environment: 'node',
+    // Some tests replay real traces through the wasm builds: CPU-bound, slower on a loaded CI machine.
+    testTimeout: 60_000,
   },
 });

@@ -43,6 +43,16 @@ pub struct BusySnap {
     pub node: u32,
 }
 
+/// A lazily freed area outside the busy tree (6.1 purge tree, 6.9 per-node lazy lists), with
+/// the node whose list holds it (6.9: the node of the CPU that allocated it; 0 before).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LazySnap {
+    pub id: u32,
+    pub va_start: u64,
+    pub va_end: u64,
+    pub node: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PoolSnap {
     pub node: u32,
@@ -66,7 +76,7 @@ pub struct StateSnap {
     pub root: Option<u32>,
     pub free: Vec<NodeSnap>,
     pub busy: Vec<BusySnap>,
-    pub lazy: Vec<AreaInfo>,
+    pub lazy: Vec<LazySnap>,
     pub pools: Vec<PoolSnap>,
 }
 
@@ -133,7 +143,11 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         root: v.arena.id_of(v.free.root),
         free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
         busy,
-        lazy: v.lazy_areas(),
+        lazy: v
+            .lazy_areas_by_node()
+            .into_iter()
+            .map(|(node, a)| LazySnap { id: a.id, va_start: a.va_start, va_end: a.va_end, node })
+            .collect(),
         pools: v.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
     }
 }

@@ -982,14 +982,19 @@ impl Vmap {
 
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
     pub fn lazy_areas(&self) -> Vec<AreaInfo> {
+        self.lazy_areas_by_node().into_iter().map(|(_, a)| a).collect()
+    }
+
+    /// [`Vmap::lazy_areas`] with the vmap node whose lazy list holds each (0 before 6.9).
+    pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
         let mut out = Vec::new();
         let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
         match self.profile {
             Profile::Linux51 | Profile::Linux52 => {}
-            Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| info(v))),
+            Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
             Profile::Linux69 => {
-                for n in &self.nodes {
-                    out.extend(n.lazy.iter(&self.arena).map(|(_, v)| info(v)));
+                for (nid, n) in self.nodes.iter().enumerate() {
+                    out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
                 }
             }
         }

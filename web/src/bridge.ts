@@ -42,6 +42,11 @@ export interface BusyArea extends Area {
   node: number;
 }
 
+/** A lazily freed area outside the busy tree, on the node whose lazy list holds it (0 before 6.9). */
+export interface LazyArea extends Area {
+  node: number;
+}
+
 /** A per-node pool of cached free areas (linux-6.9 vmap nodes). */
 export interface Pool {
   node: number;
@@ -62,8 +67,8 @@ export interface State {
   root: number | null;
   free: FreeNode[];
   busy: BusyArea[];
-  /** Lazily freed areas waiting for a purge outside the busy tree (the 6.1 purge tree). */
-  lazy: Area[];
+  /** Lazily freed areas waiting for a purge outside the busy tree (6.1 purge tree, 6.9 per-node lists). */
+  lazy: LazyArea[];
   pools: Pool[];
   /**
    * Whether the free space exists yet. The core sets it up on the first operation (the boot
@@ -174,7 +179,7 @@ export function parseStateValue(v: unknown): State {
     root: optNum(o.root, 'root'),
     free: arr(o.free, 'free').map(parseFreeNode),
     busy: arr(o.busy, 'busy').map(parseBusy),
-    lazy: arr(o.lazy ?? [], 'lazy').map(parseArea),
+    lazy: arr(o.lazy ?? [], 'lazy').map((l) => ({ ...parseArea(l), node: num(obj(l, 'lazy area').node ?? 0, 'node') })),
     pools: arr(o.pools ?? [], 'pools').map((p) => {
       const q = obj(p, 'pool');
       return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };

@@ -452,3 +452,38 @@ fn marks_match_the_events_of_each_operation() {
         assert!(s.marks(600, 900).is_empty());
     }
 }
+
+/// The state's lazy areas name the node whose lazy list holds them, as the `busy` listing
+/// (the conformance format, per node) prints them; before 6.9 they are all on node 0.
+#[test]
+fn lazy_areas_carry_their_node() {
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, 300, 0x1a2e + i as u64);
+        let s = Session::load(&text).unwrap();
+        let mut on_other_nodes = 0;
+        for k in (0..=s.len()).step_by(7) {
+            let r = s.replayer_before(k);
+            let mut listing = String::new();
+            dump_busy(&r.vmap, &mut listing);
+            let (mut node, mut want) = (0u32, Vec::new());
+            for l in listing.lines() {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                match w.as_slice() {
+                    ["node", n] => node = n.parse().unwrap(),
+                    ["lazy", a, b] => want.push((node, a.to_string(), b.to_string())),
+                    _ => {}
+                }
+            }
+            let got: Vec<(u32, String, String)> = snapshot_state(&r.vmap)
+                .lazy
+                .iter()
+                .map(|l| (l.node, format!("{:#x}", l.va_start), format!("{:#x}", l.va_end)))
+                .collect();
+            assert_eq!(got, want, "{p}, before op {k}");
+            on_other_nodes += got.iter().filter(|l| l.0 != 0).count();
+        }
+        if p == Profile::Linux69 {
+            assert!(on_other_nodes > 0, "the 6.9 trace leaves lazy areas on nodes other than 0");
+        }
+    }
+}

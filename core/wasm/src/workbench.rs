@@ -8,7 +8,6 @@ use serde::Serialize;
 use vmapviz_core::contention::sweep as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
-use vmapviz_core::replay::dump_busy;
 use vmapviz_core::sweep::{sweep, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
@@ -27,17 +26,6 @@ impl Vmapviz {
         }
         let (per_op, total) = self.s.counters(from, to);
         to_json(&Out { per_op, total })
-    }
-
-    /// What a `busy` line would print before op `k` (6.9: per node, with its lazy areas, which
-    /// the state's `lazy` list does not tag with their node).
-    pub fn busy_text(&self, k: usize) -> String {
-        let r = self.s.replayer_before(k);
-        let mut v = r.vmap;
-        v.ensure_init();
-        let mut out = String::new();
-        dump_busy(&v, &mut out);
-        out
     }
 
     /// The trace in its JSON form (`{"profile": ..., "ops": [...]}`, numbers as hex strings).

@@ -44,7 +44,7 @@ describe('segments', () => {
         { id: 2, vaStart: 0x2000n, vaEnd: 0x4000n, lazy: false, node: 0 },
         { id: 3, vaStart: 0x4000n, vaEnd: 0x5000n, lazy: true, node: 0 },
       ],
-      lazy: [{ id: 4, vaStart: 0x5000n, vaEnd: 0x6000n }],
+      lazy: [{ id: 4, vaStart: 0x5000n, vaEnd: 0x6000n, node: 0 }],
       pools: [{ node: 0, pool: 1, entries: [{ id: 5, vaStart: 0x7000n, vaEnd: 0x8000n }] }],
     });
     const segs = segments(s);

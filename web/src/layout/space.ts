@@ -46,7 +46,7 @@ export function segments(state: State): Segment[] {
     out.push(node === undefined ? { state: s, id, start, end, key: `a${id}` } : { state: s, id, start, end, key: `a${id}`, vmapNode: node });
   for (const n of state.free) add('free', n.id, n.vaStart, n.vaEnd);
   for (const b of state.busy) add(b.lazy ? 'lazy' : 'busy', b.id, b.vaStart, b.vaEnd, b.node);
-  for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd);
+  for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd, l.node);
   for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);
   out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   countOps,
-  parseBusyListing,
   parseCatalogue,
   parseContention,
   parseCounters,
@@ -62,15 +61,6 @@ describe('facade JSON parsing', () => {
     expect(s[0]).toMatchObject({ profile: 'linux-5.1', live: 100, listWalked: 20.25, work: 21.75 });
     const c = parseContention('[{"cpus":64,"global_lock_hold":0.99,"global_lock_ops":0.5,"makespan":8.9e4,"ops":25600,"profile":"linux-6.9","throughput":285.4,"wait_share":0.78}]');
     expect(c[0]).toEqual({ profile: 'linux-6.9', cpus: 64, ops: 25600, throughput: 285.4, globalLockHold: 0.99, waitShare: 0.78, globalLockOps: 0.5 });
-  });
-
-  it('reads the per-node busy listing of linux-6.9 and the flat one of 5.2', () => {
-    const n = parseBusyListing('node 0\nbusy 0x1000 0x2000\nlazy 0x3000 0x4000\nnode 1\nlazy 0x5000 0x6000\nend\n');
-    expect(n).toEqual([
-      { node: 0, busy: [[0x1000n, 0x2000n]], lazy: [[0x3000n, 0x4000n]] },
-      { node: 1, busy: [], lazy: [[0x5000n, 0x6000n]] },
-    ]);
-    expect(parseBusyListing('busy 0x1 0x2\nbusy 0x2 0x3 lazy\nend\n')).toEqual([{ node: 0, busy: [[1n, 2n]], lazy: [[2n, 3n]] }]);
   });
 });
 

@@ -260,33 +260,6 @@ export function parseContention(json: string): ContentionPoint[] {
   });
 }
 
-/** Per-node busy and lazy areas, from the `busy` listing of linux-6.9 (`node I`, `busy S E`, `lazy S E`). */
-export interface NodeAreas {
-  node: number;
-  busy: [bigint, bigint][];
-  lazy: [bigint, bigint][];
-}
-
-export function parseBusyListing(text: string): NodeAreas[] {
-  const out: NodeAreas[] = [];
-  let cur: NodeAreas = { node: 0, busy: [], lazy: [] };
-  let sawNode = false;
-  for (const line of text.split('\n')) {
-    const t = line.trim().split(/\s+/);
-    if (t[0] === 'node' && t.length === 2) {
-      if (sawNode) out.push(cur);
-      cur = { node: Number(t[1]), busy: [], lazy: [] };
-      sawNode = true;
-    } else if ((t[0] === 'busy' || t[0] === 'lazy') && t.length >= 3) {
-      const pair: [bigint, bigint] = [parseBig(t[1]), parseBig(t[2])];
-      if (t[0] === 'lazy' || t[3] === 'lazy') cur.lazy.push(pair);
-      else cur.busy.push(pair);
-    }
-  }
-  if (sawNode || cur.busy.length || cur.lazy.length) out.push(cur);
-  return out;
-}
-
 /** Replace (or add) the leading `profile` line of a trace. */
 export function withProfile(trace: string, profile: string): string {
   const lines = trace.split('\n');

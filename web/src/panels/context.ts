@@ -20,7 +20,6 @@ export interface AppApi {
 export class Mirror {
   private text: string | null = null;
   private s: Session | null = null;
-  private raw: Vmapviz | null = null;
   private error: string | null = null;
   /** The app's session object and its length when the trace was last read (see `AppApi.core`). */
   private seen: { core: object; length: number; step: number } | null = null;
@@ -46,11 +45,9 @@ export class Mirror {
       this.cached = null;
       this.s?.dispose();
       this.s = null;
-      this.raw = null;
       this.text = t;
       try {
-        this.raw = Vmapviz.load(t);
-        this.s = new Session(this.raw);
+        this.s = new Session(Vmapviz.load(t));
         this.error = null;
       } catch (e) {
         this.error = errorMessage(e);
@@ -66,12 +63,6 @@ export class Mirror {
     const step = this.app.currentStep();
     if (this.cached?.step !== step) this.cached = { step, state: s.state(step) };
     return this.cached.state;
-  }
-
-  /** The `busy` listing at the app's step (6.9: per node, lazy areas included). */
-  busyText(): string | null {
-    const s = this.session();
-    return s && this.raw ? this.raw.busy_text(this.app.currentStep()) : null;
   }
 
   /**

@@ -257,7 +257,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     strip.render(state);
     if (current === 'nodes') {
       const last = state?.profile === 'linux-6.9' ? mirror.lastFrames(touchesPools) : null;
-      nodes.render(state ? { state, busyText: mirror.busyText(), last: last?.frames ?? null, lastAgo: last?.ago } : null);
+      nodes.render(state ? { state, last: last?.frames ?? null, lastAgo: last?.ago } : null);
     }
     if (current === 'compare') compare.refresh();
   }

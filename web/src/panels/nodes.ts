@@ -1,12 +1,11 @@
 // vmap nodes (linux-6.9): the areas coloured by the node that keeps them (busy areas by the zone
-// of their start, 16-page zones; lazy areas on the node of the CPU that allocated them, read
-// from the core's per-node `busy` listing; pooled areas by their pool's node), each node's
+// of their start, 16-page zones; lazy areas on the node of the CPU that allocated them, as the
+// core reports them; pooled areas by their pool's node), each node's
 // non-empty pools with their entries in order, and what the last operation did to the pools.
 import { select } from 'd3';
 import type { FreeNode, OpFrames, State, StepEvent } from '../bridge';
 import { hex, range, size } from '../format';
 import { placeSegments, segments, type PlacedSegment } from '../layout/space';
-import { parseBusyListing } from './api';
 import { button, grouped, h } from './dom';
 import { NODE_SCENARIOS, type Scenario } from './scenarios';
 
@@ -24,8 +23,6 @@ export interface NodesOptions {
 
 export interface NodeInputs {
   state: State;
-  /** The `busy` listing at this step (per node, with lazy areas), or null. */
-  busyText: string | null;
   /** The micro-steps of the latest operation that touched the pools (looking back a few), or null. */
   last: OpFrames | null;
   /** How many operations back `last` is (0: the operation just done). */
@@ -105,21 +102,14 @@ export class NodesPanel {
     if (st.nrNodes > 16) items.push(h('li', {}, `… ${st.nrNodes} nodes`));
     this.legend.replaceChildren(...items);
     this.drawStrip(inp);
-    this.renderPools(st, inp.busyText);
+    this.renderPools(st);
     this.renderEvent(inp);
-  }
-
-  private lazyNodes(inp: NodeInputs): Map<string, number> {
-    const m = new Map<string, number>();
-    if (!inp.busyText) return m;
-    for (const n of parseBusyListing(inp.busyText)) for (const [s] of n.lazy) m.set(hex(s), n.node);
-    return m;
   }
 
   private drawStrip(inp: NodeInputs): void {
     const st = inp.state;
     const width = Math.max(320, this.strip.clientWidth - 4);
-    const lazyNode = this.lazyNodes(inp);
+    const lazyNode = new Map(st.lazy.map((l) => [l.id, l.node]));
     const busyNode = new Map(st.busy.map((b) => [b.id, b.node]));
     const poolNode = new Map<number, number>();
     for (const p of st.pools) for (const e of p.entries) poolNode.set(e.id, p.node);
@@ -129,7 +119,7 @@ export class NodesPanel {
         s.state === 'busy'
           ? (busyNode.get(s.id ?? -1) ?? null)
           : s.state === 'lazy'
-            ? (lazyNode.get(hex(s.start)) ?? busyNode.get(s.id ?? -1) ?? null)
+            ? (lazyNode.get(s.id ?? -1) ?? busyNode.get(s.id ?? -1) ?? null)
             : s.state === 'pool'
               ? (poolNode.get(s.id ?? -1) ?? null)
               : null,
@@ -181,14 +171,12 @@ export class NodesPanel {
     );
   }
 
-  private renderPools(st: State, busyText: string | null): void {
-    const perNode = busyText ? parseBusyListing(busyText) : [];
+  private renderPools(st: State): void {
     const cards = [];
     for (let n = 0; n < Math.min(st.nrNodes, 64); n++) {
       const pools = st.pools.filter((p) => p.node === n);
-      const counts = perNode.find((x) => x.node === n);
-      const busy = counts?.busy.length ?? st.busy.filter((b) => b.node === n && !b.lazy).length;
-      const lazy = counts?.lazy.length ?? 0;
+      const busy = st.busy.filter((b) => b.node === n && !b.lazy).length;
+      const lazy = st.lazy.filter((l) => l.node === n).length;
       if (!pools.length && !busy && !lazy && n >= 8) continue;
       cards.push(
         h(

@@ -12,7 +12,6 @@ export type Request =
   | { type: 'state'; k: number }
   | { type: 'frames'; k: number }
   | { type: 'summaries'; from: number; to: number }
-  | { type: 'busy_text'; k: number }
   | { type: 'trace_text' }
   | { type: 'trace_json' }
   | { type: 'counters'; from: number; to: number }

@@ -127,9 +127,6 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
       case 'summaries':
         value = need().summaries(req.from, req.to);
         break;
-      case 'busy_text':
-        value = need().busy_text(req.k);
-        break;
       case 'trace_text':
         value = need().trace_text();
         break;

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseState, Session } from '../../bridge';
 import { initSync, Vmapviz } from '../../pkg-workbench/vmapviz_wasm.js';
-import { parseBusyListing } from '../api';
 import { poolStory, touchesPools } from '../nodes';
 import { NODE_SCENARIOS } from './index';
 
@@ -39,15 +38,16 @@ describe('linux-6.9 teaching scenarios', () => {
   });
 
   it('two CPUs, two zones: busy areas by start zone, lazy areas on the allocating CPU node', () => {
-    const { raw, s } = load('two_cpus_two_zones');
+    const { s } = load('two_cpus_two_zones');
     const end = s.state(s.length);
     expect(end.nrNodes).toBe(2);
     expect(end.zoneSize).toBe(0x10000n);
-    const nodes = parseBusyListing(raw.busy_text(s.length));
     // 0x...5000 (CPU 1, zone 0) waits on node 1; 0x...12000 (CPU 0, zone 1) on node 0.
-    expect(nodes[1].lazy).toEqual([[0xffffc90000005000n, 0xffffc9000000a000n]]);
-    expect(nodes[0].lazy).toEqual([[0xffffc90000012000n, 0xffffc90000015000n]]);
-    expect(nodes[0].busy.map(([a]) => a)).toEqual([0xffffc90000000000n, 0xffffc9000000a000n]);
+    expect(end.lazy.map((l) => [l.node, l.vaStart, l.vaEnd])).toEqual([
+      [0, 0xffffc90000012000n, 0xffffc90000015000n],
+      [1, 0xffffc90000005000n, 0xffffc9000000a000n],
+    ]);
+    expect(end.busy.filter((b) => b.node === 0).map((b) => b.vaStart)).toEqual([0xffffc90000000000n, 0xffffc9000000a000n]);
   });
 
   it('a pool hit skips the tree: same free tree before and after, pool one shorter', () => {
