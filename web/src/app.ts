@@ -73,7 +73,7 @@ export class App {
   private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
   private readonly listeners: (() => void)[] = [];
-  private sessionVersion = 0;
+  private version = 0;
   private notified = '';
 
   constructor(
@@ -207,12 +207,17 @@ export class App {
     return this.session;
   }
 
+  /** Bumped whenever the session or its trace changes (a load, an operation added). */
+  get sessionVersion(): number {
+    return this.version;
+  }
+
   /**
    * Tell the listeners, once per change of session or step: moving between the micro-steps of
    * one operation changes neither `currentStep()` nor `currentTrace()`.
    */
   private changed(): void {
-    const key = `${this.sessionVersion}:${this.pos.op}`;
+    const key = `${this.version}:${this.pos.op}`;
     if (key === this.notified) return;
     this.notified = key;
     for (const cb of this.listeners) {
@@ -253,7 +258,7 @@ export class App {
     this.pause();
     this.session?.dispose();
     this.session = session;
-    this.sessionVersion++;
+    this.version++;
     this.frameCache.clear();
     this.stateCache.clear();
     this.linkCache = null;
@@ -414,7 +419,7 @@ export class App {
     }
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
-    const key = `${this.sessionVersion}:${p.op}`;
+    const key = `${this.version}:${p.op}`;
     if (key !== this.statsKey) this.stats.render(state);
     this.statsKey = key;
     this.lens.render(state, this.focus.ranges, key);
@@ -526,7 +531,7 @@ export class App {
       return errorMessage(e);
     }
     this.linkCache = null;
-    this.sessionVersion++;
+    this.version++;
     this.stateCache.clear();
     this.frameCache.clear();
     this.ops.setOps(s.summaries());

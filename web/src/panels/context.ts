@@ -1,8 +1,6 @@
-// What every workbench panel shares: the app's public API, a mirror session of the app's trace
-// (the app does not expose its state, so the panels replay the same trace on their own session
-// to read the state at the app's step), the worker pool, and the ways to open a trace.
-import { errorMessage, Session, type OpFrames, type State } from '../bridge';
-import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
+// What every workbench panel shares: the app's public API, and a mirror of what it shows (its
+// session, the state at its step) with the way to append to it.
+import { errorMessage, type OpFrames, type Session, type State } from '../bridge';
 
 /** The public API of web/src/app.ts the panels use. */
 export interface AppApi {
@@ -12,48 +10,29 @@ export interface AppApi {
   onChange(cb: () => void): void;
   /** Open what a location hash names (the app's own handler of `#trace=`). */
   openHash?(hash: string): void;
-  /** The app's session, when it exposes it: only its identity and length are used, to skip re-reading the trace. */
-  readonly core?: { readonly length: number } | null;
+  /** The app's session (read-only use: states and frames). */
+  readonly core: Session | null;
+  /** Bumped by the app whenever its session or its trace changes. */
+  readonly sessionVersion: number;
 }
 
-/** A session replaying the app's current trace, reloaded only when the trace text changes. */
+/** The app's session and the state at its step, for the panels. */
 export class Mirror {
-  private text: string | null = null;
-  private s: Session | null = null;
-  private error: string | null = null;
-  /** The app's session object and its length when the trace was last read (see `AppApi.core`). */
-  private seen: { core: object; length: number; step: number } | null = null;
+  private seen = -1;
   private cached: { step: number; state: State } | null = null;
-  /** Bumped whenever the mirrored trace changes. */
+  /** Bumped whenever the app's trace changes. */
   version = 0;
 
   constructor(private readonly app: AppApi) {}
 
-  /** The session of the app's trace (null if it does not replay, which the app would not show). */
+  /** The app's session (null before one is open). */
   session(): Session | null {
-    // Reading the trace text costs a formatting of every operation: skip it while the app's own
-    // session is the same object, with the same length, at the same step (its player calls back
-    // on every micro-step).
-    const core = this.app.core ?? null;
-    const step = this.app.currentStep();
-    const seen = this.seen;
-    if (core && seen && seen.core === core && seen.length === core.length && seen.step === step && this.text !== null) return this.s;
-    const t = this.app.currentTrace();
-    this.seen = core ? { core, length: core.length, step } : null;
-    if (t !== this.text) {
+    if (this.app.sessionVersion !== this.seen) {
+      this.seen = this.app.sessionVersion;
       this.version++;
       this.cached = null;
-      this.s?.dispose();
-      this.s = null;
-      this.text = t;
-      try {
-        this.s = new Session(Vmapviz.load(t));
-        this.error = null;
-      } catch (e) {
-        this.error = errorMessage(e);
-      }
     }
-    return this.s;
+    return this.app.core;
   }
 
   /** The state the app shows (cached per step). */
@@ -80,30 +59,15 @@ export class Mirror {
     return null;
   }
 
-  get lastError(): string | null {
-    return this.error;
-  }
-
   /**
    * Append one line at the end of the app's trace and show the end. Returns an error message
    * (nothing changes), or null.
    */
   append(line: string): string | null {
-    const s = this.session();
-    if (!s) return this.error ?? 'no trace is open';
+    const text = this.app.currentTrace();
     try {
-      s.push(line);
+      this.app.loadTrace(`${text}${text && !text.endsWith('\n') ? '\n' : ''}${line}\n`, 'end');
     } catch (e) {
-      return errorMessage(e);
-    }
-    const text = s.traceText();
-    this.text = text;
-    this.version++;
-    this.cached = null;
-    try {
-      this.app.loadTrace(text, 'end');
-    } catch (e) {
-      this.text = null;
       return errorMessage(e);
     }
     return null;
