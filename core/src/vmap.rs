@@ -62,6 +62,8 @@ pub struct Vmap {
     pub cached_hole_size: u64,
     pub cached_vstart: u64,
     pub cached_align: u64,
+    /// linux-5.1: where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
+    pub vmap_area_pcpu_hole: u64,
 }
 
 /// What a purge returned.
@@ -89,6 +91,7 @@ impl Vmap {
             cached_hole_size: 0,
             cached_vstart: 0,
             cached_align: 0,
+            vmap_area_pcpu_hole: VMALLOC_END,
         }
     }
 
@@ -114,6 +117,7 @@ impl Vmap {
         self.cached_hole_size = 0;
         self.cached_vstart = 0;
         self.cached_align = 0;
+        self.vmap_area_pcpu_hole = VMALLOC_END;
         if self.profile != Profile::Linux51 {
             // 5.1 has no free tree: free space is whatever no busy area covers.
             let va = self.arena.alloc(start, end);
@@ -875,7 +879,7 @@ impl Vmap {
             return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
         }
         if self.profile == Profile::Linux51 {
-            return bad("pcpu_get_vm_areas is not modelled for linux-5.1 (its pre-2019 walk differs)".into());
+            return self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs);
         }
         let combined_test = self.profile == Profile::Linux52;
         let mut purged = false;
@@ -966,6 +970,130 @@ impl Vmap {
             }
             return Ok(carved);
         }
+    }
+
+    /// linux-5.1 `pcpu_get_vm_areas` (parameters already checked): one base for every area,
+    /// searched downwards over the busy areas (lazy ones included: they are still busy) from
+    /// `vmap_area_pcpu_hole`, the base of the previous group. The areas are tried from the
+    /// highest down, round and round, until a whole round needs no move:
+    ///
+    /// ```text
+    ///            prev        next
+    ///   busy:  [....)       [......)
+    ///   want:        [ area k )            overlaps next: base drops so the area ends
+    ///                  [ area k )  <-      at next's start (aligned down); overlaps
+    ///                                      prev: next = prev, and again
+    /// ```
+    fn pcpu_get_vm_areas_v51<O: Observer>(
+        &mut self,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        last_area: usize,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        let nr = offsets.len();
+        // The model's `init` range bounds the window, as for the 5.1 search.
+        let vs = align_up(VMALLOC_START.max(self.space.0), align);
+        let ve = VMALLOC_END.min(self.space.1) & !(align - 1);
+        let last_end = offsets[last_area] + sizes[last_area];
+        let no_space = Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+        if vs > ve || ve - vs < last_end {
+            return no_space;
+        }
+        let mut purged = false;
+        let base = 'retry: loop {
+            let mut area = last_area;
+            let mut term = last_area;
+            let mut start = offsets[area];
+            let mut end = start + sizes[area];
+            let Some((mut next, mut prev)) = self.pvm_find_next_prev(self.vmap_area_pcpu_hole) else {
+                break ve - last_end;
+            };
+            let mut base = self.pvm_determine_end(&mut next, &mut prev, align, ve).wrapping_sub(end);
+            loop {
+                // `base` may have wrapped below zero: compare with last_end added.
+                if base.wrapping_add(last_end) < vs.wrapping_add(last_end) {
+                    if !purged {
+                        purged = true;
+                        self.purge_lazy(PurgeCause::AllocRetry, obs);
+                        continue 'retry;
+                    }
+                    if O::ON {
+                        obs.event(Event::AllocFailed { size: last_end }, self.tree_view());
+                    }
+                    return no_space;
+                }
+                if next != NIL && self.arena.get(next).va_start < base.wrapping_add(end) {
+                    base = self.pvm_determine_end(&mut next, &mut prev, align, ve).wrapping_sub(end);
+                    term = area;
+                    continue;
+                }
+                if prev != NIL && self.arena.get(prev).va_end > base.wrapping_add(start) {
+                    next = prev;
+                    prev = crate::rbtree::rb_prev(&self.arena, next);
+                    base = self.pvm_determine_end(&mut next, &mut prev, align, ve).wrapping_sub(end);
+                    term = area;
+                    continue;
+                }
+                area = (area + nr - 1) % nr;
+                if area == term {
+                    break 'retry base;
+                }
+                start = offsets[area];
+                end = start + sizes[area];
+                (next, prev) = self.pvm_find_next_prev(base.wrapping_add(end)).unwrap_or((NIL, NIL));
+            }
+        };
+        let mut out = Vec::with_capacity(nr);
+        for i in 0..nr {
+            let s = base + offsets[i];
+            let va = self.arena.alloc(s, s + sizes[i]);
+            self.busy_insert(va, obs);
+            if O::ON {
+                obs.event(Event::PcpuArea { index: i as u32, addr: s, size: sizes[i] }, self.tree_view());
+            }
+            out.push(s);
+        }
+        self.vmap_area_pcpu_hole = base + offsets[last_area];
+        Ok(out)
+    }
+
+    /// linux-5.1 `pvm_find_next_prev`: the busy areas around `end`, `next` the first whose end
+    /// is above it and `prev` the one before; `None` when nothing is busy.
+    fn pvm_find_next_prev(&self, end: u64) -> Option<(u32, u32)> {
+        let mut n = self.nodes[0].busy.root;
+        let mut va = NIL;
+        while n != NIL {
+            va = n;
+            let v = self.arena.get(n);
+            if end < v.va_end {
+                n = v.left;
+            } else if end > v.va_end {
+                n = v.right;
+            } else {
+                break;
+            }
+        }
+        if va == NIL {
+            return None;
+        }
+        Some(if self.arena.get(va).va_end > end {
+            (va, crate::rbtree::rb_prev(&self.arena, va))
+        } else {
+            (crate::rbtree::rb_next(&self.arena, va), va)
+        })
+    }
+
+    /// linux-5.1 `pvm_determine_end`: the highest aligned end below `next` (at most the
+    /// window's end), with `next`/`prev` moved down past every area that ends above it.
+    fn pvm_determine_end(&self, next: &mut u32, prev: &mut u32, align: u64, ve: u64) -> u64 {
+        let addr = if *next != NIL { (self.arena.get(*next).va_start & !(align - 1)).min(ve) } else { ve };
+        while *prev != NIL && self.arena.get(*prev).va_end > addr {
+            *next = *prev;
+            *prev = crate::rbtree::rb_prev(&self.arena, *next);
+        }
+        addr
     }
 
     // ------------------------------------------------------------------

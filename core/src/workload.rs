@@ -1134,7 +1134,7 @@ impl<'s> Driver<'s> {
                         prog.hold(h, Held::Lazy(addrs));
                     }
                     Err(e) if e.is_kernel_bug() => {
-                        // A profile that does not model pcpu_get_vm_areas: leave the chunk out, say so once.
+                        // A group the kernel would BUG() on (the generator makes none): leave the chunk out, say so once.
                         if !prog.warned {
                             prog.warned = true;
                             self.add_note(format!("{}: chunk left out: {e}", prog.name));

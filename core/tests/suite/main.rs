@@ -6,6 +6,7 @@
 //! * [`fit_merge`]: the fit types, the merge cases and the worked example of the spec;
 //! * [`errors`]: every refused request, malformed traces, the top of the 64-bit space;
 //! * [`session`]: `Session` loading, checkpoints, frames and truncation;
+//! * [`pcpu51`]: linux-5.1's `pcpu_get_vm_areas` against a brute-force search;
 //! * [`properties`]: proptest operation sequences against an interval model, and the tree
 //!   search against the linear search.
 //!
@@ -13,6 +14,7 @@
 
 mod errors;
 mod fit_merge;
+mod pcpu51;
 mod properties;
 mod rbtree_cases;
 mod session;
