@@ -40,6 +40,8 @@ function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
 
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
+/** A link longer than this (characters) is written only after a longer rest of the player. */
+const LONG_LINK = 16_384;
 /** Operations whose markers one call to the core gathers. */
 const MARK_SLICE = 2048;
 
@@ -370,7 +372,10 @@ export class App {
     this.playing = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (was) this.renderTransport();
+    if (was) {
+      this.renderTransport();
+      this.writeLink();
+    }
   }
 
   private changeSpeed(dir: 1 | -1): void {
@@ -644,11 +649,19 @@ export class App {
     }
   }
 
+  /**
+   * Keep the address bar's link on the step. While the player moves it is written once the
+   * player rests, and not while it plays (pausing writes it): with a long trace the link is
+   * hundreds of KB and `history.replaceState` with it costs a frame or more.
+   */
   private writeLink(now = false): void {
     if (this.linkTimer !== null) clearTimeout(this.linkTimer);
     this.linkTimer = null;
     if (now) this.flushLink();
-    else this.linkTimer = window.setTimeout(() => this.flushLink(), 200);
+    else if (!this.playing) {
+      const long = (this.linkCache?.prefix.length ?? 0) > LONG_LINK;
+      this.linkTimer = window.setTimeout(() => this.flushLink(), long ? 1500 : 200);
+    }
   }
 
   private flushLink(): void {
