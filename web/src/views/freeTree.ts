@@ -152,6 +152,18 @@ export class FreeTree {
     this.viewport.append('g').attr('class', 'callouts');
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.01, 4])
+      // The drawing area's size as the observer last saw it: d3-zoom's default reads the SVG's
+      // width, which forces a layout on every programmatic move (a third of a step's time).
+      .extent((): [[number, number], [number, number]] => {
+        if (!this.size.w) {
+          const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
+          this.size = { w: box.width, h: box.height };
+        }
+        return [
+          [0, 0],
+          [this.size.w, this.size.h],
+        ];
+      })
       .on('zoom', (e: D3ZoomEvent<SVGSVGElement, unknown>) => {
         this.transform = e.transform;
         this.viewport.attr('transform', e.transform.toString());
