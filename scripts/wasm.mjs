@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, SetupError, fail, green, mustRun, newestMtime, say } from './lib.mjs';
 
-export const BUILDS = [
+const BUILDS = [
   { dir: 'pkg', what: 'the view build', cargoArgs: ['--no-default-features'] },
   { dir: 'pkg-workbench', what: 'the workbench build', cargoArgs: [] },
 ];
@@ -25,10 +25,6 @@ function upToDate(dir) {
   if (!files.every(existsSync)) return false;
   const built = Math.min(...files.map((f) => statSync(f).mtimeMs));
   return built > newestMtime(SOURCES);
-}
-
-export function wasmUpToDate() {
-  return BUILDS.every((b) => upToDate(b.dir));
 }
 
 export async function buildWasm({ force = false } = {}) {

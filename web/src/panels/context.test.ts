@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Session, State } from '../bridge';
+import type { OpFrames, Session, State } from '../bridge';
 import { Mirror, type AppApi } from './context';
 
 /** An app with a session that counts the states asked of it. */
 function fakeApp() {
   const asked: number[] = [];
-  const session = { state: (k: number) => (asked.push(k), { profile: `p${k}` } as unknown as State), length: 3 } as unknown as Session;
+  const framesAsked: number[] = [];
+  const session = {
+    state: (k: number) => (asked.push(k), { profile: `p${k}` } as unknown as State),
+    frames: (k: number) => (framesAsked.push(k), { index: k } as unknown as OpFrames),
+    length: 3,
+  } as unknown as Session;
   const app = {
     trace: 'alloc 0x1000 0x1 0x0 0x10000\n',
     step: 1,
@@ -26,7 +31,7 @@ function fakeApp() {
     },
     onChange() {},
   };
-  return { app: app as typeof app & AppApi, asked };
+  return { app: app as typeof app & AppApi, asked, framesAsked };
 }
 
 describe('Mirror', () => {
@@ -57,5 +62,18 @@ describe('Mirror', () => {
     app.trace = '';
     expect(m.append('purge')).toBeNull();
     expect(app.trace).toBe('purge\n');
+  });
+
+  it('looks back through the frames once per trace version', () => {
+    const { app, framesAsked } = fakeApp();
+    const m = new Mirror(app);
+    app.step = 3;
+    const odd = (f: OpFrames) => f.index % 2 === 1;
+    expect(m.lastFrames(odd)).toEqual({ frames: { index: 1 }, ago: 1 });
+    expect(m.lastFrames(odd)).toEqual({ frames: { index: 1 }, ago: 1 });
+    expect(framesAsked).toEqual([2, 1]);
+    app.sessionVersion++;
+    expect(m.lastFrames((f) => f.index === 0)).toEqual({ frames: { index: 0 }, ago: 2 });
+    expect(framesAsked).toEqual([2, 1, 2, 1, 0]);
   });
 });

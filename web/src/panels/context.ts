@@ -20,6 +20,8 @@ export interface AppApi {
 export class Mirror {
   private seen = -1;
   private cached: { step: number; state: State } | null = null;
+  /** Frames asked for by `lastFrames`, for this version of the trace (stepping asks again). */
+  private frames = new Map<number, OpFrames | null>();
   /** Bumped whenever the app's trace changes. */
   version = 0;
 
@@ -31,6 +33,7 @@ export class Mirror {
       this.seen = this.app.sessionVersion;
       this.version++;
       this.cached = null;
+      this.frames.clear();
     }
     return this.app.core;
   }
@@ -53,7 +56,12 @@ export class Mirror {
     const k = this.app.currentStep();
     if (!s) return null;
     for (let i = k - 1; i >= 0 && i >= k - back; i--) {
-      const f = s.frames(i);
+      let f = this.frames.get(i);
+      if (f === undefined) {
+        if (this.frames.size >= 256) this.frames.clear();
+        f = s.frames(i);
+        this.frames.set(i, f);
+      }
       if (f && keep(f)) return { frames: f, ago: k - 1 - i };
     }
     return null;
