@@ -30,6 +30,11 @@ pub enum VmapError {
     BadPcpu { why: String },
     /// `cpus` lowered to or below the current CPU.
     CpuOffline { cpu: u32, cpus: u64 },
+    /// linux-5.1 `pcpu_get_vm_areas` would place the group outside the vmalloc space (its
+    /// arithmetic wraps): `base` as the kernel computes it, and the window.
+    PcpuOutside { base: u64, start: u64, end: u64 },
+    /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64).
+    EndlessSearch { size: u64, align: u64, vstart: u64, profile: Profile },
 }
 
 impl VmapError {
@@ -43,7 +48,9 @@ impl VmapError {
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
             | VmapError::BadPcpu { .. }
-            | VmapError::CpuOffline { .. } => true,
+            | VmapError::CpuOffline { .. }
+            | VmapError::EndlessSearch { .. }
+            | VmapError::PcpuOutside { .. } => true,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -116,6 +123,19 @@ impl fmt::Display for VmapError {
                 write!(f, "cpus {cpus} would take the current CPU {cpu} offline; switch with `cpu` first")
             }
             VmapError::BadPcpu { why } => write!(f, "pcpu_get_vm_areas: {why} (the kernel hits BUG_ON)"),
+            VmapError::PcpuOutside { base, start, end } => write!(
+                f,
+                "linux-5.1 pcpu_get_vm_areas would place the group at base {base:#x}, outside the window \
+                 [{start:#x}, {end:#x}): ALIGN(VMALLOC_START, align) or base wraps past 2^64 and 5.1 checks neither, \
+                 so the kernel would hand out addresses outside the vmalloc space; refused, nothing changes"
+            ),
+            VmapError::EndlessSearch { size, align, vstart, profile } => write!(
+                f,
+                "{profile} would never return from this search: the search length size + align - 1 \
+                 ({size:#x} + {align:#x} - 1) wraps past 2^64, so a subtree that cannot hold the request looks \
+                 large enough and the roll-back re-enters it from vstart {vstart:#x} forever \
+                 (linux-5.16 added the moving vstart that ends this loop); refused, nothing changes"
+            ),
         }
     }
 }

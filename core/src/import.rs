@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::events::NoObserver;
 use crate::profile::Profile;
-use crate::trace::{parse_num, parse_trace, Op, ParseError, MAX_TRACE_BYTES};
+use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES};
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::vmap::Vmap;
 
@@ -129,7 +129,7 @@ impl Imported {
 }
 
 fn err(line: usize, msg: impl Into<String>) -> ParseError {
-    ParseError { line, msg: msg.into() }
+    ParseError { line, msg: bounded(msg.into()) }
 }
 
 /// Checks every importer makes first: the size limit (naming the line where it is crossed)
@@ -285,12 +285,12 @@ pub fn split_ftrace(line: &str) -> Option<FtraceLine<'_>> {
 fn fields<const N: usize>(event: &str, rest: &str, want: [&str; N]) -> Result<[u64; N], String> {
     let mut out = [None; N];
     for tok in rest.split_whitespace() {
-        let (k, v) = tok.split_once('=').ok_or_else(|| format!("{event}: `{tok}` is not KEY=VALUE"))?;
-        let i = want.iter().position(|w| *w == k).ok_or_else(|| format!("{event}: unexpected field `{k}`"))?;
+        let (k, v) = tok.split_once('=').ok_or_else(|| format!("{event}: `{}` is not KEY=VALUE", quote(tok)))?;
+        let i = want.iter().position(|w| *w == k).ok_or_else(|| format!("{event}: unexpected field `{}`", quote(k)))?;
         if out[i].is_some() {
-            return Err(format!("{event}: field `{k}` appears twice"));
+            return Err(format!("{event}: field `{}` appears twice", quote(k)));
         }
-        out[i] = Some(parse_num(v).map_err(|e| format!("{event}: {k}: {e}"))?);
+        out[i] = Some(parse_num(v).map_err(|e| format!("{event}: {}: {e}", quote(k)))?);
     }
     let mut vals = [0u64; N];
     for i in 0..N {
@@ -350,8 +350,9 @@ fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
             Ok(FtraceEvent::Purge)
         }
         other => Err(format!(
-            "unknown ftrace event `{other}` (only the vmalloc events alloc_vmap_area, free_vmap_area_noflush and \
-             purge_vmap_area_lazy can be imported: enable only events/vmalloc)"
+            "unknown ftrace event `{}` (only the vmalloc events alloc_vmap_area, free_vmap_area_noflush and \
+             purge_vmap_area_lazy can be imported: enable only events/vmalloc)",
+            quote(other)
         )),
     }
 }
@@ -534,9 +535,9 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
 // ----------------------------------------------------------------------
 
 fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
-    let (a, b) = tok.split_once('-').ok_or_else(|| format!("`{tok}` is not a range 0xSTART-0xEND"))?;
+    let (a, b) = tok.split_once('-').ok_or_else(|| format!("`{}` is not a range 0xSTART-0xEND", quote(tok)))?;
     if !a.starts_with("0x") || !b.starts_with("0x") {
-        return Err(format!("`{tok}` is not a range 0xSTART-0xEND"));
+        return Err(format!("`{}` is not a range 0xSTART-0xEND", quote(tok)));
     }
     let s = parse_num(a).map_err(|e| format!("range start: {e}"))?;
     let e = parse_num(b).map_err(|e| format!("range end: {e}"))?;
@@ -578,7 +579,7 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
         let (start, end) = parse_vmallocinfo_range(range).map_err(|m| err(line, m))?;
         let size_s = toks.next().ok_or_else(|| err(line, "missing the size column after the range"))?;
         if !size_s.bytes().all(|c| c.is_ascii_digit()) {
-            return Err(err(line, format!("size `{size_s}` is not a decimal number")));
+            return Err(err(line, format!("size `{}` is not a decimal number", quote(size_s))));
         }
         let size = parse_num(size_s).map_err(|m| err(line, format!("size: {m}")))?;
         if size == 0 {
@@ -744,7 +745,7 @@ fn de_areas<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<JsonArea>, D::Error> 
 
 fn de_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
     let s = String::deserialize(d)?;
-    Profile::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown profile `{s}`")))
+    Profile::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown profile `{}`", quote(&s))))
 }
 
 fn de_opt_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Profile>, D::Error> {

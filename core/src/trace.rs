@@ -64,6 +64,28 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// The most characters of the input an error message quotes.
+pub const QUOTE_MAX: usize = 40;
+/// The longest error message (longer ones are cut): a hostile token cannot make a huge line.
+pub const MESSAGE_MAX: usize = 400;
+
+/// `tok` as an error message quotes it: whole when short, else its first [`QUOTE_MAX`]
+/// characters and how long it was.
+pub fn quote(tok: &str) -> String {
+    match tok.char_indices().nth(QUOTE_MAX) {
+        None => tok.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &tok[..cut], tok.len()),
+    }
+}
+
+/// `msg` cut to [`MESSAGE_MAX`] characters (a last guard; the quotes in it are bounded already).
+pub fn bounded(msg: String) -> String {
+    match msg.char_indices().nth(MESSAGE_MAX) {
+        None => msg,
+        Some((cut, _)) => format!("{}…", &msg[..cut]),
+    }
+}
+
 /// Parse a number: `0x...` hexadecimal or decimal, u64 only.
 pub fn parse_num(tok: &str) -> Result<u64, String> {
     let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
@@ -71,9 +93,9 @@ pub fn parse_num(tok: &str) -> Result<u64, String> {
         None => (tok, 10),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(format!("`{tok}` is not a number (use decimal or 0x-prefixed hex)"));
+        return Err(format!("`{}` is not a number (use decimal or 0x-prefixed hex)", quote(tok)));
     }
-    u64::from_str_radix(digits, radix).map_err(|_| format!("`{tok}` does not fit in 64 bits"))
+    u64::from_str_radix(digits, radix).map_err(|_| format!("`{}` does not fit in 64 bits", quote(tok)))
 }
 
 fn args<const N: usize>(cmd: &str, rest: &[&str], names: [&str; N]) -> Result<[u64; N], String> {
@@ -106,7 +128,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
                 return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1 or linux-6.9".into());
             }
             Op::Profile(Profile::parse(rest[0]).ok_or_else(|| {
-                format!("unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9)", rest[0])
+                format!("unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9)", quote(rest[0]))
             })?)
         }
         "init" => {
@@ -140,14 +162,15 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
             let align = parse_num(rest[0]).map_err(|e| format!("pcpu ALIGN: {e}"))?;
             let mut areas = Vec::new();
             for t in &rest[1..] {
-                let (o, s) = t.split_once(':').ok_or_else(|| format!("pcpu area `{t}` is not OFFSET:SIZE"))?;
+                let (o, s) = t.split_once(':').ok_or_else(|| format!("pcpu area `{}` is not OFFSET:SIZE", quote(t)))?;
                 areas.push((parse_num(o).map_err(|e| format!("pcpu OFFSET: {e}"))?, parse_num(s).map_err(|e| format!("pcpu SIZE: {e}"))?));
             }
             Op::Pcpu { align, areas }
         }
         other => {
             return Err(format!(
-                "unknown command `{other}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools)"
+                "unknown command `{}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools)",
+                quote(other)
             ))
         }
     };
@@ -191,7 +214,7 @@ pub fn parse_trace_limited(text: &str, max_bytes: usize) -> Result<Vec<TraceLine
                 seen_op = true;
                 out.push(TraceLine { line, op });
             }
-            Err(msg) => return Err(ParseError { line, msg }),
+            Err(msg) => return Err(ParseError { line, msg: bounded(msg) }),
         }
     }
     Ok(out)

@@ -74,6 +74,13 @@ impl SearchRule {
     }
 }
 
+/// The search would never return: [`find_vmap_lowest_match`] climbed back out of the right
+/// subtree it had entered and, with `vstart` unchanged (no 5.16 vstart move), would enter it
+/// again and repeat the same walk forever. Only a padded length that wraps past 2^64 lets a
+/// subtree look large enough while nothing in it fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndlessSearch;
+
 /// `find_vmap_lowest_match`: the lowest block that can hold the request, found by descending
 /// the augmented tree and rolling back up when both children are ruled out.
 ///
@@ -83,6 +90,10 @@ impl SearchRule {
 ///   C. right max >= length                        -> go right
 ///   D. climb: at each ancestor test B, then "right max >= length && vstart <= va_start"
 /// ```
+///
+/// Bound: a descent only goes down, a climb only up, and a climb re-enters a right subtree
+/// only at an ancestor it has not re-entered before (5.16+ moves `vstart` past it; for 5.2
+/// the one repeating case is [`EndlessSearch`]), so the walk ends after O(height * nodes) steps.
 #[allow(clippy::too_many_arguments)] // the kernel's own parameter list, plus the observer
 pub fn find_vmap_lowest_match<O: Observer>(
     a: &Arena,
@@ -93,7 +104,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
     length: u64,
     rule: SearchRule,
     obs: &mut O,
-) -> u32 {
+) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
     'descend: while node != NIL {
         let v = a.get(node);
@@ -110,7 +121,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
             if O::ON {
                 obs.event(visit(a, node, vstart, Branch::This), view(a, t));
             }
-            return node;
+            return Ok(node);
         }
         if a.smax(v.right) >= length {
             if O::ON {
@@ -124,6 +135,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
         }
         // Roll back to the first ancestor that fits or whose right subtree may.
         loop {
+            let from = node;
             node = a.get(node).parent;
             if node == NIL {
                 break 'descend;
@@ -133,9 +145,14 @@ pub fn find_vmap_lowest_match<O: Observer>(
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::This, None), view(a, t));
                 }
-                return node;
+                return Ok(node);
             }
             if a.smax(p.right) >= length && vstart <= p.va_start {
+                // Back from this very right subtree with the same vstart: entering it again
+                // repeats the walk exactly, forever (5.16 added the vstart move for this).
+                if !rule.move_vstart && from == p.right {
+                    return Err(EndlessSearch);
+                }
                 let new_vstart = if rule.move_vstart { Some(p.va_start.wrapping_add(1)) } else { None };
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::Right, new_vstart), view(a, t));
@@ -154,7 +171,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
     if O::ON {
         obs.event(Event::SearchNone, view(a, t));
     }
-    NIL
+    Ok(NIL)
 }
 
 fn visit(a: &Arena, n: u32, vstart: u64, branch: Branch) -> Event {

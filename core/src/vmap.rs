@@ -203,7 +203,8 @@ impl Vmap {
     // Allocation
     // ------------------------------------------------------------------
 
-    /// `__alloc_vmap_area`: search, check `vend`, clip. `None` on failure (the tree is unchanged).
+    /// `__alloc_vmap_area`: search, check `vend`, clip. `Ok(None)` on failure (the tree is
+    /// unchanged); `Err` when the kernel's search would never return.
     fn __alloc_vmap_area<O: Observer>(
         &mut self,
         size: u64,
@@ -211,15 +212,16 @@ impl Vmap {
         vstart: u64,
         vend: u64,
         obs: &mut O,
-    ) -> Option<u64> {
+    ) -> Result<Option<u64>, VmapError> {
         let rule = self.profile.search_rule();
         let length = rule.length(size, align, vstart, vend);
         if O::ON {
             obs.event(Event::SearchStart { size, align, vstart, vend, length }, self.tree_view());
         }
-        let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs);
+        let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
+            .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
         if va == NIL {
-            return None;
+            return Ok(None);
         }
         let vs = self.arena.get(va).va_start;
         let nva = if vs > vstart { align_up(vs, align) } else { align_up(vstart, align) };
@@ -227,7 +229,7 @@ impl Vmap {
             if O::ON {
                 obs.event(Event::OutOfRange { nva, size, vend }, self.tree_view());
             }
-            return None;
+            return Ok(None);
         }
         let ty = classify_va_fit_type(&self.arena, va, nva, size);
         if O::ON {
@@ -236,10 +238,10 @@ impl Vmap {
             obs.event(ev, self.tree_view());
         }
         if ty == FitType::NothingFit {
-            return None;
+            return Ok(None);
         }
         adjust_va_to_fit_type(&mut self.arena, &mut self.free, va, nva, size, ty, obs);
-        Some(nva)
+        Ok(Some(nva))
     }
 
     /// `insert_vmap_area` into the busy tree of the area's node.
@@ -288,7 +290,7 @@ impl Vmap {
             let found = if self.profile == Profile::Linux51 {
                 self.alloc_v51(size, align, vstart, vend, obs)
             } else {
-                self.__alloc_vmap_area(size, align, vstart, vend, obs)
+                self.__alloc_vmap_area(size, align, vstart, vend, obs)?
             };
             if let Some(addr) = found {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
@@ -308,6 +310,7 @@ impl Vmap {
             }
             // Overflow: return lazy areas (6.9: with a full pool decay) and try again once.
             purged = true;
+            self.refuse_endless_retry(size, align, vstart, vend)?;
             if self.profile == Profile::Linux69 {
                 self.purge_nodes(true, PurgeCause::AllocRetry, obs);
             } else {
@@ -318,6 +321,19 @@ impl Vmap {
             obs.event(Event::AllocFailed { size }, self.tree_view());
         }
         Err(VmapError::NoSpace { size, align, vstart, vend })
+    }
+
+    /// Before the purge-and-retry of a request whose padded length wraps (the one case where
+    /// linux-5.2's search can loop forever): try the retry on a copy, so that a retry that would
+    /// never return is refused before the purge changes anything. Other requests cost one test.
+    fn refuse_endless_retry(&self, size: u64, align: u64, vstart: u64, vend: u64) -> Result<(), VmapError> {
+        let rule = self.profile.search_rule();
+        if rule.move_vstart || self.profile == Profile::Linux51 || size.checked_add(align - 1).is_some() {
+            return Ok(());
+        }
+        let mut trial = self.clone();
+        trial.purge_lazy(PurgeCause::AllocRetry, &mut NoObserver);
+        trial.__alloc_vmap_area(size, align, vstart, vend, &mut NoObserver).map(|_| ())
     }
 
     // ------------------------------------------------------------------
@@ -1002,6 +1018,9 @@ impl Vmap {
             return no_space;
         }
         let mut purged = false;
+        // The state before the purge, kept only on the (rare) retry path: a placement refused
+        // after it must leave nothing changed.
+        let mut before_purge: Option<Box<Vmap>> = None;
         let base = 'retry: loop {
             let mut area = last_area;
             let mut term = last_area;
@@ -1016,6 +1035,7 @@ impl Vmap {
                 if base.wrapping_add(last_end) < vs.wrapping_add(last_end) {
                     if !purged {
                         purged = true;
+                        before_purge = Some(Box::new(self.clone()));
                         self.purge_lazy(PurgeCause::AllocRetry, obs);
                         continue 'retry;
                     }
@@ -1045,6 +1065,20 @@ impl Vmap {
                 (next, prev) = self.pvm_find_next_prev(base.wrapping_add(end)).unwrap_or((NIL, NIL));
             }
         };
+        // 5.1 checks neither `ALIGN(VMALLOC_START, align)` nor `base` for wrapping past 2^64 or
+        // below 0: a huge alignment or a window near the top of the space can send the areas
+        // outside the vmalloc space. The model cannot hand out such addresses: refuse.
+        let (lo, hi) = (VMALLOC_START.max(self.space.0), VMALLOC_END.min(self.space.1));
+        let outside = offsets.iter().zip(sizes).any(|(&o, &sz)| {
+            let s = base.wrapping_add(o);
+            s < lo || s.checked_add(sz).is_none_or(|e| e > hi)
+        });
+        if outside {
+            if let Some(b) = before_purge {
+                *self = *b;
+            }
+            return Err(VmapError::PcpuOutside { base, start: lo, end: hi });
+        }
         let mut out = Vec::with_capacity(nr);
         for i in 0..nr {
             let s = base + offsets[i];

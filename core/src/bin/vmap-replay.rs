@@ -10,7 +10,7 @@
 //! vmap-replay --import ftrace|vmallocinfo|json [--profile P] [--json] FILE|-
 //! ```
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -18,7 +18,7 @@ use vmapviz_core::check::check_invariants;
 use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::events::Observer;
 use vmapviz_core::import::{self, ImportFormat};
-use vmapviz_core::trace::{parse_trace_limited, Op, ParseError, TraceLine};
+use vmapviz_core::trace::{parse_line, parse_trace_limited, quote, Op, ParseError, TraceLine};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer};
 
@@ -32,7 +32,8 @@ const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--counters] [--prof
   --check         verify every invariant after each operation
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
-  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace wins)
+  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace
+                  that names another profile is an error)
  workloads (print the trace on stdout; numbers decimal or 0x-hex):
   --workload NAME       a test of lib/test_vmalloc.c, `test_vmalloc` (the whole module) or a teaching scenario
   --list-workloads      list the workloads with a description
@@ -95,7 +96,7 @@ fn parse_args() -> Result<Args, String> {
             "--bench" => a.bench = true,
             "--profile" => {
                 let n = value(&mut it, "--profile")?;
-                a.profile = Some(Profile::parse(&n).ok_or_else(|| format!("unknown profile `{n}`"))?);
+                a.profile = Some(Profile::parse(&n).ok_or_else(|| format!("unknown profile `{}`", quote(&n)))?);
             }
             "--workload" => a.workload = Some(value(&mut it, "--workload")?),
             "--list-workloads" => a.list_workloads = true,
@@ -134,17 +135,16 @@ fn parse_args() -> Result<Args, String> {
             }
             "--preset" => {
                 let n = value(&mut it, "--preset")?;
-                a.preset = Some(
-                    Preset::parse(&n)
-                        .ok_or_else(|| format!("unknown preset `{n}` (known: performance, stress, smoke)"))?,
-                );
+                a.preset =
+                    Some(Preset::parse(&n).ok_or_else(|| {
+                        format!("unknown preset `{}` (known: performance, stress, smoke)", quote(&n))
+                    })?);
             }
             "--import" => {
                 let n = value(&mut it, "--import")?;
-                a.import = Some(
-                    ImportFormat::parse(&n)
-                        .ok_or_else(|| format!("unknown import format `{n}` (known: ftrace, vmallocinfo, json)"))?,
-                );
+                a.import = Some(ImportFormat::parse(&n).ok_or_else(|| {
+                    format!("unknown import format `{}` (known: ftrace, vmallocinfo, json)", quote(&n))
+                })?);
             }
             "--json" => a.json = true,
             "-h" | "--help" => return Err(String::new()),
@@ -198,42 +198,191 @@ fn main() -> ExitCode {
         return print_workload(name, &args);
     }
     let file = args.file.clone().unwrap_or_default();
-    let bytes = match read_input(&file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("vmap-replay: {file}: {e}");
-            return ExitCode::from(2);
+    if args.import.is_some() || args.bench {
+        // The importers read the whole capture; `--bench` parses first so that only the
+        // replay is timed.
+        let bytes = match read_input(&file) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("vmap-replay: {file}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        if let Some(fmt) = args.import {
+            return print_import(fmt, &bytes, &args);
         }
-    };
-    if let Some(fmt) = args.import {
-        return print_import(fmt, &bytes, &args);
+        return bench_file(&file, &bytes, &args);
     }
-    let text = match String::from_utf8(bytes) {
+    let input: Box<dyn BufRead> = if file == "-" {
+        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin().lock()))
+    } else {
+        match std::fs::File::open(&file) {
+            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+            Err(e) => {
+                eprintln!("vmap-replay: {file}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let code = if args.counters {
+        let mut c = CounterObserver::default();
+        let code = replay_stream(input, &mut out, &args, &mut c);
+        let _ = out.flush();
+        print_counters(&c.total);
+        code
+    } else {
+        replay_stream(input, &mut out, &args, &mut NoObserver)
+    };
+    let _ = out.flush();
+    code
+}
+
+/// The longest trace line accepted, in bytes (a `pcpu` line of thousands of areas fits).
+const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Trace lines read one at a time from a stream, with bounded memory: each line is checked
+/// for length, NUL bytes and UTF-8 before it is handed out.
+struct Lines<R> {
+    input: R,
+    buf: Vec<u8>,
+    line: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn new(input: R) -> Self {
+        Lines { input, buf: Vec::new(), line: 0 }
+    }
+
+    /// The next line (without its line break), `Ok(None)` at the end of the input.
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, String> {
+        self.buf.clear();
+        self.line += 1;
+        let line = self.line;
+        // Read at most one byte past the limit, so an endless line costs bounded memory.
+        let n = (&mut self.input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| format!("line {line}: reading the input: {e}"))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if self.buf.len() > MAX_LINE_BYTES && self.buf.last() != Some(&b'\n') {
+            return Err(format!("line {line}: longer than {} MiB: this is not a trace", MAX_LINE_BYTES >> 20));
+        }
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+        }
+        if let Some(at) = self.buf.iter().position(|&b| b == 0) {
+            return Err(format!("line {line}: binary data (a NUL byte at byte {}): this is not a trace", at + 1));
+        }
+        match std::str::from_utf8(&self.buf) {
+            Ok(t) => Ok(Some((line, t))),
+            Err(e) => Err(format!("line {line}: byte {} of the line is not UTF-8 text", e.valid_up_to() + 1)),
+        }
+    }
+}
+
+/// Replay a trace as it is read: parse a line, apply it, write its output. Memory follows the
+/// allocator's live state, not the length of the trace, and output appears as it is produced.
+fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write, args: &Args, obs: &mut O) -> ExitCode {
+    let mut lines = Lines::new(input);
+    let mut r = Replayer::new(args.profile.unwrap_or_default());
+    let mut text = String::with_capacity(256);
+    let mut seen_op = false;
+    loop {
+        let (line, op) = match lines.next_line() {
+            Ok(None) => return ExitCode::SUCCESS,
+            Ok(Some((line, l))) => match parse_line(l) {
+                Ok(None) => continue,
+                Ok(Some(op)) => (line, op),
+                Err(msg) => {
+                    let _ = out.flush();
+                    eprintln!("vmap-replay: line {line}: {msg}");
+                    return ExitCode::from(1);
+                }
+            },
+            Err(msg) => {
+                let _ = out.flush();
+                eprintln!("vmap-replay: {msg}");
+                return ExitCode::from(if msg.contains("reading the input") { 2 } else { 1 });
+            }
+        };
+        if let Err(msg) = check_profile_line(&op, seen_op, args.profile) {
+            let _ = out.flush();
+            eprintln!("vmap-replay: line {line}: {msg}");
+            return ExitCode::from(1);
+        }
+        seen_op = true;
+        text.clear();
+        let res = r.apply(&op, &mut text, obs);
+        if op.is_timed() {
+            obs.end_op();
+        }
+        if out.write_all(text.as_bytes()).is_err() {
+            // A closed pipe (`| head`): stop quietly.
+            return ExitCode::SUCCESS;
+        }
+        if let Err(e) = res {
+            let _ = out.flush();
+            eprintln!("vmap-replay: line {line}: {e}");
+            return ExitCode::from(1);
+        }
+        if args.check {
+            if let Err(e) = check_invariants(&r.vmap) {
+                let _ = out.flush();
+                eprintln!("vmap-replay: line {line}: invariant violated after `{op}`: {e}");
+                return ExitCode::from(3);
+            }
+        }
+    }
+}
+
+/// A `profile` line must come first, and must not contradict `--profile`.
+fn check_profile_line(op: &Op, seen_op: bool, flag: Option<Profile>) -> Result<(), String> {
+    let Op::Profile(p) = op else { return Ok(()) };
+    if seen_op {
+        return Err("`profile` must come before every other operation".into());
+    }
+    match flag {
+        Some(f) if f != *p => Err(format!(
+            "the trace says `profile {p}` but --profile {f} was given: drop one of them (refusing to measure the wrong era)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `--bench`: parse the whole trace first, then time the replay loop only.
+fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
+    let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
-        Err(_) => {
-            eprintln!("vmap-replay: {file}: not UTF-8 text");
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+            eprintln!("vmap-replay: {file}: line {line}: byte {col} of the line is not UTF-8 text");
             return ExitCode::from(2);
         }
     };
-    let lines = match parse_large_trace(&text) {
+    let lines = match parse_large_trace(text) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("vmap-replay: {e}");
             return ExitCode::from(1);
         }
     };
+    if let (Some(first), Some(f)) = (lines.first(), args.profile) {
+        if let Err(msg) = check_profile_line(&first.op, false, Some(f)) {
+            eprintln!("vmap-replay: line {}: {msg}", first.line);
+            return ExitCode::from(1);
+        }
+    }
     let mut r = Replayer::new(args.profile.unwrap_or_default());
     let mut out = String::new();
-    let code = if args.bench {
-        bench(&mut r, &lines, &mut out)
-    } else if args.counters {
-        let mut c = CounterObserver::default();
-        let code = replay(&mut r, &lines, &mut out, args.check, &mut c);
-        print_counters(&c.total);
-        code
-    } else {
-        replay(&mut r, &lines, &mut out, args.check, &mut NoObserver)
-    };
+    let code = bench(&mut r, &lines, &mut out);
     let _ = std::io::stdout().write_all(out.as_bytes());
     code
 }
@@ -314,32 +463,6 @@ fn print_counters(c: &Counters) {
     ] {
         eprintln!("counters: {name}={v} per_op={:.2}", per(v));
     }
-}
-
-fn replay<O: Observer + EndOp>(
-    r: &mut Replayer,
-    lines: &[TraceLine],
-    out: &mut String,
-    check: bool,
-    obs: &mut O,
-) -> ExitCode {
-    for l in lines {
-        let res = r.apply(&l.op, out, obs);
-        if l.op.is_timed() {
-            obs.end_op();
-        }
-        if let Err(e) = res {
-            eprintln!("vmap-replay: line {}: {e}", l.line);
-            return ExitCode::from(1);
-        }
-        if check {
-            if let Err(e) = check_invariants(&r.vmap) {
-                eprintln!("vmap-replay: line {}: invariant violated after `{}`: {e}", l.line, l.op);
-                return ExitCode::from(3);
-            }
-        }
-    }
-    ExitCode::SUCCESS
 }
 
 /// Closes an operation for observers that count per operation.

@@ -756,7 +756,8 @@ fn check_search(v: &Vmap, rule: SearchRule, q: &Query) -> Result<(), TestCaseErr
         Some((f, off)) => lo + ((u128::from(hi - lo) * u128::from(f) / 65536) as u64).saturating_add(off).min(hi - lo),
     };
     let length = rule.length(size, align, vstart, MAX);
-    let tree = find_vmap_lowest_match(&v.arena, &v.free, size, align, vstart, length, rule, &mut NoObserver);
+    let tree = find_vmap_lowest_match(&v.arena, &v.free, size, align, vstart, length, rule, &mut NoObserver)
+        .map_err(|_| TestCaseError::fail("an endless search for a request whose length does not wrap"))?;
     let list = find_vmap_lowest_linear_match(&v.arena, &v.free, size, align, vstart);
     let at = |i: u32| (i != NIL).then(|| (v.arena.get(i).va_start, v.arena.get(i).va_end));
     prop_assert_eq!(
