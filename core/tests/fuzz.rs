@@ -79,6 +79,7 @@ fn bounded(s: &str) -> &str {
 fn number() -> impl Strategy<Value = u64> {
     prop_oneof![
         4 => (0u64..64).prop_map(|k| VMALLOC_START + k * 0x1000),
+        1 => (0u64..64).prop_map(|k| VMALLOC_END - k * 0x1000),
         2 => (0u64..16).prop_map(|k| k * 0x1000),
         2 => (0u32..64).prop_map(|k| 1u64 << k),
         2 => (0u32..64).prop_map(|k| u64::MAX - (1u64 << k) + 1),

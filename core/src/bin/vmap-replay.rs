@@ -2,7 +2,7 @@
 //! generated workload, or an imported capture, as a trace.
 //!
 //! ```text
-//! vmap-replay [--check] [--bench] [--profile NAME] FILE|-
+//! vmap-replay [--check] [--check-every N] [--bench] [--profile NAME] FILE|-
 //! vmap-replay --workload NAME [--seed S] [--loops N] [--profile P] [--cpus N] [--threads N]
 //!             [--keep N] [--nr-pages N] [--mask M] [--sequential] [--repeat R]
 //!             [--preset performance|stress|smoke] [--json]
@@ -22,7 +22,7 @@ use vmapviz_core::trace::{parse_line, parse_trace_limited, quote, Op, ParseError
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer};
 
-const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--counters] [--profile NAME] FILE|-
+const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [--counters] [--profile NAME] FILE|-
        vmap-replay --workload NAME [--seed S] [--loops N] [--profile NAME] [--cpus N] [--threads N]
                    [--keep N] [--nr-pages N] [--mask M] [--sequential] [--repeat R]
                    [--preset performance|stress|smoke] [--json]
@@ -30,6 +30,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--counters] [--prof
        vmap-replay --import ftrace|vmallocinfo|json [--profile NAME] [--json] FILE|-
   FILE|-          the trace to replay (- for standard input)
   --check         verify every invariant after each operation
+  --check-every N verify them after every N-th operation (for long soak runs)
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
   --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace
@@ -54,6 +55,8 @@ const USAGE: &str = "usage: vmap-replay [--check] [--bench] [--counters] [--prof
 #[derive(Default)]
 struct Args {
     check: bool,
+    /// Check the invariants after every N-th operation (`--check` is N = 1).
+    check_every: Option<u64>,
     bench: bool,
     profile: Option<Profile>,
     file: Option<String>,
@@ -92,6 +95,13 @@ fn parse_args() -> Result<Args, String> {
     while let Some(s) = it.next() {
         match s.as_str() {
             "--check" => a.check = true,
+            "--check-every" => {
+                let n = number(&mut it, "--check-every")?;
+                if n == 0 {
+                    return Err("--check-every takes a count of at least 1".into());
+                }
+                a.check_every = Some(n);
+            }
             "--counters" => a.counters = true,
             "--bench" => a.bench = true,
             "--profile" => {
@@ -293,9 +303,20 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
     let mut r = Replayer::new(args.profile.unwrap_or_default());
     let mut text = String::with_capacity(256);
     let mut seen_op = false;
+    let mut applied = 0u64;
     loop {
         let (line, op) = match lines.next_line() {
-            Ok(None) => return ExitCode::SUCCESS,
+            Ok(None) => {
+                // A periodic check also looks at the final state.
+                if args.check_every.is_some() {
+                    if let Err(e) = check_invariants(&r.vmap) {
+                        let _ = out.flush();
+                        eprintln!("vmap-replay: at the end of the trace: invariant violated: {e}");
+                        return ExitCode::from(3);
+                    }
+                }
+                return ExitCode::SUCCESS;
+            }
             Ok(Some((line, l))) => match parse_line(l) {
                 Ok(None) => continue,
                 Ok(Some(op)) => (line, op),
@@ -331,7 +352,8 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
             eprintln!("vmap-replay: line {line}: {e}");
             return ExitCode::from(1);
         }
-        if args.check {
+        applied += 1;
+        if args.check || args.check_every.is_some_and(|n| applied % n == 0) {
             if let Err(e) = check_invariants(&r.vmap) {
                 let _ = out.flush();
                 eprintln!("vmap-replay: line {line}: invariant violated after `{op}`: {e}");

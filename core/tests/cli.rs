@@ -1,0 +1,150 @@
+//! `vmap-replay` as a user runs it: streaming replay, bounded messages, hostile inputs that
+//! must end quickly with a clear message, and the `--profile` conflict.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use vmapviz_core::{parse_trace, NoObserver, Replayer};
+
+fn run(args: &[&str], stdin: &[u8]) -> (Output, Duration) {
+    let t0 = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut inp = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = inp.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (out, t0.elapsed())
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// What the library prints for a trace (the reference for the streaming CLI).
+fn library_output(trace: &str) -> String {
+    let mut r = Replayer::default();
+    let mut out = String::new();
+    for l in parse_trace(trace).unwrap() {
+        if r.apply(&l.op, &mut out, &mut NoObserver).is_err() {
+            break;
+        }
+    }
+    out
+}
+
+#[test]
+fn streaming_replay_prints_what_the_library_prints() {
+    let mut trace = String::from("# a comment\n\n");
+    for i in 0..2_000u64 {
+        trace.push_str("alloc 0x3000 0x1 0xffffc90000000000 0xffffe8ffffffffff\r\n");
+        if i % 3 == 0 {
+            trace.push_str(&format!("vfree {:#x}\n", 0xffffc90000000000u64 + i * 0x3000));
+        }
+    }
+    trace.push_str("dump\nbusy\n");
+    let (out, _) = run(&["--check", "-"], trace.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), library_output(&trace.replace('\r', "")));
+}
+
+#[test]
+fn output_before_an_error_is_printed_and_the_error_names_the_line() {
+    let (out, _) = run(&["-"], b"alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\nbogus 1\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "alloc -> 0xffffc90000000000\n");
+    assert!(text(&out.stderr).contains("line 2: unknown command `bogus`"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn not_utf8_names_the_line_and_the_byte() {
+    let (out, _) = run(&["-"], b"purge\npurge \xff\n");
+    assert_eq!(out.status.code(), Some(1));
+    let e = text(&out.stderr);
+    assert!(e.contains("line 2: byte 7 of the line is not UTF-8"), "{e}");
+    let (out, _) = run(&["--bench", "-"], b"purge\npurge \xff\n");
+    let e = text(&out.stderr);
+    assert!(e.contains("line 2: byte 7 of the line is not UTF-8"), "{e}");
+}
+
+#[test]
+fn a_huge_token_or_line_gives_a_short_message() {
+    let mut t = b"free 0x".to_vec();
+    t.extend(std::iter::repeat_n(b'f', 1 << 20));
+    t.push(b'\n');
+    let (out, _) = run(&["-"], &t);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.len() < 300, "{} bytes: {}", out.stderr.len(), text(&out.stderr));
+    // A line past the 1 MiB limit is refused without being held whole.
+    let mut t = b"# ".to_vec();
+    t.extend(std::iter::repeat_n(b'x', 3 << 20));
+    let (out, _) = run(&["-"], &t);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("line 1: longer than 1 MiB"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn hostile_inputs_end_quickly_under_every_profile() {
+    let endless = "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n\
+                   alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n\
+                   alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n\
+                   free 0xffffc90000002000\n\
+                   alloc 0x8000000000001000 0x8000000000000000 0xffffc90000000000 0xffffe8ffffffffff\n";
+    let pcpu = "pcpu 0x8000000000000000 0x0:0x8000000000000000\n";
+    let echo = format!("free 0x{}\n", "1".repeat(1_000_000));
+    for p in ["linux-5.1", "linux-5.2", "linux-6.1", "linux-6.9"] {
+        for input in [endless, pcpu, echo.as_str()] {
+            let (out, took) = run(&["--check", "--profile", p, "-"], input.as_bytes());
+            assert!(took < Duration::from_secs(5), "{p}: {took:?}");
+            assert!(out.stderr.len() < 600, "{p}: {} bytes of message", out.stderr.len());
+            assert_ne!(out.status.code(), Some(3), "{p}: invariant broken: {}", text(&out.stderr));
+        }
+    }
+    let (out, _) = run(&["--profile", "linux-5.2", "-"], endless.as_bytes());
+    assert!(text(&out.stderr).contains("line 5: linux-5.2 would never return from this search"));
+    // The importer path: an ftrace capture with the same request.
+    let capture = "  t-1 [000] ..... 1.0: alloc_vmap_area: va_start: 18446683600570023936 size=8192 align=1 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n\
+                   t-1 [000] ..... 1.1: alloc_vmap_area: va_start: 18446683600570032128 size=8192 align=1 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n\
+                   t-1 [000] ..... 1.2: alloc_vmap_area: va_start: 18446683600570040320 size=8192 align=1 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n\
+                   t-1 [000] ..... 1.25: free_vmap_area_noflush: va_start=0xffffc90000002000 nr_lazy=2 nr_lazy_max=8192\n\
+                   t-1 [000] ..... 1.3: alloc_vmap_area: va_start: 18446683600570040320 size=9223372036854779904 align=9223372036854775808 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=1\n";
+    let (_, took) = run(&["--import", "ftrace", "--profile", "linux-5.2", "-"], capture.as_bytes());
+    assert!(took < Duration::from_secs(5), "the importer took {took:?}");
+}
+
+#[test]
+fn a_profile_flag_that_contradicts_the_trace_is_an_error() {
+    let trace = b"profile linux-6.1\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n";
+    let (out, _) = run(&["--profile", "linux-5.2", "-"], trace);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("line 1: the trace says `profile linux-6.1` but --profile linux-5.2"));
+    assert_eq!(text(&out.stdout), "");
+    let (out, _) = run(&["--bench", "--profile", "linux-5.2", "-"], trace);
+    assert_eq!(out.status.code(), Some(1));
+    // The same profile twice is fine.
+    let (out, _) = run(&["--profile", "linux-6.1", "-"], trace);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "alloc -> 0xffffc90000000000\n");
+}
+
+#[test]
+fn check_every_checks_periodically_and_at_the_end() {
+    let mut trace = String::new();
+    for _ in 0..100 {
+        trace.push_str("alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n");
+    }
+    let (out, _) = run(&["--check-every", "7", "-"], trace.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 100);
+    let (out, _) = run(&["--check-every", "0", "-"], trace.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+}
