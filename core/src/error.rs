@@ -33,6 +33,8 @@ pub enum VmapError {
     /// linux-5.1 `pcpu_get_vm_areas` would place the group outside the vmalloc space (its
     /// arithmetic wraps): `base` as the kernel computes it, and the window.
     PcpuOutside { base: u64, start: u64, end: u64 },
+    /// A walk exceeded its proven step bound (a guard no input is known to reach).
+    EndlessWalk { what: &'static str },
     /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64).
     EndlessSearch { size: u64, align: u64, vstart: u64, profile: Profile },
 }
@@ -50,7 +52,8 @@ impl VmapError {
             | VmapError::BadPcpu { .. }
             | VmapError::CpuOffline { .. }
             | VmapError::EndlessSearch { .. }
-            | VmapError::PcpuOutside { .. } => true,
+            | VmapError::PcpuOutside { .. }
+            | VmapError::EndlessWalk { .. } => true,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -123,6 +126,10 @@ impl fmt::Display for VmapError {
                 write!(f, "cpus {cpus} would take the current CPU {cpu} offline; switch with `cpu` first")
             }
             VmapError::BadPcpu { why } => write!(f, "pcpu_get_vm_areas: {why} (the kernel hits BUG_ON)"),
+            VmapError::EndlessWalk { what } => write!(
+                f,
+                "{what}: the walk did not end within its step bound, so the kernel would loop here; refused, nothing changes"
+            ),
             VmapError::PcpuOutside { base, start, end } => write!(
                 f,
                 "linux-5.1 pcpu_get_vm_areas would place the group at base {base:#x}, outside the window \

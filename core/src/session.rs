@@ -16,7 +16,7 @@ use crate::counters::{CounterObserver, Counters};
 use crate::events::{Event, FitType, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
-use crate::trace::{parse_trace, Op, TraceLine};
+use crate::trace::{parse_trace, LineParser, Op, TraceLine, MAX_TRACE_BYTES};
 use crate::vmap::Vmap;
 
 /// One free-tree node as a view draws it.
@@ -478,5 +478,110 @@ impl Session {
             frames: rec.frames,
             trees: rec.trees,
         })
+    }
+}
+
+/// A session opened a slice at a time, so that a caller with a frame budget (the page's main
+/// thread) never waits long: first the whole text is parsed (all or nothing, as
+/// [`Session::load`]: the first bad line wins), then the operations are replayed.
+///
+/// ```text
+///   new(text) -> advance(n) ... advance(n) == Done -> finish()
+///                 parse n lines     replay n operations
+/// ```
+pub struct SessionBuilder {
+    text: String,
+    /// Byte offset of the next line to parse.
+    pos: usize,
+    line: usize,
+    parser: LineParser,
+    lines: Vec<TraceLine>,
+    /// The next line to replay, once parsing is done.
+    next: usize,
+    session: Option<Session>,
+}
+
+/// Where a [`SessionBuilder`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opening {
+    /// Parsing: bytes done of the text's length.
+    Parsing { done: usize, total: usize },
+    /// Replaying: operations done of the trace's count.
+    Replaying { done: usize, total: usize },
+    /// Ready for [`SessionBuilder::finish`].
+    Done,
+}
+
+impl SessionBuilder {
+    pub fn new(text: String) -> Result<SessionBuilder, ReplayError> {
+        if text.len() > MAX_TRACE_BYTES {
+            return Err(ReplayError {
+                line: 0,
+                msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20),
+            });
+        }
+        Ok(SessionBuilder {
+            text,
+            pos: 0,
+            line: 0,
+            parser: LineParser::default(),
+            lines: Vec::new(),
+            next: 0,
+            session: None,
+        })
+    }
+
+    /// Do at most `n` lines of work (at least one); on error nothing is kept.
+    pub fn advance(&mut self, n: usize) -> Result<Opening, ReplayError> {
+        let n = n.max(1);
+        if self.session.is_none() {
+            for _ in 0..n {
+                if self.pos >= self.text.len() {
+                    let every = Session::spacing_for(self.lines.len());
+                    self.session = Some(Session::with_checkpoint_every(Profile::default(), every));
+                    return Ok(self.status());
+                }
+                let rest = &self.text[self.pos..];
+                let (l, step) = match rest.find('\n') {
+                    Some(i) => (&rest[..i], i + 1),
+                    None => (rest, rest.len()),
+                };
+                // `str::lines` drops a `\r` before the line break: so does this.
+                let l = l.strip_suffix('\r').unwrap_or(l);
+                self.line += 1;
+                self.pos += step;
+                if let Some(tl) =
+                    self.parser.feed(self.line, l).map_err(|e| ReplayError { line: e.line, msg: e.msg })?
+                {
+                    self.lines.push(tl);
+                }
+            }
+            return Ok(self.status());
+        }
+        if let Some(s) = self.session.as_mut() {
+            let end = (self.next + n).min(self.lines.len());
+            for l in &self.lines[self.next..end] {
+                s.push_line(l.clone())?;
+            }
+            self.next = end;
+        }
+        Ok(self.status())
+    }
+
+    pub fn status(&self) -> Opening {
+        match &self.session {
+            None => Opening::Parsing { done: self.pos, total: self.text.len() },
+            Some(_) if self.next < self.lines.len() => Opening::Replaying { done: self.next, total: self.lines.len() },
+            Some(_) => Opening::Done,
+        }
+    }
+
+    /// The session, once [`Opening::Done`]; `None` before.
+    pub fn finish(self) -> Option<Session> {
+        if self.status() == Opening::Done {
+            self.session
+        } else {
+            None
+        }
     }
 }

@@ -194,30 +194,45 @@ pub fn parse_trace_limited(text: &str, max_bytes: usize) -> Result<Vec<TraceLine
         });
     }
     let mut out = Vec::new();
-    let mut seen_op = false;
+    let mut p = LineParser::default();
     for (i, l) in text.lines().enumerate() {
-        let line = i + 1;
-        if l.contains('\0') {
+        if let Some(tl) = p.feed(i + 1, l)? {
+            out.push(tl);
+        }
+    }
+    Ok(out)
+}
+
+/// The trace parser's per-line rules (NUL bytes, syntax, `profile` first), for callers that
+/// parse a text a slice at a time.
+#[derive(Clone, Debug, Default)]
+pub struct LineParser {
+    seen_op: bool,
+}
+
+impl LineParser {
+    /// Parse line number `line` (1-based); `Ok(None)` for a blank or comment line.
+    pub fn feed(&mut self, line: usize, text: &str) -> Result<Option<TraceLine>, ParseError> {
+        if text.contains('\0') {
             return Err(ParseError { line, msg: "binary data (a NUL byte): this is not a trace".into() });
         }
-        match parse_line(l) {
-            Ok(None) => {}
+        match parse_line(text) {
+            Ok(None) => Ok(None),
             Ok(Some(op)) => {
                 if let Op::Profile(_) = op {
-                    if seen_op {
+                    if self.seen_op {
                         return Err(ParseError {
                             line,
                             msg: "`profile` must come before every other operation".into(),
                         });
                     }
                 }
-                seen_op = true;
-                out.push(TraceLine { line, op });
+                self.seen_op = true;
+                Ok(Some(TraceLine { line, op }))
             }
-            Err(msg) => return Err(ParseError { line, msg: bounded(msg) }),
+            Err(msg) => Err(ParseError { line, msg: bounded(msg) }),
         }
     }
-    Ok(out)
 }
 
 impl fmt::Display for Op {

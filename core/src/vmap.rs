@@ -899,6 +899,7 @@ impl Vmap {
         }
         let combined_test = self.profile == Profile::Linux52;
         let mut purged = false;
+        let mut before_purge: Option<Box<Vmap>> = None;
         'retry: loop {
             let mut area = last_area;
             let mut term = last_area;
@@ -906,10 +907,18 @@ impl Vmap {
             let mut end = start + sizes[area];
             let mut va = self.pvm_find_va_enclose_addr(ve);
             let mut base = self.pvm_determine_end_from_reverse(&mut va, align).wrapping_sub(end);
+            let mut budget = self.pcpu_walk_budget(nr);
             let found = loop {
                 if base.wrapping_add(last_end) < vs.wrapping_add(last_end) || va == NIL {
                     break false;
                 }
+                if budget == 0 {
+                    if let Some(b) = before_purge {
+                        *self = *b;
+                    }
+                    return Err(VmapError::EndlessWalk { what: "pcpu_get_vm_areas" });
+                }
+                budget -= 1;
                 let v = *self.arena.get(va);
                 if combined_test {
                     if base.wrapping_add(start) < v.va_start || base.wrapping_add(end) > v.va_end {
@@ -942,6 +951,7 @@ impl Vmap {
             if !found {
                 if !purged {
                     purged = true;
+                    before_purge = Some(Box::new(self.clone()));
                     if self.profile == Profile::Linux69 {
                         self.purge_nodes(true, PurgeCause::AllocRetry, obs);
                     } else {
@@ -1000,6 +1010,13 @@ impl Vmap {
     ///                  [ area k )  <-      at next's start (aligned down); overlaps
     ///                                      prev: next = prev, and again
     /// ```
+    /// A bound on the steps of one pcpu walk: between two moves of the walk's area pointer
+    /// (downwards, at most once per area) it steps through the group's areas at most once
+    /// per base, so (areas + 2) * (group + 2) steps are never exceeded by a walk that ends.
+    fn pcpu_walk_budget(&self, nr: usize) -> u64 {
+        (self.arena.nodes.len() as u64 + 2).saturating_mul(nr as u64 + 2).saturating_mul(2)
+    }
+
     fn pcpu_get_vm_areas_v51<O: Observer>(
         &mut self,
         offsets: &[u64],
@@ -1030,7 +1047,15 @@ impl Vmap {
                 break ve - last_end;
             };
             let mut base = self.pvm_determine_end(&mut next, &mut prev, align, ve).wrapping_sub(end);
+            let mut budget = self.pcpu_walk_budget(nr);
             loop {
+                if budget == 0 {
+                    if let Some(b) = before_purge {
+                        *self = *b;
+                    }
+                    return Err(VmapError::EndlessWalk { what: "pcpu_get_vm_areas" });
+                }
+                budget -= 1;
                 // `base` may have wrapped below zero: compare with last_end added.
                 if base.wrapping_add(last_end) < vs.wrapping_add(last_end) {
                     if !purged {

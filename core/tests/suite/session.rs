@@ -487,3 +487,50 @@ fn lazy_areas_carry_their_node() {
         }
     }
 }
+
+/// Opening a trace a slice at a time gives the session `Session::load` gives, and the same
+/// error for a bad trace, whatever the slice size.
+#[test]
+fn session_builder_matches_load_in_any_slice_size() {
+    use vmapviz_core::session::{Opening, SessionBuilder};
+    let mut good = String::from("# header\nprofile linux-6.1\n\n");
+    for i in 0..300u64 {
+        good.push_str("alloc 0x3000 0x1 0xffffc90000000000 0xffffe8ffffffffff\r\n");
+        if i % 4 == 1 {
+            good.push_str(&format!("vfree {:#x}\n", VMALLOC_START + (i - 1) * 0x3000));
+        }
+    }
+    good.push_str("dump");
+    let bad_parse = good.replace("vfree 0xffffc9000000c000", "vfree 0xzz");
+    let bad_replay = format!("{good}\ninit 0x10 0x1\n");
+    let late_profile = format!("{good}\nprofile linux-5.2\n");
+    for text in [&good, &bad_parse, &bad_replay, &late_profile] {
+        let want = Session::load(text);
+        for n in [1, 7, 1000] {
+            let mut b = SessionBuilder::new(text.clone()).unwrap();
+            let mut last = (0, 0);
+            let got = loop {
+                match b.advance(n) {
+                    Err(e) => break Err(e),
+                    Ok(Opening::Done) => break Ok(b.finish().expect("done")),
+                    Ok(Opening::Parsing { done, total } | Opening::Replaying { done, total }) => {
+                        assert!(done <= total);
+                        last = (done, total);
+                    }
+                }
+            };
+            let _ = last;
+            match (&want, &got) {
+                (Ok(w), Ok(g)) => {
+                    assert_eq!(w.output(), g.output(), "slice {n}");
+                    assert_eq!(w.ops(), g.ops(), "slice {n}");
+                    assert_eq!(w.len(), 377, "profile + 300 allocs + 75 vfrees + dump");
+                }
+                (Err(w), Err(g)) => assert_eq!(w, g, "slice {n}"),
+                _ => panic!("slice {n}: load gave {:?}, the builder {:?}", want.is_ok(), got.is_ok()),
+            }
+        }
+    }
+    assert!(matches!(Session::load(&bad_parse), Err(e) if e.msg.contains("0xzz")));
+    assert!(matches!(Session::load(&bad_replay), Err(e) if e.msg.contains("init range")));
+}
