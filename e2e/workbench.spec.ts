@@ -26,7 +26,7 @@ test('the workbench mounts under the views with its tabs and no console error', 
 test('the workbench loads on first use: nothing of it is fetched on open, a click on a tab brings it with that tab', async ({ page }) => {
   const wb = new Workbench(page);
   await page.goto('./');
-  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
   await page.waitForTimeout(800);
   await expect(wb.root).toHaveAttribute('data-panels-state', 'idle');
   await expect(wb.root.getByRole('tab')).toHaveCount(6);
@@ -50,7 +50,7 @@ test('the workbench loads on first use: nothing of it is fetched on open, a clic
 test('the workbench also loads when the keyboard focus enters it', async ({ page }) => {
   const wb = new Workbench(page);
   await page.goto('./');
-  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
   await wb.root.locator('button[role="tab"][aria-selected="true"]').focus();
   await expect(page.locator('body[data-panels-ready="true"]')).toBeAttached({ timeout: 15_000 });
   await expect(wb.root.locator('button[role="tab"][aria-selected="true"]')).toBeFocused();

@@ -57,7 +57,7 @@ export class AppPage {
   }
 
   async waitReady(): Promise<void> {
-    await expect(this.page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 15_000 });
+    await expect(this.page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
   }
 
   /** The step the page shows (the state after that many operations). */

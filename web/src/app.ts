@@ -3,6 +3,7 @@
 // session, the player (play/pause, speed, keys) and the permalink. Every position is drawn
 // from the core's own snapshots (`state(k)`, `frames(k)`), never from a previous drawing, so
 // stepping back restores exactly what was shown.
+import { OpenCancelled, openInSlices, type Slices } from './player/opening';
 import { errorMessage, type FreeNode, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
@@ -30,7 +31,12 @@ import { SPEEDS, Transport, type TransportAction } from './views/transport';
 export interface AppDeps {
   /** Replay a trace (throws `line N: ...`). */
   load: (text: string) => Session;
+  /** Open a trace a slice at a time (long links: the page stays responsive); optional. */
+  begin?: (text: string) => Slices;
 }
+
+/** A link's trace longer than this (characters) opens in slices between frames, cancellable. */
+export const SLICED_LINK = 16_384;
 
 function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
   const e = root.querySelector<T>(`[data-widget="${widget}"]`);
@@ -242,6 +248,12 @@ export class App {
     const { link, error } = parseHash(hash);
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
+    this.opening?.abort();
+    this.opening = null;
+    if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
+      this.openSliced(link.trace, link.step, extra.frame, problems);
+      return;
+    }
     if (link) {
       try {
         this.open(this.deps.load(link.trace), link.step, extra.frame);
@@ -254,6 +266,76 @@ export class App {
     }
     this.open(this.deps.load(DEFAULT_TRACE), 'end', null);
     this.showError(problems);
+  }
+
+  private opening: AbortController | null = null;
+
+  /**
+   * Open a long link's trace in slices (web/src/player/opening.ts): the default scenario stays
+   * on screen meanwhile, with a progress line and a Cancel button; a refused trace shows the
+   * core's message. The main thread is never held for more than a slice.
+   */
+  private openSliced(trace: string, step: StepRef, frame: number | null, problems: string[]): void {
+    const ctl = new AbortController();
+    this.opening = ctl;
+    if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 'end', null);
+    const note = this.openingNote(ctl);
+    document.body.dataset.opening = 'true';
+    let slices: Slices;
+    try {
+      slices = (this.deps.begin as (t: string) => Slices)(trace);
+    } catch (e) {
+      this.endOpening(ctl, note);
+      this.showError([`Could not load the trace from the link: ${errorMessage(e)}`, ...problems, 'Showing the default scenario instead.']);
+      return;
+    }
+    const label = note.querySelector('[data-role="progress"]') as HTMLElement;
+    openInSlices(slices, {
+      signal: ctl.signal,
+      onProgress: (p) => {
+        label.textContent = `Opening the trace from the link: ${p.phase} ${Math.floor(p.fraction * 100)} %`;
+      },
+    }).then(
+      (session) => {
+        if (this.opening !== ctl) {
+          session.dispose();
+          return;
+        }
+        this.endOpening(ctl, note);
+        this.open(session, step, frame);
+        this.showError(problems);
+      },
+      (e: unknown) => {
+        if (this.opening !== ctl) return;
+        this.endOpening(ctl, note);
+        const why = e instanceof OpenCancelled ? 'Opening the trace from the link was cancelled.' : `Could not load the trace from the link: ${errorMessage(e)}`;
+        this.showError([why, ...problems, 'Showing the default scenario instead.']);
+      },
+    );
+  }
+
+  private openingNote(ctl: AbortController): HTMLElement {
+    const note = document.createElement('div');
+    note.className = 'opening-note';
+    note.dataset.widget = 'opening';
+    note.setAttribute('role', 'status');
+    const label = document.createElement('span');
+    label.dataset.role = 'progress';
+    label.textContent = 'Opening the trace from the link…';
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.textContent = 'Cancel';
+    cancel.dataset.action = 'cancel-opening';
+    cancel.addEventListener('click', () => ctl.abort());
+    note.append(label, ' ', cancel);
+    this.banner.before(note);
+    return note;
+  }
+
+  private endOpening(ctl: AbortController, note: HTMLElement): void {
+    note.remove();
+    if (this.opening === ctl) this.opening = null;
+    delete document.body.dataset.opening;
   }
 
   private open(session: Session, step: StepRef, frame: number | null): void {

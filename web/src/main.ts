@@ -3,7 +3,7 @@
 import './style.css';
 import { App } from './app';
 import { errorMessage } from './bridge';
-import { initCore, loadTrace } from './wasm';
+import { beginTrace, initCore, loadTrace } from './wasm';
 
 declare global {
   interface Window {
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   if (!root) throw new Error('no #app element');
   const version = await initCore();
   document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
-  const app = new App(root, { load: loadTrace });
+  const app = new App(root, { load: loadTrace, begin: beginTrace });
   app.openHash(location.hash);
   window.addEventListener('hashchange', () => app.openHash(location.hash));
   window.vmapviz = { app };

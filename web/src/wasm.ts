@@ -1,6 +1,7 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { Vmapviz, version } from './pkg/vmapviz_wasm.js';
+import init, { Opener, Vmapviz, version } from './pkg/vmapviz_wasm.js';
 import { Session } from './bridge';
+import type { Slices } from './player/opening';
 
 let ready: Promise<string> | null = null;
 
@@ -18,4 +19,14 @@ export function loadTrace(text: string): Session {
 /** An empty session of a profile ('' for the default, linux-5.2). */
 export function emptySession(profile = ''): Session {
   return new Session(new Vmapviz(profile));
+}
+
+/** Open a trace a slice at a time (see web/src/player/opening.ts); throws on a size over the limit. */
+export function beginTrace(text: string): Slices {
+  const op = new Opener(text);
+  return {
+    advance: (n) => op.advance(n),
+    finish: () => new Session(op.finish()),
+    free: () => op.free(),
+  };
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::session::{Frame, NodeSnap, StateSnap};
+use vmapviz_core::session::{Frame, NodeSnap, Opening, SessionBuilder, StateSnap};
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
@@ -155,6 +155,45 @@ pub(crate) fn opt_profile(name: &str) -> Result<Option<Profile>, JsError> {
         Ok(None)
     } else {
         profile(name).map(Some)
+    }
+}
+
+/// A trace being opened a slice at a time (the page's main thread keeps its frame budget):
+/// `advance(n)` until it reports done, then `finish()`.
+#[wasm_bindgen]
+pub struct Opener {
+    b: Option<SessionBuilder>,
+}
+
+#[wasm_bindgen]
+impl Opener {
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: String) -> Result<Opener, JsError> {
+        SessionBuilder::new(text).map(|b| Opener { b: Some(b) }).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Work through at most `n` lines; returns `[phase, done, total]` with phase 0 parsing
+    /// (bytes), 1 replaying (operations), 2 done. Throws `line N: ...` (nothing is kept).
+    pub fn advance(&mut self, n: usize) -> Result<Vec<f64>, JsError> {
+        let b = self.b.as_mut().ok_or_else(|| JsError::new("the trace was already opened"))?;
+        let st = b.advance(n).map_err(|e| {
+            self.b = None;
+            JsError::new(&e.to_string())
+        })?;
+        Ok(match st {
+            Opening::Parsing { done, total } => vec![0.0, done as f64, total as f64],
+            Opening::Replaying { done, total } => vec![1.0, done as f64, total as f64],
+            Opening::Done => vec![2.0, 1.0, 1.0],
+        })
+    }
+
+    /// The opened session (after `advance` reported done).
+    pub fn finish(&mut self) -> Result<Vmapviz, JsError> {
+        self.b
+            .take()
+            .and_then(SessionBuilder::finish)
+            .map(|s| Vmapviz { s })
+            .ok_or_else(|| JsError::new("the trace is not opened yet"))
     }
 }
 

@@ -1,0 +1,61 @@
+// A long permalink opens a slice at a time: the page stays responsive, shows progress, can be
+// cancelled, and a trace the core refuses shows its message and the default scenario.
+import { expect, test } from '@playwright/test';
+import { AppPage } from './pages/app';
+
+/** A trace of `n` allocations with a free after every fourth (about 60 characters a line). */
+function longTrace(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    lines.push('alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff');
+    if (i % 4 === 3) lines.push(`free 0x${(0xffffc90000000000n + BigInt(i - 1) * 0x2000n).toString(16)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+test('a long link opens in slices and shows the whole trace', async ({ page }) => {
+  const trace = longTrace(2_000);
+  expect(trace.length).toBeGreaterThan(16_384);
+  const app = new AppPage(page);
+  await app.openTrace(trace, 'end');
+  await expect(page.locator('[data-widget="opening"]')).toHaveCount(0);
+  await expect(app.loadError).toBeHidden();
+  await expect(app.player.stepLabel).toHaveText('step 2500 / 2500');
+  expect(app.problems).toEqual([]);
+});
+
+test('a long link the core refuses names the line and shows the default scenario', async ({ page }) => {
+  const trace = longTrace(2_000) + 'alloc 0x2000 0x1 0xffffc90000000000\n';
+  const app = new AppPage(page);
+  await app.openTrace(trace, 'end');
+  await expect(app.loadError).toBeVisible();
+  await expect(app.loadError).toContainText('line 2501: `alloc` takes 4 arguments');
+  await expect(app.loadError).toContainText('default scenario');
+  await expect(page.locator('[data-widget="opening"]')).toHaveCount(0);
+});
+
+test('opening a long link shows its progress and can be cancelled', async ({ page }) => {
+  // Press Cancel after the first progress update (a watcher in the page, so the race with a
+  // fast machine finishing the opening first is not lost).
+  await page.addInitScript(() => {
+    const w = window as unknown as { progressSeen: string };
+    w.progressSeen = '';
+    new MutationObserver(() => {
+      const note = document.querySelector('[data-widget="opening"]');
+      const text = note?.querySelector('[data-role="progress"]')?.textContent ?? '';
+      if (note && /%/.test(text) && !w.progressSeen) {
+        w.progressSeen = text;
+        note.querySelector<HTMLButtonElement>('button')?.click();
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const trace = longTrace(16_000);
+  await page.goto(`./#trace=${encodeURIComponent(trace)}&step=end`);
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
+  expect(await page.evaluate(() => (window as unknown as { progressSeen: string }).progressSeen)).toMatch(
+    /^Opening the trace from the link: (parsing|replaying) \d+ %$/,
+  );
+  await expect(page.locator('[data-widget="opening"]')).toHaveCount(0);
+  await expect(page.getByTestId('load-error')).toContainText('cancelled');
+  await expect(page.getByTestId('load-error')).toContainText('default scenario');
+});
