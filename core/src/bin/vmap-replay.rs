@@ -215,6 +215,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // issue 13: `profile maple-tree` traces replay on the maple tree (see core/src/maple/trace.rs).
+    if vmapviz_core::maple::is_maple_trace(&text) {
+        let mut r = vmapviz_core::maple::MapleReplay::new();
+        r.check = args.check;
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        for (i, line) in text.lines().enumerate() {
+            if let Err(e) = r.apply_line(i + 1, line, &mut out) {
+                let _ = out.flush();
+                eprintln!("vmap-replay: {file}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        return if out.flush().is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    }
     let lines = match parse_large_trace(&text) {
         Ok(l) => l,
         Err(e) => {

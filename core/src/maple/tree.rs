@@ -1987,9 +1987,8 @@ impl<O: MapleObserver> MapleTree<O> {
         let mut slot_total = mast.bn.b_end;
         let mut tmp = *mas;
         tmp.depth = mast.l.depth;
-        if left && !self.prev_sibling(&mut tmp) {
-            return false;
-        } else if !left && !self.next_sibling(&mut tmp) {
+        let has_sibling = if left { self.prev_sibling(&mut tmp) } else { self.next_sibling(&mut tmp) };
+        if !has_sibling {
             return false;
         }
         let end = self.mas_data_end(&tmp);
