@@ -229,7 +229,7 @@ fn grown_to_height_four_matches_the_model() {
             if let Err(e) = t.validate() {
                 panic!("seed {seed:#x} step {step} {op:?}: {e}");
             }
-            if step % 256 == 0 {
+            if step.is_multiple_of(256) {
                 check_same(&t, &m, &format!("seed {seed:#x} step {step}"));
             }
             max_height = max_height.max(t.height());
