@@ -20,5 +20,6 @@ mod tree;
 
 pub use trace::{is_maple_trace, replay_maple_text, MapleReplay, MapleTraceError, MapleTraceErrorKind};
 pub use tree::{
-    MapleEntry, MapleError, MapleEvent, MapleObserver, MapleTree, NoMapleObserver, NodeKind, StoreType, ValidateError,
+    MapleEntry, MapleError, MapleEvent, MapleObserver, MapleTree, NoMapleObserver, NodeKind, NodeSummary, StoreType,
+    ValidateError,
 };

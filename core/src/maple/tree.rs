@@ -116,6 +116,31 @@ impl Node {
     }
 }
 
+/// One node as [`MapleTree::nodes`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSummary {
+    pub id: u32,
+    /// Parent node id (`u32::MAX` for the root) and the slot this node sits in.
+    pub parent: u32,
+    pub parent_slot: usize,
+    pub depth: u32,
+    pub kind: NodeKind,
+    pub min: u64,
+    pub max: u64,
+    /// `ma_data_end`: slots `0..=end` are used.
+    pub end: usize,
+    /// Arange nodes: the slot the metadata names as holding the largest gap.
+    pub meta_gap: usize,
+    /// Pivot of every used slot (the node's max for a slot without a pivot field).
+    pub pivots: Vec<u64>,
+    /// Internal nodes: child ids by slot.
+    pub children: Vec<u32>,
+    /// Leaves: entry by slot (`None` = NULL).
+    pub entries: Vec<Option<MapleEntry>>,
+    /// Arange nodes: `gap[]` by slot.
+    pub gaps: Vec<u64>,
+}
+
 /// The kernel's `enum store_type`, as chosen by `mas_wr_store_type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreType {
@@ -2221,6 +2246,56 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     // ---------------------------------------------------------------- dump and validate
+
+    /// Every node of the tree in pre-order (a node, then its children from slot 0 up), with the
+    /// limits implied by its parent and what the dump prints.
+    pub fn nodes(&self) -> Vec<NodeSummary> {
+        let mut out = Vec::new();
+        let Root::Node(root) = self.root else {
+            return out;
+        };
+        let mut stack = vec![(root, NIL, 0usize, 0u32, 0u64, MAX)];
+        while let Some((id, parent, parent_slot, depth, min, max)) = stack.pop() {
+            let n = self.n(id);
+            let end = self.data_end(id, max).min(n.kind.slots() - 1);
+            let mut s = NodeSummary {
+                id,
+                parent,
+                parent_slot,
+                depth,
+                kind: n.kind,
+                min,
+                max,
+                end,
+                meta_gap: n.meta_gap as usize,
+                pivots: Vec::with_capacity(end + 1),
+                children: Vec::new(),
+                entries: Vec::new(),
+                gaps: Vec::new(),
+            };
+            for i in 0..=end {
+                s.pivots.push(self.safe_pivot(id, i, max));
+                match n.slot[i] {
+                    Slot::Node(c) => s.children.push(c),
+                    Slot::Entry(e) => s.entries.push(Some(e)),
+                    Slot::Null => s.entries.push(None),
+                }
+                if n.kind == NodeKind::Arange {
+                    s.gaps.push(n.gap[i]);
+                }
+            }
+            let mut lo = min;
+            let mut kids = Vec::new();
+            for (i, &c) in s.children.iter().enumerate() {
+                let hi = s.pivots[i];
+                kids.push((c, id, i, depth + 1, lo, hi));
+                lo = hi.wrapping_add(1);
+            }
+            out.push(s);
+            stack.extend(kids.into_iter().rev());
+        }
+        out
+    }
 
     /// The conformance dump block (`dump height=H nodes=N` ... `enddump`), each line ending in `\n`.
     pub fn dump(&self) -> String {
