@@ -347,8 +347,8 @@ pub struct MapleTree<O: MapleObserver = NoMapleObserver> {
     root: Root,
     height: u32,
     alloc: bool,
-    /// Nodes touched (created, or visited by a search) since the counter was last reset.
-    pub touched: u64,
+    /// Nodes touched (walked by a store or a search, or created) since the counter was reset.
+    touched: std::cell::Cell<u64>,
     pub obs: O,
 }
 
@@ -367,7 +367,15 @@ impl MapleTree {
 
 impl<O: MapleObserver> MapleTree<O> {
     pub fn with_observer(alloc: bool, obs: O) -> MapleTree<O> {
-        MapleTree { nodes: Vec::new(), free: Vec::new(), root: Root::Empty, height: 0, alloc, touched: 0, obs }
+        MapleTree {
+            nodes: Vec::new(),
+            free: Vec::new(),
+            root: Root::Empty,
+            height: 0,
+            alloc,
+            touched: Default::default(),
+            obs,
+        }
     }
 
     /// The tree's height (0 empty, 1 a single leaf).
@@ -386,8 +394,13 @@ impl<O: MapleObserver> MapleTree<O> {
 
     // ---------------------------------------------------------------- arena
 
+    /// Nodes touched (walked by a store or a search, or created) since the last call; resets.
+    pub fn take_touched(&mut self) -> u64 {
+        self.touched.replace(0)
+    }
+
     fn alloc_node(&mut self, kind: NodeKind) -> u32 {
-        self.touched += 1;
+        self.touched.set(self.touched.get() + 1);
         if let Some(id) = self.free.pop() {
             self.nodes[id as usize] = Node::new(kind);
             id
@@ -976,6 +989,7 @@ impl<O: MapleObserver> MapleTree<O> {
 
     /// `mas_wr_node_walk`.
     fn wr_node_walk(&self, mas: &mut Mas, wr: &mut WrMas) {
+        self.touched.set(self.touched.get() + 1);
         let count = self.data_end(mas.node, mas.max);
         mas.end = count;
         let n = self.n(mas.node);
@@ -2185,7 +2199,7 @@ impl<O: MapleObserver> MapleTree<O> {
 
     /// `mas_anode_descend`: scan one node for a gap of `size`; true when done (found or error).
     fn anode_descend(&mut self, mas: &mut Mas, size: u64) -> bool {
-        self.touched += 1;
+        self.touched.set(self.touched.get() + 1);
         let id = mas.node;
         let kind = self.kind(id);
         if O::ON {
