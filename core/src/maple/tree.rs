@@ -2515,3 +2515,90 @@ impl<O: MapleObserver> MapleTree<O> {
         best
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grown() -> MapleTree {
+        let mut t = MapleTree::new(true);
+        for i in 0..400u64 {
+            let a = 0x10_0000 + i * 0x3000;
+            t.store_range(a, a + 0xfff, Some(MapleEntry::Zero)).unwrap();
+        }
+        t.validate().unwrap();
+        assert!(t.height() >= 3);
+        t
+    }
+
+    fn some_arange(t: &MapleTree) -> NodeSummary {
+        t.nodes().into_iter().find(|n| n.kind == NodeKind::Arange && n.depth == 1).unwrap()
+    }
+
+    #[test]
+    fn validate_catches_a_wrong_gap() {
+        let mut t = grown();
+        let a = some_arange(&t);
+        t.nm(a.id).gap[0] += 1;
+        assert!(matches!(t.validate(), Err(ValidateError::Gap { .. }) | Err(ValidateError::MetaGap { .. })));
+    }
+
+    #[test]
+    fn validate_catches_a_wrong_meta_gap() {
+        let mut t = grown();
+        let a = some_arange(&t);
+        let wrong = (0..=a.end).find(|&i| a.gaps[i] < a.gaps[a.meta_gap]).unwrap();
+        t.nm(a.id).meta_gap = wrong as u8;
+        // The parent's gap check (which reads gap[meta_gap]) or the node's own check fires.
+        assert!(matches!(t.validate(), Err(ValidateError::MetaGap { .. }) | Err(ValidateError::Gap { .. })));
+    }
+
+    #[test]
+    fn validate_catches_a_wrong_parent_link() {
+        let mut t = grown();
+        let a = some_arange(&t);
+        let c = a.children[1];
+        t.nm(c).parent = Parent::Node(a.id, 0);
+        assert!(matches!(t.validate(), Err(ValidateError::Parent { .. })));
+    }
+
+    #[test]
+    fn validate_catches_pivot_disorder_and_adjacent_nulls() {
+        let mut t = grown();
+        let leaf = t.nodes().into_iter().find(|n| n.kind == NodeKind::Leaf && n.end > 4).unwrap();
+        let p = t.n(leaf.id).pivot[1];
+        t.nm(leaf.id).pivot[2] = p;
+        assert!(matches!(t.validate(), Err(ValidateError::Pivot { .. })));
+        let mut t = grown();
+        let (id, i) = {
+            let n = t.nodes().into_iter().find(|n| n.kind == NodeKind::Leaf && n.end > 4).unwrap();
+            let i = (1..n.end).find(|&i| n.entries[i].is_none()).unwrap();
+            (n.id, i)
+        };
+        t.nm(id).slot[i + 1] = Slot::Null;
+        assert!(matches!(t.validate(), Err(ValidateError::AdjacentNull { .. }) | Err(ValidateError::Gap { .. })));
+    }
+
+    #[test]
+    fn validate_catches_an_underfilled_node() {
+        let mut t = grown();
+        let leaf = t.nodes().into_iter().find(|n| n.kind == NodeKind::Leaf && n.max != MAX).unwrap();
+        // Make the leaf end at slot 2 (the pivot there becomes the node's max).
+        let max = leaf.max;
+        let n = t.nm(leaf.id);
+        n.pivot[2] = max;
+        for i in 3..15 {
+            n.pivot[i] = 0;
+            n.slot[i] = Slot::Null;
+        }
+        n.slot[15] = Slot::Null;
+        n.meta_end = 2;
+        assert!(matches!(t.validate(), Err(ValidateError::Fill { .. }) | Err(ValidateError::Gap { .. })));
+    }
+
+    #[test]
+    fn node_size() {
+        // The arena's node: 15 pivots, 16 slots, 10 gaps, parent link, metadata.
+        assert!(std::mem::size_of::<Node>() <= 344, "{}", std::mem::size_of::<Node>());
+    }
+}
