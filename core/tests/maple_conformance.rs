@@ -68,3 +68,25 @@ vector!(v11_random_mixed, "11_random_mixed");
 vector!(v12_random_churn, "12_random_churn");
 vector!(v13_random_aligned, "13_random_aligned");
 vector!(v14_random_spanning, "14_random_spanning");
+
+/// The `vmap-replay` binary itself (with `--check`) prints every vector byte for byte.
+#[test]
+fn vmap_replay_prints_every_vector() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir()).expect("dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("trace") {
+            continue;
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+            .arg("--check")
+            .arg(&path)
+            .output()
+            .expect("run vmap-replay");
+        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        let expected = std::fs::read(path.with_extension("expected")).expect("expected");
+        assert!(out.stdout == expected, "{}: output differs", path.display());
+        n += 1;
+    }
+    assert_eq!(n, 14);
+}
