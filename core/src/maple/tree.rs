@@ -1715,16 +1715,16 @@ impl<O: MapleObserver> MapleTree<O> {
             mast.l.max = mast.orig_r.max;
             new_lmax = false;
         }
-        let bn = mast.bn.clone();
-        self.mab_mas_cp(&bn, 0, split, &mut mast.l, new_lmax);
+        let bn = &mast.bn;
+        self.mab_mas_cp(bn, 0, split, &mut mast.l, new_lmax);
         if middle != NIL {
-            self.mab_mas_cp(&bn, 1 + split, mid_split, &mut mast.m, true);
+            self.mab_mas_cp(bn, 1 + split, mid_split, &mut mast.m, true);
             mast.m.min = bn.pivot[split].wrapping_add(1);
             split = mid_split;
         }
         mast.r.max = mast.orig_r.max;
         if right != NIL {
-            self.mab_mas_cp(&bn, 1 + split, bn.b_end, &mut mast.r, false);
+            self.mab_mas_cp(bn, 1 + split, bn.b_end, &mut mast.r, false);
             mast.r.min = bn.pivot[split].wrapping_add(1);
         }
     }
@@ -1770,7 +1770,7 @@ impl<O: MapleObserver> MapleTree<O> {
             count -= 1;
             mast.bn.b_end = mast.bn.b_end.saturating_sub(1);
             mast.bn.kind = self.kind(mast.orig_l.node);
-            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn.clone(), mast.orig_l.min);
+            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn, mast.orig_l.min);
             left = l;
             right = r;
             middle = m;
@@ -1810,9 +1810,9 @@ impl<O: MapleObserver> MapleTree<O> {
             let top = self.alloc_node(self.kind(mast.orig_l.node));
             mast.l.node = top;
             mast.l.depth += 1;
-            let bn = mast.bn.clone();
+            let bn = &mast.bn;
             let last = bn.kind.slots() - 1;
-            self.mab_mas_cp(&bn, 0, last, &mut mast.l, true);
+            self.mab_mas_cp(bn, 0, last, &mut mast.l, true);
             self.set_parent(left, top, slot);
             if middle != NIL {
                 slot += 1;
@@ -1965,9 +1965,9 @@ impl<O: MapleObserver> MapleTree<O> {
         let p = self.n(mas.node).parent;
         self.nm(ancestor).parent = p;
         mast.l.node = ancestor;
-        let bn = mast.bn.clone();
+        let bn = &mast.bn;
         let last = bn.kind.slots() - 1;
-        self.mab_mas_cp(&bn, 0, last, &mut mast.l, true);
+        self.mab_mas_cp(bn, 0, last, &mut mast.l, true);
         mas.offset = mast.bn.b_end.wrapping_sub(1);
     }
 
@@ -2003,12 +2003,12 @@ impl<O: MapleObserver> MapleTree<O> {
 
     /// `mast_split_data`.
     fn mast_split_data(&mut self, mast: &mut Mast, mas: &Mas, split: usize) {
-        let bn = mast.bn.clone();
-        self.mab_mas_cp(&bn, 0, split, &mut mast.l, true);
+        let bn = &mast.bn;
+        self.mab_mas_cp(bn, 0, split, &mut mast.l, true);
         let rn = mast.r.node;
         let rmax = mast.r.max;
         self.nm(rn).pivot[0] = rmax;
-        self.mab_mas_cp(&bn, split + 1, bn.b_end, &mut mast.r, false);
+        self.mab_mas_cp(bn, split + 1, bn.b_end, &mut mast.r, false);
         mast.l.offset = self.parent_slot(mas.node);
         mast.l.max = bn.pivot[split];
         mast.r.min = mast.l.max.wrapping_add(1);
