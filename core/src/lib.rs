@@ -15,6 +15,7 @@ pub mod counters;
 pub mod error;
 pub mod events;
 pub mod import;
+pub mod maple;
 pub mod profile;
 pub mod rbtree;
 pub mod replay;

@@ -317,6 +317,11 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 }
                 return ExitCode::SUCCESS;
             }
+            Ok(Some((line, l))) if !seen_op && is_maple_profile(l) => {
+                // `profile maple-tree` (issue 13): the rest of the trace acts on one maple tree.
+                let first = l.to_owned();
+                return replay_maple(line, first, &mut lines, out, args);
+            }
             Ok(Some((line, l))) => match parse_line(l) {
                 Ok(None) => continue,
                 Ok(Some(op)) => (line, op),
@@ -363,6 +368,44 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
     }
 }
 
+/// Whether a line is `profile maple-tree`.
+fn is_maple_profile(l: &str) -> bool {
+    let mut t = l.split_whitespace();
+    t.next() == Some("profile") && t.next() == Some("maple-tree") && t.next().is_none()
+}
+
+/// A `profile maple-tree` trace, streamed from its profile line on (see core/src/maple/trace.rs).
+fn replay_maple<R: BufRead>(
+    line: usize,
+    first: String,
+    lines: &mut Lines<R>,
+    out: &mut impl Write,
+    args: &Args,
+) -> ExitCode {
+    let mut r = vmapviz_core::maple::MapleReplay::new();
+    r.check = args.check || args.check_every.is_some();
+    let mut next = Some((line, first));
+    loop {
+        let (n, l) = match next.take() {
+            Some(x) => x,
+            None => match lines.next_line() {
+                Ok(None) => return ExitCode::SUCCESS,
+                Ok(Some((n, l))) => (n, l.to_string()),
+                Err(msg) => {
+                    let _ = out.flush();
+                    eprintln!("vmap-replay: {msg}");
+                    return ExitCode::from(1);
+                }
+            },
+        };
+        if let Err(e) = r.apply_line(n, &l, out) {
+            let _ = out.flush();
+            eprintln!("vmap-replay: {e}");
+            return ExitCode::from(1);
+        }
+    }
+}
+
 /// A `profile` line must come first, and must not contradict `--profile`.
 fn check_profile_line(op: &Op, seen_op: bool, flag: Option<Profile>) -> Result<(), String> {
     let Op::Profile(p) = op else { return Ok(()) };
@@ -389,6 +432,10 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if vmapviz_core::maple::is_maple_trace(text) {
+        eprintln!("vmap-replay: --bench times the allocator's traces; for the maple tree alone use vmap-maple-bench");
+        return ExitCode::from(2);
+    }
     let lines = match parse_large_trace(text) {
         Ok(l) => l,
         Err(e) => {
