@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::session::{Frame, NodeSnap, StateSnap};
+use vmapviz_core::session::{AreasSnap, BusySnap, Frame, LazySnap, NodeSnap, PoolSnap, StateSnap};
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
@@ -63,6 +63,8 @@ const NUMBER_KEYS: &[&str] = &[
     "total",
     "done",
     "del",
+    "areas",
+    "busy_del",
 ];
 
 /// Serialise with addresses as hex strings: serde_json's text, then [`hex_numbers`].
@@ -192,9 +194,11 @@ impl Vmapviz {
     }
 
     /// JSON frames of op `k`, or `null`: `{index, line, text, output, warning, before, after,
-    /// frames: [{event, tree}], tree_deltas: [TreeDelta]}`. The free tree after each event
-    /// travels as a change to the one before it (see [`tree_deltas`]), which keeps an
-    /// operation on a tree of 1,000 nodes to a few KB instead of megabytes.
+    /// frames: [{event, tree, areas}], tree_deltas: [TreeDelta], area_deltas: [AreaDelta]}`.
+    /// The free tree after each event travels as a change to the one before it (see
+    /// [`tree_deltas`]), which keeps an operation on a tree of 1,000 nodes to a few KB instead
+    /// of megabytes; so do the busy, lazy and pooled areas (`area_deltas[i]` takes area
+    /// snapshot `i` to `i + 1`; snapshot 0 is `before`'s).
     pub fn frames(&self, k: usize) -> String {
         #[derive(Serialize)]
         struct Out<'a> {
@@ -207,6 +211,7 @@ impl Vmapviz {
             after: &'a StateSnap,
             frames: &'a [Frame],
             tree_deltas: Vec<TreeDelta<'a>>,
+            area_deltas: Vec<AreaDelta<'a>>,
         }
         match self.s.frames(k) {
             Some(f) => to_json(&Out {
@@ -219,6 +224,7 @@ impl Vmapviz {
                 after: &f.after,
                 frames: &f.frames,
                 tree_deltas: tree_deltas(&f.before.free, &f.trees),
+                area_deltas: area_deltas(&f.areas),
             }),
             None => "null".into(),
         }
@@ -289,6 +295,39 @@ pub fn tree_deltas<'a>(base: &'a [NodeSnap], trees: &'a [Vec<NodeSnap>]) -> Vec<
         del.sort_unstable();
         out.push(TreeDelta { root: t.first().map(|n| n.id), set, del });
         prev = now;
+    }
+    out
+}
+
+/// How one snapshot of the busy, lazy and pooled areas differs from the one before it: the
+/// busy areas that are new or changed and the ids of those that left (the receiver keeps them
+/// in address order), and the lazy and pooled lists whole when they changed (`null` if not).
+#[derive(Serialize, Debug, PartialEq)]
+pub struct AreaDelta<'a> {
+    pub lazy_nr: u64,
+    pub busy_set: Vec<&'a BusySnap>,
+    pub busy_del: Vec<u32>,
+    pub lazy: Option<&'a [LazySnap]>,
+    pub pools: Option<&'a [PoolSnap]>,
+}
+
+/// The deltas that take `areas[0]` to `areas[1]`, `areas[1]` to `areas[2]`, and so on.
+pub fn area_deltas(areas: &[AreasSnap]) -> Vec<AreaDelta<'_>> {
+    let mut out = Vec::with_capacity(areas.len().saturating_sub(1));
+    for w in areas.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let prev: HashMap<u32, &BusySnap> = a.busy.iter().map(|x| (x.id, x)).collect();
+        let now: HashMap<u32, &BusySnap> = b.busy.iter().map(|x| (x.id, x)).collect();
+        let busy_set = b.busy.iter().filter(|x| prev.get(&x.id).is_none_or(|p| p != x)).collect();
+        let mut busy_del: Vec<u32> = prev.keys().filter(|id| !now.contains_key(id)).copied().collect();
+        busy_del.sort_unstable();
+        out.push(AreaDelta {
+            lazy_nr: b.lazy_nr,
+            busy_set,
+            busy_del,
+            lazy: (a.lazy != b.lazy).then_some(b.lazy.as_slice()),
+            pools: (a.pools != b.pools).then_some(b.pools.as_slice()),
+        });
     }
     out
 }
