@@ -16,7 +16,9 @@ test('compare: the trace under linux-5.1 and linux-5.2 side by side, in lock-ste
   // Each column has its own bar; the tree design has a tree, the list walk has none.
   await expect(cols.nth(1).locator('[data-widget="compare-tree-linux-5.2"] g.node[data-va-start]')).not.toHaveCount(0);
   await expect(cols.nth(0).locator('[data-widget="compare-bar-linux-5.1"] g.area[data-state="busy"]')).not.toHaveCount(0);
-  // Lock-step: following the main view's step (13, the end of the default scenario).
+  // Lock-step: following the main view's step (0, where the default scenario opens; then 13, its end).
+  await expect(wb.compare).toHaveAttribute('data-step', '0');
+  await page.locator('[data-widget="player"] button[data-action="last"]').click();
   await expect(wb.compare).toHaveAttribute('data-step', '13');
   await wb.compare.locator('button[data-action="prev"]').click();
   await expect(wb.compare).toHaveAttribute('data-step', '12');
