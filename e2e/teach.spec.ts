@@ -73,7 +73,7 @@ test('the issue\'s second reproduction: 03_merges op 11 micro-step 3 shows the r
   const app = new AppPage(page);
   await app.openTrace(vector('03_merges'), 10);
   await press(page, 'ArrowRight', 3);
-  await expect(app.player.stepLabel).toHaveText('op 11 / 22');
+  await expect(app.player.stepLabel).toHaveText('op 11 / 20');
   await expect(app.player.frameLabel).toHaveText(/^micro-step 3 \//);
   await expect(app.narration.root.locator('.narration-op')).toContainText('op 11');
   await expect(app.narration.root).toHaveAttribute('data-event-kind', 'merge');
@@ -162,11 +162,11 @@ test('workloads and node scenarios open at their start; "a pool hit skips the tr
   await expect(app.player.play).toBeEnabled();
 
   await wb.tab('nodes');
-  await wb.nodes.locator('button[data-action="scenario-decay"]').first().click();
+  await wb.nodes.locator('button[data-action="scenario-decay"] >> visible=true').first().click();
   await expect(app.player.stepLabel).toHaveText(/^0 \/ \d+ done$/);
   await expect(app.player.forward).toBeEnabled();
 
-  await wb.nodes.locator('button[data-action="scenario-pool_hit"]').first().click();
+  await wb.nodes.locator('button[data-action="scenario-pool_hit"] >> visible=true').first().click();
   await expect(app.player.stepLabel).toHaveText(/^14 \/ \d+ done$/);
   await expect(app.narration.text).toContainText('Next: op 15, alloc 0x2000');
   await page.locator('[data-widget="player"] button[data-action="next"]').click();

@@ -462,4 +462,52 @@ mod tests {
         assert!(rotations > 10, "the trace rotates ({rotations})");
         assert!(sent * 4 < whole, "deltas are smaller than snapshots: {sent} of {whole} nodes");
     }
+    /// The area deltas rebuild every area snapshot (busy kept in address order, lazy and
+    /// pools whole when they change), on a 6.9 trace with lazy frees, purges and pools.
+    #[test]
+    fn area_deltas_rebuild_every_snapshot() {
+        let mut s = Session::new(Profile::Linux69);
+        s.push_text("cpus 2").unwrap();
+        let mut live = Vec::new();
+        for i in 0..120u64 {
+            if i % 4 == 3 {
+                let a: u64 = live.remove((i as usize * 7) % live.len());
+                let op = if i % 8 == 3 { "vfree" } else { "free" };
+                s.push_text(&format!("{op} {a:#x}")).unwrap();
+            } else if i % 17 == 16 {
+                s.push_text("purge").unwrap();
+            } else {
+                s.push_text(&format!("cpu {}", i % 2)).unwrap();
+                let size = (i % 3 + 1) * 0x2000;
+                s.push_text(&format!("alloc {size:#x} 0x1 0xffffc90000000000 0xffffe8ffffffffff")).unwrap();
+                let out = s.op_output(s.len() - 1);
+                let a = out.trim().strip_prefix("alloc -> 0x").unwrap();
+                live.push(u64::from_str_radix(a, 16).unwrap());
+            }
+        }
+        let mut changed = 0;
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            let mut cur = f.areas[0].clone();
+            for (i, d) in area_deltas(&f.areas).iter().enumerate() {
+                cur.busy.retain(|b| !d.busy_del.contains(&b.id));
+                for b in &d.busy_set {
+                    cur.busy.retain(|x| x.id != b.id);
+                    cur.busy.push((*b).clone());
+                }
+                cur.busy.sort_by_key(|b| b.va_start);
+                cur.lazy_nr = d.lazy_nr;
+                if let Some(l) = d.lazy {
+                    cur.lazy = l.to_vec();
+                }
+                if let Some(p) = d.pools {
+                    cur.pools = p.to_vec();
+                }
+                assert_eq!(cur, f.areas[i + 1], "op {k} snapshot {}", i + 1);
+                changed += 1;
+            }
+        }
+        assert!(changed > 100, "{changed} area snapshots");
+    }
 }
+
