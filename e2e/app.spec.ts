@@ -78,6 +78,8 @@ test('stepping by operation: buttons, keys, clicking an operation', async ({ pag
   await app.open();
   const { player, tree, ops } = app;
 
+  // The page opens at the start; go to the end and back.
+  await player.end.click();
   await player.start.click();
   await expect(player.stepLabel).toHaveText('0 / 13 done');
   // Before any operation the core has not set up the free space yet (it does on the first op):
@@ -142,6 +144,7 @@ test('adding an operation: a valid line waits at its first step, an invalid one 
 test('hovering an area outlines its node in the tree, and the other way round', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
+  await page.keyboard.press('End'); // the default scenario opens at its start
   const start = '0xffffc9000000a000';
   await app.bar.root.locator(`g.area[data-va-start="${start}"]`).hover();
   await expect(app.tree.nodeAt(start)).toHaveClass(/\bhl\b/);

@@ -92,7 +92,8 @@ test('a bad #trace= shows an error naming the line and leaves a usable page', as
   await app.player.end.click();
   await expect(app.tree.nodes).toHaveCount(5);
   await app.player.back.click();
-  await expect(app.player.stepLabel).toHaveText('12 / 13 done');
+  // One micro-step back from the end: the last micro-step of op 13.
+  await expect(app.player.stepLabel).toHaveText('op 13 / 13');
   expect(app.problems).toEqual([]);
 });
 

@@ -274,6 +274,9 @@ export class App {
     this.ops.setOps(session.summaries());
     this.lens.reset();
     const k = resolveStep(step, session.length);
+    // Opened before its end (a scenario at its start), the zoomed view still frames the areas
+    // the trace will use: those of its end.
+    if (k < session.length) this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`);
     this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
     this.firstRender = true;
     this.render(false);
