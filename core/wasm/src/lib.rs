@@ -510,4 +510,3 @@ mod tests {
         assert!(changed > 100, "{changed} area snapshots");
     }
 }
-
