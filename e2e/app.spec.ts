@@ -30,6 +30,8 @@ test('the page loads with no console errors', async ({ page }) => {
 test('the default scenario is drawn: tree nodes and bar areas carry the core state', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
+  // It opens at its start (e2e/teach.spec.ts); its end is one key away.
+  await page.keyboard.press('End');
   const want = defaultExpected();
 
   // The free tree, in pre-order, exactly as the kernel code would dump it.
@@ -54,7 +56,7 @@ test('the default scenario is drawn: tree nodes and bar areas carry the core sta
 
   await expect(app.stats.value('profile')).toHaveText('linux-5.2');
   await expect(app.stats.value('free')).toHaveText(String(want.nodes.length));
-  await expect(app.player.stepLabel).toHaveText('step 13 / 13');
+  await expect(app.player.stepLabel).toHaveText('13 / 13 done');
 });
 
 test('a screenshot of the default scenario is saved', async ({ page }, testInfo) => {
@@ -76,8 +78,10 @@ test('stepping by operation: buttons, keys, clicking an operation', async ({ pag
   await app.open();
   const { player, tree, ops } = app;
 
+  // The page opens at the start; go to the end and back.
+  await player.end.click();
   await player.start.click();
-  await expect(player.stepLabel).toHaveText('step 0 / 13');
+  await expect(player.stepLabel).toHaveText('0 / 13 done');
   // Before any operation the core has not set up the free space yet (it does on the first op):
   // the tree previews the boot block it will get.
   await expect(tree.nodes).toHaveCount(1);
@@ -87,7 +91,7 @@ test('stepping by operation: buttons, keys, clicking an operation', async ({ pag
   await expect(player.backOp).toBeDisabled();
 
   await player.forwardOp.click();
-  await expect(player.stepLabel).toHaveText('step 1 / 13');
+  await expect(player.stepLabel).toHaveText('1 / 13 done');
   // The worked example of the spec (§2.8): an NE fit leaves [1, VMALLOC_START) as a red left child.
   expect(await tree.data()).toEqual([
     { vaStart: '0xffffc90000002000', vaEnd: '0xffffffffffffffff', subtreeMaxSize: '0xffffc8ffffffffff', color: 'black', depth: 0 },
@@ -96,15 +100,15 @@ test('stepping by operation: buttons, keys, clicking an operation', async ({ pag
   await expect(app.bar.area('busy')).toHaveCount(1);
 
   await page.keyboard.press('Shift+ArrowRight');
-  await expect(player.stepLabel).toHaveText('step 2 / 13');
+  await expect(player.stepLabel).toHaveText('2 / 13 done');
   await page.keyboard.press('End');
-  await expect(player.stepLabel).toHaveText('step 13 / 13');
+  await expect(player.stepLabel).toHaveText('13 / 13 done');
   await page.keyboard.press('Shift+ArrowLeft');
-  await expect(player.stepLabel).toHaveText('step 12 / 13');
+  await expect(player.stepLabel).toHaveText('12 / 13 done');
   await expect(app.bar.area('lazy')).toHaveCount(0);
 
   await ops.op(8).click(); // after the first free
-  await expect(player.stepLabel).toHaveText('step 9 / 13');
+  await expect(player.stepLabel).toHaveText('9 / 13 done');
   await expect(ops.op(8)).toHaveClass(/current/);
   // The step is in the permalink.
   await expect(page).toHaveURL(/#trace=.*&step=9$/);
@@ -119,18 +123,18 @@ test('adding an operation: a valid line waits at its first step, an invalid one 
   await expect(ops.pushError).toBeVisible();
   await expect(ops.pushError).not.toBeEmpty();
   await expect(ops.ops).toHaveCount(13);
-  // Typing in the input does not step.
-  await ops.input.press('ArrowLeft');
-  await expect(player.stepLabel).toHaveText('step 13 / 13');
+  // Typing in the input does not step (the page opens at the start).
+  await ops.input.press('ArrowRight');
+  await expect(player.stepLabel).toHaveText('0 / 13 done');
 
   await ops.push('free 0xffffc9000000c000');
   await expect(ops.pushError).toBeHidden();
   await expect(ops.ops).toHaveCount(14);
   // "Start paused": the player waits before the new operation.
-  await expect(player.stepLabel).toHaveText('step 13 / 14');
+  await expect(player.stepLabel).toHaveText('13 / 14 done');
   await expect(app.narration.text).toContainText('Next: op 14, free 0xffffc9000000c000');
   await player.forwardOp.click();
-  await expect(player.stepLabel).toHaveText('step 14 / 14');
+  await expect(player.stepLabel).toHaveText('14 / 14 done');
   await expect(ops.op(13)).toContainText('free 0xffffc9000000c000 ok');
   // [0xa000, 0xc000) + the freed [0xc000, 0x15000) + [0x15000, 0x17000) merge into one block.
   await expect(app.tree.nodeAt('0xffffc9000000a000')).toHaveAttribute('data-va-end', '0xffffc90000017000');
@@ -140,6 +144,7 @@ test('adding an operation: a valid line waits at its first step, an invalid one 
 test('hovering an area outlines its node in the tree, and the other way round', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
+  await page.keyboard.press('End'); // the default scenario opens at its start
   const start = '0xffffc9000000a000';
   await app.bar.root.locator(`g.area[data-va-start="${start}"]`).hover();
   await expect(app.tree.nodeAt(start)).toHaveClass(/\bhl\b/);

@@ -17,7 +17,7 @@ test('allocate with the defaults of vmalloc(): the size in pages plus a guard pa
   await expect(ops.ops).toHaveCount(14);
   await expect(ops.op(13)).toContainText('alloc 0x3000 0x1 0xffffc90000000000 0xffffe8ffffffffff');
   // Start paused: the player waits before the new operation; stepping through it allocates.
-  await expect(app.player.stepLabel).toHaveText('step 13 / 14');
+  await expect(app.player.stepLabel).toHaveText('13 / 14 done');
   await page.keyboard.press('Shift+ArrowRight');
   await expect(ops.op(13)).toContainText('alloc -> 0x');
   await expect(app.bar.area('busy')).toHaveCount(6);
@@ -50,7 +50,8 @@ test('bad input gets a clear inline message and changes nothing', async ({ page 
   await forms.freeAt('0xffffc90000005000');
   await expect(forms.freeError).toContainText('already freed lazily');
   await expect(ops.ops).toHaveCount(13);
-  await expect(app.player.stepLabel).toHaveText('step 13 / 13');
+  // Still where the page opened (its start).
+  await expect(app.player.stepLabel).toHaveText('0 / 13 done');
   expect(page.url()).toBe(url);
   await forms.root.screenshot({ path: 'test-results/forms-errors.png' });
 
@@ -64,6 +65,7 @@ test('bad input gets a clear inline message and changes nothing', async ({ page 
 test('clicking a busy area offers to free it', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
+  await page.keyboard.press('End'); // the default scenario opens at its start
   const busy = app.bar.root.locator('g.area[data-state="busy"][data-va-start="0xffffc90000000000"]');
   await busy.click();
   const pop = app.forms.popover;

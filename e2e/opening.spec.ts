@@ -20,7 +20,7 @@ test('a long link opens in slices and shows the whole trace', async ({ page }) =
   await app.openTrace(trace, 'end');
   await expect(page.locator('[data-widget="opening"]')).toHaveCount(0);
   await expect(app.loadError).toBeHidden();
-  await expect(app.player.stepLabel).toHaveText('step 2500 / 2500');
+  await expect(app.player.stepLabel).toHaveText('2500 / 2500 done');
   expect(app.problems).toEqual([]);
 });
 

@@ -15,7 +15,7 @@ for (const name of ['01_first_allocs', '02_fit_types', '03_merges', '04_alignmen
     expect(await app.tree.data()).toEqual(want);
     // 02 ends with every block used: an empty tree, said so.
     if (want.length === 0) await expect(app.tree.root.locator('.empty')).toContainText('empty');
-    await expect(app.player.stepLabel).toHaveText(`step ${traceOps(trace).length} / ${traceOps(trace).length}`);
+    await expect(app.player.stepLabel).toHaveText(`${traceOps(trace).length} / ${traceOps(trace).length} done`);
     expect(app.problems).toEqual([]);
   });
 }
@@ -59,7 +59,7 @@ for (const name of SMALL) {
     await expect(app.loadError).toBeHidden();
     for (const c of list) {
       await app.ops.op(c.op).click();
-      await expect(app.player.stepLabel).toHaveText(new RegExp(`^step ${c.op + 1} /`));
+      await expect(app.player.stepLabel).toHaveText(new RegExp(`^${c.op + 1} / \\d+ done$`));
       if (c.kind === 'dump') {
         expect(await app.tree.data(), `${name}: dump at op ${c.op}`).toEqual(c.nodes);
       } else {
@@ -77,7 +77,7 @@ test('step=N opens at that step', async ({ page }) => {
   const { trace } = readVector('03_merges');
   const app = new AppPage(page);
   await app.openTrace(trace, 2);
-  await expect(app.player.stepLabel).toHaveText(`step 2 / ${traceOps(trace).length}`);
+  await expect(app.player.stepLabel).toHaveText(`2 / ${traceOps(trace).length} done`);
   await expect(app.ops.op(1)).toHaveClass(/current/);
 });
 
@@ -87,10 +87,13 @@ test('a bad #trace= shows an error naming the line and leaves a usable page', as
   await app.openTrace(trace, 'end');
   await expect(app.loadError).toBeVisible();
   await expect(app.loadError).toContainText('line 3');
-  // The default scenario is drawn instead and works.
+  // The default scenario is drawn instead, at its start, and works.
+  await expect(app.player.stepLabel).toHaveText('0 / 13 done');
+  await app.player.end.click();
   await expect(app.tree.nodes).toHaveCount(5);
   await app.player.back.click();
-  await expect(app.player.stepLabel).toHaveText('step 12 / 13');
+  // One micro-step back from the end: the last micro-step of op 13.
+  await expect(app.player.stepLabel).toHaveText('op 13 / 13');
   expect(app.problems).toEqual([]);
 });
 
@@ -99,7 +102,7 @@ test('an invalid step is reported and the end is shown', async ({ page }) => {
   const app = new AppPage(page);
   await app.open(`./#trace=${encodeURIComponent(trace)}&step=soon`);
   await expect(app.loadError).toContainText('step=soon');
-  await expect(app.player.stepLabel).toHaveText('step 8 / 8');
+  await expect(app.player.stepLabel).toHaveText('8 / 8 done');
 });
 
 test('editing the hash in the address bar opens the new trace', async ({ page }) => {
@@ -107,6 +110,6 @@ test('editing the hash in the address bar opens the new trace', async ({ page })
   await app.open();
   const { trace, expected } = readVector('01_first_allocs');
   await page.evaluate((h) => (location.hash = h), `#trace=${encodeURIComponent(trace)}&step=end`);
-  await expect(app.player.stepLabel).toHaveText('step 8 / 8');
+  await expect(app.player.stepLabel).toHaveText('8 / 8 done');
   expect(await app.tree.data()).toEqual(lastDump(expected));
 });

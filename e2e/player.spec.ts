@@ -108,7 +108,7 @@ test('play runs to the end of the trace and stops there', async ({ page }) => {
   await app.openTrace('init 0x10000 0x30000\nalloc 0x1000 0x1000 0x10000 0x30000\nfree 0x10000\n', 0);
   for (let i = 0; i < 4; i++) await page.keyboard.press('+'); // 4×
   await app.player.play.click();
-  await expect(app.player.stepLabel).toHaveText('step 3 / 3', { timeout: 10_000 });
+  await expect(app.player.stepLabel).toHaveText('3 / 3 done', { timeout: 10_000 });
   await expect(app.player.root).toHaveAttribute('data-playing', 'false');
   await expect(app.player.play).toBeDisabled();
 });
@@ -131,7 +131,7 @@ test('the timeline marks splits, merges and rotations where the core reports the
   expect(want.split.length + want.merge.length + want.rotate.length).toBeGreaterThan(0);
   // The scrubber jumps to a step.
   await app.player.scrubber.fill('4');
-  await expect(app.player.stepLabel).toHaveText('step 4 / 13');
+  await expect(app.player.stepLabel).toHaveText('4 / 13 done');
   await app.player.root.screenshot({ path: 'test-results/player.png' });
 });
 

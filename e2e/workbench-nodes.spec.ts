@@ -27,6 +27,8 @@ test('outside linux-6.9 the tab offers the node scenarios; one opens in the main
   await expect(wb.nodes.getByTestId('nodes-intro')).toBeVisible();
   await wb.nodes.getByTestId('nodes-intro').locator('button[data-action="scenario-two_cpus_two_zones"]').click();
   await expect(wb.nodes).toHaveAttribute('data-profile', 'linux-6.9');
+  // It opens at its start; its two nodes exist once `cpus 2` has run.
+  await page.locator('[data-widget="player"] button[data-action="last"]').click();
   await expect(wb.nodes).toHaveAttribute('data-nodes', '2');
   await expect(wb.mainOps().first().locator('code.text')).toHaveText('profile linux-6.9');
 });

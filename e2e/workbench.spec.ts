@@ -125,6 +125,8 @@ test('workloads: the whole module on linux-6.9 with 128 CPUs and 4 workers runs 
   await wb.generate();
   await expect(wb.workloadStatus).not.toHaveClass(/error/);
   await expect(wb.workloadStatus).toContainText('operations');
+  // A generated workload opens at its start; its CPUs and nodes exist from its `cpus` line on.
+  await page.locator('[data-widget="player"] button[data-action="last"]').click();
   await expect(wb.root.locator('.wb-cpus small')).toContainText('128 vmap nodes');
   // Workers run on CPUs 0..3: the trace switches CPUs.
   await expect(wb.mainOps().locator('code.text').filter({ hasText: /^cpu 3$/ }).first()).toBeAttached();

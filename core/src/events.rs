@@ -24,6 +24,12 @@ pub trait Observer {
     /// When false, the allocator never builds an event: the calls compile away.
     const ON: bool = true;
     fn event(&mut self, ev: Event, tree: TreeView<'_>);
+    /// An event after which the busy, lazy or pooled areas may differ, with the whole
+    /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
+    #[inline(always)]
+    fn areas_event(&mut self, ev: Event, v: &crate::vmap::Vmap) {
+        self.event(ev, TreeView { arena: &v.arena, root: v.free.root });
+    }
 }
 
 /// The observer that records nothing; with it the allocator runs at full speed.
@@ -53,6 +59,10 @@ impl<T: Observer> Observer for &mut T {
     #[inline(always)]
     fn event(&mut self, ev: Event, tree: TreeView<'_>) {
         (**self).event(ev, tree)
+    }
+    #[inline(always)]
+    fn areas_event(&mut self, ev: Event, v: &crate::vmap::Vmap) {
+        (**self).areas_event(ev, v)
     }
 }
 
@@ -135,6 +145,21 @@ pub enum RbPhase {
 pub enum Color {
     Red,
     Black,
+}
+
+/// Which augment callback (or which caller) rewrote a node's `subtree_max_size` outside a
+/// propagation (`propagate`/`propagate_stop` events are their own kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AugmentCause {
+    /// The `copy` callback of `__rb_erase_augmented` (cases 2 and 3): the successor takes the
+    /// erased node's value.
+    Copy,
+    /// The `rotate` callback, right after the rotation it belongs to (`phase`, `case`).
+    Rotate,
+    /// `link_va` after `rb_insert_augmented`: the new node's value is reset to 0 until the
+    /// propagation from it sets the real one.
+    LinkReset,
 }
 
 /// Why linux-5.1 dropped its `free_vmap_cache` hint.
@@ -301,11 +326,16 @@ pub enum Event {
         id: u32,
         value: u64,
     },
-    /// The rotate/copy callbacks rewrote a value.
+    /// A value rewritten by the copy or rotate callback, or reset by `link_va`. For `rotate`,
+    /// `phase` and `case` name the rotation it follows (reported just before it, as in
+    /// `lib/rbtree.c`, where the callback runs after the pointers moved).
     AugmentSet {
         id: u32,
         old: u64,
         new: u64,
+        cause: AugmentCause,
+        phase: Option<RbPhase>,
+        case: Option<u8>,
     },
 
     // ---- free path: merge_or_add_vmap_area ----
@@ -317,10 +347,13 @@ pub enum Event {
         next: Option<u32>,
     },
     /// The freed block joined a neighbour; `survivor` keeps the merged range, `removed` is gone.
+    /// `old_start..old_end` is the survivor's range before this step, `new_start..new_end` after.
     Merge {
         merge: MergeKind,
         survivor: u32,
         removed: Option<u32>,
+        old_start: u64,
+        old_end: u64,
         new_start: u64,
         new_end: u64,
     },

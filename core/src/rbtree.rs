@@ -11,7 +11,7 @@
 //! overwritten by the following case exactly as in the kernel.
 
 use crate::area::{Arena, VaTree, F_BLACK, NIL};
-use crate::events::{Color, Dir, Event, Observer, RbPhase, TreeView};
+use crate::events::{AugmentCause, Color, Dir, Event, Observer, RbPhase, TreeView};
 
 /// The three augment callbacks of `struct rb_augment_callbacks`.
 pub trait Augment {
@@ -20,7 +20,8 @@ pub trait Augment {
     /// Recompute from `n` upwards, stopping at `stop` or where nothing changes.
     fn propagate<O: Observer>(a: &mut Arena, root: u32, n: u32, stop: u32, obs: &mut O);
     fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O);
-    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O);
+    /// Called after the rotation's pointers moved (`phase`/`case`: which rotation, for events).
+    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, at: (RbPhase, u8), obs: &mut O);
 }
 
 /// `rb_insert_color` / `rb_erase`: no augmentation (busy, purge, lazy and decay trees).
@@ -33,7 +34,7 @@ impl Augment for Plain {
     #[inline(always)]
     fn copy<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: &mut O) {}
     #[inline(always)]
-    fn rotate<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: &mut O) {}
+    fn rotate<O: Observer>(_: &mut Arena, _: u32, _: u32, _: u32, _: (RbPhase, u8), _: &mut O) {}
 }
 
 /// The free tree's callbacks: `subtree_max_size` = max of `va_size` over the subtree.
@@ -76,25 +77,37 @@ impl Augment for SubtreeMax {
     #[inline]
     fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
         let v = a.get(old).subtree_max_size;
-        set_augment(a, root, new, v, obs);
+        set_augment(a, root, new, v, (AugmentCause::Copy, None), obs);
     }
 
+    /// Like the kernel's `RB_DECLARE_CALLBACKS_MAX` rotate: `new` takes `old`'s value, then
+    /// `old` (now `new`'s child) is recomputed from its new children.
     #[inline]
-    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
+    fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, at: (RbPhase, u8), obs: &mut O) {
         let v = a.get(old).subtree_max_size;
-        set_augment(a, root, new, v, obs);
+        set_augment(a, root, new, v, (AugmentCause::Rotate, Some(at)), obs);
         let m = compute_subtree_max_size(a, old);
-        set_augment(a, root, old, m, obs);
+        set_augment(a, root, old, m, (AugmentCause::Rotate, Some(at)), obs);
     }
 }
 
+/// Write an augmented value; report it (with its cause) when it changed.
 #[inline(always)]
-fn set_augment<O: Observer>(a: &mut Arena, root: u32, n: u32, v: u64, obs: &mut O) {
+pub(crate) fn set_augment<O: Observer>(
+    a: &mut Arena,
+    root: u32,
+    n: u32,
+    v: u64,
+    why: (AugmentCause, Option<(RbPhase, u8)>),
+    obs: &mut O,
+) {
     let old = a.get(n).subtree_max_size;
     a.at(n).subtree_max_size = v;
     if O::ON && old != v {
         let id = a.get(n).id;
-        obs.event(Event::AugmentSet { id, old, new: v }, TreeView { arena: a, root });
+        let (cause, at) = why;
+        let ev = Event::AugmentSet { id, old, new: v, cause, phase: at.map(|x| x.0), case: at.map(|x| x.1) };
+        obs.event(ev, TreeView { arena: a, root });
     }
 }
 
@@ -263,7 +276,6 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 // Extra (see module doc): keep G -> n walkable until case 3.
                 a.at(node).parent = gparent;
                 a.at(gparent).left = node;
-                A::rotate(a, t.root, parent, node, obs);
                 emit!(
                     obs,
                     a,
@@ -276,6 +288,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                         new_top: a.get(node).id
                     }
                 );
+                A::rotate(a, t.root, parent, node, (RbPhase::Insert, 2), obs);
                 parent = node;
                 tmp = a.get(node).right;
             }
@@ -292,7 +305,6 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 set_parent_color(a, tmp, gparent, true);
             }
             rotate_set_parents(a, t, gparent, parent, false);
-            A::rotate(a, t.root, gparent, parent, obs);
             emit!(
                 obs,
                 a,
@@ -305,6 +317,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                     new_top: a.get(parent).id
                 }
             );
+            A::rotate(a, t.root, gparent, parent, (RbPhase::Insert, 3), obs);
             break;
         } else {
             // parent == gparent.right: the mirror image.
@@ -352,7 +365,6 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 set_parent_color(a, parent, node, false);
                 a.at(node).parent = gparent;
                 a.at(gparent).right = node;
-                A::rotate(a, t.root, parent, node, obs);
                 emit!(
                     obs,
                     a,
@@ -365,6 +377,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                         new_top: a.get(node).id
                     }
                 );
+                A::rotate(a, t.root, parent, node, (RbPhase::Insert, 2), obs);
                 parent = node;
                 tmp = a.get(node).left;
             }
@@ -375,7 +388,6 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 set_parent_color(a, tmp, gparent, true);
             }
             rotate_set_parents(a, t, gparent, parent, false);
-            A::rotate(a, t.root, gparent, parent, obs);
             emit!(
                 obs,
                 a,
@@ -388,6 +400,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                     new_top: a.get(parent).id
                 }
             );
+            A::rotate(a, t.root, gparent, parent, (RbPhase::Insert, 3), obs);
             break;
         }
     }
@@ -524,7 +537,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).left = parent;
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
-                A::rotate(a, t.root, parent, sibling, obs);
                 emit!(
                     obs,
                     a,
@@ -537,6 +549,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         new_top: a.get(sibling).id
                     }
                 );
+                A::rotate(a, t.root, parent, sibling, (RbPhase::EraseColor, 1), obs);
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).right;
@@ -597,7 +610,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 // Extra (see module doc): parent pointers, colours kept; case 4 rewrites both.
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
-                A::rotate(a, t.root, sibling, tmp2, obs);
                 emit!(
                     obs,
                     a,
@@ -610,6 +622,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         new_top: a.get(tmp2).id
                     }
                 );
+                A::rotate(a, t.root, sibling, tmp2, (RbPhase::EraseColor, 3), obs);
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -628,7 +641,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(tmp2).parent = parent;
             }
             rotate_set_parents(a, t, parent, sibling, true);
-            A::rotate(a, t.root, parent, sibling, obs);
             emit!(
                 obs,
                 a,
@@ -641,6 +653,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                     new_top: a.get(sibling).id
                 }
             );
+            A::rotate(a, t.root, parent, sibling, (RbPhase::EraseColor, 4), obs);
             break;
         } else {
             // Mirror image: node == parent.right.
@@ -652,7 +665,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(sibling).right = parent;
                 set_parent_color(a, tmp1, parent, true);
                 rotate_set_parents(a, t, parent, sibling, false);
-                A::rotate(a, t.root, parent, sibling, obs);
                 emit!(
                     obs,
                     a,
@@ -665,6 +677,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         new_top: a.get(sibling).id
                     }
                 );
+                A::rotate(a, t.root, parent, sibling, (RbPhase::EraseColor, 1), obs);
                 sibling = tmp1;
             }
             let mut tmp1 = a.get(sibling).left;
@@ -716,7 +729,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 }
                 a.at(sibling).parent = tmp2;
                 a.at(tmp2).parent = parent;
-                A::rotate(a, t.root, sibling, tmp2, obs);
                 emit!(
                     obs,
                     a,
@@ -729,6 +741,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         new_top: a.get(tmp2).id
                     }
                 );
+                A::rotate(a, t.root, sibling, tmp2, (RbPhase::EraseColor, 3), obs);
                 tmp1 = sibling;
                 sibling = tmp2;
             }
@@ -741,7 +754,6 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(tmp2).parent = parent;
             }
             rotate_set_parents(a, t, parent, sibling, true);
-            A::rotate(a, t.root, parent, sibling, obs);
             emit!(
                 obs,
                 a,
@@ -754,6 +766,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                     new_top: a.get(sibling).id
                 }
             );
+            A::rotate(a, t.root, parent, sibling, (RbPhase::EraseColor, 4), obs);
             break;
         }
     }

@@ -111,12 +111,23 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
     out
 }
 
-pub fn snapshot_state(v: &Vmap) -> StateSnap {
-    if !v.is_initialized() {
-        let mut booted = v.clone();
-        booted.ensure_init();
-        return StateSnap { initialized: false, ..snapshot_state(&booted) };
+/// The busy, lazy and pooled areas (and the lazy page count) at one point: what the address
+/// bar shows besides the free tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AreasSnap {
+    pub lazy_nr: u64,
+    pub busy: Vec<BusySnap>,
+    pub lazy: Vec<LazySnap>,
+    pub pools: Vec<PoolSnap>,
+}
+
+impl AreasSnap {
+    pub fn of_state(s: &StateSnap) -> AreasSnap {
+        AreasSnap { lazy_nr: s.lazy_nr, busy: s.busy.clone(), lazy: s.lazy.clone(), pools: s.pools.clone() }
     }
+}
+
+pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
     let mut busy = Vec::new();
     for (nid, _) in v.nodes.iter().enumerate() {
         busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
@@ -130,18 +141,8 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
     if v.nodes.len() > 1 {
         busy.sort_by_key(|b| b.va_start);
     }
-    StateSnap {
-        initialized: true,
-        profile: v.profile,
-        cpus: v.cpus,
-        cpu: v.cpu,
+    AreasSnap {
         lazy_nr: v.vmap_lazy_nr,
-        lazy_max: v.lazy_max_pages(),
-        nr_nodes: v.nr_vmap_nodes(),
-        zone_size: v.zone_size,
-        space: v.space,
-        root: v.arena.id_of(v.free.root),
-        free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
         busy,
         lazy: v
             .lazy_areas_by_node()
@@ -152,18 +153,48 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
     }
 }
 
-/// One frame: an event and the index of the tree snapshot in force after it.
+pub fn snapshot_state(v: &Vmap) -> StateSnap {
+    if !v.is_initialized() {
+        let mut booted = v.clone();
+        booted.ensure_init();
+        return StateSnap { initialized: false, ..snapshot_state(&booted) };
+    }
+    let AreasSnap { lazy_nr, busy, lazy, pools } = snapshot_areas(v);
+    StateSnap {
+        initialized: true,
+        profile: v.profile,
+        cpus: v.cpus,
+        cpu: v.cpu,
+        lazy_nr,
+        lazy_max: v.lazy_max_pages(),
+        nr_nodes: v.nr_vmap_nodes(),
+        zone_size: v.zone_size,
+        space: v.space,
+        root: v.arena.id_of(v.free.root),
+        free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
+        busy,
+        lazy,
+        pools,
+    }
+}
+
+/// One frame: an event and the indices of the tree and area snapshots in force after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Frame {
     pub event: Event,
     pub tree: usize,
+    /// Index into [`OpFrames::areas`]: the busy, lazy and pooled areas after this event.
+    pub areas: usize,
 }
 
-/// Records events and a tree snapshot whenever an event may have changed the tree.
+/// Records events, a tree snapshot whenever an event may have changed the tree, and an area
+/// snapshot after every event that may have changed the busy, lazy or pooled areas (a new
+/// one only when they differ from the last).
 #[derive(Default)]
 pub struct FrameRecorder {
     pub frames: Vec<Frame>,
     pub trees: Vec<Vec<NodeSnap>>,
+    pub areas: Vec<AreasSnap>,
 }
 
 fn changes_tree(ev: &Event) -> bool {
@@ -187,7 +218,16 @@ impl Observer for FrameRecorder {
         if self.trees.is_empty() || changes_tree(&ev) {
             self.trees.push(snapshot_tree(tree));
         }
-        self.frames.push(Frame { event: ev, tree: self.trees.len() - 1 });
+        let areas = self.areas.len().saturating_sub(1);
+        self.frames.push(Frame { event: ev, tree: self.trees.len() - 1, areas });
+    }
+
+    fn areas_event(&mut self, ev: Event, v: &Vmap) {
+        let now = snapshot_areas(v);
+        if self.areas.last() != Some(&now) {
+            self.areas.push(now);
+        }
+        self.event(ev, TreeView { arena: &v.arena, root: v.free.root });
     }
 }
 
@@ -223,6 +263,8 @@ pub struct OpFrames {
     pub after: StateSnap,
     pub frames: Vec<Frame>,
     pub trees: Vec<Vec<NodeSnap>>,
+    /// `areas[0]` is `before`'s; each frame names the one in force after its event.
+    pub areas: Vec<AreasSnap>,
 }
 
 /// Summary of one operation (no frames).
@@ -465,6 +507,7 @@ impl Session {
         let before = snapshot_state(&r.vmap);
         let mut rec = FrameRecorder::default();
         rec.trees.push(before.free.clone());
+        rec.areas.push(AreasSnap::of_state(&before));
         let mut out = String::new();
         let _ = r.apply(&l.op, &mut out, &mut rec);
         Some(OpFrames {
@@ -477,6 +520,7 @@ impl Session {
             after: snapshot_state(&r.vmap),
             frames: rec.frames,
             trees: rec.trees,
+            areas: rec.areas,
         })
     }
 }

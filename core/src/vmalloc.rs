@@ -5,7 +5,7 @@
 //! profiles in [`crate::vmap`] can combine them the way each era does.
 
 use crate::area::{Arena, VaTree, NIL};
-use crate::events::{Branch, Event, FitType, MergeKind, Observer, RollBackStep, TreeView};
+use crate::events::{AugmentCause, Branch, Event, FitType, MergeKind, Observer, RollBackStep, TreeView};
 use crate::rbtree::{self, Augment, SubtreeMax};
 
 pub const PAGE_SHIFT: u32 = 12;
@@ -313,12 +313,8 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
     }
     rbtree::insert_color::<A, O>(a, t, va, obs);
     if A::AUGMENTED {
-        let old = a.get(va).subtree_max_size;
-        a.at(va).subtree_max_size = 0;
-        if O::ON && old != 0 {
-            let id = a.get(va).id;
-            obs.event(Event::AugmentSet { id, old, new: 0 }, view(a, t));
-        }
+        // Reset until the caller's propagation from `va` computes the real value.
+        rbtree::set_augment(a, t.root, va, 0, (AugmentCause::LinkReset, None), obs);
     }
     t.list_add_after(a, va, after);
 }
@@ -408,6 +404,7 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     if let Some(next) = next {
         if next != NIL && a.get(next).va_start == ve {
             // Merge with next: next grows down over va.
+            let old_start = a.get(next).va_start;
             a.at(next).va_start = vs;
             if emit {
                 let n = a.get(next);
@@ -415,6 +412,8 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                     merge: MergeKind::Next,
                     survivor: n.id,
                     removed: None,
+                    old_start,
+                    old_end: n.va_end,
                     new_start: n.va_start,
                     new_end: n.va_end,
                 };
@@ -431,11 +430,12 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
         if prev != NIL && a.get(prev).va_end == a.get(va).va_start {
             let kind = if merged { MergeKind::Both } else { MergeKind::Prev };
             let new_end = a.get(va).va_end;
+            let old = (a.get(prev).va_start, a.get(prev).va_end);
             match style {
                 MergeStyle::E52 => {
                     a.at(prev).va_end = new_end;
                     if emit {
-                        merge_event(a, t, kind, prev, merged.then_some(va), obs);
+                        merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
                     if A::AUGMENTED {
                         augment_tree_propagate_from(a, t, prev, obs);
@@ -452,7 +452,7 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                     }
                     a.at(prev).va_end = new_end;
                     if emit {
-                        merge_event(a, t, kind, prev, merged.then_some(va), obs);
+                        merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
                     a.release(va);
                     va = prev;
@@ -477,12 +477,22 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     Some(va)
 }
 
-fn merge_event<O: Observer>(a: &Arena, t: &VaTree, merge: MergeKind, survivor: u32, removed: Option<u32>, obs: &mut O) {
+fn merge_event<O: Observer>(
+    a: &Arena,
+    t: &VaTree,
+    merge: MergeKind,
+    survivor: u32,
+    removed: Option<u32>,
+    old: (u64, u64),
+    obs: &mut O,
+) {
     let s = a.get(survivor);
     let ev = Event::Merge {
         merge,
         survivor: s.id,
         removed: removed.map(|r| a.get(r).id),
+        old_start: old.0,
+        old_end: old.1,
         new_start: s.va_start,
         new_end: s.va_end,
     };

@@ -256,7 +256,7 @@ impl Vmap {
                 depth += 1;
                 p = self.arena.get(p).parent;
             }
-            obs.event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end, depth }, self.tree_view());
+            obs.areas_event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end, depth }, self);
         }
     }
 
@@ -367,7 +367,7 @@ impl Vmap {
         unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
         if O::ON {
             let v = *self.arena.get(va);
-            obs.event(Event::BusyRemove { id: v.id, va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+            obs.areas_event(Event::BusyRemove { id: v.id, va_start: v.va_start, va_end: v.va_end }, self);
         }
     }
 
@@ -568,7 +568,7 @@ impl Vmap {
         }
         let lazy_max = self.lazy_max_pages();
         if O::ON {
-            obs.event(Event::LazyEnqueue { id: vid, va_start: vs, va_end: ve, nr_lazy, lazy_max }, self.tree_view());
+            obs.areas_event(Event::LazyEnqueue { id: vid, va_start: vs, va_end: ve, nr_lazy, lazy_max }, self);
         }
         if nr_lazy > lazy_max {
             match self.profile {
@@ -609,7 +609,7 @@ impl Vmap {
                 // llist_del_all: newest first.
                 let list = std::mem::take(&mut self.lazy_list);
                 if O::ON {
-                    obs.event(Event::PurgeStart { cause, count: list.len() as u32 }, self.tree_view());
+                    obs.areas_event(Event::PurgeStart { cause, count: list.len() as u32 }, self);
                 }
                 for &va in list.iter().rev() {
                     let v = *self.arena.get(va);
@@ -627,7 +627,7 @@ impl Vmap {
                 // Detach the purge list (ascending, already coalesced).
                 let list = std::mem::take(&mut self.purge_tree);
                 if O::ON {
-                    obs.event(Event::PurgeStart { cause, count: list.len as u32 }, self.tree_view());
+                    obs.areas_event(Event::PurgeStart { cause, count: list.len as u32 }, self);
                 }
                 let mut va = list.first;
                 while va != NIL {
@@ -646,7 +646,7 @@ impl Vmap {
             }
         }
         if O::ON {
-            obs.event(Event::PurgeEnd { purged: count }, self.tree_view());
+            obs.areas_event(Event::PurgeEnd { purged: count }, self);
         }
         PurgeResult { entries: count }
     }
@@ -698,7 +698,7 @@ impl Vmap {
             self.pool_mut(nid, idx).pop_front();
             if O::ON {
                 let ev = Event::PoolHit { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
-                obs.event(ev, self.tree_view());
+                obs.areas_event(ev, self);
             }
             Some(va)
         } else {
@@ -707,7 +707,7 @@ impl Vmap {
             p.push_back(va);
             if O::ON {
                 let ev = Event::PoolRotate { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
-                obs.event(ev, self.tree_view());
+                obs.areas_event(ev, self);
             }
             None
         }
@@ -736,7 +736,7 @@ impl Vmap {
             let taken: Vec<u32> = self.nodes[nid as usize].pools[idx].drain(..n).collect();
             if O::ON {
                 let ev = Event::Decay { node: nid, pool: idx as u32, taken: n as u32, kept: (len - n) as u32 };
-                obs.event(ev, self.tree_view());
+                obs.areas_event(ev, self);
             }
             for va in taken {
                 self.arena.detach(va);
@@ -754,7 +754,7 @@ impl Vmap {
         let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
         if O::ON {
-            obs.event(Event::PurgeStart { cause, count: total as u32 }, self.tree_view());
+            obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
         }
         for nid in 0..nr {
             self.decay_va_pool_node(nid as u32, full, obs);
@@ -787,7 +787,7 @@ impl Vmap {
                                 va_start: v.va_start,
                                 va_end: v.va_end,
                             };
-                            obs.event(ev, self.tree_view());
+                            obs.areas_event(ev, self);
                         }
                         continue;
                     }
@@ -800,7 +800,7 @@ impl Vmap {
             self.reclaim_list_global(&local, obs);
         }
         if O::ON {
-            obs.event(Event::PurgeEnd { purged: count }, self.tree_view());
+            obs.areas_event(Event::PurgeEnd { purged: count }, self);
         }
         PurgeResult { entries: count }
     }

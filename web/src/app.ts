@@ -4,14 +4,14 @@
 // from the core's own snapshots (`state(k)`, `frames(k)`), never from a previous drawing, so
 // stepping back restores exactly what was shown.
 import { OpenCancelled, openInSlices, type Slices } from './player/opening';
-import { errorMessage, type FreeNode, type OpFrames, type Session, type State } from './bridge';
+import { errorMessage, stateAtFrame, type FreeNode, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
-import { focusOf, NO_FOCUS, prevCaller, searchOf, type Focus } from './player/focus';
+import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { narrate, type MarkerKind, type Narration } from './narrate/narrate';
@@ -112,7 +112,7 @@ export class App {
       onHover: hover,
       onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
       onWindow: (w) => {
-        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.statsKey, colorBy: this.colorBy });
+        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.barKey, colorBy: this.colorBy });
       },
     });
     this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
@@ -207,7 +207,7 @@ export class App {
    */
   setColorBy(mode: 'state' | 'node'): void {
     this.colorBy = mode;
-    if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: this.lens.window, key: this.statsKey, colorBy: mode });
+    if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: this.lens.window, key: this.barKey, colorBy: mode });
   }
 
   /** The session (read-only use: tests and panels compare with the core). */
@@ -256,15 +256,22 @@ export class App {
     }
     if (link) {
       try {
-        this.open(this.deps.load(link.trace), link.step, extra.frame);
-        this.showError(problems);
-        return;
+        const session = this.deps.load(link.trace);
+        if (session.length > 0) {
+          this.open(session, link.step, extra.frame);
+          this.showError(problems);
+          return;
+        }
+        session.dispose();
+        problems.unshift('The link\'s trace is empty: it has no operation to show.');
+        problems.push('Showing the default scenario instead.');
       } catch (e) {
         problems.unshift(`Could not load the trace from the link: ${errorMessage(e)}`);
         problems.push('Showing the default scenario instead.');
       }
     }
-    this.open(this.deps.load(DEFAULT_TRACE), 'end', null);
+    // The default scenario opens at its start, ready to play.
+    this.open(this.deps.load(DEFAULT_TRACE), 0, null);
     this.showError(problems);
   }
 
@@ -278,7 +285,7 @@ export class App {
   private openSliced(trace: string, step: StepRef, frame: number | null, problems: string[]): void {
     const ctl = new AbortController();
     this.opening = ctl;
-    if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 'end', null);
+    if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
     const note = this.openingNote(ctl);
     document.body.dataset.opening = 'true';
     let slices: Slices;
@@ -302,6 +309,11 @@ export class App {
           return;
         }
         this.endOpening(ctl, note);
+        if (session.length === 0) {
+          session.dispose();
+          this.showError(["The link's trace is empty: it has no operation to show.", ...problems, 'Showing the default scenario instead.']);
+          return;
+        }
         this.open(session, step, frame);
         this.showError(problems);
       },
@@ -349,6 +361,9 @@ export class App {
     this.ops.setOps(session.summaries());
     this.lens.reset();
     const k = resolveStep(step, session.length);
+    // Opened before its end (a scenario at its start), the zoomed view still frames the areas
+    // the trace will use: those of its end.
+    if (k < session.length) this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`);
     this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
     this.firstRender = true;
     this.render(false);
@@ -479,6 +494,7 @@ export class App {
   private focus: Focus = NO_FOCUS;
   private barState: State | null = null;
   private statsKey = '';
+  private barKey = '';
   private colorBy: 'state' | 'node' = 'state';
 
   private render(animate: boolean): void {
@@ -487,6 +503,8 @@ export class App {
     const p = this.pos;
     const ms = this.motionMs(animate);
     let state: State;
+    // The stats line tells the state between operations (it is keyed by the operation).
+    let statsState: State;
     let nodes: FreeNode[];
     let narration: Narration | null = null;
     let frames = 0;
@@ -496,21 +514,28 @@ export class App {
       const fr = of.frames[p.frame];
       frames = of.frames.length;
       nodes = of.trees[fr.tree] ?? of.before.free;
-      state = of.before;
+      // The bar shows what the core reports right after this micro-step (an area that just left
+      // the busy tree is no longer drawn busy), not the state before the operation.
+      state = stateAtFrame(of, p.frame);
+      statsState = of.before;
       const byId = new Map(nodes.map((n) => [n.id, n]));
       this.focus = focusOf(of, p.frame, byId);
-      narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, prev: prevCaller(of.frames, p.frame) });
+      narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId });
     } else {
       state = this.stateAt(p.op);
+      statsState = state;
       nodes = state.free;
     }
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
     const key = `${this.version}:${p.op}`;
-    if (key !== this.statsKey) this.stats.render(state);
+    if (key !== this.statsKey) this.stats.render(statsState);
     this.statsKey = key;
-    this.lens.render(state, this.focus.ranges, key);
-    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key, colorBy: this.colorBy });
+    // The address views change within an operation too: keyed by the snapshots in force.
+    const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
+    this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
+    this.lens.render(state, this.focus.ranges, this.barKey);
+    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender) {
@@ -526,7 +551,6 @@ export class App {
       frame: p.frame,
       frames,
       opText: summary?.text ?? null,
-      opLine: summary?.line ?? null,
       narration,
       idle: this.idleText(p.op),
     });
@@ -545,6 +569,7 @@ export class App {
     const n = s.length;
     const prev = k > 0 ? s.summaries(k - 1, k)[0] : null;
     const after = prev ? `After op ${k}, ${prev.text}${summarizeOutput(prev.output) ? ` → ${summarizeOutput(prev.output)}` : ''}. ` : '';
+    if (n === 0) return 'The trace is empty: there is no operation to show. Add one below, or open a scenario of the workbench.';
     if (k >= n) return `${after}End of the trace: ${n} operation${n === 1 ? '' : 's'}. Step back with ← or Shift+←.`;
     const next = s.summaries(k, k + 1)[0];
     return `${after}Next: op ${k + 1}, ${next.text}. Press → to step through its micro-steps, Space to play.`;

@@ -97,6 +97,16 @@ export interface Frame {
   event: StepEvent;
   /** Index into `OpFrames.trees`: the free tree after this event. */
   tree: number;
+  /** Index into `OpFrames.areas`: the busy, lazy and pooled areas after this event. */
+  areas: number;
+}
+
+/** The busy, lazy and pooled areas at one point (what the address bar shows besides the free tree). */
+export interface Areas {
+  lazyNr: number;
+  busy: BusyArea[];
+  lazy: LazyArea[];
+  pools: Pool[];
 }
 
 /** All the micro-steps of one operation, for a player. */
@@ -105,6 +115,17 @@ export interface OpFrames extends OpSummary {
   after: State;
   frames: Frame[];
   trees: FreeNode[][];
+  /** `areas[0]` is `before`'s; each frame names the one in force after its event. */
+  areas: Areas[];
+}
+
+/** The allocator as the core reports it right after frame `i` of `f` (its tree and its areas). */
+export function stateAtFrame(f: OpFrames, i: number): State {
+  const fr = f.frames[i];
+  if (!fr) return f.before;
+  const a = f.areas[fr.areas] ?? f.areas[0];
+  const free = f.trees[fr.tree] ?? f.before.free;
+  return { ...f.before, free, root: free[0]?.id ?? null, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
 }
 
 type Json = Record<string, unknown>;
@@ -156,6 +177,15 @@ function parseBusy(v: unknown): BusyArea {
   return { ...parseArea(o), lazy: o.lazy === true, node: num(o.node ?? 0, 'node') };
 }
 
+function parseLazy(l: unknown): LazyArea {
+  return { ...parseArea(l), node: num(obj(l, 'lazy area').node ?? 0, 'node') };
+}
+
+function parsePool(p: unknown): Pool {
+  const q = obj(p, 'pool');
+  return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
+}
+
 /** A number the core may send either as a JSON number or as hex (u64 fields). */
 function count(v: unknown, what: string): number {
   if (typeof v === 'number') return v;
@@ -179,11 +209,8 @@ export function parseStateValue(v: unknown): State {
     root: optNum(o.root, 'root'),
     free: arr(o.free, 'free').map(parseFreeNode),
     busy: arr(o.busy, 'busy').map(parseBusy),
-    lazy: arr(o.lazy ?? [], 'lazy').map((l) => ({ ...parseArea(l), node: num(obj(l, 'lazy area').node ?? 0, 'node') })),
-    pools: arr(o.pools ?? [], 'pools').map((p) => {
-      const q = obj(p, 'pool');
-      return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
-    }),
+    lazy: arr(o.lazy ?? [], 'lazy').map(parseLazy),
+    pools: arr(o.pools ?? [], 'pools').map(parsePool),
   };
   const anyArea =
     state.free.length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
@@ -221,10 +248,39 @@ export function parseFrames(json: string): OpFrames | null {
     frames: arr(o.frames, 'frames').map((f) => {
       const q = obj(f, 'frame');
       const event = obj(q.event, 'event');
-      return { event: { ...event, kind: str(event.kind, 'event.kind') }, tree: num(q.tree, 'frame.tree') };
+      return { event: { ...event, kind: str(event.kind, 'event.kind') }, tree: num(q.tree, 'frame.tree'), areas: num(q.areas ?? 0, 'frame.areas') };
     }),
     trees: rebuildTrees(before.free, arr(o.tree_deltas, 'tree_deltas')),
+    areas: rebuildAreas(before, arr(o.area_deltas ?? [], 'area_deltas')),
   };
+}
+
+/**
+ * The busy, lazy and pooled areas of each snapshot, from the core's deltas (`area_deltas` in
+ * core/wasm): busy areas new or changed and the ids that left (kept in address order, as the
+ * core lists them), the lazy and pooled lists whole when they changed (`null` otherwise).
+ */
+export function rebuildAreas(before: State, deltas: unknown[]): Areas[] {
+  let cur: Areas = { lazyNr: before.lazyNr, busy: before.busy, lazy: before.lazy, pools: before.pools };
+  const out = [cur];
+  for (const d of deltas) {
+    const q = obj(d, 'area delta');
+    const byId = new Map(cur.busy.map((b) => [b.id, b]));
+    for (const id of arr(q.busy_del, 'busy_del')) byId.delete(num(id, 'busy_del'));
+    for (const b of arr(q.busy_set, 'busy_set')) {
+      const a = parseBusy(b);
+      byId.set(a.id, a);
+    }
+    const busy = [...byId.values()].sort((x, y) => (x.vaStart < y.vaStart ? -1 : x.vaStart > y.vaStart ? 1 : 0));
+    cur = {
+      lazyNr: count(q.lazy_nr, 'lazy_nr'),
+      busy,
+      lazy: q.lazy === null || q.lazy === undefined ? cur.lazy : arr(q.lazy, 'lazy').map(parseLazy),
+      pools: q.pools === null || q.pools === undefined ? cur.pools : arr(q.pools, 'pools').map(parsePool),
+    };
+    out.push(cur);
+  }
+  return out;
 }
 
 /**

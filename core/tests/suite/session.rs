@@ -488,6 +488,175 @@ fn lazy_areas_carry_their_node() {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// What a player shows at each micro-step: the causes of augment updates in the kernel's
+// order, merges with their range before and after, and the areas in force after each event.
+
+/// The conformance vectors 01-07 and the lazy ones, as sessions.
+fn teaching_sessions() -> Vec<(String, Session)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
+    let mut out = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+    names.sort();
+    for p in names.into_iter().filter(|p| p.extension().is_some_and(|x| x == "trace")) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        out.push((p.file_name().unwrap().to_string_lossy().into_owned(), Session::load(&text).unwrap()));
+    }
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        out.push((format!("random {p:?}"), Session::load(&random_trace(p, 300, 0xabc + i as u64)).unwrap()));
+    }
+    out
+}
+
+/// The id, augmented value and place in the tree of every node of a snapshot.
+fn by_id(t: &[vmapviz_core::session::NodeSnap]) -> std::collections::HashMap<u32, &vmapviz_core::session::NodeSnap> {
+    t.iter().map(|n| (n.id, n)).collect()
+}
+
+#[test]
+fn augment_updates_carry_their_cause_in_the_kernels_order() {
+    use vmapviz_core::events::{AugmentCause, Event};
+    let (mut rotate, mut copy, mut reset) = (0, 0, 0);
+    for (name, s) in teaching_sessions() {
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            // The last event that is not an augment update, and the nodes linked so far.
+            let mut last: Option<&Event> = None;
+            let mut linked = Vec::new();
+            let mut erasing = false;
+            for (i, fr) in f.frames.iter().enumerate() {
+                let at = format!("{name} op {k} frame {i}");
+                let tree = by_id(&f.trees[fr.tree]);
+                match &fr.event {
+                    Event::AugmentSet { id, old, new, cause, phase, case } => {
+                        assert_ne!(old, new, "{at}: an update changes the value");
+                        // (In erase case 3 the successor is off the tree, between its two links, when it copies.)
+                        if let Some(n) = tree.get(id) {
+                            assert_eq!(n.subtree_max_size, *new, "{at}: the snapshot holds the new value");
+                        } else {
+                            assert_eq!(*cause, AugmentCause::Copy, "{at}: #{id} is in the tree");
+                        }
+                        match cause {
+                            AugmentCause::Rotate => {
+                                rotate += 1;
+                                // Reported after the rotation it belongs to, as lib/rbtree.c calls it.
+                                match last {
+                                    Some(Event::Rotate { phase: p, case: c, old_top, new_top, .. }) => {
+                                        assert_eq!((Some(*p), Some(*c)), (*phase, *case), "{at}");
+                                        assert!(id == old_top || id == new_top, "{at}: a node of the rotation");
+                                    }
+                                    other => panic!("{at}: a rotate update after {other:?}"),
+                                }
+                            }
+                            AugmentCause::Copy => {
+                                copy += 1;
+                                assert!(erasing, "{at}: copy belongs to an erase");
+                                assert_eq!((*phase, *case), (None, None), "{at}");
+                            }
+                            AugmentCause::LinkReset => {
+                                reset += 1;
+                                assert_eq!(*new, 0, "{at}: link_va resets to 0");
+                                assert!(linked.contains(id), "{at}: the node just linked");
+                            }
+                        }
+                        continue;
+                    }
+                    Event::Link { id, .. } => linked.push(*id),
+                    Event::Erase { .. } => erasing = true,
+                    Event::Unlinked { .. } => erasing = false,
+                    Event::Propagate { id, new, .. } => {
+                        assert_eq!(tree[id].subtree_max_size, *new, "{at}");
+                    }
+                    _ => {}
+                }
+                last = Some(&fr.event);
+            }
+        }
+    }
+    assert!(rotate > 20 && copy > 5 && reset > 20, "each cause is seen: rotate {rotate}, copy {copy}, reset {reset}");
+}
+
+#[test]
+fn merges_report_the_range_before_and_after() {
+    use vmapviz_core::events::{Event, MergeKind};
+    let mut seen = [0; 3];
+    for (name, s) in teaching_sessions() {
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            let mut before = by_id(&f.before.free);
+            for (i, fr) in f.frames.iter().enumerate() {
+                let tree = by_id(&f.trees[fr.tree]);
+                if let Event::Merge { merge, survivor, old_start, old_end, new_start, new_end, .. } = &fr.event {
+                    let at = format!("{name} op {k} frame {i}");
+                    let was = before[survivor];
+                    assert_eq!((was.va_start, was.va_end), (*old_start, *old_end), "{at}: the survivor's range before");
+                    let now = tree[survivor];
+                    assert_eq!((now.va_start, now.va_end), (*new_start, *new_end), "{at}: and after");
+                    assert_ne!((old_start, old_end), (new_start, new_end), "{at}");
+                    match merge {
+                        MergeKind::Next => {
+                            seen[0] += 1;
+                            assert!(new_start < old_start && new_end == old_end, "{at}: grows down");
+                        }
+                        MergeKind::Prev => {
+                            seen[1] += 1;
+                            assert!(new_start == old_start && new_end > old_end, "{at}: grows up");
+                        }
+                        MergeKind::Both => {
+                            seen[2] += 1;
+                            assert!(new_start == old_start && new_end > old_end, "{at}: prev grows up over both");
+                        }
+                    }
+                }
+                before = tree;
+            }
+        }
+    }
+    assert!(seen.iter().all(|&n| n > 3), "every merge kind is seen: {seen:?}");
+}
+
+#[test]
+fn each_frame_names_the_areas_in_force_after_its_event() {
+    use vmapviz_core::events::Event;
+    use vmapviz_core::session::AreasSnap;
+    let mut checked = 0;
+    for (name, s) in teaching_sessions() {
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            assert_eq!(f.areas[0], AreasSnap::of_state(&f.before), "{name} op {k}: starts on the state before");
+            let last = f.frames.last().map_or(0, |fr| fr.areas);
+            assert_eq!(f.areas[last], AreasSnap::of_state(&f.after), "{name} op {k}: ends on the state after");
+            let mut prev = 0;
+            for (i, fr) in f.frames.iter().enumerate() {
+                let at = format!("{name} op {k} frame {i}");
+                assert!(fr.areas >= prev && fr.areas < f.areas.len(), "{at}");
+                prev = fr.areas;
+                let a = &f.areas[fr.areas];
+                let busy = |id: &u32| a.busy.iter().find(|b| b.id == *id);
+                match &fr.event {
+                    Event::BusyRemove { id, .. } => {
+                        assert!(busy(id).is_none(), "{at}: no longer busy");
+                        checked += 1;
+                    }
+                    Event::BusyInsert { id, .. } => {
+                        assert!(busy(id).is_some_and(|b| !b.lazy), "{at}: busy now");
+                        checked += 1;
+                    }
+                    Event::LazyEnqueue { id, va_start, va_end, .. } => {
+                        // 6.1 coalesces the purge tree: the range may now be part of a larger entry.
+                        let lazy = busy(id).is_some_and(|b| b.lazy)
+                            || a.lazy.iter().any(|l| l.va_start <= *va_start && *va_end <= l.va_end);
+                        assert!(lazy, "{at}: lazy now");
+                        checked += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "{checked} area events checked");
+}
+
 /// Opening a trace a slice at a time gives the session `Session::load` gives, and the same
 /// error for a bad trace, whatever the slice size.
 #[test]

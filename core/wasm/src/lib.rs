@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::session::{Frame, NodeSnap, Opening, SessionBuilder, StateSnap};
+use vmapviz_core::session::{
+    AreasSnap, BusySnap, Frame, LazySnap, NodeSnap, Opening, PoolSnap, SessionBuilder, StateSnap,
+};
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
@@ -63,6 +65,8 @@ const NUMBER_KEYS: &[&str] = &[
     "total",
     "done",
     "del",
+    "areas",
+    "busy_del",
 ];
 
 /// Serialise with addresses as hex strings: serde_json's text, then [`hex_numbers`].
@@ -231,9 +235,11 @@ impl Vmapviz {
     }
 
     /// JSON frames of op `k`, or `null`: `{index, line, text, output, warning, before, after,
-    /// frames: [{event, tree}], tree_deltas: [TreeDelta]}`. The free tree after each event
-    /// travels as a change to the one before it (see [`tree_deltas`]), which keeps an
-    /// operation on a tree of 1,000 nodes to a few KB instead of megabytes.
+    /// frames: [{event, tree, areas}], tree_deltas: [TreeDelta], area_deltas: [AreaDelta]}`.
+    /// The free tree after each event travels as a change to the one before it (see
+    /// [`tree_deltas`]), which keeps an operation on a tree of 1,000 nodes to a few KB instead
+    /// of megabytes; so do the busy, lazy and pooled areas (`area_deltas[i]` takes area
+    /// snapshot `i` to `i + 1`; snapshot 0 is `before`'s).
     pub fn frames(&self, k: usize) -> String {
         #[derive(Serialize)]
         struct Out<'a> {
@@ -246,6 +252,7 @@ impl Vmapviz {
             after: &'a StateSnap,
             frames: &'a [Frame],
             tree_deltas: Vec<TreeDelta<'a>>,
+            area_deltas: Vec<AreaDelta<'a>>,
         }
         match self.s.frames(k) {
             Some(f) => to_json(&Out {
@@ -258,6 +265,7 @@ impl Vmapviz {
                 after: &f.after,
                 frames: &f.frames,
                 tree_deltas: tree_deltas(&f.before.free, &f.trees),
+                area_deltas: area_deltas(&f.areas),
             }),
             None => "null".into(),
         }
@@ -328,6 +336,39 @@ pub fn tree_deltas<'a>(base: &'a [NodeSnap], trees: &'a [Vec<NodeSnap>]) -> Vec<
         del.sort_unstable();
         out.push(TreeDelta { root: t.first().map(|n| n.id), set, del });
         prev = now;
+    }
+    out
+}
+
+/// How one snapshot of the busy, lazy and pooled areas differs from the one before it: the
+/// busy areas that are new or changed and the ids of those that left (the receiver keeps them
+/// in address order), and the lazy and pooled lists whole when they changed (`null` if not).
+#[derive(Serialize, Debug, PartialEq)]
+pub struct AreaDelta<'a> {
+    pub lazy_nr: u64,
+    pub busy_set: Vec<&'a BusySnap>,
+    pub busy_del: Vec<u32>,
+    pub lazy: Option<&'a [LazySnap]>,
+    pub pools: Option<&'a [PoolSnap]>,
+}
+
+/// The deltas that take `areas[0]` to `areas[1]`, `areas[1]` to `areas[2]`, and so on.
+pub fn area_deltas(areas: &[AreasSnap]) -> Vec<AreaDelta<'_>> {
+    let mut out = Vec::with_capacity(areas.len().saturating_sub(1));
+    for w in areas.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let prev: HashMap<u32, &BusySnap> = a.busy.iter().map(|x| (x.id, x)).collect();
+        let now: HashMap<u32, &BusySnap> = b.busy.iter().map(|x| (x.id, x)).collect();
+        let busy_set = b.busy.iter().filter(|x| prev.get(&x.id).is_none_or(|p| p != x)).collect();
+        let mut busy_del: Vec<u32> = prev.keys().filter(|id| !now.contains_key(id)).copied().collect();
+        busy_del.sort_unstable();
+        out.push(AreaDelta {
+            lazy_nr: b.lazy_nr,
+            busy_set,
+            busy_del,
+            lazy: (a.lazy != b.lazy).then_some(b.lazy.as_slice()),
+            pools: (a.pools != b.pools).then_some(b.pools.as_slice()),
+        });
     }
     out
 }
@@ -461,5 +502,52 @@ mod tests {
         }
         assert!(rotations > 10, "the trace rotates ({rotations})");
         assert!(sent * 4 < whole, "deltas are smaller than snapshots: {sent} of {whole} nodes");
+    }
+    /// The area deltas rebuild every area snapshot (busy kept in address order, lazy and
+    /// pools whole when they change), on a 6.9 trace with lazy frees, purges and pools.
+    #[test]
+    fn area_deltas_rebuild_every_snapshot() {
+        let mut s = Session::new(Profile::Linux69);
+        s.push_text("cpus 2").unwrap();
+        let mut live = Vec::new();
+        for i in 0..120u64 {
+            if i % 4 == 3 {
+                let a: u64 = live.remove((i as usize * 7) % live.len());
+                let op = if i % 8 == 3 { "vfree" } else { "free" };
+                s.push_text(&format!("{op} {a:#x}")).unwrap();
+            } else if i % 17 == 16 {
+                s.push_text("purge").unwrap();
+            } else {
+                s.push_text(&format!("cpu {}", i % 2)).unwrap();
+                let size = (i % 3 + 1) * 0x2000;
+                s.push_text(&format!("alloc {size:#x} 0x1 0xffffc90000000000 0xffffe8ffffffffff")).unwrap();
+                let out = s.op_output(s.len() - 1);
+                let a = out.trim().strip_prefix("alloc -> 0x").unwrap();
+                live.push(u64::from_str_radix(a, 16).unwrap());
+            }
+        }
+        let mut changed = 0;
+        for k in 0..s.len() {
+            let f = s.frames(k).unwrap();
+            let mut cur = f.areas[0].clone();
+            for (i, d) in area_deltas(&f.areas).iter().enumerate() {
+                cur.busy.retain(|b| !d.busy_del.contains(&b.id));
+                for b in &d.busy_set {
+                    cur.busy.retain(|x| x.id != b.id);
+                    cur.busy.push((*b).clone());
+                }
+                cur.busy.sort_by_key(|b| b.va_start);
+                cur.lazy_nr = d.lazy_nr;
+                if let Some(l) = d.lazy {
+                    cur.lazy = l.to_vec();
+                }
+                if let Some(p) = d.pools {
+                    cur.pools = p.to_vec();
+                }
+                assert_eq!(cur, f.areas[i + 1], "op {k} snapshot {}", i + 1);
+                changed += 1;
+            }
+        }
+        assert!(changed > 100, "{changed} area snapshots");
     }
 }

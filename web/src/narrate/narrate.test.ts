@@ -42,10 +42,25 @@ describe('narrate', () => {
     expect(rot.phase).toBe('case 2');
     const erase = narrate({ kind: 'rotate', phase: 'erase_color', case: 4, dir: 'right', old_top: 3, new_top: 5 }, ctx);
     expect(erase.fn).toBe('__rb_erase_color');
-    expect(narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x2000' }, { ...ctx, prev: { kind: 'rotate', phase: 'erase_color', case: 1 } }).fn).toBe(
-      'augment_rotate',
-    );
-    expect(narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x0' }, { ...ctx, prev: { kind: 'link' } }).listing).toBe('link_va');
+    const rotated = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x2000', cause: 'rotate', phase: 'erase_color', case: 1 }, ctx);
+    expect(rotated.fn).toBe('augment_rotate');
+    expect(rotated.listing).toBe('__rb_erase_color');
+    const inserting = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x2000', cause: 'rotate', phase: 'insert', case: 3 }, ctx);
+    expect(inserting.listing).toBe('__rb_insert');
+    expect(inserting.phase).toBe('case 3');
+    // A reset to 0 names link_va because the event says so, whatever came before it.
+    const reset = narrate({ kind: 'augment_set', id: 5, old: '0xffff', new: '0x0', cause: 'link_reset', phase: null, case: null }, ctx);
+    expect(reset.listing).toBe('link_va');
+    expect(reset.text).not.toContain('Rotat');
+    const copy = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x0', cause: 'copy', phase: null, case: null }, ctx);
+    expect(copy.fn).toBe('augment_copy');
+  });
+
+  it('shows a merge survivor before and after, from the event', () => {
+    const n = narrate({ kind: 'merge', merge: 'next', survivor: 3, removed: null, old_start: '0x103000', old_end: '0x104000', new_start: '0x101000', new_end: '0x104000' }, ctx);
+    expect(n.text).toContain('block #3 [0x103000, 0x104000) grows down to [0x101000, 0x104000)');
+    const p = narrate({ kind: 'merge', merge: 'prev', survivor: 3, removed: null, old_start: '0x4000', old_end: '0x8000', new_start: '0x4000', new_end: '0x9000' }, ctx);
+    expect(p.text).toContain('block #3 [0x4000, 0x8000) grows up to [0x4000, 0x9000)');
   });
 
   it('gives fits a diagram and clips their new bounds', () => {

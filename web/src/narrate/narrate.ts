@@ -34,11 +34,6 @@ export interface NarrateContext {
   search: StepEvent | null;
   /** The free-tree nodes in force at this frame, by id. */
   nodes: Map<number, FreeNode>;
-  /**
-   * The last event before this one that is not an `augment_set` (augment callbacks name their
-   * caller by it: a rotation, a link, an erase).
-   */
-  prev?: StepEvent | null;
 }
 
 /** A 64-bit field of an event (hex string or number) as a bigint; 0 when absent. */
@@ -362,36 +357,39 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         `${block(ctx, ev.id)} stops here: value unchanged, subtree_max_size is still ${hs(ev.value)}, so every ancestor is already right.`,
       );
     case 'augment_set': {
+      // The core names the cause (core/src/events.rs, AugmentCause); nothing is guessed here.
       const change = `subtree_max_size ${hs(ev.old)} → ${hs(ev.new)}`;
-      const prev = ctx.prev ?? null;
-      if (big(ev.new) === 0n && prev?.kind !== 'rotate')
+      const cause = String(ev.cause);
+      if (cause === 'link_reset')
         return base(
           'link_va',
           'link_va',
           'zero',
           'insert',
           'Reset max',
-          `${block(ctx, ev.id)} is linked: its ${change} for now; the propagation from it sets the real value.`,
+          `${block(ctx, ev.id)} is linked: link_va resets its ${change} for now; the propagation from it sets the real value.`,
         );
-      if (prev?.kind === 'rotate') {
-        const insert = prev.phase !== 'erase_color';
+      if (cause === 'rotate') {
+        const insert = ev.phase === 'insert';
         return base(
           insert ? '__rb_insert' : '__rb_erase_color',
           'augment_rotate',
           'aug',
-          `case ${String(prev.case ?? '')}`.trim(),
+          `case ${String(ev.case)}`,
           'Rotate callback',
-          `The rotation callback recomputes ${block(ctx, ev.id)}: ${change}.`,
+          `After the rotation (${insert ? 'insert fix-up' : 'erase fix-up'}, case ${String(ev.case)}), the rotate callback updates ${block(ctx, ev.id)}: ${change}.`,
         );
       }
-      return base(
-        'unlink_va',
-        'augment_copy',
-        'copy',
-        'erase',
-        'Copy callback',
-        `The successor takes the erased node's place and its value: ${block(ctx, ev.id)} ${change}.`,
-      );
+      if (cause === 'copy')
+        return base(
+          'unlink_va',
+          'augment_copy',
+          'copy',
+          'erase',
+          'Copy callback',
+          `The successor takes the erased node's place and its value: ${block(ctx, ev.id)} ${change}.`,
+        );
+      return base('augment_tree_propagate_from', 'augment_set', '', '', 'Augment', `${block(ctx, ev.id)}: ${change} (${cause}).`);
     }
     case 'merge_start': {
       const prev = idOf(ev.prev);
@@ -410,14 +408,16 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
       );
     }
     case 'merge': {
+      // Before and after both come from the event: the tree at this frame already holds "after".
       const m = String(ev.merge);
+      const was = block(ctx, ev.survivor, ev.old_start, ev.old_end);
       const into = rangeOf(ev.new_start, ev.new_end);
       const text =
         m === 'next'
-          ? `It touches the next block: ${block(ctx, ev.survivor)} grows down to ${into} and survives; no node is added.`
+          ? `It touches the next block: ${was} grows down to ${into} and survives; no node is added.`
           : m === 'prev'
-            ? `It touches the previous block: ${block(ctx, ev.survivor)} grows up to ${into} and survives.`
-            : `It touches both neighbours: ${block(ctx, ev.survivor)} becomes ${into}; block #${String(ev.removed)} disappears from the tree.`;
+            ? `It touches the previous block: ${was} grows up to ${into} and survives.`
+            : `It touches both neighbours: ${was} grows up to ${into}; block #${String(ev.removed)} disappears from the tree.`;
       return base(
         'merge_or_add_vmap_area',
         'merge_or_add_vmap_area',

@@ -130,7 +130,8 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     },
   });
 
-  async function open(source: Source, what: string, t0 = performance.now()): Promise<ImportOutcome> {
+  /** `step`: where a trace small enough for the main view opens (workloads: 0, the start). */
+  async function open(source: Source, what: string, t0 = performance.now(), step: number | 'end' = 'end'): Promise<ImportOutcome> {
     if (busy) throw new Error('another trace is being opened; cancel it first');
     busy = true;
     const w = pool.take();
@@ -140,7 +141,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       const o = await w.open(source, LARGE_OPS, (d, t) => job.progress(d, t));
       if (o.kind === 'small') {
         w.terminate();
-        app.loadTrace(o.text ?? '', 'end');
+        app.loadTrace(o.text ?? '', step);
         return { summary: `${what}: ${grouped(o.total)} operation${o.total === 1 ? '' : 's'}, opened in the main view.`, report: o.report };
       }
       select('large');
@@ -166,15 +167,16 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   // ---------- panels ----------
   const workloads = new WorkloadsPanel({
     run: async (req) => {
+      // A generated trace opens at its start, ready to play.
       if (req.trace) {
-        app.loadTrace(req.trace, 'end');
-        return `Opened “${req.title}” in the main view (${grouped(mirror.session()?.length ?? 0)} operations); step back through it with ← and →.`;
+        app.loadTrace(req.trace, req.step ?? 0);
+        return `Opened “${req.title}” in the main view (${grouped(mirror.session()?.length ?? 0)} operations) at ${req.step ? `op ${req.step + 1}` : 'its start'}; play it with Space or step with →.`;
       }
-      return (await open({ kind: 'workload', name: req.name, params: req.params ?? '{}' }, req.name)).summary;
+      return (await open({ kind: 'workload', name: req.name, params: req.params ?? '{}' }, req.name, performance.now(), 0)).summary;
     },
   });
   const io = new ImportExportPanel({ app, open });
-  const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, 'end') });
+  const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, s.step) });
   const compare = new ComparePanel(app);
   const charts = new ChartsPanel(computeWorker);
 

@@ -27,6 +27,8 @@ export interface WorkloadRequest {
   params?: string;
   trace?: string;
   title: string;
+  /** Where a fixed trace opens (operations done; default 0, its start). */
+  step?: number;
 }
 
 export interface WorkloadsOptions {
@@ -255,7 +257,7 @@ export class WorkloadsPanel {
     }
     const req: WorkloadRequest =
       it.kind === 'scenario'
-        ? { name: it.scenario.name, trace: it.scenario.trace, title: it.scenario.title }
+        ? { name: it.scenario.name, trace: it.scenario.trace, title: it.scenario.title, step: it.scenario.step }
         : { name: it.info.name, params: JSON.stringify(this.params()), title: it.info.name };
     this.go.disabled = true;
     this.say('generating…');

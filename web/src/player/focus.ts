@@ -234,12 +234,6 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
   return { marks, callouts: callouts.filter((c) => nodes.has(c.id)), taken, ranges };
 }
 
-/** The last event before frame f that is not an augment callback (for the narration). */
-export function prevCaller(frames: { event: StepEvent }[], f: number): StepEvent | null {
-  for (let i = f - 1; i >= 0; i--) if (frames[i].event.kind !== 'augment_set') return frames[i].event;
-  return null;
-}
-
 /** The operation's search_start, if one came at or before frame f. */
 export function searchOf(frames: { event: StepEvent }[], f: number): StepEvent | null {
   for (let i = Math.min(f, frames.length - 1); i >= 0; i--) if (frames[i].event.kind === 'search_start') return frames[i].event;

@@ -9,9 +9,12 @@ export interface NarrationView {
   op: number;
   frame: number;
   frames: number;
-  /** The operation's text and 1-based trace line, when there is one. */
+  /**
+   * The operation's text, when there is one. Operations are named only by their number (op N
+   * = the Nth operation of the trace, as the transport and the list count them), never by a
+   * line of the trace text: that would change with the comments a link keeps or drops.
+   */
   opText: string | null;
-  opLine: number | null;
   narration: Narration | null;
   /** Said between operations. */
   idle: string;
@@ -41,7 +44,6 @@ export class NarrationPanel {
       this.head.append(
         el('span', 'op-index', `op ${v.op + 1}`),
         el('code', 'op-text', v.opText),
-        el('span', 'op-line', `line ${v.opLine}`),
       );
       if (v.frame >= 0) this.head.append(el('span', 'op-frame', `micro-step ${v.frame + 1} of ${v.frames}`));
     }

@@ -76,7 +76,7 @@ export class OpList {
       ...ops.map((op) => {
         const li = el('li', 'op');
         li.dataset.index = String(op.index);
-        li.title = `line ${op.line}${op.output ? `\n${op.output}` : ''}`;
+        li.title = `op ${op.index + 1}${op.output ? `\n${op.output}` : ''}`;
         li.append(el('span', 'idx', String(op.index + 1)), el('code', 'text', op.text));
         const out = summarizeOutput(op.output);
         if (out) li.append(el('span', 'out', out));

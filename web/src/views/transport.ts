@@ -158,14 +158,19 @@ export class Transport {
     (this.buttons.get('slower') as HTMLButtonElement).disabled = v.speed <= SPEEDS[0];
     (this.buttons.get('faster') as HTMLButtonElement).disabled = v.speed >= SPEEDS[SPEEDS.length - 1];
     this.speedLabel.textContent = `${v.speed}×`;
-    this.label.textContent = `step ${v.op} / ${v.length}`;
+    // One count everywhere: operations are numbered from 1 (op N is the trace's Nth operation,
+    // as the narration and the list say); between operations, how many are done.
+    this.label.textContent = v.frame >= 0 ? `op ${v.op + 1} / ${v.length}` : `${v.op} / ${v.length} done`;
     this.frameLabel.textContent =
-      v.frame >= 0 ? `micro-step ${v.frame + 1} / ${v.frames}` : v.op < v.length ? 'before the next operation' : 'end of the trace';
+      v.frame >= 0 ? `micro-step ${v.frame + 1} / ${v.frames}` : v.op < v.length ? `next: op ${v.op + 1}` : 'end of the trace';
     this.scrubber.max = String(Math.max(1, v.length));
     this.scrubber.disabled = v.length === 0;
     const value = v.frame < 0 ? v.op : v.op + (v.frame + 1) / (v.frames + 1);
     this.scrubber.value = String(value);
-    this.scrubber.setAttribute('aria-valuetext', `step ${v.op} of ${v.length}${v.frame >= 0 ? `, micro-step ${v.frame + 1}` : ''}`);
+    this.scrubber.setAttribute(
+      'aria-valuetext',
+      v.frame >= 0 ? `op ${v.op + 1} of ${v.length}, micro-step ${v.frame + 1}` : `${v.op} of ${v.length} operations done`,
+    );
     this.renderMarkers(v.markers, v.length, v.markersVersion);
     (r.querySelector('.marker-legend') as HTMLElement).title = v.markersNote;
   }

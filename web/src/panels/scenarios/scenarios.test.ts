@@ -107,6 +107,27 @@ describe('what a purge did, in words', () => {
   });
 });
 
+describe('where each scenario opens', () => {
+  it('at its start, or just before the operation it is about (the pool hit)', () => {
+    for (const sc of NODE_SCENARIOS) {
+      const s = new Session(Vmapviz.load(sc.trace));
+      expect(sc.step, sc.name).toBeGreaterThanOrEqual(0);
+      expect(sc.step, sc.name).toBeLessThan(s.length);
+      if (sc.name === 'pool_hit') {
+        // → from there steps into the pool hit: its first micro-step, on CPU 1's node.
+        const f = s.frames(sc.step)!;
+        expect(f.frames[0].event.kind).toBe('pool_hit');
+        expect(f.frames.some((fr) => fr.event.kind === 'search_start')).toBe(false);
+        // and no earlier operation hit a pool.
+        for (let k = 0; k < sc.step; k++) expect(s.frames(k)!.frames.some((fr) => fr.event.kind === 'pool_hit')).toBe(false);
+      } else {
+        expect(sc.step, sc.name).toBe(0);
+      }
+      s.dispose();
+    }
+  });
+});
+
 function stateJson(s: Session, k: number): unknown {
   const st = s.state(k);
   // Round-trip through the bridge's JSON shape (hex strings) to exercise parseState.
