@@ -536,9 +536,9 @@ export class FreeTree {
         .find((p) => p !== undefined) ?? this.positions.get(this.rootId ?? -1) ?? [0, 0];
       const tx = w / 2 - at[0] * k;
       let ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
-      // A deep node: bring it up to a third of the height (its callout above it in view).
+      // A deep node: bring it up, its callout above it in view.
       const g = this.geometry;
-      if (ty + (at[1] + g.h) * k > h - 12) ty = Math.round(h / 3 - at[1] * k);
+      if (ty + (at[1] + g.h) * k > h - 6) ty = Math.round(Math.max(36 - at[1] * k, Math.min(h / 3 - at[1] * k, h - 6 - (at[1] + g.h) * k)));
       return zoomIdentity.translate(round(tx), round(ty)).scale(k);
     }
     const tx = (w - bw * k) / 2 - b.x0 * k;
@@ -611,13 +611,17 @@ export class FreeTree {
     if (!pts.length) return null;
     const { w, h } = this.size;
     const t = this.transform;
+    // In view: the whole card, with room for its callout above it.
+    const gh = this.geometry.h;
     const visible = pts.every(([x, y]) => {
       const [sx, sy] = t.apply([x, y]);
-      return sx > 20 && sx < w - 20 && sy > 30 && sy < h - 30;
+      return sx > 20 && sx < w - 20 && sy > 30 && sy + gh * t.k < h - 6;
     });
     if (visible) return null;
     const [x, y] = pts[0];
-    return zoomIdentity.translate(round(w / 2 - x * t.k), round(h / 3 - y * t.k)).scale(t.k);
+    // The card's middle at mid-height when it is tall on screen, else at a third.
+    const ty = Math.min(h / 3 - y * t.k, h / 2 - (y + gh / 2) * t.k);
+    return zoomIdentity.translate(round(w / 2 - x * t.k), round(Math.max(ty, 36 - y * t.k))).scale(t.k);
   }
 
   /**
