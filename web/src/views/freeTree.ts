@@ -526,20 +526,18 @@ export class FreeTree {
     const most = lecture ? Math.max(readable, Math.min(2.4, Math.min(w / 560, h / 360))) : 1;
     let k = Math.min(most, w / bw, h / bh);
     if (!whole && k < readable) {
-      k = lecture ? readable : Math.max(k, Math.min(0.7, h / bh));
+      // Labels on (the near level of detail), by the tree's height when the panel is tall enough.
+      k = lecture ? readable : Math.max(k, Math.min(0.7, Math.max(h / bh, this.geometry.compact ? 0.6 : 0.5)));
       // Stay put while the step's nodes are in view (panning repaints the whole drawing).
       if (Math.abs(this.transform.k - k) < 1e-9 && this.laidOut && this.followTarget(this.opts.focus ?? NO_FOCUS) === null) {
         return this.transform;
       }
-      const at = this.focusIds(this.opts.focus ?? NO_FOCUS)
+      const pts = this.focusIds(this.opts.focus ?? NO_FOCUS)
         .map((id) => this.positions.get(id))
-        .find((p) => p !== undefined) ?? this.positions.get(this.rootId ?? -1) ?? [0, 0];
-      const tx = w / 2 - at[0] * k;
-      let ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
-      // A deep node: bring it up, its callout above it in view.
-      const g = this.geometry;
-      if (ty + (at[1] + g.h) * k > h - 6) ty = Math.round(Math.max(36 - at[1] * k, Math.min(h / 3 - at[1] * k, h - 6 - (at[1] + g.h) * k)));
-      return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+        .filter((p): p is [number, number] => p !== undefined);
+      if (!pts.length) pts.push(this.positions.get(this.rootId ?? -1) ?? [0, 0]);
+      const top = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
+      return this.centreOn(pts, k, top);
     }
     const tx = (w - bw * k) / 2 - b.x0 * k;
     const ty = Math.max(0, (h - bh * k) / 2) * (lecture ? 0.5 : 0.25) - b.y0 * k;
@@ -618,10 +616,33 @@ export class FreeTree {
       return sx > 20 && sx < w - 20 && sy > 30 && sy + gh * t.k < h - 6;
     });
     if (visible) return null;
-    const [x, y] = pts[0];
-    // The card's middle at mid-height when it is tall on screen, else at a third.
-    const ty = Math.min(h / 3 - y * t.k, h / 2 - (y + gh / 2) * t.k);
-    return zoomIdentity.translate(round(w / 2 - x * t.k), round(Math.max(ty, 36 - y * t.k))).scale(t.k);
+    return this.centreOn(pts, t.k, null);
+  }
+
+  /**
+   * A transform at scale `k` that shows the cards at `pts` (with room for a callout above),
+   * all of them when they fit, else the first; `top` (the fitted tree's own position) is kept
+   * when it already shows them vertically.
+   */
+  private centreOn(pts: [number, number][], k: number, top: number | null): ZoomTransform {
+    const { w, h } = this.size;
+    const gw = this.geometry.w;
+    const gh = this.geometry.h;
+    const box = (ps: [number, number][]) => ({
+      x0: Math.min(...ps.map((p) => p[0])) - gw / 2,
+      x1: Math.max(...ps.map((p) => p[0])) + gw / 2,
+      y0: Math.min(...ps.map((p) => p[1])) - 36 / k,
+      y1: Math.max(...ps.map((p) => p[1])) + gh,
+    });
+    let b = box(pts);
+    if ((b.x1 - b.x0) * k > w - 12 || (b.y1 - b.y0) * k > h - 6) b = box(pts.slice(0, 1));
+    const tx = w / 2 - ((b.x0 + b.x1) / 2) * k;
+    let ty = h / 2 - ((b.y0 + b.y1) / 2) * k;
+    // (The fitted tree keeps room above its root for the root's callout.)
+    if (top !== null && top + b.y0 * k + 36 >= 0 && top + b.y1 * k <= h - 6) ty = top;
+    // A card taller than the panel: its top (and its callout) in view.
+    ty = Math.max(ty, -b.y0 * k);
+    return zoomIdentity.translate(round(tx), round(ty)).scale(k);
   }
 
   /**
