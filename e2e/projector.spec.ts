@@ -88,6 +88,8 @@ test('focus stays in the workbench while it loads (Tab into it)', async ({ page 
   while (!(await page.evaluate(() => !!document.activeElement?.closest('[data-widget="workbench"]'))) && guard++ < 20) {
     await page.keyboard.press('Tab');
   }
+  // And Tab again at once, while it loads: the focus must not fall out of the page.
+  await page.keyboard.press('Tab');
   await expect(wb).toHaveAttribute('data-panels-state', 'ready', { timeout: 15_000 });
   expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('BODY');
   expect(await page.evaluate(() => !!document.activeElement?.closest('[data-widget="workbench"]'))).toBe(true);
@@ -108,6 +110,7 @@ test('the charts tab links to BENCHMARKS.md', async ({ page }) => {
 
 test.describe('a larger tree (200 allocations, about 68 free blocks)', () => {
   test('Fit shows every node, each with its R/B marker and id, at every level of detail', async ({ page }) => {
+    test.setTimeout(90_000);
     const app = new AppPage(page);
     await app.openTrace(bigTrace(), 'end');
     const tree = app.tree.root;
@@ -156,6 +159,7 @@ test.describe('a larger tree (200 allocations, about 68 free blocks)', () => {
   });
 
   test('+ and − zoom around the node the step is about, which stays in view', async ({ page }) => {
+    test.setTimeout(90_000);
     const app = new AppPage(page);
     await app.openTrace(bigTrace(), 200);
     const tree = app.tree.root;

@@ -549,6 +549,8 @@ export class App {
     } catch (e) {
       return errorMessage(e);
     }
+    // An edit after a replacement: undoing the replacement would drop it, so the offer ends.
+    this.undo.hide();
     this.linkCache = null;
     this.version++;
     this.stateCache.clear();

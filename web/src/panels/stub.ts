@@ -58,6 +58,14 @@ export class WorkbenchStub {
     };
     host.addEventListener('focusin', inside);
     host.addEventListener('focusout', outside);
+    // Tab while it loads: the shell has nothing after its tabs, so the focus would leave the
+    // page (to <body>). It stays on the tab; the workbench takes it over when it is ready.
+    host.addEventListener('keydown', (e) => {
+      if (this.state === 'loading' && e.key === 'Tab' && !e.shiftKey) {
+        e.preventDefault();
+        this.hand.focus = true;
+      }
+    });
     this.off = () => {
       host.removeEventListener('pointerenter', intent);
       host.removeEventListener('focusin', intent);
