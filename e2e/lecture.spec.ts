@@ -84,3 +84,153 @@ test.describe('dark by default when the system prefers it', () => {
     await page.screenshot({ path: 'test-results/dark-theme.png', fullPage: false });
   });
 });
+
+// ---------- made for a projector (issue 16) ----------
+
+/** The smallest node text of the tree as drawn on screen (font size times the zoom), in px. */
+async function smallestTreeText(page: import('@playwright/test').Page): Promise<{ min: number; count: number }> {
+  return page.evaluate(() => {
+    let min = Infinity;
+    let count = 0;
+    for (const t of document.querySelectorAll<SVGTextElement>('[data-widget="free-tree"] g.node text')) {
+      const cs = getComputedStyle(t);
+      if (cs.display === 'none' || !t.textContent?.trim() || t.getBBox().width === 0) continue;
+      const k = t.getScreenCTM()?.a ?? 1;
+      min = Math.min(min, parseFloat(cs.fontSize) * k);
+      count++;
+    }
+    return { min, count };
+  });
+}
+
+/** The highlighted code line and its list: nothing cut on the right. */
+async function codeLineFits(page: import('@playwright/test').Page) {
+  return page.evaluate(() => {
+    const li = document.querySelector<HTMLElement>('[data-widget="code"] li.code-line.current');
+    const ol = document.querySelector<HTMLElement>('[data-widget="code"] .code-lines');
+    return li && ol ? { li: [li.scrollWidth, li.clientWidth], ol: [ol.scrollWidth, ol.clientWidth] } : null;
+  });
+}
+
+for (const [w, h] of [
+  [1280, 720],
+  [1920, 1080],
+] as const) {
+  test.describe(`lecture mode at ${w}×${h}`, () => {
+    test.use({ viewport: { width: w, height: h } });
+    test(`tree text of at least 16 px, code lines wrapped, narration and the changed node in view (${w}×${h})`, async ({ page }) => {
+      const app = new AppPage(page);
+      await app.open('./?lecture');
+      await page.keyboard.press('Home');
+      // Through the first operations' micro-steps, checking each stop.
+      for (let i = 0; i < 14; i++) {
+        await page.keyboard.press('ArrowRight');
+        if (i % 3 !== 2) continue;
+        const text = await smallestTreeText(page);
+        expect(text.count, 'visible node text').toBeGreaterThan(0);
+        expect(text.min, `smallest node text at stop ${i}`).toBeGreaterThanOrEqual(16);
+        const code = await codeLineFits(page);
+        if (code) {
+          expect(code.li[0], 'highlighted line cut').toBeLessThanOrEqual(code.li[1]);
+          expect(code.ol[0], 'code list cut').toBeLessThanOrEqual(code.ol[1]);
+        }
+        // The narration and the node the step is about are on screen.
+        const narr = await app.narration.text.boundingBox();
+        expect(narr).not.toBeNull();
+        expect((narr?.y ?? 0) + (narr?.height ?? 0)).toBeLessThanOrEqual(h);
+        const svg = await app.tree.root.locator('svg.free-tree-svg').boundingBox();
+        const marked = app.tree.root.locator('g.node[data-mark]:not([data-mark="path"]):not([data-mark="prop-path"])');
+        if ((await marked.count()) > 0 && svg) {
+          const b = await marked.first().boundingBox();
+          expect(b, 'changed node drawn').not.toBeNull();
+          if (b) {
+            expect(b.x + b.width / 2).toBeGreaterThanOrEqual(svg.x);
+            expect(b.x + b.width / 2).toBeLessThanOrEqual(svg.x + svg.width);
+            expect(b.y + b.height / 2).toBeGreaterThanOrEqual(svg.y);
+            expect(b.y + b.height / 2).toBeLessThanOrEqual(svg.y + svg.height);
+          }
+        }
+      }
+      // The tree has most of the width.
+      const tree = await page.locator('.tree-panel').boundingBox();
+      expect((tree?.width ?? 0) / w).toBeGreaterThan(0.55);
+      await noOverflowAt(page, w, h);
+      // Type grows with the screen.
+      const font = await app.narration.text.evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+      expect(font).toBeGreaterThanOrEqual(w > 1600 ? 24 : 18);
+      await page.mouse.move(0, 0);
+      await page.screenshot({ path: `test-results/lecture-${w}x${h}.png` });
+      expect(app.problems).toEqual([]);
+    });
+  });
+}
+
+async function noOverflowAt(page: import('@playwright/test').Page, w: number, h: number) {
+  const size = await page.evaluate(() => ({ w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight }));
+  expect(size.w).toBeLessThanOrEqual(w);
+  expect(size.h).toBeLessThanOrEqual(h);
+}
+
+test.describe('outside lecture mode at 1440×900', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+  test('the bar, the tree and the narration are on the first screen together', async ({ page }) => {
+    const app = new AppPage(page);
+    await app.open();
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    for (const [name, loc] of [
+      ['player', app.player.root],
+      ['space bar', app.bar.root],
+      ['free tree', app.tree.root.locator('svg.free-tree-svg')],
+      ['narration', app.narration.root],
+    ] as const) {
+      const b = await loc.boundingBox();
+      expect(b, name).not.toBeNull();
+      expect(b?.y ?? -1, name).toBeGreaterThanOrEqual(0);
+      expect((b?.y ?? 0) + (b?.height ?? 0), name).toBeLessThanOrEqual(900);
+    }
+    // The highlighted code line is not cut either.
+    const code = await codeLineFits(page);
+    if (code) expect(code.li[0]).toBeLessThanOrEqual(code.li[1]);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: 'test-results/page-1440x900.png' });
+    expect(app.problems).toEqual([]);
+  });
+});
+
+test.describe('lecture mode on a phone (390×844)', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+  test('nothing overlaps and nothing runs past the right edge', async ({ page }) => {
+    const app = new AppPage(page);
+    await app.open('./?lecture');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const sel of ['.site-header', '.transport-panel', '.space-panel', '.tree-panel', '.step-panel', '.tree-toolbar', '[data-widget="narration"]', '[data-widget="code"]']) {
+      const b = await page.locator(sel).first().boundingBox();
+      expect(b, sel).not.toBeNull();
+      expect((b?.x ?? 0) + (b?.width ?? 0), sel).toBeLessThanOrEqual(390 + 0.5);
+    }
+    // The tree's buttons do not sit on the narration (nor on each other's panels).
+    const boxes = await page.evaluate(() => {
+      const r = (e: Element) => {
+        const b = e.getBoundingClientRect();
+        return { x: b.x, y: b.y, w: b.width, h: b.height };
+      };
+      return {
+        buttons: [...document.querySelectorAll('.tree-toolbar button, .tree-toolbar select')].map(r),
+        narration: r(document.querySelector('[data-widget="narration"]') as Element),
+        code: r(document.querySelector('[data-widget="code"]') as Element),
+      };
+    });
+    const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) =>
+      a.w > 0 && b.w > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+    for (const b of boxes.buttons) {
+      expect(overlap(b, boxes.narration), 'a tree button on the narration').toBe(false);
+      expect(overlap(b, boxes.code), 'a tree button on the code').toBe(false);
+    }
+    await page.screenshot({ path: 'test-results/lecture-phone.png', fullPage: true });
+    expect(app.problems).toEqual([]);
+  });
+});

@@ -62,6 +62,48 @@ impl VmapError {
     }
 }
 
+impl VmapError {
+    /// True when the request itself is wrong rather than the allocator's state: a free of an
+    /// address no busy area starts at, a double free, an unaligned `vfree`, an empty window, a
+    /// size or alignment the kernel rejects (and everything the kernel crashes on). The kernel
+    /// answers these with a warning, `-EINVAL` or `BUG()`; a trace replays them as it would,
+    /// while input typed into the page is refused ([`crate::session::Session::push_checked`]).
+    /// An allocation that finds no room in a non-empty window is the allocator's answer, not
+    /// the caller's mistake.
+    pub fn is_caller_error(&self) -> bool {
+        match self {
+            VmapError::NoSpace { vstart, vend, .. } => vstart >= vend,
+            VmapError::SizeZero { .. }
+            | VmapError::SizeNotPageMultiple { .. }
+            | VmapError::BadAlign { .. }
+            | VmapError::UnknownFree { .. }
+            | VmapError::UnalignedFree { .. }
+            | VmapError::AlreadyLazy { .. } => true,
+            _ => self.is_kernel_bug(),
+        }
+    }
+
+    /// Why typed input is refused, in the words of someone who typed one line.
+    pub fn refusal(&self) -> String {
+        match self {
+            VmapError::UnknownFree { addr, interior_of: None } => format!(
+                "No busy area starts at {addr:#x} at the end of the trace, where the operation would go: nothing to free \
+                 (the kernel would warn \"Trying to vfree() nonexistent vm area\")"
+            ),
+            VmapError::UnknownFree { addr, interior_of: Some((s, e)) } => format!(
+                "No busy area starts at {addr:#x}: it lies inside the busy area [{s:#x}, {e:#x}); a free names the start of an area"
+            ),
+            VmapError::AlreadyLazy { addr } => {
+                format!("The area at {addr:#x} is already freed lazily (it waits for a purge): freeing it again is a double free")
+            }
+            VmapError::NoSpace { vstart, vend, .. } if vstart >= vend => {
+                format!("the window is empty: vstart {vstart:#x} must be below vend {vend:#x}")
+            }
+            e => e.to_string(),
+        }
+    }
+}
+
 fn kernel_reply(p: &Profile) -> &'static str {
     match p {
         Profile::Linux51 | Profile::Linux52 => "this kernel hits BUG_ON here (a crash)",

@@ -381,6 +381,30 @@ impl Session {
         }
     }
 
+    /// Apply one more line as a person typed it (the page's forms and its "Add an operation"
+    /// field): like [`Session::push_text`], but a request that
+    /// [`VmapError::is_caller_error`](crate::error::VmapError::is_caller_error) calls wrong
+    /// (a free of nothing, a double free, an empty window, ...) is refused with
+    /// [`VmapError::refusal`](crate::error::VmapError::refusal) instead of recorded with the
+    /// kernel's warning. On error the session is unchanged.
+    pub fn push_checked(&mut self, text: &str) -> Result<(), ReplayError> {
+        let line = self.ops.last().map_or(1, |l| l.line + 1);
+        let op = match crate::trace::parse_line(text) {
+            Ok(Some(op)) => op,
+            Ok(None) => return Err(ReplayError { line, msg: "empty line".into() }),
+            Err(msg) => return Err(ReplayError { line, msg }),
+        };
+        // A trial on a copy: what the operation would answer at the end of the trace.
+        let mut probe = self.current.clone();
+        let mut out = String::new();
+        match probe.apply(&op, &mut out, &mut NoObserver) {
+            Ok(Outcome::Warned(e)) if e.is_caller_error() => return Err(ReplayError { line, msg: e.refusal() }),
+            Err(e) => return Err(ReplayError { line, msg: e.refusal() }),
+            _ => {}
+        }
+        self.push_line(TraceLine { line, op })
+    }
+
     /// Drop every operation from `k` on.
     pub fn truncate(&mut self, k: usize) {
         if k >= self.ops.len() {

@@ -15,7 +15,6 @@ import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { narrate, type MarkerKind, type Narration } from './narrate/narrate';
-import { hex } from './format';
 import { around } from './layout/zoom';
 import { CodePanel } from './views/codePanel';
 import { FreeTree } from './views/freeTree';
@@ -26,6 +25,7 @@ import { OpList, summarizeOutput } from './views/player';
 import { SpaceBar } from './views/spaceBar';
 import { SpaceZoom } from './views/spaceZoom';
 import { Stats } from './views/stats';
+import { UndoToast } from './views/undoToast';
 import { SPEEDS, Transport, type TransportAction } from './views/transport';
 
 export interface AppDeps {
@@ -80,6 +80,7 @@ export class App {
   private readonly help: HelpOverlay;
   private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
+  private readonly undo: UndoToast;
   private readonly listeners: (() => void)[] = [];
   private version = 0;
   private notified = '';
@@ -136,13 +137,12 @@ export class App {
       },
       onPush: (line) => this.push(line),
     });
-    this.forms = new OpForms(part(root, 'op-forms'), {
-      onPush: (line) => this.push(line),
-      checkFree: (addr) => this.checkFree(addr),
-    });
+    this.forms = new OpForms(part(root, 'op-forms'), { onPush: (line) => this.push(line) });
     this.help = new HelpOverlay(part(root, 'help'));
     this.popover = new FreePopover(part(root, 'free-popover'), (line) => this.push(line));
     this.banner = part(root, 'load-error');
+    // Outside #app so that lecture mode, which hides the rest, still shows it.
+    this.undo = new UndoToast(root.ownerDocument.body);
     root.ownerDocument.addEventListener('keydown', (e) => this.onKey(e));
     root.ownerDocument.addEventListener('click', (e) => {
       const t = e.target as Element | null;
@@ -176,9 +176,18 @@ export class App {
    */
   loadTrace(text: string, step: number | 'end' = 'end'): void {
     const session = this.deps.load(text);
+    const before = this.session ? { trace: this.session.traceText(), length: this.session.length, pos: this.pos } : null;
     this.open(session, step, null);
     this.showError([]);
     this.writeLink(true);
+    // Every replacement can be taken back: the previous trace and the step it was at.
+    if (before && before.trace !== session.traceText()) {
+      const n = session.length;
+      this.undo.show(`Opened a trace of ${n} operation${n === 1 ? '' : 's'} in place of yours (${before.length}).`, () => {
+        this.open(this.deps.load(before.trace), before.pos.op, before.pos.frame >= 0 ? before.pos.frame : null);
+        this.showError([]);
+      });
+    }
   }
 
   /** The current trace as text (the core's canonical form). */
@@ -633,15 +642,22 @@ export class App {
 
   // ---------- editing ----------
 
+  /**
+   * Add a line typed into the page (either form, "Add an operation", the pop-up on a busy area):
+   * one rule for all of them, the core's (`pushChecked`), which also refuses a request that is
+   * the caller's mistake (a free of nothing, a double free, an empty window).
+   */
   private push(line: string): string | null {
     const s = this.session;
     if (!s) return 'the core is not loaded';
     this.pause();
     try {
-      s.push(line);
+      s.pushChecked(line);
     } catch (e) {
       return errorMessage(e);
     }
+    // An edit after a replacement: undoing the replacement would drop it, so the offer ends.
+    this.undo.hide();
     this.linkCache = null;
     this.version++;
     this.stateCache.clear();
@@ -654,17 +670,6 @@ export class App {
     if (!this.startPaused) this.play();
     this.scanMarkers();
     this.writeLink(true);
-    return null;
-  }
-
-  /** What the free form can refuse before asking the core: no busy area starts there. */
-  private checkFree(addr: bigint): string | null {
-    const s = this.session;
-    if (!s) return null;
-    const end = this.stateAt(s.length);
-    const busy = end.busy.find((b) => b.vaStart === addr);
-    if (!busy) return `No busy area starts at ${hex(addr)} at the end of the trace, where the free would go: nothing to free.`;
-    if (busy.lazy) return `The area at ${hex(addr)} is already freed lazily (it waits for a purge).`;
     return null;
   }
 

@@ -215,6 +215,10 @@ class FakeRaw implements RawSession {
     if (line.startsWith('bogus')) throw new Error('line 1: unknown command `bogus`');
     this.lines.push(line);
     return JSON.stringify({ ...SUMMARY, index: this.lines.length - 1, text: line });
+  }  push_checked(line: string): string {
+    if (line.startsWith('bogus')) throw new Error('line 1: unknown command `bogus`');
+    this.lines.push(line);
+    return JSON.stringify({ ...SUMMARY, index: this.lines.length - 1, text: line });
   }
   truncate(k: number) {
     this.lines.length = k;

@@ -12,6 +12,7 @@ export interface RawSession {
   summaries(from: number, to: number): string;
   marks(from: number, to: number): Uint8Array;
   push(line: string): string;
+  push_checked(line: string): string;
   truncate(k: number): void;
   trace_text(): string;
   output(): string;
@@ -373,6 +374,14 @@ export class Session {
   /** Append one trace line; throws an Error with the core's message when it is invalid. */
   push(line: string): OpSummary {
     return parseSummaryValue(JSON.parse(this.raw.push(line)));
+  }
+
+  /**
+   * Append one line a person typed: like `push`, but the core also refuses a request that is
+   * the caller's mistake (a free of nothing, a double free, an empty window, ...).
+   */
+  pushChecked(line: string): OpSummary {
+    return parseSummaryValue(JSON.parse(this.raw.push_checked(line)));
   }
 
   truncate(k: number): void {

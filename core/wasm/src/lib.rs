@@ -290,6 +290,13 @@ impl Vmapviz {
         Ok(to_json(&self.s.summary(self.s.len() - 1)))
     }
 
+    /// Append one line typed by a person: like `push`, but a request that is the caller's
+    /// mistake (a free of nothing, a double free, an empty window, ...) is refused too.
+    pub fn push_checked(&mut self, line: &str) -> Result<String, JsError> {
+        self.s.push_checked(line).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(to_json(&self.s.summary(self.s.len() - 1)))
+    }
+
     /// Drop the operations from `k` on.
     pub fn truncate(&mut self, k: usize) {
         self.s.truncate(k);

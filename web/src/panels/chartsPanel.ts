@@ -72,7 +72,10 @@ export class ChartsPanel {
       h(
         'p',
         { class: 'wb-muted' },
-        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9: the free-tree lock only on a pool miss, per-node locks otherwise). A model, not a measurement: see BENCHMARKS.md for real threads.',
+        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9: the free-tree lock only on a pool miss, per-node locks otherwise). A model, not a measurement: see ',
+        // The build copies BENCHMARKS.md next to the page (vite.config.ts).
+        h('a', { href: './BENCHMARKS.md', target: '_blank', rel: 'noopener', 'data-testid': 'benchmarks-link' }, 'BENCHMARKS.md'),
+        ' for real threads.',
       ),
       h('div', { class: 'wb-chart-grid' }, t.wrap, s.wrap),
       this.status,

@@ -8,7 +8,7 @@ import { parseReport, type ImportReport } from './api';
 import type { AppApi } from './context';
 import { button, download, grouped, h, select } from './dom';
 import { pngBlob, svgMarkup } from './exportImage';
-import { FILE_LIMIT, lineAt, mib, PASTE_LIMIT } from './limits';
+import { FILE_LIMIT, lineAt, mib, nothingToImport, PASTE_LIMIT } from './limits';
 import { compressedUrl } from './zlink';
 
 export interface ImportOutcome {
@@ -178,6 +178,12 @@ export class ImportExportPanel {
     this.status.textContent = 'Nothing changed: the trace shown is the one before the import.';
   }
 
+  /** Refuse an import before it starts (it counts as an attempt, `data-imports`). */
+  private refuse(msg: string): void {
+    this.fail(msg);
+    this.root.dataset.imports = String(Number(this.root.dataset.imports ?? 0) + 1);
+  }
+
   private clear(): void {
     this.error.hidden = true;
     this.error.textContent = '';
@@ -194,6 +200,11 @@ export class ImportExportPanel {
       return;
     }
     const bytes = new Uint8Array(await f.arrayBuffer());
+    const nothing = nothingToImport(bytes);
+    if (nothing) {
+      this.refuse(`${f.name}: nothing to import: the file ${nothing}.`);
+      return;
+    }
     await this.run({ kind: 'import', format: this.format.value, profile: this.profile.value, bytes }, f.name, t0);
   }
 
@@ -209,7 +220,11 @@ export class ImportExportPanel {
   private async importPaste(): Promise<void> {
     const text = this.paste.value;
     if (!text.trim()) {
-      this.fail('Nothing to import: the box is empty.');
+      this.refuse('Nothing to import: the box is empty.');
+      return;
+    }
+    if (nothingToImport(new TextEncoder().encode(text))) {
+      this.refuse('Nothing to import: the box holds only comments.');
       return;
     }
     await this.importText(text, 'pasted text');

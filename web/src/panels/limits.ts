@@ -18,3 +18,31 @@ export function lineAt(text: string, limit: number): number {
 export function mib(bytes: number): string {
   return `${(bytes / (1 << 20)).toFixed(bytes >= 10 << 20 ? 0 : 1)} MiB`;
 }
+
+/**
+ * Why a file holds nothing to import (`is empty`, `holds only comments`), or null when it has a
+ * line that is neither blank nor a `#` comment. Such a file would replace the trace shown with
+ * nothing, so it is refused like an empty paste. Reads only as far as the first such line.
+ */
+export function nothingToImport(bytes: Uint8Array): string | null {
+  let start = true; // at the start of a line, before anything but blanks
+  let comment = false;
+  let any = false;
+  for (const b of bytes) {
+    if (b === 10) {
+      start = true;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    // Blanks, and a UTF-8 byte order mark at the very start.
+    if (b === 32 || b === 9 || b === 13 || b === 11 || b === 12 || (!any && (b === 0xef || b === 0xbb || b === 0xbf))) continue;
+    if (start && b === 35) {
+      comment = true;
+      any = true;
+      continue;
+    }
+    return null;
+  }
+  return any ? 'holds only comments' : 'is empty';
+}

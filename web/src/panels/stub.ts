@@ -19,6 +19,8 @@ export class WorkbenchStub {
   private readonly status: HTMLElement;
   private readonly off: () => void;
   private hand: Handover = { tab: 'workloads', focus: false };
+  /** The keyboard focus is in the workbench (kept while its shell is replaced by the real one). */
+  private focusInside = false;
 
   constructor(
     private readonly host: HTMLElement,
@@ -47,6 +49,23 @@ export class WorkbenchStub {
     };
     host.addEventListener('pointerenter', intent);
     host.addEventListener('focusin', intent);
+    const inside = () => {
+      this.focusInside = true;
+    };
+    const outside = (e: FocusEvent) => {
+      // Focus that moves elsewhere on the page; a removed element's focusout has no target.
+      if (e.relatedTarget instanceof Node && !host.contains(e.relatedTarget)) this.focusInside = false;
+    };
+    host.addEventListener('focusin', inside);
+    host.addEventListener('focusout', outside);
+    // Tab while it loads: the shell has nothing after its tabs, so the focus would leave the
+    // page (to <body>). It stays on the tab; the workbench takes it over when it is ready.
+    host.addEventListener('keydown', (e) => {
+      if (this.state === 'loading' && e.key === 'Tab' && !e.shiftKey) {
+        e.preventDefault();
+        this.hand.focus = true;
+      }
+    });
     this.off = () => {
       host.removeEventListener('pointerenter', intent);
       host.removeEventListener('focusin', intent);
@@ -74,6 +93,11 @@ export class WorkbenchStub {
         this.state = 'ready';
         this.off();
         this.host.dataset.panelsState = 'ready';
+        // The shell the focus was in is gone: keep the focus in the workbench, on its tab.
+        const at = document.activeElement;
+        if (this.focusInside && (at === null || at === document.body || !at.isConnected)) {
+          this.host.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')?.focus();
+        }
       },
       (e: unknown) => {
         this.state = 'error';

@@ -58,3 +58,11 @@ export function freeLine(addr: string, how: 'free' | 'vfree'): string {
 export function coreMessage(msg: string): string {
   return msg.replace(/^line \d+: /, '');
 }
+
+/**
+ * The core's message for a line typed into a one-line field: its `line N:` counts the trace's
+ * lines, which mean nothing to someone who typed one line, so it says "this line:" instead.
+ */
+export function typedLineMessage(msg: string): string {
+  return msg.replace(/^line \d+: /, 'this line: ');
+}

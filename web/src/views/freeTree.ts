@@ -29,7 +29,7 @@ import { el } from './common';
 export const NODE_W = 188;
 export const NODE_H = 86;
 const LEVEL_H = 132;
-const SMALL_W = 92;
+const SMALL_W = 112;
 const SMALL_H = 38;
 const SMALL_LEVEL_H = 74;
 const NIL_W = 30;
@@ -39,6 +39,17 @@ const MARGIN = 24;
 export const COMPACT_AT = 40;
 /** Below this scale a fitted tree is too small to read: fit its height instead. */
 const MIN_READABLE = 0.3;
+/**
+ * A compact tree can be fitted whole down to this scale: its cards then show only their R/B
+ * marker and id, drawn at a size that stays readable (see `levelOfDetail`).
+ */
+const MIN_WHOLE_COMPACT = 0.16;
+/** In lecture mode no node text is smaller than this on screen (px). */
+export const LECTURE_TEXT_PX = 16.5;
+/** The smallest node text in lecture mode (user units; style.css, `body.lecture .free-tree`). */
+const LECTURE_FONT = { full: 13, compact: 12 };
+/** Marker and id at a medium or far level of detail: this size on screen (px). */
+const LOD_LABEL_PX = 10;
 
 type P = HierarchyPointNode<TreeDatum>;
 interface Link {
@@ -180,6 +191,14 @@ export class FreeTree {
         }
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
+    this.svg
+      .on('pointermove.focus', (e: PointerEvent) => {
+        const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
+        this.pointer = [e.clientX - box.left, e.clientY - box.top];
+      })
+      .on('pointerleave.focus', () => {
+        this.pointer = null;
+      });
     this.svg.on('click', (e: MouseEvent) => {
       if (e.target === this.svg.node()) this.handlers.onSelect?.(null);
     });
@@ -368,7 +387,8 @@ export class FreeTree {
           n.append('rect').attr('class', 'card').attr('width', g.w).attr('height', g.h).attr('rx', g.compact ? 6 : 9);
           if (g.compact) {
             n.append('text').attr('class', 'marker').attr('x', 9).attr('y', 15);
-            n.append('text').attr('class', 'size').attr('x', g.w / 2 + 5).attr('y', 16);
+            n.append('text').attr('class', 'size').attr('x', 19).attr('y', 16);
+            n.append('text').attr('class', 'id').attr('x', g.w - 6).attr('y', 15);
             n.append('text').attr('class', 'max').attr('x', g.w / 2).attr('y', 31);
           } else {
             n.append('circle').attr('class', 'badge').attr('cx', 17).attr('cy', 17).attr('r', 11);
@@ -474,20 +494,24 @@ export class FreeTree {
     });
     const positions = this.positions;
     const compact = g.compact;
+    const scale = this.calloutScale;
     sel.each(function (c) {
       const [x, y] = positions.get(c.id) ?? [0, 0];
       const t = `translate(${x},${y - 9})`;
       const e = this as SVGGElement & { __pos?: string };
-      if (ms > 0 && e.__pos && !compact) select(e).transition('layout').duration(ms).attr('transform', t);
-      else select(e).interrupt('layout').attr('transform', t);
+      const full = scale === 1 ? t : `${t} scale(${scale})`;
+      if (ms > 0 && e.__pos && !compact) select(e).transition('layout').duration(ms).attr('transform', full);
+      else select(e).interrupt('layout').attr('transform', full);
       e.__pos = t;
     });
   }
 
   /**
-   * The transform that shows the whole tree, at most at scale 1, centred, top-aligned. A tree
-   * too wide to read that way (`whole` false) is fitted by its height instead, centred on the
-   * node the step is about (or the root); the rest is a pan away.
+   * The transform that shows the whole tree, centred, at most at scale 1 (larger in lecture
+   * mode, growing with the panel). A tree too wide to read that way (`whole` false) is shown
+   * at the smallest readable scale instead, centred on the node the step is about (or the
+   * root); the rest is a pan away. In lecture mode "readable" means node text of at least
+   * LECTURE_TEXT_PX on screen.
    */
   private fitTransform(whole = false): ZoomTransform {
     const w = this.size.w || 800;
@@ -495,24 +519,36 @@ export class FreeTree {
     const b = this.bounds;
     const bw = Math.max(1, b.x1 - b.x0);
     const bh = Math.max(1, b.y1 - b.y0);
-    // A projector wants the cards larger than life when they fit.
-    const most = document.body.classList.contains('lecture') ? 1.35 : 1;
+    const lecture = document.body.classList.contains('lecture');
+    const compact = this.geometry.compact;
+    const readable = lecture ? LECTURE_TEXT_PX / (compact ? LECTURE_FONT.compact : LECTURE_FONT.full) : compact ? MIN_WHOLE_COMPACT : MIN_READABLE;
+    // A projector wants the cards larger than life when they fit, more so on a larger screen.
+    const most = lecture ? Math.max(readable, Math.min(2.4, Math.min(w / 560, h / 360))) : 1;
     let k = Math.min(most, w / bw, h / bh);
-    if (!whole && k < MIN_READABLE) {
-      k = Math.max(k, Math.min(0.7, h / bh));
+    if (!whole && k < readable) {
+      // Labels on (the near level of detail), by the tree's height when the panel is tall enough.
+      k = lecture ? readable : Math.max(k, Math.min(0.7, Math.max(h / bh, this.geometry.compact ? 0.6 : 0.5)));
       // Stay put while the step's nodes are in view (panning repaints the whole drawing).
       if (Math.abs(this.transform.k - k) < 1e-9 && this.laidOut && this.followTarget(this.opts.focus ?? NO_FOCUS) === null) {
         return this.transform;
       }
-      const ids = [...(this.opts.focus?.marks.keys() ?? [])];
-      const at = ids.map((id) => this.positions.get(id)).find((p) => p !== undefined) ?? this.positions.get(this.rootId ?? -1) ?? [0, 0];
-      const tx = w / 2 - at[0] * k;
-      const ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
-      return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+      const pts = this.focusIds(this.opts.focus ?? NO_FOCUS)
+        .map((id) => this.positions.get(id))
+        .filter((p): p is [number, number] => p !== undefined);
+      if (!pts.length) pts.push(this.positions.get(this.rootId ?? -1) ?? [0, 0]);
+      const top = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
+      return this.centreOn(pts, k, top);
     }
     const tx = (w - bw * k) / 2 - b.x0 * k;
-    const ty = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
+    const ty = Math.max(0, (h - bh * k) / 2) * (lecture ? 0.5 : 0.25) - b.y0 * k;
     return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+  }
+
+  /** The nodes a step is about, the one its narration names first: callouts, then marks (not the path). */
+  private focusIds(focus: Focus): number[] {
+    const ids = focus.callouts.map((c) => c.id);
+    for (const [id, m] of focus.marks) if (!m.every((x) => x === 'path' || x === 'prop-path') && !ids.includes(id)) ids.push(id);
+    return ids.filter((id) => this.positions.has(id));
   }
 
   /** Fit the tree to the panel (and keep fitting it as it changes). */
@@ -536,40 +572,112 @@ export class FreeTree {
     }
   }
 
+  /**
+   * Zoom by `f` around the focus: the node the step is about when it is on screen, else the
+   * pointer when it is over the tree, else the panel's centre.
+   */
   private zoomBy(f: number): void {
     this.setAutoFit(false);
+    const { w, h } = this.size;
+    const t = this.transform;
+    let p: [number, number] | null = null;
+    for (const id of this.focusIds(this.opts.focus ?? NO_FOCUS)) {
+      const at = this.positions.get(id);
+      if (!at) continue;
+      const [sx, sy] = t.apply([at[0], at[1] + this.geometry.h / 2]);
+      if (sx >= 0 && sx <= w && sy >= 0 && sy <= h) {
+        p = [sx, sy];
+        break;
+      }
+    }
+    p ??= this.pointer;
     this.programmatic = true;
-    this.zoomer.scaleBy(this.svg, f);
+    if (p) this.zoomer.scaleBy(this.svg, f, p);
+    else this.zoomer.scaleBy(this.svg, f);
     this.programmatic = false;
     if (this.geometry.compact) this.drawVisible(this.opts.focus ?? NO_FOCUS, 0, this.transform);
   }
 
+  /** Where the pointer is over the drawing (null: elsewhere). */
+  private pointer: [number, number] | null = null;
+
   /** Without auto-fit: where to pan so that the nodes the step is about are in view (null: they are). */
   private followTarget(focus: Focus): ZoomTransform | null {
-    const ids = [...focus.marks.entries()].filter(([, m]) => !m.every((x) => x === 'path' || x === 'prop-path')).map(([id]) => id);
-    const pts = ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
+    const pts = this.focusIds(focus)
+      .map((id) => this.positions.get(id))
+      .filter((p): p is [number, number] => p !== undefined);
     if (!pts.length) return null;
     const { w, h } = this.size;
     const t = this.transform;
+    // In view: the whole card, with room for its callout above it.
+    const gh = this.geometry.h;
     const visible = pts.every(([x, y]) => {
       const [sx, sy] = t.apply([x, y]);
-      return sx > 20 && sx < w - 20 && sy > 30 && sy < h - 30;
+      return sx > 20 && sx < w - 20 && sy > 30 && sy + gh * t.k < h - 6;
     });
     if (visible) return null;
-    const [x, y] = pts[0];
-    return zoomIdentity.translate(round(w / 2 - x * t.k), round(h / 3 - y * t.k)).scale(t.k);
+    return this.centreOn(pts, t.k, null);
   }
 
-  /** Labels go first when zoomed out: text under ~6px on screen is hidden (frames stay). */
+  /**
+   * A transform at scale `k` that shows the cards at `pts` (with room for a callout above),
+   * all of them when they fit, else the first; `top` (the fitted tree's own position) is kept
+   * when it already shows them vertically.
+   */
+  private centreOn(pts: [number, number][], k: number, top: number | null): ZoomTransform {
+    const { w, h } = this.size;
+    const gw = this.geometry.w;
+    const gh = this.geometry.h;
+    const box = (ps: [number, number][]) => ({
+      x0: Math.min(...ps.map((p) => p[0])) - gw / 2,
+      x1: Math.max(...ps.map((p) => p[0])) + gw / 2,
+      y0: Math.min(...ps.map((p) => p[1])) - 36 / k,
+      y1: Math.max(...ps.map((p) => p[1])) + gh,
+    });
+    let b = box(pts);
+    if ((b.x1 - b.x0) * k > w - 12 || (b.y1 - b.y0) * k > h - 6) b = box(pts.slice(0, 1));
+    const tx = w / 2 - ((b.x0 + b.x1) / 2) * k;
+    let ty = h / 2 - ((b.y0 + b.y1) / 2) * k;
+    // (The fitted tree keeps room above its root for the root's callout.)
+    if (top !== null && top + b.y0 * k + 36 >= 0 && top + b.y1 * k <= h - 6) ty = top;
+    // A card taller than the panel: its top (and its callout) in view.
+    ty = Math.max(ty, -b.y0 * k);
+    return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+  }
+
+  /**
+   * Labels go first when zoomed out (frames stay); the R/B marker and the id go last: at a
+   * medium or far level they are drawn at a size that stays readable on screen, and the
+   * callouts (what the narration says about a node) keep a readable size too.
+   */
   private levelOfDetail(): void {
     const k = this.transform.k;
     // Compact cards carry smaller type: their second line goes first.
-    const lod = k < 0.22 ? 'far' : k < (this.geometry.compact ? 0.85 : 0.5) ? 'mid' : 'near';
+    const lod = k < 0.22 ? 'far' : k < (this.geometry.compact ? 0.6 : 0.5) ? 'mid' : 'near';
     if (this.root.dataset.lod !== lod) {
       this.root.dataset.lod = lod;
       this.svg.classed('lod-far', lod === 'far').classed('lod-mid', lod === 'mid');
     }
+    // Marker and id: LOD_LABEL_PX on screen, but never wider than a card's share of the row.
+    const g = this.geometry;
+    const label = lod === 'near' ? null : Math.min(LOD_LABEL_PX / k, g.w / 3.4, g.h * 0.9);
+    const fs = label === null ? '' : `${Math.round(label * 2) / 2}px`;
+    if (fs !== this.labelSize) {
+      this.labelSize = fs;
+      (this.svg.node() as SVGSVGElement).style.setProperty('--lod-label', fs || 'inherit');
+    }
+    const c = Math.round(Math.max(1, Math.min(6, 0.8 / k)) * 100) / 100;
+    if (c !== this.calloutScale) {
+      this.calloutScale = c;
+      this.viewport.selectAll<SVGGElement, unknown>('g.callout').each(function () {
+        const e = this as SVGGElement & { __pos?: string };
+        if (e.__pos) select(e).interrupt('layout').attr('transform', `${e.__pos} scale(${c})`);
+      });
+    }
   }
+
+  private labelSize = '';
+  private calloutScale = 1;
 
   /** Outline the node of this area id (hover; null clears). */
   highlight(id: number | null): void {
@@ -629,6 +737,7 @@ function updateNode(e: NodeEl, n: FreeNode, more: number, compact: boolean): voi
   s.select('text.marker').text(n.black ? 'B' : 'R');
   if (compact) {
     s.select('text.size').text(size(n.vaEnd - n.vaStart));
+    s.select('text.id').text(`#${n.id}`);
     s.select('text.max').text(`max ${size(n.subtreeMaxSize)}`);
   } else {
     s.select('text.size').text(`size ${size(n.vaEnd - n.vaStart)}`);

@@ -7,10 +7,11 @@ import { allocLine, coreMessage, freeLine } from '../player/inputs';
 import { el } from './common';
 
 export interface OpFormsOptions {
-  /** Append a trace line; returns the core's error message, or null when it was added. */
+  /**
+   * Append a trace line; returns the core's error message, or null when it was added. The core
+   * decides (the same check as for "Add an operation"): the forms only read their fields.
+   */
   onPush: (line: string) => string | null;
-  /** A problem the page can see before asking the core (e.g. no busy area at the address). */
-  checkFree?: (addr: bigint) => string | null;
 }
 
 export class OpForms {
@@ -118,12 +119,6 @@ export class OpForms {
         line = freeLine(addr.value, this.how.value === 'vfree' ? 'vfree' : 'free');
       } catch (err) {
         this.show(this.freeError, (err as Error).message);
-        return;
-      }
-      const a = BigInt(line.split(' ')[1]);
-      const seen = this.opts.checkFree?.(a) ?? null;
-      if (seen) {
-        this.show(this.freeError, seen);
         return;
       }
       const problem = this.opts.onPush(line);

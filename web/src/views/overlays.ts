@@ -1,5 +1,6 @@
 // Small overlays: the keyboard help (`?`) and the offer to free a busy area that was clicked.
 import { hex, range, size } from '../format';
+import { coreMessage } from '../player/inputs';
 import { el } from './common';
 
 const KEYS: [string, string][] = [
@@ -14,6 +15,8 @@ const KEYS: [string, string][] = [
 
 export class HelpOverlay {
   private readonly box: HTMLElement;
+  /** What had the focus when the help opened: it gets it back when the help closes. */
+  private opener: HTMLElement | null = null;
 
   constructor(private readonly root: HTMLElement) {
     root.classList.add('overlay', 'help-overlay');
@@ -47,6 +50,33 @@ export class HelpOverlay {
     root.addEventListener('click', (e) => {
       if (e.target === root) this.hide();
     });
+    // A modal dialog: Tab and Shift+Tab cycle inside it, Esc closes it.
+    root.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        this.hide();
+        return;
+      }
+      if (e.key !== 'Tab') return;
+      const items = [...this.box.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')];
+      if (!items.length) return;
+      const first = items[0];
+      const last = items[items.length - 1];
+      const at = document.activeElement;
+      if (e.shiftKey && (at === first || !this.box.contains(at))) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (at === last || !this.box.contains(at))) {
+        e.preventDefault();
+        first.focus();
+      }
+    });
+    root.addEventListener('focusout', (e) => {
+      // Focus that leaves the open dialog (a click outside its box) comes back to it.
+      const to = e.relatedTarget as Node | null;
+      if (this.open && to && !root.contains(to)) (this.box.querySelector('button') as HTMLButtonElement).focus();
+    });
   }
 
   get open(): boolean {
@@ -59,12 +89,19 @@ export class HelpOverlay {
   }
 
   show(): void {
+    if (this.open) return;
+    const at = document.activeElement;
+    this.opener = at instanceof HTMLElement && at !== document.body ? at : null;
     this.root.hidden = false;
     (this.root.querySelector('button') as HTMLButtonElement).focus();
   }
 
   hide(): void {
+    if (!this.open) return;
     this.root.hidden = true;
+    const back = this.opener;
+    this.opener = null;
+    if (back && back.isConnected) back.focus();
   }
 }
 
@@ -139,7 +176,7 @@ export class FreePopover {
     if (problem === null) this.hide();
     else {
       this.error.hidden = false;
-      this.error.textContent = problem;
+      this.error.textContent = coreMessage(problem);
     }
   }
 }

@@ -3,6 +3,7 @@
 // language can be added (errors shown inline). Step k is the state before op k, i.e. after the
 // first k operations.
 import type { OpSummary } from '../bridge';
+import { typedLineMessage } from '../player/inputs';
 import { el } from './common';
 
 export interface OpListOptions {
@@ -61,7 +62,7 @@ export class OpList {
       if (!line) return;
       const err = this.opts.onPush(line);
       this.error.hidden = err === null;
-      this.error.textContent = err ?? '';
+      this.error.textContent = err === null ? '' : typedLineMessage(err);
       if (err === null) this.input.value = '';
     });
     this.input.addEventListener('input', () => {

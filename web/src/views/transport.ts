@@ -66,6 +66,9 @@ export class Transport {
   private readonly strip: SVGSVGElement;
   private readonly startPaused: HTMLInputElement;
   private markersKey = '';
+  /** The marker strip's width on screen (from a ResizeObserver: no layout read while rendering). */
+  private stripWidth = 0;
+  private last: TransportView | null = null;
   private length = 0;
 
   constructor(
@@ -122,6 +125,12 @@ export class Transport {
     this.strip.classList.add('markers');
     this.strip.setAttribute('aria-hidden', 'true');
     this.strip.setAttribute('preserveAspectRatio', 'none');
+    new ResizeObserver((entries) => {
+      const w = entries[entries.length - 1].contentRect.width;
+      if (Math.abs(w - this.stripWidth) < 1) return;
+      this.stripWidth = w;
+      if (this.last) this.renderMarkers(this.last.markers, this.last.length, this.last.markersVersion);
+    }).observe(this.strip);
     this.scrubber = scrub.appendChild(el('input', 'scrubber'));
     this.scrubber.type = 'range';
     this.scrubber.min = '0';
@@ -138,6 +147,7 @@ export class Transport {
   }
 
   render(v: TransportView): void {
+    this.last = v;
     const r = this.root;
     r.dataset.op = String(v.op);
     r.dataset.frame = String(v.frame);
@@ -176,11 +186,15 @@ export class Transport {
   }
 
   private renderMarkers(markers: Map<number, Set<MarkerKind>>, length: number, version: number): void {
-    const key = `${length}:${version}:${markers.size}`;
+    // A marker is MARK_PX wide on screen (more in lecture mode, for a projector): the strip
+    // stretches a 1000-unit drawing over its width, so the width is converted to its units.
+    const px = document.body.classList.contains('lecture') ? 7 : 3;
+    const W = 1000;
+    const mw = this.stripWidth > 0 ? Math.round(((px * W) / this.stripWidth) * 100) / 100 : px;
+    const key = `${length}:${version}:${markers.size}:${mw}`;
     if (key === this.markersKey) return;
     this.markersKey = key;
     const ns = 'http://www.w3.org/2000/svg';
-    const W = 1000;
     this.strip.setAttribute('viewBox', `0 0 ${W} 12`);
     const rows: Record<MarkerKind, number> = { split: 0, merge: 4, rotate: 8 };
     const frag = document.createDocumentFragment();
@@ -190,9 +204,9 @@ export class Transport {
       for (const k of kinds) {
         const r = document.createElementNS(ns, 'rect');
         r.setAttribute('class', `mk-${k}`);
-        r.setAttribute('x', String(Math.round(x * 10) / 10 - 1.5));
+        r.setAttribute('x', String(Math.round((x - mw / 2) * 10) / 10));
         r.setAttribute('y', String(rows[k]));
-        r.setAttribute('width', '3');
+        r.setAttribute('width', String(mw));
         r.setAttribute('height', '4');
         r.setAttribute('data-op', String(op));
         frag.append(r);
