@@ -35,3 +35,37 @@ fn addr_to_node_id_is_the_division_formula() {
         }
     }
 }
+
+/// `push_hex` and `push_line` print what the formatter prints, for every digit count.
+#[test]
+fn push_hex_and_push_line_match_the_formatter() {
+    use vmapviz_core::replay::{push_hex, push_line};
+    let mut vals = vec![0u64, 1, 9, 10, 15, 16, 0xa0, 0xff, u64::MAX, 0x8000_0000_0000_0000];
+    for k in 0..64 {
+        vals.push(1 << k);
+        vals.push((1u64 << k).wrapping_sub(1));
+        vals.push(0xfedc_ba98_7654_3210u64 >> k);
+        vals.push(0x0123_4567_89ab_cdefu64 >> k);
+    }
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..5000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        vals.push(x);
+        vals.push(x >> (x % 64));
+    }
+    for v in vals {
+        let mut s = String::from("#");
+        push_hex(&mut s, v);
+        assert_eq!(s, format!("#{v:#x}"));
+        let mut s = String::from("é");
+        push_line(&mut s, "free ", v, " ok\n");
+        assert_eq!(s, format!("éfree {v:#x} ok\n"));
+        // Longer than the line buffer: the same text.
+        let long = "ü".repeat(40);
+        let mut s = String::new();
+        push_line(&mut s, &long, v, "ß");
+        assert_eq!(s, format!("{long}{v:#x}ß"));
+    }
+}
