@@ -82,11 +82,12 @@ impl Replayer {
             Op::Free(a) | Op::Vfree(a) => {
                 let lazy = matches!(op, Op::Vfree(_));
                 let r = if lazy { v.vfree(a, obs) } else { v.free(a, obs) };
-                let prefix = if lazy { "vfree " } else { "free " };
-                match r {
-                    Ok(()) => push_line(out, prefix, a, " ok\n"),
-                    Err(e) => {
-                        push_line(out, prefix, a, " unknown\n");
+                // Each call with constant strings, so that each line is built with fixed moves.
+                match (r, lazy) {
+                    (Ok(()), false) => push_line(out, "free ", a, " ok\n"),
+                    (Ok(()), true) => push_line(out, "vfree ", a, " ok\n"),
+                    (Err(e), _) => {
+                        push_line(out, if lazy { "vfree " } else { "free " }, a, " unknown\n");
                         return warn(e);
                     }
                 }
@@ -177,32 +178,42 @@ fn hex16(v: u64) -> [u8; 16] {
     d
 }
 
-/// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one string (one copy into
-/// `out` instead of three, and no UTF-8 validation of the digits).
-#[inline]
+/// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line: built in a
+/// stack buffer with fixed-size moves (the lengths are constants once inlined) and copied into
+/// `out` in one go, with no UTF-8 validation of bytes written here.
+#[inline(always)]
 pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
-    const CAP: usize = 64;
-    if prefix.len() + 18 + suffix.len() > CAP {
+    const CAP: usize = 48;
+    let (p, s) = (prefix.as_bytes(), suffix.as_bytes());
+    if p.len() + 18 + s.len() > CAP {
         out.push_str(prefix);
         out.push_str(&format!("{v:#x}"));
         out.push_str(suffix);
         return;
     }
-    let digits = hex16(v);
-    // Significant digits: at least one (for 0).
+    // Significant digits (at least one, for 0), moved to the front of the 16.
     let n = (64 - (v | 1).leading_zeros()).div_ceil(4) as usize;
+    let digits = (u128::from_be_bytes(hex16(v)) << (8 * (16 - n))).to_be_bytes();
     let mut buf = [0u8; CAP];
-    let mut len = 0;
-    for part in [prefix.as_bytes(), b"0x", &digits[16 - n..], suffix.as_bytes()] {
-        buf[len..len + part.len()].copy_from_slice(part);
-        len += part.len();
+    let at = p.len() + 2;
+    buf[..p.len()].copy_from_slice(p);
+    buf[p.len()..at].copy_from_slice(b"0x");
+    buf[at..at + 16].copy_from_slice(&digits);
+    let len = at + n + s.len();
+    buf[at + n..len].copy_from_slice(s);
+    debug_assert!(std::str::from_utf8(&buf[..len]).is_ok());
+    out.reserve(CAP);
+    // SAFETY: `reserve` left at least CAP bytes of spare capacity, so the copy of CAP bytes
+    // stays inside the allocation and the new length is within the capacity. The bytes that
+    // become part of the string, `buf[..len]`, are `prefix` (a whole `&str`), ASCII (`0x` and
+    // the first `n` bytes of `digits`, all from `hex16`: 0x30..=0x39, 0x61..=0x66) and `suffix`
+    // (a whole `&str`) end to end: a concatenation of valid UTF-8 is valid UTF-8.
+    unsafe {
+        let vec = out.as_mut_vec();
+        let old = vec.len();
+        std::ptr::copy_nonoverlapping(buf.as_ptr(), vec.as_mut_ptr().add(old), CAP);
+        vec.set_len(old + len);
     }
-    let line = &buf[..len];
-    debug_assert!(std::str::from_utf8(line).is_ok());
-    // SAFETY: `line` is `prefix` (a whole `&str`), ASCII (`0x` and the digits of `hex16`,
-    // bytes 0x30..=0x39 and 0x61..=0x66) and `suffix` (a whole `&str`) end to end, and a
-    // concatenation of valid UTF-8 strings is valid UTF-8.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(line) });
 }
 
 /// `dump`: the free tree in pre-order with colour and depth.
