@@ -14,6 +14,7 @@
 #   --check         compare each binary's full stdout on each trace with target/perf/TRACE.before.out
 #   --save-outputs  write target/perf/TRACE.before.out with the first binary (the reference outputs)
 #   --traces LIST   a subset (names without .trace), e.g. "fixed_s44 mixed_s42"
+#   --profile NAME  replay under another profile (the traces name none: linux-5.2 by default)
 #
 # The traces are decompressed once into target/perf/.
 set -euo pipefail
@@ -27,6 +28,8 @@ check=0
 save=0
 traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42"
 bins=()
+prof=()
+psuf=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,7 +38,8 @@ while [ $# -gt 0 ]; do
     --check) check=1; shift ;;
     --save-outputs) save=1; shift ;;
     --traces) traces="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --profile) prof=(--profile "$2"); psuf=".$2"; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     --*) echo "bench-perf: unknown option $1" >&2; exit 2 ;;
     *) bins+=("$1"); shift ;;
   esac
@@ -58,8 +62,8 @@ done
 
 if [ "$save" = 1 ]; then
   for t in $traces; do
-    "${bins[0]}" "$dir/$t.trace" > "$dir/$t.before.out"
-    echo "saved $dir/$t.before.out ($(wc -l < "$dir/$t.before.out") lines) from ${bins[0]}"
+    "${bins[0]}" ${prof[@]+"${prof[@]}"} "$dir/$t.trace" > "$dir/$t$psuf.before.out"
+    echo "saved $dir/$t$psuf.before.out ($(wc -l < "$dir/$t$psuf.before.out") lines) from ${bins[0]}"
   done
 fi
 
@@ -67,9 +71,9 @@ if [ "$check" = 1 ]; then
   bad=0
   for b in "${bins[@]}"; do
     for t in $traces; do
-      ref="$dir/$t.before.out"
+      ref="$dir/$t$psuf.before.out"
       [ -s "$ref" ] || { echo "bench-perf: no $ref (run with --save-outputs on the reference build)" >&2; exit 2; }
-      if "$b" "$dir/$t.trace" | cmp -s - "$ref"; then
+      if "$b" ${prof[@]+"${prof[@]}"} "$dir/$t.trace" | cmp -s - "$ref"; then
         echo "output identical: $t ($b)"
       else
         echo "OUTPUT DIFFERS: $t ($b)"
@@ -85,7 +89,7 @@ declare -A best
 for ((r = 1; r <= runs; r++)); do
   for i in "${!bins[@]}"; do
     for t in $traces; do
-      line=$("${bins[$i]}" --bench "$dir/$t.trace" 2>&1 >/dev/null | grep -o 'ns_per_op=[0-9.]*' | cut -d= -f2)
+      line=$("${bins[$i]}" ${prof[@]+"${prof[@]}"} --bench "$dir/$t.trace" 2>&1 >/dev/null | grep -o 'ns_per_op=[0-9.]*' | cut -d= -f2)
       [ -n "$line" ] || { echo "bench-perf: ${bins[$i]} printed no ns_per_op on $t" >&2; exit 1; }
       cur="${best[$i,$t]:-}"
       if [ -z "$cur" ] || awk -v a="$line" -v b="$cur" 'BEGIN { exit !(a < b) }'; then
@@ -112,9 +116,9 @@ if [ "$callgrind" = 1 ]; then
   for i in "${!bins[@]}"; do
     printf '%-16s' "bin $i"
     for t in $traces; do
-      out="$dir/callgrind.$i.$t.out"
+      out="$dir/callgrind.$i.$t$psuf.out"
       err=$(valgrind --tool=callgrind --toggle-collect='vmap_replay::bench' --callgrind-out-file="$out" \
-        "${bins[$i]}" --bench "$dir/$t.trace" 2>&1 >/dev/null)
+        "${bins[$i]}" ${prof[@]+"${prof[@]}"} --bench "$dir/$t.trace" 2>&1 >/dev/null)
       ops=$(printf '%s\n' "$err" | grep -o 'ops=[0-9]*' | head -1 | cut -d= -f2)
       ir=$(grep -E '^(summary|totals):' "$out" | head -1 | awk '{print $2}')
       if [ -z "$ops" ] || [ -z "$ir" ] || [ "$ir" = 0 ]; then
