@@ -92,6 +92,9 @@ impl Arena {
                 i
             }
             None => {
+                // Indices are u32 and `NIL` must stay past the end: 2^32 - 1 objects would be
+                // 224 GiB, so this cannot happen before memory runs out.
+                assert!(self.nodes.len() < NIL as usize, "vmap_area arena full");
                 self.nodes.push(va);
                 (self.nodes.len() - 1) as u32
             }
@@ -107,6 +110,14 @@ impl Arena {
     #[inline(always)]
     pub fn get(&self, i: u32) -> &VmapArea {
         &self.nodes[i as usize]
+    }
+
+    /// The object at `i`, or `None` for `NIL`. One comparison does both the null test and the
+    /// bounds check: `NIL` is past the end of every arena (an arena never holds `u32::MAX`
+    /// objects: see [`Arena::alloc`]), and no link holds any other index past the end.
+    #[inline(always)]
+    pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
+        self.nodes.get(i as usize)
     }
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
@@ -128,11 +139,7 @@ impl Arena {
     /// `subtree_max_size` of a possibly-null node.
     #[inline(always)]
     pub fn smax(&self, i: u32) -> u64 {
-        if i == NIL {
-            0
-        } else {
-            self.nodes[i as usize].subtree_max_size
-        }
+        self.try_get(i).map_or(0, |v| v.subtree_max_size)
     }
 
     /// Objects currently allocated (in some container).
@@ -217,8 +224,7 @@ impl VaTree {
     /// Containment lookup: the area with `va_start <= addr < va_end`.
     pub fn find_containing(&self, a: &Arena, addr: u64) -> u32 {
         let mut n = self.root;
-        while n != NIL {
-            let v = a.get(n);
+        while let Some(v) = a.try_get(n) {
             if addr < v.va_start {
                 n = v.left;
             } else if addr >= v.va_end {

@@ -70,11 +70,7 @@ impl Replayer {
             Op::Cpus(n) => v.set_cpus(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => match v.alloc(size, align, vstart, vend, obs) {
-                Ok(a) => {
-                    out.push_str("alloc -> ");
-                    push_hex(out, a);
-                    out.push('\n');
-                }
+                Ok(a) => push_line(out, "alloc -> ", a, "\n"),
                 Err(e) => {
                     if e.is_kernel_bug() {
                         return Err(e);
@@ -85,15 +81,13 @@ impl Replayer {
             },
             Op::Free(a) | Op::Vfree(a) => {
                 let lazy = matches!(op, Op::Vfree(_));
-                let word = if lazy { "vfree" } else { "free" };
                 let r = if lazy { v.vfree(a, obs) } else { v.free(a, obs) };
-                out.push_str(word);
-                out.push(' ');
-                push_hex(out, a);
-                match r {
-                    Ok(()) => out.push_str(" ok\n"),
-                    Err(e) => {
-                        out.push_str(" unknown\n");
+                // Each call with constant strings, so that each line is built with fixed moves.
+                match (r, lazy) {
+                    (Ok(()), false) => push_line(out, "free ", a, " ok\n"),
+                    (Ok(()), true) => push_line(out, "vfree ", a, " ok\n"),
+                    (Err(e), _) => {
+                        push_line(out, if lazy { "vfree " } else { "free " }, a, " unknown\n");
                         return warn(e);
                     }
                 }
@@ -153,24 +147,73 @@ impl Replayer {
 
 /// Append `0x` and the lower-case hex digits of `v` (what `{:#x}` prints, without the
 /// formatting machinery: replay output is on the hot path of `--bench`).
+#[inline]
 pub fn push_hex(out: &mut String, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 18];
-    let mut i = buf.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        buf[i] = DIGITS[(x & 0xf) as usize];
-        x >>= 4;
-        if x == 0 {
-            break;
-        }
+    push_line(out, "", v, "");
+}
+
+/// The 16 lower-case hex digits of `v`, most significant first, computed eight at a time
+/// (SWAR: each nibble is spread into its own byte, then turned into ASCII with adds).
+#[inline(always)]
+fn hex16(v: u64) -> [u8; 16] {
+    /// Nibble `k` of `x` into byte `k` of the result (`k = 0` lowest).
+    #[inline(always)]
+    fn spread(x: u32) -> u64 {
+        let mut v = u64::from(x);
+        v = (v | (v << 16)) & 0x0000_ffff_0000_ffff;
+        v = (v | (v << 8)) & 0x00ff_00ff_00ff_00ff;
+        (v | (v << 4)) & 0x0f0f_0f0f_0f0f_0f0f
     }
-    i -= 2;
-    buf[i] = b'0';
-    buf[i + 1] = b'x';
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    /// Each byte 0..=15 to `'0'..='9'`, `'a'..='f'` (no carry leaves a byte: at most 0x66).
+    #[inline(always)]
+    fn ascii(n: u64) -> u64 {
+        let letter = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+        n + 0x3030_3030_3030_3030 + letter * 0x27
+    }
+    let hi = ascii(spread((v >> 32) as u32)).to_be_bytes();
+    let lo = ascii(spread(v as u32)).to_be_bytes();
+    let mut d = [0u8; 16];
+    d[..8].copy_from_slice(&hi);
+    d[8..].copy_from_slice(&lo);
+    d
+}
+
+/// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line: built in a
+/// stack buffer with fixed-size moves (the lengths are constants once inlined) and copied into
+/// `out` in one go, with no UTF-8 validation of bytes written here.
+#[inline(always)]
+pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
+    const CAP: usize = 48;
+    let (p, s) = (prefix.as_bytes(), suffix.as_bytes());
+    if p.len() + 18 + s.len() > CAP {
+        out.push_str(prefix);
+        out.push_str(&format!("{v:#x}"));
+        out.push_str(suffix);
+        return;
+    }
+    // Significant digits (at least one, for 0), moved to the front of the 16.
+    let n = (64 - (v | 1).leading_zeros()).div_ceil(4) as usize;
+    let digits = (u128::from_be_bytes(hex16(v)) << (8 * (16 - n))).to_be_bytes();
+    let mut buf = [0u8; CAP];
+    let at = p.len() + 2;
+    buf[..p.len()].copy_from_slice(p);
+    buf[p.len()..at].copy_from_slice(b"0x");
+    buf[at..at + 16].copy_from_slice(&digits);
+    let len = at + n + s.len();
+    buf[at + n..len].copy_from_slice(s);
+    debug_assert!(std::str::from_utf8(&buf[..len]).is_ok());
+    out.reserve(CAP);
+    // SAFETY: `reserve` left at least CAP bytes of spare capacity, so the copy of CAP bytes
+    // stays inside the allocation and the new length is within the capacity. The bytes that
+    // become part of the string, `buf[..len]`, are `prefix` (a whole `&str`), ASCII (`0x` and
+    // the first `n` bytes of `digits`, all from `hex16`: 0x30..=0x39, 0x61..=0x66) and `suffix`
+    // (a whole `&str`) end to end: a concatenation of valid UTF-8 is valid UTF-8.
+    unsafe {
+        let vec = out.as_mut_vec();
+        let old = vec.len();
+        std::ptr::copy_nonoverlapping(buf.as_ptr(), vec.as_mut_ptr().add(old), CAP);
+        vec.set_len(old + len);
+    }
 }
 
 /// `dump`: the free tree in pre-order with colour and depth.

@@ -4,7 +4,7 @@
 //! These are free functions over an [`Arena`] and a [`VaTree`], named as in the kernel, so the
 //! profiles in [`crate::vmap`] can combine them the way each era does.
 
-use crate::area::{Arena, VaTree, NIL};
+use crate::area::{Arena, VaTree, VmapArea, NIL};
 use crate::events::{AugmentCause, Branch, Event, FitType, MergeKind, Observer, RollBackStep, TreeView};
 use crate::rbtree::{self, Augment, SubtreeMax};
 
@@ -37,7 +37,12 @@ fn view<'a>(a: &'a Arena, t: &VaTree) -> TreeView<'a> {
 /// sit inside `va`?
 #[inline(always)]
 pub fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64) -> bool {
-    let v = a.get(va);
+    is_within(a.get(va), size, align, vstart)
+}
+
+/// [`is_within_this_va`] on the object itself.
+#[inline(always)]
+fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
     let nva = if v.va_start > vstart { align_up(v.va_start, align) } else { align_up(vstart, align) };
     // A wrapped ALIGN or a wrapped end cannot fit.
     let end = nva.wrapping_add(size);
@@ -106,8 +111,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
     obs: &mut O,
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
-    'descend: while node != NIL {
-        let v = a.get(node);
+    'descend: while let Some(v) = a.try_get(node) {
         let lmax = a.smax(v.left);
         if lmax >= length && vstart < v.va_start {
             if O::ON {
@@ -117,7 +121,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
             node = v.left;
             continue;
         }
-        if is_within_this_va(a, node, size, align, vstart) {
+        if is_within(v, size, align, vstart) {
             if O::ON {
                 obs.event(visit(a, node, vstart, Branch::This), view(a, t));
             }
@@ -134,14 +138,15 @@ pub fn find_vmap_lowest_match<O: Observer>(
             obs.event(visit(a, node, vstart, Branch::RollBack), view(a, t));
         }
         // Roll back to the first ancestor that fits or whose right subtree may.
+        let mut p = v;
         loop {
             let from = node;
-            node = a.get(node).parent;
-            if node == NIL {
+            node = p.parent;
+            let Some(up) = a.try_get(node) else {
                 break 'descend;
-            }
-            let p = a.get(node);
-            if is_within_this_va(a, node, size, align, vstart) {
+            };
+            p = up;
+            if is_within(p, size, align, vstart) {
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::This, None), view(a, t));
                 }
@@ -251,11 +256,10 @@ pub struct Links {
 #[inline]
 pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> Option<Links> {
     let mut n = if from == NIL { t.root } else { from };
-    if n == NIL {
+    let Some(mut v) = a.try_get(n) else {
         return Some(Links { parent: NIL, left: true });
-    }
+    };
     loop {
-        let v = a.get(n);
         let (next, left) = if end <= v.va_start {
             (v.left, true)
         } else if start >= v.va_end {
@@ -263,10 +267,13 @@ pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> 
         } else {
             return None;
         };
-        if next == NIL {
-            return Some(Links { parent: n, left });
+        match a.try_get(next) {
+            None => return Some(Links { parent: n, left }),
+            Some(w) => {
+                n = next;
+                v = w;
+            }
         }
-        n = next;
     }
 }
 

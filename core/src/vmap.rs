@@ -163,10 +163,18 @@ impl Vmap {
         self.nodes.len() as u32
     }
 
-    /// `addr_to_node_id`.
+    /// `addr_to_node_id`: `(addr / zone_size) % nr_vmap_nodes`. Every profile but a
+    /// multi-node linux-6.9 has one node, and the zone size is a power of two, so the two
+    /// 64-bit divisions are skipped or become a shift and a mask (same result).
     #[inline(always)]
     pub fn addr_to_node_id(&self, addr: u64) -> u32 {
-        ((addr / self.zone_size) % self.nodes.len() as u64) as u32
+        let nr = self.nodes.len() as u64;
+        if nr <= 1 {
+            return 0;
+        }
+        let zone = self.zone_size;
+        let q = if zone.is_power_of_two() { addr >> zone.trailing_zeros() } else { addr / zone };
+        (if nr.is_power_of_two() { q & (nr - 1) } else { q % nr }) as u32
     }
 
     #[inline(always)]
@@ -343,11 +351,13 @@ impl Vmap {
     /// The busy area starting exactly at `addr` (searching the node of `addr` first).
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
         let nr = self.nodes.len();
-        let first = self.addr_to_node_id(addr) as usize;
+        let mut nid = self.addr_to_node_id(addr) as usize;
         let mut interior = None;
         for k in 0..nr {
             // The kernel walks i, i-1, i-2, ... wrapping.
-            let nid = (first + nr - k) % nr;
+            if k > 0 {
+                nid = if nid == 0 { nr - 1 } else { nid - 1 };
+            }
             let va = self.nodes[nid].busy.find_containing(&self.arena, addr);
             if va != NIL {
                 let v = self.arena.get(va);

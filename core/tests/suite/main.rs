@@ -18,3 +18,4 @@ mod pcpu51;
 mod properties;
 mod rbtree_cases;
 mod session;
+mod speed;
