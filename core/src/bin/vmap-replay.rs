@@ -358,7 +358,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
             return ExitCode::from(1);
         }
         applied += 1;
-        if args.check || args.check_every.is_some_and(|n| applied % n == 0) {
+        if args.check || args.check_every.is_some_and(|n| applied.is_multiple_of(n)) {
             if let Err(e) = check_invariants(&r.vmap) {
                 let _ = out.flush();
                 eprintln!("vmap-replay: line {line}: invariant violated after `{op}`: {e}");
