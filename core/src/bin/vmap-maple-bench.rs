@@ -11,20 +11,11 @@
 use std::time::Instant;
 
 use vmapviz_core::maple::{MapleEntry, MapleTree};
+use vmapviz_core::workload::Rng;
 
 const PAGE: u64 = 0x1000;
 const BASE: u64 = 0xffff_c900_0000_0000;
 const END: u64 = 0xffff_e8ff_ffff_fffe;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn main() {
     let mut max = 1_000_000u64;
@@ -52,11 +43,11 @@ fn main() {
             t.store_range(a, a + PAGE - 1, Some(MapleEntry::Zero)).expect("store");
         }
         let k = ops.min(n);
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ n);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15 ^ n);
         // k distinct victims: a random stride walk over the entries.
-        let stride = (rng.next() % n) | 1;
+        let stride = (rng.next_u64() % n) | 1;
         let stride = if gcd(stride, n) == 1 { stride } else { 1 };
-        let start = rng.next() % n;
+        let start = rng.next_u64() % n;
         let victims: Vec<u64> = (0..k).map(|j| BASE + ((start + j * stride) % n) * 2 * PAGE).collect();
         t.take_touched();
         let t0 = Instant::now();
@@ -72,7 +63,7 @@ fn main() {
         let store_ns = t0.elapsed().as_nanos() as f64 / k as f64;
         let store_touch = t.take_touched() as f64 / k as f64;
         let span = n * 2 * PAGE;
-        let starts: Vec<u64> = (0..k).map(|_| BASE + (rng.next() % span) / PAGE * PAGE).collect();
+        let starts: Vec<u64> = (0..k).map(|_| BASE + (rng.next_u64() % span) / PAGE * PAGE).collect();
         let mut found = 0u64;
         let t0 = Instant::now();
         for &s in &starts {
