@@ -294,7 +294,9 @@ CPU:2 [LOST 20 EVENTS]
             Op::Profile(Profile::Linux61),
             Op::Cpus(4),
             Op::Alloc { size: 0x2000, align: 1, vstart: VMALLOC_START, vend: VMALLOC_END },
-            Op::Vfree(VMALLOC_START)
+            Op::Vfree(VMALLOC_START),
+            // The kernel's purge, which the replay (under its threshold) did not make by itself.
+            Op::Purge
         ]
     );
     let r = &imp.report;
