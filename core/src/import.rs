@@ -656,8 +656,10 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
     if let Some((line, c)) = mm.first {
         let mut s =
             format!("{} allocations landed elsewhere in the replay; the first, at line {line}: {c}", report.mismatches);
-        for (c, n) in &mm.causes {
-            s.push_str(&format!("; {n} × {c}"));
+        if mm.causes.len() > 1 {
+            for (c, n) in &mm.causes {
+                s.push_str(&format!("; {n} × {c}"));
+            }
         }
         let before_capture = report.skipped.iter().filter(|s| s.1.contains("before the capture started")).count();
         if before_capture > 0 {
