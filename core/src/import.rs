@@ -900,18 +900,16 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
         ops.push(Op::Profile(p));
     }
     let mut vmap = Vmap::new(profile.unwrap_or_default());
-    if need_fls > 1 {
-        if need_fls <= u64::from(fls(crate::vmap::MAX_CPUS)) {
-            let cpus = 1u64 << (need_fls - 1);
-            vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
-            ops.push(Op::Cpus(cpus));
-            summary.push(format!(
-                "cpus {cpus} assumed (the file does not say): the {} lazily freed areas hold {lazy_pages} pages, \
-                 more than lazy_max_pages() = {per_fls} allows one CPU; with {cpus} CPUs it is {} and they stay lazy",
-                lazy.len(),
-                vmap.lazy_max_pages()
-            ));
-        }
+    if need_fls > 1 && need_fls <= u64::from(fls(crate::vmap::MAX_CPUS)) {
+        let cpus = 1u64 << (need_fls - 1);
+        vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
+        ops.push(Op::Cpus(cpus));
+        summary.push(format!(
+            "cpus {cpus} assumed (the file does not say): the {} lazily freed areas hold {lazy_pages} pages, \
+             more than lazy_max_pages() = {per_fls} allows one CPU; with {cpus} CPUs it is {} and they stay lazy",
+            lazy.len(),
+            vmap.lazy_max_pages()
+        ));
     }
     if let Some(why) = &why_layout {
         summary.push(format!(

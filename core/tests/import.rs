@@ -831,3 +831,45 @@ fn ftrace_operations_the_replay_refuses_are_reported_by_line() {
     }
     assert!(r.to_string().contains("skipped line 5: the replay refuses this allocation"), "{r}");
 }
+
+#[test]
+fn vmap_replay_imports_the_generated_capture_and_says_what_it_assumed() {
+    let (text, areas) = generated_vmallocinfo(3000, 2000);
+    let path = std::env::temp_dir().join(format!("vmapviz-generated-vmallocinfo-{}.txt", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(["--import", "vmallocinfo", "--profile", "linux-6.1"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.starts_with("import vmallocinfo: 5000 mapped, 0 skipped\n"), "{stderr}");
+    assert!(stderr.contains("note: cpus 4 assumed"), "{stderr}");
+    assert!(stderr.contains("the addresses are hashed") && stderr.contains("laid out"), "{stderr}");
+    // The printed trace replays (checked) with every area in place.
+    let trace = String::from_utf8(out.stdout).unwrap() + "busy\n";
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(["--check", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(trace.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(printed.lines().filter(|l| l.starts_with("busy ")).count(), 3000);
+    // linux-6.1 merges the touching lazy areas in its purge tree: one block, all their bytes.
+    let lazy_bytes: u64 = areas.iter().filter(|a| a.lazy).map(|a| a.size).sum();
+    let lazy: Vec<&str> = printed.lines().filter(|l| l.starts_with("lazy ")).collect();
+    assert_eq!(lazy.len(), 1, "{lazy:?}");
+    let f: Vec<u64> = lazy[0].split_whitespace().skip(1).map(|x| u64::from_str_radix(&x[2..], 16).unwrap()).collect();
+    assert_eq!(f[1] - f[0], lazy_bytes);
+    assert!(!printed.contains("FAIL"));
+}
