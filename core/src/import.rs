@@ -4,12 +4,15 @@
 //!
 //! * **ftrace** text of the `vmalloc` events (spec §8), as read from `/sys/kernel/tracing/trace`:
 //!   `alloc_vmap_area` → `alloc`, `free_vmap_area_noflush` → `vfree` (of an area allocated in the
-//!   capture), `purge_vmap_area_lazy` → nothing (the replay purges on its own threshold).
-//!   The importer replays while it reads, so each `vfree` names the address *the replay* gave
-//!   the area, and every difference from the kernel's address is reported.
+//!   capture), `purge_vmap_area_lazy` → `purge` unless the replay already purged by itself (over
+//!   its threshold, or before an allocation's retry). The CPU count comes from the CPU column and
+//!   `nr_lazy_max`. The importer replays while it reads, so each `vfree` names the address *the
+//!   replay* gave the area; every difference from the kernel's address is reported with its
+//!   likeliest cause, and a request the replay refuses is left out and reported by line.
 //! * **/proc/vmallocinfo**: each line becomes a busy area placed exactly at its address
-//!   (`alloc SIZE 0x1 START START+SIZE`), labelled with its caller; hidden or hashed addresses
-//!   are laid out in file order from `VMALLOC_START`.
+//!   (`alloc SIZE 0x1 START START+SIZE`), labelled with its caller; `unpurged vm_area` lines are
+//!   vfreed at once (lazy). Hidden or hashed addresses (`kptr_restrict`) are laid out one after
+//!   the other from `VMALLOC_START`, in file order, each as long as its size column.
 //! * **JSON**: `{"profile": "linux-6.1", "ops": [{"op": "alloc", "size": "0x2000", ...}, ...]}`,
 //!   numbers as strings (`"0x…"` or decimal, since JavaScript numbers cannot hold a u64) or as
 //!   JSON integers. Text → JSON → text gives the same operations.
