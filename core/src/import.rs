@@ -68,7 +68,8 @@ pub struct ImportReport {
     pub skipped: Vec<(usize, String)>,
     /// Remarks: (line, text); line 0 is about the whole input.
     pub notes: Vec<(usize, String)>,
-    /// ftrace: `purge_vmap_area_lazy` events seen (the replay purges by itself).
+    /// ftrace: `purge_vmap_area_lazy` events seen (each is a `purge` unless the replay had
+    /// already purged by itself: over its threshold, or before an allocation's retry).
     pub purge_events: usize,
     /// ftrace: allocations whose replayed address differs from the kernel's.
     pub mismatches: usize,
@@ -86,7 +87,7 @@ impl fmt::Display for ImportReport {
         if self.format == ImportFormat::Ftrace {
             writeln!(
                 f,
-                "  {} purge events (not replayed: the replay purges on its own threshold); {} address mismatches",
+                "  {} purge events (replayed as `purge` unless the replay had purged by itself); {} address mismatches",
                 self.purge_events, self.mismatches
             )?;
         }
@@ -738,7 +739,7 @@ fn is_attribute(tok: &str) -> bool {
 
 /// `%pS` of a caller: `symbol+0xOFF/0xSIZE`, or a bare address when there is no symbol.
 fn is_caller(tok: &str) -> bool {
-    tok.contains('+') && tok.contains('/') || (tok.starts_with("0x") && parse_num(tok).is_ok())
+    (tok.contains('+') && tok.contains('/')) || (tok.starts_with("0x") && parse_num(tok).is_ok())
 }
 
 struct InfoLine {
