@@ -598,7 +598,7 @@ fn generated_vmallocinfo(busy: usize, lazy: usize) -> (String, Vec<GenArea>) {
         let (caller, form) = if i < busy { INFO_FORMS[i % INFO_FORMS.len()] } else { ("", "unpurged vm_area") };
         let pages = 1 + rng.next() % 16;
         let size = (pages + 1) * PAGE_SIZE;
-        let start = if rng.next() % 2 == 0 { prev_end_hash } else { rng.hash() };
+        let start = if rng.next().is_multiple_of(2) { prev_end_hash } else { rng.hash() };
         let end = rng.hash();
         prev_end_hash = end;
         let rest = form.replace("{p}", &pages.to_string()).replace("{h}", &(pages / 2).to_string());
