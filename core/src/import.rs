@@ -4,12 +4,15 @@
 //!
 //! * **ftrace** text of the `vmalloc` events (spec §8), as read from `/sys/kernel/tracing/trace`:
 //!   `alloc_vmap_area` → `alloc`, `free_vmap_area_noflush` → `vfree` (of an area allocated in the
-//!   capture), `purge_vmap_area_lazy` → nothing (the replay purges on its own threshold).
-//!   The importer replays while it reads, so each `vfree` names the address *the replay* gave
-//!   the area, and every difference from the kernel's address is reported.
+//!   capture), `purge_vmap_area_lazy` → `purge` unless the replay already purged by itself (over
+//!   its threshold, or before an allocation's retry). The CPU count comes from the CPU column and
+//!   `nr_lazy_max`. The importer replays while it reads, so each `vfree` names the address *the
+//!   replay* gave the area; every difference from the kernel's address is reported with its
+//!   likeliest cause, and a request the replay refuses is left out and reported by line.
 //! * **/proc/vmallocinfo**: each line becomes a busy area placed exactly at its address
-//!   (`alloc SIZE 0x1 START START+SIZE`), labelled with its caller; hidden or hashed addresses
-//!   are laid out in file order from `VMALLOC_START`.
+//!   (`alloc SIZE 0x1 START START+SIZE`), labelled with its caller; `unpurged vm_area` lines are
+//!   vfreed at once (lazy). Hidden or hashed addresses (`kptr_restrict`) are laid out one after
+//!   the other from `VMALLOC_START`, in file order, each as long as its size column.
 //! * **JSON**: `{"profile": "linux-6.1", "ops": [{"op": "alloc", "size": "0x2000", ...}, ...]}`,
 //!   numbers as strings (`"0x…"` or decimal, since JavaScript numbers cannot hold a u64) or as
 //!   JSON integers. Text → JSON → text gives the same operations.
@@ -20,7 +23,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::events::NoObserver;
+use crate::events::{Event, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES};
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
@@ -65,7 +68,8 @@ pub struct ImportReport {
     pub skipped: Vec<(usize, String)>,
     /// Remarks: (line, text); line 0 is about the whole input.
     pub notes: Vec<(usize, String)>,
-    /// ftrace: `purge_vmap_area_lazy` events seen (the replay purges by itself).
+    /// ftrace: `purge_vmap_area_lazy` events seen (each is a `purge` unless the replay had
+    /// already purged by itself: over its threshold, or before an allocation's retry).
     pub purge_events: usize,
     /// ftrace: allocations whose replayed address differs from the kernel's.
     pub mismatches: usize,
@@ -83,7 +87,7 @@ impl fmt::Display for ImportReport {
         if self.format == ImportFormat::Ftrace {
             writeln!(
                 f,
-                "  {} purge events (not replayed: the replay purges on its own threshold); {} address mismatches",
+                "  {} purge events (replayed as `purge` unless the replay had purged by itself); {} address mismatches",
                 self.purge_events, self.mismatches
             )?;
         }
@@ -368,6 +372,64 @@ fn note(report: &mut ImportReport, line: usize, text: String) {
     }
 }
 
+/// Counts the purges the replay makes by itself (`PurgeStart` events).
+#[derive(Default)]
+struct PurgeWatch {
+    purges: usize,
+}
+
+impl Observer for PurgeWatch {
+    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+        if let Event::PurgeStart { .. } = ev {
+            self.purges += 1;
+        }
+    }
+}
+
+/// What is known at a line when the kernel and the replay differ there.
+#[derive(Clone, Copy)]
+struct Why {
+    /// The replay purged by itself and no kernel purge event has matched it yet.
+    own_purge: bool,
+    /// The ring buffer lost events before this line.
+    lost: bool,
+}
+
+/// The address mismatches of an ftrace import, each with its likeliest cause.
+#[derive(Default)]
+struct Mismatches {
+    first: Option<(usize, &'static str)>,
+    causes: Vec<(&'static str, usize)>,
+}
+
+impl Mismatches {
+    fn record(&mut self, report: &mut ImportReport, line: usize, text: String, why: Why, kernel_higher: bool) {
+        let c = if self.first.is_some() {
+            "follows from an earlier difference: the replay's address space has differed since"
+        } else if why.own_purge {
+            "purge timing: the replay purged lazy areas at once when its threshold was crossed, the kernel purges \
+             later from a worker"
+        } else if why.lost {
+            "the ring buffer lost events before this line"
+        } else if kernel_higher {
+            "the kernel's space held areas no event of the capture allocated: allocated before the capture started, \
+             or by pcpu_get_vm_areas (which has no trace event)"
+        } else {
+            "the replay held space the kernel had free: the kernel freed or purged something with no event in the \
+             capture"
+        };
+        report.mismatches += 1;
+        note(report, line, format!("{text} ({c})"));
+        if self.first.is_none() {
+            self.first = Some((line, c));
+        }
+        match self.causes.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => self.causes.push((c, 1)),
+        }
+    }
+}
+
 /// The ftrace importer (see the module documentation). Failed allocation attempts: the kernel
 /// traces every attempt, and after a failed one it purges and tries again; the replayed
 /// `alloc` does the same by itself, so the next attempt of the same request by the same task
@@ -421,53 +483,96 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
     let replay_profile = profile.unwrap_or_default();
     let mut vmap = Vmap::new(replay_profile);
     let mut ops = Vec::new();
-    let set_cpu_lines = profile == Some(Profile::Linux69);
+    let mut summary = Vec::new();
+    let set_cpu_lines = replay_profile == Profile::Linux69;
     if let Some(p) = profile {
         ops.push(Op::Profile(p));
-        ops.push(Op::Cpus(cpus));
-        vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
-        note(&mut report, 0, format!("cpus {cpus}: from the CPU column and nr_lazy_max"));
     }
+    vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
+    // `cpus 1` is what a replay starts with: written only when a profile is, or when it says more.
+    if profile.is_some() || cpus > 1 {
+        ops.push(Op::Cpus(cpus));
+    }
+    summary.push(format!("cpus {cpus}: from the CPU column (highest CPU {max_cpu}) and nr_lazy_max"));
     let mut cur_cpu = 0u32;
     // Kernel address -> replayed address, for areas allocated in the capture and still busy.
     let mut live: HashMap<u64, u64> = HashMap::new();
     // Per task: a failed attempt whose retry is still to come (request, replayed result).
     let mut retry: HashMap<u64, (AllocReq, Option<u64>)> = HashMap::new();
+    // Purges the replay made by itself (threshold, retry) that no kernel purge event has
+    // matched yet, and the line of the oldest of them.
+    let mut watch = PurgeWatch::default();
+    let mut own_purges = 0usize;
+    let mut own_purge_line = 0usize;
+    let mut purges_replayed = 0usize;
+    let mut lost_line = 0usize;
+    let mut mm = Mismatches::default();
+    let lost_lines: Vec<usize> = report.skipped.iter().map(|s| s.0).collect();
+    let mut lost_iter = lost_lines.into_iter().peekable();
     for (line, l, ev) in events {
+        while let Some(x) = lost_iter.next_if(|&x| x < line) {
+            lost_line = x;
+        }
         if let FtraceEvent::Purge = ev {
             report.purge_events += 1;
+            if own_purges > 0 {
+                // The replay already purged here (over its threshold at once, or in an
+                // allocation's retry); the kernel's purge of the same lazy areas.
+                own_purges -= 1;
+            } else {
+                // A purge the replay did not make by itself (vm_unmap_aliases, a deferred drain,
+                // a retry the replay did not need): make it.
+                vmap.purge(&mut NoObserver);
+                ops.push(Op::Purge);
+                purges_replayed += 1;
+            }
             continue;
         }
         let pending = retry.remove(&l.pid);
         if set_cpu_lines && l.cpu != cur_cpu {
-            if let FtraceEvent::Alloc { .. } | FtraceEvent::Free { .. } = ev {
-                vmap.set_cpu(u64::from(l.cpu)).map_err(|e| err(line, e.to_string()))?;
-                ops.push(Op::Cpu(u64::from(l.cpu)));
-                cur_cpu = l.cpu;
-            }
+            vmap.set_cpu(u64::from(l.cpu)).map_err(|e| err(line, e.to_string()))?;
+            ops.push(Op::Cpu(u64::from(l.cpu)));
+            cur_cpu = l.cpu;
         }
+        let before = watch.purges;
+        let why = Why { own_purge: own_purges > 0, lost: lost_line > 0 };
         match ev {
             FtraceEvent::Alloc { addr, req, failed } => {
-                report.mapped += 1;
                 if let Some((preq, got)) = pending {
                     if preq == req {
+                        report.mapped += 1;
                         // The kernel's retry after its purge: the replayed alloc already retried.
                         match (failed, got) {
                             (false, Some(y)) => {
                                 live.insert(addr, y);
                                 if y != addr {
-                                    report.mismatches += 1;
-                                    note(&mut report, line, format!("kernel retry got {addr:#x}, replay {y:#x}"));
+                                    mm.record(
+                                        &mut report,
+                                        line,
+                                        format!("kernel retry got {addr:#x}, replay {y:#x}"),
+                                        why,
+                                        addr > y,
+                                    );
                                 }
                             }
                             (false, None) => {
-                                report.mismatches += 1;
-                                note(&mut report, line, format!("kernel retry got {addr:#x}, replay FAIL"));
+                                mm.record(
+                                    &mut report,
+                                    line,
+                                    format!("kernel retry got {addr:#x}, replay FAIL"),
+                                    why,
+                                    false,
+                                );
                             }
                             (true, Some(y)) => {
                                 live.insert(y, y);
-                                report.mismatches += 1;
-                                note(&mut report, line, format!("kernel failed twice, replay got {y:#x}"));
+                                mm.record(
+                                    &mut report,
+                                    line,
+                                    format!("kernel failed twice, replay got {y:#x}"),
+                                    why,
+                                    true,
+                                );
                             }
                             (true, None) => {}
                         }
@@ -475,8 +580,22 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
                     }
                 }
                 let AllocReq { size, align, vstart, vend } = req;
-                let got = vmap.alloc(size, align, vstart, vend, &mut NoObserver).ok();
+                let got = match vmap.alloc(size, align, vstart, vend, &mut watch) {
+                    Ok(y) => Some(y),
+                    Err(e) if e.is_kernel_bug() => {
+                        report.skipped.push((line, format!("the replay refuses this allocation: {e}")));
+                        continue;
+                    }
+                    Err(_) => None,
+                };
+                report.mapped += 1;
                 ops.push(Op::Alloc { size, align, vstart, vend });
+                if watch.purges > before {
+                    if own_purges == 0 {
+                        own_purge_line = line;
+                    }
+                    own_purges += watch.purges - before;
+                }
                 if failed {
                     retry.insert(l.pid, (req, got));
                     continue;
@@ -484,25 +603,34 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
                 match got {
                     Some(y) => {
                         if y != addr {
-                            report.mismatches += 1;
-                            note(&mut report, line, format!("kernel got {addr:#x}, replay {y:#x}"));
+                            mm.record(&mut report, line, format!("kernel got {addr:#x}, replay {y:#x}"), why, addr > y);
                         }
                         live.insert(addr, y);
                     }
                     None => {
-                        report.mismatches += 1;
-                        note(&mut report, line, format!("kernel got {addr:#x}, replay FAIL"));
+                        mm.record(&mut report, line, format!("kernel got {addr:#x}, replay FAIL"), why, false);
                     }
                 }
             }
             FtraceEvent::Free { va_start, .. } => match live.remove(&va_start) {
-                Some(y) => {
-                    report.mapped += 1;
-                    if let Err(e) = vmap.vfree(y, &mut NoObserver) {
-                        note(&mut report, line, format!("replay: {e}"));
+                Some(y) => match vmap.vfree(y, &mut watch) {
+                    Err(e) if e.is_kernel_bug() => {
+                        report.skipped.push((line, format!("the replay refuses this vfree: {e}")));
                     }
-                    ops.push(Op::Vfree(y));
-                }
+                    r => {
+                        if let Err(e) = r {
+                            note(&mut report, line, format!("replay: {e}"));
+                        }
+                        report.mapped += 1;
+                        ops.push(Op::Vfree(y));
+                        if watch.purges > before {
+                            if own_purges == 0 {
+                                own_purge_line = line;
+                            }
+                            own_purges += watch.purges - before;
+                        }
+                    }
+                },
                 None => report.skipped.push((
                     line,
                     format!(
@@ -515,18 +643,38 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
         }
     }
     report.skipped.sort_by_key(|s| s.0);
-    if report.mismatches > 0 {
-        let n = report.mismatches;
-        note(
-            &mut report,
-            0,
-            format!(
-                "{} allocations landed elsewhere in the replay: the capture did not start at boot (the replay \
-                 starts from an empty address space)",
-                n
-            ),
-        );
+    if report.purge_events > 0 {
+        summary.push(format!(
+            "{} purge events: {} matched a purge the replay made by itself (over its lazy threshold, or before an \
+             allocation's retry), {purges_replayed} replayed as `purge`",
+            report.purge_events,
+            report.purge_events - purges_replayed
+        ));
     }
+    if own_purges > 0 {
+        summary.push(format!(
+            "the replay purged {own_purges} time(s) by itself (first at line {own_purge_line}) with no kernel purge \
+             event after it: the kernel's threshold or its worker differed, or the capture ends first"
+        ));
+    }
+    if let Some((line, c)) = mm.first {
+        let mut s =
+            format!("{} allocations landed elsewhere in the replay; the first, at line {line}: {c}", report.mismatches);
+        if mm.causes.len() > 1 {
+            for (c, n) in &mm.causes {
+                s.push_str(&format!("; {n} × {c}"));
+            }
+        }
+        let before_capture = report.skipped.iter().filter(|s| s.1.contains("before the capture started")).count();
+        if before_capture > 0 {
+            s.push_str(&format!(
+                ". {before_capture} frees name areas the capture never allocated: the capture did not start at boot"
+            ));
+        }
+        summary.push(s);
+    }
+    // The explanation comes first, whatever the number of per-line notes.
+    report.notes.splice(0..0, summary.into_iter().map(|s| (0, s)));
     Ok(Imported { ops, report, labels: Vec::new() })
 }
 
@@ -544,13 +692,54 @@ fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
     Ok((s, e))
 }
 
-/// Words `s_show` prints after the caller.
+/// The lowest address of the kernel half of a 64-bit address space: a `%pK` value below it
+/// (and not zero) is a hash, not an address.
+const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
+
+/// What kind of area a line describes, from the words `s_show` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InfoKind {
+    /// `vmalloc` (`VM_ALLOC`).
+    Vmalloc,
+    /// `ioremap` (`VM_IOREMAP`).
+    Ioremap,
+    /// `vmap` (`VM_MAP`).
+    Vmap,
+    /// A `vm_map_ram` line (an area with no `vm_struct`).
+    VmMapRam,
+    /// An `unpurged vm_area` line: lazily freed, waiting for the purge.
+    Unpurged,
+    /// A `vm_struct` with none of the words above (`sparse`, `xen`, `user` alone, or none).
+    Other,
+}
+
+/// Words `s_show` prints after the caller: the flag words and `pages=`, `phys=`, `N<node>=`.
 fn is_attribute(tok: &str) -> bool {
-    matches!(tok, "ioremap" | "vmalloc" | "vmap" | "user" | "dma-coherent" | "vpages" | "vm_map_ram" | "unpurged")
-        || tok.starts_with("pages=")
-        || tok.starts_with("phys=")
-        || (tok.starts_with('N')
-            && tok[1..].split_once('=').is_some_and(|(n, _)| n.bytes().all(|c| c.is_ascii_digit())))
+    matches!(
+        tok,
+        "ioremap"
+            | "vmalloc"
+            | "vmap"
+            | "user"
+            | "dma-coherent"
+            | "vpages"
+            | "xen"
+            | "sparse"
+            | "vm_map_ram"
+            | "unpurged"
+    ) || tok.strip_prefix("pages=").is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+        || tok.strip_prefix("phys=").is_some_and(|p| p.starts_with("0x"))
+        || tok.strip_prefix('N').and_then(|t| t.split_once('=')).is_some_and(|(n, c)| {
+            !n.is_empty()
+                && !c.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && c.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// `%pS` of a caller: `symbol+0xOFF/0xSIZE`, or a bare address when there is no symbol.
+fn is_caller(tok: &str) -> bool {
+    (tok.contains('+') && tok.contains('/')) || (tok.starts_with("0x") && parse_num(tok).is_ok())
 }
 
 struct InfoLine {
@@ -559,11 +748,64 @@ struct InfoLine {
     end: u64,
     size: u64,
     label: String,
-    lazy: bool,
+    kind: InfoKind,
+}
+
+/// One line after its range and size: the caller label and the kind; words `s_show` never
+/// prints are noted by line (and kept out of the label), never dropped silently.
+fn classify(line: usize, rest: &[&str], report: &mut ImportReport) -> (String, InfoKind) {
+    match rest {
+        ["unpurged", "vm_area"] => return ("unpurged vm_area".into(), InfoKind::Unpurged),
+        ["vm_map_ram"] => return ("vm_map_ram".into(), InfoKind::VmMapRam),
+        _ => {}
+    }
+    let mut words = rest;
+    let mut label = String::new();
+    if let Some((c, more)) = words.split_first() {
+        if !is_attribute(c) {
+            if !is_caller(c) {
+                note(
+                    report,
+                    line,
+                    format!("`{}` does not look like a caller (symbol+0xOFF/0xSIZE); kept as the label", quote(c)),
+                );
+            }
+            label = c.to_string();
+            words = more;
+            if let Some((m, more)) = words.split_first() {
+                if m.starts_with('[') && m.ends_with(']') {
+                    label = format!("{c} {m}");
+                    words = more;
+                }
+            }
+        }
+    }
+    let mut kind = InfoKind::Other;
+    for w in words {
+        match *w {
+            "vmalloc" => kind = InfoKind::Vmalloc,
+            "ioremap" if kind == InfoKind::Other => kind = InfoKind::Ioremap,
+            "vmap" if kind == InfoKind::Other => kind = InfoKind::Vmap,
+            w if is_attribute(w) => {}
+            w => note(report, line, format!("unknown word `{}` (not one that s_show prints): ignored", quote(w))),
+        }
+    }
+    if label.is_empty() {
+        label = rest.join(" ");
+    }
+    (label, kind)
 }
 
 /// The `/proc/vmallocinfo` importer (see the module documentation). Lazily freed areas
-/// (`unpurged vm_area`) are allocated and then vfreed, so they are lazy in the replay too.
+/// (`unpurged vm_area`) are allocated and then vfreed, so they are lazy in the replay too; when
+/// they hold more pages than `lazy_max_pages()` allows one CPU, a `cpus N` line keeps them lazy.
+///
+/// The addresses are used when they are real: all kernel addresses, each range as long as its
+/// size column (then a reversed or wrong range is an error naming the line), and no two areas
+/// overlapping (a later overlapping line, a snapshot race, is skipped and reported). When they
+/// are hidden (zeros) or hashed (`%pK` under `kptr_restrict`: an end can be below its start),
+/// the areas are laid out one after the other from `VMALLOC_START`, in file order, each as long
+/// as its size column, and the report says so.
 pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
     check_text(text)?;
     let mut report = ImportReport::new(ImportFormat::Vmallocinfo);
@@ -588,55 +830,101 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
         if size % PAGE_SIZE != 0 {
             return Err(err(line, format!("size {size} is not a multiple of PAGE_SIZE (4096)")));
         }
-        if (start, end) != (0, 0) {
-            if end <= start {
-                return Err(err(line, format!("range end {end:#x} is not above its start {start:#x}")));
+        let rest: Vec<&str> = toks.collect();
+        let (label, kind) = classify(line, &rest, &mut report);
+        areas.push(InfoLine { line, start, end, size, label, kind });
+    }
+
+    // Real addresses, or hidden / hashed ones?
+    let zeroed = areas.iter().filter(|a| (a.start, a.end) == (0, 0)).count();
+    let hashed = areas.iter().find(|a| (a.start, a.end) != (0, 0) && (a.start < KERNEL_HALF || a.end < KERNEL_HALF));
+    let why_layout = if areas.is_empty() {
+        None
+    } else if zeroed == areas.len() {
+        Some("the addresses are hidden (all zero: kptr_restrict=2)".to_string())
+    } else if zeroed > 0 {
+        Some(format!("{zeroed} of {} addresses are hidden (zero)", areas.len()))
+    } else if let Some(a) = hashed {
+        let what = if a.end <= a.start {
+            format!("its end {:#x} is not above its start {:#x}", a.end, a.start)
+        } else {
+            format!("{:#x} is not a kernel address", a.start.min(a.end))
+        };
+        Some(format!("the addresses are hashed (%pK under kptr_restrict; line {}: {what})", a.line))
+    } else {
+        None
+    };
+    let mut skip = vec![false; areas.len()];
+    if why_layout.is_none() {
+        for a in &areas {
+            if a.end <= a.start {
+                return Err(err(a.line, format!("range end {:#x} is not above its start {:#x}", a.end, a.start)));
             }
-            if end - start != size {
+            if a.end - a.start != a.size {
                 return Err(err(
-                    line,
-                    format!("the range spans {} bytes but the size column says {size}", end - start),
+                    a.line,
+                    format!("the range spans {} bytes but the size column says {}", a.end - a.start, a.size),
                 ));
             }
         }
-        let rest: Vec<&str> = toks.collect();
-        let lazy = rest.windows(2).any(|w| w == ["unpurged", "vm_area"]);
-        let label = match rest.first() {
-            Some(c) if !is_attribute(c) => match rest.get(1) {
-                Some(m) if m.starts_with('[') && m.ends_with(']') => format!("{c} {m}"),
-                _ => c.to_string(),
-            },
-            _ => rest.join(" "),
-        };
-        areas.push(InfoLine { line, start, end, size, label, lazy });
+        // The kernel lists each vmap node's areas, then the lazy ones: sorted per list, not as a
+        // whole. The file is read a page at a time, so an area can change between two reads.
+        let mut order: Vec<usize> = (0..areas.len()).collect();
+        order.sort_by_key(|&i| (areas[i].start, areas[i].line));
+        let mut kept: Option<usize> = None;
+        for i in order {
+            if let Some(k) = kept {
+                if areas[i].start < areas[k].end {
+                    skip[i] = true;
+                    report.skipped.push((
+                        areas[i].line,
+                        format!(
+                            "[{:#x}, {:#x}) overlaps the area of line {} (the file changed while it was read): \
+                             left out",
+                            areas[i].start, areas[i].end, areas[k].line
+                        ),
+                    ));
+                    continue;
+                }
+            }
+            kept = Some(i);
+        }
+        report.skipped.sort_by_key(|s| s.0);
     }
-    // Real addresses: all non-zero, in the kernel half, ascending, not overlapping.
-    let zeroed = areas.iter().filter(|a| a.start == 0).count();
-    let mut why_layout = None;
-    if zeroed == areas.len() && !areas.is_empty() {
-        why_layout = Some("the addresses are hidden (all zero: kptr_restrict)".to_string());
-    } else if zeroed > 0 {
-        why_layout = Some(format!("{zeroed} of {} addresses are hidden (zero)", areas.len()));
-    } else if let Some(a) = areas.iter().find(|a| a.start < 0xffff_8000_0000_0000) {
-        why_layout = Some(format!("line {}: {:#x} is not a kernel address (hashed?)", a.line, a.start));
-    } else if let Some(w) = areas.windows(2).find(|w| w[1].start < w[0].end) {
-        why_layout = Some(format!(
-            "line {}: the areas are not in ascending order without overlaps (hashed addresses?)",
-            w[1].line
-        ));
-    }
+
+    // Lazily freed pages stay lazy only while vmap_lazy_nr <= lazy_max_pages() = fls(cpus) * 8192.
+    let per_fls = 32 * 1024 * 1024 / PAGE_SIZE;
+    let lazy: Vec<&InfoLine> =
+        areas.iter().zip(&skip).filter(|(a, s)| !**s && a.kind == InfoKind::Unpurged).map(|(a, _)| a).collect();
+    let lazy_pages: u64 = lazy.iter().map(|a| a.size / PAGE_SIZE).sum();
+    let need_fls = lazy_pages.div_ceil(per_fls).max(1);
+    let mut summary = Vec::new();
     let mut ops = Vec::new();
     if let Some(p) = profile {
         ops.push(Op::Profile(p));
     }
-    if let Some(why) = &why_layout {
-        note(&mut report, 0, format!("{why}: the areas are laid out in file order from VMALLOC_START"));
-    }
     let mut vmap = Vmap::new(profile.unwrap_or_default());
+    if need_fls > 1 && need_fls <= u64::from(fls(crate::vmap::MAX_CPUS)) {
+        let cpus = 1u64 << (need_fls - 1);
+        vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
+        ops.push(Op::Cpus(cpus));
+        summary.push(format!(
+            "cpus {cpus} assumed (the file does not say): the {} lazily freed areas hold {lazy_pages} pages, \
+             more than lazy_max_pages() = {per_fls} allows one CPU; with {cpus} CPUs it is {} and they stay lazy",
+            lazy.len(),
+            vmap.lazy_max_pages()
+        ));
+    }
+    if let Some(why) = &why_layout {
+        summary.push(format!(
+            "{why}: the areas are laid out one after the other from VMALLOC_START in file order, each as long \
+             as its size column; the addresses and the gaps between areas are not the kernel's"
+        ));
+    }
     let mut labels = Vec::new();
     let mut cursor = VMALLOC_START;
-    let mut lazy_pages = 0;
-    for a in &areas {
+    let mut counts = [0usize; 6];
+    for (a, _) in areas.iter().zip(&skip).filter(|(_, s)| !**s) {
         let start = if why_layout.is_some() { cursor } else { a.start };
         let Some(end) = start.checked_add(a.size) else {
             return Err(err(a.line, "the area does not fit below 2^64"));
@@ -652,24 +940,32 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
             Ok(got) => return Err(err(a.line, format!("the replay placed the area at {got:#x}, not {start:#x}"))),
             Err(e) => return Err(err(a.line, format!("the area cannot be placed at {start:#x}: {e}"))),
         }
-        if a.lazy {
+        if a.kind == InfoKind::Unpurged {
             ops.push(Op::Vfree(start));
-            let _ = vmap.vfree(start, &mut NoObserver);
-            lazy_pages += a.size / PAGE_SIZE;
+            vmap.vfree(start, &mut NoObserver)
+                .map_err(|e| err(a.line, format!("the lazily freed area cannot be vfreed: {e}")))?;
         }
+        counts[a.kind as usize] += 1;
         report.mapped += 1;
     }
-    if lazy_pages > 0 && vmap.vmap_lazy_nr != lazy_pages {
-        note(
-            &mut report,
-            0,
-            format!(
-                "the {lazy_pages} lazily freed pages exceed lazy_max_pages() for {} CPU(s): the replay purged them; \
-                 add a `cpus N` line to keep them lazy",
-                vmap.cpus
-            ),
-        );
+    if why_layout.is_some() || need_fls > 1 {
+        let [vmalloc, ioremap, vmap_n, ram, unpurged, other] = counts;
+        summary.push(format!(
+            "{} areas: {} busy (vmalloc {vmalloc}, ioremap {ioremap}, vmap {vmap_n}, vm_map_ram {ram}, other \
+             {other}) and {unpurged} lazily freed (`unpurged vm_area`: alloc then vfree, so lazy)",
+            report.mapped,
+            report.mapped - unpurged,
+        ));
     }
+    if lazy_pages > 0 && vmap.vmap_lazy_nr != lazy_pages {
+        summary.push(format!(
+            "the {lazy_pages} lazily freed pages exceed lazy_max_pages() = {} for {} CPU(s): the replay purged them",
+            vmap.lazy_max_pages(),
+            vmap.cpus
+        ));
+    }
+    // What was assumed comes first, whatever the number of per-line notes.
+    report.notes.splice(0..0, summary.into_iter().map(|s| (0, s)));
     Ok(Imported { ops, report, labels })
 }
 

@@ -259,7 +259,7 @@ export class ImportExportPanel {
     this.report.dataset.mapped = String(r.mapped);
     this.report.dataset.skipped = String(r.skipped.length);
     const facts: string[] = [`${r.format}: ${grouped(r.mapped)} record${r.mapped === 1 ? '' : 's'} mapped`, `${r.skipped.length} skipped`];
-    if (r.format === 'ftrace') facts.push(`${r.purgeEvents} purge events (the replay purges on its own threshold)`, `${r.mismatches} address mismatches`);
+    if (r.format === 'ftrace') facts.push(`${r.purgeEvents} purge events (replayed where the replay had not purged by itself)`, `${r.mismatches} address mismatches`);
     const lines = (title: string, cls: string, items: { line: number; text: string }[]) =>
       items.length
         ? h(
