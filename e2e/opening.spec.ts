@@ -59,3 +59,28 @@ test('opening a long link shows its progress and can be cancelled', async ({ pag
   await expect(page.getByTestId('load-error')).toContainText('cancelled');
   await expect(page.getByTestId('load-error')).toContainText('default scenario');
 });
+
+test('a new link while a long one opens replaces it and leaves no progress line behind', async ({ page }) => {
+  const short = 'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n';
+  await page.addInitScript((next) => {
+    const w = window as unknown as { switched: boolean };
+    w.switched = false;
+    new MutationObserver(() => {
+      const text = document.querySelector('[data-widget="opening"] [data-role="progress"]')?.textContent ?? '';
+      if (/%/.test(text) && !w.switched) {
+        w.switched = true;
+        location.hash = next;
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  }, `#trace=${encodeURIComponent(short)}&step=end`);
+  const app = new AppPage(page);
+  await page.goto(`./#trace=${encodeURIComponent(longTrace(16_000))}&step=end`);
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
+  expect(await page.evaluate(() => (window as unknown as { switched: boolean }).switched)).toBe(true);
+  await expect(page.locator('[data-widget="opening"]')).toHaveCount(0);
+  await expect(app.player.stepLabel).toHaveText('1 / 1 done');
+  // The long opening, abandoned, does not come back later.
+  await page.waitForTimeout(1500);
+  await expect(app.player.stepLabel).toHaveText('1 / 1 done');
+  expect(app.problems).toEqual([]);
+});

@@ -1008,6 +1008,15 @@ impl Vmap {
         }
     }
 
+    /// A bound on the steps of one pcpu walk. Each reset of the base moves it below an area
+    /// boundary it has not passed before (at most `areas * group` resets, one per area and
+    /// group member), and between resets the walk steps through the group at most once: so
+    /// `(areas + 2) * (group + 2)^2` steps are never exceeded by a walk that ends.
+    fn pcpu_walk_budget(&self, nr: usize) -> u64 {
+        let g = nr as u64 + 2;
+        (self.arena.nodes.len() as u64 + 2).saturating_mul(g).saturating_mul(g)
+    }
+
     /// linux-5.1 `pcpu_get_vm_areas` (parameters already checked): one base for every area,
     /// searched downwards over the busy areas (lazy ones included: they are still busy) from
     /// `vmap_area_pcpu_hole`, the base of the previous group. The areas are tried from the
@@ -1020,13 +1029,6 @@ impl Vmap {
     ///                  [ area k )  <-      at next's start (aligned down); overlaps
     ///                                      prev: next = prev, and again
     /// ```
-    /// A bound on the steps of one pcpu walk: between two moves of the walk's area pointer
-    /// (downwards, at most once per area) it steps through the group's areas at most once
-    /// per base, so (areas + 2) * (group + 2) steps are never exceeded by a walk that ends.
-    fn pcpu_walk_budget(&self, nr: usize) -> u64 {
-        (self.arena.nodes.len() as u64 + 2).saturating_mul(nr as u64 + 2).saturating_mul(2)
-    }
-
     fn pcpu_get_vm_areas_v51<O: Observer>(
         &mut self,
         offsets: &[u64],

@@ -68,10 +68,11 @@ fn output_before_an_error_is_printed_and_the_error_names_the_line() {
 #[test]
 fn not_utf8_names_the_line_and_the_byte() {
     let (out, _) = run(&["-"], b"purge\npurge \xff\n");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
     assert!(e.contains("line 2: byte 7 of the line is not UTF-8"), "{e}");
     let (out, _) = run(&["--bench", "-"], b"purge\npurge \xff\n");
+    assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
     assert!(e.contains("line 2: byte 7 of the line is not UTF-8"), "{e}");
 }

@@ -176,6 +176,7 @@ export class App {
    */
   loadTrace(text: string, step: number | 'end' = 'end'): void {
     const session = this.deps.load(text);
+    this.stopOpening();
     const before = this.session ? { trace: this.session.traceText(), length: this.session.length, pos: this.pos } : null;
     this.open(session, step, null);
     this.showError([]);
@@ -257,8 +258,7 @@ export class App {
     const { link, error } = parseHash(hash);
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
-    this.opening?.abort();
-    this.opening = null;
+    this.stopOpening();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       this.openSliced(link.trace, link.step, extra.frame, problems);
       return;
@@ -285,6 +285,16 @@ export class App {
   }
 
   private opening: AbortController | null = null;
+  private openingNoteEl: HTMLElement | null = null;
+
+  /** Abandon a long link still opening (a new link, a loaded trace or an edit replaces it). */
+  private stopOpening(): void {
+    this.opening?.abort();
+    this.opening = null;
+    this.openingNoteEl?.remove();
+    this.openingNoteEl = null;
+    delete document.body.dataset.opening;
+  }
 
   /**
    * Open a long link's trace in slices (web/src/player/opening.ts): the default scenario stays
@@ -296,6 +306,7 @@ export class App {
     this.opening = ctl;
     if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
     const note = this.openingNote(ctl);
+    this.openingNoteEl = note;
     document.body.dataset.opening = 'true';
     let slices: Slices;
     try {
@@ -355,7 +366,9 @@ export class App {
 
   private endOpening(ctl: AbortController, note: HTMLElement): void {
     note.remove();
-    if (this.opening === ctl) this.opening = null;
+    if (this.opening !== ctl) return;
+    this.opening = null;
+    this.openingNoteEl = null;
     delete document.body.dataset.opening;
   }
 
@@ -650,6 +663,8 @@ export class App {
   private push(line: string): string | null {
     const s = this.session;
     if (!s) return 'the core is not loaded';
+    // An edit of what is shown wins over a long link still opening.
+    this.stopOpening();
     this.pause();
     try {
       s.pushChecked(line);
@@ -779,7 +794,8 @@ export class App {
   private flushLink(): void {
     this.linkTimer = null;
     const s = this.session;
-    if (!s) return;
+    // While a long link opens, the address bar keeps that link (a reload opens it again).
+    if (!s || this.opening) return;
     if (!this.linkCache) {
       const trace = s.traceText();
       this.linkCache = { trace, prefix: formatPlayerHash({ trace, step: 'end' }, null, false).replace(/&step=end$/, '') };

@@ -26,7 +26,11 @@ export function beginTrace(text: string): Slices {
   const op = new Opener(text);
   return {
     advance: (n) => op.advance(n),
-    finish: () => new Session(op.finish()),
+    finish: () => {
+      const s = new Session(op.finish());
+      op.free();
+      return s;
+    },
     free: () => op.free(),
   };
 }

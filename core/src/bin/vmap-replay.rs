@@ -264,8 +264,9 @@ impl<R: BufRead> Lines<R> {
         Lines { input, buf: Vec::new(), line: 0 }
     }
 
-    /// The next line (without its line break), `Ok(None)` at the end of the input.
-    fn next_line(&mut self) -> Result<Option<(usize, &str)>, String> {
+    /// The next line (without its line break), `Ok(None)` at the end of the input. An error
+    /// carries the exit code: 2 for input that cannot be read as text, 1 for a bad line.
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, (u8, String)> {
         self.buf.clear();
         self.line += 1;
         let line = self.line;
@@ -273,12 +274,12 @@ impl<R: BufRead> Lines<R> {
         let n = (&mut self.input)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut self.buf)
-            .map_err(|e| format!("line {line}: reading the input: {e}"))?;
+            .map_err(|e| (2, format!("line {line}: reading the input: {e}")))?;
         if n == 0 {
             return Ok(None);
         }
         if self.buf.len() > MAX_LINE_BYTES && self.buf.last() != Some(&b'\n') {
-            return Err(format!("line {line}: longer than {} MiB: this is not a trace", MAX_LINE_BYTES >> 20));
+            return Err((1, format!("line {line}: longer than {} MiB: this is not a trace", MAX_LINE_BYTES >> 20)));
         }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
@@ -287,11 +288,11 @@ impl<R: BufRead> Lines<R> {
             }
         }
         if let Some(at) = self.buf.iter().position(|&b| b == 0) {
-            return Err(format!("line {line}: binary data (a NUL byte at byte {}): this is not a trace", at + 1));
+            return Err((2, format!("line {line}: binary data (a NUL byte at byte {}): this is not a trace", at + 1)));
         }
         match std::str::from_utf8(&self.buf) {
             Ok(t) => Ok(Some((line, t))),
-            Err(e) => Err(format!("line {line}: byte {} of the line is not UTF-8 text", e.valid_up_to() + 1)),
+            Err(e) => Err((2, format!("line {line}: byte {} of the line is not UTF-8 text", e.valid_up_to() + 1))),
         }
     }
 }
@@ -331,10 +332,10 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                     return ExitCode::from(1);
                 }
             },
-            Err(msg) => {
+            Err((code, msg)) => {
                 let _ = out.flush();
                 eprintln!("vmap-replay: {msg}");
-                return ExitCode::from(if msg.contains("reading the input") { 2 } else { 1 });
+                return ExitCode::from(code);
             }
         };
         if let Err(msg) = check_profile_line(&op, seen_op, args.profile) {
@@ -391,10 +392,10 @@ fn replay_maple<R: BufRead>(
             None => match lines.next_line() {
                 Ok(None) => return ExitCode::SUCCESS,
                 Ok(Some((n, l))) => (n, l.to_string()),
-                Err(msg) => {
+                Err((code, msg)) => {
                     let _ = out.flush();
                     eprintln!("vmap-replay: {msg}");
-                    return ExitCode::from(1);
+                    return ExitCode::from(code);
                 }
             },
         };
