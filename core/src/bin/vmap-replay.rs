@@ -546,6 +546,9 @@ impl EndOp for CounterObserver {
     }
 }
 
+/// The timed loop. Never inlined: `scripts/bench-perf.sh --callgrind` counts instructions
+/// inside this function only.
+#[inline(never)]
 fn bench(r: &mut Replayer, lines: &[TraceLine], out: &mut String) -> ExitCode {
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();
     let t = Instant::now();
