@@ -34,7 +34,7 @@ pub mod v69;
 
 use std::collections::VecDeque;
 
-use crate::area::{AreaInfo, Arena, VaTree, NIL};
+use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::error::VmapError;
 use crate::events::{Event, NoObserver, Observer, PurgeCause, TreeView};
 use crate::profile::Profile;
@@ -265,8 +265,7 @@ impl Vmap {
     pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
         match self.profile {
-            Profile::Linux51 => self.vfree_v51(addr, obs),
-            Profile::Linux52 => self.vfree_v52(addr, obs),
+            Profile::Linux51 | Profile::Linux52 => self.vfree_llist(addr, obs),
             Profile::Linux61 => self.vfree_v61(addr, obs),
             Profile::Linux69 => self.vfree_v69(addr, obs),
         }
@@ -296,6 +295,18 @@ impl Vmap {
                 self.purge_nodes(full, cause, obs)
             }
         }
+    }
+
+    /// `vfree` of 5.1, kept by 5.2: the area stays in the busy tree, marked lazy, and is pushed
+    /// on the lock-free purge list (`vmap_purge_list`).
+    fn vfree_llist<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        let (_, va) = self.find_busy(addr)?;
+        let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
+        self.vmap_lazy_nr = nr_lazy;
+        self.arena.at(va).flags |= F_LAZY;
+        self.lazy_list.push(va);
+        self.lazy_enqueued(va, nr_lazy, obs);
+        Ok(())
     }
 
     /// The lock-free lazy list of 5.1 and 5.2 (`vmap_purge_list`): take it whole and give each

@@ -3,7 +3,7 @@
 //! point (`free_vmap_cache`), and `pcpu_get_vm_areas` walks them downwards from
 //! `vmap_area_pcpu_hole`. Lazily freed areas stay busy on the lock-free list until the purge.
 
-use crate::area::{F_LAZY, NIL};
+use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::vmalloc::*;
@@ -178,18 +178,6 @@ impl Vmap {
         }
         self.busy_remove(0, va, obs);
         self.arena.release(va);
-    }
-
-    /// linux-5.1 `vfree`: the area stays in the busy tree, marked lazy, and is pushed on the
-    /// lock-free purge list.
-    pub(super) fn vfree_v51<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        let (_, va) = self.find_busy(addr)?;
-        let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
-        self.vmap_lazy_nr = nr_lazy;
-        self.arena.at(va).flags |= F_LAZY;
-        self.lazy_list.push(va);
-        self.lazy_enqueued(va, nr_lazy, obs);
-        Ok(())
     }
 
     /// linux-5.1 `__purge_vmap_area_lazy`: unlink the listed areas, newest first.
