@@ -6,11 +6,14 @@
 //! * [`vmap`]: the allocator as a whole per [`Profile`]: alloc, free, vfree, purge, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
 //! * [`trace`] and [`replay`]: the trace language and the conformance output.
+//! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
 //! * [`check`]: invariants for tests and `vmap-replay --check`.
 
+pub mod addr;
 pub mod area;
 pub mod check;
 pub mod contention;
+pub mod contract;
 pub mod counters;
 pub mod error;
 pub mod events;
@@ -26,6 +29,7 @@ pub mod vmalloc;
 pub mod vmap;
 pub mod workload;
 
+pub use addr::{Addr, Hex};
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use error::VmapError;
 pub use events::{Event, NoObserver, Observer, Recorder, TreeView};
