@@ -256,9 +256,13 @@ impl<'a> Iterator for ListIter<'a> {
 }
 
 /// A plain snapshot of one area, as views and tests want it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AreaInfo {
     pub id: u32,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Addr")]
     pub va_start: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Addr")]
     pub va_end: u64,
 }

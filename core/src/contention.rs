@@ -18,6 +18,7 @@
 //! This is a model, not a measurement: it shows where the serialisation is, not real times.
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::era::Vmap;
 use crate::events::{Event, Observer, TreeView};
@@ -59,7 +60,7 @@ impl ContentionParams {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 pub struct ContentionResult {
     pub profile: Profile,
     pub cpus: u32,

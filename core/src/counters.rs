@@ -10,18 +10,35 @@
 //! * `cache_lines`: distinct nodes touched during the operation (one line per 56-byte node).
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::events::{Branch, Event, Observer, RollBackStep, TreeView};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
+/// text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct Counters {
     pub ops: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub nodes_visited: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub list_walked: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub comparisons: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub rotations: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub recolors: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub propagations: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
     pub cache_lines: u64,
 }
 

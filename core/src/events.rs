@@ -9,6 +9,10 @@
 //! a node. Addresses are carried alongside so a narration needs no lookup.
 
 use serde::Serialize;
+use ts_rs::TS;
+
+#[allow(unused_imports)] // named by the `#[ts(as = ...)]` attributes
+use crate::addr::{Addr, Hex};
 
 use crate::area::{AreaInfo, Arena};
 
@@ -67,7 +71,7 @@ impl<T: Observer> Observer for &mut T {
 }
 
 /// The test made at a node during `find_vmap_lowest_match`, and where it led.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Branch {
     /// Left subtree max >= length and vstart < va_start: go left.
@@ -81,7 +85,7 @@ pub enum Branch {
 }
 
 /// What happened at an ancestor during the roll-back walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RollBackStep {
     /// The ancestor itself fits.
@@ -93,7 +97,7 @@ pub enum RollBackStep {
 }
 
 /// The four ways a request can sit inside a free block (plus none).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 pub enum FitType {
     #[serde(rename = "NOTHING")]
     NothingFit,
@@ -123,7 +127,7 @@ impl FitType {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Dir {
     Left,
@@ -131,7 +135,7 @@ pub enum Dir {
 }
 
 /// Which red-black routine a rotation or recolour belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RbPhase {
     /// `__rb_insert`
@@ -140,7 +144,7 @@ pub enum RbPhase {
     EraseColor,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Color {
     Red,
@@ -149,7 +153,7 @@ pub enum Color {
 
 /// Which augment callback (or which caller) rewrote a node's `subtree_max_size` outside a
 /// propagation (`propagate`/`propagate_stop` events are their own kinds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AugmentCause {
     /// The `copy` callback of `__rb_erase_augmented` (cases 2 and 3): the successor takes the
@@ -163,7 +167,7 @@ pub enum AugmentCause {
 }
 
 /// Why linux-5.1 dropped its `free_vmap_cache` hint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheResetWhy {
     Empty,
@@ -174,7 +178,7 @@ pub enum CacheResetWhy {
 }
 
 /// Which neighbours a freed block merged with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum MergeKind {
     Next,
@@ -183,7 +187,7 @@ pub enum MergeKind {
 }
 
 /// Why a purge ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PurgeCause {
     /// `purge` in a trace: a forced `purge_vmap_area_lazy`.
@@ -197,53 +201,101 @@ pub enum PurgeCause {
 }
 
 /// One micro-step of the allocator.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// Addresses and lengths travel as `"0x…"` text (`#[serde(with = "crate::addr::hex")]`, typed
+/// `Addr` in TypeScript); so, as they always have, `nr_lazy` and `successor` (typed `Hex`). Ids,
+/// counts and cases are numbers. The allocator builds these on its hot path, hence plain `u64`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     // ---- alloc_vmap_area / __alloc_vmap_area / find_vmap_lowest_match ----
     /// A search begins: `length` is the pruning length the profile's rule chose.
     SearchStart {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         align: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         vstart: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         vend: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         length: u64,
     },
     /// A node visited on the way down, the test made and the branch taken.
     Visit {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         left_max: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         right_max: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         vstart: u64,
         branch: Branch,
     },
     /// An ancestor re-examined on the roll-back walk.
     RollBack {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         right_max: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         vstart: u64,
         step: RollBackStep,
         /// 5.16+: the vstart the search continues with after entering a right subtree.
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Option<Addr>")]
         new_vstart: Option<u64>,
     },
     /// No free block qualifies.
     SearchNone,
     /// The aligned start lands past `vend`: the request fails after the search.
     OutOfRange {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         nva: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         vend: u64,
     },
     /// `classify_va_fit_type`.
     Fit {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         nva: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
         fit: FitType,
     },
@@ -251,9 +303,17 @@ pub enum Event {
     Clip {
         id: u32,
         fit: FitType,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new_end: u64,
         /// NE only: the new object `[lva_start, lva_end)` left of the request.
         lva: Option<AreaInfo>,
@@ -261,11 +321,17 @@ pub enum Event {
     /// The request is served: `[addr, addr + size)` becomes busy.
     Allocated {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         addr: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
     },
     /// The request fails (after any purge and retry).
     AllocFailed {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
     },
 
@@ -273,7 +339,11 @@ pub enum Event {
     /// A node is linked as a red leaf (`rb_link_node`), before the fix-up.
     Link {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
         parent: Option<u32>,
         side: Option<Dir>,
@@ -295,13 +365,21 @@ pub enum Event {
     },
     /// The space was reset by `init`: one free block `[start, end)`.
     Reset {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         end: u64,
     },
     /// A node is about to be erased from the free tree.
     Erase {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     /// The erased node is out of the tree, before propagation and the colour fix-up. `case` is
@@ -311,6 +389,8 @@ pub enum Event {
     Unlinked {
         id: u32,
         case: &'static str,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Option<Hex>")]
         successor: Option<u32>,
     },
 
@@ -318,12 +398,18 @@ pub enum Event {
     /// `subtree_max_size` of a node changed on a propagation path.
     Propagate {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new: u64,
     },
     /// The propagation stopped here: the recomputed value equals the stored one.
     PropagateStop {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         value: u64,
     },
     /// A value rewritten by the copy or rotate callback, or reset by `link_va`. For `rotate`,
@@ -331,7 +417,11 @@ pub enum Event {
     /// `lib/rbtree.c`, where the callback runs after the pointers moved).
     AugmentSet {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new: u64,
         cause: AugmentCause,
         phase: Option<RbPhase>,
@@ -341,7 +431,11 @@ pub enum Event {
     // ---- free path: merge_or_add_vmap_area ----
     /// Where a freed block would be linked, and its neighbours in the free list.
     MergeStart {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
         prev: Option<u32>,
         next: Option<u32>,
@@ -352,15 +446,27 @@ pub enum Event {
         merge: MergeKind,
         survivor: u32,
         removed: Option<u32>,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         old_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         new_end: u64,
     },
     /// The freed block touched no neighbour and is inserted as a node of its own.
     AddBlock {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
 
@@ -368,20 +474,34 @@ pub enum Event {
     /// `depth`: nodes passed on the way down the busy tree.
     BusyInsert {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
         depth: u32,
     },
     BusyRemove {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     /// An area is freed lazily: `nr_lazy` pages now wait, the threshold is `lazy_max`.
     LazyEnqueue {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Hex")]
         nr_lazy: u64,
         lazy_max: u64,
     },
@@ -392,7 +512,11 @@ pub enum Event {
     },
     /// One lazy entry goes back to the free tree.
     PurgeArea {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     PurgeEnd {
@@ -408,23 +532,43 @@ pub enum Event {
     /// The walk starts after the cached busy area.
     CacheUse {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         addr: u64,
     },
     /// A busy-tree node passed while looking for the first area ending at or above `addr`.
     WalkTree {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         addr: u64,
     },
     /// A busy area stepped over in the list walk; `addr` is the candidate after it.
     WalkArea {
         id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         addr: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         cached_hole_size: u64,
     },
 
@@ -432,14 +576,22 @@ pub enum Event {
     PoolHit {
         node: u32,
         pool: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     /// The head of the pool was misaligned and moved to the tail.
     PoolRotate {
         node: u32,
         pool: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     PoolMiss {
@@ -457,13 +609,21 @@ pub enum Event {
     Pooled {
         node: u32,
         pool: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         va_end: u64,
     },
     /// pcpu_get_vm_areas: one area carved.
     PcpuArea {
         index: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         addr: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
         size: u64,
     },
 }

@@ -22,6 +22,7 @@ use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use ts_rs::TS;
 
 use crate::era::Vmap;
 use crate::events::{Event, NoObserver, Observer, TreeView};
@@ -30,7 +31,7 @@ use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_T
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 
 /// The input formats an import understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ImportFormat {
     /// The trace language itself.

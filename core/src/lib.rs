@@ -7,11 +7,14 @@
 //!   interface ([`Vmap`]): alloc, free, vfree, purge, `pcpu_get_vm_areas`, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
 //! * [`trace`] and [`replay`]: the trace language and the conformance output.
+//! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
 //! * [`check`]: invariants for tests and `vmap-replay --check`.
 
+pub mod addr;
 pub mod area;
 pub mod check;
 pub mod contention;
+pub mod contract;
 pub mod counters;
 pub mod era;
 pub mod error;
@@ -27,6 +30,7 @@ pub mod trace;
 pub mod vmalloc;
 pub mod workload;
 
+pub use addr::{Addr, Hex};
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use era::Vmap;
 pub use error::VmapError;

@@ -10,6 +10,9 @@
 //! Stepping back is therefore exact and cheap on long traces.
 
 use serde::Serialize;
+use ts_rs::TS;
+
+use crate::addr::Addr;
 
 use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
@@ -20,12 +23,12 @@ use crate::replay::{Outcome, ReplayError, Replayer};
 use crate::trace::{parse_trace, LineParser, Op, TraceLine, MAX_TRACE_BYTES};
 
 /// One free-tree node as a view draws it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct NodeSnap {
     pub id: u32,
-    pub va_start: u64,
-    pub va_end: u64,
-    pub subtree_max_size: u64,
+    pub va_start: Addr,
+    pub va_end: Addr,
+    pub subtree_max_size: Addr,
     pub black: bool,
     pub parent: Option<u32>,
     pub left: Option<u32>,
@@ -34,26 +37,26 @@ pub struct NodeSnap {
 }
 
 /// A busy (or 5.2 lazy-in-busy) area.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct BusySnap {
     pub id: u32,
-    pub va_start: u64,
-    pub va_end: u64,
+    pub va_start: Addr,
+    pub va_end: Addr,
     pub lazy: bool,
     pub node: u32,
 }
 
 /// A lazily freed area outside the busy tree (6.1 purge tree, 6.9 per-node lazy lists), with
 /// the node whose list holds it (6.9: the node of the CPU that allocated it; 0 before).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct LazySnap {
     pub id: u32,
-    pub va_start: u64,
-    pub va_end: u64,
+    pub va_start: Addr,
+    pub va_end: Addr,
     pub node: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct PoolSnap {
     pub node: u32,
     pub pool: u32,
@@ -61,7 +64,7 @@ pub struct PoolSnap {
 }
 
 /// Everything a view shows of the allocator at one point.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct StateSnap {
     /// False before the first operation: the free space shown is the boot default it will get.
     pub initialized: bool,
@@ -71,8 +74,8 @@ pub struct StateSnap {
     pub lazy_nr: u64,
     pub lazy_max: u64,
     pub nr_nodes: u32,
-    pub zone_size: u64,
-    pub space: (u64, u64),
+    pub zone_size: Addr,
+    pub space: (Addr, Addr),
     pub root: Option<u32>,
     pub free: Vec<NodeSnap>,
     pub busy: Vec<BusySnap>,
@@ -92,9 +95,9 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
         let v = a.get(n);
         out.push(NodeSnap {
             id: v.id,
-            va_start: v.va_start,
-            va_end: v.va_end,
-            subtree_max_size: v.subtree_max_size,
+            va_start: Addr(v.va_start),
+            va_end: Addr(v.va_end),
+            subtree_max_size: Addr(v.subtree_max_size),
             black: v.is_black(),
             parent: a.id_of(parent),
             left: a.id_of(v.left),
@@ -113,7 +116,7 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
 
 /// The busy, lazy and pooled areas (and the lazy page count) at one point: what the address
 /// bar shows besides the free tree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct AreasSnap {
     pub lazy_nr: u64,
     pub busy: Vec<BusySnap>,
@@ -132,8 +135,8 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
     for (nid, _) in v.nodes.iter().enumerate() {
         busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
             id: i.id,
-            va_start: i.va_start,
-            va_end: i.va_end,
+            va_start: Addr(i.va_start),
+            va_end: Addr(i.va_end),
             lazy,
             node: nid as u32,
         }));
@@ -147,7 +150,7 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
         lazy: v
             .lazy_areas_by_node()
             .into_iter()
-            .map(|(node, a)| LazySnap { id: a.id, va_start: a.va_start, va_end: a.va_end, node })
+            .map(|(node, a)| LazySnap { id: a.id, va_start: Addr(a.va_start), va_end: Addr(a.va_end), node })
             .collect(),
         pools: v.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
     }
@@ -168,8 +171,8 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         lazy_nr,
         lazy_max: v.lazy_max_pages(),
         nr_nodes: v.nr_vmap_nodes(),
-        zone_size: v.zone_size,
-        space: v.space,
+        zone_size: Addr(v.zone_size),
+        space: (Addr(v.space.0), Addr(v.space.1)),
         root: v.arena.id_of(v.free.root),
         free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
         busy,
@@ -179,7 +182,7 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
 }
 
 /// One frame: an event and the indices of the tree and area snapshots in force after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct Frame {
     pub event: Event,
     pub tree: usize,
@@ -268,7 +271,7 @@ pub struct OpFrames {
 }
 
 /// Summary of one operation (no frames).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, TS)]
 pub struct OpSummary {
     pub index: usize,
     pub line: usize,

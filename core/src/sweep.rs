@@ -8,6 +8,7 @@
 //!   random size (the "random" test where the 2019 authors measured 101 min against 57 s).
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::counters::{CounterObserver, Counters};
 use crate::era::Vmap;
@@ -34,7 +35,7 @@ impl SweepShape {
 }
 
 /// One point of a sweep: live areas and the average counters of one operation.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 pub struct SweepPoint {
     pub profile: Profile,
     pub live: usize,

@@ -30,6 +30,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize};
+use ts_rs::TS;
 
 use crate::era::Vmap;
 use crate::events::NoObserver;
@@ -125,7 +126,7 @@ pub fn run_order(n: usize, sequential: bool, rng: &mut Rng) -> Vec<usize> {
 // ----------------------------------------------------------------------
 
 /// The knobs of `test_vmalloc` plus the model's own.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(default)]
 pub struct WorkloadParams {
     pub seed: u64,
@@ -148,17 +149,23 @@ pub struct WorkloadParams {
     /// J (`lazy_max_pages`), `pcpu_alloc_test`'s objects (35000), the kvfree_rcu tests' grace
     /// period in loop iterations (16; 0 frees at once). None: those defaults.
     pub keep: Option<u64>,
-    #[serde(serialize_with = "ser_profile", deserialize_with = "de_profile")]
+    #[serde(with = "profile_name")]
+    #[ts(as = "Profile")]
     pub profile: Profile,
 }
 
-fn ser_profile<S: serde::Serializer>(p: &Profile, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(p.name())
-}
+/// A profile as its name, both ways (an unknown name is an error naming it).
+mod profile_name {
+    use super::{Deserialize, Deserializer, Profile};
 
-fn de_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
-    let s = String::deserialize(d)?;
-    Profile::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown profile `{s}`")))
+    pub fn serialize<S: serde::Serializer>(p: &Profile, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(p.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
+        let s = String::deserialize(d)?;
+        Profile::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown profile `{s}`")))
+    }
 }
 
 impl Default for WorkloadParams {
@@ -264,7 +271,7 @@ impl Preset {
 }
 
 /// What kind of workload an entry of [`list`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {
     /// One test of `lib/test_vmalloc.c`.
@@ -276,7 +283,7 @@ pub enum WorkloadKind {
 }
 
 /// One entry of the catalogue.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub description: &'static str,

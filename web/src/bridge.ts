@@ -1,8 +1,27 @@
 // The typed bridge to the wasm facade (core/wasm): its methods return JSON text with 64-bit
 // values as `0x` hex strings; this module parses them into typed objects with bigint
-// addresses. It does not import the wasm module itself (see wasm.ts), so it is unit-testable
-// with a fake.
+// addresses. The raw JSON's types are generated from the Rust types (./contract/contract.ts);
+// the parsed ones here are derived from them (`Parsed`). It does not import the wasm module
+// itself (see wasm.ts), so it is unit-testable with a fake.
+import type * as Raw from './contract/contract';
 import { parseBig } from './format';
+
+/** snake_case to camelCase, as a type. */
+type Camel<S extends string> = S extends `${infer H}_${infer R}` ? `${H}${Capitalize<Camel<R>>}` : S;
+
+/**
+ * A contract type as the bridge hands it on: `Addr` text as `bigint`, keys in camelCase,
+ * arrays, tuples and nested objects likewise.
+ */
+export type Parsed<T> = T extends Raw.Addr
+  ? bigint
+  : T extends null
+    ? null
+    : T extends readonly unknown[]
+      ? { [I in keyof T]: Parsed<T[I]> }
+      : T extends object
+        ? { [K in keyof T as Camel<K & string>]: Parsed<T[K]> }
+        : T;
 
 /** The surface of the wasm `Vmapviz` class this bridge uses. */
 export interface RawSession {
@@ -21,76 +40,37 @@ export interface RawSession {
 }
 
 /** A range of addresses `[vaStart, vaEnd)` named by the core's area id. */
-export interface Area {
-  id: number;
-  vaStart: bigint;
-  vaEnd: bigint;
-}
+export type Area = Parsed<Raw.AreaInfo>;
 
 /** A node of the augmented free tree (pre-order in `State.free`). */
-export interface FreeNode extends Area {
-  subtreeMaxSize: bigint;
-  black: boolean;
-  parent: number | null;
-  left: number | null;
-  right: number | null;
-  depth: number;
-}
+export type FreeNode = Parsed<Raw.NodeSnap>;
 
 /** A busy area; with `lazy`, freed lazily but still in the busy tree (linux-5.2). */
-export interface BusyArea extends Area {
-  lazy: boolean;
-  node: number;
-}
+export type BusyArea = Parsed<Raw.BusySnap>;
 
 /** A lazily freed area outside the busy tree, on the node whose lazy list holds it (0 before 6.9). */
-export interface LazyArea extends Area {
-  node: number;
-}
+export type LazyArea = Parsed<Raw.LazySnap>;
 
 /** A per-node pool of cached free areas (linux-6.9 vmap nodes). */
-export interface Pool {
-  node: number;
-  pool: number;
-  entries: Area[];
-}
+export type Pool = Parsed<Raw.PoolSnap>;
 
-/** Everything the core reports about the allocator at one point. */
-export interface State {
-  profile: string;
-  cpus: number;
-  cpu: number;
-  lazyNr: number;
-  lazyMax: number;
-  nrNodes: number;
-  zoneSize: bigint;
-  space: [bigint, bigint];
-  root: number | null;
-  free: FreeNode[];
-  busy: BusyArea[];
-  /** Lazily freed areas waiting for a purge outside the busy tree (6.1 purge tree, 6.9 per-node lists). */
-  lazy: LazyArea[];
-  pools: Pool[];
-  /**
-   * Whether the free space exists yet. The core sets it up on the first operation (the boot
-   * block [1, 2^64 - 1), or `init`), so the state before op 0 has no areas at all.
-   */
-  initialized: boolean;
-}
+/**
+ * Everything the core reports about the allocator at one point. `lazy` holds the lazily freed
+ * areas waiting for a purge outside the busy tree (6.1 purge tree, 6.9 per-node lists);
+ * `initialized` whether the free space exists yet (the core sets it up on the first operation:
+ * the boot block [1, 2^64 - 1), or `init`; the state before op 0 has no areas at all).
+ */
+export type State = Omit<Parsed<Raw.StateSnap>, 'profile'> & { profile: string };
 
-/** One operation of the trace and what it printed. */
-export interface OpSummary {
-  index: number;
-  /** 1-based line of the trace text. */
-  line: number;
-  text: string;
-  output: string;
-  warning: string | null;
-}
+/** One operation of the trace and what it printed (`line`: 1-based line of the trace text). */
+export type OpSummary = Parsed<Raw.OpSummary>;
 
-/** One step event of the core (`kind` tag; see core/src/events.rs). Hex fields are kept as given. */
+/**
+ * One step event of the core (`kind` tag, one of the contract's `Event` kinds; see
+ * core/src/events.rs). Fields are kept as the core sent them (addresses as hex text).
+ */
 export interface StepEvent {
-  kind: string;
+  kind: Raw.Event['kind'];
   [field: string]: unknown;
 }
 
@@ -103,12 +83,7 @@ export interface Frame {
 }
 
 /** The busy, lazy and pooled areas at one point (what the address bar shows besides the free tree). */
-export interface Areas {
-  lazyNr: number;
-  busy: BusyArea[];
-  lazy: LazyArea[];
-  pools: Pool[];
-}
+export type Areas = Pick<State, 'lazyNr' | 'busy' | 'lazy' | 'pools'>;
 
 /** All the micro-steps of one operation, for a player. */
 export interface OpFrames extends OpSummary {
@@ -129,11 +104,15 @@ export function stateAtFrame(f: OpFrames, i: number): State {
   return { ...f.before, free, root: free[0]?.id ?? null, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
 }
 
-type Json = Record<string, unknown>;
+/**
+ * A contract object before it is checked: its keys are the contract's (a misspelt key does not
+ * compile), its values still unknown (each is checked as it is read).
+ */
+type Unchecked<T> = { [K in keyof T]?: unknown };
 
-function obj(v: unknown, what: string): Json {
+function obj<T = Record<string, unknown>>(v: unknown, what: string): Unchecked<T> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
-  return v as Json;
+  return v as Unchecked<T>;
 }
 
 function arr(v: unknown, what: string): unknown[] {
@@ -156,12 +135,12 @@ function str(v: unknown, what: string): string {
 }
 
 function parseArea(v: unknown): Area {
-  const o = obj(v, 'area');
+  const o = obj<Raw.AreaInfo>(v, 'area');
   return { id: num(o.id, 'area.id'), vaStart: parseBig(o.va_start), vaEnd: parseBig(o.va_end) };
 }
 
 export function parseFreeNode(v: unknown): FreeNode {
-  const o = obj(v, 'free node');
+  const o = obj<Raw.NodeSnap>(v, 'free node');
   return {
     ...parseArea(o),
     subtreeMaxSize: parseBig(o.subtree_max_size),
@@ -174,16 +153,16 @@ export function parseFreeNode(v: unknown): FreeNode {
 }
 
 function parseBusy(v: unknown): BusyArea {
-  const o = obj(v, 'busy area');
+  const o = obj<Raw.BusySnap>(v, 'busy area');
   return { ...parseArea(o), lazy: o.lazy === true, node: num(o.node ?? 0, 'node') };
 }
 
 function parseLazy(l: unknown): LazyArea {
-  return { ...parseArea(l), node: num(obj(l, 'lazy area').node ?? 0, 'node') };
+  return { ...parseArea(l), node: num(obj<Raw.LazySnap>(l, 'lazy area').node ?? 0, 'node') };
 }
 
 function parsePool(p: unknown): Pool {
-  const q = obj(p, 'pool');
+  const q = obj<Raw.PoolSnap>(p, 'pool');
   return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
 }
 
@@ -196,7 +175,7 @@ function count(v: unknown, what: string): number {
 }
 
 export function parseStateValue(v: unknown): State {
-  const o = obj(v, 'state');
+  const o = obj<Raw.StateSnap>(v, 'state');
   const space = arr(o.space, 'space');
   const state: Omit<State, 'initialized'> = {
     profile: str(o.profile, 'profile'),
@@ -223,7 +202,7 @@ export function parseState(json: string): State {
 }
 
 export function parseSummaryValue(v: unknown): OpSummary {
-  const o = obj(v, 'summary');
+  const o = obj<Raw.OpSummary>(v, 'summary');
   return {
     index: num(o.index, 'index'),
     line: num(o.line, 'line'),
@@ -240,16 +219,16 @@ export function parseSummaries(json: string): OpSummary[] {
 export function parseFrames(json: string): OpFrames | null {
   const v: unknown = JSON.parse(json);
   if (v === null) return null;
-  const o = obj(v, 'frames');
+  const o = obj<Raw.FramesJson>(v, 'frames');
   const before = parseStateValue(o.before);
   return {
     ...parseSummaryValue(o),
     before,
     after: parseStateValue(o.after),
     frames: arr(o.frames, 'frames').map((f) => {
-      const q = obj(f, 'frame');
+      const q = obj<Raw.Frame>(f, 'frame');
       const event = obj(q.event, 'event');
-      return { event: { ...event, kind: str(event.kind, 'event.kind') }, tree: num(q.tree, 'frame.tree'), areas: num(q.areas ?? 0, 'frame.areas') };
+      return { event: { ...event, kind: str(event.kind, 'event.kind') as StepEvent['kind'] }, tree: num(q.tree, 'frame.tree'), areas: num(q.areas ?? 0, 'frame.areas') };
     }),
     trees: rebuildTrees(before.free, arr(o.tree_deltas, 'tree_deltas')),
     areas: rebuildAreas(before, arr(o.area_deltas ?? [], 'area_deltas')),
@@ -265,7 +244,7 @@ export function rebuildAreas(before: State, deltas: unknown[]): Areas[] {
   let cur: Areas = { lazyNr: before.lazyNr, busy: before.busy, lazy: before.lazy, pools: before.pools };
   const out = [cur];
   for (const d of deltas) {
-    const q = obj(d, 'area delta');
+    const q = obj<Raw.AreaDelta>(d, 'area delta');
     const byId = new Map(cur.busy.map((b) => [b.id, b]));
     for (const id of arr(q.busy_del, 'busy_del')) byId.delete(num(id, 'busy_del'));
     for (const b of arr(q.busy_set, 'busy_set')) {
@@ -294,7 +273,7 @@ export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] 
   const byId = new Map<number, FreeNode>(base.map((n) => [n.id, n]));
   let prev = byId;
   return deltas.map((d, i) => {
-    const q = obj(d, 'tree delta');
+    const q = obj<Raw.TreeDelta>(d, 'tree delta');
     const next = new Map(prev);
     for (const id of arr(q.del, 'del')) next.delete(num(id, 'del'));
     for (const n of arr(q.set, 'set')) {

@@ -100,7 +100,7 @@ impl Tree {
         fn render(by_id: &HashMap<u32, &NodeSnap>, id: Option<u32>) -> String {
             let Some(id) = id else { return "-".into() };
             let n = by_id[&id];
-            let mut s = format!("{}{}", n.va_start >> 20, if n.black { 'B' } else { 'R' });
+            let mut s = format!("{}{}", n.va_start.0 >> 20, if n.black { 'B' } else { 'R' });
             if n.left.is_some() || n.right.is_some() {
                 s += &format!("({},{})", render(by_id, n.left), render(by_id, n.right));
             }
@@ -122,8 +122,8 @@ impl Tree {
         // Returns (black height, max size, min start, max end).
         fn walk(by_id: &HashMap<u32, &NodeSnap>, id: u32, augmented: bool) -> (u32, u64, u64, u64) {
             let n = by_id[&id];
-            let size = n.va_end - n.va_start;
-            let (mut lo, mut hi, mut max) = (n.va_start, n.va_end, size);
+            let size = n.va_end.0 - n.va_start.0;
+            let (mut lo, mut hi, mut max) = (n.va_start.0, n.va_end.0, size);
             let mut bh = [0u32; 2];
             for (k, c) in [n.left, n.right].into_iter().enumerate() {
                 if let Some(c) = c {
@@ -132,10 +132,10 @@ impl Tree {
                     assert!(n.black || cn.black, "red {:#x} has a red child", n.va_start);
                     let (b, m, clo, chi) = walk(by_id, c, augmented);
                     if k == 0 {
-                        assert!(chi <= n.va_start, "left subtree out of order");
+                        assert!(chi <= n.va_start.0, "left subtree out of order");
                         lo = clo;
                     } else {
-                        assert!(clo >= n.va_end, "right subtree out of order");
+                        assert!(clo >= n.va_end.0, "right subtree out of order");
                         hi = chi;
                     }
                     bh[k] = b;

@@ -1,10 +1,14 @@
 //! Thin wasm-bindgen facade over `vmapviz-core`: a [`Vmapviz`] session whose methods return
 //! JSON text. 64-bit addresses and sizes travel as lower-case `0x` hex strings (JSON numbers
-//! lose precision above 2^53); ids, counts and depths stay numbers.
+//! lose precision above 2^53); ids, counts and depths stay numbers. Which is which is decided
+//! by each field's type ([`Addr`], [`Hex`]); every shape returned is a named type deriving
+//! `TS`, from which `core/wasm/tests/contract.rs` writes `web/src/contract/`.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
+use ts_rs::TS;
+pub use vmapviz_core::addr::{Addr, Hex};
 use vmapviz_core::check::check_invariants;
 use vmapviz_core::session::{
     AreasSnap, BusySnap, Frame, LazySnap, NodeSnap, Opening, PoolSnap, SessionBuilder, StateSnap,
@@ -17,130 +21,13 @@ mod workbench;
 #[cfg(feature = "workbench")]
 pub use workbench::*;
 
-/// Keys whose values are small integers (ids, counts, depths), kept as JSON numbers.
-const NUMBER_KEYS: &[&str] = &[
-    "id",
-    "parent",
-    "left",
-    "right",
-    "survivor",
-    "removed",
-    "old_top",
-    "new_top",
-    "prev",
-    "next",
-    "node",
-    "pool",
-    "case",
-    "taken",
-    "kept",
-    "count",
-    "purged",
-    "index",
-    "line",
-    "tree",
-    "depth",
-    "cpus",
-    "cpu",
-    "nr_nodes",
-    "lazy_nr",
-    "lazy_max",
-    "root",
-    "ops",
-    "bit",
-    "seed",
-    "loops",
-    "nr_pages",
-    "nr_threads",
-    "test_repeat_count",
-    "run_test_mask",
-    "keep",
-    "threads",
-    "mask",
-    "module_tests",
-    "live",
-    "mapped",
-    "purge_events",
-    "mismatches",
-    "total",
-    "done",
-    "del",
-    "areas",
-    "busy_del",
-];
-
-/// Serialise with addresses as hex strings: serde_json's text, then [`hex_numbers`].
+/// Serialise as the contract says: each field's type decides its JSON kind ([`Addr`] and
+/// [`Hex`] as `"0x…"` text, ids and counts as numbers; see `vmapviz_core::addr`).
 pub fn to_json<T: Serialize>(t: &T) -> String {
     match serde_json::to_string(t) {
-        Ok(s) => hex_numbers(&s),
+        Ok(s) => s,
         Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
     }
-}
-
-/// Rewrite JSON text (as serde_json writes it) so that every non-negative integer becomes a
-/// `"0x…"` string, unless the key it stands under is one of [`NUMBER_KEYS`]; the elements of
-/// an array stand under the array's key. One pass over the text, no intermediate tree.
-pub fn hex_numbers(json: &str) -> String {
-    /// An open container and the key its next value stands under.
-    struct Open<'a> {
-        object: bool,
-        key: &'a str,
-    }
-    let b = json.as_bytes();
-    let mut out = String::with_capacity(json.len() + json.len() / 8);
-    let mut stack: Vec<Open<'_>> = Vec::new();
-    let mut want_key = false;
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                if want_key {
-                    if let Some(top) = stack.last_mut() {
-                        top.key = &json[start..i.min(b.len())];
-                    }
-                    want_key = false;
-                }
-                i += 1;
-            }
-            c @ (b'{' | b'[') => {
-                let key = stack.last().map_or("", |o| o.key);
-                stack.push(Open { object: c == b'{', key });
-                want_key = c == b'{';
-                i += 1;
-            }
-            b'}' | b']' => {
-                stack.pop();
-                i += 1;
-            }
-            b',' => {
-                want_key = stack.last().is_some_and(|o| o.object);
-                i += 1;
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-                    i += 1;
-                }
-                let key = stack.last().map_or("", |o| o.key);
-                if !NUMBER_KEYS.contains(&key) {
-                    if let Ok(u) = json[start..i].parse::<u64>() {
-                        out.push_str(&json[copied..start]);
-                        out.push_str(&format!("\"{u:#x}\""));
-                        copied = i;
-                    }
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    out.push_str(&json[copied..]);
-    out
 }
 
 pub(crate) fn profile(name: &str) -> Result<Profile, JsError> {
@@ -241,21 +128,8 @@ impl Vmapviz {
     /// of megabytes; so do the busy, lazy and pooled areas (`area_deltas[i]` takes area
     /// snapshot `i` to `i + 1`; snapshot 0 is `before`'s).
     pub fn frames(&self, k: usize) -> String {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            index: usize,
-            line: usize,
-            text: &'a str,
-            output: &'a str,
-            warning: &'a Option<String>,
-            before: &'a StateSnap,
-            after: &'a StateSnap,
-            frames: &'a [Frame],
-            tree_deltas: Vec<TreeDelta<'a>>,
-            area_deltas: Vec<AreaDelta<'a>>,
-        }
         match self.s.frames(k) {
-            Some(f) => to_json(&Out {
+            Some(f) => to_json(&FramesJson {
                 index: f.index,
                 line: f.line,
                 text: &f.text,
@@ -318,10 +192,25 @@ impl Vmapviz {
     }
 }
 
+/// What `frames(k)` returns (or `null` past the end).
+#[derive(Serialize, TS)]
+pub struct FramesJson<'a> {
+    pub index: usize,
+    pub line: usize,
+    pub text: &'a str,
+    pub output: &'a str,
+    pub warning: &'a Option<String>,
+    pub before: &'a StateSnap,
+    pub after: &'a StateSnap,
+    pub frames: &'a [Frame],
+    pub tree_deltas: Vec<TreeDelta<'a>>,
+    pub area_deltas: Vec<AreaDelta<'a>>,
+}
+
 /// How one snapshot of the free tree differs from the one before it: the root, the nodes that
 /// are new or changed (anything but `depth`) and the ids of those that left the tree. The
 /// receiver rebuilds the snapshot (pre-order from the root, depths counted on the way).
-#[derive(Serialize, Debug, PartialEq)]
+#[derive(Serialize, TS, Debug, PartialEq)]
 pub struct TreeDelta<'a> {
     pub root: Option<u32>,
     pub set: Vec<&'a NodeSnap>,
@@ -350,7 +239,7 @@ pub fn tree_deltas<'a>(base: &'a [NodeSnap], trees: &'a [Vec<NodeSnap>]) -> Vec<
 /// How one snapshot of the busy, lazy and pooled areas differs from the one before it: the
 /// busy areas that are new or changed and the ids of those that left (the receiver keeps them
 /// in address order), and the lazy and pooled lists whole when they changed (`null` if not).
-#[derive(Serialize, Debug, PartialEq)]
+#[derive(Serialize, TS, Debug, PartialEq)]
 pub struct AreaDelta<'a> {
     pub lazy_nr: u64,
     pub busy_set: Vec<&'a BusySnap>,
@@ -389,64 +278,6 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-
-    /// The reference: the same rewrite on serde_json's tree.
-    fn hexify(v: Value, key: &str) -> Value {
-        match v {
-            Value::Number(n) => match n.as_u64() {
-                Some(u) if !NUMBER_KEYS.contains(&key) => Value::String(format!("{u:#x}")),
-                _ => Value::Number(n),
-            },
-            Value::Array(a) => Value::Array(a.into_iter().map(|x| hexify(x, key)).collect()),
-            Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k.clone(), hexify(x, &k))).collect()),
-            other => other,
-        }
-    }
-
-    fn same_as_reference<T: Serialize>(t: &T) {
-        let fast: Value = serde_json::from_str(&to_json(t)).unwrap();
-        assert_eq!(fast, hexify(serde_json::to_value(t).unwrap(), ""));
-    }
-
-    #[test]
-    fn hex_numbers_rewrites_what_the_tree_rewrite_does() {
-        #[derive(Serialize)]
-        struct Odd {
-            id: u64,
-            va_start: u64,
-            neg: i64,
-            float: f64,
-            whole_float: f64,
-            text: &'static str,
-            nested: Vec<Vec<u64>>,
-            del: Vec<u32>,
-            empty: Vec<u64>,
-            big: u64,
-        }
-        same_as_reference(&Odd {
-            id: 7,
-            va_start: 0xffff_c900_0000_0000,
-            neg: -3,
-            float: 1.5e-7,
-            whole_float: 2.0,
-            text: "a \"quoted\" {[1, 2]}, \\ 12: \u{1} end",
-            nested: vec![vec![1, 2], vec![], vec![u64::MAX]],
-            del: vec![1, 2, 3],
-            empty: vec![],
-            big: 1 << 60,
-        });
-        assert_eq!(to_json(&vec![0u64, 16]), r#"["0x0","0x10"]"#);
-        assert_eq!(to_json(&5u32), r#""0x5""#);
-        let mut s = Session::new(Profile::Linux69);
-        for l in ["cpus 4", "alloc 0x3000 0x1000 0xffffc90000000000 0xffffe8ffffffffff", "vfree 0xffffc90000000000"] {
-            s.push_text(l).unwrap();
-        }
-        for k in 0..s.len() {
-            same_as_reference(&s.frames(k).unwrap());
-            same_as_reference(&s.state_before(k));
-        }
-    }
 
     /// Rebuild snapshots from deltas the way the page does (web/src/bridge.ts): apply the
     /// changes to a map by id, then walk from the root in pre-order counting depths.

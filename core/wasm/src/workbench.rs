@@ -5,6 +5,7 @@
 
 use crate::{opt_profile, profile, to_json, Vmapviz};
 use serde::Serialize;
+use ts_rs::TS;
 use vmapviz_core::contention::sweep as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
@@ -19,13 +20,8 @@ impl Vmapviz {
     /// JSON `{ per_op: [Counters...], total: Counters }` for ops `from..to` (events counted on
     /// a replay; costs time proportional to the range).
     pub fn counters(&self, from: usize, to: usize) -> String {
-        #[derive(Serialize)]
-        struct Out {
-            per_op: Vec<Counters>,
-            total: Counters,
-        }
         let (per_op, total) = self.s.counters(from, to);
-        to_json(&Out { per_op, total })
+        to_json(&CountersJson { per_op, total })
     }
 
     /// The trace in its JSON form (`{"profile": ..., "ops": [...]}`, numbers as hex strings).
@@ -33,6 +29,13 @@ impl Vmapviz {
         let ops: Vec<Op> = self.s.ops().iter().map(|l| l.op.clone()).collect();
         import::to_json(&ops)
     }
+}
+
+/// What `counters(from, to)` returns.
+#[derive(Serialize, TS)]
+pub struct CountersJson {
+    pub per_op: Vec<Counters>,
+    pub total: Counters,
 }
 
 /// JSON cost sweep: average counters per operation for each live count (comma-separated).
@@ -68,19 +71,30 @@ fn parse_list(s: &str) -> Result<Vec<usize>, JsError> {
 /// defaults: WorkloadParams }`.
 #[wasm_bindgen]
 pub fn workloads() -> String {
-    #[derive(Serialize)]
-    struct Out {
-        workloads: Vec<workload::WorkloadInfo>,
-        presets: Vec<&'static str>,
-        profiles: Vec<&'static str>,
-        defaults: WorkloadParams,
-    }
-    to_json(&Out {
+    to_json(&CatalogueJson {
         workloads: workload::list(),
         presets: Preset::ALL.iter().map(|p| p.name()).collect(),
         profiles: Profile::ALL.iter().map(|p| p.name()).collect(),
         defaults: WorkloadParams::default(),
     })
+}
+
+/// What `workloads()` returns.
+#[derive(Serialize, TS)]
+pub struct CatalogueJson {
+    pub workloads: Vec<workload::WorkloadInfo>,
+    pub presets: Vec<&'static str>,
+    pub profiles: Vec<&'static str>,
+    pub defaults: WorkloadParams,
+}
+
+/// What `workload_params(json, preset)` returns.
+#[derive(Serialize, TS)]
+pub struct ResolvedParamsJson {
+    pub params: WorkloadParams,
+    pub threads: u32,
+    pub mask: u64,
+    pub module_tests: usize,
 }
 
 fn params(json: &str) -> Result<WorkloadParams, JsError> {
@@ -91,20 +105,18 @@ fn params(json: &str) -> Result<WorkloadParams, JsError> {
 /// they resolve to: JSON `{ params, threads, mask, module_tests }`.
 #[wasm_bindgen]
 pub fn workload_params(params_json: &str, preset: &str) -> Result<String, JsError> {
-    #[derive(Serialize)]
-    struct Out {
-        params: WorkloadParams,
-        threads: u32,
-        mask: u64,
-        module_tests: usize,
-    }
     let mut p = params(params_json)?;
     if !preset.is_empty() {
         Preset::parse(preset)
             .ok_or_else(|| JsError::new(&format!("unknown preset `{preset}` (known: performance, stress, smoke)")))?
             .apply(&mut p);
     }
-    let out = Out { threads: p.threads(), mask: p.mask(), module_tests: workload::module_tests(p.profile), params: p };
+    let out = ResolvedParamsJson {
+        threads: p.threads(),
+        mask: p.mask(),
+        module_tests: workload::module_tests(p.profile),
+        params: p,
+    };
     Ok(to_json(&out))
 }
 
@@ -154,16 +166,30 @@ impl ImportResult {
     }
 }
 
-#[derive(Serialize)]
-struct Remark<'a> {
-    line: usize,
-    text: &'a str,
+/// A line-numbered remark of an import report.
+#[derive(Serialize, TS)]
+pub struct Remark<'a> {
+    pub line: usize,
+    pub text: &'a str,
 }
 
-#[derive(Serialize)]
-struct Label<'a> {
-    index: usize,
-    text: &'a str,
+/// A caller name (vmallocinfo) by operation index.
+#[derive(Serialize, TS)]
+pub struct Label<'a> {
+    pub index: usize,
+    pub text: &'a str,
+}
+
+/// What `ImportResult.report` holds.
+#[derive(Serialize, TS)]
+pub struct ImportReportJson<'a> {
+    pub format: ImportFormat,
+    pub mapped: usize,
+    pub skipped: Vec<Remark<'a>>,
+    pub notes: Vec<Remark<'a>>,
+    pub purge_events: usize,
+    pub mismatches: usize,
+    pub labels: Vec<Label<'a>>,
 }
 
 fn remarks(v: &[(usize, String)]) -> Vec<Remark<'_>> {
@@ -171,18 +197,8 @@ fn remarks(v: &[(usize, String)]) -> Vec<Remark<'_>> {
 }
 
 fn import_result(i: Imported) -> ImportResult {
-    #[derive(Serialize)]
-    struct Report<'a> {
-        format: ImportFormat,
-        mapped: usize,
-        skipped: Vec<Remark<'a>>,
-        notes: Vec<Remark<'a>>,
-        purge_events: usize,
-        mismatches: usize,
-        labels: Vec<Label<'a>>,
-    }
     let r = &i.report;
-    let report = to_json(&Report {
+    let report = to_json(&ImportReportJson {
         format: r.format,
         mapped: r.mapped,
         skipped: remarks(&r.skipped),

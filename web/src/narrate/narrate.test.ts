@@ -86,7 +86,7 @@ describe('narrate', () => {
   });
 
   it('covers every event kind of core/src/events.rs with a function', () => {
-    const kinds = [
+    const kinds: StepEvent['kind'][] = [
       'search_start', 'visit', 'roll_back', 'search_none', 'out_of_range', 'fit', 'clip', 'allocated', 'alloc_failed', 'link', 'rotate',
       'recolor', 'erase', 'unlinked', 'propagate', 'propagate_stop', 'augment_set', 'merge_start', 'merge', 'add_block', 'busy_insert', 'busy_remove',
       'lazy_enqueue', 'purge_start', 'purge_area', 'purge_end', 'cache_reset', 'cache_use', 'walk_tree', 'walk_area', 'pool_hit',

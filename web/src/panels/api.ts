@@ -1,50 +1,36 @@
 // Typed parsing of what the facade's workbench functions return (workloads, imports, counters,
-// sweeps, contention). Pure: no wasm import here, so it is unit-testable with fixtures.
+// sweeps, contention). The raw JSON's types are generated from the Rust types
+// (../contract/contract.ts); the parsed ones here follow them. Pure: no wasm import here, so
+// it is unit-testable with fixtures.
+import type * as Raw from '../contract/contract';
 import { parseBig } from '../format';
 
-export type WorkloadKind = 'kernel_test' | 'module' | 'teaching';
+export type WorkloadKind = Raw.WorkloadKind;
 
-export interface WorkloadInfo {
-  name: string;
-  description: string;
-  /** The test's `run_test_mask` bit, for kernel tests. */
-  bit: number | null;
-  kind: WorkloadKind;
-}
+/** One entry of the catalogue (`bit`: the test's `run_test_mask` bit, for kernel tests). */
+export type WorkloadInfo = Raw.WorkloadInfo;
 
-/** The knobs of `test_vmalloc` (core/src/workload.rs `WorkloadParams`); null means "the default". */
-export interface WorkloadParams {
-  seed: number;
-  loops: number;
-  nr_pages: number | null;
-  cpus: number;
-  nr_threads: number | null;
-  sequential_test_order: boolean;
-  test_repeat_count: number;
-  run_test_mask: number | null;
-  keep: number | null;
-  profile: string;
-}
+/**
+ * The knobs of `test_vmalloc` (core/src/workload.rs `WorkloadParams`); null means "the
+ * default". The profile is any name here: the core refuses one it does not know.
+ */
+export type WorkloadParams = Omit<Raw.WorkloadParams, 'profile'> & { profile: string };
 
-export interface Catalogue {
-  workloads: WorkloadInfo[];
-  presets: string[];
-  profiles: string[];
-  defaults: WorkloadParams;
-}
+export type Catalogue = Omit<Raw.CatalogueJson, 'defaults'> & { defaults: WorkloadParams };
 
 export interface ResolvedParams {
   params: WorkloadParams;
-  threads: number;
-  mask: number;
-  moduleTests: number;
+  threads: Raw.ResolvedParamsJson['threads'];
+  mask: Raw.ResolvedParamsJson['mask'];
+  moduleTests: Raw.ResolvedParamsJson['module_tests'];
 }
 
-type Json = Record<string, unknown>;
+/** A contract object before it is checked: the contract's keys (a misspelt one does not compile), unknown values. */
+type Unchecked<T> = { [K in keyof T]?: unknown };
 
-function obj(v: unknown, what: string): Json {
+function obj<T = Record<string, unknown>>(v: unknown, what: string): Unchecked<T> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
-  return v as Json;
+  return v as Unchecked<T>;
 }
 
 function arr(v: unknown, what: string): unknown[] {
@@ -72,7 +58,7 @@ function s(v: unknown, what: string): string {
 }
 
 export function parseParams(v: unknown): WorkloadParams {
-  const o = obj(v, 'params');
+  const o = obj<Raw.WorkloadParams>(v, 'params');
   return {
     seed: n(o.seed ?? 0, 'seed'),
     loops: n(o.loops ?? 1, 'loops'),
@@ -88,10 +74,10 @@ export function parseParams(v: unknown): WorkloadParams {
 }
 
 export function parseCatalogue(json: string): Catalogue {
-  const o = obj(JSON.parse(json), 'catalogue');
+  const o = obj<Raw.CatalogueJson>(JSON.parse(json), 'catalogue');
   return {
     workloads: arr(o.workloads, 'workloads').map((w) => {
-      const q = obj(w, 'workload');
+      const q = obj<Raw.WorkloadInfo>(w, 'workload');
       const kind = s(q.kind, 'kind');
       if (kind !== 'kernel_test' && kind !== 'module' && kind !== 'teaching') throw new TypeError(`unknown kind ${kind}`);
       return { name: s(q.name, 'name'), description: s(q.description, 'description'), bit: optN(q.bit, 'bit'), kind };
@@ -103,7 +89,7 @@ export function parseCatalogue(json: string): Catalogue {
 }
 
 export function parseResolved(json: string): ResolvedParams {
-  const o = obj(JSON.parse(json), 'resolved params');
+  const o = obj<Raw.ResolvedParamsJson>(JSON.parse(json), 'resolved params');
   return {
     params: parseParams(o.params),
     threads: n(o.threads, 'threads'),
@@ -130,10 +116,10 @@ export interface ImportReport {
 }
 
 export function parseReport(json: string): ImportReport {
-  const o = obj(JSON.parse(json), 'report');
+  const o = obj<Raw.ImportReportJson>(JSON.parse(json), 'report');
   const remarks = (v: unknown, what: string): Remark[] =>
     arr(v ?? [], what).map((r) => {
-      const q = obj(r, what);
+      const q = obj<Raw.Remark>(r, what);
       return { line: n(q.line, 'line'), text: s(q.text, 'text') };
     });
   return {
@@ -144,23 +130,14 @@ export function parseReport(json: string): ImportReport {
     purgeEvents: n(o.purge_events ?? 0, 'purge_events'),
     mismatches: n(o.mismatches ?? 0, 'mismatches'),
     labels: arr(o.labels ?? [], 'labels').map((l) => {
-      const q = obj(l, 'label');
+      const q = obj<Raw.Label>(l, 'label');
       return { index: n(q.index, 'index'), text: s(q.text, 'text') };
     }),
   };
 }
 
-/** The work counters of one operation or a total (core/src/counters.rs). */
-export interface Counters {
-  ops: number;
-  nodes_visited: number;
-  list_walked: number;
-  comparisons: number;
-  rotations: number;
-  recolors: number;
-  propagations: number;
-  cache_lines: number;
-}
+/** The work counters of one operation or a total (core/src/counters.rs), each as a number. */
+export type Counters = { [K in keyof Raw.Counters]: number };
 
 export const COUNTER_KEYS = [
   'nodes_visited',
@@ -170,7 +147,7 @@ export const COUNTER_KEYS = [
   'recolors',
   'propagations',
   'cache_lines',
-] as const;
+] as const satisfies readonly Exclude<keyof Raw.Counters, 'ops'>[];
 export type CounterKey = (typeof COUNTER_KEYS)[number];
 
 export const COUNTER_LABEL: Record<CounterKey | 'work', string> = {
@@ -190,7 +167,7 @@ export function work(c: Counters): number {
 }
 
 function parseCountersValue(v: unknown): Counters {
-  const o = obj(v, 'counters');
+  const o = obj<Raw.Counters>(v, 'counters');
   const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
   for (const k of COUNTER_KEYS) c[k] = n(o[k] ?? 0, k);
   return c;
@@ -202,7 +179,7 @@ export interface CountersRange {
 }
 
 export function parseCounters(json: string): CountersRange {
-  const o = obj(JSON.parse(json), 'counters');
+  const o = obj<Raw.CountersJson>(JSON.parse(json), 'counters');
   return { perOp: arr(o.per_op, 'per_op').map(parseCountersValue), total: parseCountersValue(o.total) };
 }
 
@@ -220,7 +197,7 @@ export interface SweepPoint {
 
 export function parseSweep(json: string): SweepPoint[] {
   return arr(JSON.parse(json), 'sweep').map((p) => {
-    const o = obj(p, 'sweep point');
+    const o = obj<Raw.SweepPoint>(p, 'sweep point');
     return {
       profile: s(o.profile, 'profile'),
       live: n(o.live, 'live'),
@@ -247,7 +224,7 @@ export interface ContentionPoint {
 
 export function parseContention(json: string): ContentionPoint[] {
   return arr(JSON.parse(json), 'contention').map((p) => {
-    const o = obj(p, 'contention point');
+    const o = obj<Raw.ContentionResult>(p, 'contention point');
     return {
       profile: s(o.profile, 'profile'),
       cpus: n(o.cpus, 'cpus'),

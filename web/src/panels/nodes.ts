@@ -227,7 +227,7 @@ export class NodesPanel {
       return;
     }
     this.event.hidden = false;
-    const kinds = f.frames.map((x) => x.event.kind);
+    const kinds: string[] = f.frames.map((x) => x.event.kind);
     const main = ['reclaim', 'pool_hit', 'decay', 'pooled', 'pool_rotate', 'pool_miss'].find((k) =>
       k === 'reclaim' ? isReclaim(f) : kinds.includes(k),
     );
