@@ -18,8 +18,7 @@ pub mod error;
 pub mod events;
 pub mod import;
 pub mod maple;
-#[path = "era/maple_rfc.rs"]
-pub mod maple_rfc;
+pub use era::maple_rfc;
 pub mod profile;
 pub mod rbtree;
 pub mod replay;

@@ -113,6 +113,18 @@ pub struct RfcCounters {
     pub purges: u64,
 }
 
+/// The shape of the trees (spec §11.11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct RfcStructure {
+    pub occupied_height: u32,
+    pub occupied_nodes: usize,
+    /// Used slots of the occupied tree's leaves, in percent of 16 per leaf.
+    pub leaf_fill_pct: f64,
+    pub busy_nodes: usize,
+    pub free_nodes: usize,
+    pub chunks: usize,
+}
+
 /// The whole `maple-rfc` allocator.
 #[derive(Clone)]
 pub struct MapleRfc {
@@ -206,7 +218,7 @@ pub fn merge_ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 }
 
 impl MapleRfc {
-    pub const PROFILE: Profile = Profile::Linux69;
+    pub const PROFILE: Profile = Profile::MapleRfc;
 
     pub fn new() -> Self {
         MapleRfc {
@@ -1194,6 +1206,22 @@ impl MapleRfc {
     /// Live `struct vmap_area` objects (busy, bump, lazy, pooled).
     pub fn live_areas(&self) -> usize {
         self.arena.live()
+    }
+
+    /// Shape figures of §11.11: heights, node counts, leaf fill.
+    pub fn structure(&self) -> RfcStructure {
+        let nodes = self.occupied.nodes();
+        let leaves: Vec<_> = nodes.iter().filter(|n| n.kind == crate::maple::NodeKind::Leaf).collect();
+        let used: usize = leaves.iter().map(|n| n.end + 1).sum();
+        let leaf_fill_pct = if leaves.is_empty() { 0.0 } else { 100.0 * used as f64 / (16 * leaves.len()) as f64 };
+        RfcStructure {
+            occupied_height: self.occupied.height(),
+            occupied_nodes: self.occupied.node_count(),
+            leaf_fill_pct,
+            busy_nodes: self.nodes.iter().map(|n| n.busy.node_count()).sum(),
+            free_nodes: self.free_mt.node_count(),
+            chunks: self.chunks.len(),
+        }
     }
 
     /// Bytes the model's indexes would take in the RFC: 48-byte objects, 256-byte maple nodes
