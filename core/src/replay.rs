@@ -122,11 +122,42 @@ impl Replayer {
             }
             Op::Dump => {
                 v.ensure_init();
-                dump_free_tree(v, out);
+                match v.rfc.as_deref_mut() {
+                    Some(r) => r.dump(out),
+                    None => dump_free_tree(v, out),
+                }
             }
             Op::Busy => {
                 v.ensure_init();
-                dump_busy(v, out);
+                match v.rfc.as_deref_mut() {
+                    Some(r) => r.busy(out),
+                    None => dump_busy(v, out),
+                }
+            }
+            Op::Bump(on) => {
+                if !v.set_bump(on) {
+                    return Err(VmapError::Unsupported {
+                        why: format!("`bump` is a maple-rfc line; this trace runs {}", v.profile),
+                    });
+                }
+            }
+            Op::Early { size, align, vstart, vend } => {
+                v.ensure_init();
+                let Some(r) = v.rfc.as_deref_mut() else {
+                    return Err(VmapError::Unsupported {
+                        why: format!("`early` is a maple-rfc line; this trace runs {}", v.profile),
+                    });
+                };
+                match r.alloc_early(size, align, vstart, vend) {
+                    Ok(a) => push_line(out, "early -> ", a, "\n"),
+                    Err(e) => {
+                        if e.is_kernel_bug() {
+                            return Err(e);
+                        }
+                        out.push_str("early -> FAIL\n");
+                        return Ok(Outcome::Warned(e));
+                    }
+                }
             }
             Op::Pools => {
                 v.ensure_init();

@@ -1228,6 +1228,38 @@ impl<O: MapleObserver> MapleTree<O> {
         }
     }
 
+    /// The range holding `index` (`mas_walk`): `(first, last, entry)`, NULL ranges included.
+    pub fn range_at(&self, index: u64) -> (u64, u64, Option<MapleEntry>) {
+        let (mut id, mut min, mut max) = match self.root {
+            Root::Empty => return (0, MAX, None),
+            Root::Ptr(e) => return if index == 0 { (0, 0, Some(e)) } else { (1, MAX, None) },
+            Root::Node(id) => (id, 0, MAX),
+        };
+        loop {
+            let end = self.data_end(id, max).min(self.kind(id).slots() - 1);
+            let mut lo = min;
+            let mut off = 0;
+            let mut hi = self.safe_pivot(id, 0, max);
+            while off < end && hi < index {
+                lo = hi.wrapping_add(1);
+                off += 1;
+                hi = self.safe_pivot(id, off, max);
+            }
+            if off == end {
+                hi = max;
+            }
+            match self.n(id).slot[off] {
+                Slot::Node(c) => {
+                    id = c;
+                    min = lo;
+                    max = hi;
+                }
+                Slot::Entry(e) => return (lo, hi, Some(e)),
+                Slot::Null => return (lo, hi, None),
+            }
+        }
+    }
+
     /// Every range of the tree in order, NULL ranges included: `(first, last, entry)`.
     pub fn ranges(&self) -> Vec<(u64, u64, Option<MapleEntry>)> {
         let mut out = Vec::new();
