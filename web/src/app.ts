@@ -573,6 +573,8 @@ export class App {
     // The address views change within an operation too: keyed by the snapshots in force.
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
     this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
+    // A maple tree's stored ranges change only with a store or an erase: one key until then.
+    if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
     this.lens.render(state, this.focus.ranges, this.barKey);
     this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
@@ -580,6 +582,8 @@ export class App {
     part(this.root, 'free-tree').hidden = maple !== null;
     this.mapleRoot.hidden = maple === null;
     this.root.dataset.view = maple ? 'maple-tree' : 'free-tree';
+    const title = this.root.querySelector('#tree-title');
+    if (title) title.textContent = maple ? 'Maple tree' : 'Free tree';
     if (maple) narration = this.renderMaple(maple, ms);
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender && (!maple || this.mapleUi)) {

@@ -155,9 +155,14 @@ export function rangeOfId(id: number): { node: number; slot: number } {
   return { node: Math.floor(id / 16), slot: id % 16 };
 }
 
+const rangesOf = new WeakMap<MapleSnapshot, BusyArea[]>();
+
 /** The stored ranges (entries of the leaves) as the address bar's busy areas, `[first, last + 1)`. */
 export function storedRanges(t: MapleSnapshot): BusyArea[] {
+  const known = rangesOf.get(t);
+  if (known) return known;
   const out: BusyArea[] = [];
+  rangesOf.set(t, out);
   for (const n of t.nodes) {
     if (n.type !== 'leaf') continue;
     let lo = n.min;
@@ -252,6 +257,31 @@ export class MapleSession extends Session {
     return f;
   }
 
+  private writes: Int32Array | null = null;
+
+  /**
+   * A key for the stored ranges at a position (op `k`, and the index of the tree in force in
+   * its frames, -1 between operations): the last `store`/`erase` that had finished. Positions
+   * with the same key show the same ranges, so the address bar need not be drawn again.
+   */
+  areasKey(k: number, tree: number): string {
+    if (!this.writes) {
+      // writes[i]: the last store/erase among ops 0..i-1 (-1: none).
+      const sums = this.summaries();
+      const w = new Int32Array(sums.length + 1);
+      let last = -1;
+      sums.forEach((s, i) => {
+        w[i] = last;
+        if (/^(store|erase)\s/.test(s.text)) last = i;
+      });
+      w[sums.length] = last;
+      this.writes = w;
+    }
+    const at = this.clamp(k);
+    const isWrite = at < this.length && at < this.writes.length - 1 && this.writes[at + 1] === at;
+    return `w${tree > 0 && isWrite ? at : (this.writes[at] ?? -1)}`;
+  }
+
   /** The conformance dump of the tree before op `k`. */
   dump(k: number): string {
     return this.m.dump(this.clamp(k));
@@ -290,6 +320,7 @@ export class MapleSession extends Session {
 
   override push(line: string): OpSummary {
     const s = JSON.parse(this.m.push(line)) as OpSummary;
+    this.writes = null;
     this.trees.clear();
     this.opFrames.clear();
     return s;
@@ -302,6 +333,7 @@ export class MapleSession extends Session {
 
   override truncate(k: number): void {
     this.m.truncate(this.clamp(k));
+    this.writes = null;
     this.trees.clear();
     this.opFrames.clear();
   }

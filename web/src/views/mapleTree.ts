@@ -158,12 +158,24 @@ function content(c: Cell): { cls: string; top: string; bottom: string; title: st
   return { cls: 'child', top: size(span), bottom: `→ #${String(s.child)}`, title: `slot ${c.i} ${r}: child #${String(s.child)}${gap}` };
 }
 
-/** A node's content, for skipping unchanged nodes on redraw. */
-function signature(n: MapleNode): string {
-  return `${n.type}|${n.min}|${n.mgap}|${slotsNotation(n)}|${n.slots.map((s) => s.child ?? '').join(',')}`;
+const notations = new WeakMap<MapleNode, string>();
+
+/** The dump notation of a node's slots, computed once per node object. */
+function notation(n: MapleNode): string {
+  let s = notations.get(n);
+  if (s === undefined) {
+    s = slotsNotation(n);
+    notations.set(n, s);
+  }
+  return s;
 }
 
-type NodeEl = SVGGElement & { __sig?: string };
+/** A node's content, for skipping unchanged nodes on redraw. */
+function signature(n: MapleNode): string {
+  return `${n.type}|${n.depth}|${n.min}|${n.max}|${n.mgap}|${notation(n)}|${n.slots.map((s) => s.child ?? '').join(',')}`;
+}
+
+type NodeEl = SVGGElement & { __sig?: string; __focus?: string };
 
 export class MapleTreeView {
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
@@ -186,6 +198,9 @@ export class MapleTreeView {
   private size = { w: 0, h: 0 };
   private hovered: number | null = null;
   private shape = '';
+  /** The shape whose positions the nodes were last moved to. */
+  private laidOut = '';
+  private redrawQueued = false;
 
   constructor(
     private readonly root: HTMLElement,
@@ -254,7 +269,17 @@ export class MapleTreeView {
         this.transform = e.transform;
         this.viewport.attr('transform', e.transform.toString());
         this.levelOfDetail();
-        if (e.sourceEvent && !this.programmatic) this.setAutoFit(false);
+        if (e.sourceEvent && !this.programmatic) {
+          this.setAutoFit(false);
+          // A pan or a zoom brings other nodes near the screen: draw them on the next frame.
+          if (!this.redrawQueued) {
+            this.redrawQueued = true;
+            requestAnimationFrame(() => {
+              this.redrawQueued = false;
+              this.rerender();
+            });
+          }
+        }
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
     new ResizeObserver((entries) => {
@@ -275,6 +300,7 @@ export class MapleTreeView {
   }
 
   private setAutoFit(on: boolean): void {
+    if (this.autoFit === on && this.root.dataset.autoFit === String(on)) return;
     this.autoFit = on;
     this.fitButton.classList.toggle('active', on);
     this.root.dataset.autoFit = String(on);
@@ -287,8 +313,8 @@ export class MapleTreeView {
     const focus = options.focus ?? NO_MAPLE_FOCUS;
     const ms = options.duration ?? 0;
     const nodes = snap.nodes;
-    this.root.dataset.nodes = String(nodes.length);
-    this.root.dataset.height = String(snap.height);
+    this.data('nodes', String(nodes.length));
+    this.data('height', String(snap.height));
     this.empty.hidden = nodes.length > 0;
     this.empty.textContent = 'The tree is empty (root NULL): the first store creates a root leaf.';
     const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.type}:${n.parent ?? ''}`).join(',')}`;
@@ -307,21 +333,50 @@ export class MapleTreeView {
       this.bounds = { x0: x0 - MARGIN, x1: x1 + MARGIN, y0: -MARGIN, y1: y1 + MARGIN };
     }
     if (!this.size.w) this.measure();
-    const drawn = nodes.filter((n) => this.boxes.has(n.id));
-    const hidden = nodes.filter((n) => !this.boxes.has(n.id));
-    this.root.dataset.drawn = String(drawn.length);
+    const target = this.autoFit ? this.fitTransform(false, focus) : this.transform;
+    // Only the nodes near the screen (where the view is and where it goes) and the focus's are
+    // drawn: a few thousand offscreen cells would cost every frame. The others are placeholders.
+    const near = this.nearScreen([this.transform, target]);
+    const keep = new Set([...focus.path, focus.node, focus.store]);
+    const drawn: MapleNode[] = [];
+    const hidden: MapleNode[] = [];
+    for (const n of nodes) {
+      const b = this.boxes.get(n.id);
+      if (b && (near(b) || keep.has(n.id))) drawn.push(n);
+      else hidden.push(n);
+    }
+    this.data('drawn', String(drawn.length));
     this.drawLinks(drawn, focus, ms);
     this.drawNodes(drawn, focus, ms);
     this.drawHidden(hidden);
-    const target = this.autoFit ? this.fitTransform(false, focus) : this.transform;
     if (target !== this.transform) this.setTransform(target, ms);
     this.levelOfDetail();
   }
 
+  /** Whether a box is within a screen's margin of the view under any of the transforms. */
+  private nearScreen(ts: ZoomTransform[]): (b: Box) => boolean {
+    const { w, h } = this.size;
+    const rects = ts.map((t) => {
+      const m = 2 * CELL_W * 16;
+      return [-t.x / t.k - m, (w - t.x) / t.k + m, -t.y / t.k - m, (h - t.y) / t.k + m];
+    });
+    return (b) => !w || rects.some((r) => b.x + b.w >= r[0] && b.x <= r[1] && b.y + b.h >= r[2] && b.y <= r[3]);
+  }
+
   /** Outline the cell of a stored range (from the address bar's hover), or none. */
   highlightRange(id: number | null): void {
+    const was = this.hovered;
     this.hovered = id;
-    this.layer.selectAll<SVGGElement, Cell>('g.maple-cell').classed('hover', (c) => id !== null && rangeId(c.node.id, c.i) === id);
+    // Only the leaves of the old and the new range change.
+    const nodes = new Set([was, id].filter((x): x is number => x !== null).map((x) => rangeOfId(x).node));
+    this.layer
+      .selectAll<SVGGElement, MapleNode>('g.maple-node')
+      .filter((d) => nodes.has(d.id))
+      .each(function () {
+        (this as NodeEl).__focus = undefined;
+      })
+      .selectAll<SVGGElement, Cell>('g.maple-cell')
+      .classed('hover', (c) => id !== null && rangeId(c.node.id, c.i) === id);
   }
 
   fit(ms = 0): void {
@@ -347,7 +402,8 @@ export class MapleTreeView {
       .data(data, (d) => String(d.id))
       .join((e) => e.append('path').attr('class', 'maple-link').attr('d', path));
     sel.classed('on-path', (d) => onPath.has(d.id) && d.parent !== null && onPath.has(d.parent));
-    (ms > 0 ? sel.transition().duration(ms) : sel).attr('d', path);
+    if (ms > 0) sel.transition().duration(ms).attr('d', path);
+    else if (this.laidOut !== this.shape) sel.attr('d', path);
   }
 
   private drawNodes(nodes: MapleNode[], focus: MapleFocus, ms: number): void {
@@ -370,29 +426,40 @@ export class MapleTreeView {
         (exit) => exit.remove(),
       );
     sel
-      .attr('data-maple-id', (d) => d.id)
-      .attr('data-maple-depth', (d) => d.depth)
-      .attr('data-maple-type', (d) => d.type)
-      .attr('data-maple-min', (d) => hex(d.min))
-      .attr('data-maple-max', (d) => hex(d.max))
-      .attr('data-maple-end', (d) => d.end)
-      .attr('data-maple-slots', (d) => slotsNotation(d))
       .classed('on-path', (d) => onPath.has(d.id))
       .classed('current', (d) => d.id === focus.node)
       .classed('store-leaf', (d) => d.id === focus.store);
-    (ms > 0 ? sel.transition().duration(ms) : sel).attr('transform', (d) => this.at(d));
+    if (ms > 0) sel.transition().duration(ms).attr('transform', (d) => this.at(d));
+    else if (this.laidOut !== this.shape) sel.attr('transform', (d) => this.at(d));
+    this.laidOut = this.shape;
     const me = this;
     sel.each(function (d) {
       const g = this as NodeEl;
       const sig = signature(d);
       if (g.__sig !== sig) {
         g.__sig = sig;
+        g.__focus = undefined;
+        select(g)
+          .attr('data-maple-id', d.id)
+          .attr('data-maple-depth', d.depth)
+          .attr('data-maple-type', d.type)
+          .attr('data-maple-min', hex(d.min))
+          .attr('data-maple-max', hex(d.max))
+          .attr('data-maple-end', d.end)
+          .attr('data-maple-slots', notation(d));
         me.drawCells(select(g), d);
       }
     });
-    // Focus classes on cells (cheap: only classes, every frame).
+    // Focus classes on cells: only where this node's focus changed since it was last drawn.
     sel.each(function (d) {
       const cur = d.id === focus.node;
+      const g = this as NodeEl;
+      const mine = focus.gaps.filter((x) => x.node === d.id);
+      const key = `${cur ? `${focus.slot}|${[...focus.scanned].join(',')}` : ''}|${focus.found?.node === d.id ? focus.found.slot : ''}|${mine
+        .map((x) => `${x.slot}${x.stop ? 's' : ''}${x.current ? 'c' : ''}`)
+        .join(',')}|${me.hovered !== null && rangeOfId(me.hovered).node === d.id ? me.hovered : ''}`;
+      if (g.__focus === key) return;
+      g.__focus = key;
       select(this)
         .selectAll<SVGGElement, Cell>('g.maple-cell')
         .classed('scanned', (c) => cur && focus.scanned.has(c.i))
@@ -468,14 +535,21 @@ export class MapleTreeView {
       .data(nodes, (d) => String(d.id))
       .join('g')
       .attr('class', 'maple-node placeholder')
-      .attr('data-maple-id', (d) => d.id)
-      .attr('data-maple-depth', (d) => d.depth)
-      .attr('data-maple-type', (d) => d.type)
-      .attr('data-maple-min', (d) => hex(d.min))
-      .attr('data-maple-max', (d) => hex(d.max))
-      .attr('data-maple-end', (d) => d.end)
-      .attr('data-maple-slots', (d) => slotsNotation(d));
-    this.root.dataset.collapsed = String(nodes.length);
+      .each(function (d) {
+        const g = this as NodeEl;
+        const sig = signature(d);
+        if (g.__sig === sig) return;
+        g.__sig = sig;
+        select(g)
+          .attr('data-maple-id', d.id)
+          .attr('data-maple-depth', d.depth)
+          .attr('data-maple-type', d.type)
+          .attr('data-maple-min', hex(d.min))
+          .attr('data-maple-max', hex(d.max))
+          .attr('data-maple-end', d.end)
+          .attr('data-maple-slots', notation(d));
+      });
+    this.data('hidden', String(nodes.length));
   }
 
   private at(n: MapleNode): string {
@@ -534,9 +608,18 @@ export class MapleTreeView {
   private levelOfDetail(): void {
     const px = CELL_FONT * this.transform.k;
     const lod = px < LOD_TEXT_PX ? 'far' : 'near';
-    this.svg.attr('data-lod', lod);
-    this.root.dataset.lod = lod;
-    this.root.dataset.scale = this.transform.k.toFixed(3);
+    if (this.data('lod', lod)) this.svg.attr('data-lod', lod);
+    this.data('scale', this.transform.k.toFixed(3));
+  }
+
+  /**
+   * Set a data attribute of the root only when it changes (a write invalidates the styles of
+   * everything below it, every frame). True when it changed.
+   */
+  private data(key: string, value: string): boolean {
+    if (this.root.dataset[key] === value) return false;
+    this.root.dataset[key] = value;
+    return true;
   }
 }
 
