@@ -264,20 +264,21 @@ test('a bad line gives the core’s message and changes nothing', async ({ page 
 });
 
 test('screenshots of the maple view mid-search (1440×900, 1280×720 lecture)', async ({ page }) => {
-  const { trace } = vector('08_height3');
+  const { trace } = vector('10_vmalloc_like');
   const list = ops(trace);
   const app = new AppPage(page);
   await openMaple(app, trace, 0);
-  // The last search of the vector, at its last scan before the hole is found.
+  // A search that descends, climbs back out (a wasted descent) and finds its hole in another
+  // leaf: shown at the scan of the slot that holds the hole.
   let op = -1;
-  for (let k = list.length - 1; k >= 0 && op < 0; k--) if (list[k].startsWith('empty') && (await kinds(page, k)).some((e) => e.kind === 'found')) op = k;
   let f = 0;
-  if (op >= 0) {
-    const ev = await kinds(page, op);
-    f = Math.max(0, ev.findIndex((e) => e.kind === 'found') - 1);
-  } else {
-    op = Math.floor(list.length / 2);
+  for (let k = 0; k < list.length && op < 0; k++) {
+    if (!list[k].startsWith('empty')) continue;
+    const ev = await kinds(page, k);
+    const found = ev.findIndex((e) => e.kind === 'found');
+    if (found > 0 && ev.some((e) => e.kind === 'ascend')) [op, f] = [k, found - 1];
   }
+  expect(op).toBeGreaterThanOrEqual(0);
   await page.setViewportSize({ width: 1440, height: 900 });
   await app.open(`./#trace=${encodeURIComponent(trace)}&step=${op}&frame=${f}`);
   await page.screenshot({ path: 'test-results/maple-1440x900.png' });
