@@ -309,7 +309,7 @@ function narrateGap(ev: StepEvent, before: MapleSnapshot | undefined, after: Map
   const was = old !== null && old !== gap ? ` (was ${size(old)})` : '';
   const head = `gap of #${id} slot ${slot}${child !== undefined && child !== null ? ` (child #${child})` : ''} now ${size(gap)}${was}`;
   if (old !== null && old === gap && stop)
-    return base('mas_update_gap', 'mas_update_gap', 'same', 'gap update', 'Propagation stops', `${head}; parent's gap[${slot}] already ${size(gap)}: stop.`);
+    return base('mas_update_gap', 'mas_update_gap', 'same', 'gap update', 'Propagation stops', `${head}; the parent #${id}'s gap[${slot}] already ${size(gap)}: stop.`);
   if (stop && na && na.parent === null)
     return base('mas_update_gap', 'mas_update_gap', 'root', 'gap update', 'Propagation stops', `${head}; #${id} is the root: stop.`);
   if (stop)
