@@ -340,3 +340,27 @@ test('stepping a maple tree of over 1,000 entries: p95 frame within budget', asy
   );
   expect(p95).toBeLessThanOrEqual(16.7);
 });
+
+test('hovering a stored range in the address bar outlines its slot, and the other way round', async ({ page }) => {
+  const { trace } = vector('03_arange_gaps');
+  const app = new AppPage(page);
+  await openMaple(app, trace, 'end');
+  // The whole tree in view, so that every cell can be pointed at.
+  await page.locator('[data-widget="maple-tree"] button.whole').click();
+  await expect(page.locator('[data-widget="maple-tree"]')).toHaveAttribute('data-hidden', '0');
+  const cell = page.locator('[data-widget="maple-tree"] .maple-node[data-maple-type="leaf"] .maple-cell.entry').first();
+  await expect(cell).toHaveCount(1);
+  // The cell's slot range, from its node's attributes, is the bar area it names.
+  const node = cell.locator('xpath=ancestor::*[@data-maple-slots][1]');
+  const slot = Number(await cell.getAttribute('data-slot'));
+  const slots = ((await node.getAttribute('data-maple-slots')) ?? '').split(' ').map((s) => s.split(':'));
+  const lo = slot === 0 ? BigInt((await node.getAttribute('data-maple-min')) ?? '0') : BigInt(slots[slot - 1][1]) + 1n;
+  const area = page.locator(`[data-widget="space-bar"] g.area[data-va-start="0x${lo.toString(16)}"]`).first();
+  await expect(area).toHaveCount(1);
+  await cell.hover();
+  await expect(area).toHaveClass(/\bhl\b/);
+  await page.mouse.move(2, 2);
+  await expect(area).not.toHaveClass(/\bhl\b/);
+  await area.hover();
+  await expect(cell).toHaveClass(/\bhover\b/);
+});
