@@ -546,6 +546,8 @@ impl EndOp for CounterObserver {
     }
 }
 
+// Never inlined: `scripts/bench-perf.sh --callgrind` collects inside this function by name.
+#[inline(never)]
 fn bench(r: &mut Replayer, lines: &[TraceLine], out: &mut String) -> ExitCode {
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();
     let t = Instant::now();
