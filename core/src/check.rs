@@ -8,10 +8,10 @@
 //! * `vmap_lazy_nr` is the page count of the lazy areas.
 
 use crate::area::{Arena, VaTree, NIL};
+use crate::era::Vmap;
 use crate::profile::Profile;
 use crate::rbtree::compute_subtree_max_size;
 use crate::vmalloc::PAGE_SHIFT;
-use crate::vmap::Vmap;
 
 /// Validate one tree and its list; returns the in-order nodes.
 pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<Vec<u32>, String> {

@@ -19,10 +19,10 @@
 
 use serde::Serialize;
 
+use crate::era::Vmap;
 use crate::events::{Event, Observer, TreeView};
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
-use crate::vmap::Vmap;
 use crate::workload::Rng;
 
 /// How ties between CPUs ready at the same time are broken.

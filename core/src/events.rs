@@ -27,7 +27,7 @@ pub trait Observer {
     /// An event after which the busy, lazy or pooled areas may differ, with the whole
     /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
-    fn areas_event(&mut self, ev: Event, v: &crate::vmap::Vmap) {
+    fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
         self.event(ev, TreeView { arena: &v.arena, root: v.free.root });
     }
 }
@@ -61,7 +61,7 @@ impl<T: Observer> Observer for &mut T {
         (**self).event(ev, tree)
     }
     #[inline(always)]
-    fn areas_event(&mut self, ev: Event, v: &crate::vmap::Vmap) {
+    fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
         (**self).areas_event(ev, v)
     }
 }

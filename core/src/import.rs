@@ -23,11 +23,11 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::era::Vmap;
 use crate::events::{Event, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES};
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
-use crate::vmap::Vmap;
 
 /// The input formats an import understands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -477,7 +477,7 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
             note(&mut report, 0, format!("nr_lazy_max={lazy_max} is not fls(cpus) * 8192: ignored"));
         }
     }
-    let cpus = cpus.min(crate::vmap::MAX_CPUS);
+    let cpus = cpus.min(crate::era::MAX_CPUS);
 
     // Pass 2: emit while replaying.
     let replay_profile = profile.unwrap_or_default();
@@ -904,7 +904,7 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
         ops.push(Op::Profile(p));
     }
     let mut vmap = Vmap::new(profile.unwrap_or_default());
-    if need_fls > 1 && need_fls <= u64::from(fls(crate::vmap::MAX_CPUS)) {
+    if need_fls > 1 && need_fls <= u64::from(fls(crate::era::MAX_CPUS)) {
         let cpus = 1u64 << (need_fls - 1);
         vmap.set_cpus(cpus).map_err(|e| err(0, e.to_string()))?;
         ops.push(Op::Cpus(cpus));

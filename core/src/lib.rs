@@ -3,7 +3,8 @@
 //! * [`rbtree`]: the kernel's red-black tree with augment callbacks, index-based.
 //! * [`vmalloc`]: the free tree: `find_vmap_lowest_match`, `classify_va_fit_type`,
 //!   `adjust_va_to_fit_type`, `merge_or_add_vmap_area`, `augment_tree_propagate_from`.
-//! * [`vmap`]: the allocator as a whole per [`Profile`]: alloc, free, vfree, purge, vmap nodes.
+//! * [`era`]: the allocator as a whole, one module per kernel era ([`Profile`]) behind one
+//!   interface ([`Vmap`]): alloc, free, vfree, purge, `pcpu_get_vm_areas`, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
 //! * [`trace`] and [`replay`]: the trace language and the conformance output.
 //! * [`check`]: invariants for tests and `vmap-replay --check`.
@@ -12,6 +13,7 @@ pub mod area;
 pub mod check;
 pub mod contention;
 pub mod counters;
+pub mod era;
 pub mod error;
 pub mod events;
 pub mod import;
@@ -23,14 +25,13 @@ pub mod session;
 pub mod sweep;
 pub mod trace;
 pub mod vmalloc;
-pub mod vmap;
 pub mod workload;
 
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
+pub use era::Vmap;
 pub use error::VmapError;
 pub use events::{Event, NoObserver, Observer, Recorder, TreeView};
 pub use profile::Profile;
 pub use replay::{ReplayError, Replayer};
 pub use session::Session;
 pub use trace::{parse_trace, Op, ParseError, TraceLine};
-pub use vmap::Vmap;

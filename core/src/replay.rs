@@ -3,11 +3,11 @@
 use std::fmt::Write;
 
 use crate::area::NIL;
+use crate::era::Vmap;
 use crate::error::VmapError;
 use crate::events::{Event, Observer, TreeView};
 use crate::profile::Profile;
 use crate::trace::{Op, TraceLine};
-use crate::vmap::Vmap;
 
 /// A replay that had to stop: the line and why.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,11 +13,11 @@ use serde::Serialize;
 
 use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
+use crate::era::Vmap;
 use crate::events::{Event, FitType, NoObserver, Observer, TreeView};
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
 use crate::trace::{parse_trace, LineParser, Op, TraceLine, MAX_TRACE_BYTES};
-use crate::vmap::Vmap;
 
 /// One free-tree node as a view draws it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -10,10 +10,10 @@
 use serde::Serialize;
 
 use crate::counters::{CounterObserver, Counters};
+use crate::era::Vmap;
 use crate::events::NoObserver;
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
-use crate::vmap::Vmap;
 use crate::workload::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -31,11 +31,11 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::era::Vmap;
 use crate::events::NoObserver;
 use crate::profile::Profile;
 use crate::trace::{parse_line, parse_trace, Op};
 use crate::vmalloc::{fls, PAGE_SHIFT, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
-use crate::vmap::Vmap;
 
 /// `test_loop_count`'s default in the kernel module.
 pub const DEFAULT_LOOPS: u64 = 1_000_000;

@@ -546,7 +546,8 @@ impl EndOp for CounterObserver {
     }
 }
 
-// Never inlined: `scripts/bench-perf.sh --callgrind` collects inside this function by name.
+/// The timed loop. Never inlined: `scripts/bench-perf.sh --callgrind` counts instructions
+/// inside this function only.
 #[inline(never)]
 fn bench(r: &mut Replayer, lines: &[TraceLine], out: &mut String) -> ExitCode {
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();

@@ -1,0 +1,533 @@
+//! The allocator as a whole, one module per kernel era behind one interface.
+//!
+//! ```text
+//!                 alloc                         vfree
+//!   free tree  ---------->  busy tree(s)  ---------------->  lazy (5.2: llist, 6.1: purge tree,
+//!   (augmented)  <---------                                         6.9: per-node lazy trees)
+//!        ^         free                                              |
+//!        |                                                           | purge
+//!        +-----------------------------------------------------------+
+//!        |                          (6.9: or into a node's size pool, and back on decay)
+//! ```
+//!
+//! [`Vmap`] holds the state every era shares (the arena of `vmap_area`s, the busy trees of the
+//! vmap nodes, the lazy page count, the CPUs) and the public operations. Each operation checks
+//! what all eras check, then dispatches once, by profile, to its era's module, where the
+//! kernel's path of that era reads top to bottom:
+//!
+//! | module        | profile                 | what it adds                                        |
+//! |---------------|-------------------------|-----------------------------------------------------|
+//! | [`v51`]       | `linux-5.1`             | the busy-list walk with `free_vmap_cache`, no free tree |
+//! | [`free_tree`] | 5.2 onwards (shared)    | `__alloc_vmap_area` on the augmented free tree, the merge on free, the pcpu walk |
+//! | [`v52`]       | `linux-5.2`             | the lazy list kept from 5.1 (areas stay busy)       |
+//! | [`v61`]       | `linux-6.1`             | the purge tree (lazy areas leave the busy tree)     |
+//! | [`v69`]       | `linux-6.9`             | vmap nodes with lazy trees, size pools and decay    |
+//!
+//! Shared here, named as in `mm/vmalloc.c`: the busy-area bookkeeping (`insert_vmap_area` into
+//! the node of the address, the lookup on free), the pcpu argument checks, and inspection.
+
+pub mod free_tree;
+pub mod v51;
+pub mod v52;
+pub mod v61;
+pub mod v69;
+
+use std::collections::VecDeque;
+
+use crate::area::{AreaInfo, Arena, VaTree, NIL};
+use crate::error::VmapError;
+use crate::events::{Event, NoObserver, Observer, PurgeCause, TreeView};
+use crate::profile::Profile;
+use crate::rbtree::Plain;
+use crate::vmalloc::*;
+
+/// `MAX_VA_SIZE_PAGES`: pools per node (sizes up to 1 MiB, guard page included).
+pub const MAX_VA_SIZE_PAGES: usize = 256;
+/// Most CPUs a trace may declare.
+pub const MAX_CPUS: u64 = 65536;
+/// `nr_vmap_nodes` is clamped to this.
+pub const MAX_NODES: u32 = 128;
+
+/// One vmap node (linux-6.9); the other profiles have a single node holding the busy tree.
+#[derive(Clone, Debug, Default)]
+pub struct VmapNode {
+    pub busy: VaTree,
+    pub lazy: VaTree,
+    /// `pool[i]` holds areas of exactly `i + 1` pages; front = first entry.
+    pub pools: Vec<VecDeque<u32>>,
+}
+
+/// The whole simulated allocator.
+#[derive(Clone, Debug)]
+pub struct Vmap {
+    pub profile: Profile,
+    pub arena: Arena,
+    pub free: VaTree,
+    pub nodes: Vec<VmapNode>,
+    /// linux-5.2: `vmap_purge_list`, oldest first (iterate backwards for newest first).
+    pub lazy_list: Vec<u32>,
+    /// linux-6.1: `purge_vmap_area_root` / `purge_vmap_area_list`.
+    pub purge_tree: VaTree,
+    /// `vmap_lazy_nr`, in pages.
+    pub vmap_lazy_nr: u64,
+    pub cpus: u32,
+    pub cpu: u32,
+    /// `vmap_zone_size` (6.9).
+    pub zone_size: u64,
+    /// The range the free space was initialised with.
+    pub space: (u64, u64),
+    initialized: bool,
+    /// linux-5.1: the busy area after which the next search starts (`free_vmap_cache`).
+    pub free_vmap_cache: u32,
+    /// linux-5.1: the largest hole noticed below the cached area.
+    pub cached_hole_size: u64,
+    pub cached_vstart: u64,
+    pub cached_align: u64,
+    /// linux-5.1: where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
+    pub vmap_area_pcpu_hole: u64,
+}
+
+/// What a purge returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PurgeResult {
+    pub entries: u32,
+}
+
+impl Vmap {
+    pub fn new(profile: Profile) -> Self {
+        Vmap {
+            profile,
+            arena: Arena::new(),
+            free: VaTree::default(),
+            nodes: vec![VmapNode::default()],
+            lazy_list: Vec::new(),
+            purge_tree: VaTree::default(),
+            vmap_lazy_nr: 0,
+            cpus: 1,
+            cpu: 0,
+            zone_size: 1,
+            space: (1, ULONG_MAX),
+            initialized: false,
+            free_vmap_cache: NIL,
+            cached_hole_size: 0,
+            cached_vstart: 0,
+            cached_align: 0,
+            vmap_area_pcpu_hole: VMALLOC_END,
+        }
+    }
+
+    pub fn is_initialized(&self) -> bool {
+        self.initialized
+    }
+
+    /// `vmap_init_free_space` with an empty early list: one free block `[start, end)`.
+    pub fn init(&mut self, start: u64, end: u64) -> Result<(), VmapError> {
+        if start >= end {
+            return Err(VmapError::BadRange { start, end });
+        }
+        let nr = if self.profile == Profile::Linux69 { self.cpus.clamp(1, MAX_NODES) } else { 1 };
+        self.arena = Arena::new();
+        self.free = VaTree::default();
+        self.nodes = (0..nr).map(|_| VmapNode::default()).collect();
+        self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
+        self.lazy_list.clear();
+        self.purge_tree = VaTree::default();
+        self.vmap_lazy_nr = 0;
+        self.space = (start, end);
+        self.free_vmap_cache = NIL;
+        self.cached_hole_size = 0;
+        self.cached_vstart = 0;
+        self.cached_align = 0;
+        self.vmap_area_pcpu_hole = VMALLOC_END;
+        if self.profile != Profile::Linux51 {
+            // 5.1 has no free tree: free space is whatever no busy area covers.
+            let va = self.arena.alloc(start, end);
+            insert_vmap_area_augment(&mut self.arena, &mut self.free, va, NIL, &mut NoObserver);
+        }
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// The boot default `[1, ULONG_MAX)` unless an `init` came first.
+    pub fn ensure_init(&mut self) {
+        if !self.initialized {
+            // Cannot fail: 1 < ULONG_MAX.
+            let _ = self.init(1, ULONG_MAX);
+        }
+    }
+
+    pub fn set_cpus(&mut self, n: u64) -> Result<(), VmapError> {
+        if n == 0 || n > MAX_CPUS {
+            return Err(VmapError::BadCpus { cpus: n });
+        }
+        if n <= u64::from(self.cpu) {
+            return Err(VmapError::CpuOffline { cpu: self.cpu, cpus: n });
+        }
+        self.cpus = n as u32;
+        Ok(())
+    }
+
+    pub fn set_cpu(&mut self, n: u64) -> Result<(), VmapError> {
+        if n >= u64::from(self.cpus) {
+            return Err(VmapError::BadCpu { cpu: n, cpus: self.cpus });
+        }
+        self.cpu = n as u32;
+        Ok(())
+    }
+
+    /// `lazy_max_pages()`: `fls(ncpu) * 32 MiB / PAGE_SIZE`.
+    pub fn lazy_max_pages(&self) -> u64 {
+        u64::from(fls(u64::from(self.cpus))) * (32 * 1024 * 1024 / PAGE_SIZE)
+    }
+
+    pub fn nr_vmap_nodes(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// `addr_to_node_id`: `(addr / zone_size) % nr_vmap_nodes`. Every profile but a
+    /// multi-node linux-6.9 has one node, and the zone size is a power of two, so the two
+    /// 64-bit divisions are skipped or become a shift and a mask (same result).
+    #[inline(always)]
+    pub fn addr_to_node_id(&self, addr: u64) -> u32 {
+        let nr = self.nodes.len() as u64;
+        if nr <= 1 {
+            return 0;
+        }
+        let zone = self.zone_size;
+        let q = if zone.is_power_of_two() { addr >> zone.trailing_zeros() } else { addr / zone };
+        (if nr.is_power_of_two() { q & (nr - 1) } else { q % nr }) as u32
+    }
+
+    #[inline(always)]
+    fn encode_vn_id(id: u32) -> u32 {
+        id + 1
+    }
+
+    #[inline(always)]
+    fn decode_vn_id(&self, v: u32) -> Option<u32> {
+        let id = v.wrapping_sub(1);
+        (v != 0 && id < self.nodes.len() as u32).then_some(id)
+    }
+
+    #[inline(always)]
+    fn tree_view(&self) -> TreeView<'_> {
+        TreeView { arena: &self.arena, root: self.free.root }
+    }
+
+    fn validate(&self, size: u64, align: u64) -> Result<(), VmapError> {
+        let profile = self.profile;
+        if size == 0 {
+            return Err(VmapError::SizeZero { profile });
+        }
+        if size & (PAGE_SIZE - 1) != 0 {
+            return Err(VmapError::SizeNotPageMultiple { size, profile });
+        }
+        if !align.is_power_of_two() {
+            return Err(VmapError::BadAlign { align, profile });
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------
+    // The interface: each operation dispatches once to its era
+    // ------------------------------------------------------------------
+
+    /// `alloc_vmap_area`: returns the start of the new busy area.
+    pub fn alloc<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        self.ensure_init();
+        self.validate(size, align)?;
+        match self.profile {
+            Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
+            Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree(size, align, vstart, vend, 0, obs),
+            Profile::Linux69 => self.alloc_v69(size, align, vstart, vend, obs),
+        }
+    }
+
+    /// `free_vmap_area`: give the busy area at `addr` back to free space at once.
+    pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_init();
+        let (nid, va) = self.find_busy(addr)?;
+        match self.profile {
+            Profile::Linux51 => self.free_v51(va, obs),
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 => self.__free_vmap_area(nid, va, obs),
+        }
+        Ok(())
+    }
+
+    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
+    pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_init();
+        match self.profile {
+            Profile::Linux51 => self.vfree_v51(addr, obs),
+            Profile::Linux52 => self.vfree_v52(addr, obs),
+            Profile::Linux61 => self.vfree_v61(addr, obs),
+            Profile::Linux69 => self.vfree_v69(addr, obs),
+        }
+    }
+
+    /// A forced purge (`purge` in a trace). 6.9: the drain path.
+    pub fn purge<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        self.purge_era(PurgeCause::Forced, obs)
+    }
+
+    /// `reclaim_and_purge_vmap_areas` (6.9: full decay); the plain purge elsewhere.
+    pub fn reclaim<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        self.purge_era(PurgeCause::Reclaim, obs)
+    }
+
+    /// The era's `__purge_vmap_area_lazy`; a full decay of 6.9's pools unless the purge is
+    /// forced (the drain path) or comes from the lazy threshold.
+    fn purge_era<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+        match self.profile {
+            Profile::Linux51 => self.purge_v51(cause, obs),
+            Profile::Linux52 => self.purge_v52(cause, obs),
+            Profile::Linux61 => self.purge_v61(cause, obs),
+            Profile::Linux69 => {
+                let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
+                self.purge_nodes(full, cause, obs)
+            }
+        }
+    }
+
+    /// The lock-free lazy list of 5.1 and 5.2 (`vmap_purge_list`): take it whole and give each
+    /// area back with the era's `__free_vmap_area`, newest first (`llist_del_all` order).
+    fn purge_llist<O: Observer>(
+        &mut self,
+        cause: PurgeCause,
+        obs: &mut O,
+        free_one: fn(&mut Vmap, u32, &mut O),
+    ) -> PurgeResult {
+        let list = std::mem::take(&mut self.lazy_list);
+        if O::ON {
+            obs.areas_event(Event::PurgeStart { cause, count: list.len() as u32 }, self);
+        }
+        let mut count = 0u32;
+        for &va in list.iter().rev() {
+            let v = *self.arena.get(va);
+            if O::ON {
+                obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+            }
+            free_one(self, va, obs);
+            self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
+            count += 1;
+        }
+        // Keep the list's allocation for the next round.
+        self.lazy_list = list;
+        self.lazy_list.clear();
+        if O::ON {
+            obs.areas_event(Event::PurgeEnd { purged: count }, self);
+        }
+        PurgeResult { entries: count }
+    }
+
+    /// What `vfree` of every era ends with: report the enqueue, and purge past the threshold.
+    fn lazy_enqueued<O: Observer>(&mut self, va: u32, nr_lazy: u64, obs: &mut O) {
+        let lazy_max = self.lazy_max_pages();
+        if O::ON {
+            let v = *self.arena.get(va);
+            let ev = Event::LazyEnqueue { id: v.id, va_start: v.va_start, va_end: v.va_end, nr_lazy, lazy_max };
+            obs.areas_event(ev, self);
+        }
+        if nr_lazy > lazy_max {
+            self.purge_era(PurgeCause::Threshold, obs);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Busy-area bookkeeping (every era)
+    // ------------------------------------------------------------------
+
+    /// `insert_vmap_area` into the busy tree of the area's node.
+    fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let nid = self.addr_to_node_id(self.arena.get(va).va_start) as usize;
+        insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        if O::ON {
+            let v = *self.arena.get(va);
+            let mut depth = 0;
+            let mut p = v.parent;
+            while p != NIL {
+                depth += 1;
+                p = self.arena.get(p).parent;
+            }
+            obs.areas_event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end, depth }, self);
+        }
+    }
+
+    // ------------------------------------------------------------------
+
+    /// The busy area starting exactly at `addr` (searching the node of `addr` first).
+    fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+        let nr = self.nodes.len();
+        let mut nid = self.addr_to_node_id(addr) as usize;
+        let mut interior = None;
+        for k in 0..nr {
+            // The kernel walks i, i-1, i-2, ... wrapping.
+            if k > 0 {
+                nid = if nid == 0 { nr - 1 } else { nid - 1 };
+            }
+            let va = self.nodes[nid].busy.find_containing(&self.arena, addr);
+            if va != NIL {
+                let v = self.arena.get(va);
+                if v.va_start == addr {
+                    if v.is_lazy() {
+                        return Err(VmapError::AlreadyLazy { addr });
+                    }
+                    return Ok((nid, va));
+                }
+                interior = Some((v.va_start, v.va_end));
+            }
+        }
+        Err(VmapError::UnknownFree { addr, interior_of: interior })
+    }
+
+    fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
+        unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        if O::ON {
+            let v = *self.arena.get(va);
+            obs.areas_event(Event::BusyRemove { id: v.id, va_start: v.va_start, va_end: v.va_end }, self);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // pcpu_get_vm_areas
+    // ------------------------------------------------------------------
+
+    /// `pcpu_get_vm_areas`: `offsets.len()` congruent areas placed as high as possible below
+    /// VMALLOC_END, all at the same base. Returns their start addresses.
+    pub fn pcpu_get_vm_areas<O: Observer>(
+        &mut self,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        self.ensure_init();
+        let nr = offsets.len();
+        let bad = |why: String| Err(VmapError::BadPcpu { why });
+        if nr == 0 || nr != sizes.len() {
+            return bad("needs at least one OFFSET:SIZE pair".into());
+        }
+        if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
+            return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
+        }
+        let vs = align_up(VMALLOC_START, align);
+        let ve = VMALLOC_END & !(align - 1);
+        let mut last_area = 0;
+        for i in 0..nr {
+            let (s, sz) = (offsets[i], sizes[i]);
+            if s & (align - 1) != 0 || sz & (align - 1) != 0 {
+                return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
+            }
+            if sz == 0 {
+                return bad(format!("area {i} has size 0"));
+            }
+            let Some(e) = s.checked_add(sz) else {
+                return bad(format!("area {i}: offset + size overflows"));
+            };
+            if s > offsets[last_area] {
+                last_area = i;
+            }
+            for j in 0..nr {
+                if i == j {
+                    continue;
+                }
+                let (s2, e2) = (offsets[j], offsets[j].wrapping_add(sizes[j]));
+                if s2 < e && s < e2 {
+                    return bad(format!("areas {i} and {j} overlap"));
+                }
+            }
+        }
+        let last_end = offsets[last_area] + sizes[last_area];
+        if ve.wrapping_sub(vs) < last_end {
+            // WARN_ON: no purge, no retry.
+            return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+        }
+        match self.profile {
+            Profile::Linux51 => self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs),
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 => {
+                self.pcpu_get_vm_areas_free_tree(offsets, sizes, align, last_area, obs)
+            }
+        }
+    }
+
+    /// A bound on the steps of one pcpu walk. Each reset of the base moves it below an area
+    /// boundary it has not passed before (at most `areas * group` resets, one per area and
+    /// group member), and between resets the walk steps through the group at most once: so
+    /// `(areas + 2) * (group + 2)^2` steps are never exceeded by a walk that ends.
+    fn pcpu_walk_budget(&self, nr: usize) -> u64 {
+        let g = nr as u64 + 2;
+        (self.arena.nodes.len() as u64 + 2).saturating_mul(g).saturating_mul(g)
+    }
+
+    // ------------------------------------------------------------------
+    // Inspection
+    // ------------------------------------------------------------------
+
+    /// Busy areas of a node, in address order, with the lazy flag (5.2).
+    pub fn busy_areas(&self, nid: usize) -> impl Iterator<Item = (AreaInfo, bool)> + '_ {
+        self.nodes[nid]
+            .busy
+            .iter(&self.arena)
+            .map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
+    }
+
+    /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
+    pub fn lazy_areas(&self) -> Vec<AreaInfo> {
+        self.lazy_areas_by_node().into_iter().map(|(_, a)| a).collect()
+    }
+
+    /// [`Vmap::lazy_areas`] with the vmap node whose lazy list holds each (0 before 6.9).
+    pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
+        let mut out = Vec::new();
+        let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
+        match self.profile {
+            Profile::Linux51 | Profile::Linux52 => {}
+            Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
+            Profile::Linux69 => {
+                for (nid, n) in self.nodes.iter().enumerate() {
+                    out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
+                }
+            }
+        }
+        out
+    }
+
+    /// Pooled areas: (node, pool index, entries in pool order).
+    pub fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            for (idx, p) in n.pools.iter().enumerate() {
+                if !p.is_empty() {
+                    let entries = p
+                        .iter()
+                        .map(|&va| {
+                            let v = self.arena.get(va);
+                            AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+                        })
+                        .collect();
+                    out.push((nid as u32, idx as u32, entries));
+                }
+            }
+        }
+        out
+    }
+
+    /// Number of free blocks.
+    pub fn free_blocks(&self) -> usize {
+        self.free.len
+    }
+
+    /// Number of busy areas (lazy ones of 5.2 included).
+    pub fn busy_count(&self) -> usize {
+        self.nodes.iter().map(|n| n.busy.len).sum()
+    }
+}

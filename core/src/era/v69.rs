@@ -1,0 +1,228 @@
+//! linux-6.9: vmap nodes. The busy areas are spread over `nr_vmap_nodes` nodes by address
+//! (`addr_to_node_id`); each node keeps its lazily freed areas in its own tree and, for areas
+//! of up to 256 pages allocated in the default window, a pool per size that the next
+//! allocation of that size on the node's CPU takes from before it searches the free tree.
+//!
+//! ```text
+//!   alloc(size) -- CPU's node pool[size] head fits? --yes--> busy tree of node(addr)
+//!        |no                                                   |
+//!        v                                                     | vfree
+//!   free tree search (super::free_tree)                         v
+//!        ^                                        node lazy tree -- purge --> pool[size]
+//!        +---------- decay (a quarter, or all) <--------------------------------+
+//!                    and full purges (reclaim, a failed allocation)
+//! ```
+
+use std::collections::VecDeque;
+
+use crate::area::{VaTree, VN_SHIFT};
+use crate::error::VmapError;
+use crate::events::{Event, Observer, PurgeCause};
+use crate::rbtree::Plain;
+use crate::vmalloc::*;
+
+use super::{PurgeResult, Vmap, MAX_VA_SIZE_PAGES};
+
+impl Vmap {
+    /// linux-6.9 `alloc_vmap_area`: in the default window with several nodes, first the pool
+    /// of this CPU's node (`node_alloc`); then the free tree, with one full purge and retry.
+    pub(super) fn alloc_v69<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        let mut vn_flags = 0;
+        if vstart == VMALLOC_START && vend == VMALLOC_END && self.nodes.len() > 1 {
+            let nid = self.cpu % self.nodes.len() as u32;
+            vn_flags = Self::encode_vn_id(nid) << VN_SHIFT;
+            if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend, obs) {
+                self.arena.at(va).flags = vn_flags;
+                self.busy_insert(va, obs);
+                if O::ON {
+                    let v = *self.arena.get(va);
+                    obs.event(Event::Allocated { id: v.id, addr: v.va_start, size }, self.tree_view());
+                }
+                return Ok(self.arena.get(va).va_start);
+            }
+        }
+        self.alloc_from_free_tree(size, align, vstart, vend, vn_flags, obs)
+    }
+
+    /// linux-6.9 `vfree`: out of the busy tree into the lazy tree of the node the area was
+    /// allocated for (encoded in its flags), or of the node of its address.
+    pub(super) fn vfree_v69<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        if addr & (PAGE_SIZE - 1) != 0 {
+            // `remove_vm_area` warns on an unaligned address and does nothing.
+            return Err(VmapError::UnalignedFree { addr });
+        }
+        let (nid, va) = self.find_busy(addr)?;
+        let (vs, ve) = {
+            let v = self.arena.get(va);
+            (v.va_start, v.va_end)
+        };
+        let nr_lazy = self.vmap_lazy_nr + ((ve - vs) >> PAGE_SHIFT);
+        self.vmap_lazy_nr = nr_lazy;
+        self.busy_remove(nid, va, obs);
+        let vn = self.arena.get(va).vn_id();
+        let lnid = match self.decode_vn_id(vn) {
+            Some(id) => id as usize,
+            None => self.addr_to_node_id(vs) as usize,
+        };
+        insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[lnid].lazy, va, obs);
+        self.lazy_enqueued(va, nr_lazy, obs);
+        Ok(())
+    }
+
+    fn pool_index(size: u64) -> Option<usize> {
+        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
+        (size != 0 && idx < MAX_VA_SIZE_PAGES).then_some(idx)
+    }
+
+    fn pool_mut(&mut self, nid: u32, idx: usize) -> &mut VecDeque<u32> {
+        let pools = &mut self.nodes[nid as usize].pools;
+        if pools.len() <= idx {
+            pools.resize_with(MAX_VA_SIZE_PAGES, VecDeque::new);
+        }
+        &mut pools[idx]
+    }
+
+    /// `node_pool_del_va`: look at the first entry of the pool for `size` only.
+    pub(super) fn node_pool_del_va<O: Observer>(
+        &mut self,
+        nid: u32,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Option<u32> {
+        let idx = Self::pool_index(size)?;
+        let head = self.nodes[nid as usize].pools.get(idx).and_then(|p| p.front().copied());
+        let Some(va) = head else {
+            if O::ON {
+                obs.event(Event::PoolMiss { node: nid, pool: idx as u32 }, self.tree_view());
+            }
+            return None;
+        };
+        let v = *self.arena.get(va);
+        if v.va_start & align.wrapping_sub(1) == 0 {
+            // The kernel's sanity checks; on failure it warns and leaves the entry.
+            if v.size() != size || v.va_start < vstart || v.va_end > vend {
+                if O::ON {
+                    obs.event(Event::PoolMiss { node: nid, pool: idx as u32 }, self.tree_view());
+                }
+                return None;
+            }
+            self.pool_mut(nid, idx).pop_front();
+            if O::ON {
+                let ev = Event::PoolHit { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                obs.areas_event(ev, self);
+            }
+            Some(va)
+        } else {
+            let p = self.pool_mut(nid, idx);
+            p.pop_front();
+            p.push_back(va);
+            if O::ON {
+                let ev = Event::PoolRotate { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                obs.areas_event(ev, self);
+            }
+            None
+        }
+    }
+
+    /// `reclaim_list_global`: merge a list of detached areas into the free tree, in order.
+    fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
+        for &va in list {
+            self.arena.detach(va);
+            self.arena.at(va).flags = 0;
+            self.free_tree_add(va, obs);
+        }
+    }
+
+    /// `decay_va_pool_node`: give back a quarter of each pool (all of it when `full`, or when
+    /// a quarter rounds to nothing, as 6.9 does), coalesced, in ascending order.
+    fn decay_va_pool_node<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+        let mut decay = VaTree::default();
+        for idx in 0..self.nodes[nid as usize].pools.len() {
+            let len = self.nodes[nid as usize].pools[idx].len();
+            if len == 0 {
+                continue;
+            }
+            let quarter = len >> 2;
+            let n = if full || quarter == 0 { len } else { quarter };
+            let taken: Vec<u32> = self.nodes[nid as usize].pools[idx].drain(..n).collect();
+            if O::ON {
+                let ev = Event::Decay { node: nid, pool: idx as u32, taken: n as u32, kept: (len - n) as u32 };
+                obs.areas_event(ev, self);
+            }
+            for va in taken {
+                self.arena.detach(va);
+                merge_or_add_vmap_area::<Plain, O>(&mut self.arena, &mut decay, va, MergeStyle::Eb, obs);
+            }
+        }
+        let list: Vec<u32> = decay.iter(&self.arena).map(|(i, _)| i).collect();
+        self.reclaim_list_global(&list, obs);
+    }
+
+    /// `__purge_vmap_area_lazy` of 6.9: decay every node's pools, then purge every node's lazy
+    /// areas (into its pools unless `full`, else back to the free tree, descending).
+    pub(super) fn purge_nodes<O: Observer>(&mut self, full: bool, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+        let nr = self.nodes.len();
+        let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
+        let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
+        if O::ON {
+            obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
+        }
+        for nid in 0..nr {
+            self.decay_va_pool_node(nid as u32, full, obs);
+            let lazy = std::mem::take(&mut self.nodes[nid].lazy);
+            let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
+            purge_lists.push(list);
+        }
+        let mut count = 0u32;
+        for (nid, list) in purge_lists.into_iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            let mut local: Vec<u32> = Vec::new();
+            let mut pages = 0;
+            for va in list {
+                let v = *self.arena.get(va);
+                pages += v.size() >> PAGE_SHIFT;
+                count += 1;
+                if O::ON {
+                    obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                }
+                if !full && self.decode_vn_id(v.vn_id()).is_some() {
+                    if let Some(idx) = Self::pool_index(v.size()) {
+                        self.arena.detach(va);
+                        self.pool_mut(nid as u32, idx).push_front(va);
+                        if O::ON {
+                            let ev = Event::Pooled {
+                                node: nid as u32,
+                                pool: idx as u32,
+                                va_start: v.va_start,
+                                va_end: v.va_end,
+                            };
+                            obs.areas_event(ev, self);
+                        }
+                        continue;
+                    }
+                }
+                local.push(va);
+            }
+            self.vmap_lazy_nr -= pages;
+            // The local list was built by pushing at the head: descending order.
+            local.reverse();
+            self.reclaim_list_global(&local, obs);
+        }
+        if O::ON {
+            obs.areas_event(Event::PurgeEnd { purged: count }, self);
+        }
+        PurgeResult { entries: count }
+    }
+}
