@@ -109,7 +109,7 @@ macro_rules! hex_type {
 }
 
 hex_type!(Addr, "An address of the 64-bit space, or a length in it");
-hex_type!(Hex, "A count carried as hex text");
+hex_type!(Hex, "A count the contract has always carried like an address (work counters, `nr_lazy`, `successor`)");
 
 /// `"0x…"` text to a `u64`: `0x` then 1 to 16 hex digits (either case).
 struct HexVisitor(&'static str);

@@ -121,7 +121,7 @@ areas: number, };
 export type FramesJson = { index: number, line: number, text: string, output: string, warning: string | null, before: StateSnap, after: StateSnap, frames: Array<Frame>, tree_deltas: Array<TreeDelta>, area_deltas: Array<AreaDelta>, };
 
 /**
- * A count carried as hex text, as lower-case hex text (`0x` and 1 to 16 digits): JSON
+ * A count the contract has always carried like an address (work counters, `nr_lazy`, `successor`), as lower-case hex text (`0x` and 1 to 16 digits): JSON
  * numbers lose precision above 2^53. `BigInt(x)` parses it.
  */
 export type Hex = `0x${string}`;
