@@ -410,6 +410,21 @@ impl Vmap {
 
     /// The busy area starting exactly at `addr` (searching the node of `addr` first).
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+        if let [node] = self.nodes.as_slice() {
+            // One node (every profile but a multi-node linux-6.9): the exact-start descent,
+            // one comparison per level; the containment descent only to name a miss.
+            // Busy areas never overlap, so an area starting at `addr` is the one containing it
+            // (the `va_end` test keeps that true even for an empty or wrapped range).
+            let va = node.busy.find_start(&self.arena, addr);
+            return match self.arena.try_get(va) {
+                Some(v) if v.va_end > addr && v.is_lazy() => Err(VmapError::AlreadyLazy { addr }),
+                Some(v) if v.va_end > addr => Ok((0, va)),
+                _ => {
+                    let inside = self.arena.try_get(node.busy.find_containing(&self.arena, addr));
+                    Err(VmapError::UnknownFree { addr, interior_of: inside.map(|v| (v.va_start, v.va_end)) })
+                }
+            };
+        }
         let nr = self.nodes.len();
         let mut nid = self.addr_to_node_id(addr) as usize;
         let mut interior = None;
