@@ -536,27 +536,27 @@ const VMALLOC_WINDOW: &str = "0xffffc90000000000 0xffffe8ffffffffff";
 const RFC_SCENARIOS: [RfcScenario; 5] = [
     RfcScenario {
         name: "rfc_s1_two_trees",
-        description: "maple-rfc S1: 200 vmalloc(4 KiB), 100 random vfrees and a purge with the bump overlay off:                       the same addresses as linux-6.9, an rbtree there and maple trees here",
+        description: "maple-rfc S1: 200 vmalloc(4 KiB), 100 random vfrees and a purge with the bump overlay off: the same addresses as linux-6.9, an rbtree there and maple trees here",
         make: rfc_s1,
     },
     RfcScenario {
         name: "rfc_s2_alignment_padding",
-        description: "maple-rfc S2: a 64 KiB-aligned hole of 5 pages + guard is skipped (the window loop wants                       size + align - 1), 6.9 takes it; an exact-range request with align > 4 KiB fails on maple-rfc",
+        description: "maple-rfc S2: a 64 KiB-aligned hole of 5 pages + guard is skipped (the window loop wants size + align - 1), 6.9 takes it; an exact-range request with align > 4 KiB fails on maple-rfc",
         make: rfc_s2,
     },
     RfcScenario {
         name: "rfc_s3_free_space_without_objects",
-        description: "maple-rfc S3: vfree a run of 20 adjacent areas and purge: XA_ZERO ranges become NULL, NULL                       neighbours fuse into one slot, gaps climb and stop, a thin leaf is rebalanced",
+        description: "maple-rfc S3: vfree a run of 20 adjacent areas and purge: XA_ZERO ranges become NULL, NULL neighbours fuse into one slot, the parent's gap grows to the whole run, the tree loses a leaf",
         make: rfc_s3,
     },
     RfcScenario {
         name: "rfc_s4_bump_overlay",
-        description: "maple-rfc S4: one 64 MiB chunk per CPU, allocations that touch no tree, a refill that retires                       a chunk, and its range back in the allocator at the last vfree, before the lazy purge",
+        description: "maple-rfc S4: one 64 MiB chunk per CPU, allocations that touch no tree, a refill that retires a chunk, and its range back in the allocator at the last vfree, before the lazy purge",
         make: rfc_s4,
     },
     RfcScenario {
         name: "rfc_s5_syzbot_overlap",
-        description: "maple-rfc S5 (the syzbot report, our hypothesis): a module-area area from before the perf-mode                       switch is outside the seeded window, so the next module allocation overlaps it: WARN, FAIL",
+        description: "maple-rfc S5 (the syzbot report, our hypothesis): a module-area area from before the perf-mode switch is outside the seeded window, so the next module allocation overlaps it: WARN, FAIL",
         make: rfc_s5,
     },
 ];
@@ -604,7 +604,7 @@ fn rfc_s3(_: &WorkloadParams) -> String {
     for i in 10..30u64 {
         t += &format!("vfree {:#x}\n", VMALLOC_START + i * 0x2000);
     }
-    t += "dump\n# The purge stores NULL over each in vfree order: one NULL slot remains, gaps climb, a thin leaf rebalances.\npurge\ndump\n";
+    t += "dump\n# The purge stores NULL over each in vfree order: one NULL slot remains, the gap climbs, a leaf goes.\npurge\ndump\n";
     t
 }
 

@@ -531,3 +531,105 @@ fn pcpu_stale_free_tree_overlap() {
     let b = m.alloc(P, 1, got[0], got[0] + 0x10_0000, &mut NoObserver).unwrap();
     assert_eq!(b, got[0] + 0x8000);
 }
+
+/// The trace lines of the profile: `bump on|off`, `early`, `dump`, `busy`; typed errors naming
+/// the line elsewhere.
+#[test]
+fn trace_lines_of_the_profile() {
+    use vmapviz_core::trace::parse_line;
+    use vmapviz_core::{parse_trace, Op, Replayer};
+    assert_eq!(parse_line("bump on").unwrap(), Some(Op::Bump(true)));
+    assert_eq!(parse_line("bump off").unwrap(), Some(Op::Bump(false)));
+    assert!(parse_line("bump maybe").unwrap_err().contains("`on` or `off`"));
+    assert!(parse_line("bump").is_err());
+    assert!(parse_line("early 0x1000 0x1 0x0").unwrap_err().contains("usage `early SIZE ALIGN VSTART VEND`"));
+    assert_eq!(parse_line("profile maple-rfc").unwrap(), Some(Op::Profile(Profile::MapleRfc)));
+    // Text round trip.
+    for l in ["bump on", "bump off", "early 0x3000 0x1000 0xffffffffa0000000 0xffffffffff000000"] {
+        assert_eq!(parse_line(l).unwrap().unwrap().to_string(), l);
+    }
+    let run = |text: &str| {
+        let lines = parse_trace(text).unwrap();
+        let mut r = Replayer::default();
+        let mut out = String::new();
+        let res = r.run(&lines, &mut out, &mut NoObserver);
+        (out, res)
+    };
+    // `bump` under another profile: a typed error naming the line, nothing printed for it.
+    let (_, res) = run("profile linux-6.9\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\nbump off\n");
+    let e = res.unwrap_err();
+    assert_eq!(e.line, 3);
+    assert!(e.msg.contains("maple-rfc line"), "{e}");
+    // `early` after the switch.
+    let (_, res) = run(
+        "profile maple-rfc\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\nearly 0x1000 0x1 0x0 0x10000\n",
+    );
+    assert_eq!(res.unwrap_err().line, 3);
+    // S5 as a trace: the early area, then the overlap warning answered FAIL; the replay goes on.
+    let (out, res) = run("profile maple-rfc\nearly 0x3000 0x1000 0xffffffffa0000000 0xffffffffff000000\n\
+         alloc 0x2000 0x1000 0xffffffffa0000000 0xffffffffff000000\nbusy\ndump\n");
+    res.unwrap();
+    assert!(
+        out.starts_with(
+            "early -> 0xffffffffa0000000\nalloc -> FAIL\nnode 0\nbusy 0xffffffffa0000000 0xffffffffa0003000\nend\n"
+        ),
+        "{out}"
+    );
+    assert!(out.ends_with("dump height=0 nodes=0\nroot NULL\nenddump\n"), "{out}");
+    // Bump chunks in `busy`, the occupied tree in `dump`.
+    let (out, res) = run("profile maple-rfc\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\nbusy\ndump\n");
+    res.unwrap();
+    assert_eq!(
+        out,
+        "alloc -> 0xffffc90000000000\nnode 0\n\
+         chunk 0xffffc90000000000 0xffffc90004000000 bump=0xffffc90000002000 pages=2 cpu=0 current\n\
+         bump 0xffffc90000000000 0xffffc90000002000\nend\n\
+         dump height=1 nodes=1\nnode 0 leaf min=0x0 max=0xffffffffffffffff end=2 | 0:0xffffc8ffffffffff:N 1:0xffffc90003ffffff:E 2:0xffffffffffffffff:N\nenddump\n"
+    );
+}
+
+/// Every workload replays under maple-rfc (1 and 4 CPUs) with the invariants after each
+/// operation; S4 shows a release before the purge, S5 the overlap warning.
+#[test]
+fn workloads_replay_under_maple_rfc_with_invariants() {
+    use vmapviz_core::check::check_invariants;
+    use vmapviz_core::workload::{generate, list, WorkloadParams};
+    use vmapviz_core::Replayer;
+    for w in list() {
+        assert!(!w.description.contains("  "), "{}: {}", w.name, w.description);
+        for cpus in [1, 4] {
+            let p =
+                WorkloadParams { profile: Profile::MapleRfc, loops: 30, cpus, keep: Some(40), ..Default::default() };
+            let ops = generate(w.name, &p).unwrap();
+            let mut r = Replayer::new(Profile::MapleRfc);
+            let mut out = String::new();
+            for op in &ops {
+                r.apply(op, &mut out, &mut NoObserver).unwrap_or_else(|e| panic!("{} {op}: {e}", w.name));
+                check_invariants(&r.vmap).unwrap_or_else(|e| panic!("{} cpus {cpus} {op}: {e}", w.name));
+            }
+            assert!(!out.contains(" unknown"), "{}: {out}", w.name);
+            let m = r.vmap.rfc.as_deref().unwrap();
+            match w.name {
+                "rfc_s4_bump_overlay" => {
+                    assert_eq!(m.counters.released_before_flush, 1, "{out}");
+                    assert!(out.contains(" retired\n"), "{out}");
+                }
+                "rfc_s5_syzbot_overlap" => assert_eq!(m.counters.overlap_warnings, 1),
+                "rfc_s3_free_space_without_objects" => {
+                    // 48 ranges over 4 leaves; after the purge the run is one NULL slot and a leaf is gone.
+                    let dumps: Vec<&str> = out.lines().filter(|l| l.starts_with("dump ")).collect();
+                    assert_eq!(
+                        dumps,
+                        ["dump height=2 nodes=5", "dump height=2 nodes=5", "dump height=2 nodes=4"],
+                        "{out}"
+                    );
+                    assert!(out.contains(":0x28000\n") || out.contains(":0x28000 "), "{out}");
+                }
+                "rfc_s2_alignment_padding" => {
+                    assert!(out.contains("alloc -> 0xffffc90000040000\nalloc -> FAIL\n"), "{out}")
+                }
+                _ => {}
+            }
+        }
+    }
+}
