@@ -136,8 +136,8 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
         // maple-rfc: busy-tree areas and those handed out from bump chunks, in address order.
         busy.extend(r.busy_areas().into_iter().map(|i| BusySnap {
             id: i.id,
-            va_start: i.va_start,
-            va_end: i.va_end,
+            va_start: Addr(i.va_start),
+            va_end: Addr(i.va_end),
             lazy: false,
             node: r.addr_to_node_id(i.va_start),
         }));
