@@ -221,6 +221,20 @@ impl VaTree {
         ListIter { a, cur: self.first }
     }
 
+    /// Exact lookup: the area starting at `addr`, or `NIL`. One comparison per level (the
+    /// areas of a tree never overlap, so at most one starts at `addr`).
+    #[inline]
+    pub fn find_start(&self, a: &Arena, addr: u64) -> u32 {
+        let mut n = self.root;
+        while let Some(v) = a.try_get(n) {
+            if addr == v.va_start {
+                return n;
+            }
+            n = if addr < v.va_start { v.left } else { v.right };
+        }
+        NIL
+    }
+
     /// Containment lookup: the area with `va_start <= addr < va_end`.
     pub fn find_containing(&self, a: &Arena, addr: u64) -> u32 {
         let mut n = self.root;

@@ -104,6 +104,9 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     if !v.is_initialized() {
         return Ok(());
     }
+    if let Some(r) = v.rfc.as_deref() {
+        return r.check();
+    }
     let a = &v.arena;
     let free = check_tree(a, &v.free, true, "free tree")?;
     for w in free.windows(2) {

@@ -37,6 +37,15 @@ pub enum VmapError {
     EndlessWalk { what: &'static str },
     /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64).
     EndlessSearch { size: u64, align: u64, vstart: u64, profile: Profile },
+    /// maple-rfc: the busy-tree insert found an overlapping area (`[start, end)` against
+    /// `other`): the kernel WARNs in `alloc_vmap_area` and fails (the syzbot report); nothing
+    /// changes.
+    BusyOverlap { start: u64, end: u64, other: (u64, u64) },
+    /// maple-rfc: `pcpu_get_vm_areas` found a group in the stale free tree that the occupied
+    /// tree already holds; refused, nothing changes.
+    StaleFreeOverlap { start: u64, end: u64, occupied: (u64, u64) },
+    /// A request the model cannot take at this point (said why).
+    Unsupported { why: String },
 }
 
 impl VmapError {
@@ -53,7 +62,9 @@ impl VmapError {
             | VmapError::CpuOffline { .. }
             | VmapError::EndlessSearch { .. }
             | VmapError::PcpuOutside { .. }
+            | VmapError::Unsupported { .. }
             | VmapError::EndlessWalk { .. } => true,
+            VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } => false,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -185,6 +196,18 @@ impl fmt::Display for VmapError {
                  large enough and the roll-back re-enters it from vstart {vstart:#x} forever \
                  (linux-5.16 added the moving vstart that ends this loop); refused, nothing changes"
             ),
+            VmapError::BusyOverlap { start, end, other: (os, oe) } => write!(
+                f,
+                "WARNING in alloc_vmap_area: the occupied tree offered [{start:#x}, {end:#x}), but the busy area \
+                 [{os:#x}, {oe:#x}) overlaps it (the busy-tree insert's overlap check, as in the syzbot report); \
+                 the allocation fails and nothing changes"
+            ),
+            VmapError::StaleFreeOverlap { start, end, occupied: (os, oe) } => write!(
+                f,
+                "stale free tree overlap: pcpu_get_vm_areas placed [{start:#x}, {end:#x}) from the free tree, which \
+                 the hot path no longer updates, but the occupied tree holds [{os:#x}, {oe:#x}); refused, nothing changes"
+            ),
+            VmapError::Unsupported { why } => write!(f, "{why}"),
         }
     }
 }

@@ -1092,6 +1092,15 @@ enum JsonOp {
     Dump,
     Busy,
     Pools,
+    Bump {
+        on: bool,
+    },
+    Early {
+        size: Num,
+        align: Num,
+        vstart: Num,
+        vend: Num,
+    },
 }
 
 /// The outer object; each op is kept raw so that an error in it can name its own line.
@@ -1125,6 +1134,10 @@ impl From<&Op> for JsonOp {
             Op::Dump => JsonOp::Dump,
             Op::Busy => JsonOp::Busy,
             Op::Pools => JsonOp::Pools,
+            Op::Bump(on) => JsonOp::Bump { on },
+            Op::Early { size, align, vstart, vend } => {
+                JsonOp::Early { size: Num(size), align: Num(align), vstart: Num(vstart), vend: Num(vend) }
+            }
         }
     }
 }
@@ -1149,6 +1162,10 @@ impl From<JsonOp> for Op {
             JsonOp::Dump => Op::Dump,
             JsonOp::Busy => Op::Busy,
             JsonOp::Pools => Op::Pools,
+            JsonOp::Bump { on } => Op::Bump(on),
+            JsonOp::Early { size, align, vstart, vend } => {
+                Op::Early { size: size.0, align: align.0, vstart: vstart.0, vend: vend.0 }
+            }
         }
     }
 }

@@ -17,10 +17,15 @@ pub enum Profile {
     /// 6.9+: per-CPU vmap nodes with size pools and decay.
     #[serde(rename = "linux-6.9")]
     Linux69,
+    /// The June 2026 RFC (v1, unmerged): maple trees instead of the rbtrees, the per-CPU bump
+    /// overlay, on the 6.9 nodes (spec §11).
+    #[serde(rename = "maple-rfc")]
+    MapleRfc,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 4] = [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69];
+    pub const ALL: [Profile; 5] =
+        [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::MapleRfc];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -28,6 +33,7 @@ impl Profile {
             Profile::Linux52 => "linux-5.2",
             Profile::Linux61 => "linux-6.1",
             Profile::Linux69 => "linux-6.9",
+            Profile::MapleRfc => "maple-rfc",
         }
     }
 

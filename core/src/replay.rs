@@ -122,11 +122,42 @@ impl Replayer {
             }
             Op::Dump => {
                 v.ensure_init();
-                dump_free_tree(v, out);
+                match v.rfc.as_deref_mut() {
+                    Some(r) => r.dump(out),
+                    None => dump_free_tree(v, out),
+                }
             }
             Op::Busy => {
                 v.ensure_init();
-                dump_busy(v, out);
+                match v.rfc.as_deref_mut() {
+                    Some(r) => r.busy(out),
+                    None => dump_busy(v, out),
+                }
+            }
+            Op::Bump(on) => {
+                if !v.set_bump(on) {
+                    return Err(VmapError::Unsupported {
+                        why: format!("`bump` is a maple-rfc line; this trace runs {}", v.profile),
+                    });
+                }
+            }
+            Op::Early { size, align, vstart, vend } => {
+                v.ensure_init();
+                let Some(r) = v.rfc.as_deref_mut() else {
+                    return Err(VmapError::Unsupported {
+                        why: format!("`early` is a maple-rfc line; this trace runs {}", v.profile),
+                    });
+                };
+                match r.alloc_early(size, align, vstart, vend) {
+                    Ok(a) => push_line(out, "early -> ", a, "\n"),
+                    Err(e) => {
+                        if e.is_kernel_bug() {
+                            return Err(e);
+                        }
+                        out.push_str("early -> FAIL\n");
+                        return Ok(Outcome::Warned(e));
+                    }
+                }
             }
             Op::Pools => {
                 v.ensure_init();
@@ -178,14 +209,17 @@ fn hex16(v: u64) -> [u8; 16] {
     d
 }
 
-/// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line: built in a
-/// stack buffer with fixed-size moves (the lengths are constants once inlined) and copied into
-/// `out` in one go, with no UTF-8 validation of bytes written here.
+/// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line, written
+/// straight into the string's spare capacity with fixed-size moves (the lengths are constants
+/// once inlined), with no UTF-8 validation of bytes written here.
 #[inline(always)]
 pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
-    const CAP: usize = 48;
+    /// Spare capacity reserved per line: room for the longest line written below.
+    const CAP: usize = 64;
     let (p, s) = (prefix.as_bytes(), suffix.as_bytes());
-    if p.len() + 18 + s.len() > CAP {
+    // The 16 digits are stored whole (only the first `n` are kept), so the suffix and the
+    // digits' tail both fit in CAP bytes.
+    if p.len() + 2 + 16 + s.len() > CAP {
         out.push_str(prefix);
         out.push_str(&format!("{v:#x}"));
         out.push_str(suffix);
@@ -194,25 +228,26 @@ pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
     // Significant digits (at least one, for 0), moved to the front of the 16.
     let n = (64 - (v | 1).leading_zeros()).div_ceil(4) as usize;
     let digits = (u128::from_be_bytes(hex16(v)) << (8 * (16 - n))).to_be_bytes();
-    let mut buf = [0u8; CAP];
     let at = p.len() + 2;
-    buf[..p.len()].copy_from_slice(p);
-    buf[p.len()..at].copy_from_slice(b"0x");
-    buf[at..at + 16].copy_from_slice(&digits);
     let len = at + n + s.len();
-    buf[at + n..len].copy_from_slice(s);
-    debug_assert!(std::str::from_utf8(&buf[..len]).is_ok());
     out.reserve(CAP);
-    // SAFETY: `reserve` left at least CAP bytes of spare capacity, so the copy of CAP bytes
-    // stays inside the allocation and the new length is within the capacity. The bytes that
-    // become part of the string, `buf[..len]`, are `prefix` (a whole `&str`), ASCII (`0x` and
-    // the first `n` bytes of `digits`, all from `hex16`: 0x30..=0x39, 0x61..=0x66) and `suffix`
-    // (a whole `&str`) end to end: a concatenation of valid UTF-8 is valid UTF-8.
+    // SAFETY: `reserve` left at least CAP bytes of spare capacity after `old`, and every write
+    // below ends at most `p.len() + 2 + 16 + s.len() <= CAP` bytes past `old` (checked above),
+    // so all of them stay inside the allocation; `len <= CAP` too, so the new length is within
+    // the capacity. The bytes that become part of the string, `old..old + len`, are `prefix` (a
+    // whole `&str`), ASCII (`0x` and the first `n` bytes of `digits`, all from `hex16`:
+    // 0x30..=0x39, 0x61..=0x66; the suffix overwrites the rest) and `suffix` (a whole `&str`),
+    // end to end: a concatenation of valid UTF-8 is valid UTF-8.
     unsafe {
         let vec = out.as_mut_vec();
         let old = vec.len();
-        std::ptr::copy_nonoverlapping(buf.as_ptr(), vec.as_mut_ptr().add(old), CAP);
+        let dst = vec.as_mut_ptr().add(old);
+        std::ptr::copy_nonoverlapping(p.as_ptr(), dst, p.len());
+        std::ptr::copy_nonoverlapping(b"0x".as_ptr(), dst.add(p.len()), 2);
+        std::ptr::copy_nonoverlapping(digits.as_ptr(), dst.add(at), 16);
+        std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(at + n), s.len());
         vec.set_len(old + len);
+        debug_assert!(std::str::from_utf8(&vec[old..]).is_ok());
     }
 }
 

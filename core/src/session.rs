@@ -132,6 +132,16 @@ impl AreasSnap {
 
 pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
     let mut busy = Vec::new();
+    if let Some(r) = v.rfc.as_deref() {
+        // maple-rfc: busy-tree areas and those handed out from bump chunks, in address order.
+        busy.extend(r.busy_areas().into_iter().map(|i| BusySnap {
+            id: i.id,
+            va_start: Addr(i.va_start),
+            va_end: Addr(i.va_end),
+            lazy: false,
+            node: r.addr_to_node_id(i.va_start),
+        }));
+    }
     for (nid, _) in v.nodes.iter().enumerate() {
         busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
             id: i.id,
@@ -145,7 +155,7 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
         busy.sort_by_key(|b| b.va_start);
     }
     AreasSnap {
-        lazy_nr: v.vmap_lazy_nr,
+        lazy_nr: v.rfc.as_deref().map_or(v.vmap_lazy_nr, |r| r.vmap_lazy_nr),
         busy,
         lazy: v
             .lazy_areas_by_node()

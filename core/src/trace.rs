@@ -21,18 +21,39 @@ use crate::profile::Profile;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     Profile(Profile),
-    Init { start: u64, end: u64 },
+    Init {
+        start: u64,
+        end: u64,
+    },
     Cpus(u64),
     Cpu(u64),
-    Alloc { size: u64, align: u64, vstart: u64, vend: u64 },
+    Alloc {
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+    },
     Free(u64),
     Vfree(u64),
     Purge,
     Reclaim,
-    Pcpu { align: u64, areas: Vec<(u64, u64)> },
+    Pcpu {
+        align: u64,
+        areas: Vec<(u64, u64)>,
+    },
     Dump,
     Busy,
     Pools,
+    /// maple-rfc: `bump on|off`, the per-CPU bump overlay.
+    Bump(bool),
+    /// maple-rfc: `early SIZE ALIGN VSTART VEND`, an allocation before the perf-mode switch
+    /// (the legacy free-tree path); only before every other operation.
+    Early {
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+    },
 }
 
 impl Op {
@@ -125,11 +146,23 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
     let op = match cmd {
         "profile" => {
             if rest.len() != 1 {
-                return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1 or linux-6.9".into());
+                return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1, linux-6.9 or maple-rfc".into());
             }
             Op::Profile(Profile::parse(rest[0]).ok_or_else(|| {
-                format!("unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9)", quote(rest[0]))
+                format!(
+                    "unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, maple-rfc)",
+                    quote(rest[0])
+                )
             })?)
+        }
+        "bump" => match rest {
+            ["on"] => Op::Bump(true),
+            ["off"] => Op::Bump(false),
+            _ => return Err("`bump` takes `on` or `off` (maple-rfc's per-CPU bump overlay)".into()),
+        },
+        "early" => {
+            let [size, align, vstart, vend] = args(cmd, rest, ["SIZE", "ALIGN", "VSTART", "VEND"])?;
+            Op::Early { size, align, vstart, vend }
         }
         "init" => {
             let [start, end] = args(cmd, rest, ["START", "END"])?;
@@ -169,7 +202,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         }
         other => {
             return Err(format!(
-                "unknown command `{}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools)",
+                "unknown command `{}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early)",
                 quote(other)
             ))
         }
@@ -257,6 +290,8 @@ impl fmt::Display for Op {
             Op::Dump => f.write_str("dump"),
             Op::Busy => f.write_str("busy"),
             Op::Pools => f.write_str("pools"),
+            Op::Bump(on) => f.write_str(if *on { "bump on" } else { "bump off" }),
+            Op::Early { size, align, vstart, vend } => write!(f, "early {size:#x} {align:#x} {vstart:#x} {vend:#x}"),
         }
     }
 }

@@ -194,7 +194,7 @@ impl WorkloadParams {
     /// The `run_test_mask` in force.
     pub fn mask(&self) -> u64 {
         self.run_test_mask.unwrap_or(match self.profile {
-            Profile::Linux69 => NEWEST_DEFAULT_MASK,
+            Profile::Linux69 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
             _ => INT_MAX_MASK,
         })
     }
@@ -523,6 +523,139 @@ dump
     },
 ];
 
+/// The maple-rfc scenarios of spec §11.10 (S1–S5). They replay under every profile, for
+/// comparison: `bump` lines are left out of other profiles, and `early` is a plain `alloc` there.
+struct RfcScenario {
+    name: &'static str,
+    description: &'static str,
+    make: fn(&WorkloadParams) -> String,
+}
+
+const VMALLOC_WINDOW: &str = "0xffffc90000000000 0xffffe8ffffffffff";
+
+const RFC_SCENARIOS: [RfcScenario; 5] = [
+    RfcScenario {
+        name: "rfc_s1_two_trees",
+        description: "maple-rfc S1: 200 vmalloc(4 KiB), 100 random vfrees and a purge with the bump overlay off: the same addresses as linux-6.9, an rbtree there and maple trees here",
+        make: rfc_s1,
+    },
+    RfcScenario {
+        name: "rfc_s2_alignment_padding",
+        description: "maple-rfc S2: a 64 KiB-aligned hole of 5 pages + guard is skipped (the window loop wants size + align - 1), 6.9 takes it; an exact-range request with align > 4 KiB fails on maple-rfc",
+        make: rfc_s2,
+    },
+    RfcScenario {
+        name: "rfc_s3_free_space_without_objects",
+        description: "maple-rfc S3: vfree a run of 20 adjacent areas and purge: XA_ZERO ranges become NULL, NULL neighbours fuse into one slot, the parent's gap grows to the whole run, the tree loses a leaf",
+        make: rfc_s3,
+    },
+    RfcScenario {
+        name: "rfc_s4_bump_overlay",
+        description: "maple-rfc S4: one 64 MiB chunk per CPU, allocations that touch no tree, a refill that retires a chunk, and its range back in the allocator at the last vfree, before the lazy purge",
+        make: rfc_s4,
+    },
+    RfcScenario {
+        name: "rfc_s5_syzbot_overlap",
+        description: "maple-rfc S5 (the syzbot report, our hypothesis): a module-area area from before the perf-mode switch is outside the seeded window, so the next module allocation overlaps it: WARN, FAIL",
+        make: rfc_s5,
+    },
+];
+
+fn rfc_s1(p: &WorkloadParams) -> String {
+    let mut t = String::from("# Bump overlay off: the state after patch 09.\nbump off\n# 200 x vmalloc(4096): a page + the guard page each.\n");
+    for _ in 0..200 {
+        t += &format!("alloc 0x2000 0x1 {VMALLOC_WINDOW}\n");
+    }
+    let mut r = Rng::new(p.seed ^ 0x51);
+    let mut live: Vec<u64> = (0..200).map(|i| VMALLOC_START + i * 0x2000).collect();
+    t += "# 100 random vfrees (lazy: the ranges stay occupied until the purge).\n";
+    for _ in 0..100 {
+        let i = r.below(live.len() as u64) as usize;
+        t += &format!("vfree {:#x}\n", live.swap_remove(i));
+    }
+    t += "purge\n# The index: 6.9's free rbtree, maple-rfc's occupied maple tree.\ndump\n";
+    t
+}
+
+fn rfc_s2(_: &WorkloadParams) -> String {
+    "\
+bump off
+# Busy [S, S+64K), the future hole [S+64K, S+88K) (5 pages + guard), busy up to S+256K.
+alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000
+alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000
+alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000
+free 0xffffc90000010000
+# __vmalloc_node(5 pages, 64 KiB): 6.9 tests the exact fit on the nodes it visits and takes the low
+# hole; maple-rfc searches for size + align - 1 = 0x15fff and lands at S+256K.
+alloc 0x6000 0x10000 0xffffc90000000000 0xffffe8ffffffffff
+# An exact-range request with align > PAGE_SIZE: 6.9 drops the padding, maple-rfc does not (FAIL).
+alloc 0x10000 0x10000 0xffffc90000100000 0xffffc90000110000
+dump
+"
+    .to_string()
+}
+
+fn rfc_s3(_: &WorkloadParams) -> String {
+    let mut t = String::from("bump off\n# 48 areas of 2 pages: 48 XA_ZERO ranges over several leaves.\n");
+    for _ in 0..48 {
+        t += &format!("alloc 0x2000 0x1 {VMALLOC_WINDOW}\n");
+    }
+    t += "dump\n# vfree 20 adjacent areas: lazy, still occupied.\n";
+    for i in 10..30u64 {
+        t += &format!("vfree {:#x}\n", VMALLOC_START + i * 0x2000);
+    }
+    t += "dump\n# The purge stores NULL over each in vfree order: one NULL slot remains, the gap climbs, a leaf goes.\npurge\ndump\n";
+    t
+}
+
+fn rfc_s4(_: &WorkloadParams) -> String {
+    "\
+# One CPU: the first vmalloc reserves a 64 MiB XA_ZERO range (the chunk); the next ones bump.
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+dump
+# Four CPUs: each one's first vmalloc takes a chunk of its own.
+cpus 4
+cpu 1
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+cpu 2
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+cpu 3
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+cpu 0
+# 32 MiB fits in CPU 0's chunk; the next 32 MiB does not: refill, the old chunk is retired.
+alloc 0x2000000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+alloc 0x2000000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+busy
+# vfree resolves through page_va; the last one drains the retired chunk: its 64 MiB go back now,
+# before the lazy purge of its areas (reused before flush).
+vfree 0xffffc90000000000
+vfree 0xffffc90000002000
+vfree 0xffffc90000004000
+vfree 0xffffc90000006000
+busy
+dump
+bump off
+alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
+purge
+busy
+"
+    .to_string()
+}
+
+fn rfc_s5(_: &WorkloadParams) -> String {
+    "\
+# Before the perf-mode switch: an execmem allocation in the module area (legacy free-tree path).
+early 0x3000 0x1000 0xffffffffa0000000 0xffffffffff000000
+# The switch seeds the occupied tree inside [VMALLOC_START, VMALLOC_END) only: the module area looks
+# free there, the busy tree holds it. The next execmem-style allocation trips the overlap check.
+alloc 0x2000 0x1000 0xffffffffa0000000 0xffffffffff000000
+busy
+"
+    .to_string()
+}
+
 /// Every workload: the 13 kernel tests (in table order), the module, the teaching scenarios.
 pub fn list() -> Vec<WorkloadInfo> {
     let mut v: Vec<WorkloadInfo> = TESTS
@@ -537,6 +670,12 @@ pub fn list() -> Vec<WorkloadInfo> {
         .collect();
     v.push(WorkloadInfo { name: MODULE_NAME, description: MODULE_DESCRIPTION, bit: None, kind: WorkloadKind::Module });
     v.extend(TEACHING.iter().map(|t| WorkloadInfo {
+        name: t.name,
+        description: t.description,
+        bit: None,
+        kind: WorkloadKind::Teaching,
+    }));
+    v.extend(RFC_SCENARIOS.iter().map(|t| WorkloadInfo {
         name: t.name,
         description: t.description,
         bit: None,
@@ -670,6 +809,30 @@ pub fn generate_into(name: &str, params: &WorkloadParams, sink: &mut dyn Sink) -
                         sink.op(&op);
                     }
                 }
+            }
+        }
+        return Ok(());
+    }
+    if let Some(t) = RFC_SCENARIOS.iter().find(|t| t.name == name) {
+        sink.note(&format!("{}: {}", t.name, t.description));
+        sink.op(&Op::Profile(params.profile));
+        if params.cpus > 1 {
+            sink.op(&Op::Cpus(u64::from(params.cpus)));
+        }
+        let rfc = params.profile == Profile::MapleRfc;
+        let text = (t.make)(params);
+        parse_trace(&text).map_err(|e| format!("scenario {}: {e}", t.name))?;
+        for l in text.lines() {
+            match l.trim().strip_prefix('#') {
+                Some(c) => sink.note(c.trim()),
+                None => match parse_line(l)? {
+                    Some(Op::Bump(_)) if !rfc => sink.note(&format!("({} is a maple-rfc line)", l.trim())),
+                    Some(Op::Early { size, align, vstart, vend }) if !rfc => {
+                        sink.op(&Op::Alloc { size, align, vstart, vend })
+                    }
+                    Some(op) => sink.op(&op),
+                    None => {}
+                },
             }
         }
         return Ok(());
@@ -1197,7 +1360,7 @@ fn run_module(
     let mut d = Driver {
         vmap: Vmap::new(p.profile),
         sink,
-        emit_cpu: p.profile == Profile::Linux69,
+        emit_cpu: matches!(p.profile, Profile::Linux69 | Profile::MapleRfc),
         cur_cpu: 0,
         want_cpu: 0,
         block_pages: vmap_block_size(NR_CPUS) / PAGE_SIZE,

@@ -143,6 +143,8 @@ fn op_line() -> impl Strategy<Value = String> {
         }),
         1 => (align(), number(), number()).prop_map(|(a, o, s)| format!("pcpu {a:#x} {o:#x}:{s:#x}")),
         1 => prop_oneof![Just("dump"), Just("busy"), Just("pools")].prop_map(str::to_string),
+        1 => prop_oneof![Just("bump on"), Just("bump off"), Just("bump"), Just("bump 1")].prop_map(str::to_string),
+        1 => (size(), align(), window()).prop_map(|(s, a, (vs, ve))| format!("early {s:#x} {a:#x} {vs:#x} {ve:#x}")),
         1 => garbage_line(),
     ]
 }

@@ -9,6 +9,8 @@ import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
+import { isMapleSession, type MapleSession } from './maple/bridge';
+import type { MapleUi } from './maple/ui';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
@@ -84,6 +86,10 @@ export class App {
   private readonly listeners: (() => void)[] = [];
   private version = 0;
   private notified = '';
+  private readonly mapleRoot: HTMLElement;
+  private mapleUi: MapleUi | null = null;
+  private mapleLoading = false;
+  private mapleHover: (id: number | null) => void = () => undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -94,7 +100,9 @@ export class App {
       this.bar.highlight(id);
       this.lens.highlight(id);
       this.tree.highlight(id);
+      this.mapleUi?.view.highlightRange(id);
     };
+    this.mapleHover = hover;
     const select = (id: number | null) => {
       this.selected = id === this.selected ? null : id;
       this.tree.select(this.selected);
@@ -117,6 +125,12 @@ export class App {
       },
     });
     this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
+    // The maple tree's view takes the free tree's place for a maple-tree trace (loaded then).
+    this.mapleRoot = document.createElement('div');
+    this.mapleRoot.className = 'free-tree-root maple-tree-root';
+    this.mapleRoot.dataset.widget = 'maple-tree';
+    this.mapleRoot.hidden = true;
+    part(root, 'free-tree').after(this.mapleRoot);
     this.narration = new NarrationPanel(part(root, 'narration'));
     this.code = new CodePanel(part(root, 'code'));
     this.transport = new Transport(part(root, 'player'), {
@@ -541,8 +555,11 @@ export class App {
       state = stateAtFrame(of, p.frame);
       statsState = of.before;
       const byId = new Map(nodes.map((n) => [n.id, n]));
-      this.focus = focusOf(of, p.frame, byId);
-      narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId });
+      // A maple-tree trace's frames are the maple tree's events: narrated by the maple module below.
+      if (!isMapleSession(s)) {
+        this.focus = focusOf(of, p.frame, byId);
+        narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId });
+      }
     } else {
       state = this.stateAt(p.op);
       statsState = state;
@@ -556,12 +573,22 @@ export class App {
     // The address views change within an operation too: keyed by the snapshots in force.
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
     this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
+    // A maple tree's stored ranges change only with a store or an erase: one key until then.
+    if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
     this.lens.render(state, this.focus.ranges, this.barKey);
     this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
-    this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
-    if (this.firstRender) {
-      this.tree.fit(0);
+    const maple = isMapleSession(s) ? s : null;
+    part(this.root, 'free-tree').hidden = maple !== null;
+    this.mapleRoot.hidden = maple === null;
+    this.root.dataset.view = maple ? 'maple-tree' : 'free-tree';
+    const title = this.root.querySelector('#tree-title');
+    if (title) title.textContent = maple ? 'Maple tree' : 'Free tree';
+    if (maple) narration = this.renderMaple(maple, ms);
+    else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
+    if (this.firstRender && (!maple || this.mapleUi)) {
+      if (maple) this.mapleUi?.view.fit(0);
+      else this.tree.fit(0);
       this.firstRender = false;
     }
 
@@ -584,6 +611,39 @@ export class App {
     // The (possibly long) link is written once the player rests for a moment.
     this.writeLink();
     this.changed();
+  }
+
+  /**
+   * Draw the maple tree at the current position (web/src/maple/: loaded on first use, then
+   * drawn again); its narration of the current micro-step, or null.
+   */
+  private renderMaple(s: MapleSession, ms: number): Narration | null {
+    const ui = this.mapleUi;
+    if (!ui) {
+      if (!this.mapleLoading) {
+        this.mapleLoading = true;
+        import('./maple/ui')
+          .then((m) => {
+            this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id) });
+            this.firstRender = true;
+            this.render(false);
+          })
+          .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
+          .finally(() => {
+            this.mapleLoading = false;
+          });
+      }
+      return null;
+    }
+    const p = this.pos;
+    const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
+    if (of && p.frame < of.frames.length) {
+      const fr = of.frames[p.frame];
+      ui.view.render(of.trees[fr.tree] ?? of.trees[0], { focus: ui.focus(of, p.frame), duration: ms, lecture: this.lecture });
+      return ui.narrate(of, p.frame);
+    }
+    ui.view.render(s.tree(p.op), { duration: ms, lecture: this.lecture });
+    return null;
   }
 
   private idleText(k: number): string {

@@ -1,6 +1,7 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { Opener, Vmapviz, version } from './pkg/vmapviz_wasm.js';
+import init, { MapleView, Opener, Vmapviz, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
 import { Session } from './bridge';
+import { MapleSession } from './maple/bridge';
 import type { Slices } from './player/opening';
 
 let ready: Promise<string> | null = null;
@@ -13,6 +14,8 @@ export function initCore(): Promise<string> {
 
 /** Replay a whole trace; throws an Error `line N: ...` when it is invalid. */
 export function loadTrace(text: string): Session {
+  // A `profile maple-tree` trace opens on the core's maple tree (web/src/maple/bridge.ts).
+  if (isMapleTrace(text)) return new MapleSession(MapleView.load(text));
   return new Session(Vmapviz.load(text));
 }
 
@@ -23,6 +26,18 @@ export function emptySession(profile = ''): Session {
 
 /** Open a trace a slice at a time (see web/src/player/opening.ts); throws on a size over the limit. */
 export function beginTrace(text: string): Slices {
+  // A maple-tree trace is replayed at once (20,000 operations take a few milliseconds).
+  if (isMapleTrace(text)) {
+    let s: Session | null = null;
+    return {
+      advance: () => {
+        s ??= loadTrace(text);
+        return [2, 1, 1];
+      },
+      finish: () => s ?? loadTrace(text),
+      free: () => s?.dispose(),
+    };
+  }
   const op = new Opener(text);
   return {
     advance: (n) => op.advance(n),

@@ -23,9 +23,17 @@ struct Rec {
     sink: String,
 }
 
+/// maple-rfc runs with the bump overlay off (a leading `bump off` in the recorded trace).
+static NO_BUMP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Rec {
     fn new(p: Profile) -> Self {
-        Rec { r: Replayer::new(p), ops: Vec::new(), sink: String::new() }
+        let mut r = Rec { r: Replayer::new(p), ops: Vec::new(), sink: String::new() };
+        if p == Profile::MapleRfc && NO_BUMP.load(std::sync::atomic::Ordering::Relaxed) {
+            r.r.vmap.set_bump(false);
+            r.ops.push(Op::Bump(false));
+        }
+        r
     }
     /// vmalloc(pages): size plus a guard page, align 1, the vmalloc window.
     fn vmalloc(&mut self, pages: u64, align: u64) -> Option<u64> {
@@ -118,9 +126,22 @@ fn mixed(p: Profile, n: usize, live: usize) -> (Vec<Op>, usize) {
     (r.ops, setup)
 }
 
-/// Best of three runs (the machine may be shared): ns per timed op, busy and free at the end.
-fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize) {
-    let mut best = (f64::INFINITY, 0, 0);
+/// Bytes of allocator objects per live (busy, lazy or pooled) area at the end of a run:
+/// maple-rfc counts 48-byte objects, 256-byte maple nodes and chunk descriptors (spec §11.11);
+/// the rbtree eras 72-byte objects (the kernel's `struct vmap_area` before the RFC), free blocks
+/// included.
+fn bytes_per_area(v: &vmapviz_core::Vmap) -> f64 {
+    if let Some(m) = v.rfc.as_deref() {
+        return m.index_bytes() as f64 / m.live_areas().max(1) as f64;
+    }
+    let live = v.arena.live();
+    72.0 * live as f64 / live.saturating_sub(v.free_blocks()).max(1) as f64
+}
+
+/// Best of three runs (the machine may be shared): ns per timed op, busy and free at the end,
+/// bytes per live area.
+fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize, f64) {
+    let mut best = (f64::INFINITY, 0, 0, 0.0);
     for _ in 0..3 {
         let mut r = Replayer::new(p);
         let mut out = String::with_capacity(64);
@@ -136,7 +157,7 @@ fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize) {
         }
         let ns = t.elapsed().as_nanos() as f64 / timed.len().max(1) as f64;
         if ns < best.0 {
-            best = (ns, r.vmap.busy_count(), r.vmap.free_blocks());
+            best = (ns, r.vmap.busy_count(), r.vmap.free_blocks(), bytes_per_area(&r.vmap));
         }
     }
     best
@@ -144,7 +165,8 @@ fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize) {
 
 fn main() {
     let mut n = 1_000_000usize;
-    let mut profiles = vec![Profile::Linux52, Profile::Linux61, Profile::Linux69];
+    let mut profiles = vec![Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::MapleRfc];
+    let mut bump_modes = vec![false, true];
     let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -154,17 +176,30 @@ fn main() {
                 profiles = args.next().and_then(|s| Profile::parse(&s)).map(|p| vec![p]).unwrap_or(profiles);
             }
             "--only" => only = args.next(),
+            "--bump" => {
+                bump_modes = match args.next().as_deref() {
+                    Some("on") => vec![false],
+                    Some("off") => vec![true],
+                    _ => {
+                        eprintln!("vmap-bench: --bump takes on or off");
+                        std::process::exit(2);
+                    }
+                }
+            }
             "--contention" => {
                 contention_table();
                 return;
             }
             _ => {
-                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--only SHAPE] | --contention");
+                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--bump on|off] [--only SHAPE] | --contention");
                 std::process::exit(2);
             }
         }
     }
-    println!("{:<10} {:<24} {:>9} {:>10} {:>8} {:>8}", "profile", "shape", "ops", "ns/op", "busy", "free");
+    println!(
+        "{:<16} {:<24} {:>9} {:>10} {:>8} {:>8} {:>8}",
+        "profile", "shape", "ops", "ns/op", "busy", "free", "B/area"
+    );
     type Shape = (&'static str, Box<dyn Fn(Profile, usize) -> (Vec<Op>, usize)>);
     let shapes: Vec<Shape> = vec![
         ("fixed_size", Box::new(fixed_size)),
@@ -175,13 +210,33 @@ fn main() {
         ("long_busy_10000", Box::new(|p, n| long_busy(p, n, 10000))),
     ];
     for p in &profiles {
-        for (name, f) in &shapes {
-            if only.as_deref().is_some_and(|o| o != *name) {
-                continue;
+        let modes: &[bool] = if *p == Profile::MapleRfc { &bump_modes } else { &[false] };
+        for &no_bump in modes {
+            NO_BUMP.store(no_bump, std::sync::atomic::Ordering::Relaxed);
+            let label = match (*p, no_bump) {
+                (Profile::MapleRfc, false) => "maple-rfc/bump".to_string(),
+                (Profile::MapleRfc, true) => "maple-rfc/nobump".to_string(),
+                _ => p.name().to_string(),
+            };
+            for (name, f) in &shapes {
+                if only.as_deref().is_some_and(|o| o != *name) {
+                    continue;
+                }
+                let (ops, setup) = f(*p, n);
+                // The leading `bump off` is set-up, not a timed operation.
+                let setup = if setup == 0 && matches!(ops.first(), Some(Op::Bump(_))) { 1 } else { setup };
+                let (ns, busy, free, bpa) = time(*p, &ops, setup);
+                println!(
+                    "{:<16} {:<24} {:>9} {:>10.1} {:>8} {:>8} {:>8.1}",
+                    label,
+                    name,
+                    ops.len() - setup,
+                    ns,
+                    busy,
+                    free,
+                    bpa
+                );
             }
-            let (ops, setup) = f(*p, n);
-            let (ns, busy, free) = time(*p, &ops, setup);
-            println!("{:<10} {:<24} {:>9} {:>10.1} {:>8} {:>8}", p.name(), name, ops.len() - setup, ns, busy, free);
         }
     }
     println!(

@@ -33,8 +33,14 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   --check-every N verify them after every N-th operation (for long soak runs)
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
-  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1 or linux-6.9 (a `profile` line in the trace
-                  that names another profile is an error)
+  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1, linux-6.9 or maple-rfc (a `profile` line in
+                  the trace that names another profile is an error)
+ maple-rfc (the June 2026 RFC v1, unmerged; spec section 11): trace lines `bump on|off` (the per-CPU
+  bump overlay, default on) and `early SIZE ALIGN VSTART VEND` (an allocation before the perf-mode
+  switch, only first); `dump` prints the occupied maple tree, `busy` adds chunk lines. Exact: the maple
+  tree (v6.16), the window loop, seeding, the bump overlay. Modelled [infer]: busy-tree flags, lazy list
+  in vfree order, purge/decay erasing occupied ranges, pcpu on the stale free tree (an overlap is refused
+  as \"stale free tree overlap\"); the busy overlap check covers every node [choice]
  workloads (print the trace on stdout; numbers decimal or 0x-hex):
   --workload NAME       a test of lib/test_vmalloc.c, `test_vmalloc` (the whole module) or a teaching scenario
   --list-workloads      list the workloads with a description
@@ -316,6 +322,11 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                         return ExitCode::from(3);
                     }
                 }
+                if args.counters {
+                    if let Some(m) = r.vmap.rfc.as_deref() {
+                        print_rfc_counters(m);
+                    }
+                }
                 return ExitCode::SUCCESS;
             }
             Ok(Some((line, l))) if !seen_op && is_maple_profile(l) => {
@@ -533,6 +544,39 @@ fn print_counters(c: &Counters) {
     ] {
         eprintln!("counters: {name}={v} per_op={:.2}", per(v));
     }
+}
+
+/// maple-rfc's own counters (spec section 11.11), on standard error.
+fn print_rfc_counters(m: &vmapviz_core::maple_rfc::MapleRfc) {
+    let c = &m.counters;
+    for (name, v) in [
+        ("window_iterations", c.window_iterations),
+        ("maple_nodes_touched", c.maple_nodes_touched),
+        ("occupied_stores", c.occupied_stores),
+        ("bump_hits", c.bump_hits),
+        ("bump_misses", c.bump_misses),
+        ("refills", c.refills),
+        ("fast_reject_hits", c.fast_reject_hits),
+        ("chunk_walk_steps", c.chunk_walk_steps),
+        ("released_before_flush", c.released_before_flush),
+        ("overlap_warnings", c.overlap_warnings),
+        ("pool_hits", c.pool_hits),
+        ("purges", c.purges),
+    ] {
+        eprintln!("counters: maple_rfc.{name}={v}");
+    }
+    let s = m.structure();
+    eprintln!(
+        "counters: maple_rfc.occupied height={} nodes={} leaf_fill_pct={:.1} busy_tree_nodes={} free_tree_nodes={} chunks={}",
+        s.occupied_height, s.occupied_nodes, s.leaf_fill_pct, s.busy_nodes, s.free_nodes, s.chunks
+    );
+    let live = m.live_areas() as f64;
+    let per = if live > 0.0 { m.index_bytes() as f64 / live } else { 0.0 };
+    eprintln!(
+        "counters: maple_rfc.bytes live_areas={} index_bytes={} bytes_per_live_area={per:.1} (48 B objects + 256 B maple nodes + chunk descriptors)",
+        m.live_areas(),
+        m.index_bytes()
+    );
 }
 
 /// Closes an operation for observers that count per operation.

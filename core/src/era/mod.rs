@@ -22,11 +22,13 @@
 //! | [`v52`]       | `linux-5.2`             | the lazy list kept from 5.1 (areas stay busy)       |
 //! | [`v61`]       | `linux-6.1`             | the purge tree (lazy areas leave the busy tree)     |
 //! | [`v69`]       | `linux-6.9`             | vmap nodes with lazy trees, size pools and decay    |
+//! | [`maple_rfc`] | `maple-rfc`             | the June 2026 RFC: maple trees and the bump overlay, with state of its own (`Vmap::rfc`) |
 //!
 //! Shared here, named as in `mm/vmalloc.c`: the busy-area bookkeeping (`insert_vmap_area` into
 //! the node of the address, the lookup on free), the pcpu argument checks, and inspection.
 
 pub mod free_tree;
+pub mod maple_rfc;
 pub mod v51;
 pub mod v52;
 pub mod v61;
@@ -85,6 +87,8 @@ pub struct Vmap {
     pub cached_align: u64,
     /// linux-5.1: where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
     pub vmap_area_pcpu_hole: u64,
+    /// maple-rfc: the whole allocator of that profile (the fields above stay unused).
+    pub rfc: Option<Box<maple_rfc::MapleRfc>>,
 }
 
 /// What a purge returned.
@@ -113,6 +117,7 @@ impl Vmap {
             cached_vstart: 0,
             cached_align: 0,
             vmap_area_pcpu_hole: VMALLOC_END,
+            rfc: (profile == Profile::MapleRfc).then(|| Box::new(maple_rfc::MapleRfc::new())),
         }
     }
 
@@ -124,6 +129,14 @@ impl Vmap {
     pub fn init(&mut self, start: u64, end: u64) -> Result<(), VmapError> {
         if start >= end {
             return Err(VmapError::BadRange { start, end });
+        }
+        if let Some(r) = self.rfc.as_deref_mut() {
+            r.cpus = self.cpus;
+            r.cpu = self.cpu;
+            r.init(start, end)?;
+            self.space = (start, end);
+            self.initialized = true;
+            return Ok(());
         }
         let nr = if self.profile == Profile::Linux69 { self.cpus.clamp(1, MAX_NODES) } else { 1 };
         self.arena = Arena::new();
@@ -163,6 +176,10 @@ impl Vmap {
         if n <= u64::from(self.cpu) {
             return Err(VmapError::CpuOffline { cpu: self.cpu, cpus: n });
         }
+        if let Some(r) = self.rfc.as_deref_mut() {
+            r.cpus = self.cpus;
+            r.set_cpus(n)?;
+        }
         self.cpus = n as u32;
         Ok(())
     }
@@ -170,6 +187,10 @@ impl Vmap {
     pub fn set_cpu(&mut self, n: u64) -> Result<(), VmapError> {
         if n >= u64::from(self.cpus) {
             return Err(VmapError::BadCpu { cpu: n, cpus: self.cpus });
+        }
+        if let Some(r) = self.rfc.as_deref_mut() {
+            r.cpus = self.cpus;
+            r.set_cpu(n)?;
         }
         self.cpu = n as u32;
         Ok(())
@@ -247,16 +268,22 @@ impl Vmap {
             Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
             Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree(size, align, vstart, vend, 0, obs),
             Profile::Linux69 => self.alloc_v69(size, align, vstart, vend, obs),
+            Profile::MapleRfc => self.rfc_mut().alloc(size, align, vstart, vend, obs),
         }
     }
 
     /// `free_vmap_area`: give the busy area at `addr` back to free space at once.
     pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
+        if let Some(r) = self.rfc.as_deref_mut() {
+            return r.free(addr, obs);
+        }
         let (nid, va) = self.find_busy(addr)?;
         match self.profile {
             Profile::Linux51 => self.free_v51(va, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 => self.__free_vmap_area(nid, va, obs),
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::MapleRfc => {
+                self.__free_vmap_area(nid, va, obs)
+            }
         }
         Ok(())
     }
@@ -268,6 +295,7 @@ impl Vmap {
             Profile::Linux51 | Profile::Linux52 => self.vfree_llist(addr, obs),
             Profile::Linux61 => self.vfree_v61(addr, obs),
             Profile::Linux69 => self.vfree_v69(addr, obs),
+            Profile::MapleRfc => self.rfc_mut().vfree(addr, obs),
         }
     }
 
@@ -293,6 +321,11 @@ impl Vmap {
             Profile::Linux69 => {
                 let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
                 self.purge_nodes(full, cause, obs)
+            }
+            Profile::MapleRfc => {
+                let r = self.rfc_mut();
+                let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
+                PurgeResult { entries }
             }
         }
     }
@@ -377,6 +410,21 @@ impl Vmap {
 
     /// The busy area starting exactly at `addr` (searching the node of `addr` first).
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+        if let [node] = self.nodes.as_slice() {
+            // One node (every profile but a multi-node linux-6.9): the exact-start descent,
+            // one comparison per level; the containment descent only to name a miss.
+            // Busy areas never overlap, so an area starting at `addr` is the one containing it
+            // (the `va_end` test keeps that true even for an empty or wrapped range).
+            let va = node.busy.find_start(&self.arena, addr);
+            return match self.arena.try_get(va) {
+                Some(v) if v.va_end > addr && v.is_lazy() => Err(VmapError::AlreadyLazy { addr }),
+                Some(v) if v.va_end > addr => Ok((0, va)),
+                _ => {
+                    let inside = self.arena.try_get(node.busy.find_containing(&self.arena, addr));
+                    Err(VmapError::UnknownFree { addr, interior_of: inside.map(|v| (v.va_start, v.va_end)) })
+                }
+            };
+        }
         let nr = self.nodes.len();
         let mut nid = self.addr_to_node_id(addr) as usize;
         let mut interior = None;
@@ -422,6 +470,9 @@ impl Vmap {
         obs: &mut O,
     ) -> Result<Vec<u64>, VmapError> {
         self.ensure_init();
+        if let Some(r) = self.rfc.as_deref_mut() {
+            return r.pcpu_get_vm_areas(offsets, sizes, align, obs);
+        }
         let nr = offsets.len();
         let bad = |why: String| Err(VmapError::BadPcpu { why });
         if nr == 0 || nr != sizes.len() {
@@ -464,7 +515,7 @@ impl Vmap {
         }
         match self.profile {
             Profile::Linux51 => self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 => {
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::MapleRfc => {
                 self.pcpu_get_vm_areas_free_tree(offsets, sizes, align, last_area, obs)
             }
         }
@@ -508,12 +559,20 @@ impl Vmap {
                     out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
                 }
             }
+            Profile::MapleRfc => {
+                if let Some(r) = self.rfc.as_deref() {
+                    out = r.lazy_areas_by_node();
+                }
+            }
         }
         out
     }
 
     /// Pooled areas: (node, pool index, entries in pool order).
     pub fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        if let Some(r) = self.rfc.as_deref() {
+            return r.pools();
+        }
         let mut out = Vec::new();
         for (nid, n) in self.nodes.iter().enumerate() {
             for (idx, p) in n.pools.iter().enumerate() {
@@ -532,13 +591,35 @@ impl Vmap {
         out
     }
 
-    /// Number of free blocks.
+    /// Number of free blocks (maple-rfc: NULL ranges of the occupied tree).
     pub fn free_blocks(&self) -> usize {
+        if let Some(r) = self.rfc.as_deref() {
+            return r.occupied.ranges().iter().filter(|x| x.2.is_none()).count();
+        }
         self.free.len
     }
 
     /// Number of busy areas (lazy ones of 5.2 included).
     pub fn busy_count(&self) -> usize {
+        if let Some(r) = self.rfc.as_deref() {
+            return r.busy_areas().len();
+        }
         self.nodes.iter().map(|n| n.busy.len).sum()
+    }
+
+    /// The maple-rfc allocator (created with the profile; a Vmap of that profile always has it).
+    fn rfc_mut(&mut self) -> &mut maple_rfc::MapleRfc {
+        self.rfc.get_or_insert_with(|| Box::new(maple_rfc::MapleRfc::new()))
+    }
+
+    /// `bump on|off` (maple-rfc only: `false` elsewhere).
+    pub fn set_bump(&mut self, on: bool) -> bool {
+        match self.rfc.as_deref_mut() {
+            Some(r) => {
+                r.set_bump(on);
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -193,7 +193,13 @@ pub enum MapleEvent {
 /// Receives maple step events; `ON = false` compiles every emission away.
 pub trait MapleObserver {
     const ON: bool = true;
+    /// True when the observer also wants the tree's nodes after each gap update (a player's
+    /// frames: one level of propagation per step); off by default, and never called when off.
+    const NODES: bool = false;
     fn event(&mut self, ev: MapleEvent);
+    /// The tree's nodes (pre-order, as [`MapleTree::nodes`]) and height right after the last
+    /// event, when `NODES` is true.
+    fn nodes(&mut self, _nodes: Vec<NodeSummary>, _height: u32) {}
 }
 
 /// Records nothing.
@@ -374,6 +380,19 @@ impl<O: MapleObserver> MapleTree<O> {
             height: 0,
             alloc,
             touched: Default::default(),
+            obs,
+        }
+    }
+
+    /// The same tree with another observer (a player replays one operation with a recorder).
+    pub fn with_obs<P: MapleObserver>(self, obs: P) -> MapleTree<P> {
+        MapleTree {
+            nodes: self.nodes,
+            free: self.free,
+            root: self.root,
+            height: self.height,
+            alloc: self.alloc,
+            touched: self.touched,
             obs,
         }
     }
@@ -592,6 +611,7 @@ impl<O: MapleObserver> MapleTree<O> {
             if meta_gap == new {
                 if O::ON {
                     self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: true });
+                    self.gap_snapshot();
                 }
                 return;
             }
@@ -599,6 +619,7 @@ impl<O: MapleObserver> MapleTree<O> {
                 if meta_gap > new {
                     if O::ON {
                         self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: true });
+                        self.gap_snapshot();
                     }
                     return;
                 }
@@ -611,12 +632,23 @@ impl<O: MapleObserver> MapleTree<O> {
             let at_root = self.is_root(pnode);
             if O::ON {
                 self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: at_root });
+                self.gap_snapshot();
             }
             if at_root {
                 return;
             }
             offset = self.parent_slot(pnode);
             pnode = self.parent_of(pnode);
+        }
+    }
+
+    /// Hand the observer the nodes after a gap update, when it asks for them.
+    #[inline]
+    fn gap_snapshot(&mut self) {
+        if O::NODES {
+            let nodes = self.nodes();
+            let h = self.height;
+            self.obs.nodes(nodes, h);
         }
     }
 
@@ -632,6 +664,7 @@ impl<O: MapleObserver> MapleTree<O> {
             self.parent_gap(mas.node, pslot, max_gap);
         } else if O::ON {
             self.obs.event(MapleEvent::GapUpdate { node: p, slot: pslot, gap: max_gap, stop: true });
+            self.gap_snapshot();
         }
     }
 
@@ -1224,6 +1257,38 @@ impl<O: MapleObserver> MapleTree<O> {
                 Slot::Node(c) => id = c,
                 Slot::Entry(e) => return Some(e),
                 Slot::Null => return None,
+            }
+        }
+    }
+
+    /// The range holding `index` (`mas_walk`): `(first, last, entry)`, NULL ranges included.
+    pub fn range_at(&self, index: u64) -> (u64, u64, Option<MapleEntry>) {
+        let (mut id, mut min, mut max) = match self.root {
+            Root::Empty => return (0, MAX, None),
+            Root::Ptr(e) => return if index == 0 { (0, 0, Some(e)) } else { (1, MAX, None) },
+            Root::Node(id) => (id, 0, MAX),
+        };
+        loop {
+            let end = self.data_end(id, max).min(self.kind(id).slots() - 1);
+            let mut lo = min;
+            let mut off = 0;
+            let mut hi = self.safe_pivot(id, 0, max);
+            while off < end && hi < index {
+                lo = hi.wrapping_add(1);
+                off += 1;
+                hi = self.safe_pivot(id, off, max);
+            }
+            if off == end {
+                hi = max;
+            }
+            match self.n(id).slot[off] {
+                Slot::Node(c) => {
+                    id = c;
+                    min = lo;
+                    max = hi;
+                }
+                Slot::Entry(e) => return (lo, hi, Some(e)),
+                Slot::Null => return (lo, hi, None),
             }
         }
     }

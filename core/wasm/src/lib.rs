@@ -16,6 +16,7 @@ use vmapviz_core::session::{
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
+mod maple;
 #[cfg(feature = "workbench")]
 mod workbench;
 #[cfg(feature = "workbench")]

@@ -1,0 +1,1367 @@
+//! The `maple-rfc` profile: vmalloc on maple trees with the per-CPU bump overlay (the June 2026
+//! RFC v1 at patch 12/12, spec §11). Its own state, beside the rbtree eras:
+//!
+//! ```text
+//!   occupied_vmap_area_mt (global, ALLOC_RANGE)   [s, e-1] -> XA_ZERO   busy, lazy, pooled, chunks,
+//!        |  mas_empty_area + window loop                                 seeded complement (§11.2.3)
+//!        v
+//!   vn->busy.mt (per node, no ALLOC_RANGE)        [s, e-1] -> area      addr -> vmap_area lookup
+//!   vn->lazy (list, vfree order), vn->pool[]      as linux-6.9
+//!   bump chunks (64 MiB, per-CPU current)         page_va -> area       (bump on)
+//!   free_vmap_area_mt (stale after the switch)    [s, e-1] -> block     pcpu_get_vm_areas only
+//! ```
+//!
+//! What is exact and what is modelled is said per function ([fact], [infer], [choice] refer to
+//! the spec's tags). Nothing here half-applies: a request is refused before anything changes,
+//! or the state from before is restored.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::area::{AreaInfo, Arena, NIL, VN_SHIFT};
+use crate::error::VmapError;
+use crate::events::{Event, Observer, PurgeCause, TreeView};
+use crate::maple::{MapleEntry, MapleTree};
+use crate::profile::Profile;
+use crate::vmalloc::{align_up, fls, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
+
+/// `VA_FROM_BUMP_CHUNK`: the area was handed out by the per-CPU overlay (patch 11). [fact]
+pub const VA_FROM_BUMP_CHUNK: u32 = 0x4;
+/// Model-only flag: the area's range is one range of the occupied tree (or of a seeded range).
+const F_OCC: u32 = 0x10;
+/// Model-only flags: where the object sits.
+const F_LAZY: u32 = 0x20;
+const F_POOLED: u32 = 0x40;
+/// `VMAP_BUMP_CHUNK_SIZE`: 64 MiB = 16384 pages. [fact]
+pub const VMAP_BUMP_CHUNK_SIZE: u64 = 64 << 20;
+/// Largest size and alignment the overlay takes (`vmap_bump_eligible`, HEAD). [fact]
+pub const VMAP_BUMP_MAX: u64 = 32 << 20;
+/// x86_64 module area (execmem): outside the seeded window.
+pub const MODULES_VADDR: u64 = 0xffff_ffff_a000_0000;
+pub const MODULES_END: u64 = 0xffff_ffff_ff00_0000;
+/// Pools per node, as linux-6.9.
+const MAX_VA_SIZE_PAGES: usize = 256;
+/// `nr_vmap_nodes` clamp, as linux-6.9.
+const MAX_NODES: u32 = 128;
+/// Most CPUs a trace may declare, as linux-6.9.
+const MAX_CPUS: u64 = 65536;
+
+/// One 64 MiB chunk of the bump overlay (`struct vmap_bump_chunk`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BumpChunk {
+    pub base: u64,
+    pub limit: u64,
+    /// Next free address; only moves forward.
+    pub bump: u64,
+    /// Outstanding pages.
+    pub alloced: u64,
+    pub owner_cpu: u32,
+    /// `page_va[]` kept compact: area start -> area (each area covers its pages).
+    #[serde(skip)]
+    pub page_va: BTreeMap<u64, u32>,
+}
+
+/// One vmap node of the profile.
+#[derive(Clone, Default)]
+pub struct RfcNode {
+    /// `vn->busy.mt`: `[va_start, va_end - 1] -> area` (no ALLOC_RANGE: range_64 internals [infer]).
+    pub busy: MapleTree,
+    /// `vn->lazy`: in vfree order [infer].
+    pub lazy: Vec<u32>,
+    /// `vn->pool[i]`: areas of exactly `i + 1` pages; front = first entry.
+    pub pools: Vec<VecDeque<u32>>,
+}
+
+/// Which way the last allocation went (for tests and the view).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum AllocPath {
+    #[default]
+    None,
+    /// The per-CPU bump chunk.
+    Bump,
+    /// A vmap node's pool.
+    Pool,
+    /// `__alloc_vmap_area`: the occupied tree's gap search and window loop.
+    Global,
+    /// Pre-perf-mode: the legacy free tree (`early` lines).
+    Legacy,
+}
+
+/// Work counters of §11.11 that the model counts cheaply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RfcCounters {
+    /// `mas_empty_area` calls of the window loop (each restarts at the root).
+    pub window_iterations: u64,
+    /// Maple nodes touched by searches and stores (all trees).
+    pub maple_nodes_touched: u64,
+    /// Stores into the occupied tree (XA_ZERO and NULL).
+    pub occupied_stores: u64,
+    pub bump_hits: u64,
+    pub bump_misses: u64,
+    pub refills: u64,
+    /// Lookups that the lo/hi bounds rejected without a chunk walk.
+    pub fast_reject_hits: u64,
+    /// Chunks stepped over by list walks.
+    pub chunk_walk_steps: u64,
+    /// Chunks whose range went back to the occupied tree at an unlink, before the lazy purge.
+    pub released_before_flush: u64,
+    /// Busy-tree inserts refused by the overlap check (the syzbot WARN).
+    pub overlap_warnings: u64,
+    pub pool_hits: u64,
+    pub purges: u64,
+}
+
+/// The shape of the trees (spec §11.11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct RfcStructure {
+    pub occupied_height: u32,
+    pub occupied_nodes: usize,
+    /// Used slots of the occupied tree's leaves, in percent of 16 per leaf.
+    pub leaf_fill_pct: f64,
+    pub busy_nodes: usize,
+    pub free_nodes: usize,
+    pub chunks: usize,
+}
+
+/// The whole `maple-rfc` allocator.
+#[derive(Clone)]
+pub struct MapleRfc {
+    /// `struct vmap_area` objects (48 bytes in the RFC; the model's are larger).
+    pub arena: Arena,
+    /// `occupied_vmap_area_mt`: authoritative for allocation.
+    pub occupied: MapleTree,
+    /// `free_vmap_area_mt`: built at init, clipped by early allocations and pcpu only (stale).
+    pub free_mt: MapleTree,
+    next_block: u32,
+    pub nodes: Vec<RfcNode>,
+    /// Every non-bump busy area by start (the union of the busy trees), for the overlap check.
+    busy_by_start: BTreeMap<u64, u32>,
+    /// `vmap_lazy_nr`, in pages.
+    pub vmap_lazy_nr: u64,
+    pub cpus: u32,
+    pub cpu: u32,
+    pub zone_size: u64,
+    pub space: (u64, u64),
+    initialized: bool,
+    /// The perf-mode switch has run (seeding done).
+    pub perf_mode: bool,
+    /// The bump overlay (trace line `bump on|off`, default on).
+    pub bump_on: bool,
+    /// `vmap_bump_chunks`, newest first.
+    pub chunks: Vec<BumpChunk>,
+    /// `vmap_bump_cur` per CPU: the base of the current chunk.
+    pub bump_cur: Vec<Option<u64>>,
+    pub chunks_lo: u64,
+    pub chunks_hi: u64,
+    /// Occupied ranges that belong to no area: the seed of §11.2.3 minus areas, minus erases.
+    seed_residual: Vec<(u64, u64)>,
+    pub counters: RfcCounters,
+    pub last_path: AllocPath,
+}
+
+impl fmt::Debug for MapleRfc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapleRfc")
+            .field("cpus", &self.cpus)
+            .field("cpu", &self.cpu)
+            .field("bump_on", &self.bump_on)
+            .field("occupied_nodes", &self.occupied.node_count())
+            .field("chunks", &self.chunks.len())
+            .field("vmap_lazy_nr", &self.vmap_lazy_nr)
+            .finish()
+    }
+}
+
+impl Default for MapleRfc {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Subtract `[s, e]` (inclusive) from a sorted list of disjoint inclusive ranges.
+fn subtract(list: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    if !list.iter().any(|&(a, b)| a <= e && s <= b) {
+        return;
+    }
+    let mut out = Vec::with_capacity(list.len() + 1);
+    for &(a, b) in list.iter() {
+        if b < s || a > e {
+            out.push((a, b));
+            continue;
+        }
+        if a < s {
+            out.push((a, s - 1));
+        }
+        if b > e {
+            out.push((e + 1, b));
+        }
+    }
+    *list = out;
+}
+
+/// Sort inclusive ranges and join those that overlap or touch.
+pub fn merge_ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+    for (a, b) in v {
+        if let Some(last) = out.last_mut() {
+            if last.1 == ULONG_MAX || a <= last.1 + 1 {
+                last.1 = last.1.max(b);
+                continue;
+            }
+        }
+        out.push((a, b));
+    }
+    out
+}
+
+impl MapleRfc {
+    pub const PROFILE: Profile = Profile::MapleRfc;
+
+    pub fn new() -> Self {
+        MapleRfc {
+            arena: Arena::new(),
+            occupied: MapleTree::new(true),
+            free_mt: MapleTree::new(true),
+            next_block: 0,
+            nodes: vec![RfcNode::default()],
+            busy_by_start: BTreeMap::new(),
+            vmap_lazy_nr: 0,
+            cpus: 1,
+            cpu: 0,
+            zone_size: 1,
+            space: (1, ULONG_MAX),
+            initialized: false,
+            perf_mode: false,
+            bump_on: true,
+            chunks: Vec::new(),
+            bump_cur: vec![None],
+            chunks_lo: ULONG_MAX,
+            chunks_hi: 0,
+            seed_residual: Vec::new(),
+            counters: RfcCounters::default(),
+            last_path: AllocPath::None,
+        }
+    }
+
+    pub fn is_initialized(&self) -> bool {
+        self.initialized
+    }
+
+    #[inline(always)]
+    fn view(&self) -> TreeView<'_> {
+        TreeView { arena: &self.arena, root: NIL }
+    }
+
+    /// `vmap_init_free_space` with an empty vmlist: the free tree holds `[start, end)`; the
+    /// occupied tree is seeded later, at the perf-mode switch.
+    pub fn init(&mut self, start: u64, end: u64) -> Result<(), VmapError> {
+        if start >= end {
+            return Err(VmapError::BadRange { start, end });
+        }
+        let cpus = self.cpus;
+        let cpu = self.cpu;
+        let bump_on = self.bump_on;
+        *self = MapleRfc::new();
+        self.cpus = cpus;
+        self.cpu = cpu;
+        self.bump_on = bump_on;
+        let nr = cpus.clamp(1, MAX_NODES);
+        self.nodes = (0..nr).map(|_| RfcNode { busy: MapleTree::new(false), ..Default::default() }).collect();
+        self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
+        self.bump_cur = vec![None; cpus as usize];
+        self.space = (start, end);
+        let id = self.new_block();
+        // Cannot fail: start <= end - 1.
+        let _ = self.free_mt.store_range(start, end - 1, Some(MapleEntry::Value(id)));
+        self.initialized = true;
+        Ok(())
+    }
+
+    fn new_block(&mut self) -> u32 {
+        let id = self.next_block;
+        self.next_block = self.next_block.wrapping_add(1);
+        id
+    }
+
+    pub fn ensure_init(&mut self) {
+        if !self.initialized {
+            let _ = self.init(1, ULONG_MAX);
+        }
+    }
+
+    /// Initialise if needed and run the perf-mode switch once: seed the occupied tree with the
+    /// complement of the free tree inside `[VMALLOC_START, VMALLOC_END)`
+    /// (`occupied_mt_seed_from_free_locked`, §11.2.3). [fact]
+    pub fn ensure_perf(&mut self) {
+        self.ensure_init();
+        if self.perf_mode {
+            return;
+        }
+        self.perf_mode = true;
+        let mut seed = Vec::new();
+        let mut cursor = VMALLOC_START;
+        for (s, l, _) in self.free_mt.iter() {
+            if cursor >= VMALLOC_END {
+                break;
+            }
+            if s > cursor {
+                let stop = s.min(VMALLOC_END);
+                seed.push((cursor, stop - 1));
+            }
+            if l >= cursor {
+                cursor = l.saturating_add(1);
+                if l == ULONG_MAX {
+                    cursor = ULONG_MAX;
+                }
+            }
+        }
+        if cursor < VMALLOC_END {
+            seed.push((cursor, VMALLOC_END - 1));
+        }
+        for &(s, e) in &seed {
+            let _ = self.occupied.store_range(s, e, Some(MapleEntry::Zero));
+            self.counters.occupied_stores += 1;
+        }
+        // Early areas inside the window are covered by the seed; outside it they are not (S5).
+        self.seed_residual = seed;
+        let early: Vec<u32> = self.busy_by_start.values().copied().collect();
+        for va in early {
+            let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
+            if s >= VMALLOC_START && e <= VMALLOC_END {
+                self.arena.at(va).flags |= F_OCC;
+                subtract(&mut self.seed_residual, s, e - 1);
+            }
+        }
+    }
+
+    pub fn set_cpus(&mut self, n: u64) -> Result<(), VmapError> {
+        if n == 0 || n > MAX_CPUS {
+            return Err(VmapError::BadCpus { cpus: n });
+        }
+        if n <= u64::from(self.cpu) {
+            return Err(VmapError::CpuOffline { cpu: self.cpu, cpus: n });
+        }
+        self.cpus = n as u32;
+        if self.bump_cur.len() < n as usize {
+            self.bump_cur.resize(n as usize, None);
+        }
+        Ok(())
+    }
+
+    pub fn set_cpu(&mut self, n: u64) -> Result<(), VmapError> {
+        if n >= u64::from(self.cpus) {
+            return Err(VmapError::BadCpu { cpu: n, cpus: self.cpus });
+        }
+        self.cpu = n as u32;
+        if self.bump_cur.len() <= n as usize {
+            self.bump_cur.resize(n as usize + 1, None);
+        }
+        Ok(())
+    }
+
+    /// `bump on|off`. Switching never moves an area: chunks stay until their areas go.
+    pub fn set_bump(&mut self, on: bool) {
+        self.bump_on = on;
+    }
+
+    /// `lazy_max_pages()` as linux-6.9.
+    pub fn lazy_max_pages(&self) -> u64 {
+        u64::from(fls(u64::from(self.cpus))) * (32 * 1024 * 1024 / PAGE_SIZE)
+    }
+
+    /// `addr_to_node_id` as linux-6.9.
+    pub fn addr_to_node_id(&self, addr: u64) -> u32 {
+        let nr = self.nodes.len() as u64;
+        if nr <= 1 {
+            return 0;
+        }
+        ((addr / self.zone_size) % nr) as u32
+    }
+
+    fn decode_vn_id(&self, flags: u32) -> Option<u32> {
+        let v = flags >> VN_SHIFT;
+        let id = v.wrapping_sub(1);
+        (v != 0 && id < self.nodes.len() as u32).then_some(id)
+    }
+
+    fn validate_req(&self, size: u64, align: u64) -> Result<(), VmapError> {
+        let profile = Self::PROFILE;
+        if size == 0 {
+            return Err(VmapError::SizeZero { profile });
+        }
+        if size & (PAGE_SIZE - 1) != 0 {
+            return Err(VmapError::SizeNotPageMultiple { size, profile });
+        }
+        if !align.is_power_of_two() {
+            return Err(VmapError::BadAlign { align, profile });
+        }
+        Ok(())
+    }
+
+    fn occ_store(&mut self, s: u64, e_incl: u64, entry: Option<MapleEntry>) {
+        // Cannot fail: s <= e_incl.
+        let _ = self.occupied.store_range(s, e_incl, entry);
+        self.counters.occupied_stores += 1;
+        self.counters.maple_nodes_touched += self.occupied.take_touched();
+        if entry.is_none() {
+            subtract(&mut self.seed_residual, s, e_incl);
+        }
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    /// `find_hole_window` (§11.4.3): the lowest gap of `size` (or `size + align - 1` when
+    /// `align > PAGE_SIZE`), aligned up; re-search past the hole when the aligned candidate
+    /// does not fit. Each iteration is a fresh `mas_empty_area` from the root. [fact]
+    ///
+    /// A candidate can only miss with `align <= PAGE_SIZE` and an unaligned hole start (an
+    /// unaligned `vstart` or init range); the loop then steps through the hole `len` bytes at a
+    /// time and misses every time. Those steps are counted and skipped at once (same result).
+    pub fn find_hole_window(&mut self, min: u64, max: u64, size: u64, align: u64) -> Option<u64> {
+        let len = if align > PAGE_SIZE { size.checked_add(align - 1)? } else { size };
+        let mut search = min;
+        while search <= max {
+            self.counters.window_iterations += 1;
+            let r = self.occupied.empty_area(search, max, len);
+            self.counters.maple_nodes_touched += self.occupied.take_touched();
+            let (index, last) = r.ok()?;
+            let hole_end = last.min(max);
+            let cand = align_up(index, align);
+            if cand < index {
+                return None;
+            }
+            let cand_end = cand.checked_add(size - 1)?;
+            if cand >= search && cand_end <= hole_end {
+                return Some(cand);
+            }
+            if hole_end == ULONG_MAX {
+                return None;
+            }
+            // The next searches start at index + k * len inside the same NULL range, with the
+            // same misalignment (len is a page multiple, align divides PAGE_SIZE), and miss too
+            // until the rest of the range is shorter than len.
+            let (_, null_end, _) = self.occupied.range_at(index);
+            let he = null_end.min(max);
+            let steps = ((he - index) as u128 + 1) / len as u128;
+            if steps > 1 {
+                self.counters.window_iterations += (steps - 1) as u64;
+                let next = index as u128 + steps * len as u128;
+                if next > u128::from(ULONG_MAX) {
+                    return None;
+                }
+                search = next as u64;
+            } else {
+                search = hole_end + 1;
+            }
+        }
+        None
+    }
+
+    /// `__alloc_vmap_area` in perf mode (§11.4.2): the address, not yet stored. [fact]
+    fn __alloc_vmap_area(&mut self, size: u64, align: u64, vstart: u64, vend: u64) -> Option<u64> {
+        if vstart >= vend || size > vend - vstart {
+            return None;
+        }
+        let addr = self.find_hole_window(vstart, vend - 1, size, align)?;
+        addr.checked_add(size)?;
+        Some(addr)
+    }
+
+    /// The busy area overlapping `[s, e)`, if any: the check of
+    /// `validate_vmap_area_range_insert_mt_locked` (made over every node's tree [choice]).
+    fn busy_overlap(&self, s: u64, e: u64) -> Option<(u64, u64)> {
+        if let Some((_, &va)) = self.busy_by_start.range(..e).next_back() {
+            let v = self.arena.get(va);
+            if v.va_end > s {
+                return Some((v.va_start, v.va_end));
+            }
+        }
+        None
+    }
+
+    /// `insert_vmap_area_busy_locked`: into the node of `va_start`.
+    fn busy_insert(&mut self, va: u32) {
+        let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
+        let nid = self.addr_to_node_id(s) as usize;
+        let _ = self.nodes[nid].busy.store_range(s, e - 1, Some(MapleEntry::Value(va)));
+        self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
+        self.busy_by_start.insert(s, va);
+    }
+
+    fn vmap_bump_eligible(size: u64, align: u64, vstart: u64, vend: u64) -> bool {
+        vstart == VMALLOC_START
+            && vend == VMALLOC_END
+            && size > 0
+            && size.is_multiple_of(PAGE_SIZE)
+            && size <= VMAP_BUMP_MAX
+            && align > 0
+            && align <= VMAP_BUMP_MAX
+    }
+
+    fn chunk_index(&self, base: u64) -> Option<usize> {
+        self.chunks.iter().position(|c| c.base == base)
+    }
+
+    /// `vmap_bump_alloc` on this CPU's current chunk (§11.5.3). [fact]
+    fn bump_try(&mut self, size: u64, align: u64) -> Option<u64> {
+        let base = self.bump_cur.get(self.cpu as usize).copied().flatten()?;
+        let ci = self.chunk_index(base)?;
+        let c = &self.chunks[ci];
+        let a = align_up(c.bump, align);
+        if a < c.base {
+            return None;
+        }
+        let end = a.checked_add(size)?;
+        if end > c.limit {
+            return None;
+        }
+        let va = self.arena.alloc(a, end);
+        let nid = self.addr_to_node_id(a);
+        self.arena.at(va).flags = ((nid + 1) << VN_SHIFT) | VA_FROM_BUMP_CHUNK;
+        let c = &mut self.chunks[ci];
+        c.bump = end;
+        c.alloced += size >> PAGE_SHIFT;
+        c.page_va.insert(a, va);
+        Some(a)
+    }
+
+    /// `vmap_bump_refill` (§11.5.4): one 64 MiB XA_ZERO range from the ordinary gap search, a
+    /// new chunk at the head of the list, current for this CPU; the old one is retired. [fact]
+    fn bump_refill(&mut self) -> bool {
+        let Some(base) = self.__alloc_vmap_area(VMAP_BUMP_CHUNK_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END) else {
+            return false;
+        };
+        let limit = base + VMAP_BUMP_CHUNK_SIZE;
+        self.occ_store(base, limit - 1, Some(MapleEntry::Zero));
+        let chunk = BumpChunk { base, limit, bump: base, alloced: 0, owner_cpu: self.cpu, page_va: BTreeMap::new() };
+        self.chunks.insert(0, chunk);
+        self.chunks_lo = self.chunks_lo.min(base);
+        self.chunks_hi = self.chunks_hi.max(limit);
+        let cpu = self.cpu as usize;
+        if self.bump_cur.len() <= cpu {
+            self.bump_cur.resize(cpu + 1, None);
+        }
+        self.bump_cur[cpu] = Some(base);
+        self.counters.refills += 1;
+        true
+    }
+
+    /// `alloc_vmap_area` at HEAD (§11.4.1): bump fast path, pools, then the global path with
+    /// the busy-tree overlap check and one purge-and-retry.
+    pub fn alloc<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        self.ensure_perf();
+        self.validate_req(size, align)?;
+        self.last_path = AllocPath::None;
+        if self.bump_on && Self::vmap_bump_eligible(size, align, vstart, vend) {
+            let mut got = self.bump_try(size, align);
+            if got.is_none() {
+                self.counters.bump_misses += 1;
+                if self.bump_refill() {
+                    got = self.bump_try(size, align);
+                }
+            }
+            if let Some(a) = got {
+                self.counters.bump_hits += 1;
+                self.last_path = AllocPath::Bump;
+                if O::ON {
+                    let id = self.chunks.iter().find_map(|c| c.page_va.get(&a)).map_or(0, |&va| self.arena.get(va).id);
+                    obs.event(Event::Allocated { id, addr: a, size }, self.view());
+                }
+                return Ok(a);
+            }
+        }
+        let mut vn_flags = 0;
+        if vstart == VMALLOC_START && vend == VMALLOC_END && self.nodes.len() > 1 {
+            let nid = self.cpu % self.nodes.len() as u32;
+            vn_flags = (nid + 1) << VN_SHIFT;
+            if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend) {
+                // A pooled range is still occupied, so no busy area can overlap it.
+                let v = *self.arena.get(va);
+                self.arena.at(va).flags = vn_flags | F_OCC;
+                self.busy_insert(va);
+                self.counters.pool_hits += 1;
+                self.last_path = AllocPath::Pool;
+                if O::ON {
+                    obs.event(Event::Allocated { id: v.id, addr: v.va_start, size }, self.view());
+                }
+                return Ok(v.va_start);
+            }
+        }
+        let mut purged = false;
+        loop {
+            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend) {
+                let end = addr + size;
+                if let Some(other) = self.busy_overlap(addr, end) {
+                    // The WARN of `[SYZ]`: the occupied tree offered a range a busy tree holds.
+                    self.counters.overlap_warnings += 1;
+                    return Err(VmapError::BusyOverlap { start: addr, end, other });
+                }
+                self.occ_store(addr, end - 1, Some(MapleEntry::Zero));
+                let va = self.arena.alloc(addr, end);
+                self.arena.at(va).flags = vn_flags | F_OCC;
+                self.busy_insert(va);
+                self.last_path = AllocPath::Global;
+                if O::ON {
+                    let id = self.arena.get(va).id;
+                    obs.event(Event::Allocated { id, addr, size }, self.view());
+                }
+                return Ok(addr);
+            }
+            if purged {
+                break;
+            }
+            purged = true;
+            self.purge_nodes(true, PurgeCause::AllocRetry, obs);
+        }
+        if O::ON {
+            obs.event(Event::AllocFailed { size }, self.view());
+        }
+        Err(VmapError::NoSpace { size, align, vstart, vend })
+    }
+
+    /// An allocation before the perf-mode switch (the legacy path, §11.4.4): a linear walk of
+    /// the free tree from `vstart` testing `is_within_this_va`, `va_clip` as sub-range stores,
+    /// a busy insert; the occupied tree does not exist yet. [fact, RFC-4/6]
+    pub fn alloc_early(&mut self, size: u64, align: u64, vstart: u64, vend: u64) -> Result<u64, VmapError> {
+        self.ensure_init();
+        if self.perf_mode {
+            return Err(VmapError::Unsupported {
+                why: "an early allocation must come before every other operation (the perf-mode switch runs at the first one)"
+                    .into(),
+            });
+        }
+        self.validate_req(size, align)?;
+        self.last_path = AllocPath::None;
+        let no_space = Err(VmapError::NoSpace { size, align, vstart, vend });
+        let mut found = None;
+        for (s, l, _) in self.free_mt.iter() {
+            if l < vstart {
+                continue;
+            }
+            let end = l.saturating_add(1);
+            let nva = align_up(s.max(vstart), align);
+            if nva < vstart || nva < s {
+                continue;
+            }
+            match nva.checked_add(size) {
+                Some(e) if e <= end => {
+                    found = Some((s, l, nva));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some((s, l, nva)) = found else {
+            return no_space;
+        };
+        let e = nva + size;
+        if e > vend {
+            return no_space;
+        }
+        if let Some(other) = self.busy_overlap(nva, e) {
+            return Err(VmapError::BusyOverlap { start: nva, end: e, other });
+        }
+        self.va_clip(s, l, nva, size);
+        let va = self.arena.alloc(nva, e);
+        self.busy_insert(va);
+        self.last_path = AllocPath::Legacy;
+        Ok(nva)
+    }
+
+    /// `va_clip` on the free tree as sub-range stores (§11.4.4): block `[s, l]` loses
+    /// `[nva, nva + size)`. [fact, RFC-6]
+    fn va_clip(&mut self, s: u64, l: u64, nva: u64, size: u64) {
+        let e = nva + size - 1;
+        if nva == s && e == l {
+            let _ = self.free_mt.store_range(s, l, None);
+        } else if nva == s {
+            let _ = self.free_mt.store_range(s, e, None);
+        } else if e == l {
+            let _ = self.free_mt.store_range(nva, l, None);
+        } else {
+            let lva = self.new_block();
+            let _ = self.free_mt.store_range(s, nva - 1, Some(MapleEntry::Value(lva)));
+            let _ = self.free_mt.store_range(nva, e, None);
+        }
+        self.counters.maple_nodes_touched += self.free_mt.take_touched();
+    }
+
+    fn node_pool_del_va(&mut self, nid: u32, size: u64, align: u64, vstart: u64, vend: u64) -> Option<u32> {
+        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
+        if size == 0 || idx >= MAX_VA_SIZE_PAGES {
+            return None;
+        }
+        let va = self.nodes[nid as usize].pools.get(idx).and_then(|p| p.front().copied())?;
+        let v = *self.arena.get(va);
+        let pool = &mut self.nodes[nid as usize].pools[idx];
+        if v.va_start & align.wrapping_sub(1) == 0 {
+            if v.size() != size || v.va_start < vstart || v.va_end > vend {
+                return None;
+            }
+            pool.pop_front();
+            self.arena.at(va).flags &= !F_POOLED;
+            Some(va)
+        } else {
+            pool.pop_front();
+            pool.push_back(va);
+            None
+        }
+    }
+
+    // ------------------------------------------------------------------ free paths
+
+    /// The chunk holding `addr`: fast reject on lo/hi, this CPU's current chunk, then the list
+    /// walk newest first (§11.5.5). [fact]
+    fn vmap_chunk_lookup(&mut self, addr: u64) -> Option<usize> {
+        if addr < self.chunks_lo || addr >= self.chunks_hi {
+            self.counters.fast_reject_hits += 1;
+            return None;
+        }
+        if let Some(base) = self.bump_cur.get(self.cpu as usize).copied().flatten() {
+            if let Some(ci) = self.chunk_index(base) {
+                if base <= addr && addr < self.chunks[ci].limit {
+                    return Some(ci);
+                }
+            }
+        }
+        for (i, c) in self.chunks.iter().enumerate() {
+            self.counters.chunk_walk_steps += 1;
+            if c.base <= addr && addr < c.limit {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The bump area holding `addr` (any interior address): `(chunk, area)`.
+    fn bump_area_at(&self, ci: usize, addr: u64) -> Option<u32> {
+        let (_, &va) = self.chunks[ci].page_va.range(..=addr).next_back()?;
+        (self.arena.get(va).va_end > addr).then_some(va)
+    }
+
+    /// `find_unlink_vmap_area`: the bump unlink, else one erase in the busy trees. Returns
+    /// the area; nothing changes on `Err`.
+    fn find_unlink<O: Observer>(&mut self, addr: u64, _obs: &mut O) -> Result<u32, VmapError> {
+        let mut interior = None;
+        if let Some(ci) = self.vmap_chunk_lookup(addr) {
+            if let Some(va) = self.bump_area_at(ci, addr) {
+                let v = *self.arena.get(va);
+                if v.va_start == addr {
+                    let c = &mut self.chunks[ci];
+                    c.page_va.remove(&addr);
+                    c.alloced -= v.size() >> PAGE_SHIFT;
+                    let (alloced, base, limit, owner) = (c.alloced, c.base, c.limit, c.owner_cpu);
+                    let current = self.bump_cur.get(owner as usize).copied().flatten() == Some(base);
+                    if alloced == 0 && !current {
+                        // Release: the whole 64 MiB goes back now, before the lazy purge.
+                        self.chunks.remove(ci);
+                        self.occ_store(base, limit - 1, None);
+                        self.counters.released_before_flush += 1;
+                    }
+                    return Ok(va);
+                }
+                // An interior address falls through to the busy trees, which lack it. [infer]
+                interior = Some((v.va_start, v.va_end));
+            }
+        }
+        if let Some(&va) = self.busy_by_start.get(&addr) {
+            let v = *self.arena.get(va);
+            let nid = self.addr_to_node_id(v.va_start) as usize;
+            let _ = self.nodes[nid].busy.erase_range(v.va_start, v.va_end - 1);
+            self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
+            self.busy_by_start.remove(&addr);
+            return Ok(va);
+        }
+        if interior.is_none() {
+            interior = self.busy_overlap(addr, addr + 1);
+        }
+        Err(VmapError::UnknownFree { addr, interior_of: interior })
+    }
+
+    /// `free_vmap_area`: the range leaves the occupied tree at once (a bump area's range is
+    /// part of its chunk and stays [choice]); the object is freed.
+    pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_perf();
+        let va = self.find_unlink(addr, obs)?;
+        let v = *self.arena.get(va);
+        if v.flags & VA_FROM_BUMP_CHUNK == 0 {
+            self.occ_store(v.va_start, v.va_end - 1, None);
+        }
+        self.arena.release(va);
+        Ok(())
+    }
+
+    /// `vfree`: unlink, then onto the node's lazy list; the range stays occupied until the
+    /// purge. The drain threshold as linux-6.9. [fact, RFC-6]
+    pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.ensure_perf();
+        if addr & (PAGE_SIZE - 1) != 0 {
+            return Err(VmapError::UnalignedFree { addr });
+        }
+        let va = self.find_unlink(addr, obs)?;
+        let v = *self.arena.get(va);
+        let nid = match self.decode_vn_id(v.flags) {
+            Some(id) => id as usize,
+            None => self.addr_to_node_id(v.va_start) as usize,
+        };
+        self.arena.at(va).flags |= F_LAZY;
+        self.nodes[nid].lazy.push(va);
+        let nr_lazy = self.vmap_lazy_nr + (v.size() >> PAGE_SHIFT);
+        self.vmap_lazy_nr = nr_lazy;
+        let lazy_max = self.lazy_max_pages();
+        if O::ON {
+            let ev = Event::LazyEnqueue { id: v.id, va_start: v.va_start, va_end: v.va_end, nr_lazy, lazy_max };
+            obs.event(ev, self.view());
+        }
+        if nr_lazy > lazy_max {
+            self.purge_nodes(false, PurgeCause::Threshold, obs);
+        }
+        Ok(())
+    }
+
+    /// A forced purge (the drain path).
+    pub fn purge<O: Observer>(&mut self, obs: &mut O) -> u32 {
+        self.ensure_perf();
+        self.purge_nodes(false, PurgeCause::Forced, obs)
+    }
+
+    /// `reclaim_and_purge_vmap_areas`: full decay.
+    pub fn reclaim<O: Observer>(&mut self, obs: &mut O) -> u32 {
+        self.ensure_perf();
+        self.purge_nodes(true, PurgeCause::Reclaim, obs)
+    }
+
+    /// `reclaim_list_global` at HEAD: NULL over each range in list order (bump areas skipped:
+    /// their range is part of a chunk), then the object is freed. [fact, RFC-11]
+    fn reclaim_list_global(&mut self, list: &[u32]) {
+        for &va in list {
+            let v = *self.arena.get(va);
+            if v.flags & VA_FROM_BUMP_CHUNK == 0 {
+                self.occ_store(v.va_start, v.va_end - 1, None);
+            }
+            self.arena.release(va);
+        }
+    }
+
+    /// `decay_va_pool_node` as linux-6.9 (a quarter of each pool, all when `full` or when a
+    /// quarter rounds to nothing); the taken ranges, sorted and joined where adjacent as 6.9's
+    /// decay tree does, become NULL in the occupied tree [choice: erase on decay, §11.6].
+    fn decay_va_pool_node(&mut self, nid: usize, full: bool) {
+        let mut taken = Vec::new();
+        for idx in 0..self.nodes[nid].pools.len() {
+            let len = self.nodes[nid].pools[idx].len();
+            if len == 0 {
+                continue;
+            }
+            let quarter = len >> 2;
+            let n = if full || quarter == 0 { len } else { quarter };
+            taken.extend(self.nodes[nid].pools[idx].drain(..n));
+        }
+        if taken.is_empty() {
+            return;
+        }
+        let ranges: Vec<(u64, u64)> = taken
+            .iter()
+            .map(|&va| {
+                let v = self.arena.get(va);
+                (v.va_start, v.va_end - 1)
+            })
+            .collect();
+        for va in taken {
+            self.arena.release(va);
+        }
+        for (s, e) in merge_ranges(ranges) {
+            self.occ_store(s, e, None);
+        }
+    }
+
+    /// `__purge_vmap_area_lazy`: decay every node's pools, then each node's lazy list in order:
+    /// into its pool (not when `full`, never a bump area [choice]) or back to free space.
+    fn purge_nodes<O: Observer>(&mut self, full: bool, cause: PurgeCause, obs: &mut O) -> u32 {
+        self.counters.purges += 1;
+        let total: usize = self.nodes.iter().map(|n| n.lazy.len()).sum();
+        if O::ON {
+            obs.event(Event::PurgeStart { cause, count: total as u32 }, self.view());
+        }
+        let mut lists = Vec::with_capacity(self.nodes.len());
+        for nid in 0..self.nodes.len() {
+            self.decay_va_pool_node(nid, full);
+            lists.push(std::mem::take(&mut self.nodes[nid].lazy));
+        }
+        let mut count = 0u32;
+        for (nid, list) in lists.into_iter().enumerate() {
+            let mut local = Vec::new();
+            for va in list {
+                let v = *self.arena.get(va);
+                self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
+                count += 1;
+                if O::ON {
+                    obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.view());
+                }
+                let bump = v.flags & VA_FROM_BUMP_CHUNK != 0;
+                let idx = (v.size().wrapping_sub(1) / PAGE_SIZE) as usize;
+                if !full && !bump && self.decode_vn_id(v.flags).is_some() && idx < MAX_VA_SIZE_PAGES {
+                    let pools = &mut self.nodes[nid].pools;
+                    if pools.len() <= idx {
+                        pools.resize_with(MAX_VA_SIZE_PAGES, VecDeque::new);
+                    }
+                    pools[idx].push_front(va);
+                    self.arena.at(va).flags = (v.flags & !F_LAZY) | F_POOLED;
+                    continue;
+                }
+                local.push(va);
+            }
+            self.reclaim_list_global(&local);
+        }
+        if O::ON {
+            obs.event(Event::PurgeEnd { purged: count }, self.view());
+        }
+        count
+    }
+
+    // ------------------------------------------------------------------ pcpu
+
+    /// `pcpu_get_vm_areas` against the stale free tree (§11.7): the linux-6.9 walk over the
+    /// free blocks, then each area is clipped from the free tree and stored in the occupied
+    /// tree. A carve the occupied tree already holds is refused with the typed
+    /// "stale free tree overlap" error, and nothing changes. [choice]
+    pub fn pcpu_get_vm_areas<O: Observer>(
+        &mut self,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        self.ensure_perf();
+        let nr = offsets.len();
+        let bad = |why: String| Err(VmapError::BadPcpu { why });
+        if nr == 0 || nr != sizes.len() {
+            return bad("needs at least one OFFSET:SIZE pair".into());
+        }
+        if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
+            return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
+        }
+        let vs = align_up(VMALLOC_START, align);
+        let ve = VMALLOC_END & !(align - 1);
+        let mut last_area = 0;
+        for i in 0..nr {
+            let (s, sz) = (offsets[i], sizes[i]);
+            if s & (align - 1) != 0 || sz & (align - 1) != 0 {
+                return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
+            }
+            if sz == 0 {
+                return bad(format!("area {i} has size 0"));
+            }
+            let Some(e) = s.checked_add(sz) else {
+                return bad(format!("area {i}: offset + size overflows"));
+            };
+            if s > offsets[last_area] {
+                last_area = i;
+            }
+            for j in 0..nr {
+                if i != j && offsets[j] < e && s < offsets[j].wrapping_add(sizes[j]) {
+                    return bad(format!("areas {i} and {j} overlap"));
+                }
+            }
+        }
+        let last_end = offsets[last_area] + sizes[last_area];
+        if ve.wrapping_sub(vs) < last_end {
+            return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+        }
+        let before = self.clone();
+        let mut purged = false;
+        loop {
+            match self.pcpu_place(offsets, sizes, align, last_area, vs, ve) {
+                Err(e) => {
+                    *self = before;
+                    return Err(e);
+                }
+                Ok(Some(base)) => {
+                    let carved: Vec<u64> = offsets.iter().map(|&o| base.wrapping_add(o)).collect();
+                    // Check everything first: the occupied tree, then the busy trees.
+                    for (i, &s) in carved.iter().enumerate() {
+                        let e = s + sizes[i];
+                        for (os, ol, _) in self.occupied.iter() {
+                            if os < e && s <= ol {
+                                *self = before;
+                                return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
+                            }
+                            if os >= e {
+                                break;
+                            }
+                        }
+                        if let Some(other) = self.busy_overlap(s, e) {
+                            *self = before;
+                            self.counters.overlap_warnings += 1;
+                            return Err(VmapError::BusyOverlap { start: s, end: e, other });
+                        }
+                    }
+                    for (i, &s) in carved.iter().enumerate() {
+                        let size = sizes[i];
+                        let blocks = self.free_blocks();
+                        // Checked by pcpu_place: every area lies inside one free block.
+                        if let Some(&(bs, bl)) = blocks.iter().find(|&&(bs, bl)| bs <= s && s + size - 1 <= bl) {
+                            self.va_clip(bs, bl, s, size);
+                        }
+                        self.occ_store(s, s + size - 1, Some(MapleEntry::Zero));
+                        let va = self.arena.alloc(s, s + size);
+                        self.arena.at(va).flags = F_OCC;
+                        self.busy_insert(va);
+                        if O::ON {
+                            obs.event(Event::PcpuArea { index: i as u32, addr: s, size }, self.view());
+                        }
+                    }
+                    return Ok(carved);
+                }
+                Ok(None) => {
+                    if purged {
+                        if O::ON {
+                            obs.event(Event::AllocFailed { size: last_end }, self.view());
+                        }
+                        return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+                    }
+                    purged = true;
+                    self.purge_nodes(true, PurgeCause::AllocRetry, obs);
+                }
+            }
+        }
+    }
+
+    /// The free tree's blocks `(first, last)` in address order.
+    pub fn free_blocks(&self) -> Vec<(u64, u64)> {
+        self.free_mt.iter().map(|(s, l, _)| (s, l)).collect()
+    }
+
+    /// The base of the group (the 6.9 walk downwards over the free blocks), or `None`.
+    fn pcpu_place(
+        &self,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        last_area: usize,
+        vs: u64,
+        ve: u64,
+    ) -> Result<Option<u64>, VmapError> {
+        let nr = offsets.len();
+        let last_end = offsets[last_area] + sizes[last_area];
+        // Blocks as half-open [start, end).
+        let blocks: Vec<(u64, u64)> = self.free_blocks().into_iter().map(|(s, l)| (s, l.saturating_add(1))).collect();
+        // pvm_find_va_enclose_addr: the highest block starting at or below addr.
+        let enclose = |addr: u64| -> Option<usize> { blocks.partition_point(|b| b.0 <= addr).checked_sub(1) };
+        let vmalloc_end = VMALLOC_END & !(align - 1);
+        let determine = |i: &mut Option<usize>| -> u64 {
+            while let Some(k) = *i {
+                let (s, e) = blocks[k];
+                let addr = (e & !(align - 1)).min(vmalloc_end);
+                if s < addr {
+                    return addr;
+                }
+                *i = k.checked_sub(1);
+            }
+            0
+        };
+        let mut area = last_area;
+        let mut term = last_area;
+        let mut start = offsets[area];
+        let mut end = start + sizes[area];
+        let mut va = enclose(ve);
+        let mut base = determine(&mut va).wrapping_sub(end);
+        let g = nr as u64 + 2;
+        let mut budget = (blocks.len() as u64 + 2).saturating_mul(g).saturating_mul(g);
+        loop {
+            let Some(k) = va else {
+                return Ok(None);
+            };
+            if base.wrapping_add(last_end) < vs.wrapping_add(last_end) {
+                return Ok(None);
+            }
+            if budget == 0 {
+                return Err(VmapError::EndlessWalk { what: "pcpu_get_vm_areas" });
+            }
+            budget -= 1;
+            let (bs, be) = blocks[k];
+            if base.wrapping_add(end) > be {
+                base = determine(&mut va).wrapping_sub(end);
+                term = area;
+                continue;
+            }
+            if base.wrapping_add(start) < bs {
+                va = k.checked_sub(1);
+                base = determine(&mut va).wrapping_sub(end);
+                term = area;
+                continue;
+            }
+            area = (area + nr - 1) % nr;
+            if area == term {
+                break;
+            }
+            start = offsets[area];
+            end = start + sizes[area];
+            va = enclose(base.wrapping_add(end));
+        }
+        // Every area must sit inside one block (the carve's NOTHING_FIT check).
+        for i in 0..nr {
+            let s = base.wrapping_add(offsets[i]);
+            let inside = enclose(s).is_some_and(|k| {
+                let (bs, be) = blocks[k];
+                bs <= s && s.checked_add(sizes[i]).is_some_and(|e| e <= be)
+            });
+            if !inside {
+                return Ok(None);
+            }
+        }
+        Ok(Some(base))
+    }
+
+    // ------------------------------------------------------------------ inspection
+
+    /// `dump`: the occupied tree in the conformance-maple dump format.
+    pub fn dump(&mut self, out: &mut String) {
+        self.ensure_perf();
+        out.push_str(&self.occupied.dump());
+    }
+
+    /// `busy`: per node its busy tree and lazy list (as linux-6.9's output), then one line per
+    /// chunk and per area handed out from it.
+    pub fn busy(&mut self, out: &mut String) {
+        use std::fmt::Write as _;
+        self.ensure_perf();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            let _ = writeln!(out, "node {nid}");
+            for (s, l, _) in n.busy.iter() {
+                let _ = writeln!(out, "busy {s:#x} {:#x}", l.wrapping_add(1));
+            }
+            for &va in &n.lazy {
+                let v = self.arena.get(va);
+                let _ = writeln!(out, "lazy {:#x} {:#x}", v.va_start, v.va_end);
+            }
+        }
+        for c in &self.chunks {
+            let state = if self.bump_cur.get(c.owner_cpu as usize).copied().flatten() == Some(c.base) {
+                "current"
+            } else {
+                "retired"
+            };
+            let _ = writeln!(
+                out,
+                "chunk {:#x} {:#x} bump={:#x} pages={} cpu={} {state}",
+                c.base, c.limit, c.bump, c.alloced, c.owner_cpu
+            );
+            for &va in c.page_va.values() {
+                let v = self.arena.get(va);
+                let _ = writeln!(out, "bump {:#x} {:#x}", v.va_start, v.va_end);
+            }
+        }
+        out.push_str("end\n");
+    }
+
+    /// Pooled areas: (node, pool index, entries in pool order).
+    pub fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            for (idx, p) in n.pools.iter().enumerate() {
+                if !p.is_empty() {
+                    let entries = p.iter().map(|&va| self.info(va)).collect();
+                    out.push((nid as u32, idx as u32, entries));
+                }
+            }
+        }
+        out
+    }
+
+    fn info(&self, va: u32) -> AreaInfo {
+        let v = self.arena.get(va);
+        AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+    }
+
+    /// Busy areas (busy trees and bump chunks) in address order.
+    pub fn busy_areas(&self) -> Vec<AreaInfo> {
+        let mut out: Vec<AreaInfo> = self.busy_by_start.values().map(|&va| self.info(va)).collect();
+        for c in &self.chunks {
+            out.extend(c.page_va.values().map(|&va| self.info(va)));
+        }
+        out.sort_unstable_by_key(|a| a.va_start);
+        out
+    }
+
+    /// Lazy areas with their node, in list order.
+    pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            out.extend(n.lazy.iter().map(|&va| (nid as u32, self.info(va))));
+        }
+        out
+    }
+
+    /// Live `struct vmap_area` objects (busy, bump, lazy, pooled).
+    pub fn live_areas(&self) -> usize {
+        self.arena.live()
+    }
+
+    /// Shape figures of §11.11: heights, node counts, leaf fill.
+    pub fn structure(&self) -> RfcStructure {
+        let nodes = self.occupied.nodes();
+        let leaves: Vec<_> = nodes.iter().filter(|n| n.kind == crate::maple::NodeKind::Leaf).collect();
+        let used: usize = leaves.iter().map(|n| n.end + 1).sum();
+        let leaf_fill_pct = if leaves.is_empty() { 0.0 } else { 100.0 * used as f64 / (16 * leaves.len()) as f64 };
+        RfcStructure {
+            occupied_height: self.occupied.height(),
+            occupied_nodes: self.occupied.node_count(),
+            leaf_fill_pct,
+            busy_nodes: self.nodes.iter().map(|n| n.busy.node_count()).sum(),
+            free_nodes: self.free_mt.node_count(),
+            chunks: self.chunks.len(),
+        }
+    }
+
+    /// Bytes the model's indexes would take in the RFC: 48-byte objects, 256-byte maple nodes
+    /// (occupied, stale free, busy trees), and chunk descriptors with their 128 KiB `page_va`.
+    pub fn index_bytes(&self) -> u64 {
+        let nodes = self.occupied.node_count()
+            + self.free_mt.node_count()
+            + self.nodes.iter().map(|n| n.busy.node_count()).sum::<usize>();
+        48 * self.arena.live() as u64 + 256 * nodes as u64 + (128 * 1024 + 64) * self.chunks.len() as u64
+    }
+
+    // ------------------------------------------------------------------ invariants
+
+    /// The profile's invariants: every maple tree valid; the occupied tree's ranges (joined
+    /// where adjacent) equal busy ∪ lazy ∪ pooled ∪ chunks ∪ the seeded rest; no two areas
+    /// overlap; busy trees match their areas; chunk books balance; `vmap_lazy_nr` is right.
+    pub fn check(&self) -> Result<(), String> {
+        self.occupied.validate().map_err(|e| format!("occupied tree: {e}"))?;
+        self.free_mt.validate().map_err(|e| format!("free tree: {e}"))?;
+        let mut all: Vec<(u64, u64, u32)> = Vec::new();
+        let mut expect: Vec<(u64, u64)> = self.seed_residual.clone();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            n.busy.validate().map_err(|e| format!("busy tree {nid}: {e}"))?;
+            for (s, l, e) in n.busy.iter() {
+                let MapleEntry::Value(va) = e else {
+                    return Err(format!("busy tree {nid}: [{s:#x}, {l:#x}] holds no area"));
+                };
+                let v = self.arena.try_get(va).ok_or("busy tree entry out of the arena")?;
+                if v.va_start != s || v.va_end.wrapping_sub(1) != l {
+                    return Err(format!(
+                        "busy tree {nid}: [{s:#x}, {l:#x}] names area [{:#x}, {:#x})",
+                        v.va_start, v.va_end
+                    ));
+                }
+                if self.addr_to_node_id(s) as usize != nid {
+                    return Err(format!("busy area {s:#x} is in node {nid}, not its address's node"));
+                }
+                if self.busy_by_start.get(&s) != Some(&va) {
+                    return Err(format!("busy area {s:#x} missing from the index"));
+                }
+            }
+        }
+        let busy_in_trees: usize = self.nodes.iter().map(|n| n.busy.iter().count()).sum();
+        if busy_in_trees != self.busy_by_start.len() {
+            return Err(format!("busy index has {} areas, the trees {busy_in_trees}", self.busy_by_start.len()));
+        }
+        for &va in self.busy_by_start.values() {
+            let v = self.arena.get(va);
+            if v.flags & (F_LAZY | F_POOLED | VA_FROM_BUMP_CHUNK) != 0 {
+                return Err(format!("busy area {:#x} carries flags {:#x}", v.va_start, v.flags));
+            }
+            all.push((v.va_start, v.va_end, va));
+            if v.flags & F_OCC != 0 {
+                expect.push((v.va_start, v.va_end - 1));
+            }
+        }
+        let mut lazy_pages = 0;
+        // Lazy bump areas hold no address space of their own (their chunk's range may already
+        // be back in the allocator: the "reused before flush" hazard), so they are counted but
+        // not tested for overlap.
+        let mut lazy_bump = 0;
+        for n in &self.nodes {
+            for &va in &n.lazy {
+                let v = self.arena.get(va);
+                if v.flags & F_LAZY == 0 {
+                    return Err(format!("lazy area {:#x} not marked lazy", v.va_start));
+                }
+                lazy_pages += v.size() >> PAGE_SHIFT;
+                if v.flags & VA_FROM_BUMP_CHUNK != 0 {
+                    lazy_bump += 1;
+                    continue;
+                }
+                all.push((v.va_start, v.va_end, va));
+                if v.flags & VA_FROM_BUMP_CHUNK == 0 && v.flags & F_OCC != 0 {
+                    expect.push((v.va_start, v.va_end - 1));
+                }
+            }
+            for p in &n.pools {
+                for &va in p {
+                    let v = self.arena.get(va);
+                    all.push((v.va_start, v.va_end, va));
+                    expect.push((v.va_start, v.va_end - 1));
+                }
+            }
+        }
+        if lazy_pages != self.vmap_lazy_nr {
+            return Err(format!("vmap_lazy_nr {} but lazy areas hold {lazy_pages} pages", self.vmap_lazy_nr));
+        }
+        let mut chunk_ranges = Vec::new();
+        for c in &self.chunks {
+            if c.limit != c.base + VMAP_BUMP_CHUNK_SIZE || c.bump < c.base || c.bump > c.limit {
+                return Err(format!("chunk {:#x}: limit or bump pointer out of place", c.base));
+            }
+            if c.base < self.chunks_lo || c.limit > self.chunks_hi {
+                return Err(format!("chunk {:#x} outside the lo/hi bounds", c.base));
+            }
+            let mut pages = 0;
+            for (&s, &va) in &c.page_va {
+                let v = self.arena.get(va);
+                if v.va_start != s || v.va_end > c.bump || v.flags & VA_FROM_BUMP_CHUNK == 0 {
+                    return Err(format!("chunk {:#x}: page_va entry {s:#x} is wrong", c.base));
+                }
+                pages += v.size() >> PAGE_SHIFT;
+                all.push((v.va_start, v.va_end, va));
+            }
+            if pages != c.alloced {
+                return Err(format!("chunk {:#x}: alloced {} but page_va holds {pages}", c.base, c.alloced));
+            }
+            chunk_ranges.push((c.base, c.limit - 1));
+            expect.push((c.base, c.limit - 1));
+        }
+        // Lazy bump areas of released chunks are outside every chunk; live bump areas inside.
+        if all.len() + lazy_bump != self.arena.live() {
+            return Err(format!("{} areas in containers, {} objects live", all.len() + lazy_bump, self.arena.live()));
+        }
+        all.sort_unstable();
+        for w in all.windows(2) {
+            if w[0].1 > w[1].0 {
+                return Err(format!("areas [{:#x}, {:#x}) and [{:#x}, {:#x}) overlap", w[0].0, w[0].1, w[1].0, w[1].1));
+            }
+        }
+        let mut cr = chunk_ranges.clone();
+        cr.sort_unstable();
+        for w in cr.windows(2) {
+            if w[0].1 >= w[1].0 {
+                return Err(format!("chunks {:#x} and {:#x} overlap", w[0].0, w[1].0));
+            }
+        }
+        if self.perf_mode {
+            let got = merge_ranges(self.occupied.iter().map(|(s, l, _)| (s, l)).collect());
+            let want = merge_ranges(expect);
+            if got != want {
+                let diff = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+                return Err(format!(
+                    "occupied tree differs from busy+lazy+pooled+chunks at range {diff}: tree {:x?}, areas {:x?}",
+                    got.get(diff),
+                    want.get(diff)
+                ));
+            }
+        }
+        Ok(())
+    }
+}

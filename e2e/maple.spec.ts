@@ -1,0 +1,366 @@
+// The maple tree view (issue 15): a `profile maple-tree` trace opens from a permalink; the drawn
+// nodes equal the conformance vector's own dumps (the kernel's output, read from the .expected
+// file); stepping an `empty` shows the scanned slots and the hole found; a split and a gap update
+// that stops early are frames with the right words; stepping back restores the frame exactly;
+// lecture mode keeps the tree legible; a bad line gives the core's message.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { AppPage } from './pages/app';
+
+const MAPLE = fileURLToPath(new URL('../../shared/conformance-maple', import.meta.url));
+
+function vector(name: string): { trace: string; expected: string } {
+  return {
+    trace: readFileSync(join(MAPLE, `${name}.trace`), 'utf8'),
+    expected: readFileSync(join(MAPLE, `${name}.expected`), 'utf8'),
+  };
+}
+
+/** The trace's operations (not `profile`, comments or blank lines), in order. */
+function ops(trace: string): string[] {
+  return trace
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('profile'));
+}
+
+interface DumpNode {
+  depth: string;
+  type: string;
+  min: string;
+  max: string;
+  slots: string;
+}
+
+/** The node lines of the expected output's last dump block, as the README defines them. */
+function lastDump(expected: string): DumpNode[] {
+  const blocks = expected.split('dump height=');
+  const last = blocks[blocks.length - 1];
+  return last
+    .split('\n')
+    .filter((l) => l.startsWith('node '))
+    .map((l) => {
+      const [head, slots] = l.split(' | ');
+      const w = head.split(' ');
+      return { depth: w[1], type: w[2], min: w[3].slice(4), max: w[4].slice(4), slots: slots.trim() };
+    });
+}
+
+async function drawnNodes(page: Page): Promise<DumpNode[]> {
+  return page.locator('[data-widget="maple-tree"] [data-maple-depth]').evaluateAll((els) =>
+    els.map((e) => ({
+      depth: e.getAttribute('data-maple-depth') ?? '',
+      type: e.getAttribute('data-maple-type') ?? '',
+      min: e.getAttribute('data-maple-min') ?? '',
+      max: e.getAttribute('data-maple-max') ?? '',
+      slots: e.getAttribute('data-maple-slots') ?? '',
+    })),
+  );
+}
+
+const byPlace = (a: DumpNode, b: DumpNode) => Number(a.depth) - Number(b.depth) || (BigInt(a.min) < BigInt(b.min) ? -1 : 1);
+
+async function openMaple(app: AppPage, trace: string, step: number | 'end', frame?: number): Promise<void> {
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=${step}${frame !== undefined ? `&frame=${frame}` : ''}`);
+  // A long link opens in slices, then the maple view's chunk loads: give a loaded machine time.
+  await expect(app.page.locator('[data-widget="maple-tree"] svg')).toBeVisible({ timeout: 20_000 });
+}
+
+async function kinds(page: Page, op: number): Promise<{ kind: string; [k: string]: unknown }[]> {
+  return page.evaluate((k) => (window.vmapviz?.app.core?.frames(k)?.frames ?? []).map((f) => JSON.parse(JSON.stringify(f.event)) as { kind: string }), op);
+}
+
+// Each vector opened at its last dump draws exactly that dump, node by node.
+for (const name of ['01_root_leaf', '02_leaf_split', '03_arange_gaps', '06_rebalance', '08_height3', '09_gap_propagation', '11_random_mixed']) {
+  test(`${name}: the drawn maple tree equals the vector's last dump`, async ({ page }) => {
+    test.setTimeout(60_000);
+    const { trace, expected } = vector(name);
+    const list = ops(trace);
+    const at = list.lastIndexOf('dump');
+    expect(at).toBeGreaterThanOrEqual(0);
+    const app = new AppPage(page);
+    await openMaple(app, trace, at);
+    await expect(app.loadError).toBeHidden();
+    const want = lastDump(expected);
+    // 01 ends with an empty tree (root NULL): no node, said so.
+    if (want.length === 0) await expect(page.locator('[data-widget="maple-tree"] .empty')).toContainText('root NULL');
+    await expect(page.locator('[data-widget="maple-tree"]')).toHaveAttribute('data-nodes', String(want.length));
+    expect((await drawnNodes(page)).sort(byPlace)).toEqual([...want].sort(byPlace));
+    await expect(page.locator('[data-widget="free-tree"]')).toBeHidden();
+    expect(app.problems).toEqual([]);
+  });
+}
+
+test('stepping an empty shows each scanned slot and the hole found', async ({ page }) => {
+  const { trace, expected } = vector('04_empty_area');
+  const line = 'empty 0x10000000 0xffffffffffffffff 0x5000';
+  const op = ops(trace).indexOf(line);
+  expect(op).toBeGreaterThan(0);
+  const answer = expected.split('\n').find((l) => l.startsWith(`${line} -> `)) ?? '';
+  const [index] = answer.slice(line.length + 4).split(' ');
+  expect(index).toMatch(/^0x[0-9a-f]+$/);
+  const app = new AppPage(page);
+  await openMaple(app, trace, op, 0);
+  const events = await kinds(page, op);
+  expect(events.filter((e) => e.kind === 'scan').length).toBeGreaterThan(1);
+  let sawScan = false;
+  for (let f = 0; f < events.length; f++) {
+    if (f > 0) await page.keyboard.press('ArrowRight');
+    expect(await app.player.position()).toEqual({ op, frame: f });
+    const kind = events[f].kind;
+    await expect(app.narration.root).toHaveAttribute('data-event-kind', kind);
+    if (kind === 'scan') {
+      sawScan = true;
+      const cell = page.locator(`[data-widget="maple-tree"] .maple-node.current .maple-cell.scanned.at-slot[data-slot="${String(events[f].slot)}"]`);
+      await expect(cell).toHaveCount(1);
+      await expect(cell).toHaveClass(events[f].fits ? /fits/ : /nofit/);
+      await expect(app.narration.text).toContainText(`slot ${String(events[f].slot)}`);
+    }
+    if (kind === 'found') {
+      await expect(page.locator('[data-widget="maple-tree"] .maple-cell.found')).toHaveCount(1);
+      await expect(page.locator('[data-widget="maple-tree"] .maple-cell.found')).toHaveClass(/null/);
+      await expect(app.narration.text).toContainText(`index ${index}`);
+      await expect(app.code.root).toHaveAttribute('data-function', 'mas_empty_area');
+    }
+  }
+  expect(sawScan).toBe(true);
+  expect(events[events.length - 1].kind).toBe('found');
+});
+
+test('a wasted descent is said so', async ({ page }) => {
+  const { trace } = vector('04_empty_area');
+  const list = ops(trace);
+  const app = new AppPage(page);
+  await openMaple(app, trace, 0);
+  // The search that descends into a child whose gap[] is large enough but whose hole is not
+  // inside the window: it climbs back out.
+  let op = -1;
+  let f = -1;
+  for (let k = 0; k < list.length && op < 0; k++) {
+    if (!list[k].startsWith('empty')) continue;
+    const ev = await kinds(page, k);
+    const a = ev.findIndex((e) => e.kind === 'ascend');
+    if (a > 0 && ev.slice(0, a).some((e) => e.kind === 'descend')) [op, f] = [k, a];
+  }
+  expect(op).toBeGreaterThan(0);
+  await openMaple(app, trace, op, f);
+  await expect(app.narration.text).toContainText('wasted descent');
+  await expect(app.code.root).toHaveAttribute('data-function', 'mas_skip_node');
+});
+
+test('a split frame and a gap update that stops early are reachable, with their words', async ({ page }) => {
+  const { trace } = vector('09_gap_propagation');
+  const list = ops(trace);
+  const app = new AppPage(page);
+  await openMaple(app, trace, 0);
+  let split: [number, number] | null = null;
+  let stop: [number, number] | null = null;
+  for (let k = 0; k < list.length && (!split || !stop); k++) {
+    const ev = await kinds(page, k);
+    const s = ev.findIndex((e) => e.kind === 'split');
+    if (!split && s >= 0) split = [k, s];
+    // Stopping below the root: the parent's largest gap did not change.
+    const g = ev.findIndex((e) => e.kind === 'gap_update' && e.stop === true);
+    if (!stop && g >= 0) {
+      const node = ev[g].node as number;
+      const isRoot = await page.evaluate(
+        ([op, id]) => {
+          const c = window.vmapviz?.app.core as unknown as { mapleFrames(k: number): { trees: { nodes: { id: number; parent: number | null }[] }[] } };
+          return c.mapleFrames(op).trees.some((t) => t.nodes.some((n) => n.id === id && n.parent === null));
+        },
+        [k, node],
+      );
+      if (!isRoot) stop = [k, g];
+    }
+  }
+  expect(split).not.toBeNull();
+  expect(stop).not.toBeNull();
+  const [so, sf] = split as [number, number];
+  await openMaple(app, trace, so, sf);
+  await expect(app.narration.root).toHaveAttribute('data-event-kind', 'split');
+  await expect(app.narration.text).toContainText('mab_calc_split cuts after slot');
+  await expect(app.code.root).toHaveAttribute('data-function', 'mas_split');
+  const [go, gf] = stop as [number, number];
+  await openMaple(app, trace, go, gf);
+  await expect(app.narration.root).toHaveAttribute('data-event-kind', 'gap_update');
+  await expect(app.narration.text).toContainText(/gap of #\d+ slot \d+ .*now .*(already .*: stop\.)/);
+  await expect(app.code.root).toHaveAttribute('data-function', 'mas_update_gap');
+  await expect(page.locator('[data-widget="maple-tree"] .maple-cell.gap-stop')).toHaveCount(1);
+});
+
+test('step back restores the earlier frame exactly', async ({ page }) => {
+  const { trace } = vector('02_leaf_split');
+  const list = ops(trace);
+  const app = new AppPage(page);
+  await openMaple(app, trace, 0);
+  let op = -1;
+  for (let k = 0; k < list.length && op < 0; k++) if ((await kinds(page, k)).some((e) => e.kind === 'split')) op = k;
+  expect(op).toBeGreaterThanOrEqual(0);
+  await openMaple(app, trace, op, 0);
+  const snap = async () => ({
+    tree: await page.locator('[data-widget="maple-tree"] g.viewport').innerHTML(),
+    narration: await app.narration.text.textContent(),
+    pos: await app.player.position(),
+  });
+  const frames = (await kinds(page, op)).length;
+  const seen = [await snap()];
+  for (let f = 1; f < frames; f++) {
+    await page.keyboard.press('ArrowRight');
+    seen.push(await snap());
+  }
+  // Something changes on the way (the split's new nodes).
+  expect(new Set(seen.map((s) => s.tree)).size).toBeGreaterThan(1);
+  for (let f = frames - 2; f >= 0; f--) {
+    await page.keyboard.press('ArrowLeft');
+    expect(await snap()).toEqual(seen[f]);
+  }
+});
+
+test('lecture mode at 1280×720 keeps the maple tree legible', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const { trace } = vector('08_height3');
+  const list = ops(trace);
+  const app = new AppPage(page);
+  await openMaple(app, trace, 0);
+  let op = -1;
+  for (let k = list.length - 1; k >= 0 && op < 0; k--) if ((await kinds(page, k)).some((e) => e.kind === 'gap_update')) op = k;
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=${op}&frame=1&lecture=1`);
+  const root = page.locator('[data-widget="maple-tree"]');
+  await expect(root).toBeVisible();
+  const box = await root.locator('svg').boundingBox();
+  expect(box && box.width > 600 && box.height > 250).toBe(true);
+  // The cell text of the node the step is about is at least 16 px on screen, and in view.
+  const cur = root.locator('.maple-node.current').first();
+  await expect(cur).toHaveCount(1);
+  const text = cur.locator('text.top').first();
+  const px = await text.evaluate((t) => {
+    const m = (t as unknown as SVGGraphicsElement).getScreenCTM();
+    return Number.parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+  });
+  expect(px).toBeGreaterThanOrEqual(16);
+  const tb = await cur.boundingBox();
+  expect(tb && box && tb.x < box.x + box.width && tb.x + tb.width > box.x && tb.y >= box.y - 1 && tb.y < box.y + box.height).toBe(true);
+});
+
+test('a bad line gives the core’s message and changes nothing', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.open(`./#trace=${encodeURIComponent('profile maple-tree\nstore 0x1000 0x1fff\nstore 0x zz\n')}&step=end`);
+  await expect(app.loadError).toBeVisible();
+  await expect(app.loadError).toContainText('line 3: argument 1 is not a 64-bit number (decimal or 0x hex): `store 0x zz`');
+  // Typed into the page: refused by the core, nothing added.
+  const { trace } = vector('01_root_leaf');
+  await openMaple(app, trace, 'end');
+  const before = await app.ops.ops.count();
+  const tree = await page.locator('[data-widget="maple-tree"] g.viewport').innerHTML();
+  await app.ops.push('stor 0x1 0x2');
+  await expect(app.ops.pushError).toContainText('unknown operation `stor`');
+  expect(await app.ops.ops.count()).toBe(before);
+  expect(await page.locator('[data-widget="maple-tree"] g.viewport').innerHTML()).toBe(tree);
+  // A good one is applied.
+  await app.ops.push('store 0x5000 0x5fff');
+  await expect(app.ops.ops).toHaveCount(before + 1);
+});
+
+test('screenshots of the maple view mid-search (1440×900, 1280×720 lecture)', async ({ page }) => {
+  const { trace } = vector('10_vmalloc_like');
+  const list = ops(trace);
+  const app = new AppPage(page);
+  await openMaple(app, trace, 0);
+  // A search that descends, climbs back out (a wasted descent) and finds its hole in another
+  // leaf: shown at the scan of the slot that holds the hole.
+  let op = -1;
+  let f = 0;
+  for (let k = 0; k < list.length && op < 0; k++) {
+    if (!list[k].startsWith('empty')) continue;
+    const ev = await kinds(page, k);
+    const found = ev.findIndex((e) => e.kind === 'found');
+    if (found > 0 && ev.some((e) => e.kind === 'ascend')) [op, f] = [k, found - 1];
+  }
+  expect(op).toBeGreaterThanOrEqual(0);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=${op}&frame=${f}`);
+  await page.screenshot({ path: 'test-results/maple-1440x900.png' });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=${op}&frame=${f}&lecture=1`);
+  await page.screenshot({ path: 'test-results/maple-1280x720-lecture.png' });
+  expect(app.problems).toEqual([]);
+});
+
+// A measurement like scripts/bench-web.mjs, not a check of behaviour: it needs an idle machine
+// (MAPLE_BENCH=1). On the shared 2-core machine under load it missed the budget (BENCHMARKS.md).
+test('stepping a maple tree of over 1,000 entries: p95 frame within budget', async ({ page }) => {
+  test.skip(!process.env.MAPLE_BENCH, 'a frame-time measurement: run with MAPLE_BENCH=1 on an idle machine');
+  test.setTimeout(150_000);
+  // 1,300 stored ranges of two pages with one-page holes, every ninth erased, then searches for
+  // two pages: each search walks the tree to the first erased range, an arange root over leaves.
+  const lines = ['profile maple-tree'];
+  const at = (i: number) => 0x100000 + i * 0x3000;
+  for (let i = 0; i < 1300; i++) lines.push(`store 0x${at(i).toString(16)} 0x${(at(i) + 0x1fff).toString(16)}`);
+  for (let i = 0; i < 1300; i += 9) lines.push(`erase 0x${at(i).toString(16)} 0x${(at(i) + 0x1fff).toString(16)}`);
+  const start = lines.length - 1;
+  for (let i = 0; i < 40; i++) {
+    lines.push('empty 0x100000 0xffffffff 0x2000');
+    lines.push(`store 0x${at(i * 9).toString(16)} 0x${(at(i * 9) + 0x1fff).toString(16)}`);
+  }
+  const trace = `${lines.join('\n')}\n`;
+  const app = new AppPage(page);
+  await openMaple(app, trace, start, 0);
+  const entries = await page.evaluate((k) => {
+    const c = window.vmapviz?.app.core as unknown as { tree(k: number): { nodes: { type: string; slots: { k: string }[] }[] } };
+    return c.tree(k).nodes.filter((n) => n.type === 'leaf').reduce((s, n) => s + n.slots.filter((x) => x.k === 'E').length, 0);
+  }, start);
+  expect(entries).toBeGreaterThanOrEqual(1000);
+  // As scripts/bench-web.mjs measures the rbtree: the player steps a micro-step every 300 ms and
+  // the gaps between animation frames are counted in whole refreshes.
+  const r = await page.evaluate(async (steps) => {
+    const stamps: number[] = [];
+    let on = true;
+    const tick = (t: number) => {
+      stamps.push(t);
+      if (on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    for (let i = 0; i < steps; i++) {
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+      await new Promise((res) => setTimeout(res, 300));
+    }
+    on = false;
+    const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+    return { gaps, step: document.getElementById('app')?.dataset.step };
+  }, 150);
+  const period = 1000 / 60;
+  const whole = r.gaps.map((g) => Math.max(1, Math.round(g / period)) * period).sort((a, b) => a - b);
+  const raw = [...r.gaps].sort((a, b) => a - b);
+  const p95 = whole[Math.floor(whole.length * 0.95)];
+  const late = r.gaps.filter((g) => g > period * 1.5).length;
+  console.log(
+    `maple frames: ${entries} entries, 150 micro-steps (to op ${String(r.step)}), ${r.gaps.length} frames, ${late} late; p95 ${p95.toFixed(1)} ms in whole refreshes; raw p50 ${raw[Math.floor(raw.length / 2)].toFixed(1)} p95 ${raw[Math.floor(raw.length * 0.95)].toFixed(1)} max ${raw[raw.length - 1].toFixed(1)} ms`,
+  );
+  expect(p95).toBeLessThanOrEqual(16.7);
+});
+
+test('hovering a stored range in the address bar outlines its slot, and the other way round', async ({ page }) => {
+  const { trace } = vector('03_arange_gaps');
+  const app = new AppPage(page);
+  await openMaple(app, trace, 'end');
+  // The whole tree in view, so that every cell can be pointed at.
+  await page.locator('[data-widget="maple-tree"] button.whole').click();
+  await expect(page.locator('[data-widget="maple-tree"]')).toHaveAttribute('data-hidden', '0');
+  const cell = page.locator('[data-widget="maple-tree"] .maple-node[data-maple-type="leaf"] .maple-cell.entry').first();
+  await expect(cell).toHaveCount(1);
+  // The cell's slot range, from its node's attributes, is the bar area it names.
+  const node = cell.locator('xpath=ancestor::*[@data-maple-slots][1]');
+  const slot = Number(await cell.getAttribute('data-slot'));
+  const slots = ((await node.getAttribute('data-maple-slots')) ?? '').split(' ').map((s) => s.split(':'));
+  const lo = slot === 0 ? BigInt((await node.getAttribute('data-maple-min')) ?? '0') : BigInt(slots[slot - 1][1]) + 1n;
+  const area = page.locator(`[data-widget="space-bar"] g.area[data-va-start="0x${lo.toString(16)}"]`).first();
+  await expect(area).toHaveCount(1);
+  await cell.hover();
+  await expect(area).toHaveClass(/\bhl\b/);
+  await page.mouse.move(2, 2);
+  await expect(area).not.toHaveClass(/\bhl\b/);
+  await area.hover();
+  await expect(cell).toHaveClass(/\bhover\b/);
+});
