@@ -934,7 +934,8 @@ impl MapleRfc {
     /// `pcpu_get_vm_areas` against the stale free tree (§11.7): the linux-6.9 walk over the
     /// free blocks, then each area is clipped from the free tree and stored in the occupied
     /// tree. A carve the occupied tree already holds is refused with the typed
-    /// "stale free tree overlap" error, and nothing changes. [choice]
+    /// "stale free tree overlap" error, and nothing changes. [choice] The arguments are
+    /// checked as in every era ([`super::pcpu_check_args`]).
     pub fn pcpu_get_vm_areas<O: Observer>(
         &mut self,
         offsets: &[u64],
@@ -943,41 +944,10 @@ impl MapleRfc {
         obs: &mut O,
     ) -> Result<Vec<u64>, VmapError> {
         self.ensure_perf();
-        let nr = offsets.len();
-        let bad = |why: String| Err(VmapError::BadPcpu { why });
-        if nr == 0 || nr != sizes.len() {
-            return bad("needs at least one OFFSET:SIZE pair".into());
-        }
-        if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
-            return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
-        }
+        let last_area = super::pcpu_check_args(offsets, sizes, align)?;
         let vs = align_up(VMALLOC_START, align);
         let ve = VMALLOC_END & !(align - 1);
-        let mut last_area = 0;
-        for i in 0..nr {
-            let (s, sz) = (offsets[i], sizes[i]);
-            if s & (align - 1) != 0 || sz & (align - 1) != 0 {
-                return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
-            }
-            if sz == 0 {
-                return bad(format!("area {i} has size 0"));
-            }
-            let Some(e) = s.checked_add(sz) else {
-                return bad(format!("area {i}: offset + size overflows"));
-            };
-            if s > offsets[last_area] {
-                last_area = i;
-            }
-            for j in 0..nr {
-                if i != j && offsets[j] < e && s < offsets[j].wrapping_add(sizes[j]) {
-                    return bad(format!("areas {i} and {j} overlap"));
-                }
-            }
-        }
         let last_end = offsets[last_area] + sizes[last_area];
-        if ve.wrapping_sub(vs) < last_end {
-            return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
-        }
         let before = self.clone();
         let mut purged = false;
         loop {

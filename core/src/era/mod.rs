@@ -473,46 +473,7 @@ impl Vmap {
         if let Some(r) = self.rfc.as_deref_mut() {
             return r.pcpu_get_vm_areas(offsets, sizes, align, obs);
         }
-        let nr = offsets.len();
-        let bad = |why: String| Err(VmapError::BadPcpu { why });
-        if nr == 0 || nr != sizes.len() {
-            return bad("needs at least one OFFSET:SIZE pair".into());
-        }
-        if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
-            return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
-        }
-        let vs = align_up(VMALLOC_START, align);
-        let ve = VMALLOC_END & !(align - 1);
-        let mut last_area = 0;
-        for i in 0..nr {
-            let (s, sz) = (offsets[i], sizes[i]);
-            if s & (align - 1) != 0 || sz & (align - 1) != 0 {
-                return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
-            }
-            if sz == 0 {
-                return bad(format!("area {i} has size 0"));
-            }
-            let Some(e) = s.checked_add(sz) else {
-                return bad(format!("area {i}: offset + size overflows"));
-            };
-            if s > offsets[last_area] {
-                last_area = i;
-            }
-            for j in 0..nr {
-                if i == j {
-                    continue;
-                }
-                let (s2, e2) = (offsets[j], offsets[j].wrapping_add(sizes[j]));
-                if s2 < e && s < e2 {
-                    return bad(format!("areas {i} and {j} overlap"));
-                }
-            }
-        }
-        let last_end = offsets[last_area] + sizes[last_area];
-        if ve.wrapping_sub(vs) < last_end {
-            // WARN_ON: no purge, no retry.
-            return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
-        }
+        let last_area = pcpu_check_args(offsets, sizes, align)?;
         match self.profile {
             Profile::Linux51 => self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs),
             Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::MapleRfc => {
@@ -622,4 +583,52 @@ impl Vmap {
             None => false,
         }
     }
+}
+
+/// What `pcpu_get_vm_areas` checks before any walk, the same in every era: at least one
+/// `OFFSET:SIZE` pair, an align that is a power of two and a multiple of PAGE_SIZE, areas
+/// that are aligned, non-empty and disjoint, and a span that fits in the aligned window
+/// (else `WARN_ON`: no purge, no retry). Returns the index of the highest area.
+fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, VmapError> {
+    let nr = offsets.len();
+    let bad = |why: String| Err(VmapError::BadPcpu { why });
+    if nr == 0 || nr != sizes.len() {
+        return bad("needs at least one OFFSET:SIZE pair".into());
+    }
+    if align & (PAGE_SIZE - 1) != 0 || !align.is_power_of_two() {
+        return bad(format!("align {align:#x} must be a power of two and a multiple of PAGE_SIZE"));
+    }
+    let vs = align_up(VMALLOC_START, align);
+    let ve = VMALLOC_END & !(align - 1);
+    let mut last_area = 0;
+    for i in 0..nr {
+        let (s, sz) = (offsets[i], sizes[i]);
+        if s & (align - 1) != 0 || sz & (align - 1) != 0 {
+            return bad(format!("area {i}: offset {s:#x} and size {sz:#x} must be multiples of align {align:#x}"));
+        }
+        if sz == 0 {
+            return bad(format!("area {i} has size 0"));
+        }
+        let Some(e) = s.checked_add(sz) else {
+            return bad(format!("area {i}: offset + size overflows"));
+        };
+        if s > offsets[last_area] {
+            last_area = i;
+        }
+        for j in 0..nr {
+            if i == j {
+                continue;
+            }
+            let (s2, e2) = (offsets[j], offsets[j].wrapping_add(sizes[j]));
+            if s2 < e && s < e2 {
+                return bad(format!("areas {i} and {j} overlap"));
+            }
+        }
+    }
+    let last_end = offsets[last_area] + sizes[last_area];
+    if ve.wrapping_sub(vs) < last_end {
+        // WARN_ON: no purge, no retry.
+        return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
+    }
+    Ok(last_area)
 }
