@@ -81,6 +81,9 @@ pub struct StateSnap {
     pub busy: Vec<BusySnap>,
     pub lazy: Vec<LazySnap>,
     pub pools: Vec<PoolSnap>,
+    /// The index of an era that keeps no free tree (`free` is empty then): maple-rfc's occupied
+    /// maple tree, whose NULL ranges are the free space. `None` for the free-tree eras.
+    pub occupied: Option<crate::maple::MapleTreeJson>,
 }
 
 /// Pre-order snapshot of the free tree from its root (children before siblings).
@@ -188,6 +191,7 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         busy,
         lazy,
         pools,
+        occupied: v.rfc.as_deref().map(|r| crate::maple::MapleTreeJson::of(&r.occupied)),
     }
 }
 

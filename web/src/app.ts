@@ -9,7 +9,7 @@ import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
-import { isMapleSession, type MapleSession } from './maple/bridge';
+import { isMapleSession, parseMapleSnapshotValue, type MapleSession, type MapleSnapshot } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
@@ -90,6 +90,7 @@ export class App {
   private mapleUi: MapleUi | null = null;
   private mapleLoading = false;
   private mapleHover: (id: number | null) => void = () => undefined;
+  private readonly occupiedParsed = new WeakMap<object, MapleSnapshot>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -579,15 +580,20 @@ export class App {
     this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     const maple = isMapleSession(s) ? s : null;
-    part(this.root, 'free-tree').hidden = maple !== null;
-    this.mapleRoot.hidden = maple === null;
-    this.root.dataset.view = maple ? 'maple-tree' : 'free-tree';
+    // An era without a free tree (maple-rfc) reports its occupied maple tree instead: drawn by the
+    // maple view too.
+    const occupied = maple ? null : (state.occupied ?? null);
+    const mapleView = maple !== null || occupied !== null;
+    part(this.root, 'free-tree').hidden = mapleView;
+    this.mapleRoot.hidden = !mapleView;
+    this.root.dataset.view = mapleView ? 'maple-tree' : 'free-tree';
     const title = this.root.querySelector('#tree-title');
-    if (title) title.textContent = maple ? 'Maple tree' : 'Free tree';
+    if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
     if (maple) narration = this.renderMaple(maple, ms);
+    else if (occupied) this.renderOccupied(occupied, ms);
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
-    if (this.firstRender && (!maple || this.mapleUi)) {
-      if (maple) this.mapleUi?.view.fit(0);
+    if (this.firstRender && (!mapleView || this.mapleUi)) {
+      if (mapleView) this.mapleUi?.view.fit(0);
       else this.tree.fit(0);
       this.firstRender = false;
     }
@@ -618,23 +624,8 @@ export class App {
    * drawn again); its narration of the current micro-step, or null.
    */
   private renderMaple(s: MapleSession, ms: number): Narration | null {
-    const ui = this.mapleUi;
-    if (!ui) {
-      if (!this.mapleLoading) {
-        this.mapleLoading = true;
-        import('./maple/ui')
-          .then((m) => {
-            this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id) });
-            this.firstRender = true;
-            this.render(false);
-          })
-          .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
-          .finally(() => {
-            this.mapleLoading = false;
-          });
-      }
-      return null;
-    }
+    const ui = this.loadMapleUi();
+    if (!ui) return null;
     const p = this.pos;
     const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
     if (of && p.frame < of.frames.length) {
@@ -644,6 +635,36 @@ export class App {
     }
     ui.view.render(s.tree(p.op), { duration: ms, lecture: this.lecture });
     return null;
+  }
+
+  /** The maple view's module, or null while it loads (the page is drawn again once it has). */
+  private loadMapleUi(): MapleUi | null {
+    if (!this.mapleUi && !this.mapleLoading) {
+      this.mapleLoading = true;
+      import('./maple/ui')
+        .then((m) => {
+          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id) });
+          this.firstRender = true;
+          this.render(false);
+        })
+        .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
+        .finally(() => {
+          this.mapleLoading = false;
+        });
+    }
+    return this.mapleUi;
+  }
+
+  /** Draw a maple-rfc state's occupied tree (parsed once per snapshot object). */
+  private renderOccupied(raw: NonNullable<State['occupied']>, ms: number): void {
+    const ui = this.loadMapleUi();
+    if (!ui) return;
+    let tree = this.occupiedParsed.get(raw);
+    if (!tree) {
+      tree = parseMapleSnapshotValue(raw);
+      this.occupiedParsed.set(raw, tree);
+    }
+    ui.view.render(tree, { duration: ms, lecture: this.lecture });
   }
 
   private idleText(k: number): string {

@@ -60,7 +60,15 @@ export type Pool = Parsed<Raw.PoolSnap>;
  * `initialized` whether the free space exists yet (the core sets it up on the first operation:
  * the boot block [1, 2^64 - 1), or `init`; the state before op 0 has no areas at all).
  */
-export type State = Omit<Parsed<Raw.StateSnap>, 'profile'> & { profile: string };
+/**
+ * The allocator at one point. `occupied` (maple-rfc: the occupied maple tree, whose NULL ranges are
+ * the free space) stays in the contract's raw form here; `web/src/maple/bridge.ts` parses it for
+ * the maple view, which is loaded only when a trace needs it.
+ */
+export type State = Omit<Parsed<Raw.StateSnap>, 'profile' | 'occupied'> & {
+  profile: string;
+  occupied?: Raw.MapleTreeJson | null;
+};
 
 /** One operation of the trace and what it printed (`line`: 1-based line of the trace text). */
 export type OpSummary = Parsed<Raw.OpSummary>;
@@ -191,6 +199,7 @@ export function parseStateValue(v: unknown): State {
     busy: arr(o.busy, 'busy').map(parseBusy),
     lazy: arr(o.lazy ?? [], 'lazy').map(parseLazy),
     pools: arr(o.pools ?? [], 'pools').map(parsePool),
+    occupied: o.occupied ?? null,
   };
   const anyArea =
     state.free.length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;

@@ -16,10 +16,12 @@
 //! No allocator logic lives here: the tree stores opaque entries ([`MapleEntry`]).
 
 pub mod session;
+pub mod snap;
 pub mod trace;
 mod tree;
 
 pub use session::{MapleFrame, MapleOpFrames, MapleOpLine, MapleSession, MapleSnap};
+pub use snap::MapleTreeJson;
 pub use trace::{is_maple_trace, replay_maple_text, MapleReplay, MapleTraceError, MapleTraceErrorKind};
 pub use tree::{
     MapleEntry, MapleError, MapleEvent, MapleObserver, MapleTree, NoMapleObserver, NodeKind, NodeSummary, StoreType,

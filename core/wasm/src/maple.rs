@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use vmapviz_core::maple::{
-    is_maple_trace, MapleEntry, MapleEvent, MapleOpFrames, MapleSession, MapleSnap, NodeKind, StoreType,
+    is_maple_trace, MapleEvent, MapleOpFrames, MapleSession, MapleSnap, MapleTreeJson, NodeKind, StoreType,
 };
 use wasm_bindgen::prelude::*;
 
@@ -24,53 +24,10 @@ fn hex(v: u64) -> String {
     format!("\"{v:#x}\"")
 }
 
-/// A tree snapshot as JSON (see the module's documentation).
+/// A tree snapshot as JSON: the core's [`MapleTreeJson`], the shape a `maple-rfc` state's
+/// occupied tree has too.
 pub fn snap_json(s: &MapleSnap) -> String {
-    let mut o = String::with_capacity(64 + s.nodes.len() * 400);
-    let _ = write!(o, "{{\"height\":{},\"nodes\":[", s.height);
-    for (i, n) in s.nodes.iter().enumerate() {
-        if i > 0 {
-            o.push(',');
-        }
-        let ty = match n.kind {
-            NodeKind::Leaf => "leaf",
-            NodeKind::Arange => "arange",
-            NodeKind::Range => "range",
-        };
-        let parent = if n.parent == u32::MAX { "null".to_string() } else { n.parent.to_string() };
-        let _ = write!(
-            o,
-            "{{\"id\":{},\"parent\":{parent},\"parent_slot\":{},\"depth\":{},\"type\":\"{ty}\",\"min\":{},\"max\":{},\"end\":{},\"mgap\":{},\"slots\":[",
-            n.id,
-            n.parent_slot,
-            n.depth,
-            hex(n.min),
-            hex(n.max),
-            n.end,
-            n.meta_gap
-        );
-        for (j, piv) in n.pivots.iter().enumerate() {
-            if j > 0 {
-                o.push(',');
-            }
-            let (k, child) = if n.kind == NodeKind::Leaf {
-                match n.entries.get(j).copied().flatten() {
-                    Some(MapleEntry::Zero) | Some(MapleEntry::Value(_)) => ("E", "null".to_string()),
-                    None => ("N", "null".to_string()),
-                }
-            } else {
-                match n.children.get(j) {
-                    Some(c) => ("C", c.to_string()),
-                    None => ("N", "null".to_string()),
-                }
-            };
-            let gap = n.gaps.get(j).map_or("null".to_string(), |g| hex(*g));
-            let _ = write!(o, "{{\"piv\":{},\"k\":\"{k}\",\"child\":{child},\"gap\":{gap}}}", hex(*piv));
-        }
-        o.push_str("]}");
-    }
-    o.push_str("]}");
-    o
+    serde_json::to_string(&MapleTreeJson::from_snap(s)).unwrap_or_else(|_| "null".into())
 }
 
 fn store_name(s: StoreType) -> &'static str {

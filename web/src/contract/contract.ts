@@ -148,6 +148,31 @@ export type Label = { index: number, text: string, };
 export type LazySnap = { id: number, va_start: Addr, va_end: Addr, node: number, };
 
 /**
+ * One node: its place, type, range `[min, max]`, `ma_data_end` and the `meta.gap` slot.
+ */
+export type MapleNodeJson = { id: number, parent: number | null, parent_slot: number, depth: number, type: MapleNodeType, min: Addr, max: Addr, end: number, mgap: number, slots: Array<MapleSlotJson>, };
+
+/**
+ * A node's type, as `mt_dump` names it.
+ */
+export type MapleNodeType = "leaf" | "arange" | "range";
+
+/**
+ * One used slot: its pivot (inclusive end), content, child id and, in an `arange` node, `gap[]`.
+ */
+export type MapleSlotJson = { piv: Addr, k: MapleSlotKind, child: number | null, gap: Addr | null, };
+
+/**
+ * What a slot holds: an entry (`E`, in use), nothing (`N`, a hole) or a child node (`C`).
+ */
+export type MapleSlotKind = "E" | "N" | "C";
+
+/**
+ * The whole tree: its height and its nodes in pre-order.
+ */
+export type MapleTreeJson = { height: number, nodes: Array<MapleNodeJson>, };
+
+/**
  * Which neighbours a freed block merged with.
  */
 export type MergeKind = "next" | "prev" | "both";
@@ -201,7 +226,12 @@ export type StateSnap = {
 /**
  * False before the first operation: the free space shown is the boot default it will get.
  */
-initialized: boolean, profile: Profile, cpus: number, cpu: number, lazy_nr: number, lazy_max: number, nr_nodes: number, zone_size: Addr, space: [Addr, Addr], root: number | null, free: Array<NodeSnap>, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, };
+initialized: boolean, profile: Profile, cpus: number, cpu: number, lazy_nr: number, lazy_max: number, nr_nodes: number, zone_size: Addr, space: [Addr, Addr], root: number | null, free: Array<NodeSnap>, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, 
+/**
+ * The index of an era that keeps no free tree (`free` is empty then): maple-rfc's occupied
+ * maple tree, whose NULL ranges are the free space. `None` for the free-tree eras.
+ */
+occupied: MapleTreeJson | null, };
 
 /**
  * One point of a sweep: live areas and the average counters of one operation.
