@@ -56,8 +56,17 @@ export interface MapleSnapshot {
   nodes: MapleNode[];
 }
 
+/**
+ * One maple-tree event as the facade's maple player sends it (`core/wasm/src/maple.rs`): its own
+ * kinds (visit, scan, descend, store_type, split, gap, …), not the allocator's step events.
+ */
+export interface MapleStepEvent {
+  kind: string;
+  [field: string]: unknown;
+}
+
 export interface MapleFrame {
-  event: StepEvent;
+  event: MapleStepEvent;
   /** Index into `MapleOpFrames.trees`: the tree after this event. */
   tree: number;
 }
@@ -304,7 +313,9 @@ export class MapleSession extends Session {
       warning: null,
       before: mapleState(first),
       after: mapleState(last),
-      frames: f.frames.map((fr) => ({ event: fr.event, tree: 0, areas: fr.tree })),
+      // The player only counts and steps these frames; the maple module narrates their events,
+      // whose kinds are the maple tree's, not the allocator's.
+      frames: f.frames.map((fr) => ({ event: fr.event as unknown as StepEvent, tree: 0, areas: fr.tree })),
       trees: [[]],
       areas: f.trees.map(areasOf),
     };

@@ -3,11 +3,10 @@
 // pseudocode (maple/code.ts). It only puts the core's events and trees into words: old values
 // come from the tree in force before the frame, never from a recomputation of the algorithm.
 // Gap propagation is said in the same words as the rbtree's (narrate/narrate.ts).
-import type { StepEvent } from '../bridge';
 import { hex, parseBig, size } from '../format';
 import type { Narration } from '../narrate/narrate';
 import type { MapleFocus } from '../views/mapleTree';
-import type { MapleNode, MapleOpFrames, MapleSnapshot } from './bridge';
+import type { MapleNode, MapleOpFrames, MapleSnapshot, MapleStepEvent } from './bridge';
 
 function big(v: unknown): bigint {
   if (v === null || v === undefined) return 0n;
@@ -72,7 +71,7 @@ const LINE_OF_TYPE: Record<string, string> = {
 export function narrateMaple(of: MapleOpFrames, i: number): Narration | null {
   const fr = of.frames[i];
   if (!fr) return null;
-  const ev: StepEvent = fr.event;
+  const ev: MapleStepEvent = fr.event;
   const k = ev.kind;
   const prevTree = of.trees[i > 0 ? of.frames[i - 1].tree : 0] ?? of.trees[0];
   const tree = of.trees[fr.tree] ?? prevTree;
@@ -295,7 +294,7 @@ type Base = (listing: string, fn: string, line: string, phase: string, title: st
  * The node written is the event's; the old value and the node's largest gap come from the trees
  * before and after the frame.
  */
-function narrateGap(ev: StepEvent, before: MapleSnapshot | undefined, after: MapleSnapshot | undefined, base: Base): Narration {
+function narrateGap(ev: MapleStepEvent, before: MapleSnapshot | undefined, after: MapleSnapshot | undefined, base: Base): Narration {
   const id = Number(ev.node);
   const slot = Number(ev.slot);
   const gap = big(ev.gap);

@@ -16,7 +16,16 @@ describe('workloads through the facade', () => {
     expect(tests).toHaveLength(13);
     expect(tests.map((t) => t.bit)).toEqual(tests.map((_, i) => 1 << i));
     expect(c.workloads.filter((w) => w.kind === 'module').map((w) => w.name)).toEqual(['test_vmalloc']);
-    expect(c.workloads.filter((w) => w.kind === 'teaching')).toHaveLength(6);
+    const teaching = c.workloads.filter((w) => w.kind === 'teaching').map((w) => w.name);
+    expect(teaching).toHaveLength(11);
+    // The maple-rfc scenarios S1–S5 of the spec (§11.10) are among them.
+    expect(teaching.filter((n) => n.startsWith('rfc_s')).sort()).toEqual([
+      'rfc_s1_two_trees',
+      'rfc_s2_alignment_padding',
+      'rfc_s3_free_space_without_objects',
+      'rfc_s4_bump_overlay',
+      'rfc_s5_syzbot_overlap',
+    ]);
     expect(c.presets).toEqual(['performance', 'stress', 'smoke']);
     expect(c.defaults.loops).toBe(1_000_000);
   });
