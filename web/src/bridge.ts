@@ -199,7 +199,8 @@ export function parseStateValue(v: unknown): State {
     busy: arr(o.busy, 'busy').map(parseBusy),
     lazy: arr(o.lazy ?? [], 'lazy').map(parseLazy),
     pools: arr(o.pools ?? [], 'pools').map(parsePool),
-    occupied: o.occupied ?? null,
+    // Checked where it is drawn (web/src/maple/bridge.ts' parseMapleSnapshotValue).
+    occupied: (o.occupied ?? null) as Raw.MapleTreeJson | null,
   };
   const anyArea =
     state.free.length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
