@@ -63,6 +63,10 @@ async function drawnNodes(page: Page): Promise<DumpNode[]> {
 const byPlace = (a: DumpNode, b: DumpNode) => Number(a.depth) - Number(b.depth) || (BigInt(a.min) < BigInt(b.min) ? -1 : 1);
 
 async function openMaple(app: AppPage, trace: string, step: number | 'end', frame?: number): Promise<void> {
+  // Each link is opened as a fresh page load: a second link on the same page is only a hash
+  // change, which `waitReady` cannot tell apart from the page before it (on a loaded CI machine
+  // the check below could run before the app had moved).
+  if (app.page.url().includes('#')) await app.page.goto('about:blank');
   await app.open(`./#trace=${encodeURIComponent(trace)}&step=${step}${frame !== undefined ? `&frame=${frame}` : ''}`);
   // A long link opens in slices, then the maple view's chunk loads: give a loaded machine time.
   await expect(app.page.locator('[data-widget="maple-tree"] svg')).toBeVisible({ timeout: 20_000 });
