@@ -124,7 +124,7 @@ test('a tree of about 1,000 free blocks is drawn compact, fitted, with labels dr
   for (let i = 0; i < 2000; i += 2) lines.push(`free 0x${(0xffffc90000000000n + BigInt(i) * 0x2000n).toString(16)}`);
   await app.openTrace(lines.join('\n'), 'end');
   const core = await page.evaluate(() =>
-    (window.vmapviz?.app.core?.state(3000).free ?? []).map((n) => ({
+    ((s) => (s?.index.kind === 'free_tree' ? s.index.nodes : []))(window.vmapviz?.app.core?.state(3000)).map((n) => ({
       vaStart: `0x${n.vaStart.toString(16)}`,
       vaEnd: `0x${n.vaEnd.toString(16)}`,
       subtreeMaxSize: `0x${n.subtreeMaxSize.toString(16)}`,

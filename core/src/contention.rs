@@ -21,7 +21,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::era::Vmap;
-use crate::events::{Event, Observer, TreeView};
+use crate::events::{Event, IndexView, Observer};
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::workload::Rng;
@@ -105,7 +105,7 @@ impl LockMeter {
 }
 
 impl Observer for LockMeter {
-    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         match ev {
             Event::BusyInsert { va_start, depth, .. } => {
                 let l = self.per_node(0, self.node_of(va_start));

@@ -12,7 +12,7 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::events::{Branch, Event, Observer, RollBackStep, TreeView};
+use crate::events::{Branch, Event, IndexView, Observer, RollBackStep};
 
 /// The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
 /// text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
@@ -88,7 +88,7 @@ impl CounterObserver {
 }
 
 impl Observer for CounterObserver {
-    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         match ev {
             Event::Visit { id, branch, .. } => {
                 self.op.nodes_visited += 1;

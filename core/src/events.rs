@@ -15,24 +15,68 @@ use ts_rs::TS;
 use crate::addr::{Addr, Hex};
 
 use crate::area::{AreaInfo, Arena};
+use crate::maple::{MapleSnap, MapleTree};
 
-/// A read-only view of the free tree handed to observers with each event.
+/// A read-only view of the augmented red-black free tree.
 #[derive(Clone, Copy)]
 pub struct TreeView<'a> {
     pub arena: &'a Arena,
     pub root: u32,
 }
 
+/// The index an era keeps, as it stands after an event: what an observer may look at. An era
+/// reports the structure it has; a new kind of index is a new variant here (and in
+/// [`crate::session::IndexSnap`]), not a special case in each consumer.
+///
+/// ```text
+///   linux-5.1 .. linux-6.9   FreeTree  (5.1 keeps it empty: it walks the busy areas)
+///   maple-rfc                Maple     the occupied tree between maple operations
+///                            MapleNodes  its nodes mid-store, after a gap update
+///                            Unchanged   mid-search, or a store before its gap updates
+/// ```
+#[derive(Clone, Copy)]
+pub enum IndexView<'a> {
+    /// The augmented red-black free tree.
+    FreeTree(TreeView<'a>),
+    /// A maple tree, whole (maple-rfc's occupied tree, whose NULL ranges are the free space).
+    Maple(&'a MapleTree),
+    /// A maple tree's nodes in the middle of a store, right after a gap update (so a player
+    /// shows the propagation one level per step, as the maple-tree player does).
+    MapleNodes(&'a MapleSnap),
+    /// The index cannot be looked at now (inside a maple search, or a store before its first
+    /// gap update); the last view handed out still stands.
+    Unchanged,
+}
+
+impl<'a> IndexView<'a> {
+    #[inline(always)]
+    pub fn free_tree(arena: &'a Arena, root: u32) -> IndexView<'a> {
+        IndexView::FreeTree(TreeView { arena, root })
+    }
+
+    /// The free tree, when this is one.
+    pub fn as_free_tree(&self) -> Option<TreeView<'a>> {
+        match *self {
+            IndexView::FreeTree(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 /// Receives step events. Implementors that record nothing set `ON = false`.
 pub trait Observer {
     /// When false, the allocator never builds an event: the calls compile away.
     const ON: bool = true;
-    fn event(&mut self, ev: Event, tree: TreeView<'_>);
+    /// True when the observer looks at a maple tree's nodes in the middle of a store (a
+    /// player's frames); taking them costs a copy of the nodes per gap update, so it is off by
+    /// default and then never done.
+    const MAPLE_NODES: bool = false;
+    fn event(&mut self, ev: Event, index: IndexView<'_>);
     /// An event after which the busy, lazy or pooled areas may differ, with the whole
     /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
-        self.event(ev, TreeView { arena: &v.arena, root: v.free.root });
+        self.event(ev, v.index_view());
     }
 }
 
@@ -43,7 +87,7 @@ pub struct NoObserver;
 impl Observer for NoObserver {
     const ON: bool = false;
     #[inline(always)]
-    fn event(&mut self, _ev: Event, _tree: TreeView<'_>) {}
+    fn event(&mut self, _ev: Event, _index: IndexView<'_>) {}
 }
 
 /// Records every event in order (tests, the replay tool, the wasm facade).
@@ -53,16 +97,17 @@ pub struct Recorder {
 }
 
 impl Observer for Recorder {
-    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         self.events.push(ev);
     }
 }
 
 impl<T: Observer> Observer for &mut T {
     const ON: bool = T::ON;
+    const MAPLE_NODES: bool = T::MAPLE_NODES;
     #[inline(always)]
-    fn event(&mut self, ev: Event, tree: TreeView<'_>) {
-        (**self).event(ev, tree)
+    fn event(&mut self, ev: Event, index: IndexView<'_>) {
+        (**self).event(ev, index)
     }
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {

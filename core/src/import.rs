@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use ts_rs::TS;
 
 use crate::era::Vmap;
-use crate::events::{Event, NoObserver, Observer, TreeView};
+use crate::events::{Event, IndexView, NoObserver, Observer};
 use crate::profile::Profile;
 use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES};
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
@@ -380,7 +380,7 @@ struct PurgeWatch {
 }
 
 impl Observer for PurgeWatch {
-    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         if let Event::PurgeStart { .. } = ev {
             self.purges += 1;
         }

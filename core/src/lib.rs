@@ -35,7 +35,7 @@ pub use addr::{Addr, Hex};
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
 pub use era::Vmap;
 pub use error::VmapError;
-pub use events::{Event, NoObserver, Observer, Recorder, TreeView};
+pub use events::{Event, IndexView, NoObserver, Observer, Recorder, TreeView};
 pub use profile::Profile;
 pub use replay::{ReplayError, Replayer};
 pub use session::Session;

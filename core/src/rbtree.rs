@@ -11,7 +11,7 @@
 //! overwritten by the following case exactly as in the kernel.
 
 use crate::area::{Arena, VaTree, F_BLACK, NIL};
-use crate::events::{AugmentCause, Color, Dir, Event, Observer, RbPhase, TreeView};
+use crate::events::{AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
 
 /// The three augment callbacks of `struct rb_augment_callbacks`.
 pub trait Augment {
@@ -61,14 +61,14 @@ impl Augment for SubtreeMax {
             if old == m {
                 if O::ON {
                     let id = a.get(n).id;
-                    obs.event(Event::PropagateStop { id, value: m }, TreeView { arena: a, root });
+                    obs.event(Event::PropagateStop { id, value: m }, IndexView::free_tree(a, root));
                 }
                 return;
             }
             a.at(n).subtree_max_size = m;
             if O::ON {
                 let id = a.get(n).id;
-                obs.event(Event::Propagate { id, old, new: m }, TreeView { arena: a, root });
+                obs.event(Event::Propagate { id, old, new: m }, IndexView::free_tree(a, root));
             }
             n = a.get(n).parent;
         }
@@ -107,7 +107,7 @@ pub(crate) fn set_augment<O: Observer>(
         let id = a.get(n).id;
         let (cause, at) = why;
         let ev = Event::AugmentSet { id, old, new: v, cause, phase: at.map(|x| x.0), case: at.map(|x| x.1) };
-        obs.event(ev, TreeView { arena: a, root });
+        obs.event(ev, IndexView::free_tree(a, root));
     }
 }
 
@@ -165,7 +165,7 @@ macro_rules! emit {
     ($obs:expr, $a:expr, $t:expr, $ev:expr) => {
         if O::ON && A::AUGMENTED {
             let ev = $ev;
-            $obs.event(ev, TreeView { arena: $a, root: $t.root });
+            $obs.event(ev, IndexView::free_tree($a, $t.root));
         }
     };
 }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::area::NIL;
 use crate::era::Vmap;
 use crate::error::VmapError;
-use crate::events::{Event, Observer, TreeView};
+use crate::events::{Event, Observer};
 use crate::profile::Profile;
 use crate::trace::{Op, TraceLine};
 
@@ -64,7 +64,7 @@ impl Replayer {
             Op::Init { start, end } => {
                 v.init(start, end)?;
                 if O::ON {
-                    obs.event(Event::Reset { start, end }, TreeView { arena: &v.arena, root: v.free.root });
+                    obs.event(Event::Reset { start, end }, v.index_view());
                 }
             }
             Op::Cpus(n) => v.set_cpus(n)?,

@@ -17,7 +17,8 @@ use crate::addr::Addr;
 use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
 use crate::era::Vmap;
-use crate::events::{Event, FitType, NoObserver, Observer, TreeView};
+use crate::events::{Event, FitType, IndexView, NoObserver, Observer, TreeView};
+use crate::maple::MapleTreeJson;
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
 use crate::trace::{parse_trace, LineParser, Op, TraceLine, MAX_TRACE_BYTES};
@@ -76,14 +77,55 @@ pub struct StateSnap {
     pub nr_nodes: u32,
     pub zone_size: Addr,
     pub space: (Addr, Addr),
-    pub root: Option<u32>,
-    pub free: Vec<NodeSnap>,
+    /// The era's index: the free tree, or maple-rfc's occupied maple tree.
+    pub index: IndexSnap,
     pub busy: Vec<BusySnap>,
     pub lazy: Vec<LazySnap>,
     pub pools: Vec<PoolSnap>,
-    /// The index of an era that keeps no free tree (`free` is empty then): maple-rfc's occupied
-    /// maple tree, whose NULL ranges are the free space. `None` for the free-tree eras.
-    pub occupied: Option<crate::maple::MapleTreeJson>,
+}
+
+/// A snapshot of the index an era keeps, tagged by its kind (`{"kind": "free_tree", ...}`):
+/// what a view draws in the tree's place. The snapshot side of [`IndexView`]; a new kind of
+/// index is a new variant of both.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IndexSnap {
+    /// The augmented red-black free tree: its root and its nodes in pre-order (linux-5.1
+    /// keeps none: empty).
+    FreeTree { root: Option<u32>, nodes: Vec<NodeSnap> },
+    /// A maple tree (maple-rfc's occupied tree: its NULL ranges are the free space).
+    Maple { tree: MapleTreeJson },
+}
+
+impl IndexSnap {
+    /// The snapshot of what `v` shows; `None` for [`IndexView::Unchanged`].
+    pub fn of(v: IndexView<'_>) -> Option<IndexSnap> {
+        match v {
+            IndexView::FreeTree(t) => {
+                let nodes = snapshot_tree(t);
+                Some(IndexSnap::FreeTree { root: nodes.first().map(|n| n.id), nodes })
+            }
+            IndexView::Maple(t) => Some(IndexSnap::Maple { tree: MapleTreeJson::of(t) }),
+            IndexView::MapleNodes(s) => Some(IndexSnap::Maple { tree: MapleTreeJson::from_snap(s) }),
+            IndexView::Unchanged => None,
+        }
+    }
+
+    /// The free tree's nodes (pre-order), empty for another kind of index.
+    pub fn free_nodes(&self) -> &[NodeSnap] {
+        match self {
+            IndexSnap::FreeTree { nodes, .. } => nodes,
+            IndexSnap::Maple { .. } => &[],
+        }
+    }
+
+    /// The maple tree, for a maple index.
+    pub fn maple(&self) -> Option<&MapleTreeJson> {
+        match self {
+            IndexSnap::Maple { tree } => Some(tree),
+            IndexSnap::FreeTree { .. } => None,
+        }
+    }
 }
 
 /// Pre-order snapshot of the free tree from its root (children before siblings).
@@ -186,34 +228,46 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         nr_nodes: v.nr_vmap_nodes(),
         zone_size: Addr(v.zone_size),
         space: (Addr(v.space.0), Addr(v.space.1)),
-        root: v.arena.id_of(v.free.root),
-        free: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
+        index: snapshot_index(v),
         busy,
         lazy,
         pools,
-        occupied: v.rfc.as_deref().map(|r| crate::maple::MapleTreeJson::of(&r.occupied)),
     }
 }
 
-/// One frame: an event and the indices of the tree and area snapshots in force after it.
+/// The index `v` keeps, as a snapshot.
+pub fn snapshot_index(v: &Vmap) -> IndexSnap {
+    match v.rfc.as_deref() {
+        Some(r) => IndexSnap::Maple { tree: MapleTreeJson::of(&r.occupied) },
+        None => IndexSnap::FreeTree {
+            root: v.arena.id_of(v.free.root),
+            nodes: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
+        },
+    }
+}
+
+/// One frame: an event and the indices of the index and area snapshots in force after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct Frame {
     pub event: Event,
+    /// Index into [`OpFrames::trees`]: the era's index (free tree or maple tree) after this event.
     pub tree: usize,
     /// Index into [`OpFrames::areas`]: the busy, lazy and pooled areas after this event.
     pub areas: usize,
 }
 
-/// Records events, a tree snapshot whenever an event may have changed the tree, and an area
-/// snapshot after every event that may have changed the busy, lazy or pooled areas (a new
-/// one only when they differ from the last).
+/// Records events, an index snapshot whenever an event may have changed the index, and an
+/// area snapshot after every event that may have changed the busy, lazy or pooled areas (a
+/// new one only when they differ from the last).
 #[derive(Default)]
 pub struct FrameRecorder {
     pub frames: Vec<Frame>,
-    pub trees: Vec<Vec<NodeSnap>>,
+    pub trees: Vec<IndexSnap>,
     pub areas: Vec<AreasSnap>,
 }
 
+/// Whether a free-tree event may have changed the free tree (a maple tree's snapshot is
+/// compared with the last instead).
 fn changes_tree(ev: &Event) -> bool {
     matches!(
         ev,
@@ -231,12 +285,23 @@ fn changes_tree(ev: &Event) -> bool {
 }
 
 impl Observer for FrameRecorder {
-    fn event(&mut self, ev: Event, tree: TreeView<'_>) {
-        if self.trees.is_empty() || changes_tree(&ev) {
-            self.trees.push(snapshot_tree(tree));
+    const MAPLE_NODES: bool = true;
+
+    fn event(&mut self, ev: Event, index: IndexView<'_>) {
+        match index {
+            IndexView::FreeTree(_) if !self.trees.is_empty() && !changes_tree(&ev) => {}
+            IndexView::Unchanged => {}
+            _ => {
+                if let Some(s) = IndexSnap::of(index) {
+                    // A maple tree is handed with every event: keep the snapshots that differ.
+                    if matches!(index, IndexView::FreeTree(_)) || self.trees.last() != Some(&s) {
+                        self.trees.push(s);
+                    }
+                }
+            }
         }
         let areas = self.areas.len().saturating_sub(1);
-        self.frames.push(Frame { event: ev, tree: self.trees.len() - 1, areas });
+        self.frames.push(Frame { event: ev, tree: self.trees.len().saturating_sub(1), areas });
     }
 
     fn areas_event(&mut self, ev: Event, v: &Vmap) {
@@ -244,7 +309,7 @@ impl Observer for FrameRecorder {
         if self.areas.last() != Some(&now) {
             self.areas.push(now);
         }
-        self.event(ev, TreeView { arena: &v.arena, root: v.free.root });
+        self.event(ev, v.index_view());
     }
 }
 
@@ -258,7 +323,7 @@ pub const MARK_ROTATE: u8 = 4;
 struct MarkObserver(u8);
 
 impl Observer for MarkObserver {
-    fn event(&mut self, ev: Event, _tree: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         self.0 |= match ev {
             Event::Clip { fit: FitType::NeFit, .. } => MARK_SPLIT,
             Event::Merge { .. } => MARK_MERGE,
@@ -279,7 +344,8 @@ pub struct OpFrames {
     pub before: StateSnap,
     pub after: StateSnap,
     pub frames: Vec<Frame>,
-    pub trees: Vec<Vec<NodeSnap>>,
+    /// The index after each frame that changed it; `trees[0]` is `before`'s.
+    pub trees: Vec<IndexSnap>,
     /// `areas[0]` is `before`'s; each frame names the one in force after its event.
     pub areas: Vec<AreasSnap>,
 }
@@ -547,7 +613,7 @@ impl Session {
         let mut r = self.replayer_before(k);
         let before = snapshot_state(&r.vmap);
         let mut rec = FrameRecorder::default();
-        rec.trees.push(before.free.clone());
+        rec.trees.push(before.index.clone());
         rec.areas.push(AreasSnap::of_state(&before));
         let mut out = String::new();
         let _ = r.apply(&l.op, &mut out, &mut rec);

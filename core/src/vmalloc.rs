@@ -5,7 +5,7 @@
 //! profiles in [`crate::vmap`] can combine them the way each era does.
 
 use crate::area::{Arena, VaTree, VmapArea, NIL};
-use crate::events::{AugmentCause, Branch, Event, FitType, MergeKind, Observer, RollBackStep, TreeView};
+use crate::events::{AugmentCause, Branch, Event, FitType, IndexView, MergeKind, Observer, RollBackStep};
 use crate::rbtree::{self, Augment, SubtreeMax};
 
 pub const PAGE_SHIFT: u32 = 12;
@@ -29,8 +29,8 @@ pub fn fls(n: u64) -> u32 {
 }
 
 #[inline(always)]
-fn view<'a>(a: &'a Arena, t: &VaTree) -> TreeView<'a> {
-    TreeView { arena: a, root: t.root }
+fn view<'a>(a: &'a Arena, t: &VaTree) -> IndexView<'a> {
+    IndexView::free_tree(a, t.root)
 }
 
 /// `is_within_this_va`: can `[nva, nva + size)` with `nva = ALIGN(max(va_start, vstart), align)`

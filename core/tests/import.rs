@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use vmapviz_core::events::{Event, Observer, PurgeCause, TreeView};
+use vmapviz_core::events::{Event, IndexView, Observer, PurgeCause};
 use vmapviz_core::import::*;
 use vmapviz_core::trace::{format_trace, MAX_TRACE_BYTES};
 use vmapviz_core::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
@@ -185,7 +185,7 @@ impl FtracePrinter {
 }
 
 impl Observer for FtracePrinter {
-    fn event(&mut self, ev: Event, _t: TreeView<'_>) {
+    fn event(&mut self, ev: Event, _t: IndexView<'_>) {
         match ev {
             Event::SearchStart { size, align, vstart, vend, .. } => self.req = (size, align, vstart, vend),
             Event::Allocated { addr, .. } => self.alloc_line(addr, false),

@@ -3,7 +3,7 @@
 //! shows what it claims.
 
 use vmapviz_core::check::check_invariants;
-use vmapviz_core::events::{Event, FitType, MergeKind, Observer, RbPhase, TreeView};
+use vmapviz_core::events::{Event, FitType, IndexView, MergeKind, Observer, RbPhase};
 use vmapviz_core::trace::format_trace;
 use vmapviz_core::vmalloc::{find_vmap_lowest_linear_match, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use vmapviz_core::workload::*;
@@ -468,8 +468,8 @@ fn bad_parameters_are_refused() {
 struct RootRec(Vec<(Event, Option<u32>)>);
 
 impl Observer for RootRec {
-    fn event(&mut self, ev: Event, t: TreeView<'_>) {
-        let root = (t.root != NIL).then(|| t.arena.get(t.root).id);
+    fn event(&mut self, ev: Event, t: IndexView<'_>) {
+        let root = t.as_free_tree().and_then(|t| (t.root != NIL).then(|| t.arena.get(t.root).id));
         self.0.push((ev, root));
     }
 }

@@ -4,7 +4,7 @@
 // from the core's own snapshots (`state(k)`, `frames(k)`), never from a previous drawing, so
 // stepping back restores exactly what was shown.
 import { OpenCancelled, openInSlices, type Slices } from './player/opening';
-import { errorMessage, stateAtFrame, type FreeNode, type OpFrames, type Session, type State } from './bridge';
+import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
 import { WorkbenchStub } from './panels/stub';
@@ -542,6 +542,7 @@ export class App {
     let state: State;
     // The stats line tells the state between operations (it is keyed by the operation).
     let statsState: State;
+    let index: Index;
     let nodes: FreeNode[];
     let narration: Narration | null = null;
     let frames = 0;
@@ -550,7 +551,8 @@ export class App {
     if (of && p.frame < of.frames.length) {
       const fr = of.frames[p.frame];
       frames = of.frames.length;
-      nodes = of.trees[fr.tree] ?? of.before.free;
+      index = of.trees[fr.tree] ?? of.before.index;
+      nodes = freeNodes(index);
       // The bar shows what the core reports right after this micro-step (an area that just left
       // the busy tree is no longer drawn busy), not the state before the operation.
       state = stateAtFrame(of, p.frame);
@@ -564,7 +566,8 @@ export class App {
     } else {
       state = this.stateAt(p.op);
       statsState = state;
-      nodes = state.free;
+      index = state.index;
+      nodes = freeNodes(index);
     }
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
@@ -580,9 +583,9 @@ export class App {
     this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     const maple = isMapleSession(s) ? s : null;
-    // An era without a free tree (maple-rfc) reports its occupied maple tree instead: drawn by the
-    // maple view too.
-    const occupied = maple ? null : (state.occupied ?? null);
+    // The era's index decides the view: a free tree, or a maple tree (maple-rfc's occupied tree,
+    // drawn by the maple view too).
+    const occupied = !maple && index.kind === 'maple' ? index.tree : null;
     const mapleView = maple !== null || occupied !== null;
     part(this.root, 'free-tree').hidden = mapleView;
     this.mapleRoot.hidden = !mapleView;
@@ -656,7 +659,7 @@ export class App {
   }
 
   /** Draw a maple-rfc state's occupied tree (parsed once per snapshot object). */
-  private renderOccupied(raw: NonNullable<State['occupied']>, ms: number): void {
+  private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number): void {
     const ui = this.loadMapleUi();
     if (!ui) return;
     let tree = this.occupiedParsed.get(raw);

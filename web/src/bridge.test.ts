@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Session, errorMessage, parseFrames, parseState, parseSummaries, rebuildTrees, type FreeNode, type RawSession } from './bridge';
+import { Session, errorMessage, freeNodes, parseFrames, parseState, parseSummaries, rebuildTrees, type FreeNode, type RawSession } from './bridge';
 
 // JSON exactly as the wasm facade sends it (from a replay of two vmalloc(4096) calls).
 const STATE = JSON.stringify({
@@ -9,7 +9,7 @@ const STATE = JSON.stringify({
   ],
   cpu: 0,
   cpus: 1,
-  free: [
+  index: { kind: 'free_tree', root: 0, nodes: [
     {
       black: true,
       depth: 0,
@@ -32,14 +32,13 @@ const STATE = JSON.stringify({
       va_end: '0xffffc90000000000',
       va_start: '0x1',
     },
-  ],
+  ] },
   lazy: [],
   lazy_max: 8192,
   lazy_nr: 2,
   nr_nodes: 1,
   pools: [],
   profile: 'linux-5.2',
-  root: 0,
   space: ['0x1', '0xffffffffffffffff'],
   zone_size: '0x1',
 });
@@ -48,14 +47,13 @@ const EMPTY_STATE = JSON.stringify({
   busy: [],
   cpu: 0,
   cpus: 1,
-  free: [],
+  index: { kind: 'free_tree', root: null, nodes: [] },
   lazy: [],
   lazy_max: 8192,
   lazy_nr: 0,
   nr_nodes: 1,
   pools: [],
   profile: 'linux-5.2',
-  root: null,
   space: ['0x1', '0xffffffffffffffff'],
   zone_size: '0x1',
 });
@@ -73,12 +71,12 @@ describe('parseState', () => {
     const s = parseState(STATE);
     expect(s.profile).toBe('linux-5.2');
     expect(s.space).toEqual([1n, 2n ** 64n - 1n]);
-    expect(s.root).toBe(0);
+    expect(s.index.kind === 'free_tree' && s.index.root).toBe(0);
     expect(s.lazyNr).toBe(2);
     expect(s.lazyMax).toBe(8192);
     expect(s.zoneSize).toBe(1n);
     expect(s.initialized).toBe(true);
-    expect(s.free[0]).toEqual({
+    expect(freeNodes(s.index)[0]).toEqual({
       id: 0,
       vaStart: 0xffffc90000004000n,
       vaEnd: 0xffffffffffffffffn,
@@ -89,7 +87,7 @@ describe('parseState', () => {
       right: null,
       depth: 0,
     });
-    expect(s.free[1].black).toBe(false);
+    expect(freeNodes(s.index)[1].black).toBe(false);
     expect(s.busy.map((b) => [b.id, b.lazy, b.vaStart])).toEqual([
       [2, false, 0xffffc90000000000n],
       [3, true, 0xffffc90000002000n],
@@ -99,7 +97,7 @@ describe('parseState', () => {
   it('sees the state before the first operation as not initialised', () => {
     const s = parseState(EMPTY_STATE);
     expect(s.initialized).toBe(false);
-    expect(s.root).toBeNull();
+    expect(s.index.kind === 'free_tree' && s.index.root).toBeNull();
     // An explicit flag from the core wins.
     expect(parseState(EMPTY_STATE.replace('{', '{"initialized":true,')).initialized).toBe(true);
   });
@@ -120,13 +118,13 @@ describe('parseSummaries and parseFrames', () => {
     const json = `{"index":0,"line":3,"text":"free 0x1000","output":"free 0x1000 ok\\n","warning":null,
       "before":${STATE},"after":${STATE},
       "frames":[{"event":{"kind":"merge_start","va_start":"0x1000","va_end":"0x2000","prev":null,"next":0},"tree":0}],
-      "tree_deltas":[{"root":0,"set":[],"del":[]}]}`;
+      "index_deltas":[{"kind":"free_tree","root":0,"set":[],"del":[]}]}`;
     const f = parseFrames(json);
     expect(f).not.toBeNull();
     expect(f?.frames[0].event.kind).toBe('merge_start');
     expect(f?.frames[0].event.va_start).toBe('0x1000');
-    expect(f?.trees[0][1].vaStart).toBe(1n);
-    expect(f?.after.free).toHaveLength(2);
+    expect(freeNodes(f!.trees[0])[1].vaStart).toBe(1n);
+    expect(freeNodes(f!.after.index)).toHaveLength(2);
     expect(parseFrames('null')).toBeNull();
   });
 });
@@ -243,7 +241,7 @@ describe('Session', () => {
     const s = new Session(raw);
     expect(s.length).toBe(1);
     expect(s.state(0).initialized).toBe(false);
-    expect(s.state(99).free).toHaveLength(2);
+    expect(freeNodes(s.state(99).index)).toHaveLength(2);
     expect(raw.asked).toEqual([0, 1]);
     expect(s.summaries()).toHaveLength(1);
     expect(s.check()).toBeNull();

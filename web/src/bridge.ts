@@ -42,7 +42,7 @@ export interface RawSession {
 /** A range of addresses `[vaStart, vaEnd)` named by the core's area id. */
 export type Area = Parsed<Raw.AreaInfo>;
 
-/** A node of the augmented free tree (pre-order in `State.free`). */
+/** A node of the augmented free tree (pre-order in a `free_tree` index's `nodes`). */
 export type FreeNode = Parsed<Raw.NodeSnap>;
 
 /** A busy area; with `lazy`, freed lazily but still in the busy tree (linux-5.2). */
@@ -61,13 +61,26 @@ export type Pool = Parsed<Raw.PoolSnap>;
  * the boot block [1, 2^64 - 1), or `init`; the state before op 0 has no areas at all).
  */
 /**
- * The allocator at one point. `occupied` (maple-rfc: the occupied maple tree, whose NULL ranges are
- * the free space) stays in the contract's raw form here; `web/src/maple/bridge.ts` parses it for
- * the maple view, which is loaded only when a trace needs it.
+ * The index an era keeps (the core's `IndexSnap`, tagged by `kind`): the augmented free tree
+ * (its root and its nodes in pre-order; linux-5.1 keeps it empty), or a maple tree (maple-rfc's
+ * occupied tree, whose NULL ranges are the free space). A maple tree stays in the contract's raw
+ * form here; `web/src/maple/bridge.ts` parses it for the maple view, which is loaded only when a
+ * trace needs it. A new kind of index is a new member here, drawn by its own view.
  */
-export type State = Omit<Parsed<Raw.StateSnap>, 'profile' | 'occupied'> & {
+export type Index = { kind: 'free_tree'; root: number | null; nodes: FreeNode[] } | { kind: 'maple'; tree: Raw.MapleTreeJson };
+
+/** An empty free tree (the index of a state that has none to show). */
+export const NO_INDEX: Index = { kind: 'free_tree', root: null, nodes: [] };
+
+/** The free tree's nodes of an index; none for another kind of index. */
+export function freeNodes(i: Index): FreeNode[] {
+  return i.kind === 'free_tree' ? i.nodes : [];
+}
+
+/** The allocator at one point; `index` is the era's index (free tree or maple tree). */
+export type State = Omit<Parsed<Raw.StateSnap>, 'profile' | 'index'> & {
   profile: string;
-  occupied?: Raw.MapleTreeJson | null;
+  index: Index;
 };
 
 /** One operation of the trace and what it printed (`line`: 1-based line of the trace text). */
@@ -84,7 +97,7 @@ export interface StepEvent {
 
 export interface Frame {
   event: StepEvent;
-  /** Index into `OpFrames.trees`: the free tree after this event. */
+  /** Index into `OpFrames.trees`: the era's index (free tree or maple tree) after this event. */
   tree: number;
   /** Index into `OpFrames.areas`: the busy, lazy and pooled areas after this event. */
   areas: number;
@@ -98,7 +111,8 @@ export interface OpFrames extends OpSummary {
   before: State;
   after: State;
   frames: Frame[];
-  trees: FreeNode[][];
+  /** The era's index after each frame that changed it; `trees[0]` is `before`'s. */
+  trees: Index[];
   /** `areas[0]` is `before`'s; each frame names the one in force after its event. */
   areas: Areas[];
 }
@@ -108,8 +122,8 @@ export function stateAtFrame(f: OpFrames, i: number): State {
   const fr = f.frames[i];
   if (!fr) return f.before;
   const a = f.areas[fr.areas] ?? f.areas[0];
-  const free = f.trees[fr.tree] ?? f.before.free;
-  return { ...f.before, free, root: free[0]?.id ?? null, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
+  const index = f.trees[fr.tree] ?? f.before.index;
+  return { ...f.before, index, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
 }
 
 /**
@@ -194,17 +208,24 @@ export function parseStateValue(v: unknown): State {
     nrNodes: count(o.nr_nodes ?? 1, 'nr_nodes'),
     zoneSize: parseBig(o.zone_size ?? 0),
     space: [parseBig(space[0]), parseBig(space[1])],
-    root: optNum(o.root, 'root'),
-    free: arr(o.free, 'free').map(parseFreeNode),
+    index: parseIndex(o.index),
     busy: arr(o.busy, 'busy').map(parseBusy),
     lazy: arr(o.lazy ?? [], 'lazy').map(parseLazy),
     pools: arr(o.pools ?? [], 'pools').map(parsePool),
-    // Checked where it is drawn (web/src/maple/bridge.ts' parseMapleSnapshotValue).
-    occupied: (o.occupied ?? null) as Raw.MapleTreeJson | null,
   };
   const anyArea =
-    state.free.length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
+    freeNodes(state.index).length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
   return { ...state, initialized: typeof o.initialized === 'boolean' ? o.initialized : anyArea };
+}
+
+/** The core's `IndexSnap`: `{kind: "free_tree", root, nodes}` or `{kind: "maple", tree}`. */
+export function parseIndex(v: unknown): Index {
+  const o = obj(v, 'index');
+  const kind = str(o.kind, 'index.kind');
+  if (kind === 'free_tree') return { kind, root: optNum(o.root, 'index.root'), nodes: arr(o.nodes, 'index.nodes').map(parseFreeNode) };
+  // A maple tree is checked where it is drawn (web/src/maple/bridge.ts' parseMapleSnapshotValue).
+  if (kind === 'maple') return { kind, tree: obj(o.tree, 'index.tree') as unknown as Raw.MapleTreeJson };
+  throw new TypeError(`index: unknown kind ${kind}`);
 }
 
 export function parseState(json: string): State {
@@ -240,7 +261,7 @@ export function parseFrames(json: string): OpFrames | null {
       const event = obj(q.event, 'event');
       return { event: { ...event, kind: str(event.kind, 'event.kind') as StepEvent['kind'] }, tree: num(q.tree, 'frame.tree'), areas: num(q.areas ?? 0, 'frame.areas') };
     }),
-    trees: rebuildTrees(before.free, arr(o.tree_deltas, 'tree_deltas')),
+    trees: rebuildIndexes(before.index, arr(o.index_deltas, 'index_deltas')),
     areas: rebuildAreas(before, arr(o.area_deltas ?? [], 'area_deltas')),
   };
 }
@@ -274,6 +295,28 @@ export function rebuildAreas(before: State, deltas: unknown[]): Areas[] {
 }
 
 /**
+ * The era's index after each event, from the core's tagged deltas (`index_deltas` in core/wasm):
+ * a free tree as the change to the free tree before it (see `rebuildTrees`; from empty after
+ * another kind of index), a maple tree whole.
+ */
+export function rebuildIndexes(base: Index, deltas: unknown[]): Index[] {
+  let prev = base;
+  return deltas.map((d, i) => {
+    const q = obj(d, 'index delta');
+    const kind = str(q.kind, 'index delta kind');
+    let next: Index;
+    if (kind === 'free_tree') {
+      const nodes = rebuildTrees(freeNodes(prev), [q])[0];
+      next = { kind, root: nodes[0]?.id ?? null, nodes };
+    } else if (kind === 'maple') {
+      next = { kind, tree: obj(q.tree, 'index delta tree') as unknown as Raw.MapleTreeJson };
+    } else throw new TypeError(`index delta ${i}: unknown kind ${kind}`);
+    prev = next;
+    return next;
+  });
+}
+
+/**
  * The free tree after each event, from the core's deltas (`tree_deltas` in core/wasm): each
  * names the root, the nodes that are new or changed (all but `depth`) and the ids that left.
  * A tree is rebuilt in pre-order from its root with depths counted on the way, as the core
@@ -283,7 +326,7 @@ export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] 
   const byId = new Map<number, FreeNode>(base.map((n) => [n.id, n]));
   let prev = byId;
   return deltas.map((d, i) => {
-    const q = obj<Raw.TreeDelta>(d, 'tree delta');
+    const q = obj<Extract<Raw.IndexDelta, { kind: 'free_tree' }>>(d, 'tree delta');
     const next = new Map(prev);
     for (const id of arr(q.del, 'del')) next.delete(num(id, 'del'));
     for (const n of arr(q.set, 'set')) {

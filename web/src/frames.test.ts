@@ -3,7 +3,7 @@
 // the state after it, and are well-formed red-black trees in between.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseFrames, parseState, type FreeNode } from './bridge';
+import { freeNodes, parseFrames, parseState, type FreeNode } from './bridge';
 import { initSync, Vmapviz } from './pkg/vmapviz_wasm.js';
 
 beforeAll(() => {
@@ -43,10 +43,10 @@ describe('frames from the wasm build', () => {
     let rotations = 0;
     for (let k = 0; k < v.len(); k++) {
       const f = parseFrames(v.frames(k))!;
-      expect(f.trees[0]).toEqual(f.before.free);
-      expect(f.trees.at(-1)).toEqual(parseState(v.state(k + 1)).free);
-      expect(f.after.free).toEqual(parseState(v.state(k + 1)).free);
-      for (const t of f.trees) wellFormed(t);
+      expect(f.trees[0]).toEqual(f.before.index);
+      expect(f.trees.at(-1)).toEqual(parseState(v.state(k + 1)).index);
+      expect(f.after.index).toEqual(parseState(v.state(k + 1)).index);
+      for (const t of f.trees) wellFormed(freeNodes(t));
       for (const fr of f.frames) expect(fr.tree).toBeLessThan(f.trees.length);
       rotations += f.frames.filter((fr) => fr.event.kind === 'rotate').length;
     }

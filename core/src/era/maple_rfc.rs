@@ -20,9 +20,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::area::{AreaInfo, Arena, NIL, VN_SHIFT};
+use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
-use crate::events::{Event, Observer, PurgeCause, TreeView};
+use crate::events::{Event, IndexView, Observer, PurgeCause};
 use crate::maple::{MapleEntry, MapleTree};
 use crate::profile::Profile;
 use crate::vmalloc::{align_up, fls, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
@@ -251,8 +251,8 @@ impl MapleRfc {
     }
 
     #[inline(always)]
-    fn view(&self) -> TreeView<'_> {
-        TreeView { arena: &self.arena, root: NIL }
+    fn view(&self) -> IndexView<'_> {
+        IndexView::Maple(&self.occupied)
     }
 
     /// `vmap_init_free_space` with an empty vmlist: the free tree holds `[start, end)`; the

@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 
 use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::error::VmapError;
-use crate::events::{Event, NoObserver, Observer, PurgeCause, TreeView};
+use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
 use crate::profile::Profile;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
@@ -231,8 +231,17 @@ impl Vmap {
     }
 
     #[inline(always)]
-    fn tree_view(&self) -> TreeView<'_> {
-        TreeView { arena: &self.arena, root: self.free.root }
+    fn tree_view(&self) -> IndexView<'_> {
+        IndexView::free_tree(&self.arena, self.free.root)
+    }
+
+    /// The index this era keeps, for an observer: the free tree, or maple-rfc's occupied tree.
+    #[inline(always)]
+    pub fn index_view(&self) -> IndexView<'_> {
+        match self.rfc.as_deref() {
+            Some(r) => IndexView::Maple(&r.occupied),
+            None => self.tree_view(),
+        }
     }
 
     fn validate(&self, size: u64, align: u64) -> Result<(), VmapError> {

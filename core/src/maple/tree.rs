@@ -5,6 +5,12 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
+use ts_rs::TS;
+
+#[allow(unused_imports)] // named by the `#[ts(as = ...)]` attributes
+use crate::addr::Addr;
+
 const MAX: u64 = u64::MAX;
 /// `MAPLE_NODE_SLOTS` on 64-bit: the "no slot" marker `mas_empty_area` tests for.
 const MAPLE_NODE_SLOTS: usize = 31;
@@ -141,41 +147,112 @@ pub struct NodeSummary {
     pub gaps: Vec<u64>,
 }
 
-/// The kernel's `enum store_type`, as chosen by `mas_wr_store_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The kernel's `enum store_type`, as chosen by `mas_wr_store_type` (in JSON its kernel name,
+/// `wr_…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
 pub enum StoreType {
+    #[serde(rename = "wr_store_root")]
     StoreRoot,
+    #[serde(rename = "wr_spanning_store")]
     SpanningStore,
+    #[serde(rename = "wr_exact_fit")]
     ExactFit,
+    #[serde(rename = "wr_new_root")]
     NewRoot,
+    #[serde(rename = "wr_rebalance")]
     Rebalance,
+    #[serde(rename = "wr_node_store")]
     NodeStore,
+    #[serde(rename = "wr_split_store")]
     SplitStore,
+    #[serde(rename = "wr_append")]
     Append,
+    #[serde(rename = "wr_slot_store")]
     SlotStore,
 }
 
-/// Step events of the maple tree's work.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A node id that may be "none" (`u32::MAX`): JSON `null` then (`#[serde(with = ...)]`).
+mod nil_null {
+    pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        if *v == super::NIL {
+            s.serialize_none()
+        } else {
+            s.serialize_some(v)
+        }
+    }
+}
+
+/// Step events of the maple tree's work. In JSON (an allocator's `Event::Maple`) the `kind`
+/// names are those of the maple player's events (`core/wasm/src/maple.rs`), limits and gaps
+/// `"0x…"` text, node ids, slots and counts numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MapleEvent {
     /// A store begins: the range and whether the entry is NULL (an erase).
-    StoreBegin { first: u64, last: u64, erase: bool },
+    StoreBegin {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        first: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        last: u64,
+        erase: bool,
+    },
     /// `mas_wr_store_type` chose this store type (at leaf `node`, or `NIL` for a root store).
-    StoreTypeChosen { store: StoreType, node: u32, new_end: usize },
+    #[serde(rename = "store_type")]
+    StoreTypeChosen {
+        store: StoreType,
+        #[serde(with = "nil_null")]
+        #[ts(as = "Option<u32>")]
+        node: u32,
+        new_end: usize,
+    },
     /// `mab_calc_split` cut the big node after slot `cut` (`mid` for a 3-way split).
     Split { b_end: usize, cut: usize, mid: usize },
     /// A node was pushed into a sibling instead of splitting further.
+    #[serde(rename = "push_sibling")]
     PushToSibling { left: bool },
     /// `mas_rebalance`: a node below minimum fill is combined with a sibling.
     Rebalance { node: u32 },
     /// `mas_wr_spanning_store`: the write crosses node boundaries.
-    Spanning { first: u64, last: u64 },
+    Spanning {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        first: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        last: u64,
+    },
     /// A gap was written into `node`'s `gap[slot]`; `stop` is true when propagation ends here.
-    GapUpdate { node: u32, slot: usize, gap: u64, stop: bool },
+    GapUpdate {
+        node: u32,
+        slot: usize,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        gap: u64,
+        stop: bool,
+    },
     /// Gap search: a node entered with its limits.
-    NodeVisited { node: u32, min: u64, max: u64 },
+    #[serde(rename = "visit")]
+    NodeVisited {
+        node: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        min: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        max: u64,
+    },
     /// Gap search: a slot's gap tested against the size.
-    SlotScanned { node: u32, slot: usize, gap: u64, fits: bool },
+    #[serde(rename = "scan")]
+    SlotScanned {
+        node: u32,
+        slot: usize,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        gap: u64,
+        fits: bool,
+    },
     /// Gap search: descent into a child.
     Descend { node: u32, slot: usize },
     /// Gap search: `mas_skip_node` moved to the next slot of an ancestor.
@@ -183,7 +260,15 @@ pub enum MapleEvent {
     /// Gap search: an ascent to the parent.
     Ascend { node: u32 },
     /// Gap search result.
-    HoleFound { index: u64, last: u64 },
+    #[serde(rename = "found")]
+    HoleFound {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        index: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        last: u64,
+    },
     /// Gap search failed.
     NoHole { err: i32 },
     /// The store finished; the tree's height and node count.
@@ -395,6 +480,21 @@ impl<O: MapleObserver> MapleTree<O> {
             touched: self.touched,
             obs,
         }
+    }
+
+    /// The same tree with another observer, and the observer it had (an allocator lends its
+    /// tree an observer for one operation and takes both back).
+    pub fn replace_obs<P: MapleObserver>(self, obs: P) -> (MapleTree<P>, O) {
+        let t = MapleTree {
+            nodes: self.nodes,
+            free: self.free,
+            root: self.root,
+            height: self.height,
+            alloc: self.alloc,
+            touched: self.touched,
+            obs,
+        };
+        (t, self.obs)
     }
 
     /// The tree's height (0 empty, 1 a single leaf).

@@ -178,7 +178,7 @@ fn frames_replay_one_operation_consistently() {
             // The tree snapshots: the first is the tree before; frame indices point into them
             // and never go back.
             assert!(!f.trees.is_empty());
-            assert_eq!(f.trees[0], f.before.free, "{p}: op {k}");
+            assert_eq!(f.trees[0], f.before.index, "{p}: op {k}");
             let mut last = 0;
             for fr in &f.frames {
                 assert!(fr.tree < f.trees.len() && fr.tree >= last, "{p}: op {k}");
@@ -195,7 +195,7 @@ fn last_tree_is_the_tree_after(s: &Session, ops: std::ops::Range<usize>) -> Vec<
     let mut bad = Vec::new();
     for k in ops {
         let f = s.frames(k).unwrap();
-        if f.trees.last() != Some(&s.state_before(k + 1).free) {
+        if f.trees.last() != Some(&s.state_before(k + 1).index) {
             bad.push(format!("op {k} `{}`", s.ops()[k].op));
         }
     }
@@ -225,8 +225,8 @@ fn frames_end_on_the_tree_after_an_fl_fit() {
     let s = Session::load(text).unwrap();
     let k = s.len() - 1;
     let f = s.frames(k).unwrap();
-    let after = s.state_before(k + 1).free;
-    assert_eq!(after.len(), 1);
+    let after = s.state_before(k + 1).index;
+    assert_eq!(after.free_nodes().len(), 1);
     assert_eq!(f.trees.last(), Some(&after), "the animation ends on a tree that still holds the FL block");
 }
 
@@ -235,8 +235,8 @@ fn frames_end_on_the_tree_after_an_fl_fit() {
 fn frames_end_on_the_tree_after_init() {
     let s = Session::load("alloc 0x1000 1 0 0x10000\ninit 0x1000 0x10000\n").unwrap();
     let f = s.frames(1).unwrap();
-    assert_eq!(f.after.free.len(), 1);
-    assert_eq!(f.trees.last(), Some(&f.after.free), "the animation of `init` ends on the tree before it");
+    assert_eq!(f.after.index.free_nodes().len(), 1);
+    assert_eq!(f.trees.last(), Some(&f.after.index), "the animation of `init` ends on the tree before it");
 }
 
 #[test]
@@ -526,7 +526,7 @@ fn augment_updates_carry_their_cause_in_the_kernels_order() {
             let mut erasing = false;
             for (i, fr) in f.frames.iter().enumerate() {
                 let at = format!("{name} op {k} frame {i}");
-                let tree = by_id(&f.trees[fr.tree]);
+                let tree = by_id(f.trees[fr.tree].free_nodes());
                 match &fr.event {
                     Event::AugmentSet { id, old, new, cause, phase, case } => {
                         assert_ne!(old, new, "{at}: an update changes the value");
@@ -583,9 +583,9 @@ fn merges_report_the_range_before_and_after() {
     for (name, s) in teaching_sessions() {
         for k in 0..s.len() {
             let f = s.frames(k).unwrap();
-            let mut before = by_id(&f.before.free);
+            let mut before = by_id(f.before.index.free_nodes());
             for (i, fr) in f.frames.iter().enumerate() {
-                let tree = by_id(&f.trees[fr.tree]);
+                let tree = by_id(f.trees[fr.tree].free_nodes());
                 if let Event::Merge { merge, survivor, old_start, old_end, new_start, new_end, .. } = &fr.event {
                     let at = format!("{name} op {k} frame {i}");
                     let was = before[survivor];

@@ -10,8 +10,9 @@ use serde::Serialize;
 use ts_rs::TS;
 pub use vmapviz_core::addr::{Addr, Hex};
 use vmapviz_core::check::check_invariants;
+use vmapviz_core::maple::MapleTreeJson;
 use vmapviz_core::session::{
-    AreasSnap, BusySnap, Frame, LazySnap, NodeSnap, Opening, PoolSnap, SessionBuilder, StateSnap,
+    AreasSnap, BusySnap, Frame, IndexSnap, LazySnap, NodeSnap, Opening, PoolSnap, SessionBuilder, StateSnap,
 };
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
@@ -123,11 +124,12 @@ impl Vmapviz {
     }
 
     /// JSON frames of op `k`, or `null`: `{index, line, text, output, warning, before, after,
-    /// frames: [{event, tree, areas}], tree_deltas: [TreeDelta], area_deltas: [AreaDelta]}`.
-    /// The free tree after each event travels as a change to the one before it (see
-    /// [`tree_deltas`]), which keeps an operation on a tree of 1,000 nodes to a few KB instead
-    /// of megabytes; so do the busy, lazy and pooled areas (`area_deltas[i]` takes area
-    /// snapshot `i` to `i + 1`; snapshot 0 is `before`'s).
+    /// frames: [{event, tree, areas}], index_deltas: [IndexDelta], area_deltas: [AreaDelta]}`.
+    /// The era's index after each event travels as a change to the one before it (see
+    /// [`index_deltas`]: a free tree as a delta, which keeps an operation on a tree of 1,000
+    /// nodes to a few KB instead of megabytes; a maple tree whole); so do the busy, lazy and
+    /// pooled areas (`area_deltas[i]` takes area snapshot `i` to `i + 1`; snapshot 0 is
+    /// `before`'s).
     pub fn frames(&self, k: usize) -> String {
         match self.s.frames(k) {
             Some(f) => to_json(&FramesJson {
@@ -139,7 +141,7 @@ impl Vmapviz {
                 before: &f.before,
                 after: &f.after,
                 frames: &f.frames,
-                tree_deltas: tree_deltas(&f.before.free, &f.trees),
+                index_deltas: index_deltas(&f.before.index, &f.trees),
                 area_deltas: area_deltas(&f.areas),
             }),
             None => "null".into(),
@@ -204,7 +206,7 @@ pub struct FramesJson<'a> {
     pub before: &'a StateSnap,
     pub after: &'a StateSnap,
     pub frames: &'a [Frame],
-    pub tree_deltas: Vec<TreeDelta<'a>>,
+    pub index_deltas: Vec<IndexDelta<'a>>,
     pub area_deltas: Vec<AreaDelta<'a>>,
 }
 
@@ -216,6 +218,37 @@ pub struct TreeDelta<'a> {
     pub root: Option<u32>,
     pub set: Vec<&'a NodeSnap>,
     pub del: Vec<u32>,
+}
+
+/// How one snapshot of the era's index differs from the one before it, tagged by the index's
+/// kind: a free tree as a [`TreeDelta`] (`{"kind": "free_tree", root, set, del}`), a maple
+/// tree whole (`{"kind": "maple", tree}`: a few KB for the trees a player steps through).
+#[derive(Serialize, TS, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IndexDelta<'a> {
+    FreeTree { root: Option<u32>, set: Vec<&'a NodeSnap>, del: Vec<u32> },
+    Maple { tree: &'a MapleTreeJson },
+}
+
+/// The deltas that take `base` to `snaps[0]`, `snaps[0]` to `snaps[1]`, and so on. Between
+/// two free trees, the nodes that changed; a free tree after another kind of index is sent
+/// from empty.
+pub fn index_deltas<'a>(base: &'a IndexSnap, snaps: &'a [IndexSnap]) -> Vec<IndexDelta<'a>> {
+    let mut out = Vec::with_capacity(snaps.len());
+    let mut prev = base;
+    for s in snaps {
+        match s {
+            IndexSnap::Maple { tree } => out.push(IndexDelta::Maple { tree }),
+            IndexSnap::FreeTree { nodes, .. } => {
+                let mut d = tree_deltas(prev.free_nodes(), std::slice::from_ref(nodes));
+                if let Some(TreeDelta { root, set, del }) = d.pop() {
+                    out.push(IndexDelta::FreeTree { root, set, del });
+                }
+            }
+        }
+        prev = s;
+    }
+    out
 }
 
 /// The deltas that take `base` to `trees[0]`, `trees[0]` to `trees[1]`, and so on.
@@ -332,12 +365,21 @@ mod tests {
         let (mut rotations, mut sent, mut whole) = (0, 0, 0);
         for k in 0..s.len() {
             let f = s.frames(k).unwrap();
-            let deltas = tree_deltas(&f.before.free, &f.trees);
-            assert_eq!(rebuild(&f.before.free, &deltas), f.trees, "op {k}");
-            assert_eq!(f.trees.last(), Some(&f.after.free), "op {k} ends on the state after it");
+            let trees: Vec<Vec<NodeSnap>> = f.trees.iter().map(|t| t.free_nodes().to_vec()).collect();
+            let base = f.before.index.free_nodes();
+            let deltas = tree_deltas(base, &trees);
+            assert_eq!(rebuild(base, &deltas), trees, "op {k}");
+            assert_eq!(f.trees.last(), Some(&f.after.index), "op {k} ends on the state after it");
+            // The tagged deltas the facade sends are the same changes.
+            let tagged = index_deltas(&f.before.index, &f.trees);
+            assert_eq!(tagged.len(), deltas.len());
+            for (t, d) in tagged.iter().zip(&deltas) {
+                let IndexDelta::FreeTree { root, set, del } = t else { panic!("op {k}: a free-tree profile") };
+                assert_eq!((root, set, del), (&d.root, &d.set, &d.del), "op {k}");
+            }
             rotations += f.frames.iter().filter(|fr| matches!(fr.event, vmapviz_core::Event::Rotate { .. })).count();
             sent += deltas.iter().map(|d| d.set.len()).sum::<usize>();
-            whole += f.trees.iter().map(Vec::len).sum::<usize>();
+            whole += trees.iter().map(Vec::len).sum::<usize>();
         }
         assert!(rotations > 10, "the trace rotates ({rotations})");
         assert!(sent * 4 < whole, "deltas are smaller than snapshots: {sent} of {whole} nodes");

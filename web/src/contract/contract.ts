@@ -107,9 +107,13 @@ lva: AreaInfo | null, } | { "kind": "allocated", id: number, addr: Addr, size: A
 export type FitType = "NOTHING" | "FL" | "LE" | "RE" | "NE";
 
 /**
- * One frame: an event and the indices of the tree and area snapshots in force after it.
+ * One frame: an event and the indices of the index and area snapshots in force after it.
  */
-export type Frame = { event: Event, tree: number, 
+export type Frame = { event: Event, 
+/**
+ * Index into [`OpFrames::trees`]: the era's index (free tree or maple tree) after this event.
+ */
+tree: number, 
 /**
  * Index into [`OpFrames::areas`]: the busy, lazy and pooled areas after this event.
  */
@@ -118,7 +122,7 @@ areas: number, };
 /**
  * What `frames(k)` returns (or `null` past the end).
  */
-export type FramesJson = { index: number, line: number, text: string, output: string, warning: string | null, before: StateSnap, after: StateSnap, frames: Array<Frame>, tree_deltas: Array<TreeDelta>, area_deltas: Array<AreaDelta>, };
+export type FramesJson = { index: number, line: number, text: string, output: string, warning: string | null, before: StateSnap, after: StateSnap, frames: Array<Frame>, index_deltas: Array<IndexDelta>, area_deltas: Array<AreaDelta>, };
 
 /**
  * A count the contract has always carried like an address (work counters, `nr_lazy`, `successor`), as lower-case hex text (`0x` and 1 to 16 digits): JSON
@@ -135,6 +139,20 @@ export type ImportFormat = "trace" | "json" | "ftrace" | "vmallocinfo";
  * What `ImportResult.report` holds.
  */
 export type ImportReportJson = { format: ImportFormat, mapped: number, skipped: Array<Remark>, notes: Array<Remark>, purge_events: number, mismatches: number, labels: Array<Label>, };
+
+/**
+ * How one snapshot of the era's index differs from the one before it, tagged by the index's
+ * kind: a free tree as a [`TreeDelta`] (`{"kind": "free_tree", root, set, del}`), a maple
+ * tree whole (`{"kind": "maple", tree}`: a few KB for the trees a player steps through).
+ */
+export type IndexDelta = { "kind": "free_tree", root: number | null, set: Array<NodeSnap>, del: Array<number>, } | { "kind": "maple", tree: MapleTreeJson, };
+
+/**
+ * A snapshot of the index an era keeps, tagged by its kind (`{"kind": "free_tree", ...}`):
+ * what a view draws in the tree's place. The snapshot side of [`IndexView`]; a new kind of
+ * index is a new variant of both.
+ */
+export type IndexSnap = { "kind": "free_tree", root: number | null, nodes: Array<NodeSnap>, } | { "kind": "maple", tree: MapleTreeJson, };
 
 /**
  * A caller name (vmallocinfo) by operation index.
@@ -226,12 +244,11 @@ export type StateSnap = {
 /**
  * False before the first operation: the free space shown is the boot default it will get.
  */
-initialized: boolean, profile: Profile, cpus: number, cpu: number, lazy_nr: number, lazy_max: number, nr_nodes: number, zone_size: Addr, space: [Addr, Addr], root: number | null, free: Array<NodeSnap>, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, 
+initialized: boolean, profile: Profile, cpus: number, cpu: number, lazy_nr: number, lazy_max: number, nr_nodes: number, zone_size: Addr, space: [Addr, Addr], 
 /**
- * The index of an era that keeps no free tree (`free` is empty then): maple-rfc's occupied
- * maple tree, whose NULL ranges are the free space. `None` for the free-tree eras.
+ * The era's index: the free tree, or maple-rfc's occupied maple tree.
  */
-occupied: MapleTreeJson | null, };
+index: IndexSnap, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, };
 
 /**
  * One point of a sweep: live areas and the average counters of one operation.
@@ -241,13 +258,6 @@ export type SweepPoint = { profile: Profile, live: number, ops: number, nodes_vi
  * nodes visited + list steps + propagations + rotations.
  */
 work: number, };
-
-/**
- * How one snapshot of the free tree differs from the one before it: the root, the nodes that
- * are new or changed (anything but `depth`) and the ids of those that left the tree. The
- * receiver rebuilds the snapshot (pre-order from the root, depths counted on the way).
- */
-export type TreeDelta = { root: number | null, set: Array<NodeSnap>, del: Array<number>, };
 
 /**
  * One entry of the catalogue.

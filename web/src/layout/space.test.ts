@@ -8,14 +8,13 @@ function state(over: Partial<State>): State {
       busy: [],
       cpu: 0,
       cpus: 1,
-      free: [],
+      index: { kind: 'free_tree', root: null, nodes: [] },
       lazy: [],
       lazy_max: 8192,
       lazy_nr: 0,
       nr_nodes: 1,
       pools: [],
       profile: 'linux-5.2',
-      root: null,
       space: ['0x1', '0xffffffffffffffff'],
       zone_size: '0x1',
     }),
@@ -39,7 +38,7 @@ describe('segments', () => {
   it('merges free, busy, lazy and pooled areas in address order and fills gaps', () => {
     const s = state({
       space: [0x1000n, 0x10000n],
-      free: [node(0, 0x8000n, 0x10000n), node(1, 0x1000n, 0x2000n)],
+      index: { kind: 'free_tree', root: 0, nodes: [node(0, 0x8000n, 0x10000n), node(1, 0x1000n, 0x2000n)] },
       busy: [
         { id: 2, vaStart: 0x2000n, vaEnd: 0x4000n, lazy: false, node: 0 },
         { id: 3, vaStart: 0x4000n, vaEnd: 0x5000n, lazy: true, node: 0 },
@@ -71,7 +70,7 @@ describe('segments', () => {
 describe('placeSegments', () => {
   const segs = segments(
     state({
-      free: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc90000002000n, 2n ** 64n - 1n)],
+      index: { kind: 'free_tree', root: 0, nodes: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc90000002000n, 2n ** 64n - 1n)] },
       busy: [{ id: 2, vaStart: 0xffffc90000000000n, vaEnd: 0xffffc90000002000n, lazy: false, node: 0 }],
     }),
   );
@@ -146,7 +145,7 @@ describe('clusterSegments', () => {
       node: 0,
     }));
     const s = state({
-      free: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc900000c8000n, 2n ** 64n - 1n)],
+      index: { kind: 'free_tree', root: 0, nodes: [node(0, 1n, 0xffffc90000000000n), node(1, 0xffffc900000c8000n, 2n ** 64n - 1n)] },
       busy,
     });
     const segs = segments(s);

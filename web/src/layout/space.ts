@@ -2,7 +2,7 @@
 // "ordinal-compressed" axis where each area's width grows with log2 of its size. The space is
 // 2^64 bytes wide and areas are pages, so no linear scale shows both; this one keeps every
 // area visible, keeps the address order, and still makes a 16E block wider than an 8K one.
-import type { State } from '../bridge';
+import { freeNodes, type State } from '../bridge';
 import { log2 } from '../format';
 
 export type AreaState = 'free' | 'busy' | 'lazy' | 'pool';
@@ -44,7 +44,7 @@ export function segments(state: State): Segment[] {
   const out: Segment[] = [];
   const add = (s: AreaState, id: number, start: bigint, end: bigint, node?: number) =>
     out.push(node === undefined ? { state: s, id, start, end, key: `a${id}` } : { state: s, id, start, end, key: `a${id}`, vmapNode: node });
-  for (const n of state.free) add('free', n.id, n.vaStart, n.vaEnd);
+  for (const n of freeNodes(state.index)) add('free', n.id, n.vaStart, n.vaEnd);
   for (const b of state.busy) add(b.lazy ? 'lazy' : 'busy', b.id, b.vaStart, b.vaEnd, b.node);
   for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd, l.node);
   for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);

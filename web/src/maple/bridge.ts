@@ -4,7 +4,7 @@
 // vmalloc `Session` (web/src/bridge.ts), so the player, the operation list, the permalink and
 // the keys work unchanged: its vmalloc-shaped state is the tree's stored ranges as busy areas
 // (what the address bar draws), and its frames carry the maple events.
-import { Session, type Areas, type BusyArea, type OpFrames, type OpSummary, type RawSession, type State, type StepEvent } from '../bridge';
+import { NO_INDEX, Session, type Areas, type BusyArea, type OpFrames, type OpSummary, type RawSession, type State, type StepEvent } from '../bridge';
 import { parseBig } from '../format';
 
 /** The surface of the wasm `MapleView` class this bridge uses. */
@@ -196,8 +196,7 @@ export function mapleState(t: MapleSnapshot): State {
     nrNodes: 1,
     zoneSize: 0n,
     space: [0n, TOP],
-    root: null,
-    free: [],
+    index: NO_INDEX,
     busy: storedRanges(t),
     lazy: [],
     pools: [],
@@ -316,7 +315,7 @@ export class MapleSession extends Session {
       // The player only counts and steps these frames; the maple module narrates their events,
       // whose kinds are the maple tree's, not the allocator's.
       frames: f.frames.map((fr) => ({ event: fr.event as unknown as StepEvent, tree: 0, areas: fr.tree })),
-      trees: [[]],
+      trees: [NO_INDEX],
       areas: f.trees.map(areasOf),
     };
   }

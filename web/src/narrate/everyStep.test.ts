@@ -6,7 +6,7 @@
 // event, or from the state after the change) cannot come back.
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Session, stateAtFrame, type FreeNode, type OpFrames, type StepEvent } from '../bridge';
+import { NO_INDEX, Session, freeNodes, stateAtFrame, type FreeNode, type OpFrames, type StepEvent } from '../bridge';
 import { hex } from '../format';
 import { parseCatalogue } from '../panels/api';
 import { NODE_SCENARIOS } from '../panels/scenarios';
@@ -153,7 +153,7 @@ describe('the narration of every micro-step', () => {
         const f = s.frames(k)!;
         f.frames.forEach((fr, i) => {
           const ev = fr.event;
-          const nodes = new Map((f.trees[fr.tree] ?? []).map((x) => [x.id, x]));
+          const nodes = new Map(freeNodes(f.trees[fr.tree] ?? NO_INDEX).map((x) => [x.id, x]));
           const n = narrate(ev, { search: searchOf(f.frames, i), nodes });
           const key = ev.kind === 'augment_set' ? `augment_set:${String(ev.cause)}` : ev.kind;
           seen.set(key, (seen.get(key) ?? 0) + 1);
@@ -180,7 +180,7 @@ describe('the narration of every micro-step', () => {
     const s = new Session(Vmapviz.load(DEFAULT_TRACE));
     const f = s.frames(8)!;
     expect(f.text).toBe('free 0xffffc90000002000');
-    const told = f.frames.map((fr, i) => narrate(fr.event, { search: searchOf(f.frames, i), nodes: new Map(f.trees[fr.tree].map((x) => [x.id, x])) }));
+    const told = f.frames.map((fr, i) => narrate(fr.event, { search: searchOf(f.frames, i), nodes: new Map(freeNodes(f.trees[fr.tree]).map((x) => [x.id, x])) }));
     expect(told.some((n) => n.title === 'Copy callback')).toBe(false);
     const reset = told.find((n) => n.kind === 'augment_set' && n.listing === 'link_va');
     expect(reset?.text).toMatch(/link_va resets/);
@@ -193,7 +193,7 @@ describe('the narration of every micro-step', () => {
     expect(g.text).toBe('free 0x101000');
     const ev = g.frames[2].event;
     expect(ev.kind).toBe('merge');
-    const n = narrate(ev, { search: null, nodes: new Map(g.trees[g.frames[2].tree].map((x) => [x.id, x])) });
+    const n = narrate(ev, { search: null, nodes: new Map(freeNodes(g.trees[g.frames[2].tree]).map((x) => [x.id, x])) });
     expect(n.text).toContain(`${range(ev.old_start, ev.old_end)} grows down to ${range(ev.new_start, ev.new_end)}`);
     expect(range(ev.old_start, ev.old_end)).not.toBe(range(ev.new_start, ev.new_end));
     m.dispose();

@@ -2,7 +2,7 @@
 // session, with the trace's `profile` line replaced), stepping in lock-step by operation, each
 // with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
-import { errorMessage, Session, type State } from '../bridge';
+import { errorMessage, freeNodes, Session, type State } from '../bridge';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import { COUNTER_KEYS, COUNTER_LABEL, parseCounters, traceProfile, withProfile, work, type CounterKey, type Counters } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
@@ -222,7 +222,7 @@ export class ComparePanel {
       const last = step > 0 ? c.session.summaries(k - 1, k)[0] : null;
       c.status.textContent = last ? `${last.text} → ${last.output.trim().split('\n')[0] || 'done'}` : 'the initial state';
       c.status.dataset.output = last?.output.trim().split('\n')[0] ?? '';
-      c.root.dataset.freeBlocks = String(st.free.length);
+      c.root.dataset.freeBlocks = String(freeNodes(st.index).length);
     }
     this.renderTable();
     this.drawSeries();

@@ -2,7 +2,7 @@
 // Worker (events off, checkpoints every few thousand operations) and stays there; this panel
 // asks the worker for the state at any step, the summaries around it and the micro-steps of one
 // operation, and draws them with its own bar and tree. The main views keep their trace.
-import type { OpSummary, State } from '../bridge';
+import { freeNodes, type OpSummary, type State } from '../bridge';
 import { summarizeOutput } from '../views/player';
 import type { RemoteSession } from '../workers/client';
 import { button, download, grouped, h, seconds } from './dom';
@@ -224,7 +224,7 @@ export class LargeTracePanel {
 
   private renderStats(state: State): void {
     const lazy = state.busy.filter((b) => b.lazy).length + state.lazy.length;
-    this.stats.textContent = `${state.profile} · ${state.cpus} CPU${state.cpus === 1 ? '' : 's'} · ${grouped(state.free.length)} free blocks · ${grouped(state.busy.length - state.busy.filter((b) => b.lazy).length)} busy · ${grouped(lazy)} lazy · lazy pages ${grouped(state.lazyNr)} / ${grouped(state.lazyMax)}`;
+    this.stats.textContent = `${state.profile} · ${state.cpus} CPU${state.cpus === 1 ? '' : 's'} · ${grouped(freeNodes(state.index).length)} free blocks · ${grouped(state.busy.length - state.busy.filter((b) => b.lazy).length)} busy · ${grouped(lazy)} lazy · lazy pages ${grouped(state.lazyNr)} / ${grouped(state.lazyMax)}`;
   }
 
   private renderOps(ops: OpSummary[], k: number): void {
@@ -264,7 +264,7 @@ export class LargeTracePanel {
       if (token !== this.playing) return;
       const fr = f.frames[i];
       this.caption.textContent = `${f.text} · micro-step ${i + 1} / ${f.frames.length}: ${describeEvent(fr.event)}`;
-      this.views.renderTree(f.trees[fr.tree], true, reduced ? 0 : 250);
+      this.views.renderTree(freeNodes(f.trees[fr.tree] ?? f.before.index), true, reduced ? 0 : 250);
       if (pause) await new Promise((r) => setTimeout(r, pause));
     }
     delete this.root.dataset.playing;

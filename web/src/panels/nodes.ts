@@ -3,7 +3,7 @@
 // core reports them; pooled areas by their pool's node), each node's
 // non-empty pools with their entries in order, and what the last operation did to the pools.
 import { select } from 'd3';
-import type { FreeNode, OpFrames, State, StepEvent } from '../bridge';
+import { freeNodes, type FreeNode, type OpFrames, type State, type StepEvent } from '../bridge';
 import { hex, range, size } from '../format';
 import { placeSegments, segments, type PlacedSegment } from '../layout/space';
 import { button, grouped, h } from './dom';
@@ -232,7 +232,7 @@ export class NodesPanel {
       k === 'reclaim' ? isReclaim(f) : kinds.includes(k),
     );
     if (main) this.event.dataset.kind = main;
-    const same = sameTree(f.before.free, f.after.free);
+    const same = sameTree(freeNodes(f.before.index), freeNodes(f.after.index));
     this.event.dataset.treeUnchanged = String(same);
     const ago = inp.lastAgo ?? 0;
     this.event.dataset.op = String(f.index + 1);
@@ -240,7 +240,7 @@ export class NodesPanel {
     if (kinds.includes('pool_hit')) {
       this.event.append(
         ' ',
-        h('em', {}, same ? `The free tree was not touched: the same ${grouped(f.after.free.length)} blocks, no search.` : 'The free tree changed.'),
+        h('em', {}, same ? `The free tree was not touched: the same ${grouped(freeNodes(f.after.index).length)} blocks, no search.` : 'The free tree changed.'),
       );
     }
   }

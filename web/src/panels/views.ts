@@ -1,7 +1,7 @@
 // The app's view classes (web/src/views), instantiated in the panels' own root elements (each
 // view scopes its D3 selections to its root, so several instances coexist). One adapter so a
 // change of the views' render options touches one place.
-import type { FreeNode, State } from '../bridge';
+import { freeNodes, type FreeNode, type State } from '../bridge';
 import { FreeTree } from '../views/freeTree';
 import { SpaceBar } from '../views/spaceBar';
 
@@ -22,7 +22,7 @@ export class MiniViews {
 
   render(state: State): void {
     this.bar.render(state, {});
-    this.renderTree(state.free, state.initialized);
+    this.renderTree(freeNodes(state.index), state.initialized);
   }
 
   renderTree(nodes: FreeNode[], initialized = true, duration = 0): void {

@@ -1,6 +1,18 @@
 // The summary line of the header: profile, CPUs, counts of areas, lazy pages.
-import type { State } from '../bridge';
+import { freeNodes, type Index, type State } from '../bridge';
 import { el } from './common';
+
+/**
+ * The free space as the era's index holds it: free blocks of the free tree, or for a maple tree
+ * (maple-rfc keeps no free-block objects) its NULL holes, the NULL slots of its leaves.
+ */
+function freeItem(i: Index): [string, string, string] {
+  if (i.kind === 'maple') {
+    const holes = i.tree.nodes.reduce((n, x) => n + (x.type === 'leaf' ? x.slots.filter((s) => s.k === 'N').length : 0), 0);
+    return ['free', 'NULL holes', String(holes)];
+  }
+  return ['free', 'free blocks', String(freeNodes(i).length)];
+}
 
 export class Stats {
   constructor(private readonly root: HTMLElement) {
@@ -13,7 +25,7 @@ export class Stats {
     const items: [string, string, string][] = [
       ['profile', 'profile', state.profile],
       ['cpus', 'CPUs', String(state.cpus)],
-      ['free', 'free blocks', String(state.free.length)],
+      freeItem(state.index),
       ['busy', 'busy areas', String(state.busy.length - state.busy.filter((b) => b.lazy).length)],
       ['lazy', 'lazy areas', String(lazyAreas)],
       ['lazy-pages', 'lazy pages', `${state.lazyNr} / ${state.lazyMax}`],

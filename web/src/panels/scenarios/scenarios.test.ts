@@ -59,7 +59,7 @@ describe('linux-6.9 teaching scenarios', () => {
     const kinds = frames!.frames.map((x) => x.event.kind);
     expect(kinds).toContain('pool_hit');
     expect(kinds).not.toContain('search_start');
-    expect(frames!.after.free).toEqual(frames!.before.free);
+    expect(frames!.after.index).toEqual(frames!.before.index);
     expect(frames!.before.pools[0].entries.length - frames!.after.pools[0].entries.length).toBe(1);
     expect(poolStory(frames!).join(' ')).toMatch(/pool hit: node 1's pool 1 gave its head \[0xffffc90000006000/);
     // CPU 0 then misses and the tree answers.
@@ -140,8 +140,7 @@ function stateJson(s: Session, k: number): unknown {
     nr_nodes: st.nrNodes,
     zone_size: `0x${st.zoneSize.toString(16)}`,
     space: st.space.map((v) => `0x${v.toString(16)}`),
-    root: st.root,
-    free: [],
+    index: { kind: 'free_tree', root: null, nodes: [] },
     busy: [],
     lazy: [],
     pools: st.pools.map((p) => ({ node: p.node, pool: p.pool, entries: p.entries.map((e) => ({ id: e.id, va_start: `0x${e.vaStart.toString(16)}`, va_end: `0x${e.vaEnd.toString(16)}` })) })),
