@@ -246,6 +246,59 @@ test('lecture mode at 1280×720 keeps the maple tree legible', async ({ page }) 
   expect(px).toBeGreaterThanOrEqual(16);
   const tb = await cur.boundingBox();
   expect(tb && box && tb.x < box.x + box.width && tb.x + tb.width > box.x && tb.y >= box.y - 1 && tb.y < box.y + box.height).toBe(true);
+  // Every text of the drawn nodes (headers, sizes, contents, gap numbers) is at least 16 px.
+  const sizes = await root.locator('.maple-node:not(.placeholder) text').evaluateAll((ts) =>
+    ts.map((t) => {
+      const m = (t as unknown as SVGGraphicsElement).getScreenCTM();
+      return Number.parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+    }),
+  );
+  expect(sizes.length).toBeGreaterThan(10);
+  expect(Math.min(...sizes)).toBeGreaterThanOrEqual(16);
+  // The path of the step, root to the node it is about, is in view above the tree, in large type.
+  const id = await cur.getAttribute('data-maple-id');
+  const path = root.locator('.maple-path');
+  await expect(path).toBeVisible();
+  await expect(path).toContainText(new RegExp(`^Path: #\\d+ arange slot \\d+ → .*#${String(id)} `));
+  expect(Number.parseFloat(await path.evaluate((e) => getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(16);
+  const pb = await path.boundingBox();
+  expect(pb && box && pb.y + pb.height <= box.y + 1 && pb.y >= 0).toBe(true);
+});
+
+test('lecture mode at 1280×720 keeps a maple-rfc trace’s occupied tree legible and in view (S2)', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  // maple-rfc's scenario S2 (core/src/workload.rs), opened as a trace after its alignment search.
+  const s2 = [
+    'profile maple-rfc',
+    'bump off',
+    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
+    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
+    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
+    'free 0xffffc90000010000',
+    'alloc 0x6000 0x10000 0xffffc90000000000 0xffffe8ffffffffff',
+    'alloc 0x10000 0x10000 0xffffc90000100000 0xffffc90000110000',
+    'dump',
+  ].join('\n');
+  const app = new AppPage(page);
+  await app.open(`./#trace=${encodeURIComponent(s2)}&step=end&lecture=1`);
+  const root = page.locator('[data-widget="maple-tree"]');
+  await expect(root.locator('.maple-node g.cells').first()).toBeAttached({ timeout: 20_000 });
+  const box = await root.locator('svg').boundingBox();
+  const leaf = root.locator('.maple-node[data-maple-type="leaf"]').first();
+  // The leaf's header and its used slots are on screen (a leaf wider than the panel shows its left part).
+  for (const part of [leaf.locator('text.head'), leaf.locator('.maple-cell:not(.unused)').last()]) {
+    const b = await part.boundingBox();
+    expect(b && box && b.x >= box.x - 1 && b.x + b.width <= box.x + box.width + 1 && b.y >= box.y - 1 && b.y + b.height <= box.y + box.height + 1).toBe(true);
+  }
+  const sizes = await root.locator('.maple-node:not(.placeholder) text').evaluateAll((ts) =>
+    ts.map((t) => {
+      const m = (t as unknown as SVGGraphicsElement).getScreenCTM();
+      return Number.parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+    }),
+  );
+  expect(sizes.length).toBeGreaterThan(5);
+  expect(Math.min(...sizes)).toBeGreaterThanOrEqual(16);
+  expect(app.problems).toEqual([]);
 });
 
 test('a bad line gives the core’s message and changes nothing', async ({ page }) => {

@@ -3,7 +3,7 @@
 // of a D3 join per cell keeps every cell, its range and its content.
 import { describe, expect, it } from 'vitest';
 import { parseMapleNode } from '../maple/bridge';
-import { nodeMarkup } from './mapleTree';
+import { nodeMarkup, nodeWidth, pathText, type MapleFocus } from './mapleTree';
 
 const ROOT = parseMapleNode({
   id: 4,
@@ -83,5 +83,38 @@ describe('maple node markup', () => {
     expect(Number(c[0].gapbar)).toBeCloseTo(14, 6);
     expect(Number(c[1].gapbar)).toBeCloseTo(56, 6);
     expect(c.slice(2).every((x) => x.cls === 'maple-cell unused' && x.gapbar === null && x.texts.length === 0)).toBe(true);
+  });
+
+  it('draws used cells 62 units wide and unused ones 14, the box as wide as its header at least', () => {
+    const html = nodeMarkup(LEAF).html;
+    const xs = [...html.matchAll(/transform="translate\((\d+),18\)"/g)].map((m) => Number(m[1]));
+    // Slots 0..2 used, 3..15 unused.
+    expect(xs).toEqual([0, 62, 124, ...Array.from({ length: 13 }, (_, i) => 186 + 14 * i)]);
+    const widths = [...html.matchAll(/<rect class="slot" x="1" y="0" width="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(widths).toEqual([60, 60, 60, ...Array<number>(13).fill(12)]);
+    // Cells: 3 × 62 + 13 × 14 = 368; the header `#1 leaf · 3/16 · [0x0, 0x7fff]` (30 characters) is narrower.
+    expect(nodeWidth(LEAF)).toBe(368);
+    // The root's cells take 2 × 62 + 8 × 14 = 236; its header (44 characters) needs 44 × 6.7 + 12.
+    expect(nodeWidth(ROOT)).toBe(Math.ceil(44 * 6.7 + 12));
+  });
+});
+
+describe('the path line', () => {
+  const nodes = [ROOT, LEAF];
+  const focus = (f: Partial<MapleFocus>): MapleFocus => ({ path: [], node: null, scanned: new Map(), slot: null, found: null, gaps: [], store: null, ...f });
+
+  it('names each node from the root down to the node of the step, with the slot taken', () => {
+    expect(pathText(nodes, focus({}))).toBe('');
+    expect(pathText(nodes, focus({ path: [4], node: 4, slot: 0 }))).toBe('Path: #4 arange slot 0');
+    expect(pathText(nodes, focus({ path: [4, 1], node: 1, slot: 2 }))).toBe('Path: #4 arange slot 0 → #1 leaf slot 2');
+    expect(pathText(nodes, focus({ path: [4, 1], node: 1 }))).toBe('Path: #4 arange slot 0 → #1 leaf');
+  });
+
+  it('tells the nodes visited off the path, the hole found and a store', () => {
+    // Node 2 is not in this snapshot's pair: visited (a wasted descent), then back to #1.
+    expect(pathText(nodes, focus({ path: [4, 2, 1], node: 1, slot: 0, found: { node: 1, slot: 0 } }))).toBe(
+      'Path: #4 arange slot 0 → #1 leaf slot 0 (also visited #2) · hole: #1 slot 0',
+    );
+    expect(pathText(nodes, focus({ path: [4, 1], store: 1 }))).toBe('Store: #4 arange slot 0 → #1 leaf');
   });
 });

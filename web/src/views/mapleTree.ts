@@ -20,6 +20,10 @@ import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type Mapl
 import { el } from './common';
 
 export const CELL_W = 62;
+/** An unused slot is a narrow dashed cell: the fill still reads at a glance, the tree is narrower. */
+export const UNUSED_W = 14;
+/** Width of a header character (monospace, 11 units; 0.6 em and a little). */
+const HEAD_CHAR_W = 6.7;
 export const CELL_H = 46;
 const HEAD_H = 18;
 const GAP_H = 12;
@@ -72,9 +76,35 @@ interface Box {
   h: number;
 }
 
-/** Width of a node's box: all its slots (used and free), so fill reads at a glance. */
+/** Used slots: `0..=end`, the first `slots.length` of the node's slots. */
+function usedSlots(n: MapleNode): number {
+  return Math.min(n.slots.length, slotCount(n.type));
+}
+
+/** Left edge of slot `i`'s cell in its node: used cells full width, then the narrow unused ones. */
+export function cellX(n: MapleNode, i: number): number {
+  const u = usedSlots(n);
+  return i <= u ? i * CELL_W : u * CELL_W + (i - u) * UNUSED_W;
+}
+
+/** A node's header: id, type, fill, limits. */
+export function headText(n: MapleNode): string {
+  return `#${n.id} ${n.type} · ${n.end + 1}/${slotCount(n.type)} · [${hex(n.min)}, ${hex(n.max)}]`;
+}
+
+const widths = new WeakMap<MapleNode, number>();
+
+/**
+ * Width of a node's box: every slot (used ones full width, unused ones narrow), or its header
+ * if that is wider.
+ */
 export function nodeWidth(n: MapleNode): number {
-  return slotCount(n.type) * CELL_W;
+  let w = widths.get(n);
+  if (w === undefined) {
+    w = Math.max(cellX(n, slotCount(n.type)), Math.ceil(headText(n).length * HEAD_CHAR_W + 12));
+    widths.set(n, w);
+  }
+  return w;
 }
 
 export function nodeHeight(n: MapleNode): number {
@@ -201,7 +231,7 @@ export function nodeMarkup(n: MapleNode): NodeMarkup {
   const h = nodeHeight(n);
   const parts = [
     `<rect class="frame" x="0" y="0" width="${w}" height="${h}" rx="4"></rect>`,
-    `<text class="head" x="6" y="13">${esc(`#${n.id} ${n.type} · ${n.end + 1}/${slotCount(n.type)} · [${hex(n.min)}, ${hex(n.max)}]`)}</text>`,
+    `<text class="head" x="6" y="13">${esc(headText(n))}</text>`,
     '<g class="cells">',
   ];
   const maxGap = n.slots.reduce((m, s) => (s.gap !== null && s.gap > m ? s.gap : m), 0n);
@@ -211,8 +241,8 @@ export function nodeMarkup(n: MapleNode): NodeMarkup {
     const cls = `maple-cell ${k.cls}`;
     cellClass.push(cls);
     parts.push(
-      `<g class="${cls}" transform="translate(${c.i * CELL_W},${HEAD_H})" data-slot="${c.i}"><title>${esc(k.title)}</title>`,
-      `<rect class="slot" x="1" y="0" width="${CELL_W - 2}" height="${CELL_H - 2}" rx="2"></rect>`,
+      `<g class="${cls}" transform="translate(${cellX(n, c.i)},${HEAD_H})" data-slot="${c.i}"><title>${esc(k.title)}</title>`,
+      `<rect class="slot" x="1" y="0" width="${(c.used ? CELL_W : UNUSED_W) - 2}" height="${CELL_H - 2}" rx="2"></rect>`,
     );
     if (k.top) parts.push(`<text class="top" x="${CELL_W / 2}" y="17">${esc(k.top)}</text>`);
     if (k.bottom) parts.push(`<text class="bottom" x="${CELL_W / 2}" y="34">${esc(k.bottom)}</text>`);
@@ -263,6 +293,32 @@ function setAttr(e: Element, name: string, value: string): void {
   if (e.getAttribute(name) !== value) e.setAttribute(name, value);
 }
 
+/**
+ * The path of the step in words: from the root down to the node the step is about, with the
+ * slot taken at each level (`#3 arange slot 1 → #2 leaf slot 3`), the nodes the search also
+ * visited off that path (a wasted descent), and the hole once found. Empty without a focus.
+ */
+export function pathText(nodes: MapleNode[], focus: MapleFocus): string {
+  const id = focus.node ?? focus.store ?? focus.found?.node ?? null;
+  if (id === null) return '';
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const chain: string[] = [];
+  const on = new Set<number>();
+  let n = byId.get(id);
+  let slot: number | null = focus.node === id ? focus.slot : null;
+  while (n && !on.has(n.id)) {
+    on.add(n.id);
+    chain.unshift(`#${n.id} ${n.type}${slot !== null ? ` slot ${slot}` : ''}`);
+    slot = n.parentSlot;
+    n = n.parent !== null ? byId.get(n.parent) : undefined;
+  }
+  if (!chain.length) return '';
+  const off = focus.path.filter((x) => !on.has(x));
+  const also = off.length ? ` (also visited ${off.map((x) => `#${x}`).join(', ')})` : '';
+  const hole = focus.found ? ` · hole: #${focus.found.node} slot ${focus.found.slot}` : '';
+  return `${focus.store !== null && focus.node === null ? 'Store' : 'Path'}: ${chain.join(' → ')}${also}${hole}`;
+}
+
 /** The focus's gap updates by `node:slot`. */
 function gapsByCell(focus: MapleFocus): Map<string, { stop: boolean; current: boolean }> {
   const out = new Map<string, { stop: boolean; current: boolean }>();
@@ -277,6 +333,9 @@ export class MapleTreeView {
   private readonly layer: Selection<SVGGElement, unknown, null, undefined>;
   private readonly zoomer: ZoomBehavior<SVGSVGElement, unknown>;
   private readonly empty: HTMLElement;
+  /** The current search's path, root to the node of the step, always in view. */
+  private readonly pathLine: HTMLElement;
+  private pathKey = '';
   private readonly depthSelect: HTMLSelectElement;
   private readonly fitButton: HTMLButtonElement;
   private snap: MapleSnapshot | null = null;
@@ -341,6 +400,7 @@ export class MapleTreeView {
     legend.innerHTML =
       '<span class="sw entry"></span>in use <span class="sw null"></span>NULL hole <span class="sw child"></span>child ' +
       '<span class="sw gapbar"></span>gap[] (★ meta.gap) <span class="sw path"></span>search path <span class="sw scan"></span>scanned';
+    this.pathLine = root.appendChild(el('p', 'maple-path', '\u00a0'));
     this.empty = root.appendChild(el('p', 'empty'));
     this.empty.hidden = true;
     this.svg = select(root).append('svg').attr('class', 'maple-tree-svg').attr('role', 'img').attr('aria-label', 'Maple tree');
@@ -422,7 +482,8 @@ export class MapleTreeView {
     this.data('height', String(snap.height));
     this.empty.hidden = nodes.length > 0;
     this.empty.textContent = 'The tree is empty (root NULL): the first store creates a root leaf.';
-    const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.type}:${n.parent ?? ''}`).join(',')}`;
+    // Boxes move when the tree's shape or a node's width (its fill, its header) changes.
+    const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.parent ?? ''}:${nodeWidth(n)}`).join(',')}`;
     if (shape !== this.shape) {
       this.shape = shape;
       this.boxes = layoutMaple(nodes, this.maxDepth);
@@ -448,6 +509,7 @@ export class MapleTreeView {
       const b = this.boxes.get(n.id);
       if (b && (near(b) || keep.has(n.id))) drawn.add(n.id);
     }
+    this.renderPath(nodes, focus);
     this.data('drawn', String(drawn.size));
     this.data('hidden', String(nodes.length - drawn.size));
     this.drawLinks(
@@ -458,6 +520,14 @@ export class MapleTreeView {
     this.drawNodes(nodes, drawn, focus, ms);
     if (target !== this.transform) this.setTransform(target, ms);
     this.levelOfDetail();
+  }
+
+  /** The path line: written only when the focus or the tree's shape changed. */
+  private renderPath(nodes: MapleNode[], focus: MapleFocus): void {
+    const key = `${this.shape}|${focus.path.join(',')}|${focus.node}|${focus.slot}|${focus.store}|${focus.found?.node}:${focus.found?.slot}`;
+    if (key === this.pathKey) return;
+    this.pathKey = key;
+    this.pathLine.textContent = pathText(nodes, focus) || '\u00a0';
   }
 
   /** Whether a box is within a screen's margin of the view under any of the transforms. */
@@ -638,11 +708,24 @@ export class MapleTreeView {
     const kk = this.opts.lecture ? readable : Math.min(readable, h / Math.min(bh, 3 * (HEAD_H + CELL_H + GAP_H + LEVEL_GAP)));
     const id = focus.node ?? focus.store ?? focus.found?.node ?? this.snap?.nodes[0]?.id ?? null;
     const box = id !== null ? this.boxes.get(id) : undefined;
-    let cx = box ? box.x + (focus.slot !== null ? (focus.slot + 0.5) * CELL_W : box.w / 2) : (b.x0 + b.x1) / 2;
+    const view = w / kk;
+    let cx = (b.x0 + b.x1) / 2;
+    if (box && box.w + 2 * SIB_GAP <= view) cx = box.x + box.w / 2;
+    else if (box) {
+      // A node wider than the view: its left edge (the header, the first slots) in view, and
+      // the slot of the step too.
+      cx = box.x - SIB_GAP + view / 2;
+      const node = focus.slot !== null && focus.node === id ? this.snap?.nodes.find((n) => n.id === id) : undefined;
+      if (node && focus.slot !== null) {
+        const right = box.x + cellX(node, focus.slot) + CELL_W + SIB_GAP;
+        if (right > cx + view / 2) cx = right - view / 2;
+      }
+    }
+    cx = Math.max(b.x0 + view / 2, Math.min(b.x1 - view / 2, cx));
+    // The whole height fits: centred; otherwise the node of the step is, within the tree.
     const cy = box ? box.y + box.h / 2 : b.y0;
-    cx = Math.max(b.x0 + w / 2 / kk, Math.min(b.x1 - w / 2 / kk, cx));
-    const ty = box ? h / 2 - cy * kk : MARGIN;
-    return zoomIdentity.translate(w / 2 - cx * kk, Math.min(MARGIN, Math.max(h - b.y1 * kk, ty))).scale(kk);
+    const ty = bh * kk <= h ? (h - bh * kk) / 2 - b.y0 * kk : Math.min(MARGIN, Math.max(h - b.y1 * kk, box ? h / 2 - cy * kk : MARGIN));
+    return zoomIdentity.translate(w / 2 - cx * kk, ty).scale(kk);
   }
 
   private setTransform(t: ZoomTransform, ms: number): void {
