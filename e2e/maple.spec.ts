@@ -246,6 +246,59 @@ test('lecture mode at 1280×720 keeps the maple tree legible', async ({ page }) 
   expect(px).toBeGreaterThanOrEqual(16);
   const tb = await cur.boundingBox();
   expect(tb && box && tb.x < box.x + box.width && tb.x + tb.width > box.x && tb.y >= box.y - 1 && tb.y < box.y + box.height).toBe(true);
+  // Every text of the drawn nodes (headers, sizes, contents, gap numbers) is at least 16 px.
+  const sizes = await root.locator('.maple-node:not(.placeholder) text').evaluateAll((ts) =>
+    ts.map((t) => {
+      const m = (t as unknown as SVGGraphicsElement).getScreenCTM();
+      return Number.parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+    }),
+  );
+  expect(sizes.length).toBeGreaterThan(10);
+  expect(Math.min(...sizes)).toBeGreaterThanOrEqual(16);
+  // The path of the step, root to the node it is about, is in view above the tree, in large type.
+  const id = await cur.getAttribute('data-maple-id');
+  const path = root.locator('.maple-path');
+  await expect(path).toBeVisible();
+  await expect(path).toContainText(new RegExp(`^Path: #\\d+ arange slot \\d+ → .*#${String(id)} `));
+  expect(Number.parseFloat(await path.evaluate((e) => getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(16);
+  const pb = await path.boundingBox();
+  expect(pb && box && pb.y + pb.height <= box.y + 1 && pb.y >= 0).toBe(true);
+});
+
+test('lecture mode at 1280×720 keeps a maple-rfc trace’s occupied tree legible and in view (S2)', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  // maple-rfc's scenario S2 (core/src/workload.rs), opened as a trace after its alignment search.
+  const s2 = [
+    'profile maple-rfc',
+    'bump off',
+    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
+    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
+    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
+    'free 0xffffc90000010000',
+    'alloc 0x6000 0x10000 0xffffc90000000000 0xffffe8ffffffffff',
+    'alloc 0x10000 0x10000 0xffffc90000100000 0xffffc90000110000',
+    'dump',
+  ].join('\n');
+  const app = new AppPage(page);
+  await app.open(`./#trace=${encodeURIComponent(s2)}&step=end&lecture=1`);
+  const root = page.locator('[data-widget="maple-tree"]');
+  await expect(root.locator('.maple-node g.cells').first()).toBeAttached({ timeout: 20_000 });
+  const box = await root.locator('svg').boundingBox();
+  const leaf = root.locator('.maple-node[data-maple-type="leaf"]').first();
+  // The leaf's header and its used slots are on screen (a leaf wider than the panel shows its left part).
+  for (const part of [leaf.locator('text.head'), leaf.locator('.maple-cell:not(.unused)').last()]) {
+    const b = await part.boundingBox();
+    expect(b && box && b.x >= box.x - 1 && b.x + b.width <= box.x + box.width + 1 && b.y >= box.y - 1 && b.y + b.height <= box.y + box.height + 1).toBe(true);
+  }
+  const sizes = await root.locator('.maple-node:not(.placeholder) text').evaluateAll((ts) =>
+    ts.map((t) => {
+      const m = (t as unknown as SVGGraphicsElement).getScreenCTM();
+      return Number.parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+    }),
+  );
+  expect(sizes.length).toBeGreaterThan(5);
+  expect(Math.min(...sizes)).toBeGreaterThanOrEqual(16);
+  expect(app.problems).toEqual([]);
 });
 
 test('a bad line gives the core’s message and changes nothing', async ({ page }) => {
@@ -292,58 +345,7 @@ test('screenshots of the maple view mid-search (1440×900, 1280×720 lecture)', 
   expect(app.problems).toEqual([]);
 });
 
-// A measurement like scripts/bench-web.mjs, not a check of behaviour: it needs an idle machine
-// (MAPLE_BENCH=1). On the shared 2-core machine under load it missed the budget (BENCHMARKS.md).
-test('stepping a maple tree of over 1,000 entries: p95 frame within budget', async ({ page }) => {
-  test.skip(!process.env.MAPLE_BENCH, 'a frame-time measurement: run with MAPLE_BENCH=1 on an idle machine');
-  test.setTimeout(150_000);
-  // 1,300 stored ranges of two pages with one-page holes, every ninth erased, then searches for
-  // two pages: each search walks the tree to the first erased range, an arange root over leaves.
-  const lines = ['profile maple-tree'];
-  const at = (i: number) => 0x100000 + i * 0x3000;
-  for (let i = 0; i < 1300; i++) lines.push(`store 0x${at(i).toString(16)} 0x${(at(i) + 0x1fff).toString(16)}`);
-  for (let i = 0; i < 1300; i += 9) lines.push(`erase 0x${at(i).toString(16)} 0x${(at(i) + 0x1fff).toString(16)}`);
-  const start = lines.length - 1;
-  for (let i = 0; i < 40; i++) {
-    lines.push('empty 0x100000 0xffffffff 0x2000');
-    lines.push(`store 0x${at(i * 9).toString(16)} 0x${(at(i * 9) + 0x1fff).toString(16)}`);
-  }
-  const trace = `${lines.join('\n')}\n`;
-  const app = new AppPage(page);
-  await openMaple(app, trace, start, 0);
-  const entries = await page.evaluate((k) => {
-    const c = window.vmapviz?.app.core as unknown as { tree(k: number): { nodes: { type: string; slots: { k: string }[] }[] } };
-    return c.tree(k).nodes.filter((n) => n.type === 'leaf').reduce((s, n) => s + n.slots.filter((x) => x.k === 'E').length, 0);
-  }, start);
-  expect(entries).toBeGreaterThanOrEqual(1000);
-  // As scripts/bench-web.mjs measures the rbtree: the player steps a micro-step every 300 ms and
-  // the gaps between animation frames are counted in whole refreshes.
-  const r = await page.evaluate(async (steps) => {
-    const stamps: number[] = [];
-    let on = true;
-    const tick = (t: number) => {
-      stamps.push(t);
-      if (on) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    for (let i = 0; i < steps; i++) {
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
-      await new Promise((res) => setTimeout(res, 300));
-    }
-    on = false;
-    const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
-    return { gaps, step: document.getElementById('app')?.dataset.step };
-  }, 150);
-  const period = 1000 / 60;
-  const whole = r.gaps.map((g) => Math.max(1, Math.round(g / period)) * period).sort((a, b) => a - b);
-  const raw = [...r.gaps].sort((a, b) => a - b);
-  const p95 = whole[Math.floor(whole.length * 0.95)];
-  const late = r.gaps.filter((g) => g > period * 1.5).length;
-  console.log(
-    `maple frames: ${entries} entries, 150 micro-steps (to op ${String(r.step)}), ${r.gaps.length} frames, ${late} late; p95 ${p95.toFixed(1)} ms in whole refreshes; raw p50 ${raw[Math.floor(raw.length / 2)].toFixed(1)} p95 ${raw[Math.floor(raw.length * 0.95)].toFixed(1)} max ${raw[raw.length - 1].toFixed(1)} ms`,
-  );
-  expect(p95).toBeLessThanOrEqual(16.7);
-});
+// The frame-time measurement on a tree of over 1,000 entries is in e2e/maple-perf.spec.ts (MAPLE_BENCH=1).
 
 test('hovering a stored range in the address bar outlines its slot, and the other way round', async ({ page }) => {
   const { trace } = vector('03_arange_gaps');

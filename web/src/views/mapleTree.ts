@@ -20,6 +20,10 @@ import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type Mapl
 import { el } from './common';
 
 export const CELL_W = 62;
+/** An unused slot is a narrow dashed cell: the fill still reads at a glance, the tree is narrower. */
+export const UNUSED_W = 14;
+/** Width of a header character (monospace, 11 units; 0.6 em and a little). */
+const HEAD_CHAR_W = 6.7;
 export const CELL_H = 46;
 const HEAD_H = 18;
 const GAP_H = 12;
@@ -72,9 +76,35 @@ interface Box {
   h: number;
 }
 
-/** Width of a node's box: all its slots (used and free), so fill reads at a glance. */
+/** Used slots: `0..=end`, the first `slots.length` of the node's slots. */
+function usedSlots(n: MapleNode): number {
+  return Math.min(n.slots.length, slotCount(n.type));
+}
+
+/** Left edge of slot `i`'s cell in its node: used cells full width, then the narrow unused ones. */
+export function cellX(n: MapleNode, i: number): number {
+  const u = usedSlots(n);
+  return i <= u ? i * CELL_W : u * CELL_W + (i - u) * UNUSED_W;
+}
+
+/** A node's header: id, type, fill, limits. */
+export function headText(n: MapleNode): string {
+  return `#${n.id} ${n.type} · ${n.end + 1}/${slotCount(n.type)} · [${hex(n.min)}, ${hex(n.max)}]`;
+}
+
+const widths = new WeakMap<MapleNode, number>();
+
+/**
+ * Width of a node's box: every slot (used ones full width, unused ones narrow), or its header
+ * if that is wider.
+ */
 export function nodeWidth(n: MapleNode): number {
-  return slotCount(n.type) * CELL_W;
+  let w = widths.get(n);
+  if (w === undefined) {
+    w = Math.max(cellX(n, slotCount(n.type)), Math.ceil(headText(n).length * HEAD_CHAR_W + 12));
+    widths.set(n, w);
+  }
+  return w;
 }
 
 export function nodeHeight(n: MapleNode): number {
@@ -126,7 +156,6 @@ export function layoutMaple(nodes: MapleNode[], maxDepth = Infinity): Map<number
 }
 
 interface Cell {
-  key: string;
   node: MapleNode;
   i: number;
   lo: bigint;
@@ -140,9 +169,9 @@ function cellsOf(n: MapleNode): Cell[] {
   for (let i = 0; i < slotCount(n.type); i++) {
     const s = n.slots[i];
     if (s) {
-      out.push({ key: `${i}`, node: n, i, lo, hi: s.piv, used: true });
+      out.push({ node: n, i, lo, hi: s.piv, used: true });
       lo = s.piv + 1n;
-    } else out.push({ key: `${i}`, node: n, i, lo: 0n, hi: 0n, used: false });
+    } else out.push({ node: n, i, lo: 0n, hi: 0n, used: false });
   }
   return out;
 }
@@ -170,21 +199,143 @@ function notation(n: MapleNode): string {
   return s;
 }
 
-/** A node's content, for skipping unchanged nodes on redraw. */
+const signatures = new WeakMap<MapleNode, string>();
+
+/** A node's content, for skipping unchanged nodes on redraw (once per node object). */
 function signature(n: MapleNode): string {
-  return `${n.type}|${n.depth}|${n.min}|${n.max}|${n.mgap}|${notation(n)}|${n.slots.map((s) => s.child ?? '').join(',')}`;
+  let s = signatures.get(n);
+  if (s === undefined) {
+    s = `${n.type}|${n.depth}|${n.min}|${n.max}|${n.end}|${n.mgap}|${notation(n)}|${n.slots.map((x) => x.child ?? '').join(',')}`;
+    signatures.set(n, s);
+  }
+  return s;
 }
 
-type NodeEl = SVGGElement & { __sig?: string; __focus?: string };
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const esc = (t: string) => t.replace(/[&<>"]/g, (c) => ESC[c]);
+
+/** What a drawn node's element holds: its markup and each cell's class before focus. */
+export interface NodeMarkup {
+  html: string;
+  cellClass: string[];
+}
+
+/**
+ * The drawn content of a node as SVG markup: its frame, its header and one `g.maple-cell` per
+ * slot (`data-slot`, the content class, a tooltip with the exact range, the size and content
+ * text, arange nodes' gap bar and `meta.gap` mark). Parsed at once when a node comes near the
+ * screen or changes, instead of a D3 join per cell; empty texts are left out.
+ */
+export function nodeMarkup(n: MapleNode): NodeMarkup {
+  const w = nodeWidth(n);
+  const h = nodeHeight(n);
+  const parts = [
+    `<rect class="frame" x="0" y="0" width="${w}" height="${h}" rx="4"></rect>`,
+    `<text class="head" x="6" y="13">${esc(headText(n))}</text>`,
+    '<g class="cells">',
+  ];
+  const maxGap = n.slots.reduce((m, s) => (s.gap !== null && s.gap > m ? s.gap : m), 0n);
+  const cellClass: string[] = [];
+  for (const c of cellsOf(n)) {
+    const k = content(c);
+    const cls = `maple-cell ${k.cls}`;
+    cellClass.push(cls);
+    parts.push(
+      `<g class="${cls}" transform="translate(${cellX(n, c.i)},${HEAD_H})" data-slot="${c.i}"><title>${esc(k.title)}</title>`,
+      `<rect class="slot" x="1" y="0" width="${(c.used ? CELL_W : UNUSED_W) - 2}" height="${CELL_H - 2}" rx="2"></rect>`,
+    );
+    if (k.top) parts.push(`<text class="top" x="${CELL_W / 2}" y="17">${esc(k.top)}</text>`);
+    if (k.bottom) parts.push(`<text class="bottom" x="${CELL_W / 2}" y="34">${esc(k.bottom)}</text>`);
+    const gap = n.slots[c.i]?.gap ?? null;
+    if (gap !== null) {
+      const bw = maxGap > 0n ? Math.max(gap > 0n ? 2 : 0, (Number((gap * 1000n) / maxGap) / 1000) * (CELL_W - 6)) : 0;
+      parts.push(`<rect class="gapbar" x="3" y="${CELL_H}" height="${GAP_H - 4}" width="${bw}"></rect>`);
+    }
+    const meta = n.type === 'arange' && c.used ? `${c.i === n.mgap ? '★' : ''}${gap !== null ? size(gap) : ''}` : '';
+    if (meta) parts.push(`<text class="meta" x="${CELL_W - 4}" y="${CELL_H + GAP_H - 3}">${esc(meta)}</text>`);
+    parts.push('</g>');
+  }
+  parts.push('</g>');
+  return { html: parts.join(''), cellClass };
+}
+
+const markups = new Map<string, NodeMarkup>();
+
+/** A node's markup by signature: a node that leaves the screen and comes back reuses it. */
+function markupOf(n: MapleNode): NodeMarkup {
+  const sig = signature(n);
+  let m = markups.get(sig);
+  if (!m) {
+    // A bounded cache: dropped whole when it grows past a few large trees' worth.
+    if (markups.size > 4096) markups.clear();
+    m = nodeMarkup(n);
+    markups.set(sig, m);
+  }
+  return m;
+}
+
+/** A node's element and what was last written to it (so a frame writes only what changed). */
+type NodeEl = SVGGElement & {
+  /** Signature of the node whose data attributes are written. */
+  __sig?: string;
+  /** Signature of the node whose content is drawn (undefined: no content, a placeholder). */
+  __drawn?: string;
+  /** Cell classes before focus, of the drawn content. */
+  __cells?: string[];
+  /** The focus key the cells' classes reflect. */
+  __focus?: string;
+  __cls?: string;
+  __pos?: string;
+};
+
+/** Write an attribute only when its value changes (a write is a style invalidation and a mutation). */
+function setAttr(e: Element, name: string, value: string): void {
+  if (e.getAttribute(name) !== value) e.setAttribute(name, value);
+}
+
+/**
+ * The path of the step in words: from the root down to the node the step is about, with the
+ * slot taken at each level (`#3 arange slot 1 → #2 leaf slot 3`), the nodes the search also
+ * visited off that path (a wasted descent), and the hole once found. Empty without a focus.
+ */
+export function pathText(nodes: MapleNode[], focus: MapleFocus): string {
+  const id = focus.node ?? focus.store ?? focus.found?.node ?? null;
+  if (id === null) return '';
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const chain: string[] = [];
+  const on = new Set<number>();
+  let n = byId.get(id);
+  let slot: number | null = focus.node === id ? focus.slot : null;
+  while (n && !on.has(n.id)) {
+    on.add(n.id);
+    chain.unshift(`#${n.id} ${n.type}${slot !== null ? ` slot ${slot}` : ''}`);
+    slot = n.parentSlot;
+    n = n.parent !== null ? byId.get(n.parent) : undefined;
+  }
+  if (!chain.length) return '';
+  const off = focus.path.filter((x) => !on.has(x));
+  const also = off.length ? ` (also visited ${off.map((x) => `#${x}`).join(', ')})` : '';
+  const hole = focus.found ? ` · hole: #${focus.found.node} slot ${focus.found.slot}` : '';
+  return `${focus.store !== null && focus.node === null ? 'Store' : 'Path'}: ${chain.join(' → ')}${also}${hole}`;
+}
+
+/** The focus's gap updates by `node:slot`. */
+function gapsByCell(focus: MapleFocus): Map<string, { stop: boolean; current: boolean }> {
+  const out = new Map<string, { stop: boolean; current: boolean }>();
+  for (const g of focus.gaps) out.set(`${g.node}:${g.slot}`, g);
+  return out;
+}
 
 export class MapleTreeView {
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
   private readonly viewport: Selection<SVGGElement, unknown, null, undefined>;
   private readonly links: Selection<SVGGElement, unknown, null, undefined>;
   private readonly layer: Selection<SVGGElement, unknown, null, undefined>;
-  private readonly hiddenLayer: Selection<SVGGElement, unknown, null, undefined>;
   private readonly zoomer: ZoomBehavior<SVGSVGElement, unknown>;
   private readonly empty: HTMLElement;
+  /** The current search's path, root to the node of the step, always in view. */
+  private readonly pathLine: HTMLElement;
+  private pathKey = '';
   private readonly depthSelect: HTMLSelectElement;
   private readonly fitButton: HTMLButtonElement;
   private snap: MapleSnapshot | null = null;
@@ -197,9 +348,9 @@ export class MapleTreeView {
   private maxDepth = Infinity;
   private size = { w: 0, h: 0 };
   private hovered: number | null = null;
+  /** The stored range under the pointer (a leaf's in-use cell), as last reported. */
+  private pointed: number | null = null;
   private shape = '';
-  /** The shape whose positions the nodes were last moved to. */
-  private laidOut = '';
   private redrawQueued = false;
 
   constructor(
@@ -249,13 +400,27 @@ export class MapleTreeView {
     legend.innerHTML =
       '<span class="sw entry"></span>in use <span class="sw null"></span>NULL hole <span class="sw child"></span>child ' +
       '<span class="sw gapbar"></span>gap[] (★ meta.gap) <span class="sw path"></span>search path <span class="sw scan"></span>scanned';
+    this.pathLine = root.appendChild(el('p', 'maple-path', '\u00a0'));
     this.empty = root.appendChild(el('p', 'empty'));
     this.empty.hidden = true;
     this.svg = select(root).append('svg').attr('class', 'maple-tree-svg').attr('role', 'img').attr('aria-label', 'Maple tree');
     this.viewport = this.svg.append('g').attr('class', 'viewport');
     this.links = this.viewport.append('g').attr('class', 'maple-links');
     this.layer = this.viewport.append('g').attr('class', 'maple-nodes');
-    this.hiddenLayer = this.viewport.append('g').attr('class', 'maple-hidden').attr('display', 'none');
+    // One pair of listeners for every cell (cells are drawn from markup, without handlers).
+    const pointTo = (id: number | null) => {
+      if (id === this.pointed) return;
+      this.pointed = id;
+      this.handlers.onHover?.(id);
+    };
+    const rangeAt = (t: EventTarget | null): number | null => {
+      const cell = t instanceof Element ? t.closest('g.maple-cell') : null;
+      const node = cell?.closest<SVGGElement>('g.maple-node');
+      if (!cell || !node || !cell.classList.contains('entry') || node.getAttribute('data-maple-type') !== 'leaf') return null;
+      return rangeId(Number(node.getAttribute('data-maple-id')), Number(cell.getAttribute('data-slot')));
+    };
+    this.layer.on('pointerover', (e: PointerEvent) => pointTo(rangeAt(e.target)));
+    this.layer.on('pointerout', (e: PointerEvent) => pointTo(rangeAt(e.relatedTarget)));
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.005, 4])
       .extent((): [[number, number], [number, number]] => {
@@ -317,7 +482,8 @@ export class MapleTreeView {
     this.data('height', String(snap.height));
     this.empty.hidden = nodes.length > 0;
     this.empty.textContent = 'The tree is empty (root NULL): the first store creates a root leaf.';
-    const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.type}:${n.parent ?? ''}`).join(',')}`;
+    // Boxes move when the tree's shape or a node's width (its fill, its header) changes.
+    const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.parent ?? ''}:${nodeWidth(n)}`).join(',')}`;
     if (shape !== this.shape) {
       this.shape = shape;
       this.boxes = layoutMaple(nodes, this.maxDepth);
@@ -338,19 +504,30 @@ export class MapleTreeView {
     // drawn: a few thousand offscreen cells would cost every frame. The others are placeholders.
     const near = this.nearScreen([this.transform, target]);
     const keep = new Set([...focus.path, focus.node, focus.store]);
-    const drawn: MapleNode[] = [];
-    const hidden: MapleNode[] = [];
+    const drawn = new Set<number>();
     for (const n of nodes) {
       const b = this.boxes.get(n.id);
-      if (b && (near(b) || keep.has(n.id))) drawn.push(n);
-      else hidden.push(n);
+      if (b && (near(b) || keep.has(n.id))) drawn.add(n.id);
     }
-    this.data('drawn', String(drawn.length));
-    this.drawLinks(drawn, focus, ms);
-    this.drawNodes(drawn, focus, ms);
-    this.drawHidden(hidden);
+    this.renderPath(nodes, focus);
+    this.data('drawn', String(drawn.size));
+    this.data('hidden', String(nodes.length - drawn.size));
+    this.drawLinks(
+      nodes.filter((n) => drawn.has(n.id)),
+      focus,
+      ms,
+    );
+    this.drawNodes(nodes, drawn, focus, ms);
     if (target !== this.transform) this.setTransform(target, ms);
     this.levelOfDetail();
+  }
+
+  /** The path line: written only when the focus or the tree's shape changed. */
+  private renderPath(nodes: MapleNode[], focus: MapleFocus): void {
+    const key = `${this.shape}|${focus.path.join(',')}|${focus.node}|${focus.slot}|${focus.store}|${focus.found?.node}:${focus.found?.slot}`;
+    if (key === this.pathKey) return;
+    this.pathKey = key;
+    this.pathLine.textContent = pathText(nodes, focus) || '\u00a0';
   }
 
   /** Whether a box is within a screen's margin of the view under any of the transforms. */
@@ -369,14 +546,12 @@ export class MapleTreeView {
     this.hovered = id;
     // Only the leaves of the old and the new range change.
     const nodes = new Set([was, id].filter((x): x is number => x !== null).map((x) => rangeOfId(x).node));
+    const focus = this.opts.focus ?? NO_MAPLE_FOCUS;
+    const gapAt = gapsByCell(focus);
     this.layer
       .selectAll<SVGGElement, MapleNode>('g.maple-node')
       .filter((d) => nodes.has(d.id))
-      .each(function () {
-        (this as NodeEl).__focus = undefined;
-      })
-      .selectAll<SVGGElement, Cell>('g.maple-cell')
-      .classed('hover', (c) => id !== null && rangeId(c.node.id, c.i) === id);
+      .each((d, i, els) => this.applyFocus(els[i] as NodeEl, d, focus, gapAt));
   }
 
   fit(ms = 0): void {
@@ -401,155 +576,112 @@ export class MapleTreeView {
       .selectAll<SVGPathElement, MapleNode>('path.maple-link')
       .data(data, (d) => String(d.id))
       .join((e) => e.append('path').attr('class', 'maple-link').attr('d', path));
-    sel.classed('on-path', (d) => onPath.has(d.id) && d.parent !== null && onPath.has(d.parent));
-    if (ms > 0) sel.transition().duration(ms).attr('d', path);
-    else if (this.laidOut !== this.shape) sel.attr('d', path);
+    sel.each(function (d) {
+      const cls = onPath.has(d.id) && d.parent !== null && onPath.has(d.parent) ? 'maple-link on-path' : 'maple-link';
+      setAttr(this, 'class', cls);
+      const to = path(d);
+      if (this.getAttribute('d') === to) return;
+      if (ms > 0) select(this).transition().duration(ms).attr('d', to);
+      else setAttr(select(this).interrupt().node() as SVGPathElement, 'd', to);
+    });
   }
 
-  private drawNodes(nodes: MapleNode[], focus: MapleFocus, ms: number): void {
+  /**
+   * Every node of the snapshot is one `g.maple-node` in pre-order, carrying its `data-maple-*`
+   * attributes whether drawn or not; only the nodes in `drawn` (near the screen, or on the step's
+   * path) hold content. A frame writes only what changed: a node's attributes when its content
+   * changed, its content when it comes near the screen or changes (one markup parse), its
+   * position when the layout moved it, its cells' classes when its part of the focus changed.
+   */
+  private drawNodes(nodes: MapleNode[], drawn: Set<number>, focus: MapleFocus, ms: number): void {
     const onPath = new Set(focus.path);
-    const gapAt = new Map<string, { stop: boolean; current: boolean }>();
-    for (const g of focus.gaps) gapAt.set(`${g.node}:${g.slot}`, g);
+    const gapAt = gapsByCell(focus);
     const sel = this.layer
       .selectAll<SVGGElement, MapleNode>('g.maple-node')
       .data(nodes, (d) => String(d.id))
       .join(
-        (enter) => {
-          const g = enter.append('g').attr('class', 'maple-node');
-          g.attr('transform', (d) => this.at(d));
-          g.append('rect').attr('class', 'frame');
-          g.append('text').attr('class', 'head');
-          g.append('g').attr('class', 'cells');
-          return g;
-        },
+        (enter) => enter.append('g'),
         (update) => update,
         (exit) => exit.remove(),
       );
-    sel
-      .classed('on-path', (d) => onPath.has(d.id))
-      .classed('current', (d) => d.id === focus.node)
-      .classed('store-leaf', (d) => d.id === focus.store);
-    if (ms > 0) sel.transition().duration(ms).attr('transform', (d) => this.at(d));
-    else if (this.laidOut !== this.shape) sel.attr('transform', (d) => this.at(d));
-    this.laidOut = this.shape;
-    const me = this;
-    sel.each(function (d) {
-      const g = this as NodeEl;
+    sel.each((d, i, els) => {
+      const g = els[i] as NodeEl;
       const sig = signature(d);
       if (g.__sig !== sig) {
         g.__sig = sig;
-        g.__focus = undefined;
-        select(g)
-          .attr('data-maple-id', d.id)
-          .attr('data-maple-depth', d.depth)
-          .attr('data-maple-type', d.type)
-          .attr('data-maple-min', hex(d.min))
-          .attr('data-maple-max', hex(d.max))
-          .attr('data-maple-end', d.end)
-          .attr('data-maple-slots', notation(d));
-        me.drawCells(select(g), d);
+        setAttr(g, 'data-maple-id', String(d.id));
+        setAttr(g, 'data-maple-depth', String(d.depth));
+        setAttr(g, 'data-maple-type', d.type);
+        setAttr(g, 'data-maple-min', hex(d.min));
+        setAttr(g, 'data-maple-max', hex(d.max));
+        setAttr(g, 'data-maple-end', String(d.end));
+        setAttr(g, 'data-maple-slots', notation(d));
       }
-    });
-    // Focus classes on cells: only where this node's focus changed since it was last drawn.
-    sel.each(function (d) {
-      const cur = d.id === focus.node;
-      const g = this as NodeEl;
-      const mine = focus.gaps.filter((x) => x.node === d.id);
-      const key = `${cur ? `${focus.slot}|${[...focus.scanned].join(',')}` : ''}|${focus.found?.node === d.id ? focus.found.slot : ''}|${mine
-        .map((x) => `${x.slot}${x.stop ? 's' : ''}${x.current ? 'c' : ''}`)
-        .join(',')}|${me.hovered !== null && rangeOfId(me.hovered).node === d.id ? me.hovered : ''}`;
-      if (g.__focus === key) return;
-      g.__focus = key;
-      select(this)
-        .selectAll<SVGGElement, Cell>('g.maple-cell')
-        .classed('scanned', (c) => cur && focus.scanned.has(c.i))
-        .classed('fits', (c) => cur && focus.scanned.get(c.i) === true)
-        .classed('nofit', (c) => cur && focus.scanned.get(c.i) === false)
-        .classed('at-slot', (c) => cur && focus.slot === c.i)
-        .classed('found', (c) => focus.found !== null && focus.found.node === d.id && focus.found.slot === c.i)
-        .classed('gap-written', (c) => gapAt.has(`${d.id}:${c.i}`))
-        .classed('gap-current', (c) => gapAt.get(`${d.id}:${c.i}`)?.current === true)
-        .classed('gap-stop', (c) => gapAt.get(`${d.id}:${c.i}`)?.stop === true)
-        .classed('hover', (c) => me.hovered !== null && rangeId(d.id, c.i) === me.hovered);
+      const on = drawn.has(d.id);
+      const cls = on
+        ? `maple-node${onPath.has(d.id) ? ' on-path' : ''}${d.id === focus.node ? ' current' : ''}${d.id === focus.store ? ' store-leaf' : ''}`
+        : 'maple-node placeholder';
+      if (g.__cls !== cls) {
+        g.__cls = cls;
+        g.setAttribute('class', cls);
+      }
+      if (!on) {
+        if (g.__drawn !== undefined) {
+          g.replaceChildren();
+          g.__drawn = undefined;
+          g.__cells = undefined;
+          g.__focus = undefined;
+          g.__pos = undefined;
+          select(g).interrupt();
+          g.removeAttribute('transform');
+        }
+        return;
+      }
+      const pos = this.at(d);
+      if (g.__drawn !== sig) {
+        const m = markupOf(d);
+        // An SVG element's innerHTML is parsed in the SVG namespace.
+        g.innerHTML = m.html;
+        g.__drawn = sig;
+        g.__cells = m.cellClass;
+        g.__focus = undefined;
+      }
+      if (g.__pos !== pos) {
+        // A node already drawn moves (a split, a rebalance, a new root); one that appears is placed.
+        if (ms > 0 && g.__pos !== undefined) select(g).transition().duration(ms).attr('transform', pos);
+        else select(g).interrupt().attr('transform', pos);
+        g.__pos = pos;
+      }
+      this.applyFocus(g, d, focus, gapAt);
     });
   }
 
-  private drawCells(g: Selection<SVGGElement, unknown, null, undefined>, n: MapleNode): void {
-    const w = nodeWidth(n);
-    const h = nodeHeight(n);
-    g.select('rect.frame').attr('x', 0).attr('y', 0).attr('width', w).attr('height', h).attr('rx', 4);
-    g.select('text.head')
-      .attr('x', 6)
-      .attr('y', 13)
-      .text(`#${n.id} ${n.type} · ${n.end + 1}/${slotCount(n.type)} · [${hex(n.min)}, ${hex(n.max)}]`);
-    const maxGap = n.slots.reduce((m, s) => (s.gap !== null && s.gap > m ? s.gap : m), 0n);
-    const cells = g
-      .select<SVGGElement>('g.cells')
-      .selectAll<SVGGElement, Cell>('g.maple-cell')
-      .data(cellsOf(n), (c) => c.key)
-      .join((e) => {
-        const c = e.append('g').attr('class', 'maple-cell');
-        c.append('title');
-        c.append('rect').attr('class', 'slot');
-        c.append('text').attr('class', 'top');
-        c.append('text').attr('class', 'bottom');
-        c.append('rect').attr('class', 'gapbar');
-        c.append('text').attr('class', 'meta');
-        return c;
-      });
-    const handlers = this.handlers;
-    cells
-      .attr('transform', (c) => `translate(${c.i * CELL_W},${HEAD_H})`)
-      .attr('data-slot', (c) => c.i)
-      .each(function (c) {
-        const k = content(c);
-        const cg = select(this);
-        cg.attr('class', `maple-cell ${k.cls}`);
-        cg.select('title').text(k.title);
-        cg.select('rect.slot').attr('x', 1).attr('y', 0).attr('width', CELL_W - 2).attr('height', CELL_H - 2).attr('rx', 2);
-        cg.select('text.top').attr('x', CELL_W / 2).attr('y', 17).text(k.top);
-        cg.select('text.bottom').attr('x', CELL_W / 2).attr('y', 34).text(k.bottom);
-        const s = n.slots[c.i];
-        const gap = s?.gap ?? null;
-        const bw = gap !== null && maxGap > 0n ? Math.max(gap > 0n ? 2 : 0, Number((gap * 1000n) / maxGap) / 1000 * (CELL_W - 6)) : 0;
-        cg.select('rect.gapbar')
-          .attr('x', 3)
-          .attr('y', CELL_H)
-          .attr('height', gap !== null ? GAP_H - 4 : 0)
-          .attr('width', bw);
-        cg.select('text.meta')
-          .attr('x', CELL_W - 4)
-          .attr('y', CELL_H + GAP_H - 3)
-          .text(n.type === 'arange' && c.used ? `${c.i === n.mgap ? '★' : ''}${gap !== null ? size(gap) : ''}` : '');
-      })
-      .on('pointerenter', (_e: PointerEvent, c: Cell) => {
-        if (n.slots[c.i]?.k === 'E' && n.type === 'leaf') handlers.onHover?.(rangeId(n.id, c.i));
-      })
-      .on('pointerleave', () => handlers.onHover?.(null));
-  }
-
-  /** Collapsed nodes: placeholders that keep the data attributes (not drawn). */
-  private drawHidden(nodes: MapleNode[]): void {
-    this.hiddenLayer
-      .selectAll<SVGGElement, MapleNode>('g.maple-node')
-      .data(nodes, (d) => String(d.id))
-      .join('g')
-      .attr('class', 'maple-node placeholder')
-      .each(function (d) {
-        const g = this as NodeEl;
-        const sig = signature(d);
-        if (g.__sig === sig) return;
-        g.__sig = sig;
-        select(g)
-          .attr('data-maple-id', d.id)
-          .attr('data-maple-depth', d.depth)
-          .attr('data-maple-type', d.type)
-          .attr('data-maple-min', hex(d.min))
-          .attr('data-maple-max', hex(d.max))
-          .attr('data-maple-end', d.end)
-          .attr('data-maple-slots', notation(d));
-      });
-    this.data('hidden', String(nodes.length));
+  /** The cells' focus classes of a drawn node: written only where its part of the focus changed. */
+  private applyFocus(g: NodeEl, d: MapleNode, focus: MapleFocus, gapAt: Map<string, { stop: boolean; current: boolean }>): void {
+    const base = g.__cells;
+    if (!base) return;
+    const cur = d.id === focus.node;
+    const found = focus.found !== null && focus.found.node === d.id ? focus.found.slot : -1;
+    const hovered = this.hovered !== null && rangeOfId(this.hovered).node === d.id ? rangeOfId(this.hovered).slot : -1;
+    const mine = focus.gaps.filter((x) => x.node === d.id);
+    const key = `${cur ? `${focus.slot}|${[...focus.scanned].join(',')}` : ''}|${found}|${mine
+      .map((x) => `${x.slot}${x.stop ? 's' : ''}${x.current ? 'c' : ''}`)
+      .join(',')}|${hovered}`;
+    if (g.__focus === key) return;
+    g.__focus = key;
+    const cells = g.lastElementChild?.children;
+    if (!cells) return;
+    for (let i = 0; i < cells.length && i < base.length; i++) {
+      let cls = base[i];
+      const scanned = cur ? focus.scanned.get(i) : undefined;
+      if (scanned !== undefined) cls += scanned ? ' scanned fits' : ' scanned nofit';
+      if (cur && focus.slot === i) cls += ' at-slot';
+      if (found === i) cls += ' found';
+      const gap = gapAt.get(`${d.id}:${i}`);
+      if (gap) cls += `${' gap-written'}${gap.current ? ' gap-current' : ''}${gap.stop ? ' gap-stop' : ''}`;
+      if (hovered === i) cls += ' hover';
+      setAttr(cells[i], 'class', cls);
+    }
   }
 
   private at(n: MapleNode): string {
@@ -576,11 +708,24 @@ export class MapleTreeView {
     const kk = this.opts.lecture ? readable : Math.min(readable, h / Math.min(bh, 3 * (HEAD_H + CELL_H + GAP_H + LEVEL_GAP)));
     const id = focus.node ?? focus.store ?? focus.found?.node ?? this.snap?.nodes[0]?.id ?? null;
     const box = id !== null ? this.boxes.get(id) : undefined;
-    let cx = box ? box.x + (focus.slot !== null ? (focus.slot + 0.5) * CELL_W : box.w / 2) : (b.x0 + b.x1) / 2;
+    const view = w / kk;
+    let cx = (b.x0 + b.x1) / 2;
+    if (box && box.w + 2 * SIB_GAP <= view) cx = box.x + box.w / 2;
+    else if (box) {
+      // A node wider than the view: its left edge (the header, the first slots) in view, and
+      // the slot of the step too.
+      cx = box.x - SIB_GAP + view / 2;
+      const node = focus.slot !== null && focus.node === id ? this.snap?.nodes.find((n) => n.id === id) : undefined;
+      if (node && focus.slot !== null) {
+        const right = box.x + cellX(node, focus.slot) + CELL_W + SIB_GAP;
+        if (right > cx + view / 2) cx = right - view / 2;
+      }
+    }
+    cx = Math.max(b.x0 + view / 2, Math.min(b.x1 - view / 2, cx));
+    // The whole height fits: centred; otherwise the node of the step is, within the tree.
     const cy = box ? box.y + box.h / 2 : b.y0;
-    cx = Math.max(b.x0 + w / 2 / kk, Math.min(b.x1 - w / 2 / kk, cx));
-    const ty = box ? h / 2 - cy * kk : MARGIN;
-    return zoomIdentity.translate(w / 2 - cx * kk, Math.min(MARGIN, Math.max(h - b.y1 * kk, ty))).scale(kk);
+    const ty = bh * kk <= h ? (h - bh * kk) / 2 - b.y0 * kk : Math.min(MARGIN, Math.max(h - b.y1 * kk, box ? h / 2 - cy * kk : MARGIN));
+    return zoomIdentity.translate(w / 2 - cx * kk, ty).scale(kk);
   }
 
   private setTransform(t: ZoomTransform, ms: number): void {
