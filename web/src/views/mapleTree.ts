@@ -266,8 +266,8 @@ function markupOf(n: MapleNode): NodeMarkup {
   const sig = signature(n);
   let m = markups.get(sig);
   if (!m) {
-    // A bounded cache: dropped whole when it grows past a few large trees' worth.
-    if (markups.size > 4096) markups.clear();
+    // A bounded cache (a leaf's markup is about 4 KB): dropped whole past 1,024 nodes.
+    if (markups.size >= 1024) markups.clear();
     m = nodeMarkup(n);
     markups.set(sig, m);
   }
