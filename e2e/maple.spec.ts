@@ -97,6 +97,27 @@ for (const name of ['01_root_leaf', '02_leaf_split', '03_arange_gaps', '06_rebal
   });
 }
 
+test('collapsed below a depth, every node still carries its attributes, equal to the dump', async ({ page }) => {
+  const { trace, expected } = vector('09_gap_propagation');
+  const at = ops(trace).lastIndexOf('dump');
+  const app = new AppPage(page);
+  await openMaple(app, trace, at);
+  const want = lastDump(expected);
+  expect(Math.max(...want.map((n) => Number(n.depth)))).toBeGreaterThanOrEqual(2);
+  const root = page.locator('[data-widget="maple-tree"]');
+  await root.locator('select.depth').selectOption('0');
+  // Only the root is drawn; the others are placeholders without content, with their attributes.
+  await expect(root).toHaveAttribute('data-drawn', '1');
+  await expect(root).toHaveAttribute('data-hidden', String(want.length - 1));
+  await expect(root.locator('.maple-node:not(.placeholder)')).toHaveCount(1);
+  await expect(root.locator('.maple-node.placeholder .maple-cell')).toHaveCount(0);
+  expect((await drawnNodes(page)).sort(byPlace)).toEqual([...want].sort(byPlace));
+  await root.locator('select.depth').selectOption('all');
+  await root.locator('button.whole').click();
+  await expect(root).toHaveAttribute('data-hidden', '0');
+  expect((await drawnNodes(page)).sort(byPlace)).toEqual([...want].sort(byPlace));
+});
+
 test('stepping an empty shows each scanned slot and the hole found', async ({ page }) => {
   const { trace, expected } = vector('04_empty_area');
   const line = 'empty 0x10000000 0xffffffffffffffff 0x5000';

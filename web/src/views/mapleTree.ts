@@ -266,8 +266,8 @@ function markupOf(n: MapleNode): NodeMarkup {
   const sig = signature(n);
   let m = markups.get(sig);
   if (!m) {
-    // A bounded cache: dropped whole when it grows past a few large trees' worth.
-    if (markups.size > 4096) markups.clear();
+    // A bounded cache (a leaf's markup is about 4 KB): dropped whole past 1,024 nodes.
+    if (markups.size >= 1024) markups.clear();
     m = nodeMarkup(n);
     markups.set(sig, m);
   }
@@ -388,11 +388,11 @@ export class MapleTreeView {
     });
     this.fitButton.addEventListener('click', () => {
       this.setAutoFit(true);
-      this.setTransform(this.fitTransform(false), 250);
+      this.setTransform(this.fitTransform(false, this.opts.focus), 250, true);
     });
     whole.addEventListener('click', () => {
       this.setAutoFit(false);
-      this.setTransform(this.fitTransform(true), 250);
+      this.setTransform(this.fitTransform(true), 250, true);
     });
     zoomIn.addEventListener('click', () => this.zoomBy(1.4));
     zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.4));
@@ -728,15 +728,23 @@ export class MapleTreeView {
     return zoomIdentity.translate(w / 2 - cx * kk, ty).scale(kk);
   }
 
-  private setTransform(t: ZoomTransform, ms: number): void {
+  /**
+   * Move the view. `redraw`: a move of the toolbar's, not of a render, which draws the nodes
+   * that came near the screen once it has arrived.
+   */
+  private setTransform(t: ZoomTransform, ms: number, redraw = false): void {
     this.programmatic = true;
     if (ms > 0) {
       this.svg
         .transition()
         .duration(ms)
         .call(this.zoomer.transform, t)
-        .on('end interrupt', () => {
+        .on('interrupt', () => {
           this.programmatic = false;
+        })
+        .on('end', () => {
+          this.programmatic = false;
+          if (redraw) this.rerender();
         });
     } else {
       this.svg.call(this.zoomer.transform, t);
@@ -746,7 +754,11 @@ export class MapleTreeView {
 
   private zoomBy(f: number): void {
     this.setAutoFit(false);
-    this.svg.transition().duration(200).call(this.zoomer.scaleBy, f);
+    this.svg
+      .transition()
+      .duration(200)
+      .call(this.zoomer.scaleBy, f)
+      .on('end', () => this.rerender());
   }
 
   /** Text goes before boxes: below a readable on-screen size the cells keep only their colours. */
