@@ -29,7 +29,7 @@ test('the workbench loads on first use: nothing of it is fetched on open, a clic
   await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
   await page.waitForTimeout(800);
   await expect(wb.root).toHaveAttribute('data-panels-state', 'idle');
-  await expect(wb.root.getByRole('tab')).toHaveCount(6);
+  await expect(wb.root.getByRole('tab')).toHaveCount(7);
   const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop() ?? ''));
   const wasmOnOpen = (await fetched()).filter((f) => f.endsWith('.wasm'));
   expect(wasmOnOpen).toHaveLength(1);
