@@ -208,3 +208,32 @@ test('compare mode: maple-rfc beside linux-6.9, both trees, the counters and the
   await wb.compare.screenshot({ path: test.info().outputPath('compare.png') });
   expect(wb.problems).toEqual([]);
 });
+
+test('the sweep chart: maple-rfc (bump off and on) among the profiles, nodes visited and cache lines on log axes', async ({ page }) => {
+  test.setTimeout(120_000);
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('charts');
+  await expect(wb.charts).toHaveAttribute('data-ready', 'true', { timeout: 90_000 });
+  const random = wb.charts.getByTestId('cost-random');
+  await expect(random.locator('path.wb-pt[data-profile="maple-rfc"][data-bump="off"]')).toHaveCount(6);
+  await expect(random.locator('path.wb-pt[data-profile="maple-rfc"][data-bump="on"]')).toHaveCount(6);
+  for (const id of ['search-nodes', 'search-lines']) {
+    const chart = wb.charts.getByTestId(id);
+    await expect(chart.locator('path.wb-pt[data-profile="linux-6.9"]')).toHaveCount(6);
+    await expect(chart.locator('path.wb-pt[data-profile="maple-rfc"][data-bump="off"]')).toHaveCount(6);
+    await expect(chart.locator('path.wb-pt[data-profile="maple-rfc"][data-bump="on"]')).toHaveCount(6);
+    await expect(chart.locator('.wb-axis-label').first()).toHaveText('live areas (log)');
+  }
+  const nodes = wb.charts.getByTestId('search-nodes');
+  const value = async (sel: string, live: number) => Number(await nodes.locator(`path.wb-pt${sel}[data-live="${live}"]`).getAttribute('data-value'));
+  // The rbtree's search grows with log2 of the live areas.
+  expect(await value('[data-profile="linux-6.9"]', 30000)).toBeGreaterThan(await value('[data-profile="linux-6.9"]', 100));
+  // maple-rfc's figures are the core's: either counted, or all zero with the note saying why.
+  const state = await wb.charts.getAttribute('data-maple-counters');
+  if (state === 'zero') await expect(wb.charts.getByTestId('maple-counters-note')).toContainText('does not count');
+  else expect(await value('[data-profile="maple-rfc"][data-bump="off"]', 30000)).toBeGreaterThan(0);
+  await wb.charts.getByTestId('search-nodes').scrollIntoViewIfNeeded();
+  await page.mouse.move(0, 0);
+  await wb.charts.screenshot({ path: test.info().outputPath('charts.png') });
+});

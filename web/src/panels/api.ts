@@ -207,6 +207,8 @@ export function parseCounters(json: string): CountersRange {
 /** One point of `cost_sweep`: average counters per operation with `live` areas. */
 export interface SweepPoint {
   profile: string;
+  /** maple-rfc: the bump overlay on or off; null for the other profiles. */
+  bump: boolean | null;
   live: number;
   ops: number;
   nodesVisited: number;
@@ -221,6 +223,7 @@ export function parseSweep(json: string): SweepPoint[] {
     const o = obj<Raw.SweepPoint>(p, 'sweep point');
     return {
       profile: s(o.profile, 'profile'),
+      bump: typeof o.bump === 'boolean' ? o.bump : null,
       live: n(o.live, 'live'),
       ops: n(o.ops, 'ops'),
       nodesVisited: n(o.nodes_visited, 'nodes_visited'),

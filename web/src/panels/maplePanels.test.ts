@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bytesPerLiveArea, parseStateValue } from '../bridge';
 import { counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters } from './api';
 import { bytesText, layout, memoryRows, VMAP_AREA_69, VMAP_AREA_RFC } from './structPanel';
+import { SWEEP_VARIANTS, sweepSeries, variantPoints } from './chartsPanel';
 
 describe('struct vmap_area', () => {
   it('is 72 bytes in linux-6.9 and 48 in maple-rfc, field by field', () => {
@@ -104,5 +105,36 @@ describe('compare: results and counters', () => {
     expect(counterKeys([c.total]).slice(-2)).toEqual(['slots_scanned', 'maple_nodes_visited']);
     expect(counterLabel('slots_scanned')).toBe('slots scanned');
     expect(counterLabel('cache_lines')).toBe('cache lines (est.)');
+  });
+});
+
+describe('the sweep with maple-rfc', () => {
+  const pt = (profile: string, bump: boolean | null, live: number, nodesVisited: number) => ({
+    profile,
+    bump,
+    live,
+    ops: 400,
+    nodesVisited,
+    listWalked: 0,
+    propagations: 0,
+    cacheLines: nodesVisited,
+    work: nodesVisited,
+  });
+  const pts = [pt('linux-6.9', null, 100, 9), pt('maple-rfc', false, 100, 3), pt('maple-rfc', true, 100, 0), pt('linux-6.9', null, 1000, 12)];
+
+  it('has maple-rfc twice, the overlay off and on, and picks each one its points', () => {
+    expect(SWEEP_VARIANTS.map((v) => v.key)).toEqual(['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc-bump-off', 'maple-rfc-bump-on']);
+    const off = SWEEP_VARIANTS.find((v) => v.key === 'maple-rfc-bump-off')!;
+    const six = SWEEP_VARIANTS.find((v) => v.key === 'linux-6.9')!;
+    expect(variantPoints(pts, off).map((p) => p.nodesVisited)).toEqual([3]);
+    expect(variantPoints(pts, six).map((p) => p.live)).toEqual([100, 1000]);
+  });
+
+  it('draws a zero on the floor of the log axis and says which overlay a point had', () => {
+    const s = sweepSeries(pts, SWEEP_VARIANTS.slice(3), 'nodesVisited', 'random');
+    expect(s.map((x) => x.points.length)).toEqual([2, 1, 1]);
+    expect(s[2].points[0]).toMatchObject({ x: 100, y: 0.1, data: { profile: 'maple-rfc', bump: 'on', value: 0 } });
+    expect(s[1].points[0].data).toMatchObject({ bump: 'off', value: 3 });
+    expect(s[0].points[0].data).not.toHaveProperty('bump');
   });
 });
