@@ -17,7 +17,7 @@ async function text(d: Download): Promise<string> {
 test('the workbench mounts under the views with its tabs and no console error', async ({ page }) => {
   const wb = new Workbench(page);
   await wb.open();
-  await expect(wb.root.getByRole('tab')).toHaveText(['Workloads', 'Import & export', 'vmap nodes & pools', 'Compare profiles', 'Charts', 'Large trace']);
+  await expect(wb.root.getByRole('tab')).toHaveText(['Workloads', 'Import & export', 'vmap nodes & pools', 'Compare profiles', 'Charts', 'struct vmap_area', 'Large trace']);
   await expect(wb.gaugeText).toContainText('of 8,192 pages');
   await page.waitForTimeout(300);
   expect(wb.problems).toEqual([]);
