@@ -58,6 +58,18 @@ const NUMBER_KEYS: &[&str] = &[
     "del",
     "areas",
     "busy_del",
+    // maple-rfc's bump chunks (pages in use, the owner CPU) and the index memory of a state.
+    "pages",
+    "owner_cpu",
+    "vmap_area_bytes",
+    "objects",
+    "free_blocks",
+    "live_areas",
+    "occupied_nodes",
+    "busy_tree_nodes",
+    "free_tree_nodes",
+    "chunks",
+    "index_bytes",
 ];
 
 /// `0x` text back to an integer (the reference decides again which integers are text).

@@ -210,6 +210,11 @@ export class ComparePanel {
     this.cols.style.setProperty('--cols', String(Math.max(1, this.columns.length)));
     this.length = Math.max(0, ...this.columns.map((c) => (c.session?.length ?? 0) - this.offset));
     this.scrubber.max = String(this.length);
+    // Counters the core sends beyond the known ones (maple-rfc's, say) can be drawn along the trace too.
+    const have = new Set([...this.metricSel.options].map((o) => o.value));
+    for (const k of counterKeys(this.columns.filter((c) => c.session).map((c) => c.cumulative[c.cumulative.length - 1]))) {
+      if (!have.has(k)) this.metricSel.append(h('option', { value: k }, counterLabel(k)));
+    }
     this.step = -1;
     this.go(this.follow.checked ? this.app.currentStep() : this.length);
   }
@@ -310,7 +315,7 @@ export class ComparePanel {
   }
 
   private drawSeries(): void {
-    const m = this.metricSel.value as Metric;
+    const m = this.metricSel.value;
     const cumulative = this.cumulativeBox.checked;
     const series: Series[] = this.columns
       .filter((c) => c.session)
@@ -332,7 +337,7 @@ export class ComparePanel {
       return;
     }
     drawChart(this.chart, {
-      title: `${COUNTER_LABEL[m]}${cumulative ? ', cumulative,' : ''} per operation along the trace`,
+      title: `${counterLabel(m)}${cumulative ? ', cumulative,' : ''} per operation along the trace`,
       subtitle: 'the line marks the step shown',
       x: { label: 'operation', format: shortNum },
       y: { label: cumulative ? 'cumulative' : 'per operation', format: shortNum },
