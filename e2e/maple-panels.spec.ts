@@ -110,6 +110,9 @@ test('every maple-rfc scenario S1–S5 opens from the workbench with its explana
   await expect(items).toHaveCount(5);
   const names = await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-workload') ?? ''));
   expect(names.map((n) => n.slice(0, 6))).toEqual(['rfc_s1', 'rfc_s2', 'rfc_s3', 'rfc_s4', 'rfc_s5']);
+  // They stand in a group of their own, not among the free-tree teaching scenarios.
+  await expect(items.first().locator('xpath=ancestor::div[contains(@class, "wb-wl-group")]//h4')).toContainText('maple-rfc S1–S5');
+  await wb.workloadList.screenshot({ path: test.info().outputPath('workloads.png') });
   for (const [i, name] of names.entries()) {
     await wb.workload(name);
     await expect(wb.workloadForm.locator('.wb-wl-about')).toContainText(`maple-rfc S${i + 1}`);
