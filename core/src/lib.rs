@@ -21,6 +21,7 @@ pub mod error;
 pub mod events;
 pub mod import;
 pub mod maple;
+pub mod memory;
 pub use era::maple_rfc;
 pub mod profile;
 pub mod rbtree;

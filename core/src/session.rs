@@ -64,6 +64,19 @@ pub struct PoolSnap {
     pub entries: Vec<AreaInfo>,
 }
 
+/// One 64 MiB chunk of maple-rfc's per-CPU bump overlay (spec §11.5): `[base, limit)`, the
+/// bump pointer (the next free address), the pages its areas hold (`alloced`), the CPU that owns
+/// it and whether it is still that CPU's current chunk (else retired).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+pub struct ChunkSnap {
+    pub base: Addr,
+    pub limit: Addr,
+    pub bump: Addr,
+    pub pages: u64,
+    pub owner_cpu: u32,
+    pub current: bool,
+}
+
 /// Everything a view shows of the allocator at one point.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 pub struct StateSnap {
@@ -82,6 +95,10 @@ pub struct StateSnap {
     pub busy: Vec<BusySnap>,
     pub lazy: Vec<LazySnap>,
     pub pools: Vec<PoolSnap>,
+    /// maple-rfc's bump chunks, newest first (empty for the other eras).
+    pub chunks: Vec<ChunkSnap>,
+    /// The index's memory: objects, maple nodes, chunk descriptors, bytes per live area.
+    pub memory: crate::memory::IndexMemory,
 }
 
 /// A snapshot of the index an era keeps, tagged by its kind (`{"kind": "free_tree", ...}`):
@@ -211,6 +228,21 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
     }
 }
 
+/// maple-rfc's bump chunks, newest first, as `busy` lists them.
+pub fn snapshot_chunks(v: &Vmap) -> Vec<ChunkSnap> {
+    let Some(r) = v.rfc.as_deref() else { return Vec::new() };
+    r.chunk_states()
+        .map(|(c, current)| ChunkSnap {
+            base: Addr(c.base),
+            limit: Addr(c.limit),
+            bump: Addr(c.bump),
+            pages: c.alloced,
+            owner_cpu: c.owner_cpu,
+            current,
+        })
+        .collect()
+}
+
 pub fn snapshot_state(v: &Vmap) -> StateSnap {
     if !v.is_initialized() {
         let mut booted = v.clone();
@@ -232,6 +264,8 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
         busy,
         lazy,
         pools,
+        chunks: snapshot_chunks(v),
+        memory: crate::memory::index_memory(v),
     }
 }
 

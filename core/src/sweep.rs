@@ -38,6 +38,8 @@ impl SweepShape {
 #[derive(Clone, Debug, PartialEq, Serialize, TS)]
 pub struct SweepPoint {
     pub profile: Profile,
+    /// maple-rfc: whether the per-CPU bump overlay was on; `None` for the other profiles.
+    pub bump: Option<bool>,
     pub live: usize,
     pub ops: u64,
     pub nodes_visited: f64,
@@ -50,10 +52,11 @@ pub struct SweepPoint {
     pub work: f64,
 }
 
-fn point(profile: Profile, live: usize, c: &Counters) -> SweepPoint {
+fn point(profile: Profile, bump: Option<bool>, live: usize, c: &Counters) -> SweepPoint {
     let n = c.ops.max(1) as f64;
     SweepPoint {
         profile,
+        bump,
         live,
         ops: c.ops,
         nodes_visited: c.nodes_visited as f64 / n,
@@ -72,10 +75,28 @@ fn vmalloc<O: crate::events::Observer>(v: &mut Vmap, pages: u64, obs: &mut O) ->
 
 /// Average counters per operation for each live count.
 pub fn sweep(profile: Profile, shape: SweepShape, lives: &[usize], rounds: usize) -> Vec<SweepPoint> {
+    sweep_bump(profile, None, shape, lives, rounds)
+}
+
+/// [`sweep`] with maple-rfc's bump overlay set on or off (`None`: the profile's default; ignored
+/// by the other profiles, whose points say `bump: None`).
+pub fn sweep_bump(
+    profile: Profile,
+    bump: Option<bool>,
+    shape: SweepShape,
+    lives: &[usize],
+    rounds: usize,
+) -> Vec<SweepPoint> {
     lives
         .iter()
         .map(|&live| {
             let mut v = Vmap::new(profile);
+            let bump = v.rfc.as_deref_mut().map(|r| {
+                if let Some(on) = bump {
+                    r.set_bump(on);
+                }
+                r.bump_on
+            });
             let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
             let mut held = Vec::with_capacity(live);
             for _ in 0..live {
@@ -110,7 +131,7 @@ pub fn sweep(profile: Profile, shape: SweepShape, lives: &[usize], rounds: usize
                     }
                 }
             }
-            point(profile, live, &c.total)
+            point(profile, bump, live, &c.total)
         })
         .collect()
 }
@@ -126,5 +147,20 @@ mod tests {
         assert!(old[1].list_walked > 10.0 * old[0].list_walked.max(1.0), "{old:?}");
         assert!(new[1].work < 3.0 * new[0].work, "{new:?}");
         assert_eq!(new[0].list_walked, 0.0);
+        assert_eq!(new[0].bump, None);
+    }
+
+    #[test]
+    fn maple_rfc_sweeps_with_the_overlay_off_and_on() {
+        let off = sweep_bump(Profile::MapleRfc, Some(false), SweepShape::Random, &[100, 1000], 100);
+        let on = sweep_bump(Profile::MapleRfc, Some(true), SweepShape::Random, &[100, 1000], 100);
+        assert_eq!(
+            off.iter().map(|p| (p.live, p.bump, p.ops)).collect::<Vec<_>>(),
+            [(100, Some(false), 200), (1000, Some(false), 200)]
+        );
+        assert_eq!(on.iter().map(|p| (p.live, p.bump)).collect::<Vec<_>>(), [(100, Some(true)), (1000, Some(true))]);
+        assert_eq!(sweep(Profile::MapleRfc, SweepShape::Random, &[10], 5)[0].bump, Some(true));
+        // No rbtree is searched under maple-rfc: its free-tree counters stay at zero.
+        assert!(off.iter().chain(&on).all(|p| p.rotations == 0.0 && p.list_walked == 0.0), "{off:?} {on:?}");
     }
 }

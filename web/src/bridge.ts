@@ -78,10 +78,25 @@ export function freeNodes(i: Index): FreeNode[] {
 }
 
 /** The allocator at one point; `index` is the era's index (free tree or maple tree). */
-export type State = Omit<Parsed<Raw.StateSnap>, 'profile' | 'index'> & {
+export type State = Omit<Parsed<Raw.StateSnap>, 'profile' | 'index' | 'chunks' | 'memory'> & {
   profile: string;
   index: Index;
+  /** maple-rfc's bump chunks, newest first (absent or empty for the other eras). */
+  chunks?: BumpChunk[];
+  /** What the index takes (objects, maple nodes, chunk descriptors); absent for a maple-tree trace. */
+  memory?: IndexMemory;
 };
+
+/** One 64 MiB chunk of maple-rfc's per-CPU bump overlay: `[base, limit)`, its bump pointer, used pages, owner CPU. */
+export type BumpChunk = Parsed<Raw.ChunkSnap>;
+
+/** The memory of a state's index, for the struct panel (core/src/memory.rs). */
+export type IndexMemory = Parsed<Raw.IndexMemory>;
+
+/** Bytes per live area of a state's index (a state with none counts one), as the core's `per_live_area`. */
+export function bytesPerLiveArea(m: IndexMemory): number {
+  return m.indexBytes / Math.max(1, m.liveAreas);
+}
 
 /** One operation of the trace and what it printed (`line`: 1-based line of the trace text). */
 export type OpSummary = Parsed<Raw.OpSummary>;
@@ -183,6 +198,33 @@ function parseLazy(l: unknown): LazyArea {
   return { ...parseArea(l), node: num(obj<Raw.LazySnap>(l, 'lazy area').node ?? 0, 'node') };
 }
 
+function parseChunk(v: unknown): BumpChunk {
+  const o = obj<Raw.ChunkSnap>(v, 'chunk');
+  return {
+    base: parseBig(o.base),
+    limit: parseBig(o.limit),
+    bump: parseBig(o.bump),
+    pages: count(o.pages, 'chunk.pages'),
+    ownerCpu: count(o.owner_cpu, 'chunk.owner_cpu'),
+    current: o.current === true,
+  };
+}
+
+function parseMemory(v: unknown): IndexMemory {
+  const o = obj<Raw.IndexMemory>(v, 'memory');
+  return {
+    vmapAreaBytes: count(o.vmap_area_bytes, 'vmap_area_bytes'),
+    objects: count(o.objects, 'objects'),
+    freeBlocks: count(o.free_blocks, 'free_blocks'),
+    liveAreas: count(o.live_areas, 'live_areas'),
+    occupiedNodes: count(o.occupied_nodes, 'occupied_nodes'),
+    busyTreeNodes: count(o.busy_tree_nodes, 'busy_tree_nodes'),
+    freeTreeNodes: count(o.free_tree_nodes, 'free_tree_nodes'),
+    chunks: count(o.chunks, 'chunks'),
+    indexBytes: count(o.index_bytes, 'index_bytes'),
+  };
+}
+
 function parsePool(p: unknown): Pool {
   const q = obj<Raw.PoolSnap>(p, 'pool');
   return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
@@ -212,7 +254,9 @@ export function parseStateValue(v: unknown): State {
     busy: arr(o.busy, 'busy').map(parseBusy),
     lazy: arr(o.lazy ?? [], 'lazy').map(parseLazy),
     pools: arr(o.pools ?? [], 'pools').map(parsePool),
+    chunks: arr(o.chunks ?? [], 'chunks').map(parseChunk),
   };
+  if (o.memory !== undefined && o.memory !== null) state.memory = parseMemory(o.memory);
   const anyArea =
     freeNodes(state.index).length + state.busy.length + state.lazy.length + state.pools.reduce((n, p) => n + p.entries.length, 0) > 0;
   return { ...state, initialized: typeof o.initialized === 'boolean' ? o.initialized : anyArea };

@@ -131,11 +131,7 @@ fn mixed(p: Profile, n: usize, live: usize) -> (Vec<Op>, usize) {
 /// the rbtree eras 72-byte objects (the kernel's `struct vmap_area` before the RFC), free blocks
 /// included.
 fn bytes_per_area(v: &vmapviz_core::Vmap) -> f64 {
-    if let Some(m) = v.rfc.as_deref() {
-        return m.index_bytes() as f64 / m.live_areas().max(1) as f64;
-    }
-    let live = v.arena.live();
-    72.0 * live as f64 / live.saturating_sub(v.free_blocks()).max(1) as f64
+    vmapviz_core::memory::index_memory(v).per_live_area()
 }
 
 /// Best of three runs (the machine may be shared): ns per timed op, busy and free at the end,

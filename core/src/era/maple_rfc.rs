@@ -1203,6 +1203,12 @@ impl MapleRfc {
         48 * self.arena.live() as u64 + 256 * nodes as u64 + (128 * 1024 + 64) * self.chunks.len() as u64
     }
 
+    /// The bump chunks, newest first, each with whether it is its owner CPU's current chunk
+    /// (else it is retired): what `busy` prints as its `chunk` lines.
+    pub fn chunk_states(&self) -> impl Iterator<Item = (&BumpChunk, bool)> + '_ {
+        self.chunks.iter().map(|c| (c, self.bump_cur.get(c.owner_cpu as usize).copied().flatten() == Some(c.base)))
+    }
+
     // ------------------------------------------------------------------ invariants
 
     /// The profile's invariants: every maple tree valid; the occupied tree's ranges (joined

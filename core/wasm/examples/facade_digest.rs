@@ -61,8 +61,8 @@ fn main() {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     for p in ["linux-5.1", "linux-5.2", "linux-6.1", "linux-6.9"] {
         for j in [
-            cost_sweep(p, "random", "10,100", 50),
-            cost_sweep(p, "long_busy", "10,100", 50),
+            cost_sweep(p, "random", "10,100", 50, None),
+            cost_sweep(p, "long_busy", "10,100", 50, None),
             contention(p, "1,2,8", 100),
         ] {
             fnv(&mut h, &j.unwrap_or_default());

@@ -9,7 +9,7 @@ use ts_rs::TS;
 use vmapviz_core::contention::sweep as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
-use vmapviz_core::sweep::{sweep, SweepShape};
+use vmapviz_core::sweep::{sweep_bump, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
 use vmapviz_core::{Op, Profile, Session, TraceLine};
@@ -39,13 +39,19 @@ pub struct CountersJson {
 }
 
 /// JSON cost sweep: average counters per operation for each live count (comma-separated).
-/// `shape` is `long_busy` or `random`.
+/// `shape` is `long_busy` or `random`; `bump` sets maple-rfc's bump overlay (left out: on).
 #[wasm_bindgen]
-pub fn cost_sweep(profile_name: &str, shape: &str, lives: &str, rounds: usize) -> Result<String, JsError> {
+pub fn cost_sweep(
+    profile_name: &str,
+    shape: &str,
+    lives: &str,
+    rounds: usize,
+    bump: Option<bool>,
+) -> Result<String, JsError> {
     let p = profile(profile_name)?;
     let shape = SweepShape::parse(shape).ok_or_else(|| JsError::new("shape must be long_busy or random"))?;
     let lives = parse_list(lives)?;
-    Ok(to_json(&sweep(p, shape, &lives, rounds.min(100_000))))
+    Ok(to_json(&sweep_bump(p, bump, shape, &lives, rounds.min(100_000))))
 }
 
 /// JSON contention model for each CPU count (comma-separated).

@@ -47,6 +47,13 @@ export type CacheResetWhy = "empty" | "smaller_than_hole" | "lower_vstart" | "sm
  */
 export type CatalogueJson = { workloads: Array<WorkloadInfo>, presets: Array<string>, profiles: Array<string>, defaults: WorkloadParams, };
 
+/**
+ * One 64 MiB chunk of maple-rfc's per-CPU bump overlay (spec §11.5): `[base, limit)`, the
+ * bump pointer (the next free address), the pages its areas hold (`alloced`), the CPU that owns
+ * it and whether it is still that CPU's current chunk (else retired).
+ */
+export type ChunkSnap = { base: Addr, limit: Addr, bump: Addr, pages: number, owner_cpu: number, current: boolean, };
+
 export type Color = "red" | "black";
 
 export type ContentionResult = { profile: Profile, cpus: number, ops: number, 
@@ -146,6 +153,39 @@ export type ImportReportJson = { format: ImportFormat, mapped: number, skipped: 
  * tree whole (`{"kind": "maple", tree}`: a few KB for the trees a player steps through).
  */
 export type IndexDelta = { "kind": "free_tree", root: number | null, set: Array<NodeSnap>, del: Array<number>, } | { "kind": "maple", tree: MapleTreeJson, };
+
+/**
+ * What the index of one state takes.
+ */
+export type IndexMemory = { 
+/**
+ * Bytes of one `struct vmap_area` in this profile (72, or 48 for maple-rfc).
+ */
+vmap_area_bytes: number, 
+/**
+ * Live `struct vmap_area` objects: busy, lazy and pooled areas, and free blocks.
+ */
+objects: number, 
+/**
+ * Objects that describe free space (0 in maple-rfc, whose free space is NULL ranges).
+ */
+free_blocks: number, 
+/**
+ * Busy, lazy and pooled areas: what the figure is "per".
+ */
+live_areas: number, 
+/**
+ * Maple nodes of the occupied tree, of the busy trees, of the stale free tree (maple-rfc).
+ */
+occupied_nodes: number, busy_tree_nodes: number, free_tree_nodes: number, 
+/**
+ * Bump chunk descriptors (maple-rfc).
+ */
+chunks: number, 
+/**
+ * All of it, in bytes.
+ */
+index_bytes: number, };
 
 /**
  * A snapshot of the index an era keeps, tagged by its kind (`{"kind": "free_tree", ...}`):
@@ -248,12 +288,24 @@ initialized: boolean, profile: Profile, cpus: number, cpu: number, lazy_nr: numb
 /**
  * The era's index: the free tree, or maple-rfc's occupied maple tree.
  */
-index: IndexSnap, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, };
+index: IndexSnap, busy: Array<BusySnap>, lazy: Array<LazySnap>, pools: Array<PoolSnap>, 
+/**
+ * maple-rfc's bump chunks, newest first (empty for the other eras).
+ */
+chunks: Array<ChunkSnap>, 
+/**
+ * The index's memory: objects, maple nodes, chunk descriptors, bytes per live area.
+ */
+memory: IndexMemory, };
 
 /**
  * One point of a sweep: live areas and the average counters of one operation.
  */
-export type SweepPoint = { profile: Profile, live: number, ops: number, nodes_visited: number, list_walked: number, comparisons: number, rotations: number, propagations: number, cache_lines: number, 
+export type SweepPoint = { profile: Profile, 
+/**
+ * maple-rfc: whether the per-CPU bump overlay was on; `None` for the other profiles.
+ */
+bump: boolean | null, live: number, ops: number, nodes_visited: number, list_walked: number, comparisons: number, rotations: number, propagations: number, cache_lines: number, 
 /**
  * nodes visited + list steps + propagations + rotations.
  */

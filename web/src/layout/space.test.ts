@@ -60,6 +60,20 @@ describe('segments', () => {
     expect(segs[4].id).toBeNull();
   });
 
+  it('cuts the free space at the bounds of maple-rfc bump chunks, so a chunk tail has a width of its own', () => {
+    const s = state({
+      space: [0x1000n, 0x100000n],
+      busy: [{ id: 2, vaStart: 0x10000n, vaEnd: 0x12000n, lazy: false, node: 0 }],
+      chunks: [{ base: 0x10000n, limit: 0x20000n, bump: 0x12000n, pages: 2, ownerCpu: 0, current: true }],
+    });
+    expect(segments(s).map((x) => [x.state, x.start, x.end])).toEqual([
+      ['gap', 0x1000n, 0x10000n],
+      ['busy', 0x10000n, 0x12000n],
+      ['gap', 0x12000n, 0x20000n],
+      ['gap', 0x20000n, 0x100000n],
+    ]);
+  });
+
   it('shows an uninitialised space as one gap', () => {
     const segs = segments(state({}));
     expect(segs).toHaveLength(1);

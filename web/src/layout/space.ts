@@ -50,14 +50,27 @@ export function segments(state: State): Segment[] {
   for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);
   out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 
+  // maple-rfc's bump chunks: a gap is cut at each chunk's bounds, so that a chunk's unused tail
+  // keeps a width of its own beside the (much larger) free space after it.
+  const cuts = [...new Set((state.chunks ?? []).flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const gaps = (start: bigint, end: bigint) => {
+    let at = start;
+    for (const c of cuts) {
+      if (c > at && c < end) {
+        filled.push(gap(at, c));
+        at = c;
+      }
+    }
+    filled.push(gap(at, end));
+  };
   const filled: Segment[] = [];
   let cursor = state.space[0];
   for (const s of out) {
-    if (s.start > cursor) filled.push(gap(cursor, s.start));
+    if (s.start > cursor) gaps(cursor, s.start);
     filled.push(s);
     if (s.end > cursor) cursor = s.end;
   }
-  if (state.space[1] > cursor) filled.push(gap(cursor, state.space[1]));
+  if (state.space[1] > cursor) gaps(cursor, state.space[1]);
   return filled;
 }
 

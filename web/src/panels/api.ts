@@ -136,8 +136,12 @@ export function parseReport(json: string): ImportReport {
   };
 }
 
-/** The work counters of one operation or a total (core/src/counters.rs), each as a number. */
-export type Counters = { [K in keyof Raw.Counters]: number };
+/**
+ * The work counters of one operation or a total (core/src/counters.rs), each as a number: the
+ * contract's keys, and any other count the core sends (a key added on the Rust side shows up in
+ * the tables before this file names it).
+ */
+export type Counters = { [K in keyof Raw.Counters]: number } & { [key: string]: number };
 
 export const COUNTER_KEYS = [
   'nodes_visited',
@@ -166,11 +170,28 @@ export function work(c: Counters): number {
   return c.nodes_visited + c.list_walked + c.propagations + c.rotations;
 }
 
+/** A counter's label: the known ones in words, another from its key (`slots_scanned` → "slots scanned"). */
+export function counterLabel(key: string): string {
+  return (COUNTER_LABEL as Record<string, string>)[key] ?? key.replace(/_/g, ' ');
+}
+
 function parseCountersValue(v: unknown): Counters {
   const o = obj<Raw.Counters>(v, 'counters');
   const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
   for (const k of COUNTER_KEYS) c[k] = n(o[k] ?? 0, k);
+  // Counts the contract names beyond these (the maple counters, for one), in the core's order.
+  for (const [k, val] of Object.entries(o as Record<string, unknown>)) {
+    if (k === 'ops' || k in c) continue;
+    if (typeof val === 'number' || (typeof val === 'string' && /^0x[0-9a-f]+$/i.test(val))) c[k] = n(val, k);
+  }
   return c;
+}
+
+/** Every counter key of some counters (the known ones first, then the others in their order). */
+export function counterKeys(cs: Counters[]): string[] {
+  const keys: string[] = [...COUNTER_KEYS];
+  for (const c of cs) for (const k of Object.keys(c)) if (k !== 'ops' && !keys.includes(k)) keys.push(k);
+  return keys;
 }
 
 export interface CountersRange {
@@ -186,6 +207,8 @@ export function parseCounters(json: string): CountersRange {
 /** One point of `cost_sweep`: average counters per operation with `live` areas. */
 export interface SweepPoint {
   profile: string;
+  /** maple-rfc: the bump overlay on or off; null for the other profiles. */
+  bump: boolean | null;
   live: number;
   ops: number;
   nodesVisited: number;
@@ -200,6 +223,7 @@ export function parseSweep(json: string): SweepPoint[] {
     const o = obj<Raw.SweepPoint>(p, 'sweep point');
     return {
       profile: s(o.profile, 'profile'),
+      bump: typeof o.bump === 'boolean' ? o.bump : null,
       live: n(o.live, 'live'),
       ops: n(o.ops, 'ops'),
       nodesVisited: n(o.nodes_visited, 'nodes_visited'),
@@ -249,6 +273,49 @@ export function withProfile(trace: string, profile: string): string {
     return lines.join('\n');
   }
   return `profile ${profile}\n${trace}`;
+}
+
+/**
+ * A trace made to replay under `profile`: its profile line replaced (`withProfile`) and, for a
+ * profile other than maple-rfc, that profile's own lines turned into their nearest equivalent
+ * without moving any operation to another index (so steps line up between profiles): `bump
+ * on|off` becomes a `dump` (no change to the state), `early` a plain `alloc` (as the core's S1–S5
+ * workloads do for the other profiles).
+ */
+export function forProfile(trace: string, profile: string): string {
+  const text = withProfile(trace, profile);
+  if (profile === 'maple-rfc') return text;
+  return text
+    .split('\n')
+    .map((l) => l.replace(/^(\s*)bump(\s+(on|off))?\b.*$/, '$1dump').replace(/^(\s*)early(\s)/, '$1alloc$2'))
+    .join('\n');
+}
+
+/**
+ * What an operation answered: the first line of its output of the form `alloc -> 0x…` or
+ * `alloc -> FAIL` (an address or a failure), or '' when it printed no answer (a `free`, or a
+ * `dump` whose text differs by design between profiles).
+ */
+export function opResult(output: string): string {
+  for (const l of output.split('\n')) {
+    const t = l.trim();
+    if (/^\S+ -> /.test(t)) return t;
+  }
+  return '';
+}
+
+/**
+ * The steps (1-based, as the compare panel counts them) up to `k` whose operation printed a
+ * different first line in some column: the addresses that differ between the profiles.
+ */
+export function differingSteps(results: string[][], k: number): number[] {
+  const out: number[] = [];
+  if (results.length < 2) return out;
+  for (let i = 0; i < k; i++) {
+    const first = results[0][i];
+    if (results.some((r) => r[i] !== first)) out.push(i + 1);
+  }
+  return out;
 }
 
 /** The profile a trace names on its first operation line, or null (the default, linux-5.2). */

@@ -8,11 +8,32 @@ import { button, download, h, select } from './dom';
 import { pngBlob, svgMarkup } from './exportImage';
 
 export const SWEEP_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9'];
+
+/** A line of the cost charts: a profile, and for maple-rfc its bump overlay off or on. */
+export interface SweepVariant {
+  key: string;
+  label: string;
+  profile: string;
+  bump: boolean | null;
+  dashed: boolean;
+}
+
+/** The profiles of the sweep, maple-rfc twice: the overlay off (every search in the maple tree) and on. */
+export const SWEEP_VARIANTS: SweepVariant[] = [
+  ...SWEEP_PROFILES.map((p) => ({ key: p, label: p, profile: p, bump: null, dashed: p === 'linux-5.1' })),
+  { key: 'maple-rfc-bump-off', label: 'maple-rfc, bump off', profile: 'maple-rfc', bump: false, dashed: false },
+  { key: 'maple-rfc-bump-on', label: 'maple-rfc, bump on', profile: 'maple-rfc', bump: true, dashed: true },
+];
+
+/** The points of one variant. */
+export function variantPoints(pts: SweepPoint[], v: SweepVariant): SweepPoint[] {
+  return pts.filter((x) => x.profile === v.profile && (v.bump === null || x.bump === v.bump));
+}
 export const SWEEP_LIVES = '100,300,1000,3000,10000,30000';
 export const CONTENTION_PROFILES = ['linux-5.2', 'linux-6.1', 'linux-6.9'];
 export const CONTENTION_CPUS = '1,2,4,8,16,32,64';
 
-type SweepMetric = 'work' | 'nodesVisited' | 'listWalked' | 'cacheLines';
+export type SweepMetric = 'work' | 'nodesVisited' | 'listWalked' | 'cacheLines';
 const SWEEP_METRICS: [SweepMetric, string][] = [
   ['work', 'work per operation (visits + list walk + propagation + rotations)'],
   ['listWalked', 'busy-list entries walked (linux-5.1)'],
@@ -20,10 +41,33 @@ const SWEEP_METRICS: [SweepMetric, string][] = [
   ['cacheLines', 'cache lines touched (est.)'],
 ];
 
+/** One line per variant of a sweep's points, for a measure (log axes: a zero sits on the floor, 0.1). */
+export function sweepSeries(pts: SweepPoint[], variants: SweepVariant[], m: SweepMetric, shape: string): Series[] {
+  return variants.map((v) => {
+    const st = profileStyle(v.profile);
+    return {
+      key: v.key,
+      label: v.label,
+      color: v.bump === true ? '#1f6f99' : st.color,
+      symbol: st.symbol,
+      dashed: v.dashed,
+      points: variantPoints(pts, v).map((x) => ({
+        x: x.live,
+        y: Math.max(x[m], 0.1),
+        data: { profile: v.profile, ...(v.bump === null ? {} : { bump: v.bump ? 'on' : 'off' }), live: x.live, value: +x[m].toFixed(3), shape },
+        title: `${v.label}, ${x.live} live areas: ${x[m].toFixed(2)} per operation`,
+      })),
+    };
+  });
+}
+
 export class ChartsPanel {
   readonly root: HTMLElement;
   private readonly costRandom: HTMLElement;
   private readonly costLong: HTMLElement;
+  private readonly searchNodes: HTMLElement;
+  private readonly searchLines: HTMLElement;
+  private readonly mapleNote: HTMLElement;
   private readonly throughput: HTMLElement;
   private readonly shares: HTMLElement;
   private readonly status: HTMLElement;
@@ -53,6 +97,11 @@ export class ChartsPanel {
     const l = box('cost-long-busy');
     const t = box('contention-throughput');
     const s = box('contention-shares');
+    const sn = box('search-nodes');
+    const sl = box('search-lines');
+    this.searchNodes = sn.box;
+    this.searchLines = sl.box;
+    this.mapleNote = h('p', { class: 'wb-muted', 'data-testid': 'maple-counters-note' });
     this.costRandom = r.box;
     this.costLong = l.box;
     this.throughput = t.box;
@@ -68,6 +117,14 @@ export class ChartsPanel {
         'The core keeps N areas busy, then runs 200 rounds (random: free one at random and allocate 1–100 pages; long_busy: 100 pages + 1 page, then free both) and averages its counters per operation. Both axes are logarithmic: the pre-2019 list walk (linux-5.1) grows with N, the tree stays near flat.',
       ),
       h('div', { class: 'wb-chart-grid' }, r.wrap, l.wrap),
+      h('h3', {}, 'Search cost: a binary tree against a 10–16-way B-tree'),
+      h(
+        'p',
+        { class: 'wb-muted' },
+        'The same random sweep, linux-6.9 against maple-rfc: tree nodes visited and cache lines touched per operation. The augmented rbtree is about log₂ N deep; the maple tree about log₁₀ to log₁₆ N, with several slots scanned in each 256-byte node. With the bump overlay on, most allocations touch no tree at all.',
+      ),
+      this.mapleNote,
+      h('div', { class: 'wb-chart-grid' }, sn.wrap, sl.wrap),
       h('h3', {}, 'Why 6.9 scales: the lock contention model'),
       h(
         'p',
@@ -86,6 +143,7 @@ export class ChartsPanel {
   async show(): Promise<void> {
     if (this.started) {
       this.drawCost();
+      this.drawSearch();
       this.drawContention();
       return;
     }
@@ -97,11 +155,15 @@ export class ChartsPanel {
       const sweeps = new Map<string, SweepPoint[]>();
       for (const shape of ['random', 'long_busy']) {
         const pts: SweepPoint[] = [];
-        for (const p of SWEEP_PROFILES) pts.push(...parseSweep(await w.call<string>({ type: 'sweep', profile: p, shape, lives: SWEEP_LIVES, rounds: 200 })));
+        for (const v of SWEEP_VARIANTS) {
+          const req = { type: 'sweep' as const, profile: v.profile, shape, lives: SWEEP_LIVES, rounds: 200, ...(v.bump === null ? {} : { bump: v.bump }) };
+          pts.push(...parseSweep(await w.call<string>(req)));
+        }
         sweeps.set(shape, pts);
       }
       this.sweeps = sweeps;
       this.drawCost();
+      this.drawSearch();
       const cont: ContentionPoint[] = [];
       for (const p of CONTENTION_PROFILES) cont.push(...parseContention(await w.call<string>({ type: 'contention', profile: p, cpus: CONTENTION_CPUS, pairs: 200 })));
       this.contention = cont;
@@ -123,31 +185,38 @@ export class ChartsPanel {
       ['long_busy', this.costLong],
     ] as const) {
       const pts = this.sweeps.get(shape) ?? [];
-      const series: Series[] = SWEEP_PROFILES.map((p) => {
-        const st = profileStyle(p);
-        return {
-          key: p,
-          label: p,
-          color: st.color,
-          symbol: st.symbol,
-          dashed: p === 'linux-5.1',
-          points: pts
-            .filter((x) => x.profile === p)
-            .map((x) => ({
-              // Log axes: a zero (no list walk in the tree designs) sits on the floor.
-              x: x.live,
-              y: Math.max(x[m], 0.1),
-              data: { profile: p, live: x.live, value: +x[m].toFixed(3), shape },
-              title: `${p}, ${x.live} live areas: ${x[m].toFixed(2)} per operation`,
-            })),
-        };
-      });
+      const series = sweepSeries(pts, SWEEP_VARIANTS, m, shape);
       drawChart(root, {
         title: shape === 'random' ? 'random sizes (1–100 pages)' : 'long_busy_list (100 + 1 pages)',
         subtitle: label,
         x: { label: 'live areas (log)', log: true, format: shortNum, ticks: SWEEP_LIVES.split(',').map(Number) },
         y: { label: 'per operation (log)', log: true, format: shortNum },
         series,
+      });
+    }
+  }
+
+  /** linux-6.9 against maple-rfc: nodes visited and cache lines per operation (random shape). */
+  private drawSearch(): void {
+    if (!this.sweeps) return;
+    const pts = this.sweeps.get('random') ?? [];
+    const variants = SWEEP_VARIANTS.filter((v) => v.profile === 'linux-6.9' || v.profile === 'maple-rfc');
+    const rfc = pts.filter((x) => x.profile === 'maple-rfc');
+    const silent = rfc.length > 0 && rfc.every((x) => x.nodesVisited === 0 && x.cacheLines === 0);
+    this.root.dataset.mapleCounters = silent ? 'zero' : 'counted';
+    this.mapleNote.textContent = silent
+      ? 'maple-rfc’s lines sit on the floor: the core does not count its maple tree’s node visits yet (its counters read 0 until the maple search reports them).'
+      : '';
+    for (const [m, root, what] of [
+      ['nodesVisited', this.searchNodes, 'tree nodes visited per operation (log)'],
+      ['cacheLines', this.searchLines, 'cache lines touched per operation (log)'],
+    ] as const) {
+      drawChart(root, {
+        title: m === 'nodesVisited' ? 'nodes visited: log₂ N against log₁₆ N' : 'cache lines touched',
+        subtitle: 'random sizes (1–100 pages)',
+        x: { label: 'live areas (log)', log: true, format: shortNum, ticks: SWEEP_LIVES.split(',').map(Number) },
+        y: { label: what, log: true, format: shortNum },
+        series: sweepSeries(pts, variants, m, 'random'),
       });
     }
   }

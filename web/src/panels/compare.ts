@@ -2,15 +2,15 @@
 // session, with the trace's `profile` line replaced), stepping in lock-step by operation, each
 // with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
-import { errorMessage, freeNodes, Session, type State } from '../bridge';
+import { bytesPerLiveArea, errorMessage, freeNodes, Session, type State } from '../bridge';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
-import { COUNTER_KEYS, COUNTER_LABEL, parseCounters, traceProfile, withProfile, work, type CounterKey, type Counters } from './api';
+import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters, traceProfile, work, type CounterKey, type Counters } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';
 import { button, grouped, h, select } from './dom';
 import { MiniViews } from './views';
 
-export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9'];
+export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc'];
 type Metric = CounterKey | 'work';
 const METRICS: Metric[] = ['work', ...COUNTER_KEYS];
 
@@ -22,6 +22,8 @@ interface Column {
   /** Counters of each operation, and prefix sums (cumulative[k] = ops 0..k-1). */
   perOp: Counters[];
   cumulative: Counters[];
+  /** What each operation answered (`alloc -> 0x…`, `alloc -> FAIL`, or ''), by step. */
+  results: string[];
   root: HTMLElement;
   status: HTMLElement;
   views: MiniViews;
@@ -34,12 +36,20 @@ function zero(): Counters {
 function add(a: Counters, b: Counters): Counters {
   const c = { ...a };
   c.ops += b.ops;
-  for (const k of COUNTER_KEYS) c[k] += b[k];
+  for (const k of Object.keys(b)) if (k !== 'ops') c[k] = (c[k] ?? 0) + b[k];
   return c;
 }
 
-function metric(c: Counters, m: Metric): number {
-  return m === 'work' ? work(c) : c[m];
+function metric(c: Counters, m: string): number {
+  return m === 'work' ? work(c) : (c[m] ?? 0);
+}
+
+/** The height of a state's index: the maple tree's, or the free rbtree's depth + 1 (null: none). */
+function treeHeight(st: State): number | null {
+  if (st.index.kind === 'maple') return st.index.tree.height;
+  const nodes = st.index.nodes;
+  if (!nodes.length) return null;
+  return 1 + nodes.reduce((d, n) => Math.max(d, n.depth), 0);
 }
 
 export class ComparePanel {
@@ -175,13 +185,14 @@ export class ComparePanel {
         treeRoot,
       );
       treeRoot.hidden = p === 'linux-5.1';
-      const col: Column = { profile: p, raw: null, session: null, error: null, perOp: [], cumulative: [zero()], root, status, views: new MiniViews(barRoot, treeRoot) };
+      const col: Column = { profile: p, raw: null, session: null, error: null, perOp: [], cumulative: [zero()], results: [], root, status, views: new MiniViews(barRoot, treeRoot) };
       try {
-        col.raw = Vmapviz.load(withProfile(trace, p));
+        col.raw = Vmapviz.load(forProfile(trace, p));
         col.session = new Session(col.raw);
         const c = parseCounters(col.raw.counters(0, col.raw.len()));
         col.perOp = c.perOp.slice(this.offset);
         for (const op of c.perOp) col.cumulative.push(add(col.cumulative[col.cumulative.length - 1], op));
+        col.results = col.session.summaries(this.offset, col.session.length).map((x) => opResult(x.output));
       } catch (e) {
         col.error = errorMessage(e);
         col.raw?.free();
@@ -199,6 +210,11 @@ export class ComparePanel {
     this.cols.style.setProperty('--cols', String(Math.max(1, this.columns.length)));
     this.length = Math.max(0, ...this.columns.map((c) => (c.session?.length ?? 0) - this.offset));
     this.scrubber.max = String(this.length);
+    // Counters the core sends beyond the known ones (maple-rfc's, say) can be drawn along the trace too.
+    const have = new Set([...this.metricSel.options].map((o) => o.value));
+    for (const k of counterKeys(this.columns.filter((c) => c.session).map((c) => c.cumulative[c.cumulative.length - 1]))) {
+      if (!have.has(k)) this.metricSel.append(h('option', { value: k }, counterLabel(k)));
+    }
     this.step = -1;
     this.go(this.follow.checked ? this.app.currentStep() : this.length);
   }
@@ -223,6 +239,7 @@ export class ComparePanel {
       c.status.textContent = last ? `${last.text} → ${last.output.trim().split('\n')[0] || 'done'}` : 'the initial state';
       c.status.dataset.output = last?.output.trim().split('\n')[0] ?? '';
       c.root.dataset.freeBlocks = String(freeNodes(st.index).length);
+      c.root.dataset.tree = st.index.kind === 'maple' ? 'maple' : 'free';
     }
     this.renderTable();
     this.drawSeries();
@@ -237,11 +254,13 @@ export class ComparePanel {
       h('tr', {}, h('th', { rowspan: 2 }, 'counter'), ...cols.map((c) => h('th', { colspan: 2, 'data-profile': c.profile }, h('code', {}, c.profile)))),
       h('tr', {}, ...cols.flatMap(() => [h('th', {}, k > 0 ? `op ${k}` : 'op —'), h('th', {}, `ops 1–${k}`)])),
     );
-    const rows = METRICS.map((m) =>
+    // Every key the columns' counters carry: a counter the core adds shows up as a row.
+    const keys = ['work', ...counterKeys(cols.map((c) => c.cumulative[c.cumulative.length - 1]))];
+    const rows = keys.map((m) =>
       h(
         'tr',
         { 'data-counter': m },
-        h('th', { scope: 'row' }, COUNTER_LABEL[m]),
+        h('th', { scope: 'row' }, counterLabel(m)),
         ...cols.flatMap((c) => {
           const op = k > 0 && c.perOp[k - 1] ? metric(c.perOp[k - 1], m) : null;
           const cum = metric(c.cumulative[Math.min(k, c.cumulative.length - 1)], m);
@@ -252,11 +271,51 @@ export class ComparePanel {
         }),
       ),
     );
-    this.table.replaceChildren(head, h('tbody', {}, ...rows));
+    // The state after the step: the index's height and memory.
+    const states = cols.map((c) => c.session!.state(Math.min(k + this.offset, c.session!.length)));
+    const stateRow = (key: string, label: string, value: (st: State) => string) =>
+      h(
+        'tr',
+        { 'data-row': key, class: 'wb-state-row' },
+        h('th', { scope: 'row' }, label),
+        ...cols.map((c, i) => h('td', { colspan: 2, 'data-profile': c.profile, 'data-kind': 'state' }, value(states[i]))),
+      );
+    const height = stateRow('height', 'tree height (rbtree depth, maple height)', (st) => {
+      const v = treeHeight(st);
+      return v === null ? '—' : String(v);
+    });
+    const bytes = stateRow('bytes_per_area', 'bytes per live area (index)', (st) => (st.memory ? bytesPerLiveArea(st.memory).toFixed(1) : '—'));
+    // The result of this operation in each column, and the operations so far whose results differ.
+    const results = cols.map((c) => c.results);
+    const diff = differingSteps(results, k);
+    const here = k > 0 ? cols.map((c) => c.results[k - 1] ?? '') : cols.map(() => '');
+    const differs = k > 0 && here.some((r) => r !== here[0]);
+    const result = h(
+      'tr',
+      { 'data-row': 'result', 'data-differs': String(differs), class: differs ? 'wb-differs' : '' },
+      h('th', { scope: 'row' }, 'this operation answered'),
+      ...cols.map((c, i) =>
+        h('td', { colspan: 2, class: 'wb-left wb-mono', 'data-profile': c.profile, 'data-kind': 'result', 'data-differs': String(k > 0 && here[i] !== here[0]) }, k > 0 ? here[i] || '(no answer)' : '—'),
+      ),
+    );
+    const list = diff.slice(-12).map((d) => `op ${d}`).join(', ');
+    const summary = h(
+      'tr',
+      { 'data-row': 'differing', 'data-count': String(diff.length) },
+      h('th', { scope: 'row' }, 'operations whose results differ'),
+      h(
+        'td',
+        { colspan: 2 * cols.length, class: 'wb-left', 'data-kind': 'differing' },
+        diff.length === 0
+          ? `none in ops 1–${k}`
+          : `${grouped(diff.length)} in ops 1–${k}: ${diff.length > 12 ? '…, ' : ''}${list}. A different address comes from a different search (maple-rfc pads aligned requests to size + align − 1, linux-5.1 starts at its cache hint, the bump overlay hands out chunk space) or from a different state before it.`,
+      ),
+    );
+    this.table.replaceChildren(head, h('tbody', {}, ...rows, height, bytes, result, summary));
   }
 
   private drawSeries(): void {
-    const m = this.metricSel.value as Metric;
+    const m = this.metricSel.value;
     const cumulative = this.cumulativeBox.checked;
     const series: Series[] = this.columns
       .filter((c) => c.session)
@@ -278,7 +337,7 @@ export class ComparePanel {
       return;
     }
     drawChart(this.chart, {
-      title: `${COUNTER_LABEL[m]}${cumulative ? ', cumulative,' : ''} per operation along the trace`,
+      title: `${counterLabel(m)}${cumulative ? ', cumulative,' : ''} per operation along the trace`,
       subtitle: 'the line marks the step shown',
       x: { label: 'operation', format: shortNum },
       y: { label: cumulative ? 'cumulative' : 'per operation', format: shortNum },

@@ -16,6 +16,7 @@ import { LargeTracePanel } from './large';
 import { LARGE_OPS } from './limits';
 import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
+import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
 import { parseHash } from '../permalink';
 import init, { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
@@ -179,6 +180,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, s.step) });
   const compare = new ComparePanel(app);
   const charts = new ChartsPanel(computeWorker);
+  const structs = new StructPanel(app);
 
   const panels: Record<TabId, HTMLElement> = {
     workloads: workloads.root,
@@ -186,6 +188,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     nodes: nodes.root,
     compare: compare.root,
     charts: charts.root,
+    struct: structs.root,
     large: large.root,
   };
 
@@ -262,6 +265,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       nodes.render(state ? { state, last: last?.frames ?? null, lastAgo: last?.ago } : null);
     }
     if (current === 'compare') compare.refresh();
+    if (current === 'struct') structs.render(state?.memory, state?.profile ?? null);
   }
   app.onChange(refresh);
 

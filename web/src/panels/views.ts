@@ -1,15 +1,29 @@
 // The app's view classes (web/src/views), instantiated in the panels' own root elements (each
 // view scopes its D3 selections to its root, so several instances coexist). One adapter so a
-// change of the views' render options touches one place.
+// change of the views' render options touches one place. A maple-rfc state (no free tree: its
+// `index` is a maple tree instead) is drawn with the maple view, made on first need in a root of
+// its own next to the free tree's, as the page does (`renderOccupied` in web/src/app.ts).
+import '../views/mapleTree.css';
 import { freeNodes, type FreeNode, type State } from '../bridge';
+import { parseMapleSnapshotValue, type MapleSnapshot } from '../maple/bridge';
 import { FreeTree } from '../views/freeTree';
+import { MapleTreeView } from '../views/mapleTree';
 import { SpaceBar } from '../views/spaceBar';
 
 export class MiniViews {
   readonly bar: SpaceBar;
   readonly tree: FreeTree;
+  /** The maple view (made when a state's index is first a maple tree) and its root. */
+  maple: MapleTreeView | null = null;
+  private mapleRoot: HTMLElement | null = null;
+  /** The last occupied tree parsed (states of one session repeat the same object). */
+  private parsed: { raw: unknown; snap: MapleSnapshot } | null = null;
+  private fitted = false;
 
-  constructor(barRoot: HTMLElement, treeRoot: HTMLElement) {
+  constructor(
+    barRoot: HTMLElement,
+    private readonly treeRoot: HTMLElement,
+  ) {
     const hover = (id: number | null) => {
       this.bar.highlight(id);
       this.tree.highlight(id);
@@ -22,10 +36,44 @@ export class MiniViews {
 
   render(state: State): void {
     this.bar.render(state, {});
+    if (state.index.kind === 'maple') {
+      this.renderMaple(state.index.tree);
+      return;
+    }
+    if (this.mapleRoot) this.mapleRoot.hidden = true;
+    if (this.treeRoot.hidden && this.treeRoot.dataset.mapleHidden === 'true') {
+      this.treeRoot.hidden = false;
+      delete this.treeRoot.dataset.mapleHidden;
+    }
     this.renderTree(freeNodes(state.index), state.initialized);
   }
 
   renderTree(nodes: FreeNode[], initialized = true, duration = 0): void {
     this.tree.render(nodes, { initialized, duration });
+  }
+
+  private renderMaple(raw: unknown): void {
+    if (!this.mapleRoot) {
+      const root = document.createElement('div');
+      root.className = `${this.treeRoot.className} maple-tree-root`;
+      root.dataset.widget = this.treeRoot.dataset.widget?.replace('tree', 'maple') ?? 'maple-tree-copy';
+      this.treeRoot.after(root);
+      this.mapleRoot = root;
+      // No hover link: the maple view's range ids are not the bar's area ids in a maple-rfc state.
+      this.maple = new MapleTreeView(root, {});
+    }
+    if (!this.treeRoot.hidden) {
+      this.treeRoot.hidden = true;
+      this.treeRoot.dataset.mapleHidden = 'true';
+    }
+    this.mapleRoot.hidden = false;
+    const parsed = this.parsed && this.parsed.raw === raw ? this.parsed : { raw, snap: parseMapleSnapshotValue(raw) };
+    this.parsed = parsed;
+    this.maple?.render(parsed.snap, { duration: 0 });
+    if (!this.fitted) {
+      // Fit the whole tree once the root has its size (it was just made or shown): a copy is small.
+      this.fitted = true;
+      requestAnimationFrame(() => this.maple?.fitWhole(0));
+    }
   }
 }

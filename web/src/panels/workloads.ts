@@ -18,6 +18,11 @@ const KEEP: Record<string, { label: string; kernel: number; watch: number }> = {
   test_vmalloc: { label: 'size knob (all tests)', kernel: 0, watch: 12 },
 };
 
+/** maple-rfc's teaching scenarios S1–S5 of the spec (§11.10), `rfc_s1_…` to `rfc_s5_…` in the core. */
+export function isRfcScenario(name: string): boolean {
+  return /^rfc_s[1-5]_/.test(name);
+}
+
 /** Loops that keep a workload watchable in the main view (the kernel's default is 1,000,000). */
 export const WATCH_LOOPS = 8;
 
@@ -162,9 +167,11 @@ export class WorkloadsPanel {
         }),
       );
     const core = (k: WorkloadInfo['kind']) =>
-      this.cat.workloads.filter((w) => w.kind === k).map((info): Item => ({ kind: 'core', info }));
+      this.cat.workloads.filter((w) => w.kind === k && !isRfcScenario(w.name)).map((info): Item => ({ kind: 'core', info }));
+    const rfc = this.cat.workloads.filter((w) => isRfcScenario(w.name)).map((info): Item => ({ kind: 'core', info }));
     this.list.replaceChildren(
       group('Teaching scenarios', 'one mechanism each', core('teaching')),
+      group('maple-rfc S1–S5', 'the June 2026 RFC: vmalloc on maple trees', rfc),
       group('vmap nodes (linux-6.9)', 'pools, decay, reclaim', NODE_SCENARIOS.map((scenario): Item => ({ kind: 'scenario', scenario }))),
       group('Kernel tests', 'lib/test_vmalloc.c', core('kernel_test')),
       group('The module', 'run order, mask, repeat', core('module')),
@@ -181,6 +188,9 @@ export class WorkloadsPanel {
     }
     this.title.textContent = it.kind === 'core' ? it.info.name : `${it.scenario.title} (linux-6.9)`;
     this.about.textContent = it.kind === 'core' ? it.info.description : it.scenario.description;
+    // S1–S5 are maple-rfc's scenarios: they open under that profile (another can still be chosen,
+    // to see the same operations there; Compare profiles shows both at once).
+    if (it.kind === 'core' && isRfcScenario(it.info.name) && this.cat.profiles.includes('maple-rfc')) this.inputs.profile.value = 'maple-rfc';
     this.form.dataset.workload = name;
     const fixed = it.kind === 'scenario';
     const teaching = it.kind === 'core' && it.info.kind === 'teaching';

@@ -559,6 +559,12 @@ export class MapleTreeView {
     this.setTransform(this.fitTransform(false, this.opts.focus), ms);
   }
 
+  /** Show the whole tree, however small (the Whole button): for small copies of the view. */
+  fitWhole(ms = 0): void {
+    this.setAutoFit(false);
+    this.setTransform(this.fitTransform(true), ms);
+  }
+
   private drawLinks(nodes: MapleNode[], focus: MapleFocus, ms: number): void {
     const onPath = new Set(focus.path);
     const data = nodes.filter((n) => n.parent !== null && this.boxes.has(n.parent));

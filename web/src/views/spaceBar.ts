@@ -2,7 +2,7 @@
 // lazy or pooled with a fill, a pattern and a label (never colour alone). Widths follow
 // layout/space.ts (log2 of the size, so 8K pages and 16E blocks share one bar).
 import { select, type Selection } from 'd3';
-import type { State } from '../bridge';
+import type { BumpChunk, State } from '../bridge';
 import type { FocusRange } from '../player/focus';
 import { VMALLOC_END, VMALLOC_START } from '../constants';
 import { hex, range, size } from '../format';
@@ -15,6 +15,8 @@ const TICK_ROW_H = 16;
 const TICK_ROWS = 2;
 const LABEL_W = 124; // px of an 18-digit hex label at 11px monospace
 const MARGIN_X = 2;
+/** Height of a bump chunk's band along the bottom of the bar. */
+const CHUNK_H = 14;
 /** The row under the ticks for the labels of new bounds and requests. */
 const OVERLAY_ROW = 16;
 
@@ -86,6 +88,7 @@ export class SpaceBar {
     this.defs();
     this.svg.append('g').attr('class', 'window');
     this.svg.append('g').attr('class', 'areas');
+    this.svg.append('g').attr('class', 'chunks');
     this.svg.append('g').attr('class', 'ticks');
     this.svg.append('g').attr('class', 'lens-window');
     this.svg.append('g').attr('class', 'overlay');
@@ -142,6 +145,7 @@ export class SpaceBar {
         .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
       this.renderWindow(placed);
       this.renderAreas(placed, ms, colorBy);
+      this.renderChunks(placed, state.chunks ?? []);
       this.renderTicks(placed);
       this.highlight(this.highlighted);
     }
@@ -314,6 +318,76 @@ export class SpaceBar {
           .text(d.width >= 34 && d.state !== 'cluster' ? size(d.end - d.start) : '');
       }
     });
+  }
+
+  /**
+   * maple-rfc's bump chunks (spec §11.5) as bands along the bottom of the bar: the chunk's range
+   * `[base, limit)`, the part handed out so far `[base, bump)` filled, the bump pointer as a line
+   * across the bar, and the owner CPU and used pages in the band and its tooltip.
+   */
+  private renderChunks(placed: PlacedSegment[], chunks: BumpChunk[]): void {
+    const data = chunks
+      .map((c) => {
+        const x0 = xOf(placed, c.base);
+        const x1 = xOf(placed, c.limit);
+        const xb = xOf(placed, c.bump);
+        return x0 === null || x1 === null ? null : { c, x0, x1, xb: xb ?? x0 };
+      })
+      .filter((d): d is NonNullable<typeof d> => d !== null);
+    const y = BAR_Y + BAR_H - CHUNK_H;
+    const g = this.svg
+      .select<SVGGElement>('g.chunks')
+      .selectAll<SVGGElement, (typeof data)[number]>('g.chunk')
+      .data(data, (d) => hex(d.c.base))
+      .join((enter) => {
+        const e = enter.append('g');
+        e.append('rect').attr('class', 'chunk-band');
+        e.append('rect').attr('class', 'chunk-used');
+        e.append('line').attr('class', 'chunk-bump');
+        e.append('path').attr('class', 'chunk-bump-mark');
+        e.append('text').attr('class', 'chunk-label');
+        e.append('title');
+        return e;
+      })
+      .attr('class', (d) => `chunk chunk-${d.c.current ? 'current' : 'retired'}`)
+      .attr('data-chunk-base', (d) => hex(d.c.base))
+      .attr('data-chunk-limit', (d) => hex(d.c.limit))
+      .attr('data-bump', (d) => hex(d.c.bump))
+      .attr('data-pages', (d) => String(d.c.pages))
+      .attr('data-cpu', (d) => String(d.c.ownerCpu))
+      .attr('data-chunk-state', (d) => (d.c.current ? 'current' : 'retired'));
+    g.select('rect.chunk-band')
+      .attr('x', (d) => round(d.x0))
+      .attr('y', y)
+      .attr('width', (d) => round(Math.max(2, d.x1 - d.x0)))
+      .attr('height', CHUNK_H)
+      .attr('rx', 2);
+    g.select('rect.chunk-used')
+      .attr('x', (d) => round(d.x0))
+      .attr('y', y + 3)
+      .attr('width', (d) => round(Math.max(0, d.xb - d.x0)))
+      .attr('height', CHUNK_H - 6);
+    g.select('line.chunk-bump')
+      .attr('x1', (d) => round(d.xb))
+      .attr('x2', (d) => round(d.xb))
+      .attr('y1', BAR_Y - 3)
+      .attr('y2', BAR_Y + BAR_H);
+    g.select('path.chunk-bump-mark').attr('d', (d) => `M${round(d.xb)},${BAR_Y - 3} l-4,-6 h8 z`);
+    g.select('text.chunk-label')
+      .attr('x', (d) => round(d.xb + 4))
+      .attr('y', y + CHUNK_H - 3)
+      .text((d) => {
+        const full = `CPU ${d.c.ownerCpu} · ${d.c.pages} p${d.c.current ? '' : ' · retired'}`;
+        const medium = `CPU ${d.c.ownerCpu}${d.c.current ? '' : ' retired'}`;
+        const room = d.x1 - d.xb - 6;
+        return [full, medium, `CPU ${d.c.ownerCpu}`].find((t) => room >= 6.5 * t.length) ?? '';
+      });
+    g.select('title').text(
+      (d) =>
+        `bump chunk ${range(d.c.base, d.c.limit)} · ${size(d.c.limit - d.c.base)} · owner CPU ${d.c.ownerCpu} · ` +
+        `${d.c.current ? 'its current chunk' : 'retired (no longer bumped)'} · bump pointer ${hex(d.c.bump)} · ` +
+        `${d.c.pages} page${d.c.pages === 1 ? '' : 's'} in use, ${size(d.c.bump - d.c.base)} handed out`,
+    );
   }
 
   private renderTicks(placed: PlacedSegment[]): void {

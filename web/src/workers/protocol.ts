@@ -15,7 +15,7 @@ export type Request =
   | { type: 'trace_text' }
   | { type: 'trace_json' }
   | { type: 'counters'; from: number; to: number }
-  | { type: 'sweep'; profile: string; shape: string; lives: string; rounds: number }
+  | { type: 'sweep'; profile: string; shape: string; lives: string; rounds: number; bump?: boolean }
   | { type: 'contention'; profile: string; cpus: string; pairs: number };
 
 /** What an `open` produced. */

@@ -137,7 +137,7 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = need().counters(req.from, req.to);
         break;
       case 'sweep':
-        value = cost_sweep(req.profile, req.shape, req.lives, req.rounds);
+        value = cost_sweep(req.profile, req.shape, req.lives, req.rounds, req.bump);
         break;
       case 'contention':
         value = contention(req.profile, req.cpus, req.pairs);

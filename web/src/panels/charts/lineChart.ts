@@ -239,6 +239,7 @@ export const PROFILE_STYLE: Record<string, { color: string; symbol: number }> = 
   'linux-5.2': { color: '#0072b2', symbol: 0 },
   'linux-6.1': { color: '#009e73', symbol: 3 },
   'linux-6.9': { color: '#cc79a7', symbol: 2 },
+  'maple-rfc': { color: '#56b4e9', symbol: 4 },
 };
 
 export function profileStyle(p: string): { color: string; symbol: number } {
