@@ -146,7 +146,7 @@ function report(what: string, steps: number, f: StepFigures): void {
   const dom = (x: Mutations) => [x.attrs, x.added, x.removed].map((v) => (v / steps).toFixed(1)).join(' / ');
   console.log(
     [
-      `${what}: ${f.entries} entries, ${f.nodes} nodes (${f.drawn}), ${steps} micro-steps; link opened and tree drawn in ${ms(f.ready)} ms`,
+      `${what}: ${f.entries ? `${f.entries} entries, ` : ''}${f.nodes} nodes (${f.drawn}), ${steps} micro-steps${f.ready ? `; link opened and tree drawn in ${ms(f.ready)} ms` : ''}`,
       `  frames ${f.frames}, ${f.late} late; p95 ${ms(f.p95Whole)} ms in whole refreshes; raw p50 ${ms(f.rawP50)} p95 ${ms(f.rawP95)} max ${ms(f.rawMax)} ms`,
       `  key handler p50 ${ms(f.keyP50)} p95 ${ms(f.keyP95)} ms; maple view render p50 ${ms(f.viewP50)} p95 ${ms(f.viewP95)} ms`,
       `  DOM writes per step (attributes written / nodes added / removed): maple view ${dom(f.viewMutations)}; whole page ${dom(f.pageMutations)}`,
