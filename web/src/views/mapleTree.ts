@@ -502,7 +502,7 @@ export class MapleTreeView {
     const target = this.autoFit ? this.fitTransform(false, focus) : this.transform;
     // Only the nodes near the screen (where the view is and where it goes) and the focus's are
     // drawn: a few thousand offscreen cells would cost every frame. The others are placeholders.
-    const near = this.nearScreen([this.transform, target]);
+    const near = this.nearScreen([this.transform, target], ms > 0);
     const keep = new Set([...focus.path, focus.node, focus.store]);
     const drawn = new Set<number>();
     for (const n of nodes) {
@@ -530,13 +530,23 @@ export class MapleTreeView {
     this.pathLine.textContent = pathText(nodes, focus) || '\u00a0';
   }
 
-  /** Whether a box is within a screen's margin of the view under any of the transforms. */
-  private nearScreen(ts: ZoomTransform[]): (b: Box) => boolean {
+  /**
+   * Whether a box is within a quarter screen (at least a few cells) of the view under any of the
+   * transforms; a pan draws what it brings on the next frame. `span`: the view moves from the
+   * first to the last in an animation, so what lies between them is near too (up to three screens).
+   */
+  private nearScreen(ts: ZoomTransform[], span = false): (b: Box) => boolean {
     const { w, h } = this.size;
-    const rects = ts.map((t) => {
-      const m = 2 * CELL_W * 16;
+    let rects = ts.map((t) => {
+      const m = Math.max(4 * CELL_W, (0.25 * w) / t.k);
       return [-t.x / t.k - m, (w - t.x) / t.k + m, -t.y / t.k - m, (h - t.y) / t.k + m];
     });
+    if (span && rects.length > 1) {
+      const u = [Math.min(...rects.map((r) => r[0])), Math.max(...rects.map((r) => r[1])), Math.min(...rects.map((r) => r[2])), Math.max(...rects.map((r) => r[3]))];
+      // Not across a whole wide tree: beyond three screens the in-between stays empty while it flies by.
+      const screens = (u[1] - u[0]) / Math.max(...rects.map((r) => r[1] - r[0]));
+      if (screens <= 3) rects = [u];
+    }
     return (b) => !w || rects.some((r) => b.x + b.w >= r[0] && b.x <= r[1] && b.y + b.h >= r[2] && b.y <= r[3]);
   }
 
