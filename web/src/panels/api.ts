@@ -150,6 +150,29 @@ export const COUNTER_KEYS = [
 ] as const satisfies readonly Exclude<keyof Raw.Counters, 'ops'>[];
 export type CounterKey = (typeof COUNTER_KEYS)[number];
 
+/**
+ * The maple trees' own counters (maple-rfc, spec §11.11; zero for the free-tree eras). Its gap
+ * searches also count in the keys above: nodes visited, comparisons (one per slot scanned),
+ * propagation steps (gap updates) and cache lines (maple nodes touched).
+ */
+export const MAPLE_COUNTER_KEYS = [
+  'slots_scanned',
+  'wasted_descents',
+  'ascents',
+  'window_iterations',
+  'splits',
+  'rebalances',
+  'spanning_stores',
+  'bump_hits',
+] as const satisfies readonly Exclude<keyof Raw.Counters, 'ops'>[];
+
+/** Every counter set to zero. */
+export function zeroCounters(): Counters {
+  const c = { ops: 0 } as Counters;
+  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = 0;
+  return c;
+}
+
 export const COUNTER_LABEL: Record<CounterKey | 'work', string> = {
   nodes_visited: 'nodes visited',
   list_walked: 'list entries walked',
@@ -169,7 +192,7 @@ export function work(c: Counters): number {
 function parseCountersValue(v: unknown): Counters {
   const o = obj<Raw.Counters>(v, 'counters');
   const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
-  for (const k of COUNTER_KEYS) c[k] = n(o[k] ?? 0, k);
+  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = n(o[k] ?? 0, k);
   return c;
 }
 
