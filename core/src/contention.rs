@@ -11,7 +11,10 @@
 //!   is a fixed `outside_cost` per operation.
 //! * Locks: linux-5.1/5.2/6.1 take one global lock for the free tree and the busy tree (5.x's
 //!   lazy list is lock-free); linux-6.9 takes the free-tree lock only when the pool misses,
-//!   and per-node locks for busy, lazy and pools.
+//!   and per-node locks for busy, lazy and pools. maple-rfc (spec §11.4–§11.5) as 6.9, with its
+//!   occupied tree's gap search, window loop and store, a chunk refill and release under the
+//!   global `free_vmap_area_lock`, its busy maple trees under the per-node locks, and the bump
+//!   overlay's hit, miss, lookup and unlink under no lock at all (per-CPU, preemption off).
 //! * The next operation is always the one of the CPU that is ready first (ties: round-robin,
 //!   or seeded random); locks are granted in that order.
 //!
@@ -21,7 +24,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::era::Vmap;
-use crate::events::{Event, IndexView, Observer};
+use crate::events::{Event, IndexView, MapleTreeKind, Observer};
 use crate::profile::Profile;
 use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use crate::workload::Rng;
@@ -45,6 +48,8 @@ pub struct ContentionParams {
     /// Work outside any lock per operation, in units.
     pub outside_cost: f64,
     pub interleave: Interleave,
+    /// maple-rfc: the per-CPU bump overlay (`bump on|off`); ignored by the other profiles.
+    pub bump: bool,
 }
 
 impl ContentionParams {
@@ -56,6 +61,7 @@ impl ContentionParams {
             pages: 1,
             outside_cost: 40.0,
             interleave: Interleave::RoundRobin,
+            bump: true,
         }
     }
 }
@@ -77,6 +83,9 @@ pub struct ContentionResult {
     pub global_lock_ops: f64,
 }
 
+/// Work done under no lock (maple-rfc's per-CPU bump overlay).
+const NO_LOCK: usize = usize::MAX;
+
 /// Lock 0 is the global (5.x/6.1) or free-tree (6.9) lock; then busy, lazy, pool per node.
 struct LockMeter {
     profile: Profile,
@@ -96,7 +105,7 @@ impl LockMeter {
         ((addr / self.zone) % self.nodes) as usize
     }
     fn per_node(&self, kind: usize, node: usize) -> usize {
-        if self.profile == Profile::Linux69 {
+        if matches!(self.profile, Profile::Linux69 | Profile::MapleRfc) {
             1 + kind * self.nodes as usize + node
         } else {
             0
@@ -133,6 +142,17 @@ impl Observer for LockMeter {
             }
             Event::PurgeStart { .. } | Event::PurgeEnd { .. } | Event::Allocated { .. } | Event::AllocFailed { .. } => {
             }
+            // maple-rfc: a node's busy tree under that node's busy lock; the occupied tree, the
+            // window loop, refill and release (below, as everything else) under the global lock.
+            Event::Maple { tree: MapleTreeKind::Busy, node, .. } => {
+                let l = self.per_node(0, node as usize);
+                self.charge(l, 1.0);
+            }
+            // The bump overlay's own steps: per-CPU, no lock.
+            Event::BumpHit { .. }
+            | Event::BumpMiss { .. }
+            | Event::BumpFastReject { .. }
+            | Event::BumpUnlink { .. } => self.charge(NO_LOCK, 1.0),
             // Everything else is free-tree work (search, clip, rotations, propagation, merges).
             _ => self.charge(0, 1.0),
         }
@@ -146,8 +166,15 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
     // Always valid: 1..=65536 is checked by the caller's clamp.
     let _ = v.set_cpus(u64::from(cpus.min(65536)));
     v.ensure_init();
-    let nodes = v.nr_vmap_nodes() as usize;
-    let nlocks = if p.profile == Profile::Linux69 { 1 + 3 * nodes } else { 1 };
+    // maple-rfc keeps its vmap nodes (and their zone size) in its own state.
+    let (nodes, zone) = match v.rfc.as_deref() {
+        Some(r) => (r.nodes.len().max(1), r.zone_size.max(1)),
+        None => (v.nr_vmap_nodes() as usize, v.zone_size),
+    };
+    if p.profile == Profile::MapleRfc {
+        v.set_bump(p.bump);
+    }
+    let nlocks = if matches!(p.profile, Profile::Linux69 | Profile::MapleRfc) { 1 + 3 * nodes } else { 1 };
     let mut lock_free = vec![0.0f64; nlocks];
     let mut global_hold = 0.0;
     let mut wait = 0.0;
@@ -162,7 +189,7 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
     });
     let mut rr = 0usize;
     let size = (p.pages + 1) * PAGE_SIZE;
-    let mut meter = LockMeter { profile: p.profile, nodes: nodes as u64, zone: v.zone_size, phases: Vec::new() };
+    let mut meter = LockMeter { profile: p.profile, nodes: nodes as u64, zone, phases: Vec::new() };
     for _ in 0..total_ops {
         // The CPU ready first; ties broken round-robin or at random.
         let mut best = f64::INFINITY;
@@ -203,6 +230,10 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
             global_ops += 1;
         }
         for &(l, units) in &meter.phases {
+            if l == NO_LOCK {
+                t += units;
+                continue;
+            }
             let start = t.max(lock_free[l]);
             wait += start - t;
             lock_free[l] = start + units;
@@ -228,10 +259,16 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
 
 /// The model for each CPU count of `cpus`.
 pub fn sweep(profile: Profile, cpus: &[u32], pairs_per_cpu: usize) -> Vec<ContentionResult> {
+    sweep_bump(profile, cpus, pairs_per_cpu, true)
+}
+
+/// [`sweep`] with maple-rfc's bump overlay on or off.
+pub fn sweep_bump(profile: Profile, cpus: &[u32], pairs_per_cpu: usize, bump: bool) -> Vec<ContentionResult> {
     cpus.iter()
         .map(|&n| {
             let mut p = ContentionParams::new(profile, n);
             p.pairs_per_cpu = pairs_per_cpu;
+            p.bump = bump;
             simulate(&p)
         })
         .collect()
@@ -256,5 +293,16 @@ mod tests {
         assert!(new.throughput > old.throughput, "{new:?} vs {old:?}");
         // With one global lock every op takes it.
         assert_eq!(old.global_lock_ops, 1.0);
+    }
+
+    #[test]
+    fn the_bump_overlay_keeps_maple_rfc_off_the_global_lock() {
+        let p = |bump| ContentionParams { pairs_per_cpu: 400, bump, ..ContentionParams::new(Profile::MapleRfc, 16) };
+        let off = simulate(&p(false));
+        let on = simulate(&p(true));
+        // Without the overlay every allocation searches and stores under the global lock.
+        assert!(off.global_lock_ops >= 0.5, "{off:?}");
+        assert!(on.global_lock_ops < off.global_lock_ops / 2.0, "{on:?} vs {off:?}");
+        assert!(on.throughput > off.throughput, "{on:?} vs {off:?}");
     }
 }

@@ -8,11 +8,20 @@
 //!   kernel code evaluates at each visited node for the branch it takes);
 //! * `rotations`, `recolors`, `propagations` (each `subtree_max_size` recomputation);
 //! * `cache_lines`: distinct nodes touched during the operation (one line per 56-byte node).
+//!
+//! maple-rfc (spec §11.11), from its maple trees' events: `nodes_visited` counts the nodes the
+//! gap search enters, `comparisons` the slots it scans (one gap test each), `propagations` the
+//! gap updates, `cache_lines` the distinct maple nodes touched (one line per node visited,
+//! scanned, written or restructured: a 256-byte node is four lines, its header and the slot it
+//! reads share one, so one line per node is the floor); and of its own: `slots_scanned`,
+//! `wasted_descents` (a descent that climbs back out), `ascents` (`mas_skip_node`),
+//! `window_iterations`, `splits`, `rebalances`, `spanning_stores`, `bump_hits`.
 
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::events::{Branch, Event, IndexView, Observer, RollBackStep};
+use crate::events::{Branch, Event, IndexView, MapleTreeKind, Observer, RollBackStep};
+use crate::maple::MapleEvent;
 
 /// The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
 /// text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
@@ -40,6 +49,30 @@ pub struct Counters {
     #[serde(with = "crate::addr::hex")]
     #[ts(as = "crate::addr::Hex")]
     pub cache_lines: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub slots_scanned: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub wasted_descents: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub ascents: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub window_iterations: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub splits: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub rebalances: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub spanning_stores: u64,
+    #[serde(with = "crate::addr::hex")]
+    #[ts(as = "crate::addr::Hex")]
+    pub bump_hits: u64,
 }
 
 impl Counters {
@@ -52,6 +85,14 @@ impl Counters {
         self.recolors += o.recolors;
         self.propagations += o.propagations;
         self.cache_lines += o.cache_lines;
+        self.slots_scanned += o.slots_scanned;
+        self.wasted_descents += o.wasted_descents;
+        self.ascents += o.ascents;
+        self.window_iterations += o.window_iterations;
+        self.splits += o.splits;
+        self.rebalances += o.rebalances;
+        self.spanning_stores += o.spanning_stores;
+        self.bump_hits += o.bump_hits;
     }
 
     /// A single cost figure: node visits, list steps, propagation steps and rotations.
@@ -66,6 +107,10 @@ pub struct CounterObserver {
     pub op: Counters,
     pub total: Counters,
     touched: Vec<u32>,
+    /// Maple nodes touched: (tree, vmap node of a busy tree, maple node id).
+    maple_touched: Vec<(MapleTreeKind, u32, u32)>,
+    /// A gap search descended and has not yet found, skipped or climbed back.
+    descended: bool,
 }
 
 impl CounterObserver {
@@ -75,11 +120,81 @@ impl CounterObserver {
         }
     }
 
+    fn touch_maple(&mut self, t: (MapleTreeKind, u32, u32)) {
+        if t.2 != u32::MAX && !self.maple_touched.contains(&t) {
+            self.maple_touched.push(t);
+        }
+    }
+
+    /// One maple tree's event (maple-rfc).
+    fn maple(&mut self, tree: MapleTreeKind, vn: u32, ev: &MapleEvent) {
+        let node = match *ev {
+            MapleEvent::NodeVisited { node, .. } => {
+                self.op.nodes_visited += 1;
+                node
+            }
+            MapleEvent::SlotScanned { node, .. } => {
+                self.op.slots_scanned += 1;
+                self.op.comparisons += 1;
+                node
+            }
+            MapleEvent::Descend { node, .. } => {
+                self.descended = true;
+                node
+            }
+            MapleEvent::Skip { node, .. } => {
+                self.descended = false;
+                node
+            }
+            MapleEvent::Ascend { node } => {
+                self.op.ascents += 1;
+                if std::mem::take(&mut self.descended) {
+                    self.op.wasted_descents += 1;
+                }
+                node
+            }
+            MapleEvent::HoleFound { .. } => {
+                self.descended = false;
+                u32::MAX
+            }
+            MapleEvent::NoHole { .. } => {
+                self.descended = false;
+                // A window-loop iteration whose search failed (the loop then gives up): the
+                // others end in a `WindowHole`.
+                if tree == MapleTreeKind::Occupied {
+                    self.op.window_iterations += 1;
+                }
+                u32::MAX
+            }
+            MapleEvent::GapUpdate { node, .. } => {
+                self.op.propagations += 1;
+                node
+            }
+            MapleEvent::StoreTypeChosen { node, .. } => node,
+            MapleEvent::Rebalance { node } => {
+                self.op.rebalances += 1;
+                node
+            }
+            MapleEvent::Split { .. } => {
+                self.op.splits += 1;
+                u32::MAX
+            }
+            MapleEvent::Spanning { .. } => {
+                self.op.spanning_stores += 1;
+                u32::MAX
+            }
+            MapleEvent::StoreBegin { .. } | MapleEvent::PushToSibling { .. } | MapleEvent::StoreDone { .. } => u32::MAX,
+        };
+        self.touch_maple((tree, vn, node));
+    }
+
     /// Close the current operation: fold it into the total and return it.
     pub fn end_op(&mut self) -> Counters {
         self.op.ops = 1;
-        self.op.cache_lines = self.touched.len() as u64;
+        self.op.cache_lines = (self.touched.len() + self.maple_touched.len()) as u64;
         self.touched.clear();
+        self.maple_touched.clear();
+        self.descended = false;
         let op = self.op;
         self.total.add(&op);
         self.op = Counters::default();
@@ -132,6 +247,9 @@ impl Observer for CounterObserver {
                 self.op.propagations += 1;
                 self.touch(id);
             }
+            Event::Maple { tree, node, ref event } => self.maple(tree, node, event),
+            Event::WindowHole { skipped, .. } => self.op.window_iterations += 1 + u64::from(skipped),
+            Event::BumpHit { .. } => self.op.bump_hits += 1,
             Event::Link { id, .. }
             | Event::Erase { id, .. }
             | Event::Clip { id, .. }

@@ -15,7 +15,7 @@ use ts_rs::TS;
 use crate::addr::{Addr, Hex};
 
 use crate::area::{AreaInfo, Arena};
-use crate::maple::{MapleSnap, MapleTree};
+use crate::maple::{MapleEvent, MapleSnap, MapleTree};
 
 /// A read-only view of the augmented red-black free tree.
 #[derive(Clone, Copy)]
@@ -229,6 +229,18 @@ pub enum MergeKind {
     Next,
     Prev,
     Both,
+}
+
+/// Which of maple-rfc's maple trees an [`Event::Maple`] belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum MapleTreeKind {
+    /// `occupied_vmap_area_mt`: the index the allocation searches (drawn by the view).
+    Occupied,
+    /// A vmap node's busy tree (`vn->busy.mt`), the address -> area lookup.
+    Busy,
+    /// The stale `free_vmap_area_mt`.
+    Free,
 }
 
 /// Why a purge ran.
@@ -670,5 +682,146 @@ pub enum Event {
         #[serde(with = "crate::addr::hex")]
         #[ts(as = "Addr")]
         size: u64,
+    },
+
+    // ---- maple-rfc: the maple trees, the window loop, the bump overlay ----
+    /// A micro-step of one of maple-rfc's maple trees (`tree`: the occupied tree, a vmap
+    /// node's busy tree (`node`), or the stale free tree), in that tree's own words.
+    Maple {
+        tree: MapleTreeKind,
+        node: u32,
+        event: MapleEvent,
+    },
+    /// `find_hole_window` begins: `len` is what each `mas_empty_area` asks for (`size`, or
+    /// `size + align - 1` when `align > PAGE_SIZE`).
+    WindowStart {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        size: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        align: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        min: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        max: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        len: u64,
+    },
+    /// One iteration of the window loop: the search from `search` found the hole
+    /// `[index, hole_end]` (`hole_end = min(mas.last, max)`), aligned up to `candidate`; it fits
+    /// when `[candidate, cand_end]` lies inside. When not, `next` is where the loop searches
+    /// again (past the hole; `skipped` iterations in the same hole miss alike and are counted
+    /// at once), or `None` when it gives up.
+    WindowHole {
+        iteration: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        search: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        index: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        hole_end: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        candidate: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        cand_end: u64,
+        fits: bool,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Option<Addr>")]
+        next: Option<u64>,
+        skipped: u32,
+    },
+    /// `vmap_bump_alloc` served the request from this CPU's chunk: no maple tree and no busy
+    /// tree was touched. `bump` is the chunk's bump pointer after it, `pages` its outstanding pages.
+    BumpHit {
+        id: u32,
+        cpu: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        base: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        addr: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        size: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        bump: u64,
+        pages: u64,
+    },
+    /// The bump path missed: this CPU has no current chunk (`base` none), or the aligned
+    /// request does not fit before the chunk's limit.
+    BumpMiss {
+        cpu: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Option<Addr>")]
+        base: Option<u64>,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        size: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        align: u64,
+    },
+    /// `vmap_bump_refill`: a 64 MiB range became a chunk, current for `cpu`; the chunk that
+    /// was current (`retired`) stays on the list with its tail unused.
+    BumpRefill {
+        cpu: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        base: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        limit: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Option<Addr>")]
+        retired: Option<u64>,
+    },
+    /// `vmap_chunk_lookup`: `addr` is outside `[lo, hi)`, so no chunk can hold it (one
+    /// comparison pair, no list walk).
+    BumpFastReject {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        addr: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        lo: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        hi: u64,
+    },
+    /// `vmap_bump_unlink`: the area left its chunk's `page_va`; `pages` remain outstanding.
+    BumpUnlink {
+        id: u32,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        base: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        va_start: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        va_end: u64,
+        pages: u64,
+    },
+    /// The chunk's last area went and the chunk is not its owner's current one: its whole
+    /// range goes back to the occupied tree now, before the lazy purge of its areas.
+    BumpRelease {
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        base: u64,
+        #[serde(with = "crate::addr::hex")]
+        #[ts(as = "Addr")]
+        limit: u64,
+        lazy_pending: u32,
     },
 }

@@ -11,6 +11,7 @@ import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession, parseMapleSnapshotValue, type MapleSession, type MapleSnapshot } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
+import type { MapleFocus } from './views/mapleTree';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
@@ -543,6 +544,7 @@ export class App {
     // The stats line tells the state between operations (it is keyed by the operation).
     let statsState: State;
     let index: Index;
+    let rfcFocus: MapleFocus | undefined;
     let nodes: FreeNode[];
     let narration: Narration | null = null;
     let frames = 0;
@@ -559,7 +561,13 @@ export class App {
       statsState = of.before;
       const byId = new Map(nodes.map((n) => [n.id, n]));
       // A maple-tree trace's frames are the maple tree's events: narrated by the maple module below.
-      if (!isMapleSession(s)) {
+      if (!isMapleSession(s) && of.before.index.kind === 'maple') {
+        // maple-rfc: its maple trees' events, the window loop and the bump overlay, narrated by
+        // the maple module (loaded with the maple view; drawn again once it has).
+        const ui = this.loadMapleUi();
+        narration = ui ? ui.narrateRfc(of, p.frame) : null;
+        rfcFocus = ui ? ui.focusRfc(of, p.frame) : undefined;
+      } else if (!isMapleSession(s)) {
         this.focus = focusOf(of, p.frame, byId);
         narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId });
       }
@@ -593,7 +601,7 @@ export class App {
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
     if (maple) narration = this.renderMaple(maple, ms);
-    else if (occupied) this.renderOccupied(occupied, ms);
+    else if (occupied) this.renderOccupied(occupied, ms, rfcFocus);
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender && (!mapleView || this.mapleUi)) {
       if (mapleView) this.mapleUi?.view.fit(0);
@@ -659,7 +667,7 @@ export class App {
   }
 
   /** Draw a maple-rfc state's occupied tree (parsed once per snapshot object). */
-  private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number): void {
+  private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number, focus?: MapleFocus): void {
     const ui = this.loadMapleUi();
     if (!ui) return;
     let tree = this.occupiedParsed.get(raw);
@@ -667,7 +675,7 @@ export class App {
       tree = parseMapleSnapshotValue(raw);
       this.occupiedParsed.set(raw, tree);
     }
-    ui.view.render(tree, { duration: ms, lecture: this.lecture });
+    ui.view.render(tree, { duration: ms, lecture: this.lecture, ...(focus ? { focus } : {}) });
   }
 
   private idleText(k: number): string {

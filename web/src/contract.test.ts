@@ -76,6 +76,19 @@ const EXTRA = [
   ].join('\n'),
   ['profile linux-5.1', 'pcpu 0x1000 0x0:0x2000 0x4000:0x2000', 'alloc 0x2000 0x1000 0xffffc90000000000 0xffffe8ffffffffff'].join('\n'),
   ['profile linux-6.9', 'cpus 2', 'pcpu 0x1000 0x0:0x2000 0x4000:0x2000'].join('\n'),
+  // maple-rfc: its maple trees' events, the window loop (an unaligned window: searches again),
+  // the bump overlay's refill, hit, miss, unlink, release of a retired chunk and fast reject.
+  [
+    'profile maple-rfc',
+    'alloc 0x2000000 0x1 0xffffc90000000000 0xffffe8ffffffffff',
+    'alloc 0x2000000 0x1 0xffffc90000000000 0xffffe8ffffffffff',
+    'alloc 0x2000000 0x1 0xffffc90000000000 0xffffe8ffffffffff',
+    'vfree 0xffffc90000000000',
+    'vfree 0xffffc90002000000',
+    'free 0xffffffffa0000000',
+    'bump off',
+    'alloc 0x3000 0x1000 0xffffc90100000800 0xffffe8ffffffffff',
+  ].join('\n'),
 ];
 
 describe('the contract: every facade call against contract.ts', () => {

@@ -245,14 +245,21 @@ fn main() {
 fn contention_table() {
     let cpus = [1u32, 2, 4, 8, 16, 32, 64];
     println!(
-        "{:<10} {:>5} {:>12} {:>12} {:>10} {:>12}",
+        "{:<16} {:>5} {:>12} {:>12} {:>10} {:>12}",
         "profile", "cpus", "ops/1000u", "global-hold", "wait", "global-ops"
     );
-    for p in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
-        for r in vmapviz_core::contention::sweep(p, &cpus, 5000) {
+    let runs = [
+        (Profile::Linux52, true, "linux-5.2"),
+        (Profile::Linux61, true, "linux-6.1"),
+        (Profile::Linux69, true, "linux-6.9"),
+        (Profile::MapleRfc, true, "maple-rfc/bump"),
+        (Profile::MapleRfc, false, "maple-rfc/nobump"),
+    ];
+    for (p, bump, label) in runs {
+        for r in vmapviz_core::contention::sweep_bump(p, &cpus, 5000, bump) {
             println!(
-                "{:<10} {:>5} {:>12.1} {:>11.1}% {:>9.1}% {:>11.1}%",
-                p.name(),
+                "{:<16} {:>5} {:>12.1} {:>11.1}% {:>9.1}% {:>11.1}%",
+                label,
                 r.cpus,
                 r.throughput,
                 100.0 * r.global_lock_hold,

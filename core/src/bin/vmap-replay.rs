@@ -544,16 +544,30 @@ fn print_counters(c: &Counters) {
     ] {
         eprintln!("counters: {name}={v} per_op={:.2}", per(v));
     }
+    // The maple trees' figures (maple-rfc; zero for the free-tree eras), from the same events.
+    if c.slots_scanned + c.window_iterations + c.bump_hits > 0 {
+        for (name, v) in [
+            ("slots_scanned", c.slots_scanned),
+            ("wasted_descents", c.wasted_descents),
+            ("ascents", c.ascents),
+            ("window_iterations", c.window_iterations),
+            ("splits", c.splits),
+            ("rebalances", c.rebalances),
+            ("spanning_stores", c.spanning_stores),
+            ("bump_hits", c.bump_hits),
+        ] {
+            eprintln!("counters: {name}={v} per_op={:.2}", per(v));
+        }
+    }
 }
 
-/// maple-rfc's own counters (spec section 11.11), on standard error.
+/// maple-rfc's state and bookkeeping figures (spec section 11.11), on standard error; the
+/// search and store work (nodes visited, slots scanned, window iterations, splits, ...) is
+/// counted from the step events with every other profile's counters.
 fn print_rfc_counters(m: &vmapviz_core::maple_rfc::MapleRfc) {
     let c = &m.counters;
     for (name, v) in [
-        ("window_iterations", c.window_iterations),
-        ("maple_nodes_touched", c.maple_nodes_touched),
         ("occupied_stores", c.occupied_stores),
-        ("bump_hits", c.bump_hits),
         ("bump_misses", c.bump_misses),
         ("refills", c.refills),
         ("fast_reject_hits", c.fast_reject_hits),

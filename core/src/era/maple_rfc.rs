@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
-use crate::events::{Event, IndexView, Observer, PurgeCause};
-use crate::maple::{MapleEntry, MapleTree};
+use crate::events::{Event, IndexView, MapleTreeKind, NoObserver, Observer, PurgeCause};
+use crate::maple::{MapleEntry, MapleEvent, MapleObserver, MapleSnap, MapleTree, NodeSummary};
 use crate::profile::Profile;
 use crate::vmalloc::{align_up, fls, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
 
@@ -178,6 +178,75 @@ impl Default for MapleRfc {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Lends an allocator observer to one of the profile's maple trees for one operation: the
+/// tree's events go into the allocator's stream as [`Event::Maple`]. Each is handed on with the
+/// index as it stands then: the occupied tree's nodes right after a gap update (one level of
+/// propagation per step, as the maple-tree player shows it), else "unchanged" (inside a search,
+/// or a store before its gap updates); the operation's last event gets the whole tree, which
+/// the caller gives once the tree is back ([`Fwd::flush`]).
+struct Fwd<'o, O: Observer> {
+    obs: &'o mut O,
+    tree: MapleTreeKind,
+    node: u32,
+    /// The last event, held until the index after it is known.
+    pending: Option<MapleEvent>,
+}
+
+impl<'o, O: Observer> Fwd<'o, O> {
+    fn new(obs: &'o mut O, tree: MapleTreeKind, node: u32) -> Self {
+        Fwd { obs, tree, node, pending: None }
+    }
+
+    fn flush(&mut self, index: IndexView<'_>) {
+        if let Some(event) = self.pending.take() {
+            self.obs.event(Event::Maple { tree: self.tree, node: self.node, event }, index);
+        }
+    }
+}
+
+impl<O: Observer> MapleObserver for Fwd<'_, O> {
+    const ON: bool = O::ON;
+    const NODES: bool = O::MAPLE_NODES;
+
+    fn event(&mut self, ev: MapleEvent) {
+        self.flush(IndexView::Unchanged);
+        self.pending = Some(ev);
+    }
+
+    fn nodes(&mut self, nodes: Vec<NodeSummary>, height: u32) {
+        if self.tree == MapleTreeKind::Occupied {
+            let snap = MapleSnap { height, nodes };
+            self.flush(IndexView::MapleNodes(&snap));
+        } else {
+            // Only the occupied tree is the index a view draws.
+            self.flush(IndexView::Unchanged);
+        }
+    }
+}
+
+/// Run `$body` on the maple tree at `$place` with `$obs` lent to it when the observer records
+/// (`O::ON`), else on the tree as it is: `lend!(self, place, obs, kind, node, |t| body)`.
+macro_rules! lend {
+    ($self:ident, $place:expr, $obs:expr, $kind:expr, $node:expr, |$t:ident| $body:expr) => {{
+        if O::ON {
+            let tree = std::mem::take(&mut $place);
+            let (mut $t, none) = tree.replace_obs(Fwd::new(&mut *$obs, $kind, $node));
+            let r = $body;
+            let (back, mut fwd) = $t.replace_obs(none);
+            $place = back;
+            if $kind == MapleTreeKind::Occupied {
+                fwd.flush(IndexView::Maple(&$self.occupied));
+            } else {
+                fwd.flush(IndexView::Unchanged);
+            }
+            r
+        } else {
+            let $t = &mut $place;
+            $body
+        }
+    }};
 }
 
 /// Subtract `[s, e]` (inclusive) from a sorted list of disjoint inclusive ranges.
@@ -401,9 +470,9 @@ impl MapleRfc {
         Ok(())
     }
 
-    fn occ_store(&mut self, s: u64, e_incl: u64, entry: Option<MapleEntry>) {
+    fn occ_store<O: Observer>(&mut self, s: u64, e_incl: u64, entry: Option<MapleEntry>, obs: &mut O) {
         // Cannot fail: s <= e_incl.
-        let _ = self.occupied.store_range(s, e_incl, entry);
+        let _ = lend!(self, self.occupied, obs, MapleTreeKind::Occupied, 0, |t| t.store_range(s, e_incl, entry));
         self.counters.occupied_stores += 1;
         self.counters.maple_nodes_touched += self.occupied.take_touched();
         if entry.is_none() {
@@ -421,23 +490,62 @@ impl MapleRfc {
     /// unaligned `vstart` or init range); the loop then steps through the hole `len` bytes at a
     /// time and misses every time. Those steps are counted and skipped at once (same result).
     pub fn find_hole_window(&mut self, min: u64, max: u64, size: u64, align: u64) -> Option<u64> {
+        self.find_hole_window_obs(min, max, size, align, &mut NoObserver)
+    }
+
+    /// [`MapleRfc::find_hole_window`], reporting each iteration (and, inside it, the maple
+    /// tree's search) to `obs`.
+    fn find_hole_window_obs<O: Observer>(
+        &mut self,
+        min: u64,
+        max: u64,
+        size: u64,
+        align: u64,
+        obs: &mut O,
+    ) -> Option<u64> {
         let len = if align > PAGE_SIZE { size.checked_add(align - 1)? } else { size };
+        if O::ON {
+            obs.event(Event::WindowStart { size, align, min, max, len }, self.view());
+        }
         let mut search = min;
+        let mut iteration = 0u32;
         while search <= max {
             self.counters.window_iterations += 1;
-            let r = self.occupied.empty_area(search, max, len);
+            iteration = iteration.saturating_add(1);
+            let r = lend!(self, self.occupied, obs, MapleTreeKind::Occupied, 0, |t| t.empty_area(search, max, len));
             self.counters.maple_nodes_touched += self.occupied.take_touched();
             let (index, last) = r.ok()?;
             let hole_end = last.min(max);
             let cand = align_up(index, align);
-            if cand < index {
+            let cand_end = if cand < index { None } else { cand.checked_add(size - 1) };
+            let fits = cand_end.is_some_and(|ce| cand >= search && ce <= hole_end);
+            let report = |obs: &mut O, this: &Self, next: Option<u64>, skipped: u32| {
+                if O::ON {
+                    let ev = Event::WindowHole {
+                        iteration,
+                        search,
+                        index,
+                        hole_end,
+                        candidate: cand,
+                        cand_end: cand_end.unwrap_or(ULONG_MAX),
+                        fits,
+                        next,
+                        skipped,
+                    };
+                    obs.event(ev, this.view());
+                }
+            };
+            let Some(cand_end) = cand_end else {
+                report(obs, self, None, 0);
                 return None;
-            }
-            let cand_end = cand.checked_add(size - 1)?;
-            if cand >= search && cand_end <= hole_end {
+            };
+            if fits {
+                report(obs, self, None, 0);
                 return Some(cand);
             }
+            let _ = cand_end;
             if hole_end == ULONG_MAX {
+                report(obs, self, None, 0);
                 return None;
             }
             // The next searches start at index + k * len inside the same NULL range, with the
@@ -450,22 +558,35 @@ impl MapleRfc {
                 self.counters.window_iterations += (steps - 1) as u64;
                 let next = index as u128 + steps * len as u128;
                 if next > u128::from(ULONG_MAX) {
+                    report(obs, self, None, (steps - 1).min(u128::from(u32::MAX)) as u32);
                     return None;
                 }
+                report(obs, self, Some(next as u64), (steps - 1).min(u128::from(u32::MAX)) as u32);
                 search = next as u64;
             } else {
+                report(obs, self, Some(hole_end + 1), 0);
                 search = hole_end + 1;
             }
+        }
+        if O::ON {
+            obs.event(Event::SearchNone, self.view());
         }
         None
     }
 
     /// `__alloc_vmap_area` in perf mode (§11.4.2): the address, not yet stored. [fact]
-    fn __alloc_vmap_area(&mut self, size: u64, align: u64, vstart: u64, vend: u64) -> Option<u64> {
+    fn __alloc_vmap_area<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Option<u64> {
         if vstart >= vend || size > vend - vstart {
             return None;
         }
-        let addr = self.find_hole_window(vstart, vend - 1, size, align)?;
+        let addr = self.find_hole_window_obs(vstart, vend - 1, size, align, obs)?;
         addr.checked_add(size)?;
         Some(addr)
     }
@@ -483,10 +604,12 @@ impl MapleRfc {
     }
 
     /// `insert_vmap_area_busy_locked`: into the node of `va_start`.
-    fn busy_insert(&mut self, va: u32) {
+    fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
         let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
         let nid = self.addr_to_node_id(s) as usize;
-        let _ = self.nodes[nid].busy.store_range(s, e - 1, Some(MapleEntry::Value(va)));
+        let entry = Some(MapleEntry::Value(va));
+        let _ =
+            lend!(self, self.nodes[nid].busy, obs, MapleTreeKind::Busy, nid as u32, |t| t.store_range(s, e - 1, entry));
         self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
         self.busy_by_start.insert(s, va);
     }
@@ -506,18 +629,24 @@ impl MapleRfc {
     }
 
     /// `vmap_bump_alloc` on this CPU's current chunk (§11.5.3). [fact]
-    fn bump_try(&mut self, size: u64, align: u64) -> Option<u64> {
-        let base = self.bump_cur.get(self.cpu as usize).copied().flatten()?;
-        let ci = self.chunk_index(base)?;
+    fn bump_try<O: Observer>(&mut self, size: u64, align: u64, obs: &mut O) -> Option<u64> {
+        let cur = self.bump_cur.get(self.cpu as usize).copied().flatten();
+        let miss = |this: &Self, obs: &mut O| {
+            if O::ON {
+                obs.event(Event::BumpMiss { cpu: this.cpu, base: cur, size, align }, this.view());
+            }
+        };
+        let Some(ci) = cur.and_then(|base| self.chunk_index(base)) else {
+            miss(self, obs);
+            return None;
+        };
         let c = &self.chunks[ci];
         let a = align_up(c.bump, align);
-        if a < c.base {
+        let end = if a < c.base { None } else { a.checked_add(size).filter(|&e| e <= c.limit) };
+        let Some(end) = end else {
+            miss(self, obs);
             return None;
-        }
-        let end = a.checked_add(size)?;
-        if end > c.limit {
-            return None;
-        }
+        };
         let va = self.arena.alloc(a, end);
         let nid = self.addr_to_node_id(a);
         self.arena.at(va).flags = ((nid + 1) << VN_SHIFT) | VA_FROM_BUMP_CHUNK;
@@ -525,17 +654,24 @@ impl MapleRfc {
         c.bump = end;
         c.alloced += size >> PAGE_SHIFT;
         c.page_va.insert(a, va);
+        if O::ON {
+            let (base, bump, pages) = (c.base, c.bump, c.alloced);
+            let id = self.arena.get(va).id;
+            obs.event(Event::BumpHit { id, cpu: self.cpu, base, addr: a, size, bump, pages }, self.view());
+        }
         Some(a)
     }
 
     /// `vmap_bump_refill` (§11.5.4): one 64 MiB XA_ZERO range from the ordinary gap search, a
     /// new chunk at the head of the list, current for this CPU; the old one is retired. [fact]
-    fn bump_refill(&mut self) -> bool {
-        let Some(base) = self.__alloc_vmap_area(VMAP_BUMP_CHUNK_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END) else {
+    fn bump_refill<O: Observer>(&mut self, obs: &mut O) -> bool {
+        let Some(base) = self.__alloc_vmap_area(VMAP_BUMP_CHUNK_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END, obs)
+        else {
             return false;
         };
         let limit = base + VMAP_BUMP_CHUNK_SIZE;
-        self.occ_store(base, limit - 1, Some(MapleEntry::Zero));
+        self.occ_store(base, limit - 1, Some(MapleEntry::Zero), obs);
+        let retired = self.bump_cur.get(self.cpu as usize).copied().flatten();
         let chunk = BumpChunk { base, limit, bump: base, alloced: 0, owner_cpu: self.cpu, page_va: BTreeMap::new() };
         self.chunks.insert(0, chunk);
         self.chunks_lo = self.chunks_lo.min(base);
@@ -546,6 +682,9 @@ impl MapleRfc {
         }
         self.bump_cur[cpu] = Some(base);
         self.counters.refills += 1;
+        if O::ON {
+            obs.event(Event::BumpRefill { cpu: self.cpu, base, limit, retired }, self.view());
+        }
         true
     }
 
@@ -563,11 +702,11 @@ impl MapleRfc {
         self.validate_req(size, align)?;
         self.last_path = AllocPath::None;
         if self.bump_on && Self::vmap_bump_eligible(size, align, vstart, vend) {
-            let mut got = self.bump_try(size, align);
+            let mut got = self.bump_try(size, align, obs);
             if got.is_none() {
                 self.counters.bump_misses += 1;
-                if self.bump_refill() {
-                    got = self.bump_try(size, align);
+                if self.bump_refill(obs) {
+                    got = self.bump_try(size, align, obs);
                 }
             }
             if let Some(a) = got {
@@ -588,7 +727,7 @@ impl MapleRfc {
                 // A pooled range is still occupied, so no busy area can overlap it.
                 let v = *self.arena.get(va);
                 self.arena.at(va).flags = vn_flags | F_OCC;
-                self.busy_insert(va);
+                self.busy_insert(va, obs);
                 self.counters.pool_hits += 1;
                 self.last_path = AllocPath::Pool;
                 if O::ON {
@@ -599,17 +738,17 @@ impl MapleRfc {
         }
         let mut purged = false;
         loop {
-            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend) {
+            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend, obs) {
                 let end = addr + size;
                 if let Some(other) = self.busy_overlap(addr, end) {
                     // The WARN of `[SYZ]`: the occupied tree offered a range a busy tree holds.
                     self.counters.overlap_warnings += 1;
                     return Err(VmapError::BusyOverlap { start: addr, end, other });
                 }
-                self.occ_store(addr, end - 1, Some(MapleEntry::Zero));
+                self.occ_store(addr, end - 1, Some(MapleEntry::Zero), obs);
                 let va = self.arena.alloc(addr, end);
                 self.arena.at(va).flags = vn_flags | F_OCC;
-                self.busy_insert(va);
+                self.busy_insert(va, obs);
                 self.last_path = AllocPath::Global;
                 if O::ON {
                     let id = self.arena.get(va).id;
@@ -673,7 +812,7 @@ impl MapleRfc {
         }
         self.va_clip(s, l, nva, size);
         let va = self.arena.alloc(nva, e);
-        self.busy_insert(va);
+        self.busy_insert(va, &mut NoObserver);
         self.last_path = AllocPath::Legacy;
         Ok(nva)
     }
@@ -722,9 +861,12 @@ impl MapleRfc {
 
     /// The chunk holding `addr`: fast reject on lo/hi, this CPU's current chunk, then the list
     /// walk newest first (§11.5.5). [fact]
-    fn vmap_chunk_lookup(&mut self, addr: u64) -> Option<usize> {
+    fn vmap_chunk_lookup<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Option<usize> {
         if addr < self.chunks_lo || addr >= self.chunks_hi {
             self.counters.fast_reject_hits += 1;
+            if O::ON {
+                obs.event(Event::BumpFastReject { addr, lo: self.chunks_lo, hi: self.chunks_hi }, self.view());
+            }
             return None;
         }
         if let Some(base) = self.bump_cur.get(self.cpu as usize).copied().flatten() {
@@ -751,9 +893,9 @@ impl MapleRfc {
 
     /// `find_unlink_vmap_area`: the bump unlink, else one erase in the busy trees. Returns
     /// the area; nothing changes on `Err`.
-    fn find_unlink<O: Observer>(&mut self, addr: u64, _obs: &mut O) -> Result<u32, VmapError> {
+    fn find_unlink<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<u32, VmapError> {
         let mut interior = None;
-        if let Some(ci) = self.vmap_chunk_lookup(addr) {
+        if let Some(ci) = self.vmap_chunk_lookup(addr, obs) {
             if let Some(va) = self.bump_area_at(ci, addr) {
                 let v = *self.arena.get(va);
                 if v.va_start == addr {
@@ -762,10 +904,33 @@ impl MapleRfc {
                     c.alloced -= v.size() >> PAGE_SHIFT;
                     let (alloced, base, limit, owner) = (c.alloced, c.base, c.limit, c.owner_cpu);
                     let current = self.bump_cur.get(owner as usize).copied().flatten() == Some(base);
+                    if O::ON {
+                        let ev = Event::BumpUnlink {
+                            id: v.id,
+                            base,
+                            va_start: v.va_start,
+                            va_end: v.va_end,
+                            pages: alloced,
+                        };
+                        obs.event(ev, self.view());
+                    }
                     if alloced == 0 && !current {
                         // Release: the whole 64 MiB goes back now, before the lazy purge.
                         self.chunks.remove(ci);
-                        self.occ_store(base, limit - 1, None);
+                        if O::ON {
+                            // This chunk's areas still waiting for the purge (and the TLB flush).
+                            let lazy_pending = self
+                                .nodes
+                                .iter()
+                                .flat_map(|n| n.lazy.iter())
+                                .filter(|&&x| {
+                                    let a = self.arena.get(x);
+                                    a.flags & VA_FROM_BUMP_CHUNK != 0 && base <= a.va_start && a.va_end <= limit
+                                })
+                                .count() as u32;
+                            obs.event(Event::BumpRelease { base, limit, lazy_pending }, self.view());
+                        }
+                        self.occ_store(base, limit - 1, None, obs);
                         self.counters.released_before_flush += 1;
                     }
                     return Ok(va);
@@ -777,7 +942,8 @@ impl MapleRfc {
         if let Some(&va) = self.busy_by_start.get(&addr) {
             let v = *self.arena.get(va);
             let nid = self.addr_to_node_id(v.va_start) as usize;
-            let _ = self.nodes[nid].busy.erase_range(v.va_start, v.va_end - 1);
+            let (s, l) = (v.va_start, v.va_end - 1);
+            let _ = lend!(self, self.nodes[nid].busy, obs, MapleTreeKind::Busy, nid as u32, |t| t.erase_range(s, l));
             self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
             self.busy_by_start.remove(&addr);
             return Ok(va);
@@ -795,7 +961,7 @@ impl MapleRfc {
         let va = self.find_unlink(addr, obs)?;
         let v = *self.arena.get(va);
         if v.flags & VA_FROM_BUMP_CHUNK == 0 {
-            self.occ_store(v.va_start, v.va_end - 1, None);
+            self.occ_store(v.va_start, v.va_end - 1, None, obs);
         }
         self.arena.release(va);
         Ok(())
@@ -843,11 +1009,11 @@ impl MapleRfc {
 
     /// `reclaim_list_global` at HEAD: NULL over each range in list order (bump areas skipped:
     /// their range is part of a chunk), then the object is freed. [fact, RFC-11]
-    fn reclaim_list_global(&mut self, list: &[u32]) {
+    fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
         for &va in list {
             let v = *self.arena.get(va);
             if v.flags & VA_FROM_BUMP_CHUNK == 0 {
-                self.occ_store(v.va_start, v.va_end - 1, None);
+                self.occ_store(v.va_start, v.va_end - 1, None, obs);
             }
             self.arena.release(va);
         }
@@ -856,7 +1022,7 @@ impl MapleRfc {
     /// `decay_va_pool_node` as linux-6.9 (a quarter of each pool, all when `full` or when a
     /// quarter rounds to nothing); the taken ranges, sorted and joined where adjacent as 6.9's
     /// decay tree does, become NULL in the occupied tree [choice: erase on decay, §11.6].
-    fn decay_va_pool_node(&mut self, nid: usize, full: bool) {
+    fn decay_va_pool_node<O: Observer>(&mut self, nid: usize, full: bool, obs: &mut O) {
         let mut taken = Vec::new();
         for idx in 0..self.nodes[nid].pools.len() {
             let len = self.nodes[nid].pools[idx].len();
@@ -881,7 +1047,7 @@ impl MapleRfc {
             self.arena.release(va);
         }
         for (s, e) in merge_ranges(ranges) {
-            self.occ_store(s, e, None);
+            self.occ_store(s, e, None, obs);
         }
     }
 
@@ -895,7 +1061,7 @@ impl MapleRfc {
         }
         let mut lists = Vec::with_capacity(self.nodes.len());
         for nid in 0..self.nodes.len() {
-            self.decay_va_pool_node(nid, full);
+            self.decay_va_pool_node(nid, full, obs);
             lists.push(std::mem::take(&mut self.nodes[nid].lazy));
         }
         let mut count = 0u32;
@@ -921,7 +1087,7 @@ impl MapleRfc {
                 }
                 local.push(va);
             }
-            self.reclaim_list_global(&local);
+            self.reclaim_list_global(&local, obs);
         }
         if O::ON {
             obs.event(Event::PurgeEnd { purged: count }, self.view());
@@ -983,10 +1149,10 @@ impl MapleRfc {
                         if let Some(&(bs, bl)) = blocks.iter().find(|&&(bs, bl)| bs <= s && s + size - 1 <= bl) {
                             self.va_clip(bs, bl, s, size);
                         }
-                        self.occ_store(s, s + size - 1, Some(MapleEntry::Zero));
+                        self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
                         let va = self.arena.alloc(s, s + size);
                         self.arena.at(va).flags = F_OCC;
-                        self.busy_insert(va);
+                        self.busy_insert(va, obs);
                         if O::ON {
                             obs.event(Event::PcpuArea { index: i as u32, addr: s, size }, self.view());
                         }

@@ -82,7 +82,7 @@ global_lock_ops: number, };
  * The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
  * text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
  */
-export type Counters = { ops: number, nodes_visited: Hex, list_walked: Hex, comparisons: Hex, rotations: Hex, recolors: Hex, propagations: Hex, cache_lines: Hex, };
+export type Counters = { ops: number, nodes_visited: Hex, list_walked: Hex, comparisons: Hex, rotations: Hex, recolors: Hex, propagations: Hex, cache_lines: Hex, slots_scanned: Hex, wasted_descents: Hex, ascents: Hex, window_iterations: Hex, splits: Hex, rebalances: Hex, spanning_stores: Hex, bump_hits: Hex, };
 
 /**
  * What `counters(from, to)` returns.
@@ -106,7 +106,7 @@ new_vstart: Addr | null, } | { "kind": "search_none" } | { "kind": "out_of_range
 /**
  * NE only: the new object `[lva_start, lva_end)` left of the request.
  */
-lva: AreaInfo | null, } | { "kind": "allocated", id: number, addr: Addr, size: Addr, } | { "kind": "alloc_failed", size: Addr, } | { "kind": "link", id: number, va_start: Addr, va_end: Addr, parent: number | null, side: Dir | null, } | { "kind": "rotate", phase: RbPhase, case: number, dir: Dir, old_top: number, new_top: number, } | { "kind": "recolor", phase: RbPhase, case: number, id: number, color: Color, } | { "kind": "reset", start: Addr, end: Addr, } | { "kind": "erase", id: number, va_start: Addr, va_end: Addr, } | { "kind": "unlinked", id: number, case: string, successor: Hex | null, } | { "kind": "propagate", id: number, old: Addr, new: Addr, } | { "kind": "propagate_stop", id: number, value: Addr, } | { "kind": "augment_set", id: number, old: Addr, new: Addr, cause: AugmentCause, phase: RbPhase | null, case: number | null, } | { "kind": "merge_start", va_start: Addr, va_end: Addr, prev: number | null, next: number | null, } | { "kind": "merge", merge: MergeKind, survivor: number, removed: number | null, old_start: Addr, old_end: Addr, new_start: Addr, new_end: Addr, } | { "kind": "add_block", id: number, va_start: Addr, va_end: Addr, } | { "kind": "busy_insert", id: number, va_start: Addr, va_end: Addr, depth: number, } | { "kind": "busy_remove", id: number, va_start: Addr, va_end: Addr, } | { "kind": "lazy_enqueue", id: number, va_start: Addr, va_end: Addr, nr_lazy: Hex, lazy_max: number, } | { "kind": "purge_start", cause: PurgeCause, count: number, } | { "kind": "purge_area", va_start: Addr, va_end: Addr, } | { "kind": "purge_end", purged: number, } | { "kind": "cache_reset", why: CacheResetWhy, } | { "kind": "cache_use", id: number, va_start: Addr, va_end: Addr, addr: Addr, } | { "kind": "walk_tree", id: number, va_start: Addr, va_end: Addr, addr: Addr, } | { "kind": "walk_area", id: number, va_start: Addr, va_end: Addr, addr: Addr, cached_hole_size: Addr, } | { "kind": "pool_hit", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pool_rotate", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pool_miss", node: number, pool: number, } | { "kind": "decay", node: number, pool: number, taken: number, kept: number, } | { "kind": "pooled", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pcpu_area", index: number, addr: Addr, size: Addr, };
+lva: AreaInfo | null, } | { "kind": "allocated", id: number, addr: Addr, size: Addr, } | { "kind": "alloc_failed", size: Addr, } | { "kind": "link", id: number, va_start: Addr, va_end: Addr, parent: number | null, side: Dir | null, } | { "kind": "rotate", phase: RbPhase, case: number, dir: Dir, old_top: number, new_top: number, } | { "kind": "recolor", phase: RbPhase, case: number, id: number, color: Color, } | { "kind": "reset", start: Addr, end: Addr, } | { "kind": "erase", id: number, va_start: Addr, va_end: Addr, } | { "kind": "unlinked", id: number, case: string, successor: Hex | null, } | { "kind": "propagate", id: number, old: Addr, new: Addr, } | { "kind": "propagate_stop", id: number, value: Addr, } | { "kind": "augment_set", id: number, old: Addr, new: Addr, cause: AugmentCause, phase: RbPhase | null, case: number | null, } | { "kind": "merge_start", va_start: Addr, va_end: Addr, prev: number | null, next: number | null, } | { "kind": "merge", merge: MergeKind, survivor: number, removed: number | null, old_start: Addr, old_end: Addr, new_start: Addr, new_end: Addr, } | { "kind": "add_block", id: number, va_start: Addr, va_end: Addr, } | { "kind": "busy_insert", id: number, va_start: Addr, va_end: Addr, depth: number, } | { "kind": "busy_remove", id: number, va_start: Addr, va_end: Addr, } | { "kind": "lazy_enqueue", id: number, va_start: Addr, va_end: Addr, nr_lazy: Hex, lazy_max: number, } | { "kind": "purge_start", cause: PurgeCause, count: number, } | { "kind": "purge_area", va_start: Addr, va_end: Addr, } | { "kind": "purge_end", purged: number, } | { "kind": "cache_reset", why: CacheResetWhy, } | { "kind": "cache_use", id: number, va_start: Addr, va_end: Addr, addr: Addr, } | { "kind": "walk_tree", id: number, va_start: Addr, va_end: Addr, addr: Addr, } | { "kind": "walk_area", id: number, va_start: Addr, va_end: Addr, addr: Addr, cached_hole_size: Addr, } | { "kind": "pool_hit", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pool_rotate", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pool_miss", node: number, pool: number, } | { "kind": "decay", node: number, pool: number, taken: number, kept: number, } | { "kind": "pooled", node: number, pool: number, va_start: Addr, va_end: Addr, } | { "kind": "pcpu_area", index: number, addr: Addr, size: Addr, } | { "kind": "maple", tree: MapleTreeKind, node: number, event: MapleEvent, } | { "kind": "window_start", size: Addr, align: Addr, min: Addr, max: Addr, len: Addr, } | { "kind": "window_hole", iteration: number, search: Addr, index: Addr, hole_end: Addr, candidate: Addr, cand_end: Addr, fits: boolean, next: Addr | null, skipped: number, } | { "kind": "bump_hit", id: number, cpu: number, base: Addr, addr: Addr, size: Addr, bump: Addr, pages: number, } | { "kind": "bump_miss", cpu: number, base: Addr | null, size: Addr, align: Addr, } | { "kind": "bump_refill", cpu: number, base: Addr, limit: Addr, retired: Addr | null, } | { "kind": "bump_fast_reject", addr: Addr, lo: Addr, hi: Addr, } | { "kind": "bump_unlink", id: number, base: Addr, va_start: Addr, va_end: Addr, pages: number, } | { "kind": "bump_release", base: Addr, limit: Addr, lazy_pending: number, };
 
 /**
  * The four ways a request can sit inside a free block (plus none).
@@ -206,6 +206,13 @@ export type Label = { index: number, text: string, };
 export type LazySnap = { id: number, va_start: Addr, va_end: Addr, node: number, };
 
 /**
+ * Step events of the maple tree's work. In JSON (an allocator's `Event::Maple`) the `kind`
+ * names are those of the maple player's events (`core/wasm/src/maple.rs`), limits and gaps
+ * `"0x…"` text, node ids, slots and counts numbers.
+ */
+export type MapleEvent = { "kind": "store_begin", first: Addr, last: Addr, erase: boolean, } | { "kind": "store_type", store: StoreType, node: number | null, new_end: number, } | { "kind": "split", b_end: number, cut: number, mid: number, } | { "kind": "push_sibling", left: boolean, } | { "kind": "rebalance", node: number, } | { "kind": "spanning", first: Addr, last: Addr, } | { "kind": "gap_update", node: number, slot: number, gap: Addr, stop: boolean, } | { "kind": "visit", node: number, min: Addr, max: Addr, } | { "kind": "scan", node: number, slot: number, gap: Addr, fits: boolean, } | { "kind": "descend", node: number, slot: number, } | { "kind": "skip", node: number, slot: number, } | { "kind": "ascend", node: number, } | { "kind": "found", index: Addr, last: Addr, } | { "kind": "no_hole", err: number, } | { "kind": "store_done", height: number, nodes: number, };
+
+/**
  * One node: its place, type, range `[min, max]`, `ma_data_end` and the `meta.gap` slot.
  */
 export type MapleNodeJson = { id: number, parent: number | null, parent_slot: number, depth: number, type: MapleNodeType, min: Addr, max: Addr, end: number, mgap: number, slots: Array<MapleSlotJson>, };
@@ -229,6 +236,11 @@ export type MapleSlotKind = "E" | "N" | "C";
  * The whole tree: its height and its nodes in pre-order.
  */
 export type MapleTreeJson = { height: number, nodes: Array<MapleNodeJson>, };
+
+/**
+ * Which of maple-rfc's maple trees an [`Event::Maple`] belongs to.
+ */
+export type MapleTreeKind = "occupied" | "busy" | "free";
 
 /**
  * Which neighbours a freed block merged with.
@@ -297,6 +309,12 @@ chunks: Array<ChunkSnap>,
  * The index's memory: objects, maple nodes, chunk descriptors, bytes per live area.
  */
 memory: IndexMemory, };
+
+/**
+ * The kernel's `enum store_type`, as chosen by `mas_wr_store_type` (in JSON its kernel name,
+ * `wr_…`).
+ */
+export type StoreType = "wr_store_root" | "wr_spanning_store" | "wr_exact_fit" | "wr_new_root" | "wr_rebalance" | "wr_node_store" | "wr_split_store" | "wr_append" | "wr_slot_store";
 
 /**
  * One point of a sweep: live areas and the average counters of one operation.

@@ -154,6 +154,29 @@ export const COUNTER_KEYS = [
 ] as const satisfies readonly Exclude<keyof Raw.Counters, 'ops'>[];
 export type CounterKey = (typeof COUNTER_KEYS)[number];
 
+/**
+ * The maple trees' own counters (maple-rfc, spec §11.11; zero for the free-tree eras). Its gap
+ * searches also count in the keys above: nodes visited, comparisons (one per slot scanned),
+ * propagation steps (gap updates) and cache lines (maple nodes touched).
+ */
+export const MAPLE_COUNTER_KEYS = [
+  'slots_scanned',
+  'wasted_descents',
+  'ascents',
+  'window_iterations',
+  'splits',
+  'rebalances',
+  'spanning_stores',
+  'bump_hits',
+] as const satisfies readonly Exclude<keyof Raw.Counters, 'ops'>[];
+
+/** Every counter set to zero. */
+export function zeroCounters(): Counters {
+  const c = { ops: 0 } as Counters;
+  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = 0;
+  return c;
+}
+
 export const COUNTER_LABEL: Record<CounterKey | 'work', string> = {
   nodes_visited: 'nodes visited',
   list_walked: 'list entries walked',
@@ -178,7 +201,7 @@ export function counterLabel(key: string): string {
 function parseCountersValue(v: unknown): Counters {
   const o = obj<Raw.Counters>(v, 'counters');
   const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
-  for (const k of COUNTER_KEYS) c[k] = n(o[k] ?? 0, k);
+  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = n(o[k] ?? 0, k);
   // Counts the contract names beyond these (the maple counters, for one), in the core's order.
   for (const [k, val] of Object.entries(o as Record<string, unknown>)) {
     if (k === 'ops' || k in c) continue;

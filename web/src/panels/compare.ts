@@ -4,7 +4,7 @@
 // cumulated, and their time series along the trace.
 import { bytesPerLiveArea, errorMessage, freeNodes, Session, type State } from '../bridge';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
-import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters, traceProfile, work, type CounterKey, type Counters } from './api';
+import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters, traceProfile, work, zeroCounters, type CounterKey, type Counters } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';
 import { button, grouped, h, select } from './dom';
@@ -30,7 +30,7 @@ interface Column {
 }
 
 function zero(): Counters {
-  return { ops: 0, nodes_visited: 0, list_walked: 0, comparisons: 0, rotations: 0, recolors: 0, propagations: 0, cache_lines: 0 };
+  return zeroCounters();
 }
 
 function add(a: Counters, b: Counters): Counters {
