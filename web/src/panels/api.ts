@@ -213,7 +213,15 @@ function parseCountersValue(v: unknown): Counters {
 /** Every counter key of some counters (the known ones first, then the others in their order). */
 export function counterKeys(cs: Counters[]): string[] {
   const keys: string[] = [...COUNTER_KEYS];
-  for (const c of cs) for (const k of Object.keys(c)) if (k !== 'ops' && !keys.includes(k)) keys.push(k);
+  // The maple counters only where some column has counted them (a free-tree comparison keeps its rows).
+  const maple = new Set<string>(MAPLE_COUNTER_KEYS);
+  for (const c of cs) {
+    for (const k of Object.keys(c)) {
+      if (k === 'ops' || keys.includes(k)) continue;
+      if (maple.has(k) && !cs.some((o) => (o[k] ?? 0) !== 0)) continue;
+      keys.push(k);
+    }
+  }
   return keys;
 }
 
