@@ -488,7 +488,7 @@ impl Vmap {
     /// `(areas + 2) * (group + 2)^2` steps are never exceeded by a walk that ends.
     fn pcpu_walk_budget(&self, nr: usize) -> u64 {
         let g = nr as u64 + 2;
-        (self.arena.nodes.len() as u64 + 2).saturating_mul(g).saturating_mul(g)
+        (self.arena.slots() as u64 + 2).saturating_mul(g).saturating_mul(g)
     }
 
     // ------------------------------------------------------------------
