@@ -150,7 +150,7 @@ impl Arena {
     #[inline(always)]
     pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
         if i < self.lim {
-            debug_assert!(i % STRIDE == 0, "handle {i} is not one the arena gave out");
+            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
             // SAFETY: `i < lim` puts the 56 bytes at word `i` inside `nodes` (word `i + 7` is at
             // most `nodes.len() * 7`), at an 8-byte boundary (the slab's alignment); every byte
             // there is an initialised `u64`/`u32` field of some object (no padding), and any bit
@@ -163,7 +163,7 @@ impl Arena {
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
         if i < self.lim {
-            debug_assert!(i % STRIDE == 0, "handle {i} is not one the arena gave out");
+            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
             // SAFETY: as in `try_get`; `&mut self` makes this the only reference into the slab.
             unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
         } else {
