@@ -35,7 +35,17 @@ pub struct VmapArea {
     pub(crate) flags: u32,
     /// Identity for views: never reused.
     pub id: u32,
+    /// Always 0: spells out what would be padding, so that every byte of the slab is
+    /// initialised (see [`Arena`]).
+    pad: u32,
 }
+
+// No implicit padding: the fields above add up to the size.
+const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 8 * 4);
+const _: () = assert!(std::mem::align_of::<VmapArea>() == 8);
+
+/// A handle is the object's byte offset in the slab in 8-byte words: index × 7.
+const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / 8) as u32;
 
 impl VmapArea {
     #[inline(always)]
@@ -57,10 +67,22 @@ impl VmapArea {
     }
 }
 
-/// Slab of `vmap_area` objects.
+/// Slab of `vmap_area` objects, addressed by `u32` handles.
+///
+/// A handle is not an index but the object's offset in 8-byte words (index × 7), so reaching
+/// an object from a link is one scaled load (`base + 8 * handle`), as a kernel pointer is one
+/// load, with no multiply by the object's size on the pointer-chasing path. Any handle below
+/// `lim` is read or written as a `VmapArea` that lies wholly inside the slab at an 8-byte
+/// boundary, and every byte of the slab is an initialised integer (the type has no padding), so
+/// even a handle the arena never gave out reads integers, never memory outside the slab: the
+/// one bounds compare is all an access needs, and it doubles as the null test (`NIL` is never
+/// below `lim`). Handles the allocator stores all come from [`Arena::alloc`] (multiples of 7,
+/// `debug_assert`ed).
 #[derive(Clone, Debug, Default)]
 pub struct Arena {
-    pub(crate) nodes: Vec<VmapArea>,
+    nodes: Vec<VmapArea>,
+    /// `(nodes.len() - 1) * 7 + 1` (0 when empty): the handles whose object fits in the slab.
+    lim: u32,
     free_slots: Vec<u32>,
     next_id: u32,
 }
@@ -84,19 +106,22 @@ impl Arena {
             next: NIL,
             flags: 0,
             id: self.next_id,
+            pad: 0,
         };
         self.next_id = self.next_id.wrapping_add(1);
         match self.free_slots.pop() {
-            Some(i) => {
-                self.nodes[i as usize] = va;
-                i
+            Some(h) => {
+                *self.at(h) = va;
+                h
             }
             None => {
-                // Indices are u32 and `NIL` must stay past the end: 2^32 - 1 objects would be
-                // 224 GiB, so this cannot happen before memory runs out.
-                assert!(self.nodes.len() < NIL as usize, "vmap_area arena full");
+                // Handles are u32 and `NIL` must stay above every one: 2^32 / 7 objects would
+                // be 34 GiB, so this cannot happen before memory runs out.
+                assert!(self.nodes.len() < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
+                let h = self.nodes.len() as u32 * STRIDE;
                 self.nodes.push(va);
-                (self.nodes.len() - 1) as u32
+                self.lim = h + 1;
+                h
             }
         }
     }
@@ -107,28 +132,55 @@ impl Arena {
         self.free_slots.push(i);
     }
 
+    /// The object at handle `i`.
+    ///
+    /// # Panics
+    /// On `NIL` or a handle past the slab.
     #[inline(always)]
     pub fn get(&self, i: u32) -> &VmapArea {
-        &self.nodes[i as usize]
+        match self.try_get(i) {
+            Some(v) => v,
+            None => out_of_slab(i, self.lim),
+        }
     }
 
     /// The object at `i`, or `None` for `NIL`. One comparison does both the null test and the
-    /// bounds check: `NIL` is past the end of every arena (an arena never holds `u32::MAX`
-    /// objects: see [`Arena::alloc`]), and no link holds any other index past the end.
+    /// bounds check: `NIL` is above every handle (see [`Arena::alloc`]), and no link holds any
+    /// other handle past the slab.
     #[inline(always)]
     pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
-        self.nodes.get(i as usize)
+        if i < self.lim {
+            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
+            // SAFETY: `i < lim` puts the 56 bytes at word `i` inside `nodes` (word `i + 7` is at
+            // most `nodes.len() * 7`), at an 8-byte boundary (the slab's alignment); every byte
+            // there is an initialised `u64`/`u32` field of some object (no padding), and any bit
+            // pattern is a valid `VmapArea`.
+            Some(unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() })
+        } else {
+            None
+        }
     }
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
-        &mut self.nodes[i as usize]
+        if i < self.lim {
+            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
+            // SAFETY: as in `try_get`; `&mut self` makes this the only reference into the slab.
+            unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
+        } else {
+            out_of_slab(i, self.lim)
+        }
+    }
+
+    /// Objects handed out so far, freed ones included.
+    pub(crate) fn slots(&self) -> usize {
+        self.nodes.len()
     }
 
     /// Clear the tree and list links of an area that has left its containers (the state
     /// `RB_CLEAR_NODE` + `INIT_LIST_HEAD` leave it in), ready to be linked elsewhere.
     #[inline]
     pub(crate) fn detach(&mut self, i: u32) {
-        let a = &mut self.nodes[i as usize];
+        let a = self.at(i);
         a.parent = NIL;
         a.left = NIL;
         a.right = NIL;
@@ -148,7 +200,7 @@ impl Arena {
     }
 
     pub fn id_of(&self, i: u32) -> Option<u32> {
-        (i != NIL).then(|| self.nodes[i as usize].id)
+        (i != NIL).then(|| self.get(i).id)
     }
 }
 
@@ -269,6 +321,13 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_slab(i: u32, lim: u32) -> ! {
+    panic!("vmap_area handle {i:#x} outside the slab (handles below {lim:#x})")
+}
+
 /// A plain snapshot of one area, as views and tests want it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AreaInfo {
@@ -279,4 +338,46 @@ pub struct AreaInfo {
     #[serde(with = "crate::addr::hex")]
     #[ts(as = "crate::addr::Addr")]
     pub va_end: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Arena, NIL};
+
+    /// Handles from `alloc` reach their own object, stay distinct, and a released handle is
+    /// handed out again with a fresh id; `NIL` and everything past the slab read as nothing.
+    #[test]
+    fn handles_reach_their_objects() {
+        let mut a = Arena::new();
+        assert!(a.try_get(0).is_none() && a.try_get(NIL).is_none());
+        let hs: Vec<u32> = (0..1000u64).map(|k| a.alloc(k << 12, (k + 1) << 12)).collect();
+        for (k, &h) in hs.iter().enumerate() {
+            let v = a.get(h);
+            assert_eq!((v.va_start, v.va_end, v.id), ((k as u64) << 12, (k as u64 + 1) << 12, k as u32));
+        }
+        let mut sorted = hs.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), hs.len());
+        let last = *hs.last().unwrap();
+        assert!(a.try_get(last + 1).is_none() && a.try_get(NIL).is_none());
+        a.at(hs[10]).left = hs[20];
+        assert_eq!(a.get(hs[10]).left, hs[20]);
+        assert_eq!(a.get(hs[20]).va_start, 20 << 12);
+        a.release(hs[500]);
+        let again = a.alloc(7, 9);
+        assert_eq!(again, hs[500]);
+        assert_eq!((a.get(again).va_start, a.get(again).id), (7, 1000));
+        assert_eq!(a.live(), 1000);
+        assert_eq!(a.id_of(NIL), None);
+        assert_eq!(a.id_of(hs[3]), Some(3));
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the slab")]
+    fn get_nil_panics() {
+        let mut a = Arena::new();
+        a.alloc(1, 2);
+        let _ = a.get(NIL);
+    }
 }

@@ -418,7 +418,26 @@ impl Vmap {
     // ------------------------------------------------------------------
 
     /// The busy area starting exactly at `addr` (searching the node of `addr` first).
+    ///
+    /// Inlined: the usual case (one node, an area starts at `addr` and is not lazy) is one
+    /// exact-start descent; everything else, errors included, is [`Vmap::find_busy_slow`],
+    /// which decides the whole question again.
+    #[inline(always)]
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+        if let [node] = self.nodes.as_slice() {
+            let va = node.busy.find_start(&self.arena, addr);
+            if let Some(v) = self.arena.try_get(va) {
+                if v.va_end > addr && !v.is_lazy() {
+                    return Ok((0, va));
+                }
+            }
+        }
+        self.find_busy_slow(addr)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn find_busy_slow(&self, addr: u64) -> Result<(usize, u32), VmapError> {
         if let [node] = self.nodes.as_slice() {
             // One node (every profile but a multi-node linux-6.9): the exact-start descent,
             // one comparison per level; the containment descent only to name a miss.
@@ -497,7 +516,7 @@ impl Vmap {
     /// `(areas + 2) * (group + 2)^2` steps are never exceeded by a walk that ends.
     fn pcpu_walk_budget(&self, nr: usize) -> u64 {
         let g = nr as u64 + 2;
-        (self.arena.nodes.len() as u64 + 2).saturating_mul(g).saturating_mul(g)
+        (self.arena.slots() as u64 + 2).saturating_mul(g).saturating_mul(g)
     }
 
     // ------------------------------------------------------------------
