@@ -143,18 +143,37 @@ export class OpList {
   }
 }
 
+/**
+ * The kinds of listing line an operation can print, each told by its shape: a free-tree `dump`
+ * node (`node 0x… 0x… 0x… B depth=…`), linux-6.9's vmap node header of `busy` (`node 1`), a maple
+ * tree `dump` node (`node 3 leaf min=…`), busy and lazy areas, and maple-rfc's bump chunks and
+ * the areas in them. The maple dump's frame (`dump height=…`, `root NULL`, `enddump`) counts as
+ * nothing, as `end` does.
+ */
+const LISTING: [RegExp, string, string][] = [
+  [/^node 0x/, 'free-tree node', 'free-tree nodes'],
+  [/^node \d+$/, 'vmap node', 'vmap nodes'],
+  [/^node \d+ (leaf|arange)\b/, 'maple node', 'maple nodes'],
+  [/^busy /, 'busy area', 'busy areas'],
+  [/^lazy /, 'lazy block', 'lazy blocks'],
+  [/^chunk /, 'bump chunk', 'bump chunks'],
+  [/^bump 0x/, 'area in a chunk', 'areas in chunks'],
+];
+const FRAME = /^(end|enddump|root NULL|dump height=\d+ nodes=\d+)$/;
+
 /** One line for what an operation printed: the line itself, or a count for dumps and listings. */
 export function summarizeOutput(s: string): string {
-  const lines = s.split('\n').filter((l) => l.trim() && l !== 'end');
-  if (lines.length === 0) return s.includes('end') ? 'printed an empty listing' : '';
-  if (lines.length === 1 && !/^(node|busy|lazy) /.test(lines[0])) return lines[0];
-  const count = (word: string) => lines.filter((l) => l.startsWith(`${word} `)).length;
+  const all = s.split('\n').filter((l) => l.trim());
+  const lines = all.filter((l) => !FRAME.test(l));
+  if (lines.length === 0) return all.length ? 'printed an empty listing' : '';
+  if (lines.length === 1 && !LISTING.some(([re]) => re.test(lines[0]))) return lines[0];
   const parts: string[] = [];
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  if (count('node')) parts.push(plural(count('node'), 'free-tree node', 'free-tree nodes'));
-  if (count('busy')) parts.push(plural(count('busy'), 'busy area', 'busy areas'));
-  if (count('lazy')) parts.push(plural(count('lazy'), 'lazy block', 'lazy blocks'));
-  const other = lines.length - count('node') - count('busy') - count('lazy');
-  if (other) parts.push(plural(other, 'line', 'lines'));
+  let other = lines.length;
+  for (const [re, one, many] of LISTING) {
+    const n = lines.filter((l) => re.test(l)).length;
+    if (n) parts.push(`${n} ${n === 1 ? one : many}`);
+    other -= n;
+  }
+  if (other) parts.push(`${other} ${other === 1 ? 'line' : 'lines'}`);
   return `printed ${parts.join(', ')}`;
 }
