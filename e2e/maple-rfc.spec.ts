@@ -70,6 +70,12 @@ test('a maple-rfc trace draws its occupied maple tree, node for node as the core
   expect(want.length).toBeGreaterThan(1);
   await expect.poll(async () => (await drawnNodes(page)).length, { timeout: 10_000 }).toBe(want.length);
   expect((await drawnNodes(page)).sort(byPlace)).toEqual([...want].sort(byPlace));
+  // The stats line counts the free space as the tree holds it (NULL holes: one per freed area,
+  // no two adjacent, plus the space above the areas) and gives the tree's height from the dump.
+  await expect(page.locator('[data-stat="free"] dt')).toHaveText('NULL holes');
+  const nulls = want.filter((n) => n.type === 'leaf').reduce((k, n) => k + n.slots.split(' ').filter((x) => x.split(':')[2] === 'N').length, 0);
+  await expect(page.locator('[data-stat="free"] dd')).toHaveText(String(nulls));
+  await expect(page.locator('[data-stat="height"] dd')).toHaveText(output.split('dump height=').at(-1)!.split(/\s/)[0]);
 });
 
 test('a free-tree profile keeps the free tree view', async ({ page }) => {

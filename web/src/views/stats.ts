@@ -14,6 +14,21 @@ function freeItem(i: Index): [string, string, string] {
   return ['free', 'free blocks', String(freeNodes(i).length)];
 }
 
+/**
+ * A maple tree's shape (spec §11.11): its height and its leaves' fill (used slots of 16 per
+ * leaf), read from the tree the core reports; nothing for a free tree.
+ */
+function mapleShape(i: Index): [string, string, string][] {
+  if (i.kind !== 'maple') return [];
+  const leaves = i.tree.nodes.filter((n) => n.type === 'leaf');
+  const used = leaves.reduce((n, l) => n + l.end + 1, 0);
+  const fill = leaves.length > 0 ? `${((100 * used) / (16 * leaves.length)).toFixed(1)} %` : '–';
+  return [
+    ['height', 'tree height', String(i.tree.height)],
+    ['leaf-fill', 'leaf fill', fill],
+  ];
+}
+
 export class Stats {
   constructor(private readonly root: HTMLElement) {
     root.classList.add('stats');
@@ -31,6 +46,7 @@ export class Stats {
       ['lazy-pages', 'lazy pages', `${state.lazyNr} / ${state.lazyMax}`],
     ];
     if (state.nrNodes > 1 || pooled) items.push(['pooled', 'pooled', String(pooled)]);
+    items.push(...mapleShape(state.index));
     this.root.replaceChildren(
       ...items.map(([key, name, value]) => {
         const d = el('div', `stat stat-${key}`);
