@@ -55,11 +55,11 @@ fn the_free_tree_eras_have_no_chunks_and_72_byte_objects() {
     assert!(st.chunks.is_empty());
     assert_eq!(st.memory.vmap_area_bytes, 72);
     assert_eq!(st.memory.live_areas, st.busy.len() as u64);
-    assert_eq!(st.memory.index_bytes, 72 * (st.memory.live_areas + st.free.len() as u64));
+    assert_eq!(st.memory.index_bytes, 72 * (st.memory.live_areas + st.index.free_nodes().len() as u64));
     let r = Session::load("profile maple-rfc\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n").unwrap();
     let st = r.state_before(r.len());
     assert_eq!(st.memory.vmap_area_bytes, 48);
     assert_eq!((st.memory.live_areas, st.memory.chunks, st.chunks.len()), (1, 1, 1));
     // The occupied tree the state carries is the one the memory counts.
-    assert_eq!(st.memory.occupied_nodes, st.occupied.as_ref().unwrap().nodes.len() as u64);
+    assert_eq!(st.memory.occupied_nodes, st.index.maple().unwrap().nodes.len() as u64);
 }
