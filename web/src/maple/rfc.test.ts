@@ -47,6 +47,9 @@ describe('maple-rfc narration', () => {
           // No generic fallback: each kind has its own sentence.
           expect(n.text, where).not.toMatch(/^Event /);
           expect(LISTINGS[n.listing], `${where}: listing ${n.listing}`).toBeDefined();
+          // maple-rfc keeps no free tree: neither the words nor the code listing may name one.
+          expect(n.text, where).not.toMatch(/free tree/i);
+          expect(LISTINGS[n.listing].lines.map((l) => l.text).join('\n'), `${where}: listing ${n.listing}`).not.toMatch(/free tree/i);
           const inner = ev.kind === 'maple' ? (ev.event as MapleStepEvent) : null;
           seen.add(inner ? `${String(ev.tree)}:${inner.kind}` : ev.kind);
           if (ev.kind === 'window_hole') {

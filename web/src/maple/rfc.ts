@@ -252,10 +252,55 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         }.`,
       );
     }
-    default:
-      return narrate(ev, { search: null, nodes: new Map() });
+    case 'lazy_enqueue':
+      return base(
+        ev.kind,
+        'unlink_busy',
+        'free_vmap_area_noflush',
+        'lazy',
+        'lazy',
+        'Lazy free',
+        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} is freed lazily: ${big(ev.nr_lazy)} of ${big(ev.lazy_max)} lazy pages wait for a purge; its range stays in use in the occupied tree until then.`,
+      );
+    case 'purge_start':
+      return base(
+        ev.kind,
+        RFC_GLUE.__purge_vmap_area_lazy,
+        '__purge_vmap_area_lazy',
+        'start',
+        'purge',
+        'Purge',
+        `Purge (${String(ev.cause).replace(/_/g, ' ')}): the pools decay, then ${String(ev.count)} lazy areas leave the lazy lists.`,
+      );
+    case 'purge_area':
+      return base(
+        ev.kind,
+        RFC_GLUE.__purge_vmap_area_lazy,
+        '__purge_vmap_area_lazy',
+        'area',
+        'purge',
+        'Purge: return',
+        `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: into its node's pool when it has at most 256 pages (not on a full purge), else a NULL store over its range in the occupied tree makes it free space (an area of a bump chunk only drops its object: the range is the chunk's).`,
+      );
+    default: {
+      const n = narrate(ev, { search: null, nodes: new Map() });
+      // The era-neutral steps keep their words; their listing is maple-rfc's own where the
+      // free-tree eras' one would name the free tree.
+      const own = n ? RFC_GLUE[n.listing] : undefined;
+      return n && own ? { ...n, listing: own } : n;
+    }
   }
 }
+
+function rangeOf(a: unknown, b: unknown): string {
+  return `[${hex(big(a))}, ${hex(big(b))})`;
+}
+
+/** The free-tree eras' listings that maple-rfc replaces with its own (same line ids). */
+const RFC_GLUE: Record<string, string> = {
+  alloc_vmap_area: 'rfc:alloc_vmap_area',
+  __purge_vmap_area_lazy: 'rfc:__purge_vmap_area_lazy',
+};
 
 const RFC = 'mm/vmalloc.c (RFC v1, 12/12)';
 
@@ -273,6 +318,31 @@ function listing(fn: string, rows: string): Listing {
 
 /** Our pseudocode of the RFC's allocation glue (spec §11.4.3, §11.5). */
 export const RFC_LISTINGS: Record<string, Listing> = {
+  'rfc:alloc_vmap_area': listing(
+    'alloc_vmap_area',
+    `
+start|attempt:
+     |  bump overlay on and the request eligible: vmap_bump_alloc (refill once) -> done
+     |  else addr := find_hole_window over the occupied tree inside [vstart, vend)
+     |  no room? -> overflow
+     |  store [addr, addr + size - 1] as in use in the occupied tree
+ busy|  insert the area into its vmap node's busy maple tree
+ done|  give the area to the caller
+     |overflow:
+purge|  first failure: purge the lazy areas, then attempt again
+ fail|  still no room: warn that the allocation failed, return -EBUSY
+`,
+  ),
+  'rfc:__purge_vmap_area_lazy': listing(
+    '__purge_vmap_area_lazy',
+    `
+start|  decay every node's pools, then take each node's lazy list
+     |  flush the TLB over the range they span
+ area|  each area: into its node's pool (at most 256 pages, not on a full purge),
+     |  or a NULL store over its range in the occupied tree (a bump area: its chunk keeps the range)
+  end|  lazy page count -= the pages returned
+`,
+  ),
   find_hole_window: listing(
     'find_hole_window',
     `
