@@ -3,21 +3,11 @@
 // event points at. Written from the specification and the events the core reports, in our own
 // words: no kernel source is quoted (the kernel is GPL). They are added to the page's table of
 // listings (narrate/code.ts `LISTINGS`) when the maple view loads.
-import { LISTINGS, type Listing } from '../narrate/code';
+import { listing as codeListing, LISTINGS, type Listing } from '../narrate/code';
 
 const MAPLE = 'lib/maple_tree.c';
 
-function listing(fn: string, rows: string): Listing {
-  const lines = rows
-    .replace(/^\n/, '')
-    .replace(/\n\s*$/, '')
-    .split('\n')
-    .map((row) => {
-      const bar = row.indexOf('|');
-      return bar < 0 ? { id: '', text: row } : { id: row.slice(0, bar).trim(), text: row.slice(bar + 1) };
-    });
-  return { fn, file: MAPLE, lines };
-}
+const listing = (fn: string, rows: string): Listing => codeListing(fn, MAPLE, rows);
 
 export const MAPLE_LISTINGS: Record<string, Listing> = {
   mas_empty_area: listing(

@@ -7,7 +7,7 @@
 // reports. The pseudocode listings are our own (RFC v1 at patch 12/12, spec §11.4–§11.5).
 import type { Index, OpFrames, StepEvent } from '../bridge';
 import { hex, parseBig, size } from '../format';
-import { LISTINGS, type Listing } from '../narrate/code';
+import { listing as codeListing, LISTINGS, type Listing } from '../narrate/code';
 import { narrate, type Narration } from '../narrate/narrate';
 import type { MapleFocus } from '../views/mapleTree';
 import { parseMapleSnapshotValue, type MapleOpFrames, type MapleSnapshot, type MapleStepEvent } from './bridge';
@@ -304,17 +304,7 @@ const RFC_GLUE: Record<string, string> = {
 
 const RFC = 'mm/vmalloc.c (RFC v1, 12/12)';
 
-function listing(fn: string, rows: string): Listing {
-  const lines = rows
-    .replace(/^\n/, '')
-    .replace(/\n\s*$/, '')
-    .split('\n')
-    .map((row) => {
-      const bar = row.indexOf('|');
-      return bar < 0 ? { id: '', text: row } : { id: row.slice(0, bar).trim(), text: row.slice(bar + 1) };
-    });
-  return { fn, file: RFC, lines };
-}
+const listing = (fn: string, rows: string): Listing => codeListing(fn, RFC, rows);
 
 /** Our pseudocode of the RFC's allocation glue (spec §11.4.3, §11.5). */
 export const RFC_LISTINGS: Record<string, Listing> = {

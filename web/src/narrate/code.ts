@@ -17,8 +17,8 @@ export interface Listing {
   lines: CodeLine[];
 }
 
-/** `id|text` rows; a row without `|` has no id. */
-function listing(fn: string, file: string, rows: string): Listing {
+/** A listing from `id|text` rows; a row without `|` has no id. */
+export function listing(fn: string, file: string, rows: string): Listing {
   const lines = rows
     .replace(/^\n/, '')
     .replace(/\n\s*$/, '')
