@@ -123,6 +123,7 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
             for (i, ev) in evs.iter().enumerate() {
                 match ev {
                     Event::WindowStart { size, align, len, .. } => {
+                        let (size, align, len) = (&size.0, &align.0, &len.0);
                         let want = if *align > 0x1000 { size + align - 1 } else { *size };
                         assert_eq!(*len, want, "op {k}: the padded length");
                         window = Some((*size, *align));
@@ -138,6 +139,9 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
                     Event::WindowHole {
                         index, hole_end, candidate, cand_end, fits: ok, next, skipped, search, ..
                     } => {
+                        let (index, hole_end, candidate, cand_end, search) =
+                            (&index.0, &hole_end.0, &candidate.0, &cand_end.0, &search.0);
+                        let next = &next.map(u64::from);
                         let (size, align) = window.expect("an iteration inside a window loop");
                         // Each iteration follows its gap search's result, but for an empty tree,
                         // where `mas_empty_area` answers at once (`mas_sparse_area`) without a walk.
@@ -160,8 +164,8 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
                             assert_eq!(*next, None);
                             // The address returned: the next Allocated, or the chunk a refill took.
                             let addr = evs[i..].iter().find_map(|e| match e {
-                                Event::Allocated { addr, .. } => Some(*addr),
-                                Event::BumpRefill { base, .. } => Some(*base),
+                                Event::Allocated { addr, .. } => Some(addr.0),
+                                Event::BumpRefill { base, .. } => Some(base.0),
                                 _ => None,
                             });
                             assert_eq!(addr, Some(*candidate), "op {k} frame {i}: {}", f.text);
@@ -201,6 +205,7 @@ fn a_bump_hit_touches_no_tree() {
             evs.iter().find(|e| matches!(e, Event::BumpRefill { .. })).copied()
         {
             refills += 1;
+            let (base, limit) = (&base.0, limit.0);
             assert_eq!(limit - base, 64 << 20);
             let stores: Vec<_> = evs
                 .iter()
