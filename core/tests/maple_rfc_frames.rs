@@ -134,7 +134,7 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
                         event: MapleEvent::HoleFound { index, last },
                         ..
                     } => {
-                        last_found = Some((*index, *last));
+                        last_found = Some((index.0, last.0));
                     }
                     Event::WindowHole {
                         index, hole_end, candidate, cand_end, fits: ok, next, skipped, search, ..
@@ -211,7 +211,7 @@ fn a_bump_hit_touches_no_tree() {
                 .iter()
                 .filter_map(|e| match maple(e) {
                     Some((MapleTreeKind::Occupied, MapleEvent::StoreBegin { first, last, erase })) => {
-                        Some((*first, *last, *erase))
+                        Some((first.0, last.0, *erase))
                     }
                     _ => None,
                 })
@@ -256,7 +256,7 @@ fn each_gap_update_frame_shows_the_gap_it_wrote() {
                 {
                     let IndexSnap::Maple { tree } = &f.trees[fr.tree] else { panic!("a maple index") };
                     let n = tree.nodes.iter().find(|n| n.id == *node).expect("the node is in the frame's tree");
-                    assert_eq!(n.slots[*slot].gap.map(|g| g.0), Some(*gap), "op {k}: gap of node {node} slot {slot}");
+                    assert_eq!(n.slots[*slot].gap.map(|g| g.0), Some(gap.0), "op {k}: gap of node {node} slot {slot}");
                     seen += 1;
                     if *stop && n.parent.is_some() {
                         stops_early += 1;
