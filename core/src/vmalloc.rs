@@ -569,7 +569,11 @@ pub fn adjust_va_to_fit_type<O: Observer>(
             old_end: Addr(old_end),
             new_start: Addr(v.va_start),
             new_end: Addr(v.va_end),
-            lva: (lva != NIL).then(|| crate::area::AreaInfo { id: a.get(lva).id, va_start: old_start, va_end: nva }),
+            lva: (lva != NIL).then(|| crate::area::AreaInfo {
+                id: a.get(lva).id,
+                va_start: Addr(old_start),
+                va_end: Addr(nva),
+            }),
         };
         obs.event(ev, view(a, t));
     }

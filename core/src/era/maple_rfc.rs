@@ -1359,7 +1359,7 @@ impl MapleRfc {
 
     fn info(&self, va: u32) -> AreaInfo {
         let v = self.arena.get(va);
-        AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+        AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }
     }
 
     /// Busy areas (busy trees and bump chunks) in address order.

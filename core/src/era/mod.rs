@@ -538,7 +538,7 @@ impl Vmap {
         self.nodes[nid]
             .busy
             .iter(&self.arena)
-            .map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
+            .map(|(_, v)| (AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, v.is_lazy()))
     }
 
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
@@ -549,7 +549,8 @@ impl Vmap {
     /// [`Vmap::lazy_areas`] with the vmap node whose lazy list holds each (0 before 6.9).
     pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
         let mut out = Vec::new();
-        let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
+        let info =
+            |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) };
         match self.profile {
             Profile::Linux51 | Profile::Linux52 => {}
             Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
@@ -580,7 +581,7 @@ impl Vmap {
                         .iter()
                         .map(|&va| {
                             let v = self.arena.get(va);
-                            AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+                            AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }
                         })
                         .collect();
                     out.push((nid as u32, idx as u32, entries));
