@@ -522,7 +522,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
         obs,
         a,
         t,
-        Event::Unlinked { id: a.get(node).id, case, successor: (a.id_of(moved)).map(|s| Hex(u64::from(s))) }
+        Event::Unlinked { id: a.get(node).id, case, successor: a.id_of(moved).map(|s| Hex(u64::from(s))) }
     );
     A::propagate(a, t.root, propagate_from, NIL, obs);
     if rebalance != NIL {
