@@ -9,10 +9,11 @@
 //! `successor`); they keep doing so, under their own type [`Hex`], so that the contract stays
 //! byte for byte what it was and no reader mistakes them for addresses.
 //!
-//! Structs the allocator builds on its hot path (the step events, [`crate::AreaInfo`]) keep
-//! plain `u64` fields and say on the field how it travels: `#[serde(with = "crate::addr::hex")]`
-//! with `#[ts(as = "Addr")]` (the two always together). Both types are `#[repr(transparent)]`
-//! over `u64`, so a field may switch to them at no cost once its builders can name them.
+//! The structs the allocator builds on its hot path (the step events, the maple trees' events,
+//! [`crate::AreaInfo`], the work counters) hold these types too: both are
+//! `#[repr(transparent)]` over `u64`, so an emission site's `Addr(v.va_start)` costs nothing,
+//! and a reader takes the integer back with `.0`. No field says how it travels any more; its
+//! type does.
 
 use std::fmt;
 
@@ -111,6 +112,14 @@ macro_rules! hex_type {
 hex_type!(Addr, "An address of the 64-bit space, or a length in it");
 hex_type!(Hex, "A count the contract has always carried like an address (work counters, `nr_lazy`, `successor`)");
 
+/// A work counter is bumped on every event it counts, as a `u64` would be.
+impl std::ops::AddAssign<u64> for Hex {
+    #[inline(always)]
+    fn add_assign(&mut self, n: u64) {
+        self.0 += n;
+    }
+}
+
 /// `"0x…"` text to a `u64`: `0x` then 1 to 16 hex digits (either case).
 struct HexVisitor(&'static str);
 
@@ -138,8 +147,8 @@ pub fn parse(s: &str) -> Option<u64> {
     u64::from_str_radix(d, 16).ok()
 }
 
-/// Serde helpers for a `u64` field (or `u32`, `Option<…>` of either) that travels as hex text
-/// while its struct keeps the plain integer: `#[serde(with = "crate::addr::hex")]`.
+/// The hex writer behind [`Addr`] and [`Hex`] (and usable as `#[serde(with = "crate::addr::hex")]`
+/// on a plain `u64`, `u32` or `Option<…>` of either, though no contract field needs it now).
 pub mod hex {
     use serde::Serializer;
 

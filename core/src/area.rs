@@ -10,6 +10,7 @@
 //!        8          8              8              4       4      4       4      4      4     4  = 56 bytes
 //! ```
 
+use crate::addr::Addr;
 use serde::Serialize;
 
 /// The null link.
@@ -332,12 +333,8 @@ fn out_of_slab(i: u32, lim: u32) -> ! {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AreaInfo {
     pub id: u32,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Addr")]
-    pub va_start: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Addr")]
-    pub va_end: u64,
+    pub va_start: Addr,
+    pub va_end: Addr,
 }
 
 #[cfg(test)]

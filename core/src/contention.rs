@@ -117,18 +117,18 @@ impl Observer for LockMeter {
     fn event(&mut self, ev: Event, _index: IndexView<'_>) {
         match ev {
             Event::BusyInsert { va_start, depth, .. } => {
-                let l = self.per_node(0, self.node_of(va_start));
+                let l = self.per_node(0, self.node_of(va_start.0));
                 self.charge(l, 1.0 + f64::from(depth));
             }
             Event::BusyRemove { va_start, .. } => {
-                let l = self.per_node(0, self.node_of(va_start));
+                let l = self.per_node(0, self.node_of(va_start.0));
                 self.charge(l, 4.0);
             }
             Event::LazyEnqueue { va_start, .. } => match self.profile {
                 // find_vmap_area under vmap_area_lock; then llist_add, lock-free.
                 Profile::Linux51 | Profile::Linux52 => self.charge(0, 2.0),
                 _ => {
-                    let l = self.per_node(1, self.node_of(va_start));
+                    let l = self.per_node(1, self.node_of(va_start.0));
                     self.charge(l, 2.0);
                 }
             },

@@ -20,84 +20,55 @@
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::addr::Hex;
 use crate::events::{Branch, Event, IndexView, MapleTreeKind, Observer, RollBackStep};
 use crate::maple::MapleEvent;
 
 /// The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
-/// text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
+/// text, as they always have: they are [`Hex`], which the observer adds to like a `u64`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, TS)]
 pub struct Counters {
     pub ops: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub nodes_visited: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub list_walked: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub comparisons: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub rotations: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub recolors: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub propagations: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub cache_lines: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub slots_scanned: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub wasted_descents: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub ascents: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub window_iterations: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub splits: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub rebalances: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub spanning_stores: u64,
-    #[serde(with = "crate::addr::hex")]
-    #[ts(as = "crate::addr::Hex")]
-    pub bump_hits: u64,
+    pub nodes_visited: Hex,
+    pub list_walked: Hex,
+    pub comparisons: Hex,
+    pub rotations: Hex,
+    pub recolors: Hex,
+    pub propagations: Hex,
+    pub cache_lines: Hex,
+    pub slots_scanned: Hex,
+    pub wasted_descents: Hex,
+    pub ascents: Hex,
+    pub window_iterations: Hex,
+    pub splits: Hex,
+    pub rebalances: Hex,
+    pub spanning_stores: Hex,
+    pub bump_hits: Hex,
 }
 
 impl Counters {
     pub fn add(&mut self, o: &Counters) {
         self.ops += o.ops;
-        self.nodes_visited += o.nodes_visited;
-        self.list_walked += o.list_walked;
-        self.comparisons += o.comparisons;
-        self.rotations += o.rotations;
-        self.recolors += o.recolors;
-        self.propagations += o.propagations;
-        self.cache_lines += o.cache_lines;
-        self.slots_scanned += o.slots_scanned;
-        self.wasted_descents += o.wasted_descents;
-        self.ascents += o.ascents;
-        self.window_iterations += o.window_iterations;
-        self.splits += o.splits;
-        self.rebalances += o.rebalances;
-        self.spanning_stores += o.spanning_stores;
-        self.bump_hits += o.bump_hits;
+        self.nodes_visited += o.nodes_visited.0;
+        self.list_walked += o.list_walked.0;
+        self.comparisons += o.comparisons.0;
+        self.rotations += o.rotations.0;
+        self.recolors += o.recolors.0;
+        self.propagations += o.propagations.0;
+        self.cache_lines += o.cache_lines.0;
+        self.slots_scanned += o.slots_scanned.0;
+        self.wasted_descents += o.wasted_descents.0;
+        self.ascents += o.ascents.0;
+        self.window_iterations += o.window_iterations.0;
+        self.splits += o.splits.0;
+        self.rebalances += o.rebalances.0;
+        self.spanning_stores += o.spanning_stores.0;
+        self.bump_hits += o.bump_hits.0;
     }
 
     /// A single cost figure: node visits, list steps, propagation steps and rotations.
     pub fn work(&self) -> u64 {
-        self.nodes_visited + self.list_walked + self.propagations + self.rotations
+        self.nodes_visited.0 + self.list_walked.0 + self.propagations.0 + self.rotations.0
     }
 }
 
@@ -191,7 +162,7 @@ impl CounterObserver {
     /// Close the current operation: fold it into the total and return it.
     pub fn end_op(&mut self) -> Counters {
         self.op.ops = 1;
-        self.op.cache_lines = (self.touched.len() + self.maple_touched.len()) as u64;
+        self.op.cache_lines = Hex((self.touched.len() + self.maple_touched.len()) as u64);
         self.touched.clear();
         self.maple_touched.clear();
         self.descended = false;

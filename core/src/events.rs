@@ -11,7 +11,6 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-#[allow(unused_imports)] // named by the `#[ts(as = ...)]` attributes
 use crate::addr::{Addr, Hex};
 
 use crate::area::{AreaInfo, Arena};
@@ -259,149 +258,87 @@ pub enum PurgeCause {
 
 /// One micro-step of the allocator.
 ///
-/// Addresses and lengths travel as `"0x…"` text (`#[serde(with = "crate::addr::hex")]`, typed
-/// `Addr` in TypeScript); so, as they always have, `nr_lazy` and `successor` (typed `Hex`). Ids,
-/// counts and cases are numbers. The allocator builds these on its hot path, hence plain `u64`.
+/// Addresses and lengths are [`Addr`] and travel as `"0x…"` text; so, as they always have,
+/// `nr_lazy` and `successor`, typed [`Hex`]. Ids, counts and cases are numbers. The types decide
+/// the JSON; both are `#[repr(transparent)]` over `u64`, so building an event costs what it did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     // ---- alloc_vmap_area / __alloc_vmap_area / find_vmap_lowest_match ----
     /// A search begins: `length` is the pruning length the profile's rule chose.
     SearchStart {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        align: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        vstart: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        vend: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        length: u64,
+        size: Addr,
+        align: Addr,
+        vstart: Addr,
+        vend: Addr,
+        length: Addr,
     },
     /// A node visited on the way down, the test made and the branch taken.
     Visit {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        left_max: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        right_max: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        vstart: u64,
+        va_start: Addr,
+        va_end: Addr,
+        left_max: Addr,
+        right_max: Addr,
+        vstart: Addr,
         branch: Branch,
     },
     /// An ancestor re-examined on the roll-back walk.
     RollBack {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        right_max: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        vstart: u64,
+        va_start: Addr,
+        va_end: Addr,
+        right_max: Addr,
+        vstart: Addr,
         step: RollBackStep,
         /// 5.16+: the vstart the search continues with after entering a right subtree.
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Option<Addr>")]
-        new_vstart: Option<u64>,
+        new_vstart: Option<Addr>,
     },
     /// No free block qualifies.
     SearchNone,
     /// The aligned start lands past `vend`: the request fails after the search.
     OutOfRange {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        nva: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        vend: u64,
+        nva: Addr,
+        size: Addr,
+        vend: Addr,
     },
     /// `classify_va_fit_type`.
     Fit {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        nva: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
+        va_start: Addr,
+        va_end: Addr,
+        nva: Addr,
+        size: Addr,
         fit: FitType,
     },
     /// `adjust_va_to_fit_type`: the block's bounds before and after; for NE, the new left part.
     Clip {
         id: u32,
         fit: FitType,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new_end: u64,
+        old_start: Addr,
+        old_end: Addr,
+        new_start: Addr,
+        new_end: Addr,
         /// NE only: the new object `[lva_start, lva_end)` left of the request.
         lva: Option<AreaInfo>,
     },
     /// The request is served: `[addr, addr + size)` becomes busy.
     Allocated {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
+        addr: Addr,
+        size: Addr,
     },
     /// The request fails (after any purge and retry).
     AllocFailed {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
+        size: Addr,
     },
 
     // ---- red-black tree (free tree only) ----
     /// A node is linked as a red leaf (`rb_link_node`), before the fix-up.
     Link {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
         parent: Option<u32>,
         side: Option<Dir>,
     },
@@ -422,22 +359,14 @@ pub enum Event {
     },
     /// The space was reset by `init`: one free block `[start, end)`.
     Reset {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        end: u64,
+        start: Addr,
+        end: Addr,
     },
     /// A node is about to be erased from the free tree.
     Erase {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     /// The erased node is out of the tree, before propagation and the colour fix-up. `case` is
     /// the case of `__rb_erase_augmented`: "1a" (no left child), "1b" (only a left child), "2"
@@ -446,40 +375,28 @@ pub enum Event {
     Unlinked {
         id: u32,
         case: &'static str,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Option<Hex>")]
-        successor: Option<u32>,
+        successor: Option<Hex>,
     },
 
     // ---- augmentation ----
     /// `subtree_max_size` of a node changed on a propagation path.
     Propagate {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new: u64,
+        old: Addr,
+        new: Addr,
     },
     /// The propagation stopped here: the recomputed value equals the stored one.
     PropagateStop {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        value: u64,
+        value: Addr,
     },
     /// A value rewritten by the copy or rotate callback, or reset by `link_va`. For `rotate`,
     /// `phase` and `case` name the rotation it follows (reported just before it, as in
     /// `lib/rbtree.c`, where the callback runs after the pointers moved).
     AugmentSet {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new: u64,
+        old: Addr,
+        new: Addr,
         cause: AugmentCause,
         phase: Option<RbPhase>,
         case: Option<u8>,
@@ -488,12 +405,8 @@ pub enum Event {
     // ---- free path: merge_or_add_vmap_area ----
     /// Where a freed block would be linked, and its neighbours in the free list.
     MergeStart {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
         prev: Option<u32>,
         next: Option<u32>,
     },
@@ -503,63 +416,37 @@ pub enum Event {
         merge: MergeKind,
         survivor: u32,
         removed: Option<u32>,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        old_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        new_end: u64,
+        old_start: Addr,
+        old_end: Addr,
+        new_start: Addr,
+        new_end: Addr,
     },
     /// The freed block touched no neighbour and is inserted as a node of its own.
     AddBlock {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
 
     // ---- busy tree, lazy list, purge ----
     /// `depth`: nodes passed on the way down the busy tree.
     BusyInsert {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
         depth: u32,
     },
     BusyRemove {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     /// An area is freed lazily: `nr_lazy` pages now wait, the threshold is `lazy_max`.
     LazyEnqueue {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Hex")]
-        nr_lazy: u64,
+        va_start: Addr,
+        va_end: Addr,
+        nr_lazy: Hex,
         lazy_max: u64,
     },
     /// A purge begins and will return `count` entries.
@@ -569,12 +456,8 @@ pub enum Event {
     },
     /// One lazy entry goes back to the free tree.
     PurgeArea {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     PurgeEnd {
         purged: u32,
@@ -589,67 +472,39 @@ pub enum Event {
     /// The walk starts after the cached busy area.
     CacheUse {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
+        va_start: Addr,
+        va_end: Addr,
+        addr: Addr,
     },
     /// A busy-tree node passed while looking for the first area ending at or above `addr`.
     WalkTree {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
+        va_start: Addr,
+        va_end: Addr,
+        addr: Addr,
     },
     /// A busy area stepped over in the list walk; `addr` is the candidate after it.
     WalkArea {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        cached_hole_size: u64,
+        va_start: Addr,
+        va_end: Addr,
+        addr: Addr,
+        cached_hole_size: Addr,
     },
 
     // ---- vmap nodes (linux-6.9) ----
     PoolHit {
         node: u32,
         pool: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     /// The head of the pool was misaligned and moved to the tail.
     PoolRotate {
         node: u32,
         pool: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     PoolMiss {
         node: u32,
@@ -666,22 +521,14 @@ pub enum Event {
     Pooled {
         node: u32,
         pool: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        va_start: Addr,
+        va_end: Addr,
     },
     /// pcpu_get_vm_areas: one area carved.
     PcpuArea {
         index: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
+        addr: Addr,
+        size: Addr,
     },
 
     // ---- maple-rfc: the maple trees, the window loop, the bump overlay ----
@@ -695,21 +542,11 @@ pub enum Event {
     /// `find_hole_window` begins: `len` is what each `mas_empty_area` asks for (`size`, or
     /// `size + align - 1` when `align > PAGE_SIZE`).
     WindowStart {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        align: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        min: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        max: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        len: u64,
+        size: Addr,
+        align: Addr,
+        min: Addr,
+        max: Addr,
+        len: Addr,
     },
     /// One iteration of the window loop: the search from `search` found the hole
     /// `[index, hole_end]` (`hole_end = min(mas.last, max)`), aligned up to `candidate`; it fits
@@ -718,25 +555,13 @@ pub enum Event {
     /// at once), or `None` when it gives up.
     WindowHole {
         iteration: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        search: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        index: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        hole_end: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        candidate: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        cand_end: u64,
+        search: Addr,
+        index: Addr,
+        hole_end: Addr,
+        candidate: Addr,
+        cand_end: Addr,
         fits: bool,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Option<Addr>")]
-        next: Option<u64>,
+        next: Option<Addr>,
         skipped: u32,
     },
     /// `vmap_bump_alloc` served the request from this CPU's chunk: no maple tree and no busy
@@ -744,84 +569,48 @@ pub enum Event {
     BumpHit {
         id: u32,
         cpu: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        base: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        bump: u64,
+        base: Addr,
+        addr: Addr,
+        size: Addr,
+        bump: Addr,
         pages: u64,
     },
     /// The bump path missed: this CPU has no current chunk (`base` none), or the aligned
     /// request does not fit before the chunk's limit.
     BumpMiss {
         cpu: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Option<Addr>")]
-        base: Option<u64>,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        size: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        align: u64,
+        base: Option<Addr>,
+        size: Addr,
+        align: Addr,
     },
     /// `vmap_bump_refill`: a 64 MiB range became a chunk, current for `cpu`; the chunk that
     /// was current (`retired`) stays on the list with its tail unused.
     BumpRefill {
         cpu: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        base: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        limit: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Option<Addr>")]
-        retired: Option<u64>,
+        base: Addr,
+        limit: Addr,
+        retired: Option<Addr>,
     },
     /// `vmap_chunk_lookup`: `addr` is outside `[lo, hi)`, so no chunk can hold it (one
     /// comparison pair, no list walk).
     BumpFastReject {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        addr: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        lo: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        hi: u64,
+        addr: Addr,
+        lo: Addr,
+        hi: Addr,
     },
     /// `vmap_bump_unlink`: the area left its chunk's `page_va`; `pages` remain outstanding.
     BumpUnlink {
         id: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        base: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_start: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        va_end: u64,
+        base: Addr,
+        va_start: Addr,
+        va_end: Addr,
         pages: u64,
     },
     /// The chunk's last area went and the chunk is not its owner's current one: its whole
     /// range goes back to the occupied tree now, before the lazy purge of its areas.
     BumpRelease {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        base: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        limit: u64,
+        base: Addr,
+        limit: Addr,
         lazy_pending: u32,
     },
 }

@@ -10,6 +10,7 @@
 //! and erase case 3 also sets the two parent pointers the kernel leaves to case 4. Both are
 //! overwritten by the following case exactly as in the kernel.
 
+use crate::addr::{Addr, Hex};
 use crate::area::{Arena, VaTree, F_BLACK, NIL};
 use crate::events::{AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
 
@@ -61,14 +62,14 @@ impl Augment for SubtreeMax {
             if old == m {
                 if O::ON {
                     let id = a.get(n).id;
-                    obs.event(Event::PropagateStop { id, value: m }, IndexView::free_tree(a, root));
+                    obs.event(Event::PropagateStop { id, value: Addr(m) }, IndexView::free_tree(a, root));
                 }
                 return;
             }
             a.at(n).subtree_max_size = m;
             if O::ON {
                 let id = a.get(n).id;
-                obs.event(Event::Propagate { id, old, new: m }, IndexView::free_tree(a, root));
+                obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
             }
             n = a.get(n).parent;
         }
@@ -106,7 +107,14 @@ pub(crate) fn set_augment<O: Observer>(
     if O::ON && old != v {
         let id = a.get(n).id;
         let (cause, at) = why;
-        let ev = Event::AugmentSet { id, old, new: v, cause, phase: at.map(|x| x.0), case: at.map(|x| x.1) };
+        let ev = Event::AugmentSet {
+            id,
+            old: Addr(old),
+            new: Addr(v),
+            cause,
+            phase: at.map(|x| x.0),
+            case: at.map(|x| x.1),
+        };
         obs.event(ev, IndexView::free_tree(a, root));
     }
 }
@@ -510,7 +518,12 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
         v.left = NIL;
         v.right = NIL;
     }
-    emit!(obs, a, t, Event::Unlinked { id: a.get(node).id, case, successor: a.id_of(moved) });
+    emit!(
+        obs,
+        a,
+        t,
+        Event::Unlinked { id: a.get(node).id, case, successor: a.id_of(moved).map(|s| Hex(u64::from(s))) }
+    );
     A::propagate(a, t.root, propagate_from, NIL, obs);
     if rebalance != NIL {
         erase_color::<A, O>(a, t, rebalance, obs);

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::addr::Addr;
 use crate::area::NIL;
 use crate::era::Vmap;
 use crate::error::VmapError;
@@ -64,7 +65,7 @@ impl Replayer {
             Op::Init { start, end } => {
                 v.init(start, end)?;
                 if O::ON {
-                    obs.event(Event::Reset { start, end }, v.index_view());
+                    obs.event(Event::Reset { start: Addr(start), end: Addr(end) }, v.index_view());
                 }
             }
             Op::Cpus(n) => v.set_cpus(n)?,

@@ -198,17 +198,17 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
         // maple-rfc: busy-tree areas and those handed out from bump chunks, in address order.
         busy.extend(r.busy_areas().into_iter().map(|i| BusySnap {
             id: i.id,
-            va_start: Addr(i.va_start),
-            va_end: Addr(i.va_end),
+            va_start: i.va_start,
+            va_end: i.va_end,
             lazy: false,
-            node: r.addr_to_node_id(i.va_start),
+            node: r.addr_to_node_id(i.va_start.0),
         }));
     }
     for (nid, _) in v.nodes.iter().enumerate() {
         busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
             id: i.id,
-            va_start: Addr(i.va_start),
-            va_end: Addr(i.va_end),
+            va_start: i.va_start,
+            va_end: i.va_end,
             lazy,
             node: nid as u32,
         }));
@@ -222,7 +222,7 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
         lazy: v
             .lazy_areas_by_node()
             .into_iter()
-            .map(|(node, a)| LazySnap { id: a.id, va_start: Addr(a.va_start), va_end: Addr(a.va_end), node })
+            .map(|(node, a)| LazySnap { id: a.id, va_start: a.va_start, va_end: a.va_end, node })
             .collect(),
         pools: v.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
     }

@@ -59,12 +59,12 @@ fn point(profile: Profile, bump: Option<bool>, live: usize, c: &Counters) -> Swe
         bump,
         live,
         ops: c.ops,
-        nodes_visited: c.nodes_visited as f64 / n,
-        list_walked: c.list_walked as f64 / n,
-        comparisons: c.comparisons as f64 / n,
-        rotations: c.rotations as f64 / n,
-        propagations: c.propagations as f64 / n,
-        cache_lines: c.cache_lines as f64 / n,
+        nodes_visited: c.nodes_visited.0 as f64 / n,
+        list_walked: c.list_walked.0 as f64 / n,
+        comparisons: c.comparisons.0 as f64 / n,
+        rotations: c.rotations.0 as f64 / n,
+        propagations: c.propagations.0 as f64 / n,
+        cache_lines: c.cache_lines.0 as f64 / n,
         work: c.work() as f64 / n,
     }
 }

@@ -4,6 +4,7 @@
 //! These are free functions over an [`Arena`] and a [`VaTree`], named as in the kernel, so the
 //! profiles in [`crate::vmap`] can combine them the way each era does.
 
+use crate::addr::Addr;
 use crate::area::{Arena, VaTree, VmapArea, NIL};
 use crate::events::{AugmentCause, Branch, Event, FitType, IndexView, MergeKind, Observer, RollBackStep};
 use crate::rbtree::{self, Augment, SubtreeMax};
@@ -183,11 +184,11 @@ fn visit(a: &Arena, n: u32, vstart: u64, branch: Branch) -> Event {
     let v = a.get(n);
     Event::Visit {
         id: v.id,
-        va_start: v.va_start,
-        va_end: v.va_end,
-        left_max: a.smax(v.left),
-        right_max: a.smax(v.right),
-        vstart,
+        va_start: Addr(v.va_start),
+        va_end: Addr(v.va_end),
+        left_max: Addr(a.smax(v.left)),
+        right_max: Addr(a.smax(v.right)),
+        vstart: Addr(vstart),
         branch,
     }
 }
@@ -196,12 +197,12 @@ fn rollback(a: &Arena, n: u32, vstart: u64, step: RollBackStep, new_vstart: Opti
     let v = a.get(n);
     Event::RollBack {
         id: v.id,
-        va_start: v.va_start,
-        va_end: v.va_end,
-        right_max: a.smax(v.right),
-        vstart,
+        va_start: Addr(v.va_start),
+        va_end: Addr(v.va_end),
+        right_max: Addr(a.smax(v.right)),
+        vstart: Addr(vstart),
         step,
-        new_vstart,
+        new_vstart: new_vstart.map(Addr),
     }
 }
 
@@ -307,8 +308,8 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
         let v = a.get(va);
         let ev = Event::Link {
             id: v.id,
-            va_start: v.va_start,
-            va_end: v.va_end,
+            va_start: Addr(v.va_start),
+            va_end: Addr(v.va_end),
             parent: a.id_of(l.parent),
             side: (l.parent != NIL).then_some(if l.left {
                 crate::events::Dir::Left
@@ -331,7 +332,7 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
 pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) {
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
-        obs.event(Event::Erase { id: v.id, va_start: v.va_start, va_end: v.va_end }, view(a, t));
+        obs.event(Event::Erase { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, view(a, t));
     }
     rbtree::erase::<A, O>(a, t, va, obs);
     t.list_del(a, va);
@@ -403,8 +404,12 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             Some(NIL) => t.last,
             Some(n) => a.get(n).prev,
         };
-        let ev =
-            Event::MergeStart { va_start: vs, va_end: ve, prev: a.id_of(prev), next: next.and_then(|n| a.id_of(n)) };
+        let ev = Event::MergeStart {
+            va_start: Addr(vs),
+            va_end: Addr(ve),
+            prev: a.id_of(prev),
+            next: next.and_then(|n| a.id_of(n)),
+        };
         obs.event(ev, view(a, t));
     }
     let mut merged = false;
@@ -419,10 +424,10 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                     merge: MergeKind::Next,
                     survivor: n.id,
                     removed: None,
-                    old_start,
-                    old_end: n.va_end,
-                    new_start: n.va_start,
-                    new_end: n.va_end,
+                    old_start: Addr(old_start),
+                    old_end: Addr(n.va_end),
+                    new_start: Addr(n.va_start),
+                    new_end: Addr(n.va_end),
                 };
                 obs.event(ev, view(a, t));
             }
@@ -471,7 +476,7 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     if !merged {
         if emit {
             let v = a.get(va);
-            obs.event(Event::AddBlock { id: v.id, va_start: v.va_start, va_end: v.va_end }, view(a, t));
+            obs.event(Event::AddBlock { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, view(a, t));
         }
         link_va::<A, O>(a, t, va, links, obs);
         if style == MergeStyle::E52 && A::AUGMENTED {
@@ -498,10 +503,10 @@ fn merge_event<O: Observer>(
         merge,
         survivor: s.id,
         removed: removed.map(|r| a.get(r).id),
-        old_start: old.0,
-        old_end: old.1,
-        new_start: s.va_start,
-        new_end: s.va_end,
+        old_start: Addr(old.0),
+        old_end: Addr(old.1),
+        new_start: Addr(s.va_start),
+        new_end: Addr(s.va_end),
     };
     obs.event(ev, view(a, t));
 }
@@ -533,8 +538,15 @@ pub fn adjust_va_to_fit_type<O: Observer>(
         FitType::NothingFit => return false,
         FitType::FlFit => {
             if O::ON {
-                let ev =
-                    Event::Clip { id, fit: ty, old_start, old_end, new_start: old_end, new_end: old_end, lva: None };
+                let ev = Event::Clip {
+                    id,
+                    fit: ty,
+                    old_start: Addr(old_start),
+                    old_end: Addr(old_end),
+                    new_start: Addr(old_end),
+                    new_end: Addr(old_end),
+                    lva: None,
+                };
                 obs.event(ev, view(a, t));
             }
             unlink_va::<SubtreeMax, O>(a, t, va, obs);
@@ -553,11 +565,15 @@ pub fn adjust_va_to_fit_type<O: Observer>(
         let ev = Event::Clip {
             id,
             fit: ty,
-            old_start,
-            old_end,
-            new_start: v.va_start,
-            new_end: v.va_end,
-            lva: (lva != NIL).then(|| crate::area::AreaInfo { id: a.get(lva).id, va_start: old_start, va_end: nva }),
+            old_start: Addr(old_start),
+            old_end: Addr(old_end),
+            new_start: Addr(v.va_start),
+            new_end: Addr(v.va_end),
+            lva: (lva != NIL).then(|| crate::area::AreaInfo {
+                id: a.get(lva).id,
+                va_start: Addr(old_start),
+                va_end: Addr(nva),
+            }),
         };
         obs.event(ev, view(a, t));
     }

@@ -187,8 +187,8 @@ impl FtracePrinter {
 impl Observer for FtracePrinter {
     fn event(&mut self, ev: Event, _t: IndexView<'_>) {
         match ev {
-            Event::SearchStart { size, align, vstart, vend, .. } => self.req = (size, align, vstart, vend),
-            Event::Allocated { addr, .. } => self.alloc_line(addr, false),
+            Event::SearchStart { size, align, vstart, vend, .. } => self.req = (size.0, align.0, vstart.0, vend.0),
+            Event::Allocated { addr, .. } => self.alloc_line(addr.0, false),
             Event::PurgeStart { cause, .. } => {
                 if cause == PurgeCause::AllocRetry {
                     self.alloc_line(self.req.3, true);
@@ -198,10 +198,10 @@ impl Observer for FtracePrinter {
             Event::AllocFailed { .. } => self.alloc_line(self.req.3, true),
             Event::LazyEnqueue { va_start, nr_lazy, lazy_max, .. } => self.line(
                 "free_vmap_area_noflush",
-                format!("va_start={va_start:#x} nr_lazy={nr_lazy} nr_lazy_max={lazy_max}"),
+                format!("va_start={va_start:#x} nr_lazy={} nr_lazy_max={lazy_max}", nr_lazy.0),
             ),
             Event::PurgeArea { va_start, va_end } => {
-                self.purge = (self.purge.0.min(va_start), self.purge.1.max(va_end));
+                self.purge = (self.purge.0.min(va_start.0), self.purge.1.max(va_end.0));
             }
             Event::PurgeEnd { purged } => {
                 let (s, e) = self.purge;

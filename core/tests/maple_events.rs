@@ -49,7 +49,7 @@ fn check_search(nodes: &HashMap<u32, NodeSummary>, evs: &[MapleEvent], result: R
         match ev {
             MapleEvent::NodeVisited { node, min, max } => {
                 let n = &nodes[node];
-                assert_eq!((n.min, n.max), (*min, *max), "visited node {node} with other limits");
+                assert_eq!((n.min, n.max), (min.0, max.0), "visited node {node} with other limits");
                 if let Some(c) = expect_child.take() {
                     assert_eq!(c, *node, "descent did not lead into the child");
                 }
@@ -57,7 +57,7 @@ fn check_search(nodes: &HashMap<u32, NodeSummary>, evs: &[MapleEvent], result: R
             MapleEvent::SlotScanned { node, slot, gap, fits: _ } => {
                 let n = &nodes[node];
                 if n.kind == NodeKind::Arange {
-                    assert_eq!(n.gaps[*slot], *gap, "scanned gap differs from the tree's gap[]");
+                    assert_eq!(n.gaps[*slot], gap.0, "scanned gap differs from the tree's gap[]");
                 } else {
                     assert_eq!(n.entries[*slot], None, "a gap test on a non-NULL leaf slot");
                 }
@@ -66,7 +66,7 @@ fn check_search(nodes: &HashMap<u32, NodeSummary>, evs: &[MapleEvent], result: R
                 expect_child = Some(nodes[node].children[*slot]);
             }
             MapleEvent::HoleFound { index, last } => {
-                assert_eq!(result, Ok((*index, *last)));
+                assert_eq!(result, Ok((index.0, last.0)));
                 saw_result = true;
             }
             MapleEvent::NoHole { err } => {

@@ -123,6 +123,7 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
             for (i, ev) in evs.iter().enumerate() {
                 match ev {
                     Event::WindowStart { size, align, len, .. } => {
+                        let (size, align, len) = (&size.0, &align.0, &len.0);
                         let want = if *align > 0x1000 { size + align - 1 } else { *size };
                         assert_eq!(*len, want, "op {k}: the padded length");
                         window = Some((*size, *align));
@@ -133,11 +134,14 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
                         event: MapleEvent::HoleFound { index, last },
                         ..
                     } => {
-                        last_found = Some((*index, *last));
+                        last_found = Some((index.0, last.0));
                     }
                     Event::WindowHole {
                         index, hole_end, candidate, cand_end, fits: ok, next, skipped, search, ..
                     } => {
+                        let (index, hole_end, candidate, cand_end, search) =
+                            (&index.0, &hole_end.0, &candidate.0, &cand_end.0, &search.0);
+                        let next = &next.map(u64::from);
                         let (size, align) = window.expect("an iteration inside a window loop");
                         // Each iteration follows its gap search's result, but for an empty tree,
                         // where `mas_empty_area` answers at once (`mas_sparse_area`) without a walk.
@@ -160,8 +164,8 @@ fn window_loop_events_follow_the_maple_search_and_end_on_the_address() {
                             assert_eq!(*next, None);
                             // The address returned: the next Allocated, or the chunk a refill took.
                             let addr = evs[i..].iter().find_map(|e| match e {
-                                Event::Allocated { addr, .. } => Some(*addr),
-                                Event::BumpRefill { base, .. } => Some(*base),
+                                Event::Allocated { addr, .. } => Some(addr.0),
+                                Event::BumpRefill { base, .. } => Some(base.0),
                                 _ => None,
                             });
                             assert_eq!(addr, Some(*candidate), "op {k} frame {i}: {}", f.text);
@@ -201,12 +205,13 @@ fn a_bump_hit_touches_no_tree() {
             evs.iter().find(|e| matches!(e, Event::BumpRefill { .. })).copied()
         {
             refills += 1;
+            let (base, limit) = (&base.0, limit.0);
             assert_eq!(limit - base, 64 << 20);
             let stores: Vec<_> = evs
                 .iter()
                 .filter_map(|e| match maple(e) {
                     Some((MapleTreeKind::Occupied, MapleEvent::StoreBegin { first, last, erase })) => {
-                        Some((*first, *last, *erase))
+                        Some((first.0, last.0, *erase))
                     }
                     _ => None,
                 })
@@ -251,7 +256,7 @@ fn each_gap_update_frame_shows_the_gap_it_wrote() {
                 {
                     let IndexSnap::Maple { tree } = &f.trees[fr.tree] else { panic!("a maple index") };
                     let n = tree.nodes.iter().find(|n| n.id == *node).expect("the node is in the frame's tree");
-                    assert_eq!(n.slots[*slot].gap.map(|g| g.0), Some(*gap), "op {k}: gap of node {node} slot {slot}");
+                    assert_eq!(n.slots[*slot].gap.map(|g| g.0), Some(gap.0), "op {k}: gap of node {node} slot {slot}");
                     seen += 1;
                     if *stop && n.parent.is_some() {
                         stops_early += 1;
@@ -284,15 +289,15 @@ fn counters_count_the_maple_work_from_the_events() {
             c.end_op();
         }
         let m = r.vmap.rfc.as_deref().expect("a maple-rfc allocator");
-        assert_eq!(c.total.window_iterations, m.counters.window_iterations, "seed {seed}");
-        assert_eq!(c.total.bump_hits, m.counters.bump_hits, "seed {seed}");
-        assert!(c.total.nodes_visited > 0 && c.total.slots_scanned > 0 && c.total.cache_lines > 0, "seed {seed}");
+        assert_eq!(c.total.window_iterations.0, m.counters.window_iterations, "seed {seed}");
+        assert_eq!(c.total.bump_hits.0, m.counters.bump_hits, "seed {seed}");
+        assert!(c.total.nodes_visited.0 > 0 && c.total.slots_scanned.0 > 0 && c.total.cache_lines.0 > 0, "seed {seed}");
         if !bump {
             // Without the overlay the tree grows past one leaf: its gaps are updated.
-            assert!(c.total.propagations > 0, "seed {seed}: gap updates");
+            assert!(c.total.propagations.0 > 0, "seed {seed}: gap updates");
         }
         if bump {
-            assert!(c.total.bump_hits > 0, "seed {seed}");
+            assert!(c.total.bump_hits.0 > 0, "seed {seed}");
         }
     }
 }

@@ -146,7 +146,7 @@ fn frames_start_before_and_end_after_each_operation_and_every_snapshot_is_a_tree
                         // The event carries the value written into gap[slot], or (when that slot
                         // held the node's largest gap and it shrank) the node's new largest gap.
                         assert!(
-                            nd.gaps[slot] == gap || nd.gaps[nd.meta_gap] == gap,
+                            nd.gaps[slot] == gap.0 || nd.gaps[nd.meta_gap] == gap.0,
                             "{name} op {k} frame {i}: the frame shows the new gap {gap:#x}: {:?}",
                             nd.gaps
                         );
@@ -159,7 +159,7 @@ fn frames_start_before_and_end_after_each_operation_and_every_snapshot_is_a_tree
                         visits += 1;
                         let t = &f.trees[fr.tree];
                         let nd = t.nodes.iter().find(|x| x.id == node).unwrap();
-                        assert_eq!((nd.min, nd.max), (min, max), "{name} op {k}: visited node's limits");
+                        assert_eq!((nd.min, nd.max), (min.0, max.0), "{name} op {k}: visited node's limits");
                     }
                     _ => {}
                 }

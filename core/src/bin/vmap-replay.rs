@@ -534,27 +534,27 @@ fn print_counters(c: &Counters) {
     let per = |x: u64| if c.ops > 0 { x as f64 / c.ops as f64 } else { 0.0 };
     eprintln!("counters: ops={}", c.ops);
     for (name, v) in [
-        ("nodes_visited", c.nodes_visited),
-        ("list_walked", c.list_walked),
-        ("comparisons", c.comparisons),
-        ("rotations", c.rotations),
-        ("recolors", c.recolors),
-        ("propagations", c.propagations),
-        ("cache_lines", c.cache_lines),
+        ("nodes_visited", c.nodes_visited.0),
+        ("list_walked", c.list_walked.0),
+        ("comparisons", c.comparisons.0),
+        ("rotations", c.rotations.0),
+        ("recolors", c.recolors.0),
+        ("propagations", c.propagations.0),
+        ("cache_lines", c.cache_lines.0),
     ] {
         eprintln!("counters: {name}={v} per_op={:.2}", per(v));
     }
     // The maple trees' figures (maple-rfc; zero for the free-tree eras), from the same events.
-    if c.slots_scanned + c.window_iterations + c.bump_hits > 0 {
+    if c.slots_scanned.0 + c.window_iterations.0 + c.bump_hits.0 > 0 {
         for (name, v) in [
-            ("slots_scanned", c.slots_scanned),
-            ("wasted_descents", c.wasted_descents),
-            ("ascents", c.ascents),
-            ("window_iterations", c.window_iterations),
-            ("splits", c.splits),
-            ("rebalances", c.rebalances),
-            ("spanning_stores", c.spanning_stores),
-            ("bump_hits", c.bump_hits),
+            ("slots_scanned", c.slots_scanned.0),
+            ("wasted_descents", c.wasted_descents.0),
+            ("ascents", c.ascents.0),
+            ("window_iterations", c.window_iterations.0),
+            ("splits", c.splits.0),
+            ("rebalances", c.rebalances.0),
+            ("spanning_stores", c.spanning_stores.0),
+            ("bump_hits", c.bump_hits.0),
         ] {
             eprintln!("counters: {name}={v} per_op={:.2}", per(v));
         }

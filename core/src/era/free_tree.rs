@@ -9,6 +9,7 @@
 //!   free:                         merged back with the neighbours it touches
 //! ```
 
+use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause};
@@ -39,7 +40,7 @@ impl Vmap {
                 self.busy_insert(va, obs);
                 if O::ON {
                     let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr, size }, self.tree_view());
+                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
                 }
                 return Ok(addr);
             }
@@ -51,7 +52,7 @@ impl Vmap {
             self.purge_era(PurgeCause::AllocRetry, obs);
         }
         if O::ON {
-            obs.event(Event::AllocFailed { size }, self.tree_view());
+            obs.event(Event::AllocFailed { size: Addr(size) }, self.tree_view());
         }
         Err(VmapError::NoSpace { size, align, vstart, vend })
     }
@@ -82,7 +83,16 @@ impl Vmap {
         let rule = self.profile.search_rule();
         let length = rule.length(size, align, vstart, vend);
         if O::ON {
-            obs.event(Event::SearchStart { size, align, vstart, vend, length }, self.tree_view());
+            obs.event(
+                Event::SearchStart {
+                    size: Addr(size),
+                    align: Addr(align),
+                    vstart: Addr(vstart),
+                    vend: Addr(vend),
+                    length: Addr(length),
+                },
+                self.tree_view(),
+            );
         }
         let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
             .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
@@ -93,14 +103,21 @@ impl Vmap {
         let nva = if vs > vstart { align_up(vs, align) } else { align_up(vstart, align) };
         if nva.wrapping_add(size) > vend {
             if O::ON {
-                obs.event(Event::OutOfRange { nva, size, vend }, self.tree_view());
+                obs.event(Event::OutOfRange { nva: Addr(nva), size: Addr(size), vend: Addr(vend) }, self.tree_view());
             }
             return Ok(None);
         }
         let ty = classify_va_fit_type(&self.arena, va, nva, size);
         if O::ON {
             let v = self.arena.get(va);
-            let ev = Event::Fit { id: v.id, va_start: v.va_start, va_end: v.va_end, nva, size, fit: ty };
+            let ev = Event::Fit {
+                id: v.id,
+                va_start: Addr(v.va_start),
+                va_end: Addr(v.va_end),
+                nva: Addr(nva),
+                size: Addr(size),
+                fit: ty,
+            };
             obs.event(ev, self.tree_view());
         }
         if ty == FitType::NothingFit {
@@ -233,7 +250,7 @@ impl Vmap {
                     continue 'retry;
                 }
                 if O::ON {
-                    obs.event(Event::AllocFailed { size: last_end }, self.tree_view());
+                    obs.event(Event::AllocFailed { size: Addr(last_end) }, self.tree_view());
                 }
                 return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
             }
@@ -246,7 +263,14 @@ impl Vmap {
                 let ty = if va == NIL { FitType::NothingFit } else { classify_va_fit_type(&self.arena, va, s, size) };
                 if O::ON && va != NIL {
                     let v = self.arena.get(va);
-                    let ev = Event::Fit { id: v.id, va_start: v.va_start, va_end: v.va_end, nva: s, size, fit: ty };
+                    let ev = Event::Fit {
+                        id: v.id,
+                        va_start: Addr(v.va_start),
+                        va_end: Addr(v.va_end),
+                        nva: Addr(s),
+                        size: Addr(size),
+                        fit: ty,
+                    };
                     obs.event(ev, self.tree_view());
                 }
                 if ty == FitType::NothingFit {
@@ -264,7 +288,10 @@ impl Vmap {
                 let va = self.arena.alloc(s, s.wrapping_add(sizes[i]));
                 self.busy_insert(va, obs);
                 if O::ON {
-                    obs.event(Event::PcpuArea { index: i as u32, addr: s, size: sizes[i] }, self.tree_view());
+                    obs.event(
+                        Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(sizes[i]) },
+                        self.tree_view(),
+                    );
                 }
             }
             return Ok(carved);

@@ -20,6 +20,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, MapleTreeKind, NoObserver, Observer, PurgeCause};
@@ -505,7 +506,16 @@ impl MapleRfc {
     ) -> Option<u64> {
         let len = if align > PAGE_SIZE { size.checked_add(align - 1)? } else { size };
         if O::ON {
-            obs.event(Event::WindowStart { size, align, min, max, len }, self.view());
+            obs.event(
+                Event::WindowStart {
+                    size: Addr(size),
+                    align: Addr(align),
+                    min: Addr(min),
+                    max: Addr(max),
+                    len: Addr(len),
+                },
+                self.view(),
+            );
         }
         let mut search = min;
         let mut iteration = 0u32;
@@ -523,13 +533,13 @@ impl MapleRfc {
                 if O::ON {
                     let ev = Event::WindowHole {
                         iteration,
-                        search,
-                        index,
-                        hole_end,
-                        candidate: cand,
-                        cand_end: cand_end.unwrap_or(ULONG_MAX),
+                        search: Addr(search),
+                        index: Addr(index),
+                        hole_end: Addr(hole_end),
+                        candidate: Addr(cand),
+                        cand_end: Addr(cand_end.unwrap_or(ULONG_MAX)),
                         fits,
-                        next,
+                        next: next.map(Addr),
                         skipped,
                     };
                     obs.event(ev, this.view());
@@ -633,7 +643,10 @@ impl MapleRfc {
         let cur = self.bump_cur.get(self.cpu as usize).copied().flatten();
         let miss = |this: &Self, obs: &mut O| {
             if O::ON {
-                obs.event(Event::BumpMiss { cpu: this.cpu, base: cur, size, align }, this.view());
+                obs.event(
+                    Event::BumpMiss { cpu: this.cpu, base: cur.map(Addr), size: Addr(size), align: Addr(align) },
+                    this.view(),
+                );
             }
         };
         let Some(ci) = cur.and_then(|base| self.chunk_index(base)) else {
@@ -657,7 +670,18 @@ impl MapleRfc {
         if O::ON {
             let (base, bump, pages) = (c.base, c.bump, c.alloced);
             let id = self.arena.get(va).id;
-            obs.event(Event::BumpHit { id, cpu: self.cpu, base, addr: a, size, bump, pages }, self.view());
+            obs.event(
+                Event::BumpHit {
+                    id,
+                    cpu: self.cpu,
+                    base: Addr(base),
+                    addr: Addr(a),
+                    size: Addr(size),
+                    bump: Addr(bump),
+                    pages,
+                },
+                self.view(),
+            );
         }
         Some(a)
     }
@@ -683,7 +707,10 @@ impl MapleRfc {
         self.bump_cur[cpu] = Some(base);
         self.counters.refills += 1;
         if O::ON {
-            obs.event(Event::BumpRefill { cpu: self.cpu, base, limit, retired }, self.view());
+            obs.event(
+                Event::BumpRefill { cpu: self.cpu, base: Addr(base), limit: Addr(limit), retired: retired.map(Addr) },
+                self.view(),
+            );
         }
         true
     }
@@ -714,7 +741,7 @@ impl MapleRfc {
                 self.last_path = AllocPath::Bump;
                 if O::ON {
                     let id = self.chunks.iter().find_map(|c| c.page_va.get(&a)).map_or(0, |&va| self.arena.get(va).id);
-                    obs.event(Event::Allocated { id, addr: a, size }, self.view());
+                    obs.event(Event::Allocated { id, addr: Addr(a), size: Addr(size) }, self.view());
                 }
                 return Ok(a);
             }
@@ -731,7 +758,7 @@ impl MapleRfc {
                 self.counters.pool_hits += 1;
                 self.last_path = AllocPath::Pool;
                 if O::ON {
-                    obs.event(Event::Allocated { id: v.id, addr: v.va_start, size }, self.view());
+                    obs.event(Event::Allocated { id: v.id, addr: Addr(v.va_start), size: Addr(size) }, self.view());
                 }
                 return Ok(v.va_start);
             }
@@ -752,7 +779,7 @@ impl MapleRfc {
                 self.last_path = AllocPath::Global;
                 if O::ON {
                     let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr, size }, self.view());
+                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.view());
                 }
                 return Ok(addr);
             }
@@ -763,7 +790,7 @@ impl MapleRfc {
             self.purge_nodes(true, PurgeCause::AllocRetry, obs);
         }
         if O::ON {
-            obs.event(Event::AllocFailed { size }, self.view());
+            obs.event(Event::AllocFailed { size: Addr(size) }, self.view());
         }
         Err(VmapError::NoSpace { size, align, vstart, vend })
     }
@@ -865,7 +892,10 @@ impl MapleRfc {
         if addr < self.chunks_lo || addr >= self.chunks_hi {
             self.counters.fast_reject_hits += 1;
             if O::ON {
-                obs.event(Event::BumpFastReject { addr, lo: self.chunks_lo, hi: self.chunks_hi }, self.view());
+                obs.event(
+                    Event::BumpFastReject { addr: Addr(addr), lo: Addr(self.chunks_lo), hi: Addr(self.chunks_hi) },
+                    self.view(),
+                );
             }
             return None;
         }
@@ -907,9 +937,9 @@ impl MapleRfc {
                     if O::ON {
                         let ev = Event::BumpUnlink {
                             id: v.id,
-                            base,
-                            va_start: v.va_start,
-                            va_end: v.va_end,
+                            base: Addr(base),
+                            va_start: Addr(v.va_start),
+                            va_end: Addr(v.va_end),
                             pages: alloced,
                         };
                         obs.event(ev, self.view());
@@ -928,7 +958,10 @@ impl MapleRfc {
                                     a.flags & VA_FROM_BUMP_CHUNK != 0 && base <= a.va_start && a.va_end <= limit
                                 })
                                 .count() as u32;
-                            obs.event(Event::BumpRelease { base, limit, lazy_pending }, self.view());
+                            obs.event(
+                                Event::BumpRelease { base: Addr(base), limit: Addr(limit), lazy_pending },
+                                self.view(),
+                            );
                         }
                         self.occ_store(base, limit - 1, None, obs);
                         self.counters.released_before_flush += 1;
@@ -986,7 +1019,13 @@ impl MapleRfc {
         self.vmap_lazy_nr = nr_lazy;
         let lazy_max = self.lazy_max_pages();
         if O::ON {
-            let ev = Event::LazyEnqueue { id: v.id, va_start: v.va_start, va_end: v.va_end, nr_lazy, lazy_max };
+            let ev = Event::LazyEnqueue {
+                id: v.id,
+                va_start: Addr(v.va_start),
+                va_end: Addr(v.va_end),
+                nr_lazy: Hex(nr_lazy),
+                lazy_max,
+            };
             obs.event(ev, self.view());
         }
         if nr_lazy > lazy_max {
@@ -1072,7 +1111,7 @@ impl MapleRfc {
                 self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
                 count += 1;
                 if O::ON {
-                    obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.view());
+                    obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.view());
                 }
                 let bump = v.flags & VA_FROM_BUMP_CHUNK != 0;
                 let idx = (v.size().wrapping_sub(1) / PAGE_SIZE) as usize;
@@ -1154,7 +1193,10 @@ impl MapleRfc {
                         self.arena.at(va).flags = F_OCC;
                         self.busy_insert(va, obs);
                         if O::ON {
-                            obs.event(Event::PcpuArea { index: i as u32, addr: s, size }, self.view());
+                            obs.event(
+                                Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(size) },
+                                self.view(),
+                            );
                         }
                     }
                     return Ok(carved);
@@ -1162,7 +1204,7 @@ impl MapleRfc {
                 Ok(None) => {
                     if purged {
                         if O::ON {
-                            obs.event(Event::AllocFailed { size: last_end }, self.view());
+                            obs.event(Event::AllocFailed { size: Addr(last_end) }, self.view());
                         }
                         return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
                     }
@@ -1317,7 +1359,7 @@ impl MapleRfc {
 
     fn info(&self, va: u32) -> AreaInfo {
         let v = self.arena.get(va);
-        AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+        AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }
     }
 
     /// Busy areas (busy trees and bump chunks) in address order.

@@ -36,6 +36,7 @@ pub mod v69;
 
 use std::collections::VecDeque;
 
+use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
@@ -367,7 +368,7 @@ impl Vmap {
         for &va in list.iter().rev() {
             let v = *self.arena.get(va);
             if O::ON {
-                obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
             }
             free_one(self, va, obs);
             self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
@@ -387,7 +388,13 @@ impl Vmap {
         let lazy_max = self.lazy_max_pages();
         if O::ON {
             let v = *self.arena.get(va);
-            let ev = Event::LazyEnqueue { id: v.id, va_start: v.va_start, va_end: v.va_end, nr_lazy, lazy_max };
+            let ev = Event::LazyEnqueue {
+                id: v.id,
+                va_start: Addr(v.va_start),
+                va_end: Addr(v.va_end),
+                nr_lazy: Hex(nr_lazy),
+                lazy_max,
+            };
             obs.areas_event(ev, self);
         }
         if nr_lazy > lazy_max {
@@ -411,7 +418,10 @@ impl Vmap {
                 depth += 1;
                 p = self.arena.get(p).parent;
             }
-            obs.areas_event(Event::BusyInsert { id: v.id, va_start: v.va_start, va_end: v.va_end, depth }, self);
+            obs.areas_event(
+                Event::BusyInsert { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end), depth },
+                self,
+            );
         }
     }
 
@@ -480,7 +490,7 @@ impl Vmap {
         unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
         if O::ON {
             let v = *self.arena.get(va);
-            obs.areas_event(Event::BusyRemove { id: v.id, va_start: v.va_start, va_end: v.va_end }, self);
+            obs.areas_event(Event::BusyRemove { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);
         }
     }
 
@@ -528,7 +538,7 @@ impl Vmap {
         self.nodes[nid]
             .busy
             .iter(&self.arena)
-            .map(|(_, v)| (AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }, v.is_lazy()))
+            .map(|(_, v)| (AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, v.is_lazy()))
     }
 
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
@@ -539,7 +549,8 @@ impl Vmap {
     /// [`Vmap::lazy_areas`] with the vmap node whose lazy list holds each (0 before 6.9).
     pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
         let mut out = Vec::new();
-        let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end };
+        let info =
+            |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) };
         match self.profile {
             Profile::Linux51 | Profile::Linux52 => {}
             Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
@@ -570,7 +581,7 @@ impl Vmap {
                         .iter()
                         .map(|&va| {
                             let v = self.arena.get(va);
-                            AreaInfo { id: v.id, va_start: v.va_start, va_end: v.va_end }
+                            AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }
                         })
                         .collect();
                     out.push((nid as u32, idx as u32, entries));

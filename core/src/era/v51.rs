@@ -3,6 +3,7 @@
 //! point (`free_vmap_cache`), and `pcpu_get_vm_areas` walks them downwards from
 //! `vmap_area_pcpu_hole`. Lazily freed areas stay busy on the lock-free list until the purge.
 
+use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
@@ -29,7 +30,7 @@ impl Vmap {
                 self.free_vmap_cache = va;
                 if O::ON {
                     let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr, size }, self.tree_view());
+                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
                 }
                 return Ok(addr);
             }
@@ -40,7 +41,7 @@ impl Vmap {
             self.purge_v51(PurgeCause::AllocRetry, obs);
         }
         if O::ON {
-            obs.event(Event::AllocFailed { size }, self.tree_view());
+            obs.event(Event::AllocFailed { size: Addr(size) }, self.tree_view());
         }
         Err(VmapError::NoSpace { size, align, vstart, vend })
     }
@@ -87,7 +88,12 @@ impl Vmap {
                 self.cached_align = align;
             } else {
                 if O::ON {
-                    let ev = Event::CacheUse { id: c.id, va_start: c.va_start, va_end: c.va_end, addr };
+                    let ev = Event::CacheUse {
+                        id: c.id,
+                        va_start: Addr(c.va_start),
+                        va_end: Addr(c.va_end),
+                        addr: Addr(addr),
+                    };
                     obs.event(ev, self.tree_view());
                 }
                 if addr.wrapping_add(size) < addr {
@@ -105,7 +111,12 @@ impl Vmap {
             while n != NIL {
                 let t = *self.arena.get(n);
                 if O::ON {
-                    let ev = Event::WalkTree { id: t.id, va_start: t.va_start, va_end: t.va_end, addr };
+                    let ev = Event::WalkTree {
+                        id: t.id,
+                        va_start: Addr(t.va_start),
+                        va_end: Addr(t.va_end),
+                        addr: Addr(addr),
+                    };
                     obs.event(ev, self.tree_view());
                 }
                 if t.va_end >= addr {
@@ -135,10 +146,10 @@ impl Vmap {
                 if O::ON {
                     let ev = Event::WalkArea {
                         id: f.id,
-                        va_start: f.va_start,
-                        va_end: f.va_end,
-                        addr,
-                        cached_hole_size: self.cached_hole_size,
+                        va_start: Addr(f.va_start),
+                        va_end: Addr(f.va_end),
+                        addr: Addr(addr),
+                        cached_hole_size: Addr(self.cached_hole_size),
                     };
                     obs.event(ev, self.tree_view());
                 }
@@ -245,7 +256,7 @@ impl Vmap {
                         continue 'retry;
                     }
                     if O::ON {
-                        obs.event(Event::AllocFailed { size: last_end }, self.tree_view());
+                        obs.event(Event::AllocFailed { size: Addr(last_end) }, self.tree_view());
                     }
                     return no_space;
                 }
@@ -290,7 +301,7 @@ impl Vmap {
             let va = self.arena.alloc(s, s + sizes[i]);
             self.busy_insert(va, obs);
             if O::ON {
-                obs.event(Event::PcpuArea { index: i as u32, addr: s, size: sizes[i] }, self.tree_view());
+                obs.event(Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(sizes[i]) }, self.tree_view());
             }
             out.push(s);
         }

@@ -6,6 +6,7 @@
 //!   purge (threshold, forced, or an allocation that failed once) -> ascending, to the free tree
 //! ```
 
+use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
@@ -45,7 +46,7 @@ impl Vmap {
             let v = *self.arena.get(va);
             let next = v.next;
             if O::ON {
-                obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
             }
             self.arena.detach(va);
             self.arena.at(va).flags = 0;

@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use crate::addr::Addr;
 use crate::area::{VaTree, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
@@ -43,7 +44,10 @@ impl Vmap {
                 self.busy_insert(va, obs);
                 if O::ON {
                     let v = *self.arena.get(va);
-                    obs.event(Event::Allocated { id: v.id, addr: v.va_start, size }, self.tree_view());
+                    obs.event(
+                        Event::Allocated { id: v.id, addr: Addr(v.va_start), size: Addr(size) },
+                        self.tree_view(),
+                    );
                 }
                 return Ok(self.arena.get(va).va_start);
             }
@@ -118,7 +122,8 @@ impl Vmap {
             }
             self.pool_mut(nid, idx).pop_front();
             if O::ON {
-                let ev = Event::PoolHit { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                let ev =
+                    Event::PoolHit { node: nid, pool: idx as u32, va_start: Addr(v.va_start), va_end: Addr(v.va_end) };
                 obs.areas_event(ev, self);
             }
             Some(va)
@@ -127,7 +132,12 @@ impl Vmap {
             p.pop_front();
             p.push_back(va);
             if O::ON {
-                let ev = Event::PoolRotate { node: nid, pool: idx as u32, va_start: v.va_start, va_end: v.va_end };
+                let ev = Event::PoolRotate {
+                    node: nid,
+                    pool: idx as u32,
+                    va_start: Addr(v.va_start),
+                    va_end: Addr(v.va_end),
+                };
                 obs.areas_event(ev, self);
             }
             None
@@ -195,7 +205,10 @@ impl Vmap {
                 pages += v.size() >> PAGE_SHIFT;
                 count += 1;
                 if O::ON {
-                    obs.event(Event::PurgeArea { va_start: v.va_start, va_end: v.va_end }, self.tree_view());
+                    obs.event(
+                        Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) },
+                        self.tree_view(),
+                    );
                 }
                 if !full && self.decode_vn_id(v.vn_id()).is_some() {
                     if let Some(idx) = Self::pool_index(v.size()) {
@@ -205,8 +218,8 @@ impl Vmap {
                             let ev = Event::Pooled {
                                 node: nid as u32,
                                 pool: idx as u32,
-                                va_start: v.va_start,
-                                va_end: v.va_end,
+                                va_start: Addr(v.va_start),
+                                va_end: Addr(v.va_end),
                             };
                             obs.areas_event(ev, self);
                         }

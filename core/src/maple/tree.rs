@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use ts_rs::TS;
 
-#[allow(unused_imports)] // named by the `#[ts(as = ...)]` attributes
 use crate::addr::Addr;
 
 const MAX: u64 = u64::MAX;
@@ -189,15 +188,7 @@ mod nil_null {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MapleEvent {
     /// A store begins: the range and whether the entry is NULL (an erase).
-    StoreBegin {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        first: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        last: u64,
-        erase: bool,
-    },
+    StoreBegin { first: Addr, last: Addr, erase: bool },
     /// `mas_wr_store_type` chose this store type (at leaf `node`, or `NIL` for a root store).
     #[serde(rename = "store_type")]
     StoreTypeChosen {
@@ -215,44 +206,15 @@ pub enum MapleEvent {
     /// `mas_rebalance`: a node below minimum fill is combined with a sibling.
     Rebalance { node: u32 },
     /// `mas_wr_spanning_store`: the write crosses node boundaries.
-    Spanning {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        first: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        last: u64,
-    },
+    Spanning { first: Addr, last: Addr },
     /// A gap was written into `node`'s `gap[slot]`; `stop` is true when propagation ends here.
-    GapUpdate {
-        node: u32,
-        slot: usize,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        gap: u64,
-        stop: bool,
-    },
+    GapUpdate { node: u32, slot: usize, gap: Addr, stop: bool },
     /// Gap search: a node entered with its limits.
     #[serde(rename = "visit")]
-    NodeVisited {
-        node: u32,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        min: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        max: u64,
-    },
+    NodeVisited { node: u32, min: Addr, max: Addr },
     /// Gap search: a slot's gap tested against the size.
     #[serde(rename = "scan")]
-    SlotScanned {
-        node: u32,
-        slot: usize,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        gap: u64,
-        fits: bool,
-    },
+    SlotScanned { node: u32, slot: usize, gap: Addr, fits: bool },
     /// Gap search: descent into a child.
     Descend { node: u32, slot: usize },
     /// Gap search: `mas_skip_node` moved to the next slot of an ancestor.
@@ -261,14 +223,7 @@ pub enum MapleEvent {
     Ascend { node: u32 },
     /// Gap search result.
     #[serde(rename = "found")]
-    HoleFound {
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        index: u64,
-        #[serde(with = "crate::addr::hex")]
-        #[ts(as = "Addr")]
-        last: u64,
-    },
+    HoleFound { index: Addr, last: Addr },
     /// Gap search failed.
     NoHole { err: i32 },
     /// The store finished; the tree's height and node count.
@@ -710,7 +665,7 @@ impl<O: MapleObserver> MapleTree<O> {
             self.nm(pnode).gap[offset] = new;
             if meta_gap == new {
                 if O::ON {
-                    self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: true });
+                    self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: Addr(new), stop: true });
                     self.gap_snapshot();
                 }
                 return;
@@ -718,7 +673,7 @@ impl<O: MapleObserver> MapleTree<O> {
             if offset != meta_offset {
                 if meta_gap > new {
                     if O::ON {
-                        self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: true });
+                        self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: Addr(new), stop: true });
                         self.gap_snapshot();
                     }
                     return;
@@ -731,7 +686,7 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             let at_root = self.is_root(pnode);
             if O::ON {
-                self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: new, stop: at_root });
+                self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: Addr(new), stop: at_root });
                 self.gap_snapshot();
             }
             if at_root {
@@ -763,7 +718,7 @@ impl<O: MapleObserver> MapleTree<O> {
         if self.n(p).gap[pslot] != max_gap {
             self.parent_gap(mas.node, pslot, max_gap);
         } else if O::ON {
-            self.obs.event(MapleEvent::GapUpdate { node: p, slot: pslot, gap: max_gap, stop: true });
+            self.obs.event(MapleEvent::GapUpdate { node: p, slot: pslot, gap: Addr(max_gap), stop: true });
             self.gap_snapshot();
         }
     }
@@ -1292,7 +1247,7 @@ impl<O: MapleObserver> MapleTree<O> {
             return Err(MapleError::Invalid);
         }
         if O::ON {
-            self.obs.event(MapleEvent::StoreBegin { first, last, erase: entry.is_none() });
+            self.obs.event(MapleEvent::StoreBegin { first: Addr(first), last: Addr(last), erase: entry.is_none() });
         }
         let mut mas = Mas::new(first, last);
         let mut wr = WrMas::new(Slot::from_entry(entry));
@@ -2069,7 +2024,7 @@ impl<O: MapleObserver> MapleTree<O> {
     /// `mas_wr_spanning_store`.
     fn wr_spanning_store(&mut self, mas: &mut Mas, wr: &mut WrMas) {
         if O::ON {
-            self.obs.event(MapleEvent::Spanning { first: mas.index, last: mas.last });
+            self.obs.event(MapleEvent::Spanning { first: Addr(mas.index), last: Addr(mas.last) });
         }
         if mas.index == 0 && mas.last == MAX {
             self.new_root(mas, wr.entry);
@@ -2317,7 +2272,7 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         let last = mas.index.wrapping_add(size - 1);
         if O::ON {
-            self.obs.event(MapleEvent::HoleFound { index: mas.index, last });
+            self.obs.event(MapleEvent::HoleFound { index: Addr(mas.index), last: Addr(last) });
         }
         Ok((mas.index, last))
     }
@@ -2368,7 +2323,7 @@ impl<O: MapleObserver> MapleTree<O> {
         let id = mas.node;
         let kind = self.kind(id);
         if O::ON {
-            self.obs.event(MapleEvent::NodeVisited { node: id, min: mas.min, max: mas.max });
+            self.obs.event(MapleEvent::NodeVisited { node: id, min: Addr(mas.min), max: Addr(mas.max) });
         }
         let mut offset = mas.offset;
         let mut min = self.safe_min(id, offset, mas.min);
@@ -2389,7 +2344,7 @@ impl<O: MapleObserver> MapleTree<O> {
             if let Some(gap) = test {
                 let fits = gap >= size;
                 if O::ON {
-                    self.obs.event(MapleEvent::SlotScanned { node: id, slot: offset, gap, fits });
+                    self.obs.event(MapleEvent::SlotScanned { node: id, slot: offset, gap: Addr(gap), fits });
                 }
                 if fits {
                     if kind.is_leaf() {

@@ -578,7 +578,7 @@ fn wrapped_align_with_vstart_zero_is_a_spurious_match() {
         let fits: Vec<(u64, FitType)> = rec
             .events
             .iter()
-            .filter_map(|e| if let Event::Fit { nva, fit, .. } = e { Some((*nva, *fit)) } else { None })
+            .filter_map(|e| if let Event::Fit { nva, fit, .. } = e { Some((nva.0, *fit)) } else { None })
             .collect();
         // Tried twice (before and after the purge), both times a spurious match at nva 0.
         assert_eq!(fits, [(0, FitType::NothingFit), (0, FitType::NothingFit)], "{p}");

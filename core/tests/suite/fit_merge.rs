@@ -9,6 +9,7 @@
 //! `erase #ID [S,E)`, `link #ID under #P left|right`, `add #ID [S,E)`, `aug #ID OLD->NEW`,
 //! `mergestart [S,E) prev=#ID|- next=#ID|-`.
 
+use vmapviz_core::addr::Addr;
 use vmapviz_core::events::{Branch, Dir, Event, FitType, MergeKind, Recorder, RollBackStep};
 use vmapviz_core::replay::dump_free_tree;
 use vmapviz_core::vmalloc::{VMALLOC_END, VMALLOC_START};
@@ -261,7 +262,7 @@ fn ne_fit_splits_the_block_and_links_the_left_part() {
             ],
             "{p}"
         );
-        assert!(ev.iter().any(|e| matches!(e, Event::Allocated { id: 2, addr: 0x2000, .. })));
+        assert!(ev.iter().any(|e| matches!(e, Event::Allocated { id: 2, addr: Addr(0x2000), .. })));
         assert_eq!(dump(&v), "node 0x4000 0x9000 0x5000 B depth=0\nnode 0x1000 0x2000 0x1000 R depth=1\nend\n");
     }
 }
@@ -294,7 +295,7 @@ fn search_length_at_page_alignment_differs_between_eras() {
         let (addr, ev) = alloc_rec(&mut v, 0x1000, 0x1000, 0x1000, 0x10000);
         assert_eq!((addr, fit_of(&ev)), (want, fit), "{p}");
         let length =
-            ev.iter().find_map(|e| if let Event::SearchStart { length, .. } = e { Some(*length) } else { None });
+            ev.iter().find_map(|e| if let Event::SearchStart { length, .. } = e { Some(length.0) } else { None });
         assert_eq!(length, Some(if p == Profile::Linux52 { 0x1fff } else { 0x1000 }));
     }
 }

@@ -21,7 +21,7 @@ use vmapviz_core::{NoObserver, Profile, Vmap, VmapError};
 const PAGE: u64 = 0x1000;
 
 fn busy(v: &Vmap) -> Vec<(u64, u64)> {
-    v.busy_areas(0).map(|(a, _)| (a.va_start, a.va_end)).collect()
+    v.busy_areas(0).map(|(a, _)| (a.va_start.0, a.va_end.0)).collect()
 }
 
 /// The base the brute force expects for a group, or `None`.

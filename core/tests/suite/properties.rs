@@ -129,9 +129,9 @@ fn busy_areas(v: &Vmap) -> (Intervals, Intervals) {
     for nid in 0..v.nodes.len() {
         for (a, is_lazy) in v.busy_areas(nid) {
             if is_lazy {
-                lazy.push((a.va_start, a.va_end));
+                lazy.push((a.va_start.0, a.va_end.0));
             } else {
-                busy.push((a.va_start, a.va_end));
+                busy.push((a.va_start.0, a.va_end.0));
             }
         }
     }
@@ -142,14 +142,14 @@ fn busy_areas(v: &Vmap) -> (Intervals, Intervals) {
 
 /// Lazy areas the allocator reports outside the busy tree (6.1 purge tree, 6.9 lazy trees).
 fn lazy_areas(v: &Vmap) -> Vec<(u64, u64)> {
-    let mut l: Vec<(u64, u64)> = v.lazy_areas().iter().map(|a| (a.va_start, a.va_end)).collect();
+    let mut l: Vec<(u64, u64)> = v.lazy_areas().iter().map(|a| (a.va_start.0, a.va_end.0)).collect();
     l.sort_unstable();
     l
 }
 
 fn pooled_areas(v: &Vmap) -> Vec<(u64, u64)> {
     let mut p: Vec<(u64, u64)> =
-        v.pools().into_iter().flat_map(|(_, _, e)| e.into_iter().map(|a| (a.va_start, a.va_end))).collect();
+        v.pools().into_iter().flat_map(|(_, _, e)| e.into_iter().map(|a| (a.va_start.0, a.va_end.0))).collect();
     p.sort_unstable();
     p
 }

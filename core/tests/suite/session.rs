@@ -412,7 +412,7 @@ fn counters_of_a_range_match_the_whole_replay() {
     let (all, total) = s.counters(0, s.len());
     assert_eq!(all, expected);
     assert_eq!(total, c.total);
-    assert!(total.ops == 600 && total.nodes_visited > 0, "{total:?}");
+    assert!(total.ops == 600 && total.nodes_visited.0 > 0, "{total:?}");
     for split in [1, 255, 256, 257, 599] {
         let (a, _) = s.counters(0, split);
         let (b, _) = s.counters(split, usize::MAX);
@@ -589,13 +589,9 @@ fn merges_report_the_range_before_and_after() {
                 if let Event::Merge { merge, survivor, old_start, old_end, new_start, new_end, .. } = &fr.event {
                     let at = format!("{name} op {k} frame {i}");
                     let was = before[survivor];
-                    assert_eq!(
-                        (was.va_start.0, was.va_end.0),
-                        (*old_start, *old_end),
-                        "{at}: the survivor's range before"
-                    );
+                    assert_eq!((was.va_start, was.va_end), (*old_start, *old_end), "{at}: the survivor's range before");
                     let now = tree[survivor];
-                    assert_eq!((now.va_start.0, now.va_end.0), (*new_start, *new_end), "{at}: and after");
+                    assert_eq!((now.va_start, now.va_end), (*new_start, *new_end), "{at}: and after");
                     assert_ne!((old_start, old_end), (new_start, new_end), "{at}");
                     match merge {
                         MergeKind::Next => {
@@ -649,7 +645,7 @@ fn each_frame_names_the_areas_in_force_after_its_event() {
                     Event::LazyEnqueue { id, va_start, va_end, .. } => {
                         // 6.1 coalesces the purge tree: the range may now be part of a larger entry.
                         let lazy = busy(id).is_some_and(|b| b.lazy)
-                            || a.lazy.iter().any(|l| l.va_start.0 <= *va_start && *va_end <= l.va_end.0);
+                            || a.lazy.iter().any(|l| l.va_start.0 <= va_start.0 && va_end.0 <= l.va_end.0);
                         assert!(lazy, "{at}: lazy now");
                         checked += 1;
                     }

@@ -48,7 +48,11 @@ fn store_name(s: StoreType) -> &'static str {
 pub fn event_json(e: &MapleEvent) -> String {
     match *e {
         MapleEvent::StoreBegin { first, last, erase } => {
-            format!("{{\"kind\":\"store_begin\",\"first\":{},\"last\":{},\"erase\":{erase}}}", hex(first), hex(last))
+            format!(
+                "{{\"kind\":\"store_begin\",\"first\":{},\"last\":{},\"erase\":{erase}}}",
+                hex(first.0),
+                hex(last.0)
+            )
         }
         MapleEvent::StoreTypeChosen { store, node, new_end } => {
             let node = if node == u32::MAX { "null".to_string() } else { node.to_string() };
@@ -63,22 +67,25 @@ pub fn event_json(e: &MapleEvent) -> String {
         MapleEvent::PushToSibling { left } => format!("{{\"kind\":\"push_sibling\",\"left\":{left}}}"),
         MapleEvent::Rebalance { node } => format!("{{\"kind\":\"rebalance\",\"node\":{node}}}"),
         MapleEvent::Spanning { first, last } => {
-            format!("{{\"kind\":\"spanning\",\"first\":{},\"last\":{}}}", hex(first), hex(last))
+            format!("{{\"kind\":\"spanning\",\"first\":{},\"last\":{}}}", hex(first.0), hex(last.0))
         }
         MapleEvent::GapUpdate { node, slot, gap, stop } => {
-            format!("{{\"kind\":\"gap_update\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"stop\":{stop}}}", hex(gap))
+            format!(
+                "{{\"kind\":\"gap_update\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"stop\":{stop}}}",
+                hex(gap.0)
+            )
         }
         MapleEvent::NodeVisited { node, min, max } => {
-            format!("{{\"kind\":\"visit\",\"node\":{node},\"min\":{},\"max\":{}}}", hex(min), hex(max))
+            format!("{{\"kind\":\"visit\",\"node\":{node},\"min\":{},\"max\":{}}}", hex(min.0), hex(max.0))
         }
         MapleEvent::SlotScanned { node, slot, gap, fits } => {
-            format!("{{\"kind\":\"scan\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"fits\":{fits}}}", hex(gap))
+            format!("{{\"kind\":\"scan\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"fits\":{fits}}}", hex(gap.0))
         }
         MapleEvent::Descend { node, slot } => format!("{{\"kind\":\"descend\",\"node\":{node},\"slot\":{slot}}}"),
         MapleEvent::Skip { node, slot } => format!("{{\"kind\":\"skip\",\"node\":{node},\"slot\":{slot}}}"),
         MapleEvent::Ascend { node } => format!("{{\"kind\":\"ascend\",\"node\":{node}}}"),
         MapleEvent::HoleFound { index, last } => {
-            format!("{{\"kind\":\"found\",\"index\":{},\"last\":{}}}", hex(index), hex(last))
+            format!("{{\"kind\":\"found\",\"index\":{},\"last\":{}}}", hex(index.0), hex(last.0))
         }
         MapleEvent::NoHole { err } => format!("{{\"kind\":\"no_hole\",\"err\":{err}}}"),
         MapleEvent::StoreDone { height, nodes } => {

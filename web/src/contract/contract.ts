@@ -80,7 +80,7 @@ global_lock_ops: number, };
 
 /**
  * The work of one operation or a sum. In JSON `ops` is a number and the counts travel as hex
- * text (`Hex`), as they always have; the observer adds to them on every event, hence `u64`.
+ * text, as they always have: they are [`Hex`], which the observer adds to like a `u64`.
  */
 export type Counters = { ops: number, nodes_visited: Hex, list_walked: Hex, comparisons: Hex, rotations: Hex, recolors: Hex, propagations: Hex, cache_lines: Hex, slots_scanned: Hex, wasted_descents: Hex, ascents: Hex, window_iterations: Hex, splits: Hex, rebalances: Hex, spanning_stores: Hex, bump_hits: Hex, };
 
@@ -94,9 +94,9 @@ export type Dir = "left" | "right";
 /**
  * One micro-step of the allocator.
  *
- * Addresses and lengths travel as `"0x…"` text (`#[serde(with = "crate::addr::hex")]`, typed
- * `Addr` in TypeScript); so, as they always have, `nr_lazy` and `successor` (typed `Hex`). Ids,
- * counts and cases are numbers. The allocator builds these on its hot path, hence plain `u64`.
+ * Addresses and lengths are [`Addr`] and travel as `"0x…"` text; so, as they always have,
+ * `nr_lazy` and `successor`, typed [`Hex`]. Ids, counts and cases are numbers. The types decide
+ * the JSON; both are `#[repr(transparent)]` over `u64`, so building an event costs what it did.
  */
 export type Event = { "kind": "search_start", size: Addr, align: Addr, vstart: Addr, vend: Addr, length: Addr, } | { "kind": "visit", id: number, va_start: Addr, va_end: Addr, left_max: Addr, right_max: Addr, vstart: Addr, branch: Branch, } | { "kind": "roll_back", id: number, va_start: Addr, va_end: Addr, right_max: Addr, vstart: Addr, step: RollBackStep, 
 /**
