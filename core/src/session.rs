@@ -269,15 +269,9 @@ pub fn snapshot_state(v: &Vmap) -> StateSnap {
     }
 }
 
-/// The index `v` keeps, as a snapshot.
+/// The index `v` keeps, as a snapshot: whatever [`Vmap::index_view`] shows for its era.
 pub fn snapshot_index(v: &Vmap) -> IndexSnap {
-    match v.rfc.as_deref() {
-        Some(r) => IndexSnap::Maple { tree: MapleTreeJson::of(&r.occupied) },
-        None => IndexSnap::FreeTree {
-            root: v.arena.id_of(v.free.root),
-            nodes: snapshot_tree(TreeView { arena: &v.arena, root: v.free.root }),
-        },
-    }
+    IndexSnap::of(v.index_view()).unwrap_or(IndexSnap::FreeTree { root: None, nodes: Vec::new() })
 }
 
 /// One frame: an event and the indices of the index and area snapshots in force after it.
