@@ -193,31 +193,13 @@ impl AreasSnap {
 }
 
 pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
-    let mut busy = Vec::new();
-    if let Some(r) = v.rfc.as_deref() {
-        // maple-rfc: busy-tree areas and those handed out from bump chunks, in address order.
-        busy.extend(r.busy_areas().into_iter().map(|i| BusySnap {
-            id: i.id,
-            va_start: i.va_start,
-            va_end: i.va_end,
-            lazy: false,
-            node: r.addr_to_node_id(i.va_start.0),
-        }));
-    }
-    for (nid, _) in v.nodes.iter().enumerate() {
-        busy.extend(v.busy_areas(nid).map(|(i, lazy)| BusySnap {
-            id: i.id,
-            va_start: i.va_start,
-            va_end: i.va_end,
-            lazy,
-            node: nid as u32,
-        }));
-    }
-    if v.nodes.len() > 1 {
-        busy.sort_by_key(|b| b.va_start);
-    }
+    let busy = v
+        .busy_areas_all()
+        .into_iter()
+        .map(|(i, lazy, node)| BusySnap { id: i.id, va_start: i.va_start, va_end: i.va_end, lazy, node })
+        .collect();
     AreasSnap {
-        lazy_nr: v.rfc.as_deref().map_or(v.vmap_lazy_nr, |r| r.vmap_lazy_nr),
+        lazy_nr: v.lazy_pages(),
         busy,
         lazy: v
             .lazy_areas_by_node()
@@ -230,8 +212,8 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
 
 /// maple-rfc's bump chunks, newest first, as `busy` lists them.
 pub fn snapshot_chunks(v: &Vmap) -> Vec<ChunkSnap> {
-    let Some(r) = v.rfc.as_deref() else { return Vec::new() };
-    r.chunk_states()
+    v.bump_chunks()
+        .into_iter()
         .map(|(c, current)| ChunkSnap {
             base: Addr(c.base),
             limit: Addr(c.limit),

@@ -91,12 +91,10 @@ pub fn sweep_bump(
         .iter()
         .map(|&live| {
             let mut v = Vmap::new(profile);
-            let bump = v.rfc.as_deref_mut().map(|r| {
-                if let Some(on) = bump {
-                    r.set_bump(on);
-                }
-                r.bump_on
-            });
+            if let Some(on) = bump {
+                v.set_bump(on);
+            }
+            let bump = v.bump_on();
             let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
             let mut held = Vec::with_capacity(live);
             for _ in 0..live {

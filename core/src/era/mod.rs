@@ -541,6 +541,33 @@ impl Vmap {
             .map(|(_, v)| (AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, v.is_lazy()))
     }
 
+    /// Every busy area in address order, with its lazy flag (5.2) and the vmap node that holds
+    /// it; maple-rfc adds the areas handed out from bump chunks.
+    pub fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
+        let mut out = Vec::new();
+        if let Some(r) = self.rfc.as_deref() {
+            out.extend(r.busy_areas().into_iter().map(|i| (i, false, r.addr_to_node_id(i.va_start.0))));
+        }
+        for nid in 0..self.nodes.len() {
+            out.extend(self.busy_areas(nid).map(|(i, lazy)| (i, lazy, nid as u32)));
+        }
+        if self.nodes.len() > 1 {
+            out.sort_by_key(|b| b.0.va_start);
+        }
+        out
+    }
+
+    /// Pages waiting for the lazy purge.
+    pub fn lazy_pages(&self) -> u64 {
+        self.rfc.as_deref().map_or(self.vmap_lazy_nr, |r| r.vmap_lazy_nr)
+    }
+
+    /// maple-rfc's bump chunks, newest first, each with whether it is its CPU's current one
+    /// (none for the other eras).
+    pub fn bump_chunks(&self) -> Vec<(&maple_rfc::BumpChunk, bool)> {
+        self.rfc.as_deref().map_or_else(Vec::new, |r| r.chunk_states().collect())
+    }
+
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
     pub fn lazy_areas(&self) -> Vec<AreaInfo> {
         self.lazy_areas_by_node().into_iter().map(|(_, a)| a).collect()
@@ -610,6 +637,11 @@ impl Vmap {
     /// The maple-rfc allocator (created with the profile; a Vmap of that profile always has it).
     fn rfc_mut(&mut self) -> &mut maple_rfc::MapleRfc {
         self.rfc.get_or_insert_with(|| Box::new(maple_rfc::MapleRfc::new()))
+    }
+
+    /// Whether the bump overlay is on (`None`: the era has none).
+    pub fn bump_on(&self) -> Option<bool> {
+        self.rfc.as_deref().map(|r| r.bump_on)
     }
 
     /// `bump on|off` (maple-rfc only: `false` elsewhere).
