@@ -9,7 +9,7 @@ import { parseHash, resolveStep, type StepRef } from './permalink';
 import { expandHash } from './panels/zlink';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
-import { isMapleSession, parseMapleSnapshotValue, type MapleSession, type MapleSnapshot } from './maple/bridge';
+import { isMapleSession, mapleSnapshotOf, type MapleSession } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
 import type { MapleFocus } from './views/mapleTree';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
@@ -91,7 +91,6 @@ export class App {
   private mapleUi: MapleUi | null = null;
   private mapleLoading = false;
   private mapleHover: (id: number | null) => void = () => undefined;
-  private readonly occupiedParsed = new WeakMap<object, MapleSnapshot>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -670,12 +669,7 @@ export class App {
   private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number, focus?: MapleFocus): void {
     const ui = this.loadMapleUi();
     if (!ui) return;
-    let tree = this.occupiedParsed.get(raw);
-    if (!tree) {
-      tree = parseMapleSnapshotValue(raw);
-      this.occupiedParsed.set(raw, tree);
-    }
-    ui.view.render(tree, { duration: ms, lecture: this.lecture, ...(focus ? { focus } : {}) });
+    ui.view.render(mapleSnapshotOf(raw), { duration: ms, lecture: this.lecture, ...(focus ? { focus } : {}) });
   }
 
   private idleText(k: number): string {

@@ -123,6 +123,22 @@ export function parseMapleSnapshotValue(v: unknown): MapleSnapshot {
   return { height: num(o.height, 'height'), nodes: arr(o.nodes, 'nodes').map(parseMapleNode) };
 }
 
+const parsedTrees = new WeakMap<object, MapleSnapshot>();
+
+/**
+ * [`parseMapleSnapshotValue`] once per tree object: a session hands the same raw tree to every
+ * frame and state that shows it, and the page, the narrator and the compare copies all draw it.
+ */
+export function mapleSnapshotOf(v: unknown): MapleSnapshot {
+  if (typeof v !== 'object' || v === null) return parseMapleSnapshotValue(v);
+  let t = parsedTrees.get(v);
+  if (!t) {
+    t = parseMapleSnapshotValue(v);
+    parsedTrees.set(v, t);
+  }
+  return t;
+}
+
 export function parseMapleFrames(json: string): MapleOpFrames | null {
   const v: unknown = JSON.parse(json);
   if (v === null) return null;

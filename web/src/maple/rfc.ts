@@ -10,7 +10,7 @@ import { hex, parseBig, size } from '../format';
 import { listing as codeListing, LISTINGS, type Listing } from '../narrate/code';
 import { narrate, type Narration } from '../narrate/narrate';
 import type { MapleFocus } from '../views/mapleTree';
-import { parseMapleSnapshotValue, type MapleOpFrames, type MapleSnapshot, type MapleStepEvent } from './bridge';
+import { mapleSnapshotOf, type MapleOpFrames, type MapleSnapshot, type MapleStepEvent } from './bridge';
 import { mapleFocus, narrateMaple } from './narrate';
 
 const EMPTY: MapleSnapshot = { height: 0, nodes: [] };
@@ -35,16 +35,8 @@ function occupiedEvent(ev: StepEvent): MapleStepEvent | null {
 
 /** The maple-tree player's form of an operation: its trees parsed, maple events unwrapped. */
 const asMapleCache = new WeakMap<OpFrames, MapleOpFrames>();
-const parsedTrees = new WeakMap<object, MapleSnapshot>();
-
 function treeOf(i: Index | undefined): MapleSnapshot {
-  if (!i || i.kind !== 'maple') return EMPTY;
-  let t = parsedTrees.get(i.tree);
-  if (!t) {
-    t = parseMapleSnapshotValue(i.tree);
-    parsedTrees.set(i.tree, t);
-  }
-  return t;
+  return i && i.kind === 'maple' ? mapleSnapshotOf(i.tree) : EMPTY;
 }
 
 function asMaple(of: OpFrames): MapleOpFrames {

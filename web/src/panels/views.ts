@@ -5,7 +5,7 @@
 // its own next to the free tree's, as the page does (`renderOccupied` in web/src/app.ts).
 import '../views/mapleTree.css';
 import { freeNodes, type FreeNode, type State } from '../bridge';
-import { parseMapleSnapshotValue, type MapleSnapshot } from '../maple/bridge';
+import { mapleSnapshotOf } from '../maple/bridge';
 import { FreeTree } from '../views/freeTree';
 import { MapleTreeView } from '../views/mapleTree';
 import { SpaceBar } from '../views/spaceBar';
@@ -16,8 +16,6 @@ export class MiniViews {
   /** The maple view (made when a state's index is first a maple tree) and its root. */
   maple: MapleTreeView | null = null;
   private mapleRoot: HTMLElement | null = null;
-  /** The last occupied tree parsed (states of one session repeat the same object). */
-  private parsed: { raw: unknown; snap: MapleSnapshot } | null = null;
   private fitted = false;
 
   constructor(
@@ -67,9 +65,7 @@ export class MiniViews {
       this.treeRoot.dataset.mapleHidden = 'true';
     }
     this.mapleRoot.hidden = false;
-    const parsed = this.parsed && this.parsed.raw === raw ? this.parsed : { raw, snap: parseMapleSnapshotValue(raw) };
-    this.parsed = parsed;
-    this.maple?.render(parsed.snap, { duration: 0 });
+    this.maple?.render(mapleSnapshotOf(raw), { duration: 0 });
     if (!this.fitted) {
       // Fit the whole tree once the root has its size (it was just made or shown): a copy is small.
       this.fitted = true;
