@@ -154,6 +154,37 @@ test('compare: linux-6.9 and maple-rfc step through one allocation micro-step by
   expect(wb.problems).toEqual([]);
 });
 
+test('compare: the counters table says why this operation\'s answers differ, from each column\'s events', async ({ page }) => {
+  // The spec's S2: a 64 KiB-aligned request whose low hole is too short once padded.
+  const S2 = [
+    'profile maple-rfc',
+    'bump off',
+    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
+    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
+    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
+    'free 0xffffc90000010000',
+    `alloc 0x6000 0x10000 0xffffc90000000000 ${VE}`,
+  ].join('\n');
+  const wb = new Workbench(page);
+  await wb.openTrace(S2, 7);
+  await wb.tab('compare');
+  for (const p of ['linux-5.1', 'linux-5.2']) await wb.compare.locator(`input[data-profile="${p}"]`).uncheck();
+  await wb.compare.locator('input[data-profile="linux-6.9"]').check();
+  await wb.compare.locator('input[data-profile="maple-rfc"]').check();
+  await expect(wb.compare).toHaveAttribute('data-step', '7');
+  const table = wb.compare.getByTestId('counters-table');
+  await expect(table.locator('tr[data-row="result"]')).toHaveAttribute('data-differs', 'true');
+  const why = table.locator('tr[data-row="why"]');
+  await expect(why.locator('td[data-profile="maple-rfc"]')).toHaveText(/^searched for size \+ align − 1 = 0x15fff \(align 0x10000 > PAGE_SIZE\)/);
+  await expect(why.locator('td[data-profile="linux-6.9"]')).toHaveText('its search');
+  // An operation whose answers agree has no such row.
+  await wb.compare.locator('button[data-action="prev"]').click();
+  await expect(wb.compare).toHaveAttribute('data-step', '6');
+  await expect(table.locator('tr[data-row="result"]')).toHaveAttribute('data-differs', 'false');
+  await expect(table.locator('tr[data-row="why"]')).toHaveCount(0);
+  expect(wb.problems).toEqual([]);
+});
+
 test.describe('compare mode in lecture mode at 1280×720', () => {
   test.use({ viewport: { width: 1280, height: 720 } });
 

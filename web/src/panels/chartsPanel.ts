@@ -274,7 +274,7 @@ export class ChartsPanel {
     });
     drawChart(this.shares, {
       title: 'the global lock: held (solid) and CPU time waiting (dashed)',
-      subtitle: '6.9 takes the free-tree lock only on a pool miss; maple-rfc with its bump overlay only on a chunk refill',
+      subtitle: 'taken by 6.9 only on a pool miss, by maple-rfc (bump on) only for a chunk',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: '% of time', domain: [0, 100], format: (v) => `${v}%` },
       series: [...contentionSeries(c, 'globalLockHold', 'held', 100), ...contentionSeries(c, 'waitShare', 'waiting', 100, true)],

@@ -11,7 +11,7 @@ import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps,
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';
 import { button, grouped, h, select } from './dom';
-import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames } from './lockstep';
+import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames, whyOf } from './lockstep';
 import { MiniViews } from './views';
 
 export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc'];
@@ -442,6 +442,21 @@ export class ComparePanel {
         h('td', { colspan: 2, class: 'wb-left wb-mono', 'data-profile': c.profile, 'data-kind': 'result', 'data-differs': String(k > 0 && here[i] !== here[0]) }, k > 0 ? here[i] || '(no answer)' : '—'),
       ),
     );
+    // Why this operation's answers differ, where each column's own events tell it.
+    const why = differs
+      ? h(
+          'tr',
+          { 'data-row': 'why', class: 'wb-differs' },
+          h('th', { scope: 'row' }, 'why, by its events'),
+          ...cols.map((c) => {
+            const kk = Math.min(k + this.offset, c.session!.length);
+            const reasons = whyOf(c.session!.frames(kk - 1)?.frames.map((f) => f.event) ?? []);
+            const earlier = diff.some((d) => d < k);
+            const text = reasons.length ? reasons.join('; ') : earlier ? 'its search (the state before it differs too)' : 'its search';
+            return h('td', { colspan: 2, class: 'wb-left', 'data-profile': c.profile, 'data-kind': 'why' }, text);
+          }),
+        )
+      : null;
     const list = diff.slice(-12).map((d) => `op ${d}`).join(', ');
     const summary = h(
       'tr',
@@ -455,7 +470,7 @@ export class ComparePanel {
           : `${grouped(diff.length)} in ops 1–${k}: ${diff.length > 12 ? '…, ' : ''}${list}. A different address comes from a different search (maple-rfc pads aligned requests to size + align − 1, linux-5.1 starts at its cache hint, the bump overlay hands out chunk space) or from a different state before it.`,
       ),
     );
-    this.table.replaceChildren(head, h('tbody', {}, ...rows, height, bytes, result, summary));
+    this.table.replaceChildren(head, h('tbody', {}, ...rows, height, bytes, result, ...(why ? [why] : []), summary));
   }
 
   private drawSeries(): void {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Session, type OpFrames } from '../bridge';
 import { initSync, Vmapviz } from '../pkg/vmapviz_wasm.js';
 import { forProfile } from './api';
-import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames } from './lockstep';
+import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames, whyOf } from './lockstep';
 
 beforeAll(() => {
   initSync({ module: readFileSync(new URL('../pkg/vmapviz_wasm_bg.wasm', import.meta.url)) });
@@ -111,5 +111,51 @@ describe('a column frame, narrated and focused from its own frames', () => {
     expect(v.narration).toBeNull();
     expect(v.node).toBeNull();
     s.dispose();
+  });
+});
+
+describe('why an answer differs, from the column\'s own events', () => {
+  const events = (trace: string, k: number) => {
+    const s = new Session(Vmapviz.load(trace));
+    const ev = s.frames(k)?.frames.map((f) => f.event) ?? [];
+    s.dispose();
+    return ev;
+  };
+  // The spec's S2: a 64 KiB-aligned request whose low hole is too short after padding.
+  const S2 = [
+    'profile maple-rfc',
+    'bump off',
+    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
+    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
+    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
+    'free 0xffffc90000010000',
+    'alloc 0x6000 0x10000 0xffffc90000000000 0xffffc90000100000',
+  ].join('\n');
+
+  it('maple-rfc: the search padded to size + align − 1 (S2); linux-6.9 names no cause', () => {
+    const rfc = events(S2, 6);
+    expect(whyOf(rfc)).toEqual(['searched for size + align − 1 = 0x15fff (align 0x10000 > PAGE_SIZE): a shorter hole is passed over even where an aligned fit exists']);
+    expect(whyOf(events(forProfile(S2, 'linux-6.9'), 6))).toEqual([]);
+    // A one-page request is not padded: nothing to say.
+    expect(whyOf(events(S2, 2))).toEqual([]);
+  });
+
+  it('maple-rfc: the refill and the hit of the first allocation, the hit alone of the second', () => {
+    const t = ['profile maple-rfc', `alloc 0x2000 0x1 0x${VS.toString(16)} ${VE}`, `alloc 0x2000 0x1 0x${VS.toString(16)} ${VE}`].join('\n');
+    expect(whyOf(events(t, 1))).toEqual(['bump refill: a new chunk for CPU 0 from the occupied tree', "bump hit: carved from CPU 0's chunk, no tree searched"]);
+    expect(whyOf(events(t, 2))).toEqual(["bump hit: carved from CPU 0's chunk, no tree searched"]);
+  });
+
+  it('counts the holes the window loop skipped', () => {
+    const miss = { kind: 'window_hole', fits: false };
+    expect(whyOf([{ kind: 'window_start', size: '0x3000', len: '0x3000', align: '0x1000' }, miss, miss, { kind: 'window_hole', fits: true }])).toEqual([
+      'window loop: 2 holes too short once aligned, searched again past them',
+    ]);
+  });
+
+  it('names the pool and the cache hint, once each', () => {
+    expect(whyOf([{ kind: 'pool_hit', node: 2 }, { kind: 'pool_hit', node: 2 }])).toEqual(["from vmap node 2's pool (a recycled area), no free-tree search"]);
+    expect(whyOf([{ kind: 'cache_use' }, { kind: 'walk_area' }])).toEqual(['started at the free_vmap_cache hint, above lower holes']);
+    expect(whyOf([{ kind: 'visit' }, { kind: 'fit' }])).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 // maple-rfc's (web/src/maple/rfc.ts) for its occupied maple tree.
 import { freeNodes, stateAtFrame, type OpFrames, type State } from '../bridge';
 import { narrateRfc, rfcFocus } from '../maple/rfc';
-import { narrate, type Narration } from '../narrate/narrate';
+import { hex } from '../format';
+import { big, narrate, type Narration } from '../narrate/narrate';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from '../player/focus';
 import type { MapleFocus } from '../views/mapleTree';
 
@@ -78,4 +79,47 @@ export function frameView(of: OpFrames, i: number): FrameView {
   const free = focusOf(of, i, byId);
   const narration = narrate(fr.event, { search: searchOf(of.frames, i), nodes: byId });
   return { state, narration, free, maple: undefined, node: freeFocusNode(free), event: fr.event.kind };
+}
+
+/**
+ * Why an operation's answer in one column can differ from the others', as far as its own events
+ * tell: the bump overlay, the RFC's padded search (size + align − 1) and its window loop skipping
+ * a hole too short after alignment, a vmap node's pool, linux-5.1's cache hint. Empty when the events name no such cause (then the
+ * search itself, or an earlier difference of state, made it).
+ */
+export function whyOf(events: readonly { kind: string; [k: string]: unknown }[]): string[] {
+  const out: string[] = [];
+  const add = (s: string) => {
+    if (!out.includes(s)) out.push(s);
+  };
+  let skipped = 0;
+  for (const e of events) {
+    switch (e.kind) {
+      case 'bump_hit':
+        add(`bump hit: carved from CPU ${String(e.cpu)}'s chunk, no tree searched`);
+        break;
+      case 'bump_refill':
+        add(`bump refill: a new chunk for CPU ${String(e.cpu)} from the occupied tree`);
+        break;
+      case 'window_start':
+        if (big(e.len) > big(e.size)) {
+          add(`searched for size + align − 1 = ${hex(big(e.len))} (align ${hex(big(e.align))} > PAGE_SIZE): a shorter hole is passed over even where an aligned fit exists`);
+        }
+        break;
+      case 'window_hole':
+        if (e.fits !== true) skipped++;
+        break;
+      case 'pool_hit':
+        add(`from vmap node ${String(e.node)}'s pool (a recycled area), no free-tree search`);
+        break;
+      case 'cache_use':
+        add('started at the free_vmap_cache hint, above lower holes');
+        break;
+      case 'alloc_failed':
+        add('no hole fits (after the purge and retry)');
+        break;
+    }
+  }
+  if (skipped > 0) add(`window loop: ${skipped} hole${skipped === 1 ? '' : 's'} too short once aligned, searched again past ${skipped === 1 ? 'it' : 'them'}`);
+  return out;
 }
