@@ -38,8 +38,10 @@ async function snapshot(col: Locator): Promise<string> {
     const maple = [...c.querySelectorAll('g.maple-node.on-path, g.maple-node.current')].map((n) => `${n.getAttribute('data-maple-id')}:${n.getAttribute('class')}`).join(',');
     const cells = [...c.querySelectorAll('g.maple-node g[data-slot]')]
       .filter((n) => /scanned|at-slot|found|gap-/.test(n.getAttribute('class') ?? '')).map((n) => `${n.getAttribute('data-slot')}:${n.getAttribute('class')}`).join(',');
+    // The bar: the areas drawn and the ranges outlined over them.
+    const bar = [...c.querySelectorAll('g.area[data-va-start], g.range[data-va-start]')].map((n) => `${n.getAttribute('class')}:${n.getAttribute('data-va-start')}`).join(',');
     const h = c as HTMLElement;
-    return [h.dataset.frame, h.dataset.held, h.dataset.focusNode, c.querySelector('[data-testid="compare-frame"]')?.textContent, c.querySelector('[data-testid="compare-narration"]')?.textContent, marks, maple, cells].join('|');
+    return [bar, h.dataset.frame, h.dataset.held, h.dataset.focusNode, c.querySelector('[data-testid="compare-frame"]')?.textContent, c.querySelector('[data-testid="compare-narration"]')?.textContent, marks, maple, cells].join('|');
   });
 }
 

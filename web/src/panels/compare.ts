@@ -75,6 +75,8 @@ export class ComparePanel {
   private readonly note: HTMLElement;
   private columns: Column[] = [];
   private trace: string | null = null;
+  /** Bumped by each rebuild: the bars' keys of one build's frames. */
+  private builds = 0;
   /** The main view's step k is step k + offset of the compare sessions (1 when a profile line was added). */
   private offset = 0;
   private step = 0;
@@ -239,6 +241,7 @@ export class ComparePanel {
     const trace = this.trace ?? this.app.currentTrace();
     for (const c of this.columns) c.raw?.free();
     this.columns = [];
+    this.builds++;
     const chosen = COMPARE_PROFILES.filter((p) => this.checks.get(p)?.checked);
     const named = traceProfile(trace);
     const own = named ?? 'linux-5.2';
@@ -355,7 +358,8 @@ export class ComparePanel {
       if (of && cf.index >= 0) {
         const v = frameView(of, cf.index);
         st = v.state;
-        c.views.render(st, { free: v.free, ...(v.maple ? { maple: v.maple } : {}) });
+        const fr = of.frames[cf.index];
+        c.views.render(st, { free: v.free, ...(v.maple ? { maple: v.maple } : {}), key: `${this.builds}:${k}:t${fr.tree}:a${fr.areas}` });
         const note = holdNote(frame, n);
         c.narration.replaceChildren(
           ...(v.narration ? [h('b', {}, v.narration.title), ' ', v.narration.text] : [v.event]),

@@ -37,10 +37,11 @@ export class MiniViews {
 
   /**
    * Draw a state; during a micro-step, with the step's focus: the free tree's marks and the bar's
-   * ranges (`free`), or the maple view's path, slots and hole (`maple`).
+   * ranges (`free`), or the maple view's path, slots and hole (`maple`), and the bar's `key`.
    */
-  render(state: State, focus: { free?: Focus; maple?: MapleFocus } = {}): void {
-    this.bar.render(state, focus.free ? { ranges: focus.free.ranges } : {});
+  render(state: State, focus: { free?: Focus; maple?: MapleFocus; key?: string } = {}): void {
+    // `key`: the same key draws the same areas (micro-steps that change no area redraw only the overlays).
+    this.bar.render(state, { ...(focus.free ? { ranges: focus.free.ranges } : {}), ...(focus.key !== undefined ? { key: focus.key } : {}) });
     if (state.index.kind === 'maple') {
       this.renderMaple(state.index.tree, focus.maple);
       return;
