@@ -158,6 +158,23 @@ test('compare: linux-6.9 and maple-rfc step through one allocation micro-step by
   await page.keyboard.press('ArrowRight');
   await expect(cmp).toHaveAttribute('data-frame', '0');
   expect([await snapshot(col['linux-6.9']), await snapshot(col['maple-rfc'])]).toEqual(seen[0]);
+
+  // What a micro-step costs the page: the panel's synchronous redraw of both columns (bar,
+  // tree, narration), measured in the page from the click to its return, for every frame.
+  const ms = await cmp.evaluate((root, n) => {
+    const next = root.querySelector<HTMLButtonElement>('button[data-action="next-frame"]')!;
+    const out: number[] = [];
+    for (let f = 1; f < n; f++) {
+      const t0 = performance.now();
+      next.click();
+      out.push(performance.now() - t0);
+    }
+    return out.sort((a, b) => a - b);
+  }, nRfc);
+  await expect(cmp).toHaveAttribute('data-frame', String(nRfc - 1));
+  const q = (p: number) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
+  console.log(`compare micro-step (2 columns): median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms over ${ms.length} steps`);
+  expect(q(0.5)).toBeLessThan(200);
   expect(wb.problems).toEqual([]);
 });
 
