@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { Workbench } from './panels/workbench';
+import { benchCore } from './support/core';
 
 test('compare: the trace under linux-5.1 and linux-5.2 side by side, in lock-step, with the counters', async ({ page }) => {
   const wb = new Workbench(page);
@@ -91,14 +92,44 @@ test('charts: cost per operation against live areas for each profile, on log axe
   expect(await value('linux-5.2', 30000)).toBeLessThan(3 * (await value('linux-5.2', 100)));
   await expect(random.locator('.wb-axis-label').first()).toHaveText('live areas (log)');
 
-  // The contention model for the three profiles.
+  // The contention model for the three profiles, and maple-rfc with its bump overlay on and off.
   const tp = wb.charts.getByTestId('contention-throughput');
-  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) await expect(tp.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(7);
+  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) await expect(tp.locator(`path.wb-pt[data-profile="${p}"]:not([data-bump])`)).toHaveCount(7);
+  for (const b of ['on', 'off']) await expect(tp.locator(`path.wb-pt[data-profile="maple-rfc"][data-bump="${b}"]`)).toHaveCount(7);
   const at64 = async (p: string) => Number(await tp.locator(`path.wb-pt[data-profile="${p}"][data-cpus="64"]`).getAttribute('data-value'));
   expect(await at64('linux-6.9')).toBeGreaterThan(2 * (await at64('linux-5.2')));
   const shares = wb.charts.getByTestId('contention-shares');
-  await expect(shares.locator('path.wb-pt[data-metric="globalLockHold"]')).toHaveCount(21);
-  await expect(shares.locator('path.wb-pt[data-metric="waitShare"]')).toHaveCount(21);
+  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) {
+    await expect(shares.locator(`path.wb-pt[data-profile="${p}"][data-metric="globalLockHold"]`)).toHaveCount(7);
+    await expect(shares.locator(`path.wb-pt[data-profile="${p}"][data-metric="waitShare"]`)).toHaveCount(7);
+  }
+  await expect(shares.locator('path.wb-pt[data-metric="globalLockHold"]')).toHaveCount(35);
+  await expect(shares.locator('path.wb-pt[data-metric="waitShare"]')).toHaveCount(35);
+  // Both maple-rfc rows are labelled, and every value is the core's own for that row (the
+  // workbench build's contention() run here, outside the page: 200 pairs per CPU as the chart).
+  await expect(tp.locator('[data-series="maple-rfc-bump-on-throughput"] text')).toHaveText('maple-rfc, bump on');
+  await expect(tp.locator('[data-series="maple-rfc-bump-off-throughput"] text')).toHaveText('maple-rfc, bump off');
+  const rows: [string, boolean | undefined, string][] = [
+    ['linux-5.2', undefined, ':not([data-bump])'],
+    ['linux-6.1', undefined, ':not([data-bump])'],
+    ['linux-6.9', undefined, ':not([data-bump])'],
+    ['maple-rfc', true, '[data-bump="on"]'],
+    ['maple-rfc', false, '[data-bump="off"]'],
+  ];
+  for (const [p, bump, sel] of rows) {
+    const core = JSON.parse(benchCore().contention(p, '1,2,4,8,16,32,64', 200, bump)) as Record<string, number>[];
+    for (const [chart, metric, field] of [
+      [tp, 'throughput', 'throughput'],
+      [shares, 'globalLockHold', 'global_lock_hold'],
+      [shares, 'waitShare', 'wait_share'],
+    ] as const) {
+      const drawn = await chart.locator(`path.wb-pt[data-profile="${p}"]${sel}[data-metric="${metric}"]`).evaluateAll((es) => es.map((e) => [Number(e.getAttribute('data-cpus')), Number(e.getAttribute('data-value'))]));
+      expect(drawn, `${p} ${String(bump)} ${metric}`).toEqual(core.map((c) => [c.cpus, +c[field].toFixed(4)]));
+    }
+  }
+  // The overlay keeps maple-rfc off the global lock: with it on, less of the time is spent holding it.
+  const hold = async (b: string) => Number(await shares.locator(`path.wb-pt[data-profile="maple-rfc"][data-bump="${b}"][data-metric="globalLockHold"][data-cpus="64"]`).getAttribute('data-value'));
+  expect(await hold('on')).toBeLessThan(await hold('off'));
 
   // A chart as SVG.
   const [d] = await Promise.all([page.waitForEvent('download'), wb.charts.locator('button[data-action="cost-random-svg"]').click()]);

@@ -63,7 +63,7 @@ fn main() {
         for j in [
             cost_sweep(p, "random", "10,100", 50, None),
             cost_sweep(p, "long_busy", "10,100", 50, None),
-            contention(p, "1,2,8", 100),
+            contention(p, "1,2,8", 100, None),
         ] {
             fnv(&mut h, &j.unwrap_or_default());
         }

@@ -6,7 +6,7 @@
 use crate::{opt_profile, profile, to_json, Vmapviz};
 use serde::Serialize;
 use ts_rs::TS;
-use vmapviz_core::contention::sweep as contention_sweep_core;
+use vmapviz_core::contention::sweep_bump as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
 use vmapviz_core::sweep::{sweep_bump, SweepShape};
@@ -54,12 +54,14 @@ pub fn cost_sweep(
     Ok(to_json(&sweep_bump(p, bump, shape, &lives, rounds.min(100_000))))
 }
 
-/// JSON contention model for each CPU count (comma-separated).
+/// JSON contention model for each CPU count (comma-separated). `bump` sets maple-rfc's per-CPU
+/// bump overlay (left out: on, as `vmap-bench --contention`'s `maple-rfc/bump`); the other
+/// profiles ignore it.
 #[wasm_bindgen]
-pub fn contention(profile_name: &str, cpus: &str, pairs_per_cpu: usize) -> Result<String, JsError> {
+pub fn contention(profile_name: &str, cpus: &str, pairs_per_cpu: usize, bump: Option<bool>) -> Result<String, JsError> {
     let p = profile(profile_name)?;
     let cpus: Vec<u32> = parse_list(cpus)?.into_iter().map(|c| c.clamp(1, 1024) as u32).collect();
-    Ok(to_json(&contention_sweep_core(p, &cpus, pairs_per_cpu.min(100_000))))
+    Ok(to_json(&contention_sweep_core(p, &cpus, pairs_per_cpu.min(100_000), bump.unwrap_or(true))))
 }
 
 fn parse_list(s: &str) -> Result<Vec<usize>, JsError> {
@@ -313,5 +315,51 @@ impl Loader {
         // Checkpoints spaced as `Session::load` spaces them for this length.
         let s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(total));
         Loader { s, lines: lines.into_iter(), total, done: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vmapviz_core::contention::{sweep_bump, ContentionResult};
+
+    fn parse(json: &str) -> Vec<serde_json::Value> {
+        match serde_json::from_str::<serde_json::Value>(json) {
+            Ok(serde_json::Value::Array(v)) => v,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+
+    fn field(v: &serde_json::Value, k: &str) -> f64 {
+        v.get(k).and_then(serde_json::Value::as_f64).unwrap_or_else(|| panic!("no number {k} in {v}"))
+    }
+
+    /// The facade's points are the core's `sweep_bump` points (its JSON, and every CPU count).
+    fn same(json: &str, core: &[ContentionResult]) {
+        assert_eq!(json, serde_json::to_string(core).unwrap());
+        let cpus: Vec<f64> = parse(json).iter().map(|p| field(p, "cpus")).collect();
+        assert_eq!(cpus, core.iter().map(|r| f64::from(r.cpus)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn contention_passes_maple_rfcs_bump_switch_to_the_core() {
+        let cpus = [1u32, 4, 16];
+        let on = contention("maple-rfc", "1,4,16", 60, Some(true)).unwrap();
+        let off = contention("maple-rfc", "1,4,16", 60, Some(false)).unwrap();
+        same(&on, &sweep_bump(Profile::MapleRfc, &cpus, 60, true));
+        same(&off, &sweep_bump(Profile::MapleRfc, &cpus, 60, false));
+        // Left out, the overlay is on (as `vmap-bench --contention`'s maple-rfc/bump).
+        assert_eq!(contention("maple-rfc", "1,4,16", 60, None).unwrap(), on);
+        // The two rows differ where they should: without the overlay every allocation takes the
+        // global lock; with it, most are served per CPU under no lock.
+        let (on, off) = (parse(&on), parse(&off));
+        for (a, b) in on.iter().zip(&off) {
+            assert!(field(a, "global_lock_ops") < field(b, "global_lock_ops"), "{a} against {b}");
+        }
+        // Another profile ignores the switch.
+        assert_eq!(
+            contention("linux-6.9", "1,4", 40, Some(false)).unwrap(),
+            contention("linux-6.9", "1,4", 40, Some(true)).unwrap()
+        );
     }
 }

@@ -176,7 +176,10 @@ fn every_workbench_call() {
     for p in ["linux-5.1", "linux-5.2", "linux-6.1", "linux-6.9"] {
         same_as_reference("cost_sweep", &cost_sweep(p, "random", "10,100", 30, None).unwrap());
         same_as_reference("cost_sweep", &cost_sweep(p, "long_busy", "10,100", 30, None).unwrap());
-        same_as_reference("contention", &contention(p, "1,2,8", 50).unwrap());
+        same_as_reference("contention", &contention(p, "1,2,8", 50, None).unwrap());
+    }
+    for bump in [None, Some(true), Some(false)] {
+        same_as_reference("contention", &contention("maple-rfc", "1,2,8", 50, bump).unwrap());
     }
     same_as_reference("workloads", &workloads());
     for pre in ["", "performance", "stress", "smoke"] {

@@ -31,6 +31,43 @@ export function variantPoints(pts: SweepPoint[], v: SweepVariant): SweepPoint[] 
 }
 export const SWEEP_LIVES = '100,300,1000,3000,10000,30000';
 export const CONTENTION_PROFILES = ['linux-5.2', 'linux-6.1', 'linux-6.9'];
+
+/**
+ * The rows of the contention model: each profile, and maple-rfc twice, its per-CPU bump overlay
+ * on and off (`vmap-bench --contention`'s `maple-rfc/bump` and `maple-rfc/nobump`).
+ */
+export const CONTENTION_VARIANTS: SweepVariant[] = [
+  ...CONTENTION_PROFILES.map((p) => ({ key: p, label: p, profile: p, bump: null, dashed: false })),
+  { key: 'maple-rfc-bump-on', label: 'maple-rfc, bump on', profile: 'maple-rfc', bump: true, dashed: false },
+  { key: 'maple-rfc-bump-off', label: 'maple-rfc, bump off', profile: 'maple-rfc', bump: false, dashed: false },
+];
+
+/** A contention point of one variant (the core's points carry no bump flag: the page adds it). */
+export interface VariantPoint extends ContentionPoint {
+  variant: string;
+}
+
+/** One line per contention variant for a measure (`scale` 100: a share in %). */
+export function contentionSeries(pts: VariantPoint[], key: 'throughput' | 'globalLockHold' | 'waitShare' | 'globalLockOps', what: string, scale = 1, dashed = false): Series[] {
+  return CONTENTION_VARIANTS.map((v) => {
+    const st = profileStyle(v.profile);
+    return {
+      key: `${v.key}-${key}`,
+      label: what ? `${v.label} ${what}` : v.label,
+      color: v.bump === true ? '#1f6f99' : st.color,
+      symbol: st.symbol,
+      dashed,
+      points: pts
+        .filter((x) => x.variant === v.key)
+        .map((x) => ({
+          x: x.cpus,
+          y: x[key] * scale,
+          data: { profile: v.profile, ...(v.bump === null ? {} : { bump: v.bump ? 'on' : 'off' }), cpus: x.cpus, metric: key, value: +x[key].toFixed(4) },
+          title: `${v.label}, ${x.cpus} CPUs: ${(x[key] * scale).toFixed(1)}`,
+        })),
+    };
+  });
+}
 export const CONTENTION_CPUS = '1,2,4,8,16,32,64';
 
 export type SweepMetric = 'work' | 'nodesVisited' | 'listWalked' | 'cacheLines';
@@ -73,7 +110,7 @@ export class ChartsPanel {
   private readonly status: HTMLElement;
   private readonly metricSel: HTMLSelectElement;
   private sweeps: Map<string, SweepPoint[]> | null = null;
-  private contention: ContentionPoint[] | null = null;
+  private contention: VariantPoint[] | null = null;
   private started = false;
 
   constructor(private readonly worker: () => ReplayWorker) {
@@ -129,7 +166,7 @@ export class ChartsPanel {
       h(
         'p',
         { class: 'wb-muted' },
-        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9: the free-tree lock only on a pool miss, per-node locks otherwise). A model, not a measurement: see ',
+        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9: the free-tree lock only on a pool miss, per-node locks otherwise; maple-rfc: the same locks around its maple trees, and with the bump overlay on, a per-CPU chunk served under no lock, the global lock taken only to refill or release a chunk). A model, not a measurement: see ',
         // The build copies BENCHMARKS.md next to the page (vite.config.ts).
         h('a', { href: './BENCHMARKS.md', target: '_blank', rel: 'noopener', 'data-testid': 'benchmarks-link' }, 'BENCHMARKS.md'),
         ' for real threads.',
@@ -164,8 +201,11 @@ export class ChartsPanel {
       this.sweeps = sweeps;
       this.drawCost();
       this.drawSearch();
-      const cont: ContentionPoint[] = [];
-      for (const p of CONTENTION_PROFILES) cont.push(...parseContention(await w.call<string>({ type: 'contention', profile: p, cpus: CONTENTION_CPUS, pairs: 200 })));
+      const cont: VariantPoint[] = [];
+      for (const v of CONTENTION_VARIANTS) {
+        const req = { type: 'contention' as const, profile: v.profile, cpus: CONTENTION_CPUS, pairs: 200, ...(v.bump === null ? {} : { bump: v.bump }) };
+        cont.push(...parseContention(await w.call<string>(req)).map((x) => ({ ...x, variant: v.key })));
+      }
       this.contention = cont;
       this.drawContention();
       this.status.textContent = `Computed by the core in ${Math.round(performance.now() - t0)} ms (in a worker).`;
@@ -225,38 +265,19 @@ export class ChartsPanel {
     const c = this.contention;
     if (!c) return;
     const cpus = CONTENTION_CPUS.split(',').map(Number);
-    const series = (key: keyof ContentionPoint, what: string, scale = 1, dashed = false): Series[] =>
-      CONTENTION_PROFILES.map((p) => {
-        const st = profileStyle(p);
-        return {
-          key: `${p}-${String(key)}`,
-          label: what ? `${p} ${what}` : p,
-          color: st.color,
-          symbol: st.symbol,
-          dashed,
-          points: c
-            .filter((x) => x.profile === p)
-            .map((x) => ({
-              x: x.cpus,
-              y: Number(x[key]) * scale,
-              data: { profile: p, cpus: x.cpus, metric: String(key), value: +Number(x[key]).toFixed(4) },
-              title: `${p}, ${x.cpus} CPUs: ${(Number(x[key]) * scale).toFixed(1)}`,
-            })),
-        };
-      });
     drawChart(this.throughput, {
       title: 'throughput against CPUs',
       subtitle: 'operations per 1000 time units (model)',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: 'ops / 1000 units', format: shortNum },
-      series: series('throughput', ''),
+      series: contentionSeries(c, 'throughput', ''),
     });
     drawChart(this.shares, {
       title: 'the global lock: held (solid) and CPU time waiting (dashed)',
-      subtitle: '6.9 takes the free-tree lock only on a pool miss',
+      subtitle: 'taken by 6.9 only on a pool miss, by maple-rfc (bump on) only for a chunk',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: '% of time', domain: [0, 100], format: (v) => `${v}%` },
-      series: [...series('globalLockHold', 'held', 100), ...series('waitShare', 'waiting', 100, true)],
+      series: [...contentionSeries(c, 'globalLockHold', 'held', 100), ...contentionSeries(c, 'waitShare', 'waiting', 100, true)],
       height: 320,
     });
   }

@@ -1,13 +1,17 @@
 // Compare mode: the app's trace replayed under two or more profiles side by side (each its own
-// session, with the trace's `profile` line replaced), stepping in lock-step by operation, each
-// with its own bar and tree, plus a table of the core's work counters for the operation and
+// session, with the trace's `profile` line replaced), stepping in lock-step by operation and,
+// inside an operation, by micro-step (frame k of every column at once, a column with fewer
+// frames holding its last; each with its own narration and its search path in its own tree),
+// each with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
-import { bytesPerLiveArea, errorMessage, freeNodes, Session, type State } from '../bridge';
+import { bytesPerLiveArea, errorMessage, freeNodes, Session, type OpFrames, type State } from '../bridge';
+import { at, nextFrame, nextOp, prevFrame, prevOp, type Pos } from '../player/timeline';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters, traceProfile, work, zeroCounters, type CounterKey, type Counters } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';
 import { button, grouped, h, select } from './dom';
+import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames, whyOf } from './lockstep';
 import { MiniViews } from './views';
 
 export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc'];
@@ -26,7 +30,12 @@ interface Column {
   results: string[];
   root: HTMLElement;
   status: HTMLElement;
+  /** The frame counter (`frame 7/23`) and the narration of the micro-step shown. */
+  counter: HTMLElement;
+  narration: HTMLElement;
   views: MiniViews;
+  /** The frames of one operation (session index), fetched once while it is stepped through. */
+  framesOf: { op: number; frames: OpFrames | null } | null;
 }
 
 function zero(): Counters {
@@ -66,13 +75,27 @@ export class ComparePanel {
   private readonly note: HTMLElement;
   private columns: Column[] = [];
   private trace: string | null = null;
+  /** Bumped by each rebuild: the bars' keys of one build's frames. */
+  private builds = 0;
   /** The main view's step k is step k + offset of the compare sessions (1 when a profile line was added). */
   private offset = 0;
   private step = 0;
+  /** The lock-step micro-step inside operation `step` (-1: between operations). */
+  private frame = -1;
   private length = 0;
   private visible = false;
 
+  /** Lecture view: lecture mode with this panel in the player's place (for a projector). */
+  private readonly lectureButton: HTMLButtonElement;
+
   constructor(private readonly app: AppApi) {
+    this.lectureButton = button('Lecture view', 'compare-lecture', 'Show compare mode alone, in lecture mode’s large type (for a projector); the Lecture button of the header leaves it');
+    this.lectureButton.setAttribute('aria-pressed', 'false');
+    this.lectureButton.addEventListener('click', () => this.setLectureView(document.body.dataset.lectureView !== 'compare'));
+    // Leaving lecture mode (the header's button, a link) leaves the lecture view too.
+    new MutationObserver(() => {
+      if (!document.body.classList.contains('lecture') && document.body.dataset.lectureView === 'compare') this.setLectureView(false);
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
     const boxes = COMPARE_PROFILES.map((p) => {
       const c = h('input', { type: 'checkbox', name: 'compare-profile', value: p, 'data-profile': p });
       c.checked = p === 'linux-5.1' || p === 'linux-5.2';
@@ -102,7 +125,7 @@ export class ComparePanel {
     this.note = h('p', { class: 'wb-muted' });
     this.root = h(
       'div',
-      { class: 'wb-compare', 'data-widget': 'compare' },
+      { class: 'wb-compare', 'data-widget': 'compare', tabindex: -1 },
       h(
         'div',
         { class: 'wb-row wb-spread' },
@@ -113,11 +136,14 @@ export class ComparePanel {
         'div',
         { class: 'wb-large-controls' },
         b('«', 'first', 'Go to the start', () => this.go(0)),
-        b('◀', 'prev', 'Step back one operation (all profiles)', () => this.go(this.step - 1)),
+        b('◀', 'prev', 'Step back one operation, to its start (all profiles; Shift+←)', () => this.moveTo(prevOp(this.pos))),
+        b('‹', 'prev-frame', 'Step back one micro-step (all profiles; ←)', () => this.moveTo(prevFrame(this.pos, (op) => this.count(op)))),
         this.label,
-        b('▶', 'next', 'Step forward one operation (all profiles)', () => this.go(this.step + 1)),
+        b('›', 'next-frame', 'Step forward one micro-step (all profiles; →)', () => this.moveTo(nextFrame(this.pos, this.length, (op) => this.count(op)))),
+        b('▶', 'next', 'Step forward one operation (all profiles; Shift+→)', () => this.moveTo(nextOp(this.pos, this.length))),
         b('»', 'last', 'Go to the end', () => this.go(this.length)),
         this.scrubber,
+        this.lectureButton,
       ),
       this.note,
       this.cols,
@@ -133,6 +159,62 @@ export class ComparePanel {
       ),
       this.chart,
     );
+    // ←/→ a micro-step, Shift+←/→ an operation, while the focus is in the panel (the page's
+    // player keeps its keys everywhere else).
+    this.root.addEventListener('keydown', (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || (e.target as HTMLElement).closest('input, textarea, select')) return;
+      if (e.key === 'ArrowRight') this.moveTo(e.shiftKey ? nextOp(this.pos, this.length) : nextFrame(this.pos, this.length, (op) => this.count(op)));
+      else if (e.key === 'ArrowLeft') this.moveTo(e.shiftKey ? prevOp(this.pos) : prevFrame(this.pos, (op) => this.count(op)));
+      else return;
+      e.preventDefault();
+    });
+  }
+
+  /**
+   * Lecture mode with the compare panel alone in the page (its controls and columns, large type;
+   * panels.css): turned on here, off here or by leaving lecture mode. The keys go to the panel.
+   */
+  setLectureView(on: boolean): void {
+    const body = document.body;
+    const lecture = () => document.querySelector<HTMLButtonElement>('[data-tool="lecture"]');
+    if (on) {
+      body.dataset.lectureView = 'compare';
+      if (!body.classList.contains('lecture')) lecture()?.click();
+      this.root.focus({ preventScroll: true });
+    } else {
+      delete body.dataset.lectureView;
+      if (body.classList.contains('lecture')) lecture()?.click();
+    }
+    this.lectureButton.setAttribute('aria-pressed', String(on));
+    this.root.dataset.lectureView = String(on);
+    for (const c of this.columns) c.views.lecture = on;
+    // The columns changed size: draw the position again once the layout has settled.
+    requestAnimationFrame(() => {
+      for (const c of this.columns) c.views.refit();
+      this.show(this.step, this.frame);
+    });
+  }
+
+  private get pos(): Pos {
+    return at(this.step, this.frame);
+  }
+
+  /** The frames of operation `op` (the main view's numbering) in a column, fetched once per operation. */
+  private opFrames(c: Column, op: number): OpFrames | null {
+    if (!c.session) return null;
+    const k = op + this.offset;
+    if (k >= c.session.length) return null;
+    if (c.framesOf?.op !== k) c.framesOf = { op: k, frames: c.session.frames(k) };
+    return c.framesOf.frames;
+  }
+
+  /** Lock-step frames of operation `op`: as many as its longest column. */
+  private count(op: number): number {
+    return lockstepFrames(this.columns.map((c) => this.opFrames(c, op)?.frames.length ?? 0));
+  }
+
+  private moveTo(p: Pos | null): void {
+    if (p) this.show(p.op, p.frame);
   }
 
   /** The compare tab became visible or hidden: only a visible panel replays. */
@@ -159,6 +241,7 @@ export class ComparePanel {
     const trace = this.trace ?? this.app.currentTrace();
     for (const c of this.columns) c.raw?.free();
     this.columns = [];
+    this.builds++;
     const chosen = COMPARE_PROFILES.filter((p) => this.checks.get(p)?.checked);
     const named = traceProfile(trace);
     const own = named ?? 'linux-5.2';
@@ -166,6 +249,8 @@ export class ComparePanel {
     this.note.textContent = `The main view's trace (${own}) replayed under ${chosen.length} profile${chosen.length === 1 ? '' : 's'}, its profile line replaced; the same operation in every column.`;
     for (const p of chosen) {
       const status = h('p', { class: 'wb-col-status' });
+      const counter = h('span', { class: 'wb-col-frame', 'data-testid': 'compare-frame' });
+      const narration = h('p', { class: 'wb-col-narration', 'data-testid': 'compare-narration', 'aria-live': 'polite' });
       const barRoot = h('div', { class: 'space-bar-root', 'data-widget': `compare-bar-${p}` });
       const treeRoot = h('div', { class: 'free-tree-root wb-tree wb-tree-small', 'data-widget': `compare-tree-${p}` });
       const style = profileStyle(p);
@@ -174,6 +259,7 @@ export class ComparePanel {
         { class: 'wb-compare-col', 'data-profile': p, 'data-testid': 'compare-column' },
         h('h4', {}, h('span', { class: 'wb-dot', style: `background:${style.color}` }), h('code', {}, p)),
         status,
+        h('div', { class: 'wb-col-step' }, counter, narration),
         barRoot,
         p === 'linux-5.1'
           ? h(
@@ -185,7 +271,22 @@ export class ComparePanel {
         treeRoot,
       );
       treeRoot.hidden = p === 'linux-5.1';
-      const col: Column = { profile: p, raw: null, session: null, error: null, perOp: [], cumulative: [zero()], results: [], root, status, views: new MiniViews(barRoot, treeRoot) };
+      const col: Column = {
+        profile: p,
+        raw: null,
+        session: null,
+        error: null,
+        perOp: [],
+        cumulative: [zero()],
+        results: [],
+        root,
+        status,
+        counter,
+        narration,
+        views: new MiniViews(barRoot, treeRoot),
+        framesOf: null,
+      };
+      col.views.lecture = document.body.dataset.lectureView === 'compare';
       try {
         col.raw = Vmapviz.load(forProfile(trace, p));
         col.session = new Session(col.raw);
@@ -216,33 +317,80 @@ export class ComparePanel {
       if (!have.has(k)) this.metricSel.append(h('option', { value: k }, counterLabel(k)));
     }
     this.step = -1;
+    this.frame = -1;
     this.go(this.follow.checked ? this.app.currentStep() : this.length);
   }
 
+  /** Go to step `k` (between operations). */
   go(k: number): void {
+    this.show(k, -1);
+  }
+
+  /**
+   * Show step `k` (frame -1), or lock-step frame `f` of operation `k` (the operation from step
+   * k to k + 1): every column its own frame `min(f, n - 1)`, narrated, its search in its tree.
+   */
+  private show(k: number, f: number): void {
     const step = Math.max(0, Math.min(this.length, Math.trunc(k)));
+    const total = step < this.length && f >= 0 ? this.count(step) : 0;
+    const frame = total > 0 ? Math.min(Math.trunc(f), total - 1) : -1;
+    const opChanged = step !== this.step;
     this.step = step;
+    this.frame = frame;
     this.root.dataset.step = String(step);
-    this.label.textContent = `step ${grouped(step)} / ${grouped(this.length)}`;
+    this.root.dataset.frame = String(frame);
+    this.root.dataset.frames = String(total);
+    this.label.textContent =
+      frame >= 0 ? `step ${grouped(step)} / ${grouped(this.length)} · op ${grouped(step + 1)}, micro-step ${frame + 1}/${total}` : `step ${grouped(step)} / ${grouped(this.length)}`;
     this.scrubber.value = String(step);
-    const states: (State | null)[] = [];
     for (const c of this.columns) {
-      if (!c.session) {
-        states.push(null);
-        continue;
-      }
+      if (!c.session) continue;
       const k = Math.min(step + this.offset, c.session.length);
-      const st = c.session.state(k);
-      states.push(st);
-      c.views.render(st);
-      const last = step > 0 ? c.session.summaries(k - 1, k)[0] : null;
-      c.status.textContent = last ? `${last.text} → ${last.output.trim().split('\n')[0] || 'done'}` : 'the initial state';
-      c.status.dataset.output = last?.output.trim().split('\n')[0] ?? '';
+      const of = frame >= 0 ? this.opFrames(c, step) : null;
+      const n = of?.frames.length ?? 0;
+      const cf = columnFrame(frame, n);
+      let st: State;
+      c.root.dataset.frame = String(cf.index);
+      c.root.dataset.frames = String(n);
+      c.root.dataset.held = String(frame >= 0 && cf.held);
+      c.counter.textContent = frame >= 0 ? frameLabel(frame, n) : '';
+      c.counter.hidden = frame < 0;
+      if (of && cf.index >= 0) {
+        const v = frameView(of, cf.index);
+        st = v.state;
+        const fr = of.frames[cf.index];
+        c.views.render(st, { free: v.free, ...(v.maple ? { maple: v.maple } : {}), key: `${this.builds}:${k}:t${fr.tree}:a${fr.areas}` });
+        const note = holdNote(frame, n);
+        c.narration.replaceChildren(
+          ...(v.narration ? [h('b', {}, v.narration.title), ' ', v.narration.text] : [v.event]),
+          ...(note ? [' ', h('span', { class: 'wb-col-held' }, `(${note})`)] : []),
+        );
+        c.narration.dataset.kind = v.narration?.kind ?? '';
+        c.narration.dataset.event = v.event;
+        c.root.dataset.focusNode = v.node === null ? '' : String(v.node);
+        c.status.textContent = `op ${grouped(step + 1)}: ${of.text}`;
+      } else {
+        st = of ? of.before : c.session.state(k);
+        c.views.render(st);
+        c.narration.textContent = frame >= 0 ? holdNote(frame, n) : '';
+        c.narration.dataset.kind = '';
+        c.narration.dataset.event = '';
+        c.root.dataset.focusNode = '';
+        const last = step > 0 ? c.session.summaries(k - 1, k)[0] : null;
+        c.status.textContent = of ? `op ${grouped(step + 1)}: ${of.text}` : last ? `${last.text} → ${last.output.trim().split('\n')[0] || 'done'}` : 'the initial state';
+      }
+      // The answer of the last operation done (the one that ended at step k).
+      const done = step > 0 ? c.session.summaries(k - 1, k)[0] : null;
+      c.status.dataset.output = done?.output.trim().split('\n')[0] ?? '';
+      c.narration.hidden = frame < 0;
       c.root.dataset.freeBlocks = String(freeNodes(st.index).length);
       c.root.dataset.tree = st.index.kind === 'maple' ? 'maple' : 'free';
     }
-    this.renderTable();
-    this.drawSeries();
+    // The counters are per operation: drawn again only when the step changes.
+    if (opChanged || frame < 0) {
+      this.renderTable();
+      this.drawSeries();
+    }
   }
 
   private renderTable(): void {
@@ -298,6 +446,21 @@ export class ComparePanel {
         h('td', { colspan: 2, class: 'wb-left wb-mono', 'data-profile': c.profile, 'data-kind': 'result', 'data-differs': String(k > 0 && here[i] !== here[0]) }, k > 0 ? here[i] || '(no answer)' : '—'),
       ),
     );
+    // Why this operation's answers differ, where each column's own events tell it.
+    const why = differs
+      ? h(
+          'tr',
+          { 'data-row': 'why', class: 'wb-differs' },
+          h('th', { scope: 'row' }, 'why, by its events'),
+          ...cols.map((c) => {
+            const kk = Math.min(k + this.offset, c.session!.length);
+            const reasons = whyOf(c.session!.frames(kk - 1)?.frames.map((f) => f.event) ?? []);
+            const earlier = diff.some((d) => d < k);
+            const text = reasons.length ? reasons.join('; ') : earlier ? 'its search (the state before it differs too)' : 'its search';
+            return h('td', { colspan: 2, class: 'wb-left', 'data-profile': c.profile, 'data-kind': 'why' }, text);
+          }),
+        )
+      : null;
     const list = diff.slice(-12).map((d) => `op ${d}`).join(', ');
     const summary = h(
       'tr',
@@ -311,7 +474,7 @@ export class ComparePanel {
           : `${grouped(diff.length)} in ops 1–${k}: ${diff.length > 12 ? '…, ' : ''}${list}. A different address comes from a different search (maple-rfc pads aligned requests to size + align − 1, linux-5.1 starts at its cache hint, the bump overlay hands out chunk space) or from a different state before it.`,
       ),
     );
-    this.table.replaceChildren(head, h('tbody', {}, ...rows, height, bytes, result, summary));
+    this.table.replaceChildren(head, h('tbody', {}, ...rows, height, bytes, result, ...(why ? [why] : []), summary));
   }
 
   private drawSeries(): void {

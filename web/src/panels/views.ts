@@ -6,8 +6,9 @@
 import '../views/mapleTree.css';
 import { freeNodes, type FreeNode, type State } from '../bridge';
 import { mapleSnapshotOf } from '../maple/bridge';
+import { NO_FOCUS, type Focus } from '../player/focus';
 import { FreeTree } from '../views/freeTree';
-import { MapleTreeView } from '../views/mapleTree';
+import { MapleTreeView, type MapleFocus } from '../views/mapleTree';
 import { SpaceBar } from '../views/spaceBar';
 
 export class MiniViews {
@@ -17,6 +18,8 @@ export class MiniViews {
   maple: MapleTreeView | null = null;
   private mapleRoot: HTMLElement | null = null;
   private fitted = false;
+  /** Draw the maple tree at lecture mode's readable size. */
+  lecture = false;
 
   constructor(
     barRoot: HTMLElement,
@@ -32,10 +35,15 @@ export class MiniViews {
     this.tree = new FreeTree(treeRoot, { onHover: hover });
   }
 
-  render(state: State): void {
-    this.bar.render(state, {});
+  /**
+   * Draw a state; during a micro-step, with the step's focus: the free tree's marks and the bar's
+   * ranges (`free`), or the maple view's path, slots and hole (`maple`), and the bar's `key`.
+   */
+  render(state: State, focus: { free?: Focus; maple?: MapleFocus; key?: string } = {}): void {
+    // `key`: the same key draws the same areas (micro-steps that change no area redraw only the overlays).
+    this.bar.render(state, { ...(focus.free ? { ranges: focus.free.ranges } : {}), ...(focus.key !== undefined ? { key: focus.key } : {}) });
     if (state.index.kind === 'maple') {
-      this.renderMaple(state.index.tree);
+      this.renderMaple(state.index.tree, focus.maple);
       return;
     }
     if (this.mapleRoot) this.mapleRoot.hidden = true;
@@ -43,14 +51,20 @@ export class MiniViews {
       this.treeRoot.hidden = false;
       delete this.treeRoot.dataset.mapleHidden;
     }
-    this.renderTree(freeNodes(state.index), state.initialized);
+    this.renderTree(freeNodes(state.index), state.initialized, 0, focus.free);
   }
 
-  renderTree(nodes: FreeNode[], initialized = true, duration = 0): void {
-    this.tree.render(nodes, { initialized, duration });
+  /** Fit the trees to their roots again (after the layout changed their size). */
+  refit(): void {
+    this.tree.fit(0);
+    if (this.maple && this.mapleRoot && !this.mapleRoot.hidden) this.maple.fit(0);
   }
 
-  private renderMaple(raw: unknown): void {
+  renderTree(nodes: FreeNode[], initialized = true, duration = 0, focus: Focus = NO_FOCUS): void {
+    this.tree.render(nodes, { initialized, duration, focus });
+  }
+
+  private renderMaple(raw: unknown, focus?: MapleFocus): void {
     if (!this.mapleRoot) {
       const root = document.createElement('div');
       root.className = `${this.treeRoot.className} maple-tree-root`;
@@ -65,11 +79,13 @@ export class MiniViews {
       this.treeRoot.dataset.mapleHidden = 'true';
     }
     this.mapleRoot.hidden = false;
-    this.maple?.render(mapleSnapshotOf(raw), { duration: 0 });
+    this.maple?.render(mapleSnapshotOf(raw), { duration: 0, lecture: this.lecture, ...(focus ? { focus } : {}) });
     if (!this.fitted) {
-      // Fit the whole tree once the root has its size (it was just made or shown): a copy is small.
+      // Fit once the root has its size (it was just made or shown): the whole tree when it is
+      // readable so, else the readable scale that follows the node of the step (compare mode's
+      // micro-steps keep the search in view); Whole shows everything.
       this.fitted = true;
-      requestAnimationFrame(() => this.maple?.fitWhole(0));
+      requestAnimationFrame(() => this.maple?.fit(0));
     }
   }
 }

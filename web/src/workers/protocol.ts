@@ -16,7 +16,7 @@ export type Request =
   | { type: 'trace_json' }
   | { type: 'counters'; from: number; to: number }
   | { type: 'sweep'; profile: string; shape: string; lives: string; rounds: number; bump?: boolean }
-  | { type: 'contention'; profile: string; cpus: string; pairs: number };
+  | { type: 'contention'; profile: string; cpus: string; pairs: number; bump?: boolean };
 
 /** What an `open` produced. */
 export interface Opened {

@@ -140,7 +140,7 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = cost_sweep(req.profile, req.shape, req.lives, req.rounds, req.bump);
         break;
       case 'contention':
-        value = contention(req.profile, req.cpus, req.pairs);
+        value = contention(req.profile, req.cpus, req.pairs, req.bump);
         break;
     }
     post({ id, type: 'ok', value });
