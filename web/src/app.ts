@@ -11,7 +11,7 @@ import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession, mapleSnapshotOf, type MapleSession } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
-import type { MapleFocus } from './views/mapleTree';
+import type { MapleFocus, MapleHover } from './views/mapleTree';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
@@ -91,19 +91,36 @@ export class App {
   private mapleUi: MapleUi | null = null;
   private mapleLoading = false;
   private mapleHover: (id: number | null) => void = () => undefined;
+  private mapleHoverSlot: (slot: MapleHover | null) => void = () => undefined;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly deps: AppDeps,
   ) {
     this.speed = loadSpeed(SPEEDS);
-    const hover = (id: number | null) => {
+    // Hover links the views both ways. An area (bar, lens, free tree) outlines itself everywhere
+    // and, in the maple view, the slot whose range holds it and the path down to it. A slot of
+    // the maple view outlines the areas in its range (a NULL hole: its free span). A maple-tree
+    // trace's areas are its stored ranges, named by leaf and slot (`rangeId`): ids link them.
+    const hover = (id: number | null, area?: { start: bigint; end: bigint; state: string } | null) => {
       this.bar.highlight(id);
       this.lens.highlight(id);
       this.tree.highlight(id);
-      this.mapleUi?.view.highlightRange(id);
+      const view = this.mapleUi?.view;
+      if (!view) return;
+      if (isMapleSession(this.session)) view.highlightRange(id);
+      else view.highlightAt(area && area.state !== 'cluster' ? area.start : null);
     };
-    this.mapleHover = hover;
+    this.mapleHover = (id) => {
+      if (isMapleSession(this.session)) hover(id);
+    };
+    this.mapleHoverSlot = (h) => {
+      if (isMapleSession(this.session)) return;
+      const span: [bigint, bigint] | null = h ? [h.lo, h.hi + 1n] : null;
+      this.bar.highlightSpan(span);
+      this.lens.highlightSpan(span);
+      this.mapleUi?.view.highlightSlot(h);
+    };
     const select = (id: number | null) => {
       this.selected = id === this.selected ? null : id;
       this.tree.select(this.selected);
@@ -653,7 +670,7 @@ export class App {
       this.mapleLoading = true;
       import('./maple/ui')
         .then((m) => {
-          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id) });
+          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id), onHoverSlot: (h) => this.mapleHoverSlot(h) });
           this.firstRender = true;
           this.render(false);
         })

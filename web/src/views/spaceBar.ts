@@ -42,8 +42,11 @@ const STATE_LABEL: Record<PlacedSegment['state'], string> = {
 const MAX_AREAS = 400;
 
 export interface SpaceBarOptions {
-  /** Called with an area id when the pointer enters an area, null when it leaves. */
-  onHover?: (id: number | null) => void;
+  /**
+   * Called with an area id when the pointer enters an area, null when it leaves; the area itself
+   * (its range and state; a gap or a cluster has a null id) comes second.
+   */
+  onHover?: (id: number | null, area?: PlacedSegment | null) => void;
   /** A click on an area (busy areas offer to be freed). */
   onAreaClick?: (area: PlacedSegment, event: MouseEvent) => void;
 }
@@ -69,6 +72,8 @@ export class SpaceBar {
   private readonly prefix = nextId('sb');
   private state: State | null = null;
   private highlighted: number | null = null;
+  /** A range `[lo, hi)` whose areas are outlined too (a maple slot hovered), or null. */
+  private span: [bigint, bigint] | null = null;
   private selected: number | null = null;
   private placed: PlacedSegment[] = [];
   private drawnFor: { state: State; parts: unknown[]; width: number; key?: string; colorBy: string } | null = null;
@@ -238,8 +243,8 @@ export class SpaceBar {
         g.append('text').attr('class', 'label size');
         g.append('title');
         g.attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
-        g.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id))
-          .on('mouseleave', () => this.handlers.onHover?.(null))
+        g.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id, d))
+          .on('mouseleave', () => this.handlers.onHover?.(null, null))
           .on('click', (e: MouseEvent, d) => this.handlers.onAreaClick?.(d, e));
         return g;
       });
@@ -439,11 +444,22 @@ export class SpaceBar {
   highlight(id: number | null): void {
     this.highlighted = id;
     const sel = this.selected;
+    const span = this.span;
     // Only the areas whose outline changes are written.
     this.svg.selectAll<SVGGElement, PlacedSegment>('g.area').each(function (d) {
-      setClass(this, 'hl', id !== null && d.id === id);
+      setClass(this, 'hl', (id !== null && d.id === id) || (span !== null && d.start < span[1] && d.end > span[0]));
       setClass(this, 'sel', sel !== null && d.id === sel);
     });
+  }
+
+  /**
+   * Outline every area (and gap, and cluster) that meets `[lo, hi)`: a maple slot's range
+   * hovered in the tree, an entry's areas or a NULL hole's free span; null clears.
+   */
+  highlightSpan(span: [bigint, bigint] | null): void {
+    if (span === this.span || (span && this.span && span[0] === this.span[0] && span[1] === this.span[1])) return;
+    this.span = span;
+    this.highlight(this.highlighted);
   }
 
   /** Pin a selection (null clears). */

@@ -44,7 +44,8 @@ interface Cluster {
 }
 
 export interface SpaceZoomOptions {
-  onHover?: (id: number | null) => void;
+  /** An area hovered (its id, and the segment: its range and state), null when it leaves. */
+  onHover?: (id: number | null, seg?: Segment | null) => void;
   onAreaClick?: (area: Segment, event: MouseEvent) => void;
   /** The window changed (the overview draws it). */
   onWindow?: (win: Window) => void;
@@ -61,6 +62,8 @@ export class SpaceZoom {
   private state: State | null = null;
   private ranges: FocusRange[] = [];
   private highlighted: number | null = null;
+  /** A range `[lo, hi)` whose segments are outlined too (a maple slot hovered), or null. */
+  private span: [bigint, bigint] | null = null;
   private resetting = false;
   private width = 800;
   /** The root's width, from the resize observer (drawing never reads layout). */
@@ -298,7 +301,7 @@ export class SpaceZoom {
       }
     }
     const prefix = this.prefix;
-    const hl = this.highlighted;
+    const lit = (d: Segment) => this.lit(d);
     this.svg
       .select<SVGGElement>('g.segs')
       .selectAll<SVGGElement, ZoomSegment>('g.seg')
@@ -309,8 +312,8 @@ export class SpaceZoom {
         e.append('rect').attr('class', 'pattern').attr('y', TOP).attr('height', BAR_H);
         e.append('text').attr('class', 'label').attr('y', TOP + BAR_H / 2 + 4);
         e.append('title');
-        e.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id))
-          .on('mouseleave', () => this.handlers.onHover?.(null))
+        e.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id, d))
+          .on('mouseleave', () => this.handlers.onHover?.(null, null))
           .on('click', (ev: MouseEvent, d) => this.handlers.onAreaClick?.(d, ev));
         return e;
       })
@@ -322,8 +325,7 @@ export class SpaceZoom {
           'data-va-end': hex(d.end),
         });
         const cls = `seg seg-${d.state}`;
-        const on = hl !== null && d.id === hl;
-        setAttr(this, 'class', on ? `${cls} hl` : cls);
+        setAttr(this, 'class', lit(d) ? `${cls} hl` : cls);
         const [fill, pattern, label, title] = this.children;
         const x = r2(d.x0);
         const w = r2(Math.max(1, d.x1 - d.x0 - 1));
@@ -428,8 +430,26 @@ export class SpaceZoom {
   highlight(id: number | null): void {
     if (id === this.highlighted) return;
     this.highlighted = id;
+    this.relight();
+  }
+
+  /** Outline every segment that meets `[lo, hi)` (a maple slot hovered); null clears. */
+  highlightSpan(span: [bigint, bigint] | null): void {
+    if (span === this.span || (span && this.span && span[0] === this.span[0] && span[1] === this.span[1])) return;
+    this.span = span;
+    this.relight();
+  }
+
+  private lit(d: Segment): boolean {
+    const id = this.highlighted;
+    const span = this.span;
+    return (id !== null && d.id === id) || (span !== null && d.start < span[1] && d.end > span[0]);
+  }
+
+  private relight(): void {
+    const lit = (d: Segment) => this.lit(d);
     this.svg.selectAll<SVGGElement, ZoomSegment>('g.seg').each(function (d) {
-      setClass(this, 'hl', id !== null && d.id === id);
+      setClass(this, 'hl', lit(d));
     });
   }
 }
