@@ -372,3 +372,78 @@ for (const profile of ['maple-rfc', 'linux-6.9'] as const) {
     expect(app.problems).toEqual([]);
   });
 }
+
+/**
+ * Where opening a long maple-rfc link goes: the page's own spans (`vmapviz:*` measures of
+ * web/src/app.ts: the default scenario shown meanwhile, the core's sliced parse and replay, the
+ * operation list, the end state the lens frames, the first render with its state and frames,
+ * the maple view's chunk and its first drawing) against the time to the tree drawn.
+ */
+async function openingSpans(page: Page, step: number | 'end'): Promise<{ ready: number; link: number; spans: [string, number, number][] }> {
+  const { trace } = manyAreas('maple-rfc');
+  // A fresh load each time (a link that differs only in its hash would not reload the page).
+  await page.goto('about:blank');
+  await page.goto(`./#trace=${encodeURIComponent(trace)}&step=${step}${step === 'end' ? '' : '&frame=0'}`);
+  const ready = await page.waitForFunction(
+    () => (document.querySelector('body[data-ready="true"]:not([data-opening]) [data-widget="maple-tree"] .maple-node g.cells') ? performance.now() : 0),
+    null,
+    { polling: 'raf', timeout: 30_000 },
+  );
+  const at = (await ready.jsonValue()) as number;
+  return page.evaluate((readyAt) => {
+    const link = performance.getEntriesByName('vmapviz:open-link')[0]?.startTime ?? 0;
+    const spans = performance
+      .getEntriesByType('measure')
+      .filter((m) => m.name.startsWith('vmapviz:'))
+      .map((m) => [m.name.slice(8), m.startTime, m.duration] as [string, number, number]);
+    return { ready: readyAt, link, spans };
+  }, at);
+}
+
+function reportSpans(what: string, o: { ready: number; link: number; spans: [string, number, number][] }): Map<string, number> {
+  const total = new Map<string, number>();
+  for (const [n, , d] of o.spans) total.set(n, (total.get(n) ?? 0) + d);
+  console.log(
+    `${what}: tree drawn ${o.ready.toFixed(0)} ms after navigation; link handled from ${o.link.toFixed(0)} ms\n  ` +
+      [...total].map(([n, d]) => `${n} ${d.toFixed(1)}`).join(', ') +
+      ' (ms; state, frames, stats, address-views and maple-view are parts of first-render or maple-render)',
+  );
+  return total;
+}
+
+test('opening a long maple-rfc link: where the time goes', async ({ page }) => {
+  test.setTimeout(90_000);
+  const app = new AppPage(page);
+  for (const step of ['end', 1446] as const) {
+    const o = await openingSpans(page, step);
+    const total = reportSpans(`maple-rfc link of 1,487 operations at step ${step}`, o);
+    for (const n of ['slices', 'summaries', 'first-render', 'maple-chunk', 'maple-view']) expect(total.has(n), n).toBe(true);
+    await app.waitReady();
+    if (process.env.MAPLE_BENCH) expect(o.ready).toBeLessThanOrEqual(1000);
+  }
+  expect(app.problems).toEqual([]);
+});
+
+test('opening a long maple-rfc link: median time to the tree drawn', async ({ page }) => {
+  test.skip(!process.env.MAPLE_BENCH, 'a time measurement: run with MAPLE_BENCH=1');
+  test.setTimeout(240_000);
+  const runs = Number(process.env.MAPLE_BENCH_OPENS ?? 7);
+  for (const step of ['end', 1446] as const) {
+    const ready: number[] = [];
+    const fromLink: number[] = [];
+    const spans = new Map<string, number[]>();
+    for (let i = 0; i < runs; i++) {
+      const o = await openingSpans(page, step);
+      ready.push(o.ready);
+      fromLink.push(o.ready - o.link);
+      const total = new Map<string, number>();
+      for (const [n, , d] of o.spans) total.set(n, (total.get(n) ?? 0) + d);
+      for (const [n, d] of total) spans.set(n, [...(spans.get(n) ?? []), d]);
+    }
+    console.log(
+      `maple-rfc link of 1,487 operations at step ${step}, ${runs} loads: navigation to the tree drawn, median ${pct(ready, 0.5).toFixed(0)} ms ` +
+        `(min ${Math.min(...ready).toFixed(0)}, max ${Math.max(...ready).toFixed(0)}); from the link handled (after the wasm's init) ${pct(fromLink, 0.5).toFixed(0)} ms; medians of the spans: ` +
+        [...spans].map(([n, d]) => `${n} ${pct(d, 0.5).toFixed(1)}`).join(', '),
+    );
+  }
+});

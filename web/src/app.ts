@@ -47,6 +47,26 @@ function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
   return e;
 }
 
+/** Spans are recorded while a link opens (up to its first drawing with every view loaded). */
+let timing = false;
+
+/**
+ * A span of the page's own work on the performance timeline (`vmapviz:NAME`), so a trace of the
+ * page (or a test reading `performance.getEntriesByType('measure')`) shows where opening goes.
+ */
+function span<T>(name: string, f: () => T): T {
+  if (!timing) return f();
+  const t0 = performance.now();
+  try {
+    return f();
+  } finally {
+    performance.measure(`vmapviz:${name}`, { start: t0, end: performance.now() });
+  }
+}
+
+/** A trace that opens on the maple view (its `profile` line comes first). */
+const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
+
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
 /** A link longer than this (characters) is written only after a longer rest of the player. */
@@ -283,6 +303,8 @@ export class App {
 
   /** Open what the location hash names, or the default scenario (also after an error). */
   openHash(hash: string, search = location.search): void {
+    performance.mark('vmapviz:open-link');
+    timing = true;
     // A compressed link (#z=, web/src/panels/zlink.ts) opens like the plain one it stands for.
     const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
@@ -291,13 +313,16 @@ export class App {
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     this.stopOpening();
+    // A maple profile's link needs the maple view's chunk: fetched while the core replays the
+    // trace, not after (it was a third of the time to the first drawing of a long link).
+    if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       this.openSliced(link.trace, link.step, extra.frame, problems);
       return;
     }
     if (link) {
       try {
-        const session = this.deps.load(link.trace);
+        const session = span('load', () => this.deps.load(link.trace));
         if (session.length > 0) {
           this.open(session, link.step, extra.frame);
           this.showError(problems);
@@ -329,15 +354,17 @@ export class App {
   }
 
   /**
-   * Open a long link's trace in slices (web/src/player/opening.ts): the default scenario stays
-   * on screen meanwhile, with a progress line and a Cancel button; a refused trace shows the
-   * core's message. The main thread is never held for more than a slice.
+   * Open a long link's trace in slices (web/src/player/opening.ts), with a progress line and a
+   * Cancel button; what was shown stays meanwhile (on a first load, nothing: the default scenario
+   * is opened only if the link fails or is cancelled, or for an edit typed meanwhile, instead of
+   * being drawn and thrown away on the way to the link). A refused trace shows the core's
+   * message. The main thread is never held for more than a slice.
    */
   private openSliced(trace: string, step: StepRef, frame: number | null, problems: string[]): void {
     const ctl = new AbortController();
     this.opening = ctl;
-    if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
     const note = this.openingNote(ctl);
+    const t0 = performance.now();
     this.openingNoteEl = note;
     document.body.dataset.opening = 'true';
     let slices: Slices;
@@ -345,6 +372,7 @@ export class App {
       slices = (this.deps.begin as (t: string) => Slices)(trace);
     } catch (e) {
       this.endOpening(ctl, note);
+      this.openDefaultIfNone();
       this.showError([`Could not load the trace from the link: ${errorMessage(e)}`, ...problems, 'Showing the default scenario instead.']);
       return;
     }
@@ -356,6 +384,8 @@ export class App {
       },
     }).then(
       (session) => {
+        performance.measure('vmapviz:slices', { start: t0, end: performance.now() });
+        timing = true;
         if (this.opening !== ctl) {
           session.dispose();
           return;
@@ -363,6 +393,7 @@ export class App {
         this.endOpening(ctl, note);
         if (session.length === 0) {
           session.dispose();
+          this.openDefaultIfNone();
           this.showError(["The link's trace is empty: it has no operation to show.", ...problems, 'Showing the default scenario instead.']);
           return;
         }
@@ -373,9 +404,15 @@ export class App {
         if (this.opening !== ctl) return;
         this.endOpening(ctl, note);
         const why = e instanceof OpenCancelled ? 'Opening the trace from the link was cancelled.' : `Could not load the trace from the link: ${errorMessage(e)}`;
+        this.openDefaultIfNone();
         this.showError([why, ...problems, 'Showing the default scenario instead.']);
       },
     );
+  }
+
+  /** The default scenario, at its start, when the page has no session yet (a first link failed). */
+  private openDefaultIfNone(): void {
+    if (!this.session) span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
   }
 
   private openingNote(ctl: AbortController): HTMLElement {
@@ -412,15 +449,17 @@ export class App {
     this.frameCache.clear();
     this.stateCache.clear();
     this.linkCache = null;
-    this.ops.setOps(session.summaries());
+    span('summaries', () => this.ops.setOps(session.summaries()));
     this.lens.reset();
     const k = resolveStep(step, session.length);
     // Opened before its end (a scenario at its start), the zoomed view still frames the areas
     // the trace will use: those of its end.
-    if (k < session.length) this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`);
+    if (k < session.length) span('end-state', () => this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`));
     this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
     this.firstRender = true;
-    this.render(false);
+    span('first-render', () => this.render(false));
+    // Done, unless the maple view's chunk is still coming (its first drawing ends the spans).
+    if (!this.mapleLoading) timing = false;
     this.writeLink(true);
     this.scanMarkers();
   }
@@ -437,7 +476,7 @@ export class App {
     if (near) return near;
     let st = this.stateCache.get(k);
     if (!st) {
-      st = s.state(k);
+      st = span('state', () => s.state(k));
       this.stateCache.set(k, st);
     }
     return st;
@@ -447,7 +486,7 @@ export class App {
     const s = this.session;
     if (!s || k < 0 || k >= s.length) return null;
     if (this.frameCache.has(k)) return this.frameCache.get(k) ?? null;
-    const f = s.frames(k);
+    const f = span('frames', () => s.frames(k));
     this.frameCache.set(k, f);
     return f;
   }
@@ -596,15 +635,17 @@ export class App {
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
     const key = `${this.version}:${p.op}`;
-    if (key !== this.statsKey) this.stats.render(statsState);
+    if (key !== this.statsKey) span('stats', () => this.stats.render(statsState));
     this.statsKey = key;
     // The address views change within an operation too: keyed by the snapshots in force.
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
     this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
     // A maple tree's stored ranges change only with a store or an erase: one key until then.
     if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
-    this.lens.render(state, this.focus.ranges, this.barKey);
-    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
+    span('address-views', () => {
+      this.lens.render(state, this.focus.ranges, this.barKey);
+      this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
+    });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     const maple = isMapleSession(s) ? s : null;
     // The era's index decides the view: a free tree, or a maple tree (maple-rfc's occupied tree,
@@ -616,8 +657,8 @@ export class App {
     this.root.dataset.view = mapleView ? 'maple-tree' : 'free-tree';
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
-    if (maple) narration = this.renderMaple(maple, ms);
-    else if (occupied) this.renderOccupied(occupied, ms, rfcFocus);
+    if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms));
+    else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender && (!mapleView || this.mapleUi)) {
       if (mapleView) this.mapleUi?.view.fit(0);
@@ -668,11 +709,17 @@ export class App {
   private loadMapleUi(): MapleUi | null {
     if (!this.mapleUi && !this.mapleLoading) {
       this.mapleLoading = true;
+      const t0 = performance.now();
       import('./maple/ui')
         .then((m) => {
+          performance.measure('vmapviz:maple-chunk', { start: t0, end: performance.now() });
           this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id), onHoverSlot: (h) => this.mapleHoverSlot(h) });
-          this.firstRender = true;
-          this.render(false);
+          // Drawn again if the page is waiting for it (a link still opening needs it later).
+          if (this.root.dataset.view === 'maple-tree') {
+            this.firstRender = true;
+            span('maple-render', () => this.render(false));
+          }
+          if (!this.opening) timing = false;
         })
         .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
         .finally(() => {
@@ -764,6 +811,12 @@ export class App {
    * the caller's mistake (a free of nothing, a double free, an empty window).
    */
   private push(line: string): string | null {
+    // Typed while a first link opens (nothing shown yet): it goes to the default scenario, as it
+    // would have gone to whatever was shown.
+    if (!this.session && this.opening) {
+      this.stopOpening();
+      this.openDefaultIfNone();
+    }
     const s = this.session;
     if (!s) return 'the core is not loaded';
     // An edit of what is shown wins over a long link still opening.
