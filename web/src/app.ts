@@ -657,6 +657,7 @@ export class App {
     this.root.dataset.view = mapleView ? 'maple-tree' : 'free-tree';
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
+    this.treeWords(maple ? 'maple-tree' : occupied ? 'maple-rfc' : 'free-tree');
     if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms));
     else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
@@ -685,6 +686,30 @@ export class App {
     // The (possibly long) link is written once the player rests for a moment.
     this.writeLink();
     this.changed();
+  }
+
+  private treeNoteHtml: string | null = null;
+  private treeWordsFor = '';
+
+  /** The tree panel's note and legend, true for the index shown (written when it changes). */
+  private treeWords(kind: 'free-tree' | 'maple-tree' | 'maple-rfc'): void {
+    if (kind === this.treeWordsFor) return;
+    this.treeWordsFor = kind;
+    const note = this.root.querySelector<HTMLElement>('#tree-note');
+    const legend = this.root.querySelector<HTMLElement>('#tree-legend');
+    if (note) {
+      this.treeNoteHtml ??= note.innerHTML;
+      const gaps =
+        '<code>arange</code> nodes keep <code>gap[]</code>, the largest NULL run below each slot, so ' +
+        '<code>mas_empty_area</code> skips subtrees whose gaps are too small for the request.';
+      note.innerHTML =
+        kind === 'maple-tree'
+          ? `The maple tree of <code>lib/maple_tree.c</code>: each node a row of slots, each slot a range that holds an entry, a NULL hole or a child; ${gaps}`
+          : kind === 'maple-rfc'
+            ? `maple-rfc keeps no free tree: its occupied maple tree holds every allocated range, and the free space is its NULL ranges; ${gaps}`
+            : this.treeNoteHtml;
+    }
+    if (legend) legend.hidden = kind !== 'free-tree';
   }
 
   /**
@@ -761,6 +786,7 @@ export class App {
       markers: this.markers,
       markersVersion: this.markersVersion,
       markersNote: this.markersNote,
+      markerKinds: this.root.dataset.view === 'maple-tree' ? 'none' : 'free-tree',
     });
   }
 
@@ -794,7 +820,10 @@ export class App {
       this.markersVersion++;
       if (k < n) idle(work);
       else {
-        this.markersNote = 'Markers: splits (NE), merges and rotations of every operation.';
+        this.markersNote =
+          this.root.dataset.view === 'maple-tree'
+            ? 'Markers mark the free tree’s splits (NE), merges and rotations: a maple tree keeps none (its splits, rebalances and gap updates are micro-steps).'
+            : 'Markers: splits (NE), merges and rotations of every operation.';
         this.root.dataset.markers = 'ready';
       }
       this.renderTransport();
