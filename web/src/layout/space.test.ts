@@ -74,6 +74,25 @@ describe('segments', () => {
     ]);
   });
 
+  it('draws maple-rfc\'s NULL ranges as free space, but not a bump chunk\'s unused tail (the chunk is occupied whole)', () => {
+    const s = state({
+      profile: 'maple-rfc',
+      initialized: true,
+      index: { kind: 'maple', tree: { height: 0, nodes: [] } } as unknown as State['index'],
+      space: [0x1000n, 0x100000n],
+      busy: [{ id: 2, vaStart: 0x10000n, vaEnd: 0x12000n, lazy: false, node: 0 }],
+      chunks: [{ base: 0x10000n, limit: 0x20000n, bump: 0x12000n, pages: 2, ownerCpu: 0, current: true }],
+    });
+    expect(segments(s).map((x) => [x.state, x.start, x.end, x.id])).toEqual([
+      ['free', 0x1000n, 0x10000n, null],
+      ['busy', 0x10000n, 0x12000n, 2],
+      ['gap', 0x12000n, 0x20000n, null],
+      ['free', 0x20000n, 0x100000n, null],
+    ]);
+    // Not initialised yet: one gap, as for every profile.
+    expect(segments({ ...s, initialized: false, busy: [], chunks: [] }).map((x) => x.state)).toEqual(['gap']);
+  });
+
   it('shows an uninitialised space as one gap', () => {
     const segs = segments(state({}));
     expect(segs).toHaveLength(1);

@@ -52,16 +52,24 @@ export function segments(state: State): Segment[] {
 
   // maple-rfc's bump chunks: a gap is cut at each chunk's bounds, so that a chunk's unused tail
   // keeps a width of its own beside the (much larger) free space after it.
-  const cuts = [...new Set((state.chunks ?? []).flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const chunks = state.chunks ?? [];
+  const cuts = [...new Set(chunks.flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // maple-rfc keeps no free tree: its free space is the occupied tree's NULL ranges, which are the
+  // managed space that no area and no bump chunk holds (a chunk's range is occupied whole).
+  const nullIsFree = state.profile === 'maple-rfc' && state.initialized && state.index.kind === 'maple';
+  const piece = (start: bigint, end: bigint) =>
+    nullIsFree && !chunks.some((c) => c.base <= start && start < c.limit)
+      ? { state: 'free' as const, id: null, start, end, key: `n${start.toString(16)}` }
+      : gap(start, end);
   const gaps = (start: bigint, end: bigint) => {
     let at = start;
     for (const c of cuts) {
       if (c > at && c < end) {
-        filled.push(gap(at, c));
+        filled.push(piece(at, c));
         at = c;
       }
     }
-    filled.push(gap(at, end));
+    filled.push(piece(at, end));
   };
   const filled: Segment[] = [];
   let cursor = state.space[0];
