@@ -50,7 +50,9 @@ test('a free-tree profile after a maple-rfc trace has its own note, legend and m
   const app = new AppPage(page);
   await app.openTrace(RFC);
   await expect(page.locator('#tree-note')).toContainText('occupied maple tree');
+  // A new link in the same page (a hash change): wait until it is the one shown.
   await app.openTrace('alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\nalloc 0x4000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n');
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '2', { timeout: 15_000 });
   await expect(page.locator('#tree-title')).toHaveText('Free tree');
   await expect(page.locator('#tree-note')).toContainText('subtree_max_size');
   await expect(page.locator('#tree-legend')).toBeVisible();
