@@ -32,6 +32,12 @@ interface StepFigures {
   viewP95: number;
   viewMutations: Mutations;
   pageMutations: Mutations;
+  /** The address bar (overview) and its lens (the zoomable view). */
+  barMutations: Mutations;
+  lensMutations: Mutations;
+  /** The bar's and the lens's render together, per step, ms. */
+  barP50: number;
+  barP95: number;
   drawn: string;
   perStep: Record<string, number>;
 }
@@ -51,15 +57,37 @@ async function stepAndMeasure(page: Page, steps: number, every = 300): Promise<S
   const before = await metrics();
   const r = await page.evaluate(async ([n, wait]) => {
     // The maple view's render, timed where the page calls it.
-    const ui = (window.vmapviz?.app as unknown as { mapleUi: { view: { render: (...a: unknown[]) => void } } }).mapleUi;
-    const view = ui.view;
-    const orig = view.render.bind(view);
-    const viewMs: number[] = [];
-    view.render = (...a: unknown[]) => {
-      const t = performance.now();
-      orig(...a);
-      viewMs.push(performance.now() - t);
+    type Renders = { render: (...a: unknown[]) => void };
+    const app = window.vmapviz?.app as unknown as { mapleUi: { view: Renders } | null; bar: Renders; lens: Renders };
+    // Time a view's render where the page calls it (a render inside another, as the lens asks
+    // the bar to draw its window, counts once); the returned function puts it back.
+    let depth = 0;
+    const timed = (view: Renders | undefined, add: (ms: number) => void) => {
+      if (!view) return () => undefined;
+      const orig = view.render;
+      view.render = (...a: unknown[]) => {
+        const t = performance.now();
+        depth++;
+        try {
+          orig.apply(view, a);
+        } finally {
+          depth--;
+        }
+        if (depth === 0) add(performance.now() - t);
+      };
+      return () => {
+        view.render = orig;
+      };
     };
+    const viewMs: number[] = [];
+    // The bar's and the lens's renders of one step, summed.
+    const barMs: number[] = [];
+    let barStep = 0;
+    const untime = [
+      timed(app.mapleUi?.view, (t) => viewMs.push(t)),
+      timed(app.bar, (t) => (barStep += t)),
+      timed(app.lens, (t) => (barStep += t)),
+    ];
     // Nodes added or removed count with their descendants (a parsed fragment is one record).
     const weight = (ns: NodeList) => {
       let w = 0;
@@ -82,6 +110,8 @@ async function stepAndMeasure(page: Page, steps: number, every = 300): Promise<S
     const mapleRoot = document.querySelector('[data-widget="maple-tree"]') as HTMLElement;
     const viewCount = count(mapleRoot);
     const pageCount = count(document.body);
+    const barCount = count(document.querySelector('[data-widget="space-bar"]') as HTMLElement);
+    const lensCount = count(document.querySelector('[data-widget="space-zoom"]') as HTMLElement);
     const stamps: number[] = [];
     const keyMs: number[] = [];
     let on = true;
@@ -92,22 +122,26 @@ async function stepAndMeasure(page: Page, steps: number, every = 300): Promise<S
     requestAnimationFrame(tick);
     for (let i = 0; i < n; i++) {
       const t = performance.now();
+      barStep = 0;
       document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
       keyMs.push(performance.now() - t);
+      barMs.push(barStep);
       await new Promise((res) => setTimeout(res, wait));
     }
     on = false;
-    viewCount.mo.disconnect();
-    pageCount.mo.disconnect();
-    view.render = orig;
+    for (const c of [viewCount, pageCount, barCount, lensCount]) c.mo.disconnect();
+    for (const u of untime) u();
     const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
     return {
       gaps,
       keyMs,
       viewMs,
+      barMs,
       viewMutations: viewCount.c,
       pageMutations: pageCount.c,
-      nodes: Number(mapleRoot.dataset.nodes),
+      barMutations: barCount.c,
+      lensMutations: lensCount.c,
+      nodes: Number(mapleRoot.dataset.nodes ?? 0),
       drawn: `${mapleRoot.dataset.drawn ?? '?'} drawn, ${mapleRoot.dataset.hidden ?? '?'} placeholders, ${mapleRoot.querySelectorAll('*').length} elements`,
     };
   }, [steps, every]);
@@ -135,6 +169,10 @@ async function stepAndMeasure(page: Page, steps: number, every = 300): Promise<S
     viewP95: pct(r.viewMs, 0.95),
     viewMutations: r.viewMutations,
     pageMutations: r.pageMutations,
+    barMutations: r.barMutations,
+    lensMutations: r.lensMutations,
+    barP50: pct(r.barMs, 0.5),
+    barP95: pct(r.barMs, 0.95),
     drawn: r.drawn,
     perStep,
   };
@@ -149,7 +187,8 @@ function report(what: string, steps: number, f: StepFigures): void {
       `${what}: ${f.entries ? `${f.entries} entries, ` : ''}${f.nodes} nodes (${f.drawn}), ${steps} micro-steps${f.ready ? `; link opened and tree drawn in ${ms(f.ready)} ms` : ''}`,
       `  frames ${f.frames}, ${f.late} late; p95 ${ms(f.p95Whole)} ms in whole refreshes; raw p50 ${ms(f.rawP50)} p95 ${ms(f.rawP95)} max ${ms(f.rawMax)} ms`,
       `  key handler p50 ${ms(f.keyP50)} p95 ${ms(f.keyP95)} ms; maple view render p50 ${ms(f.viewP50)} p95 ${ms(f.viewP95)} ms`,
-      `  DOM writes per step (attributes written / nodes added / removed): maple view ${dom(f.viewMutations)}; whole page ${dom(f.pageMutations)}`,
+      `  address bar + lens render p50 ${ms(f.barP50)} p95 ${ms(f.barP95)} ms`,
+      `  DOM writes per step (attributes written / nodes added / removed): maple view ${dom(f.viewMutations)}; address bar ${dom(f.barMutations)}; lens ${dom(f.lensMutations)}; whole page ${dom(f.pageMutations)}`,
       `  main thread per step: script ${ms(m.ScriptDuration)} ms, style ${ms(m.RecalcStyleDuration)} ms (${m.RecalcStyleCount.toFixed(1)}×), layout ${ms(m.LayoutDuration)} ms (${m.LayoutCount.toFixed(1)}×), tasks ${ms(m.TaskDuration)} ms`,
     ].join('\n'),
   );
@@ -160,18 +199,48 @@ function report(what: string, steps: number, f: StepFigures): void {
  * animation frame with the maple tree drawn (the link opens in slices, then the view's chunk
  * loads), by the page's clock.
  */
-async function open(app: AppPage, trace: string, step: number): Promise<number> {
+async function open(app: AppPage, trace: string, step: number, drawn = '[data-widget="maple-tree"] .maple-node g.cells'): Promise<number> {
   await app.page.goto(`./#trace=${encodeURIComponent(trace)}&step=${step}&frame=0`);
   const ready = await app.page.waitForFunction(
-    () => (document.querySelector('body[data-ready="true"]:not([data-opening]) [data-widget="maple-tree"] .maple-node g.cells') ? performance.now() : 0),
-    null,
+    (sel) => (document.querySelector(`body[data-ready="true"]:not([data-opening]) ${sel}`) ? performance.now() : 0),
+    drawn,
     { polling: 'raf', timeout: 30_000 },
   );
   await app.waitReady();
   return (await ready.jsonValue()) as number;
 }
 
+/**
+ * Wait until the page has written nothing for 300 ms (at most 10 s): the first drawing done (a
+ * lazy chunk's view, the panels' widths settled), so that only the steps are counted.
+ */
+async function settle(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise<void>((done) => {
+        let timer = 0;
+        const quiet = () => {
+          clearTimeout(timer);
+          timer = window.setTimeout(() => {
+            mo.disconnect();
+            done();
+          }, 300);
+        };
+        const mo = new MutationObserver(quiet);
+        mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+        quiet();
+        window.setTimeout(() => {
+          mo.disconnect();
+          done();
+        }, 10_000);
+      }),
+  );
+}
+
 const STEPS = Number(process.env.MAPLE_BENCH_STEPS ?? 150);
+/** Bounds per micro-step for the address bar and for its lens: attributes written, nodes added or removed. */
+const BAR_ATTRS = 60;
+const BAR_NODES = 40;
 
 /**
  * 1,300 stored ranges of two pages with one-page holes, every ninth erased, then searches for
@@ -230,20 +299,28 @@ test('stepping a maple tree of over 1,000 entries: p95 frame within budget', asy
   expect(f.p95Whole).toBeLessThanOrEqual(16.7);
 });
 
-test('stepping maple-rfc over an occupied tree of over 1,000 areas: p95 frame within budget', async ({ page }) => {
-  test.skip(!process.env.MAPLE_BENCH, 'a frame-time measurement: run with MAPLE_BENCH=1 on an idle machine');
-  test.setTimeout(180_000);
-  // 1,300 vmalloc(4096)s with the bump overlay off (each a range of the occupied tree), every
-  // ninth freed and purged, then 40 more allocations that search the occupied tree's gaps.
-  const lines = ['profile maple-rfc', 'bump off'];
+/**
+ * 1,300 vmalloc(4096)s (under maple-rfc with the bump overlay off, each a range of the occupied
+ * tree), every ninth freed and purged, then 40 more allocations that search the holes.
+ * `start`: the operation before the first of those.
+ */
+function manyAreas(profile: 'maple-rfc' | 'linux-6.9'): { trace: string; start: number } {
+  const lines = profile === 'maple-rfc' ? ['profile maple-rfc', 'bump off'] : [`profile ${profile}`];
   const win = '0xffffc90000000000 0xffffe8ffffffffff';
   for (let i = 0; i < 1300; i++) lines.push(`alloc 0x2000 0x1 ${win}`);
   for (let i = 0; i < 1300; i += 9) lines.push(`free 0x${(0xffffc90000000000n + BigInt(i) * 0x2000n).toString(16)}`);
   lines.push('purge');
   const start = lines.length - 2;
   for (let i = 0; i < 40; i++) lines.push(`alloc 0x2000 0x1 ${win}`);
+  return { trace: `${lines.join('\n')}\n`, start };
+}
+
+test('stepping maple-rfc over an occupied tree of over 1,000 areas: p95 frame within budget', async ({ page }) => {
+  test.skip(!process.env.MAPLE_BENCH, 'a frame-time measurement: run with MAPLE_BENCH=1 on an idle machine');
+  test.setTimeout(180_000);
+  const { trace, start } = manyAreas('maple-rfc');
   const app = new AppPage(page);
-  const ready = await open(app, `${lines.join('\n')}\n`, start);
+  const ready = await open(app, trace, start);
   const entries = await page.evaluate(() => {
     const root = document.querySelector('[data-widget="maple-tree"]') as HTMLElement;
     return [...root.querySelectorAll('[data-maple-type="leaf"]')].reduce(
@@ -258,4 +335,115 @@ test('stepping maple-rfc over an occupied tree of over 1,000 areas: p95 frame wi
   report('maple-rfc occupied', STEPS, f);
   expect(app.problems).toEqual([]);
   expect(f.p95Whole).toBeLessThanOrEqual(16.7);
+});
+
+test('stepping linux-6.9 over 1,300 areas: p95 frame within budget', async ({ page }) => {
+  test.skip(!process.env.MAPLE_BENCH, 'a frame-time measurement: run with MAPLE_BENCH=1 on an idle machine');
+  test.setTimeout(180_000);
+  const { trace, start } = manyAreas('linux-6.9');
+  const app = new AppPage(page);
+  const ready = await open(app, trace, start, '[data-widget="space-bar"] g.area');
+  const f = await stepAndMeasure(page, STEPS);
+  f.ready = ready;
+  report('linux-6.9', STEPS, f);
+  expect(app.problems).toEqual([]);
+  expect(f.p95Whole).toBeLessThanOrEqual(16.7);
+});
+
+// Not a timing either: the address bar and its lens write per micro-step only what changed
+// (keyed by area, an attribute written when its value changes), under every profile.
+for (const profile of ['maple-rfc', 'linux-6.9'] as const) {
+  test(`a step of the address bar over 1,300 areas writes only what changed (${profile})`, async ({ page }) => {
+    test.setTimeout(90_000);
+    const { trace, start } = manyAreas(profile);
+    const app = new AppPage(page);
+    await open(app, trace, start, profile === 'maple-rfc' ? undefined : '[data-widget="free-tree"] g.node');
+    await settle(page);
+    const f = await stepAndMeasure(page, 60, 40);
+    report(`${profile} address bar (DOM writes)`, 60, f);
+    // Areas and clusters of areas (over 400 are drawn as clusters of neighbours).
+    expect(await page.locator('[data-widget="space-bar"] g.area').count()).toBeGreaterThan(100);
+    expect(f.barMutations.attrs / 60).toBeLessThan(BAR_ATTRS);
+    expect(f.barMutations.added / 60).toBeLessThan(BAR_NODES);
+    expect(f.barMutations.removed / 60).toBeLessThan(BAR_NODES);
+    expect(f.lensMutations.attrs / 60).toBeLessThan(BAR_ATTRS);
+    expect(f.lensMutations.added / 60).toBeLessThan(BAR_NODES);
+    expect(f.lensMutations.removed / 60).toBeLessThan(BAR_NODES);
+    expect(app.problems).toEqual([]);
+  });
+}
+
+/**
+ * Where opening a long maple-rfc link goes: the page's own spans (`vmapviz:*` measures of
+ * web/src/app.ts: the default scenario shown meanwhile, the core's sliced parse and replay, the
+ * operation list, the end state the lens frames, the first render with its state and frames,
+ * the maple view's chunk and its first drawing) against the time to the tree drawn.
+ */
+async function openingSpans(page: Page, step: number | 'end'): Promise<{ ready: number; link: number; spans: [string, number, number][] }> {
+  const { trace } = manyAreas('maple-rfc');
+  // A fresh load each time (a link that differs only in its hash would not reload the page).
+  await page.goto('about:blank');
+  await page.goto(`./#trace=${encodeURIComponent(trace)}&step=${step}${step === 'end' ? '' : '&frame=0'}`);
+  const ready = await page.waitForFunction(
+    () => (document.querySelector('body[data-ready="true"]:not([data-opening]) [data-widget="maple-tree"] .maple-node g.cells') ? performance.now() : 0),
+    null,
+    { polling: 'raf', timeout: 30_000 },
+  );
+  const at = (await ready.jsonValue()) as number;
+  return page.evaluate((readyAt) => {
+    const link = performance.getEntriesByName('vmapviz:open-link')[0]?.startTime ?? 0;
+    const spans = performance
+      .getEntriesByType('measure')
+      .filter((m) => m.name.startsWith('vmapviz:'))
+      .map((m) => [m.name.slice(8), m.startTime, m.duration] as [string, number, number]);
+    return { ready: readyAt, link, spans };
+  }, at);
+}
+
+function reportSpans(what: string, o: { ready: number; link: number; spans: [string, number, number][] }): Map<string, number> {
+  const total = new Map<string, number>();
+  for (const [n, , d] of o.spans) total.set(n, (total.get(n) ?? 0) + d);
+  console.log(
+    `${what}: tree drawn ${o.ready.toFixed(0)} ms after navigation; link handled from ${o.link.toFixed(0)} ms\n  ` +
+      [...total].map(([n, d]) => `${n} ${d.toFixed(1)}`).join(', ') +
+      ' (ms; state, frames, stats, address-views and maple-view are parts of first-render or maple-render)',
+  );
+  return total;
+}
+
+test('opening a long maple-rfc link: where the time goes', async ({ page }) => {
+  test.setTimeout(90_000);
+  const app = new AppPage(page);
+  for (const step of ['end', 1446] as const) {
+    const o = await openingSpans(page, step);
+    const total = reportSpans(`maple-rfc link of 1,487 operations at step ${step}`, o);
+    for (const n of ['slices', 'summaries', 'first-render', 'maple-chunk', 'maple-view']) expect(total.has(n), n).toBe(true);
+    await app.waitReady();
+    if (process.env.MAPLE_BENCH) expect(o.ready).toBeLessThanOrEqual(1000);
+  }
+  expect(app.problems).toEqual([]);
+});
+
+test('opening a long maple-rfc link: median time to the tree drawn', async ({ page }) => {
+  test.skip(!process.env.MAPLE_BENCH, 'a time measurement: run with MAPLE_BENCH=1');
+  test.setTimeout(240_000);
+  const runs = Number(process.env.MAPLE_BENCH_OPENS ?? 7);
+  for (const step of ['end', 1446] as const) {
+    const ready: number[] = [];
+    const fromLink: number[] = [];
+    const spans = new Map<string, number[]>();
+    for (let i = 0; i < runs; i++) {
+      const o = await openingSpans(page, step);
+      ready.push(o.ready);
+      fromLink.push(o.ready - o.link);
+      const total = new Map<string, number>();
+      for (const [n, , d] of o.spans) total.set(n, (total.get(n) ?? 0) + d);
+      for (const [n, d] of total) spans.set(n, [...(spans.get(n) ?? []), d]);
+    }
+    console.log(
+      `maple-rfc link of 1,487 operations at step ${step}, ${runs} loads: navigation to the tree drawn, median ${pct(ready, 0.5).toFixed(0)} ms ` +
+        `(min ${Math.min(...ready).toFixed(0)}, max ${Math.max(...ready).toFixed(0)}); from the link handled (after the wasm's init) ${pct(fromLink, 0.5).toFixed(0)} ms; medians of the spans: ` +
+        [...spans].map(([n, d]) => `${n} ${pct(d, 0.5).toFixed(1)}`).join(', '),
+    );
+  }
 });

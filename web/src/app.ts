@@ -11,7 +11,7 @@ import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession, mapleSnapshotOf, type MapleSession } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
-import type { MapleFocus } from './views/mapleTree';
+import type { MapleFocus, MapleHover } from './views/mapleTree';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
@@ -46,6 +46,26 @@ function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
   if (!e) throw new Error(`the page has no [data-widget="${widget}"]`);
   return e;
 }
+
+/** Spans are recorded while a link opens (up to its first drawing with every view loaded). */
+let timing = false;
+
+/**
+ * A span of the page's own work on the performance timeline (`vmapviz:NAME`), so a trace of the
+ * page (or a test reading `performance.getEntriesByType('measure')`) shows where opening goes.
+ */
+function span<T>(name: string, f: () => T): T {
+  if (!timing) return f();
+  const t0 = performance.now();
+  try {
+    return f();
+  } finally {
+    performance.measure(`vmapviz:${name}`, { start: t0, end: performance.now() });
+  }
+}
+
+/** A trace that opens on the maple view (its `profile` line comes first). */
+const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
 
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
@@ -91,19 +111,36 @@ export class App {
   private mapleUi: MapleUi | null = null;
   private mapleLoading = false;
   private mapleHover: (id: number | null) => void = () => undefined;
+  private mapleHoverSlot: (slot: MapleHover | null) => void = () => undefined;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly deps: AppDeps,
   ) {
     this.speed = loadSpeed(SPEEDS);
-    const hover = (id: number | null) => {
+    // Hover links the views both ways. An area (bar, lens, free tree) outlines itself everywhere
+    // and, in the maple view, the slot whose range holds it and the path down to it. A slot of
+    // the maple view outlines the areas in its range (a NULL hole: its free span). A maple-tree
+    // trace's areas are its stored ranges, named by leaf and slot (`rangeId`): ids link them.
+    const hover = (id: number | null, area?: { start: bigint; end: bigint; state: string } | null) => {
       this.bar.highlight(id);
       this.lens.highlight(id);
       this.tree.highlight(id);
-      this.mapleUi?.view.highlightRange(id);
+      const view = this.mapleUi?.view;
+      if (!view) return;
+      if (isMapleSession(this.session)) view.highlightRange(id);
+      else view.highlightAt(area && area.state !== 'cluster' ? area.start : null);
     };
-    this.mapleHover = hover;
+    this.mapleHover = (id) => {
+      if (isMapleSession(this.session)) hover(id);
+    };
+    this.mapleHoverSlot = (h) => {
+      if (isMapleSession(this.session)) return;
+      const span: [bigint, bigint] | null = h ? [h.lo, h.hi + 1n] : null;
+      this.bar.highlightSpan(span);
+      this.lens.highlightSpan(span);
+      this.mapleUi?.view.highlightSlot(h);
+    };
     const select = (id: number | null) => {
       this.selected = id === this.selected ? null : id;
       this.tree.select(this.selected);
@@ -266,6 +303,8 @@ export class App {
 
   /** Open what the location hash names, or the default scenario (also after an error). */
   openHash(hash: string, search = location.search): void {
+    performance.mark('vmapviz:open-link');
+    timing = true;
     // A compressed link (#z=, web/src/panels/zlink.ts) opens like the plain one it stands for.
     const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
@@ -274,13 +313,16 @@ export class App {
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     this.stopOpening();
+    // A maple profile's link needs the maple view's chunk: fetched while the core replays the
+    // trace, not after (it was a third of the time to the first drawing of a long link).
+    if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       this.openSliced(link.trace, link.step, extra.frame, problems);
       return;
     }
     if (link) {
       try {
-        const session = this.deps.load(link.trace);
+        const session = span('load', () => this.deps.load(link.trace));
         if (session.length > 0) {
           this.open(session, link.step, extra.frame);
           this.showError(problems);
@@ -312,15 +354,17 @@ export class App {
   }
 
   /**
-   * Open a long link's trace in slices (web/src/player/opening.ts): the default scenario stays
-   * on screen meanwhile, with a progress line and a Cancel button; a refused trace shows the
-   * core's message. The main thread is never held for more than a slice.
+   * Open a long link's trace in slices (web/src/player/opening.ts), with a progress line and a
+   * Cancel button; what was shown stays meanwhile (on a first load, nothing: the default scenario
+   * is opened only if the link fails or is cancelled, or for an edit typed meanwhile, instead of
+   * being drawn and thrown away on the way to the link). A refused trace shows the core's
+   * message. The main thread is never held for more than a slice.
    */
   private openSliced(trace: string, step: StepRef, frame: number | null, problems: string[]): void {
     const ctl = new AbortController();
     this.opening = ctl;
-    if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
     const note = this.openingNote(ctl);
+    const t0 = performance.now();
     this.openingNoteEl = note;
     document.body.dataset.opening = 'true';
     let slices: Slices;
@@ -328,6 +372,7 @@ export class App {
       slices = (this.deps.begin as (t: string) => Slices)(trace);
     } catch (e) {
       this.endOpening(ctl, note);
+      this.openDefaultIfNone();
       this.showError([`Could not load the trace from the link: ${errorMessage(e)}`, ...problems, 'Showing the default scenario instead.']);
       return;
     }
@@ -339,6 +384,8 @@ export class App {
       },
     }).then(
       (session) => {
+        performance.measure('vmapviz:slices', { start: t0, end: performance.now() });
+        timing = true;
         if (this.opening !== ctl) {
           session.dispose();
           return;
@@ -346,6 +393,7 @@ export class App {
         this.endOpening(ctl, note);
         if (session.length === 0) {
           session.dispose();
+          this.openDefaultIfNone();
           this.showError(["The link's trace is empty: it has no operation to show.", ...problems, 'Showing the default scenario instead.']);
           return;
         }
@@ -356,9 +404,15 @@ export class App {
         if (this.opening !== ctl) return;
         this.endOpening(ctl, note);
         const why = e instanceof OpenCancelled ? 'Opening the trace from the link was cancelled.' : `Could not load the trace from the link: ${errorMessage(e)}`;
+        this.openDefaultIfNone();
         this.showError([why, ...problems, 'Showing the default scenario instead.']);
       },
     );
+  }
+
+  /** The default scenario, at its start, when the page has no session yet (a first link failed). */
+  private openDefaultIfNone(): void {
+    if (!this.session) span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
   }
 
   private openingNote(ctl: AbortController): HTMLElement {
@@ -395,15 +449,17 @@ export class App {
     this.frameCache.clear();
     this.stateCache.clear();
     this.linkCache = null;
-    this.ops.setOps(session.summaries());
+    span('summaries', () => this.ops.setOps(session.summaries()));
     this.lens.reset();
     const k = resolveStep(step, session.length);
     // Opened before its end (a scenario at its start), the zoomed view still frames the areas
     // the trace will use: those of its end.
-    if (k < session.length) this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`);
+    if (k < session.length) span('end-state', () => this.lens.render(this.stateAt(session.length), [], `${this.version}:${session.length}`));
     this.pos = clampPos(at(k, frame ?? -1), session.length, (op) => this.count(op));
     this.firstRender = true;
-    this.render(false);
+    span('first-render', () => this.render(false));
+    // Done, unless the maple view's chunk is still coming (its first drawing ends the spans).
+    if (!this.mapleLoading) timing = false;
     this.writeLink(true);
     this.scanMarkers();
   }
@@ -420,7 +476,7 @@ export class App {
     if (near) return near;
     let st = this.stateCache.get(k);
     if (!st) {
-      st = s.state(k);
+      st = span('state', () => s.state(k));
       this.stateCache.set(k, st);
     }
     return st;
@@ -430,7 +486,7 @@ export class App {
     const s = this.session;
     if (!s || k < 0 || k >= s.length) return null;
     if (this.frameCache.has(k)) return this.frameCache.get(k) ?? null;
-    const f = s.frames(k);
+    const f = span('frames', () => s.frames(k));
     this.frameCache.set(k, f);
     return f;
   }
@@ -579,15 +635,17 @@ export class App {
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
     const key = `${this.version}:${p.op}`;
-    if (key !== this.statsKey) this.stats.render(statsState);
+    if (key !== this.statsKey) span('stats', () => this.stats.render(statsState));
     this.statsKey = key;
     // The address views change within an operation too: keyed by the snapshots in force.
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
     this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
     // A maple tree's stored ranges change only with a store or an erase: one key until then.
     if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
-    this.lens.render(state, this.focus.ranges, this.barKey);
-    this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
+    span('address-views', () => {
+      this.lens.render(state, this.focus.ranges, this.barKey);
+      this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
+    });
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     const maple = isMapleSession(s) ? s : null;
     // The era's index decides the view: a free tree, or a maple tree (maple-rfc's occupied tree,
@@ -599,8 +657,9 @@ export class App {
     this.root.dataset.view = mapleView ? 'maple-tree' : 'free-tree';
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
-    if (maple) narration = this.renderMaple(maple, ms);
-    else if (occupied) this.renderOccupied(occupied, ms, rfcFocus);
+    this.treeWords(maple ? 'maple-tree' : occupied ? 'maple-rfc' : 'free-tree');
+    if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms));
+    else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender && (!mapleView || this.mapleUi)) {
       if (mapleView) this.mapleUi?.view.fit(0);
@@ -629,6 +688,30 @@ export class App {
     this.changed();
   }
 
+  private treeNoteHtml: string | null = null;
+  private treeWordsFor = '';
+
+  /** The tree panel's note and legend, true for the index shown (written when it changes). */
+  private treeWords(kind: 'free-tree' | 'maple-tree' | 'maple-rfc'): void {
+    if (kind === this.treeWordsFor) return;
+    this.treeWordsFor = kind;
+    const note = this.root.querySelector<HTMLElement>('#tree-note');
+    const legend = this.root.querySelector<HTMLElement>('#tree-legend');
+    if (note) {
+      this.treeNoteHtml ??= note.innerHTML;
+      const gaps =
+        '<code>arange</code> nodes keep <code>gap[]</code>, the largest NULL run below each slot, so ' +
+        '<code>mas_empty_area</code> skips subtrees whose gaps are too small for the request.';
+      note.innerHTML =
+        kind === 'maple-tree'
+          ? `The maple tree of <code>lib/maple_tree.c</code>: each node a row of slots, each slot a range that holds an entry, a NULL hole or a child; ${gaps}`
+          : kind === 'maple-rfc'
+            ? `maple-rfc keeps no free tree: its occupied maple tree holds every allocated range, and the free space is its NULL ranges; ${gaps}`
+            : this.treeNoteHtml;
+    }
+    if (legend) legend.hidden = kind !== 'free-tree';
+  }
+
   /**
    * Draw the maple tree at the current position (web/src/maple/: loaded on first use, then
    * drawn again); its narration of the current micro-step, or null.
@@ -651,11 +734,17 @@ export class App {
   private loadMapleUi(): MapleUi | null {
     if (!this.mapleUi && !this.mapleLoading) {
       this.mapleLoading = true;
+      const t0 = performance.now();
       import('./maple/ui')
         .then((m) => {
-          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id) });
-          this.firstRender = true;
-          this.render(false);
+          performance.measure('vmapviz:maple-chunk', { start: t0, end: performance.now() });
+          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id), onHoverSlot: (h) => this.mapleHoverSlot(h) });
+          // Drawn again if the page is waiting for it (a link still opening needs it later).
+          if (this.root.dataset.view === 'maple-tree') {
+            this.firstRender = true;
+            span('maple-render', () => this.render(false));
+          }
+          if (!this.opening) timing = false;
         })
         .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
         .finally(() => {
@@ -697,6 +786,7 @@ export class App {
       markers: this.markers,
       markersVersion: this.markersVersion,
       markersNote: this.markersNote,
+      markerKinds: this.root.dataset.view === 'maple-tree' ? 'none' : 'free-tree',
     });
   }
 
@@ -730,7 +820,10 @@ export class App {
       this.markersVersion++;
       if (k < n) idle(work);
       else {
-        this.markersNote = 'Markers: splits (NE), merges and rotations of every operation.';
+        this.markersNote =
+          this.root.dataset.view === 'maple-tree'
+            ? 'Markers mark the free tree’s splits (NE), merges and rotations: a maple tree keeps none (its splits, rebalances and gap updates are micro-steps).'
+            : 'Markers: splits (NE), merges and rotations of every operation.';
         this.root.dataset.markers = 'ready';
       }
       this.renderTransport();
@@ -747,6 +840,12 @@ export class App {
    * the caller's mistake (a free of nothing, a double free, an empty window).
    */
   private push(line: string): string | null {
+    // Typed while a first link opens (nothing shown yet): it goes to the default scenario, as it
+    // would have gone to whatever was shown.
+    if (!this.session && this.opening) {
+      this.stopOpening();
+      this.openDefaultIfNone();
+    }
     const s = this.session;
     if (!s) return 'the core is not loaded';
     // An edit of what is shown wins over a long link still opening.

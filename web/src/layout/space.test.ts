@@ -74,6 +74,25 @@ describe('segments', () => {
     ]);
   });
 
+  it('draws maple-rfc\'s NULL ranges as free space, but not a bump chunk\'s unused tail (the chunk is occupied whole)', () => {
+    const s = state({
+      profile: 'maple-rfc',
+      initialized: true,
+      index: { kind: 'maple', tree: { height: 0, nodes: [] } } as unknown as State['index'],
+      space: [0x1000n, 0x100000n],
+      busy: [{ id: 2, vaStart: 0x10000n, vaEnd: 0x12000n, lazy: false, node: 0 }],
+      chunks: [{ base: 0x10000n, limit: 0x20000n, bump: 0x12000n, pages: 2, ownerCpu: 0, current: true }],
+    });
+    expect(segments(s).map((x) => [x.state, x.start, x.end, x.id])).toEqual([
+      ['free', 0x1000n, 0x10000n, null],
+      ['busy', 0x10000n, 0x12000n, 2],
+      ['gap', 0x12000n, 0x20000n, null],
+      ['free', 0x20000n, 0x100000n, null],
+    ]);
+    // Not initialised yet: one gap, as for every profile.
+    expect(segments({ ...s, initialized: false, busy: [], chunks: [] }).map((x) => x.state)).toEqual(['gap']);
+  });
+
   it('shows an uninitialised space as one gap', () => {
     const segs = segments(state({}));
     expect(segs).toHaveLength(1);
@@ -171,5 +190,31 @@ describe('clusterSegments', () => {
     const clusters = c.filter((x) => x.state === 'cluster');
     expect(clusters.reduce((n, x) => n + ('counts' in x ? x.counts.busy : 0), 0)).toBe(100);
     for (let i = 1; i < c.length; i++) expect(c[i].start).toBe(c[i - 1].end);
+  });
+
+  it('changes only the clusters of the blocks an area leaves (keys stay put)', () => {
+    // 1,300 pages, every ninth a hole, as a long trace leaves them; then the page after one hole
+    // is freed too: its hole and the one before merge, one segment fewer than before.
+    const at = (i: number) => 0xffffc90000000000n + BigInt(i) * 0x2000n;
+    const area = (i: number) => ({ id: i + 10, vaStart: at(i), vaEnd: at(i + 1), lazy: false, node: 0 });
+    const index = { kind: 'free_tree' as const, root: 0, nodes: [node(0, 1n, at(0)), node(1, at(1300), 2n ** 64n - 1n)] };
+    const before = Array.from({ length: 1300 }, (_, i) => i).filter((i) => i % 9 !== 0);
+    const a = clusterSegments(segments(state({ index, busy: before.map(area) })), 400);
+    const b = clusterSegments(segments(state({ index, busy: before.filter((i) => i !== 9 * 70 + 1).map(area) })), 400);
+    expect(a.length).toBeLessThanOrEqual(400);
+    expect(b.length).toBeLessThanOrEqual(400);
+    expect(a.filter((x) => x.state === 'cluster').length).toBeGreaterThan(100);
+    // Every page is in exactly one item, in order, whichever way it is cut.
+    for (const c of [a, b]) for (let i = 1; i < c.length; i++) expect(c[i].start).toBe(c[i - 1].end);
+    const show = (x: (typeof a)[number]) => `${x.key} ${x.start} ${x.end} ${JSON.stringify('counts' in x ? x.counts : x.state)}`;
+    const inB = new Set(b.map(show));
+    const inA = new Set(a.map(show));
+    const onlyA = a.filter((x) => !inB.has(show(x)));
+    const onlyB = b.filter((x) => !inA.has(show(x)));
+    // Only what holds the freed page changed (one cluster, or two when it sits on a block's edge).
+    expect(onlyA.length).toBeGreaterThanOrEqual(1);
+    expect(onlyA.length).toBeLessThanOrEqual(2);
+    expect(onlyB.length).toBeLessThanOrEqual(2);
+    for (const x of [...onlyA, ...onlyB]) expect(x.start <= at(9 * 70 + 1) && at(9 * 70) <= x.end).toBe(true);
   });
 });

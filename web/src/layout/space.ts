@@ -52,16 +52,24 @@ export function segments(state: State): Segment[] {
 
   // maple-rfc's bump chunks: a gap is cut at each chunk's bounds, so that a chunk's unused tail
   // keeps a width of its own beside the (much larger) free space after it.
-  const cuts = [...new Set((state.chunks ?? []).flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const chunks = state.chunks ?? [];
+  const cuts = [...new Set(chunks.flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // maple-rfc keeps no free tree: its free space is the occupied tree's NULL ranges, which are the
+  // managed space that no area and no bump chunk holds (a chunk's range is occupied whole).
+  const nullIsFree = state.profile === 'maple-rfc' && state.initialized && state.index.kind === 'maple';
+  const piece = (start: bigint, end: bigint) =>
+    nullIsFree && !chunks.some((c) => c.base <= start && start < c.limit)
+      ? { state: 'free' as const, id: null, start, end, key: `n${start.toString(16)}` }
+      : gap(start, end);
   const gaps = (start: bigint, end: bigint) => {
     let at = start;
     for (const c of cuts) {
       if (c > at && c < end) {
-        filled.push(gap(at, c));
+        filled.push(piece(at, c));
         at = c;
       }
     }
-    filled.push(gap(at, end));
+    filled.push(piece(at, end));
   };
   const filled: Segment[] = [];
   let cursor = state.space[0];
@@ -79,38 +87,71 @@ function gap(start: bigint, end: bigint): Segment {
 }
 
 /**
- * At most about `max` items: segments of at least 2^`bigLog2` bytes stay on their own, runs of
- * the others between them are cut into clusters (a long trace's thousands of pages).
+ * At most about `max` items: segments of at least 2^`bigLog2` bytes stay on their own, the others
+ * between them are gathered by aligned blocks of the address space (the smallest power of two
+ * that leaves room), each block's run of two or more a cluster keyed by the block. An area that
+ * comes or goes changes its own block's cluster only, so the bar's elements stay where they are
+ * from one operation to the next (a split by count would shift every cluster after it).
  */
 export function clusterSegments(segs: Segment[], max: number, bigLog2 = 40): (Segment | Cluster)[] {
   if (segs.length <= max) return segs;
-  const big = (s: Segment) => log2(s.end - s.start) >= bigLog2;
-  const small = segs.filter((s) => !big(s)).length;
+  // log2(size) >= bigLog2, without a log per segment.
+  const bigSize = 1n << BigInt(bigLog2);
+  const big = segs.map((s) => s.end - s.start >= bigSize);
+  const small = big.filter((b) => !b).length;
   const room = Math.max(1, max - (segs.length - small));
-  const per = Math.max(2, Math.ceil(small / room));
+  // Two small neighbours share a block of 2^b bytes while b is at least the bit length of
+  // their starts' XOR (`level`); -1 where a run of small segments begins.
+  const level = segs.map((s, i) => (i > 0 && !big[i] && !big[i - 1] ? bitLength(s.start ^ segs[i - 1].start) : -1));
+  // Items blocks of 2^b bytes make: a run's first segment, plus each neighbour of a higher level.
+  const above = new Array<number>(66).fill(0);
+  let runs = 0;
+  segs.forEach((_, i) => {
+    if (big[i]) return;
+    if (level[i] < 0) runs++;
+    else above[level[i]]++;
+  });
+  // The smallest b whose item count fits the room (or 64: one item per run).
+  let b = 64;
+  let split = 0;
+  for (let l = 65; l >= 0; l--) {
+    split += above[l];
+    // `split` now counts neighbours of level >= l: with b = l - 1 they are apart.
+    if (l >= 1 && runs + split > room) break;
+    if (l >= 1) b = l - 1;
+  }
   const out: (Segment | Cluster)[] = [];
+  const keys = new Set<string>();
   let run: Segment[] = [];
   const flush = () => {
-    for (let i = 0; i < run.length; i += per) {
-      const part = run.slice(i, i + per);
-      if (part.length === 1) {
-        out.push(part[0]);
-        continue;
-      }
+    if (run.length === 1) out.push(run[0]);
+    else if (run.length > 1) {
       const counts: Record<string, number> = {};
-      for (const p of part) counts[p.state] = (counts[p.state] ?? 0) + 1;
-      out.push({ state: 'cluster', id: null, start: part[0].start, end: part[part.length - 1].end, key: `k${part[0].start.toString(16)}`, counts });
+      for (const p of run) counts[p.state] = (counts[p.state] ?? 0) + 1;
+      let key = `k${((run[0].start >> BigInt(b)) << BigInt(b)).toString(16)}/${b}`;
+      if (keys.has(key)) key += `/${run[0].start.toString(16)}`;
+      keys.add(key);
+      out.push({ state: 'cluster', id: null, start: run[0].start, end: run[run.length - 1].end, key, counts });
     }
     run = [];
   };
-  for (const s of segs) {
-    if (big(s)) {
+  segs.forEach((s, i) => {
+    if (big[i]) {
       flush();
       out.push(s);
-    } else run.push(s);
-  }
+      return;
+    }
+    if (level[i] < 0 || level[i] > b) flush();
+    run.push(s);
+  });
   flush();
   return out;
+}
+
+/** Bits of a value below 2^64 (0 for 0). */
+function bitLength(v: bigint): number {
+  const hi = Number(v >> 32n);
+  return hi ? 64 - Math.clz32(hi) : 32 - Math.clz32(Number(v & 0xffffffffn));
 }
 
 /** Relative width of an area of `size` bytes: log2 of the size, at least 1. */

@@ -62,7 +62,7 @@ export class StatusStrip {
     const cpuSelect = h('select', { class: 'wb-input wb-cpu-select', 'aria-label': 'Current CPU (many CPUs)' });
     cpuSelect.addEventListener('change', () => this.run(`cpu ${cpuSelect.value}`));
 
-    const purge = button('Purge', 'purge', 'Append `purge`: return the lazy areas to the free tree now');
+    const purge = button('Purge', 'purge', 'Append `purge`: free the lazy areas now');
     purge.addEventListener('click', () => this.run('purge'));
     this.reclaim = button('Reclaim', 'reclaim', 'Append `reclaim` (linux-6.9): a purge with full decay of the pools');
     this.reclaim.addEventListener('click', () => this.run('reclaim'));

@@ -61,6 +61,43 @@ export const NO_MAPLE_FOCUS: MapleFocus = { path: [], node: null, scanned: new M
 export interface MapleViewOptions {
   /** Hover on a stored range (its address-bar id, see `rangeId`) or null. */
   onHover?: (id: number | null) => void;
+  /**
+   * Hover on any used slot (a leaf's entry or NULL hole, an internal node's child), with its
+   * inclusive range, or null: what an allocator profile's address bar outlines.
+   */
+  onHoverSlot?: (slot: MapleHover | null) => void;
+}
+
+/** A slot under the pointer: its node and index, its inclusive range and its content. */
+export interface MapleHover {
+  node: number;
+  slot: number;
+  lo: bigint;
+  hi: bigint;
+  k: 'E' | 'N' | 'C';
+}
+
+/**
+ * The slot of a snapshot whose range holds `addr`, going down from the root, and the nodes on
+ * the way (root first); null when the tree is empty or does not span it.
+ */
+export function slotAt(snap: MapleSnapshot, addr: bigint): { node: number; slot: number; path: number[] } | null {
+  const byId = new Map(snap.nodes.map((n) => [n.id, n]));
+  let n = snap.nodes[0];
+  const path: number[] = [];
+  while (n && addr >= n.min && addr <= n.max && path.length <= snap.nodes.length) {
+    path.push(n.id);
+    const used = usedSlots(n);
+    let i = 0;
+    while (i < used - 1 && n.slots[i].piv < addr) i++;
+    const s = n.slots[i];
+    if (!s) return null;
+    if (s.k !== 'C' || s.child === null) return { node: n.id, slot: i, path };
+    const child = byId.get(s.child);
+    if (!child) return { node: n.id, slot: i, path };
+    n = child;
+  }
+  return null;
 }
 
 export interface MapleRenderOptions {
@@ -347,9 +384,15 @@ export class MapleTreeView {
   private programmatic = false;
   private maxDepth = Infinity;
   private size = { w: 0, h: 0 };
-  private hovered: number | null = null;
+  /** The slot outlined by a hover (here or on the address bar), and the nodes from the root to it. */
+  private hovered: { node: number; slot: number } | null = null;
+  private hoverPath = new Set<number>();
+  /** The address a hover from the bar is about (`highlightAt`), or null. */
+  private hoverAddr: bigint | null = null;
   /** The stored range under the pointer (a leaf's in-use cell), as last reported. */
   private pointed: number | null = null;
+  /** The slot under the pointer, `node:slot` ('' for none), as last reported. */
+  private pointedSlot = '';
   private shape = '';
   private redrawQueued = false;
 
@@ -408,19 +451,32 @@ export class MapleTreeView {
     this.links = this.viewport.append('g').attr('class', 'maple-links');
     this.layer = this.viewport.append('g').attr('class', 'maple-nodes');
     // One pair of listeners for every cell (cells are drawn from markup, without handlers).
-    const pointTo = (id: number | null) => {
-      if (id === this.pointed) return;
-      this.pointed = id;
-      this.handlers.onHover?.(id);
-    };
-    const rangeAt = (t: EventTarget | null): number | null => {
+    const slotOf = (t: EventTarget | null): MapleHover | null => {
       const cell = t instanceof Element ? t.closest('g.maple-cell') : null;
-      const node = cell?.closest<SVGGElement>('g.maple-node');
-      if (!cell || !node || !cell.classList.contains('entry') || node.getAttribute('data-maple-type') !== 'leaf') return null;
-      return rangeId(Number(node.getAttribute('data-maple-id')), Number(cell.getAttribute('data-slot')));
+      const g = cell?.closest<SVGGElement>('g.maple-node');
+      const node = g ? this.snap?.nodes.find((n) => n.id === Number(g.getAttribute('data-maple-id'))) : undefined;
+      if (!cell || !node) return null;
+      const c = cellsOf(node)[Number(cell.getAttribute('data-slot'))];
+      const s = node.slots[c?.i ?? -1];
+      return c && c.used && s ? { node: node.id, slot: c.i, lo: c.lo, hi: c.hi, k: s.k } : null;
     };
-    this.layer.on('pointerover', (e: PointerEvent) => pointTo(rangeAt(e.target)));
-    this.layer.on('pointerout', (e: PointerEvent) => pointTo(rangeAt(e.relatedTarget)));
+    const pointTo = (t: EventTarget | null) => {
+      const h = slotOf(t);
+      const key = h ? `${h.node}:${h.slot}` : '';
+      if (key === this.pointedSlot) return;
+      this.pointedSlot = key;
+      // A leaf's stored range by its address-bar id (a maple-tree trace), and any slot by its range.
+      const id = h && h.k === 'E' && this.snap?.nodes.find((n) => n.id === h.node)?.type === 'leaf' ? rangeId(h.node, h.slot) : null;
+      if (id !== this.pointed) {
+        this.pointed = id;
+        this.handlers.onHover?.(id);
+      }
+      this.handlers.onHoverSlot?.(h);
+    };
+    // Mouse events, as the address bar's: a move from an area of the bar onto a cell then leaves
+    // the area (clearing its hover) before it enters the cell (pointer events would come first).
+    this.layer.on('mouseover', (e: MouseEvent) => pointTo(e.target));
+    this.layer.on('mouseout', (e: MouseEvent) => pointTo(e.relatedTarget));
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.005, 4])
       .extent((): [[number, number], [number, number]] => {
@@ -473,8 +529,15 @@ export class MapleTreeView {
 
   /** Draw a snapshot with a step's focus. */
   render(snap: MapleSnapshot, options: MapleRenderOptions = {}): void {
+    const newTree = snap !== this.snap;
     this.snap = snap;
     this.opts = options;
+    if (newTree && this.hovered) {
+      // The hover follows the address it is about into the new tree (an area on the bar), or its slot.
+      const at = this.hoverAddr !== null ? slotAt(snap, this.hoverAddr) : this.hovered;
+      this.hovered = at ? { node: at.node, slot: at.slot } : null;
+      this.hoverPath = this.pathTo(this.hovered?.node ?? null);
+    }
     const focus = options.focus ?? NO_MAPLE_FOCUS;
     const ms = options.duration ?? 0;
     const nodes = snap.nodes;
@@ -552,16 +615,70 @@ export class MapleTreeView {
 
   /** Outline the cell of a stored range (from the address bar's hover), or none. */
   highlightRange(id: number | null): void {
+    this.highlightSlot(id === null ? null : rangeOfId(id));
+  }
+
+  /**
+   * Outline the slot whose range holds `addr` in the tree drawn (an area hovered on the address
+   * bar), and the path from the root down to it; null clears.
+   */
+  highlightAt(addr: bigint | null): void {
+    const at = addr !== null && this.snap ? slotAt(this.snap, addr) : null;
+    this.highlightSlot(at);
+    this.hoverAddr = at ? addr : null;
+  }
+
+  /** Outline a slot (a hover on it) and the nodes from the root down to its node; null clears. */
+  highlightSlot(at: { node: number; slot: number } | null): void {
+    this.hoverAddr = null;
     const was = this.hovered;
-    this.hovered = id;
-    // Only the leaves of the old and the new range change.
-    const nodes = new Set([was, id].filter((x): x is number => x !== null).map((x) => rangeOfId(x).node));
+    if (was?.node === at?.node && was?.slot === at?.slot) return;
+    const old = this.hoverPath;
+    this.hovered = at ? { node: at.node, slot: at.slot } : null;
+    this.hoverPath = this.pathTo(at?.node ?? null);
+    // Only the nodes of the old and the new path change.
+    const touched = new Set([...old, ...this.hoverPath]);
+    if (was) touched.add(was.node);
+    if (at) touched.add(at.node);
     const focus = this.opts.focus ?? NO_MAPLE_FOCUS;
+    const onPath = new Set(focus.path);
     const gapAt = gapsByCell(focus);
     this.layer
       .selectAll<SVGGElement, MapleNode>('g.maple-node')
-      .filter((d) => nodes.has(d.id))
-      .each((d, i, els) => this.applyFocus(els[i] as NodeEl, d, focus, gapAt));
+      .filter((d) => touched.has(d.id))
+      .each((d, i, els) => {
+        const g = els[i] as NodeEl;
+        this.writeNodeState(g, d, g.__drawn !== undefined, focus, onPath);
+        this.applyFocus(g, d, focus, gapAt);
+      });
+  }
+
+  /** The ids from the root down to a node of the snapshot drawn (empty for none). */
+  private pathTo(id: number | null): Set<number> {
+    const out = new Set<number>();
+    if (id === null || !this.snap) return out;
+    const byId = new Map(this.snap.nodes.map((n) => [n.id, n]));
+    for (let n = byId.get(id); n && !out.has(n.id); n = n.parent !== null ? byId.get(n.parent) : undefined) out.add(n.id);
+    return out;
+  }
+
+  /**
+   * A node element's class (drawn or a placeholder, its part of the focus, on the hover's path)
+   * and `data-hover-slot` on the hovered slot's node (so a test sees it on a placeholder too).
+   */
+  private writeNodeState(g: NodeEl, d: MapleNode, on: boolean, focus: MapleFocus, onPath: Set<number>): void {
+    const hover = this.hoverPath.has(d.id) ? ' hover-path' : '';
+    const cls = on
+      ? `maple-node${onPath.has(d.id) ? ' on-path' : ''}${d.id === focus.node ? ' current' : ''}${d.id === focus.store ? ' store-leaf' : ''}${hover}`
+      : `maple-node placeholder${hover}`;
+    if (g.__cls !== cls) {
+      g.__cls = cls;
+      g.setAttribute('class', cls);
+    }
+    const slot = this.hovered && this.hovered.node === d.id ? String(this.hovered.slot) : null;
+    if (slot === null) {
+      if (g.hasAttribute('data-hover-slot')) g.removeAttribute('data-hover-slot');
+    } else setAttr(g, 'data-hover-slot', slot);
   }
 
   fit(ms = 0): void {
@@ -634,13 +751,7 @@ export class MapleTreeView {
         setAttr(g, 'data-maple-slots', notation(d));
       }
       const on = drawn.has(d.id);
-      const cls = on
-        ? `maple-node${onPath.has(d.id) ? ' on-path' : ''}${d.id === focus.node ? ' current' : ''}${d.id === focus.store ? ' store-leaf' : ''}`
-        : 'maple-node placeholder';
-      if (g.__cls !== cls) {
-        g.__cls = cls;
-        g.setAttribute('class', cls);
-      }
+      this.writeNodeState(g, d, on, focus, onPath);
       if (!on) {
         if (g.__drawn !== undefined) {
           g.replaceChildren();
@@ -678,7 +789,7 @@ export class MapleTreeView {
     if (!base) return;
     const cur = d.id === focus.node;
     const found = focus.found !== null && focus.found.node === d.id ? focus.found.slot : -1;
-    const hovered = this.hovered !== null && rangeOfId(this.hovered).node === d.id ? rangeOfId(this.hovered).slot : -1;
+    const hovered = this.hovered !== null && this.hovered.node === d.id ? this.hovered.slot : -1;
     const mine = focus.gaps.filter((x) => x.node === d.id);
     const key = `${cur ? `${focus.slot}|${[...focus.scanned].join(',')}` : ''}|${found}|${mine
       .map((x) => `${x.slot}${x.stop ? 's' : ''}${x.current ? 'c' : ''}`)

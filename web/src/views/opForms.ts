@@ -81,7 +81,7 @@ export class OpForms {
     this.freeError.dataset.testid = 'free-error';
     this.freeError.setAttribute('role', 'alert');
     this.freeError.hidden = true;
-    free.append(el('p', 'hint', 'free: back to the free tree at once · vfree: lazily, as the kernel does'));
+    free.append(el('p', 'hint', 'free: the area is free again at once · vfree: lazily, as the kernel does'));
 
     this.fields = { size, align, vstart, vend, addr };
     const input = () => this.allocInput();

@@ -8,6 +8,7 @@ import { VMALLOC_END, VMALLOC_START } from '../constants';
 import { hex, range, size } from '../format';
 import { clusterSegments, placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
 import { nextId } from './common';
+import { drawnParts, sameParts, setAttr, setAttrs, setClass, setText } from './dom';
 
 const BAR_Y = 30;
 const BAR_H = 58;
@@ -41,8 +42,11 @@ const STATE_LABEL: Record<PlacedSegment['state'], string> = {
 const MAX_AREAS = 400;
 
 export interface SpaceBarOptions {
-  /** Called with an area id when the pointer enters an area, null when it leaves. */
-  onHover?: (id: number | null) => void;
+  /**
+   * Called with an area id when the pointer enters an area, null when it leaves; the area itself
+   * (its range and state; a gap or a cluster has a null id) comes second.
+   */
+  onHover?: (id: number | null, area?: PlacedSegment | null) => void;
   /** A click on an area (busy areas offer to be freed). */
   onAreaClick?: (area: PlacedSegment, event: MouseEvent) => void;
 }
@@ -68,9 +72,11 @@ export class SpaceBar {
   private readonly prefix = nextId('sb');
   private state: State | null = null;
   private highlighted: number | null = null;
+  /** A range `[lo, hi)` whose areas are outlined too (a maple slot hovered), or null. */
+  private span: [bigint, bigint] | null = null;
   private selected: number | null = null;
   private placed: PlacedSegment[] = [];
-  private drawnFor: { state: State; width: number; key?: string; colorBy: string } | null = null;
+  private drawnFor: { state: State; parts: unknown[]; width: number; key?: string; colorBy: string } | null = null;
   private opts: BarRenderOptions = {};
   /** The root's width, from the resize observer (rendering never reads layout). */
   private rootWidth = 0;
@@ -126,23 +132,27 @@ export class SpaceBar {
     const ms = options.duration ?? 0;
     if (!this.rootWidth) this.rootWidth = this.root.clientWidth;
     const width = Math.max(320, this.rootWidth - 2 * MARGIN_X);
-    // Micro-steps of one operation share its state: only the overlays change then.
+    // Micro-steps of one operation share its state (or the parts of it the bar draws): only the
+    // overlays change then. Otherwise the areas are placed again and each element written only
+    // where it changed (joins keyed by area id).
     const colorBy = options.colorBy ?? 'state';
+    const parts = drawnParts(state);
     const same =
       this.drawnFor &&
       this.drawnFor.width === width &&
       this.drawnFor.colorBy === colorBy &&
-      (this.drawnFor.state === state || (options.key !== undefined && options.key === this.drawnFor.key));
+      (this.drawnFor.state === state || sameParts(this.drawnFor.parts, parts) || (options.key !== undefined && options.key === this.drawnFor.key));
     if (!same) {
       const placed = placeSegments(clusterSegments(segments(state), MAX_AREAS), width, 6);
       this.placed = placed;
-      this.drawnFor = { state, width, key: options.key, colorBy };
+      this.drawnFor = { state, parts, width, key: options.key, colorBy };
       const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
       const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + 2 * OVERLAY_ROW;
-      this.svg
-        .attr('width', total + 2 * MARGIN_X)
-        .attr('height', height)
-        .attr('viewBox', `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`);
+      setAttrs(this.svg.node() as SVGSVGElement, {
+        width: total + 2 * MARGIN_X,
+        height,
+        viewBox: `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`,
+      });
       this.renderWindow(placed);
       this.renderAreas(placed, ms, colorBy);
       this.renderChunks(placed, state.chunks ?? []);
@@ -172,13 +182,10 @@ export class SpaceBar {
       .select<SVGGElement>('g.lens-window')
       .selectAll<SVGRectElement, { x: number; w: number }>('rect')
       .data(data)
-      .join('rect')
-      .attr('class', 'lens-box')
-      .attr('x', (d) => round(d.x))
-      .attr('y', BAR_Y - 4)
-      .attr('width', (d) => round(d.w))
-      .attr('height', BAR_H + 8)
-      .attr('rx', 3);
+      .join((enter) => enter.append('rect').attr('class', 'lens-box').attr('y', BAR_Y - 4).attr('height', BAR_H + 8).attr('rx', 3))
+      .each(function (d) {
+        setAttrs(this, { x: round(d.x), width: round(d.w) });
+      });
   }
 
   /** Outlines of the ranges the step is about (the block being clipped or merged, and its new bounds). */
@@ -191,36 +198,36 @@ export class SpaceBar {
         return x0 === null || x1 === null ? null : { ...r, i, x0, x1 };
       })
       .filter((r): r is NonNullable<typeof r> => r !== null);
-    const g = this.svg
+    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
+    const last = placed[placed.length - 1];
+    const total = last ? last.x + last.width : 0;
+    this.svg
       .select<SVGGElement>('g.overlay')
       .selectAll<SVGGElement, (typeof data)[number]>('g.range')
       .data(data, (d) => `${d.i}`)
       .join((enter) => {
         const r = enter.append('g').attr('class', 'range');
-        r.append('rect');
+        r.append('rect').attr('rx', 3);
         r.append('text');
         return r;
       })
-      .attr('class', (d) => `range tone-${d.tone}`)
-      .attr('data-tone', (d) => d.tone)
-      .attr('data-va-start', (d) => hex(d.start))
-      .attr('data-va-end', (d) => hex(d.end));
-    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
-    g.select('rect')
-      .attr('x', (d) => round(Math.min(d.x0, d.x1 - 3)))
-      .attr('y', (d) => BAR_Y - 2 + inset(d))
-      .attr('width', (d) => round(Math.max(3, d.x1 - d.x0)))
-      .attr('height', (d) => BAR_H + 4 - 2 * inset(d))
-      .attr('rx', 3);
-    const last = placed[placed.length - 1];
-    const total = last ? last.x + last.width : 0;
-    g.select('text')
-      .text((d) => `${d.label} ${range(d.start, d.end)}`)
-      .attr('x', (d) => {
-        const half = (`${d.label} ${range(d.start, d.end)}`.length * 7) / 2 + 4;
-        return round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
-      })
-      .attr('y', (d) => BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW);
+      .each(function (d) {
+        setAttrs(this, { class: `range tone-${d.tone}`, 'data-tone': d.tone, 'data-va-start': hex(d.start), 'data-va-end': hex(d.end) });
+        const [rect, text] = this.children;
+        setAttrs(rect, {
+          x: round(Math.min(d.x0, d.x1 - 3)),
+          y: BAR_Y - 2 + inset(d),
+          width: round(Math.max(3, d.x1 - d.x0)),
+          height: BAR_H + 4 - 2 * inset(d),
+        });
+        const words = `${d.label} ${range(d.start, d.end)}`;
+        setText(text, words);
+        const half = (words.length * 7) / 2 + 4;
+        setAttrs(text, {
+          x: round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2))),
+          y: BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW,
+        });
+      });
   }
 
   private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state'): void {
@@ -236,8 +243,8 @@ export class SpaceBar {
         g.append('text').attr('class', 'label size');
         g.append('title');
         g.attr('transform', (d) => `translate(${d.x},${BAR_Y})`);
-        g.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id))
-          .on('mouseleave', () => this.handlers.onHover?.(null))
+        g.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id, d))
+          .on('mouseleave', () => this.handlers.onHover?.(null, null))
           .on('click', (e: MouseEvent, d) => this.handlers.onAreaClick?.(d, e));
         return g;
       });
@@ -262,37 +269,33 @@ export class SpaceBar {
         if (byNode) e.setAttribute('data-node', String(d.vmapNode));
         else e.removeAttribute('data-node');
       }
-      if (e.__cls !== cls || e.__start !== start || e.__end !== end) {
-        const sel = select(e);
+      // A cluster's make-up (how many areas of each kind) is in its tooltip and data-count.
+      const counts = d.state === 'cluster' ? Object.entries(d.counts ?? {}).join(';') : '';
+      const [fillRect, patternRect, kindText, sizeText, title] = e.children;
+      if (e.__cls !== cls || e.__start !== start || e.__end !== end || e.__counts !== counts) {
+        e.__counts = counts;
         e.__cls = cls;
         e.__start = start;
         e.__end = end;
         // Keep hover/selection classes.
-        e.setAttribute('class', `${cls}${e.classList.contains('hl') ? ' hl' : ''}${e.classList.contains('sel') ? ' sel' : ''}`);
-        if (d.state === 'gap' || d.state === 'cluster') e.removeAttribute('data-state');
-        else e.setAttribute('data-state', d.state);
-        if (d.id === null) e.removeAttribute('data-id');
-        else e.setAttribute('data-id', String(d.id));
-        e.setAttribute('data-va-start', start);
-        e.setAttribute('data-va-end', end);
-        sel.select('rect.fill').attr('height', BAR_H);
-        sel
-          .select('rect.pattern')
-          .attr('height', BAR_H)
-          .attr('fill', d.state === 'free' ? 'none' : `url(#${prefix}-${d.state})`);
-        if (d.state === 'cluster') {
-          const n = Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0);
-          e.setAttribute('data-count', String(n));
-        } else e.removeAttribute('data-count');
-        sel
-          .select('title')
-          .text(
-            d.state === 'cluster'
-              ? `${Object.entries(d.counts ?? {})
-                  .map(([k, n]) => `${n} ${k}`)
-                  .join(', ')} in ${range(d.start, d.end)}: zoom in below to see them one by one`
-              : `${label(d)} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`,
-          );
+        setAttr(e, 'class', `${cls}${e.classList.contains('hl') ? ' hl' : ''}${e.classList.contains('sel') ? ' sel' : ''}`);
+        setAttrs(e, {
+          'data-state': d.state === 'gap' || d.state === 'cluster' ? null : d.state,
+          'data-id': d.id,
+          'data-va-start': start,
+          'data-va-end': end,
+          'data-count': d.state === 'cluster' ? Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0) : null,
+        });
+        setAttr(fillRect, 'height', BAR_H);
+        setAttrs(patternRect, { height: BAR_H, fill: d.state === 'free' ? 'none' : `url(#${prefix}-${d.state})` });
+        setText(
+          title,
+          d.state === 'cluster'
+            ? `${Object.entries(d.counts ?? {})
+                .map(([k, n]) => `${n} ${k}`)
+                .join(', ')} in ${range(d.start, d.end)}: zoom in below to see them one by one`
+            : `${label(d)} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`,
+        );
         e.__w = undefined;
       }
       const tr = `translate(${round(d.x)},${BAR_Y})`;
@@ -300,22 +303,23 @@ export class SpaceBar {
         const first = e.__tr === undefined;
         e.__tr = tr;
         if (animate && !first) select(e).transition('layout').duration(ms).attr('transform', tr);
-        else select(e).interrupt('layout').attr('transform', tr);
+        else setAttr(select(e).interrupt('layout').node() as Element, 'transform', tr);
       }
       const w = round(Math.max(1, d.width - 1));
       if (e.__w !== w) {
         e.__w = w;
-        const rects = select(e).selectAll<SVGRectElement, unknown>('rect');
-        if (animate) rects.transition('layout').duration(ms).attr('width', w);
-        else rects.interrupt('layout').attr('width', w);
+        if (animate) select(e).selectAll<SVGRectElement, unknown>('rect').transition('layout').duration(ms).attr('width', w);
+        else {
+          select(e).selectAll('rect').interrupt('layout');
+          setAttr(fillRect, 'width', w);
+          setAttr(patternRect, 'width', w);
+        }
         const name = d.state === 'cluster' ? `${Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0)} areas` : label(d);
         const kind = d.width >= 7.5 * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
-        select(e).select('text.kind').attr('x', round(d.width / 2)).attr('y', BAR_H / 2 - 4).text(kind);
-        select(e)
-          .select('text.size')
-          .attr('x', round(d.width / 2))
-          .attr('y', BAR_H / 2 + 13)
-          .text(d.width >= 34 && d.state !== 'cluster' ? size(d.end - d.start) : '');
+        setAttrs(kindText, { x: round(d.width / 2), y: BAR_H / 2 - 4 });
+        setText(kindText, kind);
+        setAttrs(sizeText, { x: round(d.width / 2), y: BAR_H / 2 + 13 });
+        setText(sizeText, d.width >= 34 && d.state !== 'cluster' ? size(d.end - d.start) : '');
       }
     });
   }
@@ -335,84 +339,70 @@ export class SpaceBar {
       })
       .filter((d): d is NonNullable<typeof d> => d !== null);
     const y = BAR_Y + BAR_H - CHUNK_H;
-    const g = this.svg
+    this.svg
       .select<SVGGElement>('g.chunks')
       .selectAll<SVGGElement, (typeof data)[number]>('g.chunk')
       .data(data, (d) => hex(d.c.base))
       .join((enter) => {
         const e = enter.append('g');
-        e.append('rect').attr('class', 'chunk-band');
-        e.append('rect').attr('class', 'chunk-used');
-        e.append('line').attr('class', 'chunk-bump');
+        e.append('rect').attr('class', 'chunk-band').attr('y', y).attr('height', CHUNK_H).attr('rx', 2);
+        e.append('rect').attr('class', 'chunk-used').attr('y', y + 3).attr('height', CHUNK_H - 6);
+        e.append('line').attr('class', 'chunk-bump').attr('y1', BAR_Y - 3).attr('y2', BAR_Y + BAR_H);
         e.append('path').attr('class', 'chunk-bump-mark');
-        e.append('text').attr('class', 'chunk-label');
+        e.append('text').attr('class', 'chunk-label').attr('y', y + CHUNK_H - 3);
         e.append('title');
         return e;
       })
-      .attr('class', (d) => `chunk chunk-${d.c.current ? 'current' : 'retired'}`)
-      .attr('data-chunk-base', (d) => hex(d.c.base))
-      .attr('data-chunk-limit', (d) => hex(d.c.limit))
-      .attr('data-bump', (d) => hex(d.c.bump))
-      .attr('data-pages', (d) => String(d.c.pages))
-      .attr('data-cpu', (d) => String(d.c.ownerCpu))
-      .attr('data-chunk-state', (d) => (d.c.current ? 'current' : 'retired'));
-    g.select('rect.chunk-band')
-      .attr('x', (d) => round(d.x0))
-      .attr('y', y)
-      .attr('width', (d) => round(Math.max(2, d.x1 - d.x0)))
-      .attr('height', CHUNK_H)
-      .attr('rx', 2);
-    g.select('rect.chunk-used')
-      .attr('x', (d) => round(d.x0))
-      .attr('y', y + 3)
-      .attr('width', (d) => round(Math.max(0, d.xb - d.x0)))
-      .attr('height', CHUNK_H - 6);
-    g.select('line.chunk-bump')
-      .attr('x1', (d) => round(d.xb))
-      .attr('x2', (d) => round(d.xb))
-      .attr('y1', BAR_Y - 3)
-      .attr('y2', BAR_Y + BAR_H);
-    g.select('path.chunk-bump-mark').attr('d', (d) => `M${round(d.xb)},${BAR_Y - 3} l-4,-6 h8 z`);
-    g.select('text.chunk-label')
-      .attr('x', (d) => round(d.xb + 4))
-      .attr('y', y + CHUNK_H - 3)
-      .text((d) => {
-        const full = `CPU ${d.c.ownerCpu} · ${d.c.pages} p${d.c.current ? '' : ' · retired'}`;
-        const medium = `CPU ${d.c.ownerCpu}${d.c.current ? '' : ' retired'}`;
+      .each(function (d) {
+        const c = d.c;
+        setAttrs(this, {
+          class: `chunk chunk-${c.current ? 'current' : 'retired'}`,
+          'data-chunk-base': hex(c.base),
+          'data-chunk-limit': hex(c.limit),
+          'data-bump': hex(c.bump),
+          'data-pages': String(c.pages),
+          'data-cpu': String(c.ownerCpu),
+          'data-chunk-state': c.current ? 'current' : 'retired',
+        });
+        const [band, used, line, mark, label, title] = this.children;
+        setAttrs(band, { x: round(d.x0), width: round(Math.max(2, d.x1 - d.x0)) });
+        setAttrs(used, { x: round(d.x0), width: round(Math.max(0, d.xb - d.x0)) });
+        setAttrs(line, { x1: round(d.xb), x2: round(d.xb) });
+        setAttr(mark, 'd', `M${round(d.xb)},${BAR_Y - 3} l-4,-6 h8 z`);
+        setAttr(label, 'x', round(d.xb + 4));
+        const full = `CPU ${c.ownerCpu} · ${c.pages} p${c.current ? '' : ' · retired'}`;
+        const medium = `CPU ${c.ownerCpu}${c.current ? '' : ' retired'}`;
         const room = d.x1 - d.xb - 6;
-        return [full, medium, `CPU ${d.c.ownerCpu}`].find((t) => room >= 6.5 * t.length) ?? '';
+        setText(label, [full, medium, `CPU ${c.ownerCpu}`].find((t) => room >= 6.5 * t.length) ?? '');
+        setText(
+          title,
+          `bump chunk ${range(c.base, c.limit)} · ${size(c.limit - c.base)} · owner CPU ${c.ownerCpu} · ` +
+            `${c.current ? 'its current chunk' : 'retired (no longer bumped)'} · bump pointer ${hex(c.bump)} · ` +
+            `${c.pages} page${c.pages === 1 ? '' : 's'} in use, ${size(c.bump - c.base)} handed out`,
+        );
       });
-    g.select('title').text(
-      (d) =>
-        `bump chunk ${range(d.c.base, d.c.limit)} · ${size(d.c.limit - d.c.base)} · owner CPU ${d.c.ownerCpu} · ` +
-        `${d.c.current ? 'its current chunk' : 'retired (no longer bumped)'} · bump pointer ${hex(d.c.bump)} · ` +
-        `${d.c.pages} page${d.c.pages === 1 ? '' : 's'} in use, ${size(d.c.bump - d.c.base)} handed out`,
-    );
   }
 
   private renderTicks(placed: PlacedSegment[]): void {
     const ticks = placeTicks(placed, LABEL_W, TICK_ROWS);
     const top = BAR_Y + BAR_H;
-    const g = this.svg
+    this.svg
       .select<SVGGElement>('g.ticks')
       .selectAll<SVGGElement, (typeof ticks)[number]>('g.tick')
       .data(ticks, (d) => d.addr.toString(16))
       .join((enter) => {
         const t = enter.append('g').attr('class', 'tick');
-        t.append('line');
-        t.append('text');
+        t.append('line').attr('y1', top);
+        t.append('text').attr('text-anchor', 'start');
         return t;
       })
-      .attr('class', (d) => (d.row < 0 ? 'tick unlabelled' : 'tick'))
-      .attr('transform', (d) => `translate(${round(d.x)},0)`);
-    g.select('line')
-      .attr('y1', top)
-      .attr('y2', (d) => top + 4 + (d.row < 0 ? 0 : d.row * TICK_ROW_H + 2));
-    g.select('text')
-      .attr('y', (d) => top + 16 + Math.max(0, d.row) * TICK_ROW_H)
-      .attr('x', (d) => labelX(d))
-      .attr('text-anchor', 'start')
-      .text((d) => (d.row < 0 ? '' : hex(d.addr)));
+      .each(function (d) {
+        setAttrs(this, { class: d.row < 0 ? 'tick unlabelled' : 'tick', transform: `translate(${round(d.x)},0)` });
+        const [line, text] = this.children;
+        setAttr(line, 'y2', top + 4 + (d.row < 0 ? 0 : d.row * TICK_ROW_H + 2));
+        setAttrs(text, { y: top + 16 + Math.max(0, d.row) * TICK_ROW_H, x: labelX(d) });
+        setText(text, d.row < 0 ? '' : hex(d.addr));
+      });
   }
 
   /** A bracket over the bar marking VMALLOC_START..VMALLOC_END, where vmalloc() allocates. */
@@ -422,26 +412,25 @@ export class SpaceBar {
     const x0 = xOf(placed, VMALLOC_START);
     const x1 = xOf(placed, VMALLOC_END);
     const data = x0 !== null && x1 !== null ? [{ x0, x1 }] : [];
-    const g = this.svg
+    this.svg
       .select<SVGGElement>('g.window')
       .selectAll<SVGGElement, { x0: number; x1: number }>('g.vmalloc-window')
       .data(data)
       .join((enter) => {
         const w = enter.append('g').attr('class', 'vmalloc-window');
         w.append('path');
-        w.append('text');
+        w.append('text').attr('y', BAR_Y - 14).attr('text-anchor', 'middle');
         w.append('title').text(`vmalloc window ${range(VMALLOC_START, VMALLOC_END + 1n)}`);
         return w;
-      });
-    g.select('path').attr('d', (d) => `M${d.x0},${BAR_Y - 2} v-8 H${d.x1} v8`);
-    g.select<SVGTextElement>('text')
-      .text((d) => (d.x1 - d.x0 > 300 ? 'vmalloc window: VMALLOC_START … VMALLOC_END' : 'vmalloc window'))
-      .attr('y', BAR_Y - 14)
-      .attr('text-anchor', 'middle')
-      .attr('x', function (d) {
+      })
+      .each(function (d) {
+        const [path, text] = this.children;
+        setAttr(path, 'd', `M${d.x0},${BAR_Y - 2} v-8 H${d.x1} v8`);
+        const words = d.x1 - d.x0 > 300 ? 'vmalloc window: VMALLOC_START … VMALLOC_END' : 'vmalloc window';
+        setText(text, words);
         // Centred over the window, but kept inside the bar (7 px a character: no layout read).
-        const half = ((this.textContent ?? '').length * 7) / 2;
-        return Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2));
+        const half = (words.length * 7) / 2;
+        setAttr(text, 'x', Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
       });
   }
 
@@ -455,10 +444,22 @@ export class SpaceBar {
   highlight(id: number | null): void {
     this.highlighted = id;
     const sel = this.selected;
-    this.svg
-      .selectAll<SVGGElement, PlacedSegment>('g.area')
-      .classed('hl', (d) => id !== null && d.id === id)
-      .classed('sel', (d) => sel !== null && d.id === sel);
+    const span = this.span;
+    // Only the areas whose outline changes are written.
+    this.svg.selectAll<SVGGElement, PlacedSegment>('g.area').each(function (d) {
+      setClass(this, 'hl', (id !== null && d.id === id) || (span !== null && d.start < span[1] && d.end > span[0]));
+      setClass(this, 'sel', sel !== null && d.id === sel);
+    });
+  }
+
+  /**
+   * Outline every area (and gap, and cluster) that meets `[lo, hi)`: a maple slot's range
+   * hovered in the tree, an entry's areas or a NULL hole's free span; null clears.
+   */
+  highlightSpan(span: [bigint, bigint] | null): void {
+    if (span === this.span || (span && this.span && span[0] === this.span[0] && span[1] === this.span[1])) return;
+    this.span = span;
+    this.highlight(this.highlighted);
   }
 
   /** Pin a selection (null clears). */
@@ -468,7 +469,7 @@ export class SpaceBar {
   }
 }
 
-type AreaEl = SVGGElement & { __cls?: string; __start?: string; __end?: string; __tr?: string; __w?: number; __fill?: string };
+type AreaEl = SVGGElement & { __counts?: string; __cls?: string; __start?: string; __end?: string; __tr?: string; __w?: number; __fill?: string };
 
 function round(v: number): number {
   return Math.round(v * 100) / 100;

@@ -20,6 +20,7 @@ import {
 } from '../layout/zoom';
 import type { FocusRange } from '../player/focus';
 import { el, nextId } from './common';
+import { drawnParts, sameParts, setAttr, setAttrs, setClass, setData, setText } from './dom';
 
 const TOP = 24;
 const BAR_H = 42;
@@ -43,7 +44,8 @@ interface Cluster {
 }
 
 export interface SpaceZoomOptions {
-  onHover?: (id: number | null) => void;
+  /** An area hovered (its id, and the segment: its range and state), null when it leaves. */
+  onHover?: (id: number | null, seg?: Segment | null) => void;
   onAreaClick?: (area: Segment, event: MouseEvent) => void;
   /** The window changed (the overview draws it). */
   onWindow?: (win: Window) => void;
@@ -60,12 +62,14 @@ export class SpaceZoom {
   private state: State | null = null;
   private ranges: FocusRange[] = [];
   private highlighted: number | null = null;
+  /** A range `[lo, hi)` whose segments are outlined too (a maple slot hovered), or null. */
+  private span: [bigint, bigint] | null = null;
   private resetting = false;
   private width = 800;
   /** The root's width, from the resize observer (drawing never reads layout). */
   private rootWidth = 0;
-  private segs: { state: State; list: Segment[] } | null = null;
-  private drawn: { state: State | null; key: string } | null = null;
+  private segs: { parts: unknown[]; list: Segment[] } | null = null;
+  private drawn: { parts: unknown[] | null; key: string } | null = null;
   private stateKey: string | undefined;
   /** Zoom to the step's ranges when they are out of view or too small to see. */
   follow = true;
@@ -235,7 +239,7 @@ export class SpaceZoom {
   /** Draw a state; renders with the same `key` draw the same state (even if not the same object). */
   render(state: State, ranges: FocusRange[] = [], key?: string): void {
     const first = this.state === null;
-    if (!(key !== undefined && key === this.stateKey && this.state)) this.state = state;
+    if (!(key !== undefined && key === this.stateKey && this.state) && !(this.state && sameParts(drawnParts(this.state), drawnParts(state)))) this.state = state;
     this.stateKey = key;
     this.ranges = ranges;
     if (first) this.win = this.usedWindow();
@@ -252,26 +256,30 @@ export class SpaceZoom {
     if (!this.rootWidth) this.rootWidth = this.root.clientWidth;
     this.width = Math.max(200, this.rootWidth);
     const W = this.width;
-    this.svg.attr('width', W).attr('viewBox', `0 0 ${W} ${HEIGHT}`);
-    this.svg.select('rect.backdrop').attr('width', W);
+    const svg = this.svg.node() as SVGSVGElement;
+    setAttrs(svg, { width: W, viewBox: `0 0 ${W} ${HEIGHT}` });
+    setAttr(svg.querySelector('rect.backdrop') as SVGRectElement, 'width', W);
     const [lo, hi] = this.win;
-    this.readout.textContent = `${range(lo, hi)} · ${size(hi - lo)} wide`;
-    this.root.dataset.windowStart = hex(lo);
-    this.root.dataset.windowEnd = hex(hi);
+    setText(this.readout, `${range(lo, hi)} · ${size(hi - lo)} wide`);
+    setData(this.root, 'windowStart', hex(lo));
+    setData(this.root, 'windowEnd', hex(hi));
     this.handlers.onWindow?.(this.win);
 
-    // Micro-steps of one operation share its state and usually the window: only the overlay changes.
+    // Micro-steps of one operation share its state (the parts drawn here) and usually the
+    // window: only the overlay changes. Otherwise each segment element is written only where it
+    // changed (a join keyed by area id).
     const key = `${lo}|${hi}|${W}`;
-    if (this.drawn && this.drawn.state === state && this.drawn.key === key) {
+    const parts = state ? drawnParts(state) : null;
+    if (this.drawn && this.drawn.key === key && (this.drawn.parts === parts || (parts && sameParts(this.drawn.parts, parts)))) {
       this.drawOverlay();
       return;
     }
-    this.drawn = { state, key };
+    this.drawn = { parts, key };
     const segs: ZoomSegment[] = [];
     const clusters: Cluster[] = [];
-    if (state) {
+    if (state && parts) {
       let run: Cluster | null = null;
-      if (!this.segs || this.segs.state !== state) this.segs = { state, list: segments(state) };
+      if (!this.segs || !sameParts(this.segs.parts, parts)) this.segs = { parts, list: segments(state) };
       for (const s of this.segs.list) {
         if (s.end <= lo || s.start >= hi) continue;
         const x0 = Math.max(-2, xIn(this.win, W, s.start));
@@ -292,60 +300,57 @@ export class SpaceZoom {
         segs.push({ ...s, x0, x1 });
       }
     }
-    const g = this.svg
+    const prefix = this.prefix;
+    const lit = (d: Segment) => this.lit(d);
+    this.svg
       .select<SVGGElement>('g.segs')
       .selectAll<SVGGElement, ZoomSegment>('g.seg')
       .data(segs, (d) => d.key)
       .join((enter) => {
         const e = enter.append('g').attr('class', 'seg');
-        e.append('rect').attr('class', 'fill');
-        e.append('rect').attr('class', 'pattern');
-        e.append('text').attr('class', 'label');
+        e.append('rect').attr('class', 'fill').attr('y', TOP).attr('height', BAR_H);
+        e.append('rect').attr('class', 'pattern').attr('y', TOP).attr('height', BAR_H);
+        e.append('text').attr('class', 'label').attr('y', TOP + BAR_H / 2 + 4);
         e.append('title');
-        e.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id))
-          .on('mouseleave', () => this.handlers.onHover?.(null))
+        e.on('mouseenter', (_e, d) => this.handlers.onHover?.(d.id, d))
+          .on('mouseleave', () => this.handlers.onHover?.(null, null))
           .on('click', (ev: MouseEvent, d) => this.handlers.onAreaClick?.(d, ev));
         return e;
       })
-      .attr('class', (d) => `seg seg-${d.state}`)
-      .attr('data-state', (d) => (d.state === 'gap' ? null : d.state))
-      .attr('data-id', (d) => d.id)
-      .attr('data-va-start', (d) => hex(d.start))
-      .attr('data-va-end', (d) => hex(d.end));
-    const w = (d: ZoomSegment) => r2(Math.max(1, d.x1 - d.x0 - 1));
-    g.select('rect.fill').attr('x', (d) => r2(d.x0)).attr('y', TOP).attr('width', w).attr('height', BAR_H);
-    g.select('rect.pattern')
-      .attr('x', (d) => r2(d.x0))
-      .attr('y', TOP)
-      .attr('width', w)
-      .attr('height', BAR_H)
-      .attr('fill', (d) => (d.state === 'busy' || d.state === 'lazy' ? `url(#${this.prefix}-${d.state})` : 'none'));
-    g.select('text.label')
-      .attr('x', (d) => r2((Math.max(0, d.x0) + Math.min(W, d.x1)) / 2))
-      .attr('y', TOP + BAR_H / 2 + 4)
-      .text((d) => {
+      .each(function (d) {
+        setAttrs(this, {
+          'data-state': d.state === 'gap' ? null : d.state,
+          'data-id': d.id,
+          'data-va-start': hex(d.start),
+          'data-va-end': hex(d.end),
+        });
+        const cls = `seg seg-${d.state}`;
+        setAttr(this, 'class', lit(d) ? `${cls} hl` : cls);
+        const [fill, pattern, label, title] = this.children;
+        const x = r2(d.x0);
+        const w = r2(Math.max(1, d.x1 - d.x0 - 1));
+        setAttrs(fill, { x, width: w });
+        setAttrs(pattern, { x, width: w, fill: d.state === 'busy' || d.state === 'lazy' ? `url(#${prefix}-${d.state})` : 'none' });
+        setAttr(label, 'x', r2((Math.max(0, d.x0) + Math.min(W, d.x1)) / 2));
         const px = Math.min(W, d.x1) - Math.max(0, d.x0);
         const full = `${d.state === 'gap' ? 'unmanaged' : d.state} ${size(d.end - d.start)}`;
-        return px > full.length * 7 + 10 ? full : px > 24 ? d.state[0].toUpperCase() : '';
+        setText(label, px > full.length * 7 + 10 ? full : px > 24 ? d.state[0].toUpperCase() : '');
+        setText(title, `${d.state} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`);
       });
-    g.select('title').text((d) => `${d.state} ${range(d.start, d.end)} · ${size(d.end - d.start)}${d.id !== null ? ` · area #${d.id}` : ''}`);
-    g.classed('hl', (d) => this.highlighted !== null && d.id === this.highlighted);
 
     this.svg
       .select<SVGGElement>('g.segs')
       .selectAll<SVGRectElement, Cluster>('rect.cluster')
       .data(clusters, (c) => c.key)
-      .join('rect')
-      .attr('class', 'cluster')
-      .attr('x', (c) => r2(c.x0))
-      .attr('y', TOP)
-      .attr('width', (c) => r2(Math.max(1.5, c.x1 - c.x0)))
-      .attr('height', BAR_H)
-      .attr('data-count', (c) => c.count)
-      .selectAll('title')
-      .data((c) => [c])
-      .join('title')
-      .text((c) => `${c.count} areas in ${range(c.start, c.end)}: zoom in to see them`);
+      .join((enter) => {
+        const r = enter.append('rect').attr('class', 'cluster').attr('y', TOP).attr('height', BAR_H);
+        r.append('title');
+        return r;
+      })
+      .each(function (c) {
+        setAttrs(this, { x: r2(c.x0), width: r2(Math.max(1.5, c.x1 - c.x0)), 'data-count': c.count });
+        setText(this.firstElementChild as Element, `${c.count} areas in ${range(c.start, c.end)}: zoom in to see them`);
+      });
 
     this.drawOverlay();
     this.drawAxis();
@@ -356,34 +361,34 @@ export class SpaceZoom {
     const data = this.ranges
       .map((r, i) => ({ ...r, i, x0: xIn(this.win, W, r.start), x1: xIn(this.win, W, r.end) }))
       .filter((r) => r.x1 >= -2 && r.x0 <= W + 2);
-    const g = this.svg
+    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
+    this.svg
       .select<SVGGElement>('g.overlay')
       .selectAll<SVGGElement, (typeof data)[number]>('g.range')
       .data(data, (d) => `${d.i}`)
       .join((enter) => {
         const r = enter.append('g').attr('class', 'range');
-        r.append('rect');
+        r.append('rect').attr('rx', 3);
         r.append('text');
         return r;
       })
-      .attr('class', (d) => `range tone-${d.tone}`)
-      .attr('data-tone', (d) => d.tone)
-      .attr('data-va-start', (d) => hex(d.start))
-      .attr('data-va-end', (d) => hex(d.end));
-    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
-    g.select('rect')
-      .attr('x', (d) => r2(Math.max(-3, Math.min(d.x0, d.x1 - 3))))
-      .attr('y', (d) => TOP - 2 + inset(d))
-      .attr('width', (d) => r2(Math.max(3, Math.min(W + 3, d.x1) - Math.max(-3, d.x0))))
-      .attr('height', (d) => BAR_H + 4 - 2 * inset(d))
-      .attr('rx', 3);
-    g.select('text')
-      .text((d) => `${d.label} ${range(d.start, d.end)}`)
-      .attr('x', (d) => {
-        const half = (`${d.label} ${range(d.start, d.end)}`.length * 7) / 2 + 4;
-        return r2(Math.max(half, Math.min(W - half, (Math.max(0, d.x0) + Math.min(W, d.x1)) / 2)));
-      })
-      .attr('y', (d) => (d.tone === 'old' || d.tone === 'focus' ? TOP - 7 : LABEL_Y));
+      .each(function (d) {
+        setAttrs(this, { class: `range tone-${d.tone}`, 'data-tone': d.tone, 'data-va-start': hex(d.start), 'data-va-end': hex(d.end) });
+        const [rect, text] = this.children;
+        setAttrs(rect, {
+          x: r2(Math.max(-3, Math.min(d.x0, d.x1 - 3))),
+          y: TOP - 2 + inset(d),
+          width: r2(Math.max(3, Math.min(W + 3, d.x1) - Math.max(-3, d.x0))),
+          height: BAR_H + 4 - 2 * inset(d),
+        });
+        const words = `${d.label} ${range(d.start, d.end)}`;
+        setText(text, words);
+        const half = (words.length * 7) / 2 + 4;
+        setAttrs(text, {
+          x: r2(Math.max(half, Math.min(W - half, (Math.max(0, d.x0) + Math.min(W, d.x1)) / 2))),
+          y: d.tone === 'old' || d.tone === 'focus' ? TOP - 7 : LABEL_Y,
+        });
+      });
   }
 
   private drawAxis(): void {
@@ -398,35 +403,54 @@ export class SpaceZoom {
       if (left < right + 10) t.label = '';
       else right = left + w;
     }
-    const g = this.svg
+    const W = this.width;
+    this.svg
       .select<SVGGElement>('g.axis')
       .selectAll<SVGGElement, (typeof axis.ticks)[number]>('g.tick')
       .data(axis.ticks, (t) => t.addr.toString(16))
       .join((enter) => {
         const t = enter.append('g').attr('class', 'tick');
-        t.append('line');
-        t.append('text');
+        t.append('line').attr('y1', AXIS_Y - 4).attr('y2', AXIS_Y + 2);
+        t.append('text').attr('y', AXIS_Y + 15);
         return t;
       })
-      .attr('transform', (t) => `translate(${r2(t.x)},0)`);
-    g.select('line').attr('y1', AXIS_Y - 4).attr('y2', AXIS_Y + 2);
-    g.select('text')
-      .attr('y', AXIS_Y + 15)
-      .attr('text-anchor', (t, i) => (i === 0 && t.x < 80 ? 'start' : t.x > this.width - 80 ? 'end' : 'middle'))
-      .text((t) => t.label);
+      .each(function (t, i) {
+        setAttr(this, 'transform', `translate(${r2(t.x)},0)`);
+        const text = this.children[1];
+        setAttr(text, 'text-anchor', i === 0 && t.x < 80 ? 'start' : t.x > W - 80 ? 'end' : 'middle');
+        setText(text, t.label);
+      });
     let caption = this.svg.select<SVGTextElement>('text.axis-step');
-    if (caption.empty()) caption = this.svg.append('text').attr('class', 'axis-step');
-    caption
-      .attr('x', this.width - 4)
-      .attr('y', 12)
-      .attr('text-anchor', 'end')
-      .text(axis.step ? `ticks every ${axis.step}` : '');
+    if (caption.empty()) caption = this.svg.append('text').attr('class', 'axis-step').attr('y', 12).attr('text-anchor', 'end');
+    const c = caption.node() as SVGTextElement;
+    setAttr(c, 'x', W - 4);
+    setText(c, axis.step ? `ticks every ${axis.step}` : '');
   }
 
   highlight(id: number | null): void {
     if (id === this.highlighted) return;
     this.highlighted = id;
-    this.svg.selectAll<SVGGElement, ZoomSegment>('g.seg').classed('hl', (d) => id !== null && d.id === id);
+    this.relight();
+  }
+
+  /** Outline every segment that meets `[lo, hi)` (a maple slot hovered); null clears. */
+  highlightSpan(span: [bigint, bigint] | null): void {
+    if (span === this.span || (span && this.span && span[0] === this.span[0] && span[1] === this.span[1])) return;
+    this.span = span;
+    this.relight();
+  }
+
+  private lit(d: Segment): boolean {
+    const id = this.highlighted;
+    const span = this.span;
+    return (id !== null && d.id === id) || (span !== null && d.start < span[1] && d.end > span[0]);
+  }
+
+  private relight(): void {
+    const lit = (d: Segment) => this.lit(d);
+    this.svg.selectAll<SVGGElement, ZoomSegment>('g.seg').each(function (d) {
+      setClass(this, 'hl', lit(d));
+    });
   }
 }
 

@@ -27,6 +27,11 @@ export interface TransportView {
   /** Changes whenever `markers` does (so they are redrawn only then). */
   markersVersion: number;
   markersNote: string;
+  /**
+   * What the markers can be: the free tree's splits, merges and rotations (default), or none
+   * (a maple tree's trace or maple-rfc, which keep no free tree: the legend says so).
+   */
+  markerKinds?: 'free-tree' | 'none';
 }
 
 export const SPEEDS = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4];
@@ -142,8 +147,10 @@ export class Transport {
       el('span', 'mk mk-split', 'split (NE)'),
       el('span', 'mk mk-merge', 'merge'),
       el('span', 'mk mk-rotate', 'rotation'),
+      el('span', 'mk-none', 'no markers: a maple tree has no NE splits, merges or rotations'),
     );
     legend.dataset.testid = 'markers-note';
+    legend.dataset.kinds = 'free-tree';
   }
 
   render(v: TransportView): void {
@@ -182,7 +189,10 @@ export class Transport {
       v.frame >= 0 ? `op ${v.op + 1} of ${v.length}, micro-step ${v.frame + 1}` : `${v.op} of ${v.length} operations done`,
     );
     this.renderMarkers(v.markers, v.length, v.markersVersion);
-    (r.querySelector('.marker-legend') as HTMLElement).title = v.markersNote;
+    const legend = r.querySelector('.marker-legend') as HTMLElement;
+    if (legend.title !== v.markersNote) legend.title = v.markersNote;
+    const kinds = v.markerKinds ?? 'free-tree';
+    if (legend.dataset.kinds !== kinds) legend.dataset.kinds = kinds;
   }
 
   private renderMarkers(markers: Map<number, Set<MarkerKind>>, length: number, version: number): void {
