@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
   const app = new App(root, { load: loadTrace, begin: beginTrace });
   app.openHash(location.hash);
-  window.addEventListener('hashchange', () => app.openHash(location.hash));
+  // The event's own URL, not location.hash: the page may have rewritten its link to the step
+  // shown (a deferred replaceState) between the navigation and this event, which would reopen
+  // the old trace.
+  window.addEventListener('hashchange', (e) => app.openHash(new URL(e.newURL).hash));
   window.vmapviz = { app };
   document.body.dataset.ready = 'true';
 }
