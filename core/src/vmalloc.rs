@@ -293,7 +293,7 @@ fn get_va_next_sibling(a: &Arena, l: Links) -> Option<u32> {
 
 /// `link_va`: link `va` at `l`, run the insert fix-up, and thread it into the list.
 /// On an augmented tree the node's `subtree_max_size` is then 0 (the caller propagates).
-#[inline]
+#[inline(always)]
 pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, l: Links, obs: &mut O) {
     // The future list predecessor: the parent itself when linking to its right, else its prev.
     let after = if l.parent == NIL {
@@ -328,7 +328,7 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
 }
 
 /// `unlink_va`: erase from the tree (augmented for the free tree) and from the list.
-#[inline]
+#[inline(always)]
 pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) {
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
