@@ -44,7 +44,8 @@ pub fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64)
 /// [`is_within_this_va`] on the object itself.
 #[inline(always)]
 fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
-    let nva = if v.va_start > vstart { align_up(v.va_start, align) } else { align_up(vstart, align) };
+    // `ALIGN` of the larger of the two: the kernel's two-armed `if`, with one `ALIGN`.
+    let nva = align_up(v.va_start.max(vstart), align);
     // A wrapped ALIGN or a wrapped end cannot fit.
     let end = nva.wrapping_add(size);
     if end < nva || nva < vstart {
@@ -113,8 +114,9 @@ pub fn find_vmap_lowest_match<O: Observer>(
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
     'descend: while let Some(v) = a.try_get(node) {
-        let lmax = a.smax(v.left);
-        if lmax >= length && vstart < v.va_start {
+        // The kernel tests the left subtree's size first; both tests only read, so the one
+        // without a load goes first.
+        if vstart < v.va_start && a.smax(v.left) >= length {
             if O::ON {
                 let ev = visit(a, node, vstart, Branch::Left);
                 obs.event(ev, view(a, t));
@@ -153,7 +155,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
                 }
                 return Ok(node);
             }
-            if a.smax(p.right) >= length && vstart <= p.va_start {
+            if vstart <= p.va_start && a.smax(p.right) >= length {
                 // Back from this very right subtree with the same vstart: entering it again
                 // repeats the walk exactly, forever (5.16 added the vstart move for this).
                 if !rule.move_vstart && from == p.right {
