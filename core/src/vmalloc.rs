@@ -341,7 +341,7 @@ pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32
 }
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
-#[inline]
+#[inline(always)]
 pub fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> bool {
     let (s, e) = (a.get(va).va_start, a.get(va).va_end);
     match find_va_links(a, t, s, e, NIL) {
@@ -389,6 +389,7 @@ pub enum MergeStyle {
 ///
 /// Returns the object that holds the range afterwards (the freed one, `next` or `prev`), or
 /// `None` when the range overlaps an area of the tree (nothing changes then).
+#[inline(always)]
 pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,
@@ -522,6 +523,7 @@ fn merge_event<O: Observer>(
 ///   RE   |va'->|<-- request ->|         va.end = nva
 ///   NE   |lva->|<- req ->|<va'|         a new block lva on the left
 /// ```
+#[inline(always)]
 pub fn adjust_va_to_fit_type<O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,
