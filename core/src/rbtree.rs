@@ -206,6 +206,7 @@ pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool)
 }
 
 /// `__rb_insert`: the fix-up after linking the red leaf `node`.
+#[inline(always)]
 pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
     let mut parent = a.get(node).parent;
     loop {
