@@ -3,12 +3,15 @@
 // the page's worker replays a large trace: the parse (the constructor) is not timed, the
 // replay is `step(total)` (output recorded, checkpoints taken, events off).
 //
-//   node scripts/bench-wasm-perf.mjs [--runs N] [--traces "fixed_s44 mixed_s42"]
+//   node scripts/bench-wasm-perf.mjs [--runs N] [--traces "fixed_s44 mixed_s42"] [--pkg DIR]
+//
+// --pkg DIR: another wasm-pack output (`--target web`) of the workbench build, e.g. a copy kept
+// from an older commit, instead of web/src/pkg-workbench.
 //
 // Prints ns/op per trace, best of N (default 5). Run scripts/bench-perf.sh first: it
 // decompresses the traces into target/perf/.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ROOT } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -19,7 +22,7 @@ const opt = (name, dflt) => {
 const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
 const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42').split(/\s+/).filter(Boolean);
 
-const pkg = join(ROOT, 'web/src/pkg-workbench');
+const pkg = resolve(opt('--pkg', join(ROOT, 'web/src/pkg-workbench')));
 const m = await import(join(pkg, 'vmapviz_wasm.js'));
 m.initSync({ module: readFileSync(join(pkg, 'vmapviz_wasm_bg.wasm')) });
 

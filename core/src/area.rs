@@ -226,7 +226,7 @@ impl VaTree {
     }
 
     /// `list_add(va, after)`: `after == NIL` means at the head of the list.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn list_add_after(&mut self, a: &mut Arena, va: u32, after: u32) {
         let next = if after == NIL { self.first } else { a.get(after).next };
         {

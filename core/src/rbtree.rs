@@ -54,7 +54,7 @@ pub fn compute_subtree_max_size(a: &Arena, n: u32) -> u64 {
 impl Augment for SubtreeMax {
     const AUGMENTED: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn propagate<O: Observer>(a: &mut Arena, root: u32, mut n: u32, stop: u32, obs: &mut O) {
         while n != stop {
             let m = compute_subtree_max_size(a, n);
@@ -187,7 +187,7 @@ fn color_of(black: bool) -> Color {
 }
 
 /// `rb_link_node`: hang `n` as a red leaf at `parent`'s `left`/`right` link (or as the root).
-#[inline]
+#[inline(always)]
 pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool) {
     {
         let v = a.at(n);
@@ -206,6 +206,7 @@ pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool)
 }
 
 /// `__rb_insert`: the fix-up after linking the red leaf `node`.
+#[inline(always)]
 pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
     let mut parent = a.get(node).parent;
     loop {

@@ -53,6 +53,7 @@ impl Replayer {
 
     /// Apply one operation, appending its output lines to `out`. An `Err` means the kernel
     /// would crash (BUG) or the request is outside the model; the state is then unchanged.
+    #[inline(always)]
     pub fn apply<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
         let v = &mut self.vmap;
         let warn = |e: VmapError| if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };

@@ -44,7 +44,8 @@ pub fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64)
 /// [`is_within_this_va`] on the object itself.
 #[inline(always)]
 fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
-    let nva = if v.va_start > vstart { align_up(v.va_start, align) } else { align_up(vstart, align) };
+    // `ALIGN` of the larger of the two: the kernel's two-armed `if`, with one `ALIGN`.
+    let nva = align_up(v.va_start.max(vstart), align);
     // A wrapped ALIGN or a wrapped end cannot fit.
     let end = nva.wrapping_add(size);
     if end < nva || nva < vstart {
@@ -113,8 +114,9 @@ pub fn find_vmap_lowest_match<O: Observer>(
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
     'descend: while let Some(v) = a.try_get(node) {
-        let lmax = a.smax(v.left);
-        if lmax >= length && vstart < v.va_start {
+        // The kernel tests the left subtree's size first; both tests only read, so the one
+        // without a load goes first.
+        if vstart < v.va_start && a.smax(v.left) >= length {
             if O::ON {
                 let ev = visit(a, node, vstart, Branch::Left);
                 obs.event(ev, view(a, t));
@@ -153,7 +155,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
                 }
                 return Ok(node);
             }
-            if a.smax(p.right) >= length && vstart <= p.va_start {
+            if vstart <= p.va_start && a.smax(p.right) >= length {
                 // Back from this very right subtree with the same vstart: entering it again
                 // repeats the walk exactly, forever (5.16 added the vstart move for this).
                 if !rule.move_vstart && from == p.right {
@@ -293,7 +295,7 @@ fn get_va_next_sibling(a: &Arena, l: Links) -> Option<u32> {
 
 /// `link_va`: link `va` at `l`, run the insert fix-up, and thread it into the list.
 /// On an augmented tree the node's `subtree_max_size` is then 0 (the caller propagates).
-#[inline]
+#[inline(always)]
 pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, l: Links, obs: &mut O) {
     // The future list predecessor: the parent itself when linking to its right, else its prev.
     let after = if l.parent == NIL {
@@ -328,7 +330,7 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
 }
 
 /// `unlink_va`: erase from the tree (augmented for the free tree) and from the list.
-#[inline]
+#[inline(always)]
 pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) {
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
@@ -339,7 +341,7 @@ pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32
 }
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
-#[inline]
+#[inline(always)]
 pub fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> bool {
     let (s, e) = (a.get(va).va_start, a.get(va).va_end);
     match find_va_links(a, t, s, e, NIL) {
@@ -387,6 +389,7 @@ pub enum MergeStyle {
 ///
 /// Returns the object that holds the range afterwards (the freed one, `next` or `prev`), or
 /// `None` when the range overlaps an area of the tree (nothing changes then).
+#[inline(always)]
 pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,
@@ -520,6 +523,7 @@ fn merge_event<O: Observer>(
 ///   RE   |va'->|<-- request ->|         va.end = nva
 ///   NE   |lva->|<- req ->|<va'|         a new block lva on the left
 /// ```
+#[inline(always)]
 pub fn adjust_va_to_fit_type<O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,

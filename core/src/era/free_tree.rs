@@ -23,6 +23,7 @@ impl Vmap {
     /// `alloc_vmap_area` from the free tree (5.2, 6.1, and 6.9 after its pools): clip the
     /// lowest fitting free block and insert the new area, with `flags`, into the busy tree of
     /// its node; on failure purge the lazy areas once (6.9: with a full decay) and search again.
+    #[inline(always)]
     pub(super) fn alloc_from_free_tree<O: Observer>(
         &mut self,
         size: u64,
@@ -72,6 +73,7 @@ impl Vmap {
 
     /// `__alloc_vmap_area`: search, check `vend`, clip. `Ok(None)` on failure (the tree is
     /// unchanged); `Err` when the kernel's search would never return.
+    #[inline(always)]
     pub(super) fn __alloc_vmap_area<O: Observer>(
         &mut self,
         size: u64,
@@ -135,6 +137,7 @@ impl Vmap {
     }
 
     /// `__free_vmap_area`: unlink from busy and return the range to free space.
+    #[inline(always)]
     pub(super) fn __free_vmap_area<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         self.busy_remove(nid, va, obs);
         self.arena.at(va).flags = 0;

@@ -264,6 +264,7 @@ impl Vmap {
     // ------------------------------------------------------------------
 
     /// `alloc_vmap_area`: returns the start of the new busy area.
+    #[inline(always)]
     pub fn alloc<O: Observer>(
         &mut self,
         size: u64,
@@ -283,6 +284,7 @@ impl Vmap {
     }
 
     /// `free_vmap_area`: give the busy area at `addr` back to free space at once.
+    #[inline(always)]
     pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
         if let Some(r) = self.rfc.as_deref_mut() {
@@ -407,6 +409,7 @@ impl Vmap {
     // ------------------------------------------------------------------
 
     /// `insert_vmap_area` into the busy tree of the area's node.
+    #[inline(always)]
     fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
         let nid = self.addr_to_node_id(self.arena.get(va).va_start) as usize;
         insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
@@ -486,6 +489,7 @@ impl Vmap {
         Err(VmapError::UnknownFree { addr, interior_of: interior })
     }
 
+    #[inline(always)]
     fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
         if O::ON {

@@ -17,6 +17,10 @@ use vmapviz_core::session::{
 use vmapviz_core::{Profile, Session};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "bench")]
+mod bench;
+#[cfg(feature = "bench")]
+pub use bench::BenchReplay;
 mod maple;
 #[cfg(feature = "workbench")]
 mod workbench;

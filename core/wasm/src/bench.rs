@@ -1,0 +1,42 @@
+//! Issue 17's wasm measurement (feature `bench`, never in the page's builds): the same timed
+//! loop as `vmap-replay --bench`, so that Node can time wasm against native on the same trace.
+//! The constructor parses (untimed, as natively); `run` replays every line but the prints, with
+//! output formatting and no observer, exactly as the native loop does; the caller times it.
+
+use vmapviz_core::trace::{parse_trace_limited, Op, TraceLine};
+use vmapviz_core::{NoObserver, Replayer};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+pub struct BenchReplay {
+    lines: Vec<TraceLine>,
+}
+
+#[wasm_bindgen]
+impl BenchReplay {
+    /// Parse a whole trace (no size limit, as `--bench`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: &str) -> Result<BenchReplay, JsError> {
+        let lines = parse_trace_limited(text, usize::MAX).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(BenchReplay { lines })
+    }
+
+    /// Operations the native benchmark divides by (alloc, free, vfree, purge, ...).
+    pub fn ops(&self) -> usize {
+        self.lines.iter().filter(|l| l.op.is_timed()).count()
+    }
+
+    /// One replay from a fresh state under `profile` (`""`: linux-5.2); returns the output's
+    /// length in bytes, so that the work cannot be optimised away and runs can be compared.
+    pub fn run(&self, profile: &str) -> Result<usize, JsError> {
+        let mut r = Replayer::new(crate::profile(profile)?);
+        let mut out = String::new();
+        for l in &self.lines {
+            if matches!(l.op, Op::Dump | Op::Busy | Op::Pools) {
+                continue;
+            }
+            r.apply(&l.op, &mut out, &mut NoObserver).map_err(|e| JsError::new(&format!("line {}: {e}", l.line)))?;
+        }
+        Ok(out.len())
+    }
+}
