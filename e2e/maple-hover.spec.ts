@@ -7,6 +7,7 @@
 // what the view computed.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
+import { lastDump as lastDumpLines } from './support/dump';
 
 interface DumpNode {
   depth: number;
@@ -17,34 +18,24 @@ interface DumpNode {
   slots: { lo: bigint; hi: bigint; k: string }[];
 }
 
-/** The nodes of the last `dump` the core printed (`node DEPTH TYPE min=… max=… | 0:0xPIV:K[:0xGAP] …`). */
+/** The nodes of the last `dump` the core printed, each slot with its inclusive range. */
 function lastDump(output: string): DumpNode[] {
-  const blocks = output.split('dump height=');
-  expect(blocks.length).toBeGreaterThan(1);
-  return blocks[blocks.length - 1]
-    .split('\n')
-    .filter((l) => l.startsWith('node '))
-    .map((l) => {
-      const [head, slots] = l.split(' | ');
-      const w = head.split(' ');
-      const min = BigInt(w[3].slice(4));
-      let lo = min;
-      return {
-        depth: Number(w[1]),
-        type: w[2],
-        min,
-        max: BigInt(w[4].slice(4)),
-        slots: slots
-          .trim()
-          .split(' ')
-          .map((x) => {
-            const [, piv, k] = x.split(':');
-            const s = { lo, hi: BigInt(piv), k };
-            lo = BigInt(piv) + 1n;
-            return s;
-          }),
-      };
-    });
+  return lastDumpLines(output).map((l) => {
+    const min = BigInt(l.min);
+    let lo = min;
+    return {
+      depth: Number(l.depth),
+      type: l.type,
+      min,
+      max: BigInt(l.max),
+      slots: l.slots.split(' ').map((x) => {
+        const [, piv, k] = x.split(':');
+        const s = { lo, hi: BigInt(piv), k };
+        lo = BigInt(piv) + 1n;
+        return s;
+      }),
+    };
+  });
 }
 
 /** The dump's nodes whose range holds `addr`, root first, and the slot of the deepest that holds it. */

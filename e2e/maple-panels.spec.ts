@@ -4,6 +4,7 @@
 // maple-rfc, and the S1–S5 scenarios opened from the workbench.
 import { expect, test, type Page } from '@playwright/test';
 import { Workbench } from './panels/workbench';
+import { RFC_S2_SETUP } from './fixtures/rfc';
 
 const WINDOW = '0xffffc90000000000 0xffffe8ffffffffff';
 
@@ -144,12 +145,7 @@ test('every maple-rfc scenario S1–S5 opens from the workbench with its explana
 
 /** S2 (alignment padding), as the core's workload writes it for maple-rfc. */
 const S2 = [
-  'profile maple-rfc',
-  'bump off',
-  'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
-  'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
-  'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
-  'free 0xffffc90000010000',
+  ...RFC_S2_SETUP,
   `alloc 0x6000 0x10000 ${WINDOW}`,
   'alloc 0x10000 0x10000 0xffffc90000100000 0xffffc90000110000',
   'dump',

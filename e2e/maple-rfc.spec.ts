@@ -4,27 +4,9 @@
 // the snapshot the view draws), node by node.
 import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
+import { lastDump, type DumpLine } from './support/dump';
 
-interface DumpNode {
-  depth: string;
-  type: string;
-  min: string;
-  max: string;
-  slots: string;
-}
-
-function lastDump(output: string): DumpNode[] {
-  const blocks = output.split('dump height=');
-  expect(blocks.length).toBeGreaterThan(1);
-  return blocks[blocks.length - 1]
-    .split('\n')
-    .filter((l) => l.startsWith('node '))
-    .map((l) => {
-      const [head, slots] = l.split(' | ');
-      const w = head.split(' ');
-      return { depth: w[1], type: w[2], min: w[3].slice(4), max: w[4].slice(4), slots: slots.trim() };
-    });
-}
+type DumpNode = DumpLine;
 
 async function drawnNodes(page: Page): Promise<DumpNode[]> {
   return page.locator('[data-widget="maple-tree"] [data-maple-depth]').evaluateAll((els) =>

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
+import { RFC_S2_SETUP } from './fixtures/rfc';
 
 const MAPLE = fileURLToPath(new URL('../../shared/conformance-maple', import.meta.url));
 
@@ -290,12 +291,7 @@ test('lecture mode at 1280×720 keeps a maple-rfc trace’s occupied tree legibl
   await page.setViewportSize({ width: 1280, height: 720 });
   // maple-rfc's scenario S2 (core/src/workload.rs), opened as a trace after its alignment search.
   const s2 = [
-    'profile maple-rfc',
-    'bump off',
-    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
-    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
-    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
-    'free 0xffffc90000010000',
+    ...RFC_S2_SETUP,
     'alloc 0x6000 0x10000 0xffffc90000000000 0xffffe8ffffffffff',
     'alloc 0x10000 0x10000 0xffffc90000100000 0xffffc90000110000',
     'dump',

@@ -7,18 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator } from '@playwright/test';
 import { Workbench } from './panels/workbench';
 import { coreEvents, type CoreEvent } from './support/core';
-
-const VS = 0xffffc90000000000n;
-const VE = '0xffffe8ffffffffff';
-
-/** 40 one-page vmallocs, every third freed, then a two-page one that no hole fits (bump off). */
-function holesTrace(): string {
-  const lines = ['profile maple-rfc', 'bump off'];
-  for (let i = 0; i < 40; i++) lines.push(`alloc 0x2000 0x1 0x${VS.toString(16)} ${VE}`);
-  for (let i = 1; i < 40; i += 3) lines.push(`free 0x${(VS + BigInt(i) * 0x2000n).toString(16)}`);
-  lines.push(`alloc 0x4000 0x1 0x${VS.toString(16)} ${VE}`);
-  return lines.join('\n');
-}
+import { holesTrace, RFC_S2_SETUP, VEND as VE } from './fixtures/rfc';
 
 /** The trace as compare mode replays it under linux-6.9: `bump off` keeps its index as a `dump`. */
 function as69(trace: string): string {
@@ -181,12 +170,7 @@ test('compare: linux-6.9 and maple-rfc step through one allocation micro-step by
 test('compare: the counters table says why this operation\'s answers differ, from each column\'s events', async ({ page }) => {
   // The spec's S2: a 64 KiB-aligned request whose low hole is too short once padded.
   const S2 = [
-    'profile maple-rfc',
-    'bump off',
-    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
-    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
-    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
-    'free 0xffffc90000010000',
+    ...RFC_S2_SETUP,
     `alloc 0x6000 0x10000 0xffffc90000000000 ${VE}`,
   ].join('\n');
   const wb = new Workbench(page);

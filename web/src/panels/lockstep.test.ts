@@ -4,6 +4,7 @@
 // occupied-tree search on one trace with holes.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holesTrace, RFC_S2_SETUP, VEND as VE, VSTART as VS } from '../../../e2e/fixtures/rfc';
 import { Session, type OpFrames } from '../bridge';
 import { initSync, Vmapviz } from '../pkg/vmapviz_wasm.js';
 import { forProfile } from './api';
@@ -41,18 +42,6 @@ describe('lock-step frames', () => {
     expect(holdNote(0, 0)).toContain('no micro-steps');
   });
 });
-
-const VS = 0xffffc90000000000n;
-const VE = '0xffffe8ffffffffff';
-
-/** 40 one-page vmallocs, every third freed, then a two-page one: no hole fits, the searches go past them. */
-function holesTrace(): string {
-  const lines = ['profile maple-rfc', 'bump off'];
-  for (let i = 0; i < 40; i++) lines.push(`alloc 0x2000 0x1 0x${VS.toString(16)} ${VE}`);
-  for (let i = 1; i < 40; i += 3) lines.push(`free 0x${(VS + BigInt(i) * 0x2000n).toString(16)}`);
-  lines.push(`alloc 0x4000 0x1 0x${VS.toString(16)} ${VE}`);
-  return lines.join('\n');
-}
 
 function lastOp(profile: string): { of: OpFrames; s: Session } {
   const s = new Session(Vmapviz.load(forProfile(holesTrace(), profile)));
@@ -123,12 +112,7 @@ describe('why an answer differs, from the column\'s own events', () => {
   };
   // The spec's S2: a 64 KiB-aligned request whose low hole is too short after padding.
   const S2 = [
-    'profile maple-rfc',
-    'bump off',
-    'alloc 0x10000 0x1 0xffffc90000000000 0xffffc90000010000',
-    'alloc 0x6000 0x1 0xffffc90000010000 0xffffc90000016000',
-    'alloc 0x2a000 0x1 0xffffc90000016000 0xffffc90000040000',
-    'free 0xffffc90000010000',
+    ...RFC_S2_SETUP,
     'alloc 0x6000 0x10000 0xffffc90000000000 0xffffc90000100000',
   ].join('\n');
 
