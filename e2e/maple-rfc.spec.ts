@@ -4,23 +4,7 @@
 // the snapshot the view draws), node by node.
 import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
-import { lastDump, type DumpLine } from './support/dump';
-
-type DumpNode = DumpLine;
-
-async function drawnNodes(page: Page): Promise<DumpNode[]> {
-  return page.locator('[data-widget="maple-tree"] [data-maple-depth]').evaluateAll((els) =>
-    els.map((e) => ({
-      depth: e.getAttribute('data-maple-depth') ?? '',
-      type: e.getAttribute('data-maple-type') ?? '',
-      min: e.getAttribute('data-maple-min') ?? '',
-      max: e.getAttribute('data-maple-max') ?? '',
-      slots: e.getAttribute('data-maple-slots') ?? '',
-    })),
-  );
-}
-
-const byPlace = (a: DumpNode, b: DumpNode) => Number(a.depth) - Number(b.depth) || (BigInt(a.min) < BigInt(b.min) ? -1 : 1);
+import { byPlace, drawnNodes, lastDump } from './support/dump';
 
 /** 60 one-page vmallocs with the bump overlay off, every third freed, purged, then a dump. */
 function trace(): string {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { RFC_S2_SETUP } from './fixtures/rfc';
+import { byPlace, drawnNodes, lastDump } from './support/dump';
 
 const MAPLE = fileURLToPath(new URL('../../shared/conformance-maple', import.meta.url));
 
@@ -27,41 +28,6 @@ function ops(trace: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('profile'));
 }
 
-interface DumpNode {
-  depth: string;
-  type: string;
-  min: string;
-  max: string;
-  slots: string;
-}
-
-/** The node lines of the expected output's last dump block, as the README defines them. */
-function lastDump(expected: string): DumpNode[] {
-  const blocks = expected.split('dump height=');
-  const last = blocks[blocks.length - 1];
-  return last
-    .split('\n')
-    .filter((l) => l.startsWith('node '))
-    .map((l) => {
-      const [head, slots] = l.split(' | ');
-      const w = head.split(' ');
-      return { depth: w[1], type: w[2], min: w[3].slice(4), max: w[4].slice(4), slots: slots.trim() };
-    });
-}
-
-async function drawnNodes(page: Page): Promise<DumpNode[]> {
-  return page.locator('[data-widget="maple-tree"] [data-maple-depth]').evaluateAll((els) =>
-    els.map((e) => ({
-      depth: e.getAttribute('data-maple-depth') ?? '',
-      type: e.getAttribute('data-maple-type') ?? '',
-      min: e.getAttribute('data-maple-min') ?? '',
-      max: e.getAttribute('data-maple-max') ?? '',
-      slots: e.getAttribute('data-maple-slots') ?? '',
-    })),
-  );
-}
-
-const byPlace = (a: DumpNode, b: DumpNode) => Number(a.depth) - Number(b.depth) || (BigInt(a.min) < BigInt(b.min) ? -1 : 1);
 
 async function openMaple(app: AppPage, trace: string, step: number | 'end', frame?: number): Promise<void> {
   // Each link is opened as a fresh page load: a second link on the same page is only a hash

@@ -9,6 +9,17 @@ import { Workbench } from './panels/workbench';
 import { coreEvents, type CoreEvent } from './support/core';
 import { holesTrace, RFC_S2_SETUP, VEND as VE } from './fixtures/rfc';
 
+/** Compare mode with linux-6.9 and maple-rfc only, not following the main player. */
+async function sixNineAgainstRfc(wb: Workbench): Promise<Locator> {
+  const cmp = wb.compare;
+  await cmp.locator('input[name="follow"]').uncheck();
+  await cmp.locator('input[data-profile="linux-5.1"]').uncheck();
+  await cmp.locator('input[data-profile="linux-5.2"]').uncheck();
+  await cmp.locator('input[data-profile="linux-6.9"]').check();
+  await cmp.locator('input[data-profile="maple-rfc"]').check();
+  return cmp;
+}
+
 /** The trace as compare mode replays it under linux-6.9: `bump off` keeps its index as a `dump`. */
 function as69(trace: string): string {
   return trace.replace('profile maple-rfc', 'profile linux-6.9').replace('bump off', 'dump');
@@ -48,12 +59,7 @@ test('compare: linux-6.9 and maple-rfc step through one allocation micro-step by
   const wb = new Workbench(page);
   await wb.openTrace(trace);
   await wb.tab('compare');
-  const cmp = wb.compare;
-  await cmp.locator('input[name="follow"]').uncheck();
-  await cmp.locator('input[data-profile="linux-5.1"]').uncheck();
-  await cmp.locator('input[data-profile="linux-5.2"]').uncheck();
-  await cmp.locator('input[data-profile="linux-6.9"]').check();
-  await cmp.locator('input[data-profile="maple-rfc"]').check();
+  const cmp = await sixNineAgainstRfc(wb);
   const cols = cmp.getByTestId('compare-column');
   await expect(cols).toHaveCount(2);
   const col: Record<string, Locator> = { 'linux-6.9': cols.nth(0), 'maple-rfc': cols.nth(1) };
@@ -204,12 +210,7 @@ test.describe('compare mode in lecture mode at 1280×720', () => {
     const wb = new Workbench(page);
     await wb.openTrace(trace);
     await wb.tab('compare');
-    const cmp = wb.compare;
-    await cmp.locator('input[name="follow"]').uncheck();
-    await cmp.locator('input[data-profile="linux-5.1"]').uncheck();
-    await cmp.locator('input[data-profile="linux-5.2"]').uncheck();
-    await cmp.locator('input[data-profile="linux-6.9"]').check();
-    await cmp.locator('input[data-profile="maple-rfc"]').check();
+    const cmp = await sixNineAgainstRfc(wb);
     await cmp.locator('button[data-action="last"]').click();
     await cmp.locator('button[data-action="prev"]').click();
     await expect(cmp).toHaveAttribute('data-step', String(last));

@@ -12,13 +12,10 @@
 // decompresses the traces into target/perf/.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ROOT } from './lib.mjs';
+import { option, ROOT } from './lib.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
 const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42').split(/\s+/).filter(Boolean);
 

@@ -14,13 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { ROOT } from './lib.mjs';
+import { option, ROOT } from './lib.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
 const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42').split(/\s+/).filter(Boolean);
 const PROFILE = opt('--profile', '');

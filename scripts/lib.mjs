@@ -101,3 +101,9 @@ export function newestMtime(paths) {
 export function seconds(ms) {
   return `${(ms / 1000).toFixed(1)}s`;
 }
+
+/** A `--name VALUE` option of the command line (`dflt` when absent), for the bench scripts. */
+export function option(args, name, dflt) {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+}

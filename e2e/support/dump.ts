@@ -1,7 +1,7 @@
 // The core's `dump` of a maple tree, as printed in its output
 // (`dump height=H …` then `node DEPTH TYPE min=0x… max=0x… | 0:0xPIV:K[:0xGAP] …`), for tests that
 // compare the page's drawn tree with the core's own print.
-import { expect } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 /** One node line of a dump, fields as printed (min and max without their `min=`/`max=`). */
 export interface DumpLine {
@@ -26,3 +26,19 @@ export function lastDump(output: string): DumpLine[] {
       return { depth: w[1], type: w[2], min: w[3].slice(4), max: w[4].slice(4), slots: slots.trim() };
     });
 }
+
+/** The maple nodes the page draws (placeholders included), in the dump's notation. */
+export async function drawnNodes(page: Page): Promise<DumpLine[]> {
+  return page.locator('[data-widget="maple-tree"] [data-maple-depth]').evaluateAll((els) =>
+    els.map((e) => ({
+      depth: e.getAttribute('data-maple-depth') ?? '',
+      type: e.getAttribute('data-maple-type') ?? '',
+      min: e.getAttribute('data-maple-min') ?? '',
+      max: e.getAttribute('data-maple-max') ?? '',
+      slots: e.getAttribute('data-maple-slots') ?? '',
+    })),
+  );
+}
+
+/** Root first, then by address: the order to compare drawn nodes with a dump's. */
+export const byPlace = (a: DumpLine, b: DumpLine): number => Number(a.depth) - Number(b.depth) || (BigInt(a.min) < BigInt(b.min) ? -1 : 1);
