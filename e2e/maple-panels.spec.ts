@@ -163,9 +163,7 @@ test('compare mode: maple-rfc beside linux-6.9, both trees, the counters and the
   const wb = new Workbench(page);
   await wb.openTrace(S2, 7);
   await wb.tab('compare');
-  for (const p of ['linux-5.1', 'linux-5.2']) await wb.compare.locator(`input[data-profile="${p}"]`).uncheck();
-  await wb.compare.locator('input[data-profile="linux-6.9"]').check();
-  await wb.compare.locator('input[data-profile="maple-rfc"]').check();
+  await wb.compareOnly('linux-6.9', 'maple-rfc');
   const cols = wb.compare.getByTestId('compare-column');
   await expect(cols).toHaveCount(2);
   await expect(cols.nth(0)).toHaveAttribute('data-profile', 'linux-6.9');

@@ -13,10 +13,7 @@ import { holesTrace, RFC_S2_SETUP, VEND as VE } from './fixtures/rfc';
 async function sixNineAgainstRfc(wb: Workbench): Promise<Locator> {
   const cmp = wb.compare;
   await cmp.locator('input[name="follow"]').uncheck();
-  await cmp.locator('input[data-profile="linux-5.1"]').uncheck();
-  await cmp.locator('input[data-profile="linux-5.2"]').uncheck();
-  await cmp.locator('input[data-profile="linux-6.9"]').check();
-  await cmp.locator('input[data-profile="maple-rfc"]').check();
+  await wb.compareOnly('linux-6.9', 'maple-rfc');
   return cmp;
 }
 
@@ -182,9 +179,7 @@ test('compare: the counters table says why this operation\'s answers differ, fro
   const wb = new Workbench(page);
   await wb.openTrace(S2, 7);
   await wb.tab('compare');
-  for (const p of ['linux-5.1', 'linux-5.2']) await wb.compare.locator(`input[data-profile="${p}"]`).uncheck();
-  await wb.compare.locator('input[data-profile="linux-6.9"]').check();
-  await wb.compare.locator('input[data-profile="maple-rfc"]').check();
+  await wb.compareOnly('linux-6.9', 'maple-rfc');
   await expect(wb.compare).toHaveAttribute('data-step', '7');
   const table = wb.compare.getByTestId('counters-table');
   await expect(table.locator('tr[data-row="result"]')).toHaveAttribute('data-differs', 'true');

@@ -87,6 +87,15 @@ export class Workbench {
   }
 
   /** What the main view shows: its step and its operations (to check that nothing changed). */
+  /** Compare mode with exactly these profiles checked (the others unchecked). */
+  async compareOnly(...profiles: string[]): Promise<void> {
+    for (const box of await this.compare.locator('input[data-profile]').all()) {
+      const p = (await box.getAttribute('data-profile')) ?? '';
+      if (profiles.includes(p)) await box.check();
+      else await box.uncheck();
+    }
+  }
+
   async fingerprint(): Promise<{ step: string | null; ops: string[] }> {
     return {
       step: await this.page.locator('#app').getAttribute('data-step'),
