@@ -170,6 +170,37 @@ test('compare: linux-6.9 and maple-rfc step through one allocation micro-step by
   expect(wb.problems).toEqual([]);
 });
 
+test('compare: following the main view, it shows the main player\'s micro-step too', async ({ page }) => {
+  test.setTimeout(60_000);
+  const wb = new Workbench(page);
+  await wb.openTrace(holesTrace(), 55);
+  await wb.tab('compare');
+  await wb.compareOnly('linux-6.9', 'maple-rfc');
+  const cmp = wb.compare;
+  await expect(cmp.locator('input[name="follow"]')).toBeChecked();
+  await expect(cmp).toHaveAttribute('data-step', '55');
+  await expect(cmp).toHaveAttribute('data-frame', '-1');
+  const main = page.locator('#app');
+  await main.focus();
+  for (const f of [0, 1, 2]) {
+    await page.keyboard.press('ArrowRight');
+    await expect(main).toHaveAttribute('data-frame', String(f));
+    await expect(cmp).toHaveAttribute('data-frame', String(f));
+    await expect(cmp).toHaveAttribute('data-step', '55');
+    await expect(cmp.getByTestId('compare-column').nth(1)).toHaveAttribute('data-frame', String(f));
+  }
+  await page.keyboard.press('ArrowLeft');
+  await expect(main).toHaveAttribute('data-frame', '1');
+  await expect(cmp).toHaveAttribute('data-frame', '1');
+  // Unfollowed, the main player's micro-steps leave compare where it is.
+  await cmp.locator('input[name="follow"]').uncheck();
+  await main.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(main).toHaveAttribute('data-frame', '2');
+  await expect(cmp).toHaveAttribute('data-frame', '1');
+  expect(wb.problems).toEqual([]);
+});
+
 test('compare: the counters table says why this operation\'s answers differ, from each column\'s events', async ({ page }) => {
   // The spec's S2: a 64 KiB-aligned request whose low hole is too short once padded.
   const S2 = [

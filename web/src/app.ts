@@ -105,6 +105,9 @@ export class App {
   private readonly banner: HTMLElement;
   private readonly undo: UndoToast;
   private readonly listeners: (() => void)[] = [];
+  /** Told of every micro-step too (compare mode following the main view). */
+  private readonly frameListeners: (() => void)[] = [];
+  private notifiedFrame = '';
   private version = 0;
   private notified = '';
   private readonly mapleRoot: HTMLElement;
@@ -263,6 +266,11 @@ export class App {
     this.listeners.push(cb);
   }
 
+  /** Call `cb` whenever the position shown changes, micro-steps included. */
+  onFrame(cb: () => void): void {
+    this.frameListeners.push(cb);
+  }
+
   /**
    * How the address-space overview fills busy and lazy areas: by state (the default) or by
    * vmap node (linux-6.9's nodes; the patterns still tell busy from lazy).
@@ -288,14 +296,23 @@ export class App {
    */
   private changed(): void {
     const key = `${this.version}:${this.pos.op}`;
-    if (key === this.notified) return;
-    this.notified = key;
-    for (const cb of this.listeners) {
-      try {
-        cb();
-      } catch (e) {
-        console.error(e);
+    const frameKey = `${key}:${this.pos.frame}`;
+    const call = (cbs: (() => void)[]) => {
+      for (const cb of cbs) {
+        try {
+          cb();
+        } catch (e) {
+          console.error(e);
+        }
       }
+    };
+    if (key !== this.notified) {
+      this.notified = key;
+      call(this.listeners);
+    }
+    if (frameKey !== this.notifiedFrame) {
+      this.notifiedFrame = frameKey;
+      call(this.frameListeners);
     }
   }
 

@@ -89,6 +89,10 @@ export class ComparePanel {
   private readonly lectureButton: HTMLButtonElement;
 
   constructor(private readonly app: AppApi) {
+    // Following the main view micro-step by micro-step (the panels' refresh comes per operation).
+    app.onFrame?.(() => {
+      if (this.visible && this.follow.checked) this.sync();
+    });
     this.lectureButton = button('Lecture view', 'compare-lecture', 'Show compare mode alone, in lecture mode’s large type (for a projector); the Lecture button of the header leaves it');
     this.lectureButton.setAttribute('aria-pressed', 'false');
     this.lectureButton.addEventListener('click', () => this.setLectureView(document.body.dataset.lectureView !== 'compare'));
@@ -233,8 +237,11 @@ export class ComparePanel {
     } else if (this.follow.checked) this.sync();
   }
 
+  /** Show what the main view shows: its step, and inside an operation its micro-step (lock-step). */
   private sync(): void {
-    if (this.app.currentStep() !== this.step) this.go(this.app.currentStep());
+    const k = this.app.currentStep();
+    const f = this.app.currentFrame?.() ?? -1;
+    if (k !== this.step || f !== this.frame) this.show(k, f);
   }
 
   private rebuild(): void {

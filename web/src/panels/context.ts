@@ -8,6 +8,10 @@ export interface AppApi {
   currentTrace(): string;
   currentStep(): number;
   onChange(cb: () => void): void;
+  /** The micro-step shown inside operation `currentStep()` (-1 between operations). */
+  currentFrame?(): number;
+  /** Called on every position change, micro-steps included. */
+  onFrame?(cb: () => void): void;
   /** Open what a location hash names (the app's own handler of `#trace=`). */
   openHash?(hash: string): void;
   /** The app's session (read-only use: states and frames). */
