@@ -57,7 +57,8 @@ export class AppPage {
   }
 
   async waitReady(): Promise<void> {
-    await expect(this.page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
+    // A long link on a loaded machine (two browsers, builds beside them) can take more than 15 s.
+    await expect(this.page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
   }
 
   /** The step the page shows (the state after that many operations). */

@@ -69,7 +69,7 @@ export class Workbench {
    */
   async open(url = './'): Promise<void> {
     await this.page.goto(url);
-    await expect(this.page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
+    await expect(this.page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
     await expect(this.root).toHaveAttribute('data-panels-state', /idle|loading|ready/);
     // A second open of the same page (a hash change) finds the workbench there already.
     if ((await this.root.getAttribute('data-panels-state')) === 'idle') await this.root.hover();
