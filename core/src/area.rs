@@ -45,6 +45,9 @@ pub struct VmapArea {
 const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 8 * 4);
 const _: () = assert!(std::mem::align_of::<VmapArea>() == 8);
 
+/// The slab grows by this many objects (28 KiB) at a time; see [`Arena::grow`].
+const BLOCK: usize = 512;
+
 /// A handle is the object's byte offset in the slab in 8-byte words: index × 7.
 const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / 8) as u32;
 
@@ -118,19 +121,20 @@ impl Arena {
         h
     }
 
-    /// The slab is full: double it and queue the new objects for [`Arena::alloc`] in a
-    /// scrambled order, returning the first. Handing fresh objects out in address order would
-    /// put areas allocated one after another (so often 2^k apart in address rank, as a tree's
-    /// ancestors are) exactly 2^k × 56 bytes apart: for k >= 9 a multiple of 4 KiB, the same L1
-    /// cache set, so that a descent's nodes evict one another (long_busy_s43: 11.8 simulated L1
-    /// misses per operation in a 32 KiB 8-way L1, 1.5 with the same capacity fully associative).
+    /// The slab is full: add a block of [`BLOCK`] objects and queue them for [`Arena::alloc`],
+    /// returning the first. Handed out in address order, areas allocated 2^k apart (as a
+    /// tree's ancestors often are in address rank) would lie exactly 2^k × 56 bytes apart: for
+    /// k >= 9 a multiple of 4 KiB, the same L1 cache set, so that a descent's nodes evict one
+    /// another (long_busy_s43: 11.8 simulated L1 misses per operation in a 32 KiB 8-way L1, 1.5
+    /// with the same capacity fully associative). So block `b` is handed out in order but
+    /// starting at object `37 * b mod BLOCK` (wrapping): neighbours in time stay neighbours in
+    /// memory, and the same position in blocks `2^j` apart lands in a different set.
     #[cold]
     fn grow(&mut self) -> u32 {
         let n = self.nodes.len();
-        let add = n.max(16);
         // Handles are u32 and `NIL` must stay above every one: 2^32 / 7 objects would
         // be 34 GiB, so this cannot happen before memory runs out.
-        assert!(n + add < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
+        assert!(n + BLOCK < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
         let blank = VmapArea {
             va_start: 0,
             va_end: 0,
@@ -144,20 +148,12 @@ impl Arena {
             id: 0,
             pad: 0,
         };
-        self.nodes.resize(n + add, blank);
-        self.lim = (n + add - 1) as u32 * STRIDE + 1;
-        // `add` is a power of two: a bijection on its bits that mixes high bits into low ones
-        // and back (odd multiplies and xor-shifts are each invertible modulo 2^m).
-        let m = add.trailing_zeros();
-        let mask = add as u64 - 1;
-        let half = m.div_ceil(2);
-        self.free_slots.reserve(add);
-        for r in (0..add as u64).rev() {
-            let mut x = r.wrapping_mul(0x9e37_79b9_7f4a_7c15) & mask;
-            x ^= x >> half;
-            x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9) & mask;
-            x ^= x >> half;
-            self.free_slots.push((n as u32 + x as u32) * STRIDE);
+        self.nodes.resize(n + BLOCK, blank);
+        self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
+        let rot = (n / BLOCK * 37) % BLOCK;
+        self.free_slots.reserve(BLOCK);
+        for j in (0..BLOCK).rev() {
+            self.free_slots.push((n + (j + rot) % BLOCK) as u32 * STRIDE);
         }
         self.free_slots.pop().unwrap_or(NIL)
     }
@@ -405,7 +401,7 @@ mod tests {
         assert_eq!(a.id_of(hs[3]), Some(3));
     }
 
-    /// Fresh objects are not laid out in allocation order: areas allocated 2^k apart (k >= 9)
+    /// Fresh objects are not laid out purely in allocation order: areas allocated 2^k apart (k >= 9)
     /// mostly land in different L1 sets (byte offset / 64 mod 64), where in allocation order
     /// they would all share one (56 * 2^k is a multiple of 4 KiB).
     #[test]
