@@ -30,13 +30,23 @@ impl BenchReplay {
     /// length in bytes, so that the work cannot be optimised away and runs can be compared.
     pub fn run(&self, profile: &str) -> Result<usize, JsError> {
         let mut r = Replayer::new(crate::profile(profile)?);
-        let mut out = String::new();
-        for l in &self.lines {
-            if matches!(l.op, Op::Dump | Op::Busy | Op::Pools) {
-                continue;
+        // Drained every 64 lines at 4 KiB, as `vmap-replay --bench` drains its buffer (a writer
+        // to a sink), so that neither loop times the growth of a many-megabyte string.
+        let mut out = String::with_capacity(8 * 1024);
+        let mut total = 0;
+        for chunk in self.lines.chunks(64) {
+            for l in chunk {
+                if matches!(l.op, Op::Dump | Op::Busy | Op::Pools) {
+                    continue;
+                }
+                r.apply(&l.op, &mut out, &mut NoObserver)
+                    .map_err(|e| JsError::new(&format!("line {}: {e}", l.line)))?;
             }
-            r.apply(&l.op, &mut out, &mut NoObserver).map_err(|e| JsError::new(&format!("line {}: {e}", l.line)))?;
+            if out.len() >= 4 * 1024 {
+                total += out.len();
+                out.clear();
+            }
         }
-        Ok(out.len())
+        Ok(total + out.len())
     }
 }
