@@ -64,8 +64,6 @@ function span<T>(name: string, f: () => T): T {
   }
 }
 
-/** A trace that opens on the maple view (its `profile` line comes first). */
-const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
 
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
@@ -330,9 +328,6 @@ export class App {
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     this.stopOpening();
-    // A maple profile's link needs the maple view's chunk: fetched while the core replays the
-    // trace, not after (it was a third of the time to the first drawing of a long link).
-    if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       this.openSliced(link.trace, link.step, extra.frame, problems);
       return;
