@@ -45,6 +45,25 @@ pub struct VmapArea {
 const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 8 * 4);
 const _: () = assert!(std::mem::align_of::<VmapArea>() == 8);
 
+impl VmapArea {
+    /// An object on no tree and no list: every link `NIL`, no flags.
+    const fn unlinked(va_start: u64, va_end: u64, id: u32) -> Self {
+        VmapArea {
+            va_start,
+            va_end,
+            subtree_max_size: 0,
+            parent: NIL,
+            left: NIL,
+            right: NIL,
+            prev: NIL,
+            next: NIL,
+            flags: 0,
+            id,
+            pad: 0,
+        }
+    }
+}
+
 /// The slab grows by this many objects (28 KiB) at a time; see [`Arena::grow`].
 const BLOCK: usize = 512;
 
@@ -99,19 +118,7 @@ impl Arena {
     /// `kmem_cache_alloc(vmap_area_cachep)`.
     #[inline]
     pub fn alloc(&mut self, va_start: u64, va_end: u64) -> u32 {
-        let va = VmapArea {
-            va_start,
-            va_end,
-            subtree_max_size: 0,
-            parent: NIL,
-            left: NIL,
-            right: NIL,
-            prev: NIL,
-            next: NIL,
-            flags: 0,
-            id: self.next_id,
-            pad: 0,
-        };
+        let va = VmapArea::unlinked(va_start, va_end, self.next_id);
         self.next_id = self.next_id.wrapping_add(1);
         let h = match self.free_slots.pop() {
             Some(h) => h,
@@ -135,19 +142,7 @@ impl Arena {
         // Handles are u32 and `NIL` must stay above every one: 2^32 / 7 objects would
         // be 34 GiB, so this cannot happen before memory runs out.
         assert!(n + BLOCK < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
-        let blank = VmapArea {
-            va_start: 0,
-            va_end: 0,
-            subtree_max_size: 0,
-            parent: NIL,
-            left: NIL,
-            right: NIL,
-            prev: NIL,
-            next: NIL,
-            flags: 0,
-            id: 0,
-            pad: 0,
-        };
+        let blank = VmapArea::unlinked(0, 0, 0);
         self.nodes.resize(n + BLOCK, blank);
         self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
         let rot = (n / BLOCK * 37) % BLOCK;
