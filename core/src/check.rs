@@ -153,6 +153,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "lazy"));
         objects += 1;
     }
+    check_busy_index(v)?;
     if v.profile.lazy_in_busy() {
         let marked = v.nodes[0].busy.iter(a).filter(|(_, x)| x.is_lazy()).count();
         if marked != v.lazy_list.len() {
@@ -194,6 +195,30 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     }
     if cursor != v.space.1 {
         return Err(format!("the areas end at {cursor:#x}, not at the end of the space {:#x}", v.space.1));
+    }
+    Ok(())
+}
+
+/// The busy index names only busy areas, each under its own start, with its Robin Hood
+/// distances right; an area may be missing from it (it is a cache), no entry may be stale.
+fn check_busy_index(v: &Vmap) -> Result<(), String> {
+    let a = &v.arena;
+    v.busy_index.check(a)?;
+    let mut busy = std::collections::HashSet::new();
+    for node in &v.nodes {
+        busy.extend(node.busy.iter(a).map(|(h, _)| h));
+    }
+    for h in v.busy_index.handles(a) {
+        if !busy.contains(&h) {
+            return Err(format!("busy index names an area that is not busy (handle {h})"));
+        }
+        let start = a.get(h).va_start;
+        if v.busy_index.find(a, start) != h {
+            return Err(format!("busy index: the area at {start:#x} is not found under its start"));
+        }
+    }
+    if v.busy_index.len() > busy.len() {
+        return Err(format!("busy index holds {} entries for {} busy areas", v.busy_index.len(), busy.len()));
     }
     Ok(())
 }
