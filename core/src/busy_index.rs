@@ -39,9 +39,14 @@ const GROUP: usize = 8;
 /// The smallest table, in groups.
 const MIN_GROUPS: usize = 2;
 
+/// One group: 32 bytes, aligned so that it never straddles two cache lines.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct Group([u32; GROUP]);
+
 #[derive(Clone, Debug, Default)]
 pub struct BusyIndex {
-    slots: Vec<u32>,
+    groups: Vec<Group>,
     /// Entries.
     len: usize,
     /// DELETED slots.
@@ -90,7 +95,7 @@ impl BusyIndex {
     }
     /// Slots allocated (what the index costs: 4 bytes each).
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.groups.len() * GROUP
     }
 
     pub fn clear(&mut self) {
@@ -110,16 +115,14 @@ impl BusyIndex {
 
     #[inline(always)]
     fn group(&self, g: usize) -> &[u32; GROUP] {
-        let i = g * GROUP;
-        // The table is a whole number of groups.
-        self.slots[i..i + GROUP].try_into().unwrap_or(&[EMPTY; GROUP])
+        &self.groups[g].0
     }
 
     /// The busy area starting at `key`, or `NIL` when it is not indexed (the caller then asks
     /// the tree).
     #[inline(always)]
     pub fn find(&self, a: &Arena, key: u64) -> u32 {
-        let groups = self.slots.len() / GROUP;
+        let groups = self.groups.len();
         if groups == 0 {
             return NIL;
         }
@@ -150,7 +153,7 @@ impl BusyIndex {
         if idx > MAX_IDX {
             return;
         }
-        if (self.len + self.deleted + 1) * 5 > self.slots.len() * 4 {
+        if (self.len + self.deleted + 1) * 5 > self.capacity() * 4 {
             self.resize(a, self.len + 1);
         }
         self.place(key, idx);
@@ -160,16 +163,16 @@ impl BusyIndex {
     /// guarantees one).
     #[inline(always)]
     fn place(&mut self, key: u64, idx: u32) {
-        let groups = self.slots.len() / GROUP;
+        let groups = self.groups.len();
         let (mut g, tag) = Self::hash(key, groups);
         for _ in 0..groups {
             let m = mask(self.group(g), !DELETED, EMPTY);
             if m != 0 {
-                let i = g * GROUP + m.trailing_zeros() as usize;
-                if self.slots[i] == DELETED {
+                let slot = &mut self.groups[g].0[m.trailing_zeros() as usize];
+                if *slot == DELETED {
                     self.deleted -= 1;
                 }
-                self.slots[i] = ((idx + 1) << TAG_BITS) | tag;
+                *slot = ((idx + 1) << TAG_BITS) | tag;
                 self.len += 1;
                 return;
             }
@@ -181,7 +184,7 @@ impl BusyIndex {
     /// not indexed.
     #[inline]
     pub fn remove(&mut self, a: &Arena, key: u64, h: u32) {
-        let groups = self.slots.len() / GROUP;
+        let groups = self.groups.len();
         let idx = a.index_of(h);
         if groups == 0 || idx > MAX_IDX {
             return;
@@ -193,15 +196,15 @@ impl BusyIndex {
             let m = mask(grp, !0, want);
             let empty = mask(grp, !0, EMPTY) != 0;
             if m != 0 {
-                let i = g * GROUP + m.trailing_zeros() as usize;
+                let slot = &mut self.groups[g].0[m.trailing_zeros() as usize];
                 if empty {
-                    self.slots[i] = EMPTY;
+                    *slot = EMPTY;
                 } else {
-                    self.slots[i] = DELETED;
+                    *slot = DELETED;
                     self.deleted += 1;
                 }
                 self.len -= 1;
-                if self.len * 2 < self.slots.len() && self.slots.len() > MIN_GROUPS * GROUP {
+                if self.len * 2 < self.capacity() && self.groups.len() > MIN_GROUPS {
                     self.resize(a, self.len);
                 }
                 return;
@@ -218,10 +221,10 @@ impl BusyIndex {
     #[cold]
     fn resize(&mut self, a: &Arena, n: usize) {
         let groups = (n * 25 / 16).div_ceil(GROUP).max(MIN_GROUPS);
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; groups * GROUP]);
+        let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
         self.len = 0;
         self.deleted = 0;
-        for s in old {
+        for s in old.iter().flat_map(|g| g.0) {
             if s > DELETED {
                 let idx = idx_of(s);
                 if let Some(v) = a.try_get(a.handle_of(idx)) {
@@ -233,15 +236,15 @@ impl BusyIndex {
 
     /// Every indexed handle (for the invariant checks).
     pub fn handles<'a>(&'a self, a: &'a Arena) -> impl Iterator<Item = u32> + 'a {
-        self.slots.iter().filter(|&&s| s > DELETED).map(move |&s| a.handle_of(idx_of(s)))
+        self.groups.iter().flat_map(|g| g.0).filter(|&s| s > DELETED).map(move |s| a.handle_of(idx_of(s)))
     }
 
     /// Every entry is reachable from its home group (no group on the way has an EMPTY slot)
     /// and carries its key's tag; the counts are right. `Err` names the first slot that is not.
     pub fn check(&self, a: &Arena) -> Result<(), String> {
-        let groups = self.slots.len() / GROUP;
+        let groups = self.groups.len();
         let (mut n, mut d) = (0, 0);
-        for (pos, &s) in self.slots.iter().enumerate() {
+        for (pos, s) in self.groups.iter().flat_map(|g| g.0).enumerate() {
             if s == DELETED {
                 d += 1;
             }
