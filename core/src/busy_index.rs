@@ -102,15 +102,15 @@ impl BusyIndex {
         *self = BusyIndex::default();
     }
 
-    /// The home group and the tag of `key` in a table of `groups` groups: the group from the
-    /// high half of `hash * groups` (any number of groups works), the tag from bits the group
-    /// does not depend on.
+    /// The home group and the tag of `key` in a table of `groups` groups: `hash * groups` in
+    /// 128 bits, its high half the group (any number of groups works), the top bits of its low
+    /// half (where in the group's share of hash values the key fell) the tag.
     #[inline(always)]
     fn hash(key: u64, groups: usize) -> (usize, u32) {
         let h = (key ^ (key >> 12) ^ (key >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let g = ((h as u128 * groups as u128) >> 64) as usize;
+        let p = h as u128 * groups as u128;
         // Bit 6 always set: a tag never equals EMPTY or DELETED's low bits.
-        (g, ((h >> 25) as u32) & TAG_MASK | 0x40)
+        ((p >> 64) as usize, ((p as u64) >> 58) as u32 | 0x40)
     }
 
     #[inline(always)]
