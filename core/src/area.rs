@@ -221,17 +221,6 @@ impl Arena {
         self.try_get(i).map_or(0, |v| v.subtree_max_size)
     }
 
-    /// The arena index of handle `h` (0, 1, 2, ... in slab order), for [`crate::busy_index`].
-    #[inline(always)]
-    pub(crate) fn index_of(&self, h: u32) -> u32 {
-        h / STRIDE
-    }
-    /// The handle of arena index `i`; past the slab when `i` is (then `try_get` gives `None`).
-    #[inline(always)]
-    pub(crate) fn handle_of(&self, i: u32) -> u32 {
-        i.saturating_mul(STRIDE)
-    }
-
     /// Objects currently allocated (in some container).
     pub fn live(&self) -> usize {
         self.nodes.len() - self.free_slots.len()

@@ -8,30 +8,33 @@
 //!
 //! ```text
 //!   group g = high half of (hash(va_start) * groups)       8 slots of u32 per group (32 bytes)
-//!   slot:  0 EMPTY | 1 DELETED | (arena index + 1) << 7 | tag      tag = 64 | 6 more bits of the hash
+//!   slot:  0 EMPTY | 1 DELETED | (handle + 1) << 7 | tag      tag = 64 | 6 more bits of the hash
 //!   find:    the slots of g whose tag matches -> compare that area's va_start; an EMPTY slot
 //!            in g ends the search, else go on to g + 1
 //! ```
 //!
-//! A slot holds the arena index of the area, not its address (the key is read from the area
+//! A slot holds the handle of the area, not its address (the key is read from the area
 //! itself, which the caller needs next anyway), plus 6 more bits of the hash, so that a probe
 //! reads one area in the usual case and the slots of a group are compared all at once. A
 //! removal writes EMPTY when its group still has an EMPTY slot (no search ever went past a
-//! group that was never full), else DELETED; inserts reuse both. The table is rebuilt at a
-//! load of 0.64 whenever entries and DELETED slots pass 4/5 of it or entries fall under 1/2,
+//! group that was never full), else DELETED; inserts reuse both. The table is rebuilt (at a
+//! load of 0.55 to grow, 0.64 otherwise) whenever entries and DELETED slots pass 4/5 of it or
+//! entries fall under 1/2,
 //! so the index costs 5 to 8 bytes per busy area.
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
-//! leaves a busy tree), but an area past arena index 2^25 - 2 is not indexed. So a hit is an
-//! answer and a miss only means "ask the tree".
+//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 4.8 million objects)
+//! is not indexed. So a hit is an answer and a miss only means "ask the tree".
+
+use std::cell::Cell;
 
 use crate::area::{Arena, NIL};
 
 const TAG_BITS: u32 = 7;
 const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
-/// Objects past this arena index are not indexed.
-const MAX_IDX: u32 = (u32::MAX >> TAG_BITS) - 1;
+/// Handles past this are not indexed (about 4.8 million objects, 270 MB of them).
+const MAX_HANDLE: u32 = (u32::MAX >> TAG_BITS) - 1;
 const EMPTY: u32 = 0;
 const DELETED: u32 = 1;
 /// Slots per group.
@@ -51,10 +54,17 @@ pub struct BusyIndex {
     len: usize,
     /// DELETED slots.
     deleted: usize,
+    /// Rebuild when entries + DELETED reach this (4/5 of the slots)...
+    grow_at: usize,
+    /// ... or when entries fall below this (1/2 of the slots, in a table past the smallest).
+    shrink_below: usize,
+    /// Where [`BusyIndex::find`] last found an entry (group × 8 + slot): a `free` finds its
+    /// area, then removes it, and the removal looks there first.
+    last: Cell<usize>,
 }
 
 #[inline(always)]
-fn idx_of(s: u32) -> u32 {
+fn handle_of(s: u32) -> u32 {
     (s >> TAG_BITS) - 1
 }
 
@@ -107,8 +117,7 @@ impl BusyIndex {
     /// half (where in the group's share of hash values the key fell) the tag.
     #[inline(always)]
     fn hash(key: u64, groups: usize) -> (usize, u32) {
-        let h = (key ^ (key >> 12) ^ (key >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let p = h as u128 * groups as u128;
+        let p = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * groups as u128;
         // Bit 6 always set: a tag never equals EMPTY or DELETED's low bits.
         ((p >> 64) as usize, ((p as u64) >> 58) as u32 | 0x40)
     }
@@ -122,17 +131,17 @@ impl BusyIndex {
     /// the tree).
     #[inline(always)]
     pub fn find(&self, a: &Arena, key: u64) -> u32 {
+        // An empty table has no groups to probe: the loop below does not run.
         let groups = self.groups.len();
-        if groups == 0 {
-            return NIL;
-        }
         let (mut g, tag) = Self::hash(key, groups);
         for _ in 0..groups {
             let grp = self.group(g);
             let mut m = mask(grp, TAG_MASK, tag);
             while m != 0 {
-                let h = a.handle_of(idx_of(grp[m.trailing_zeros() as usize]));
+                let i = m.trailing_zeros() as usize;
+                let h = handle_of(grp[i]);
                 if a.try_get(h).is_some_and(|v| v.va_start == key) {
+                    self.last.set(g * GROUP + i);
                     return h;
                 }
                 m &= m - 1;
@@ -147,22 +156,24 @@ impl BusyIndex {
 
     /// Index the busy area `h` (which must be in a busy tree, starting at `key`, and not
     /// indexed yet).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, a: &Arena, key: u64, h: u32) {
-        let idx = a.index_of(h);
-        if idx > MAX_IDX {
+        if h > MAX_HANDLE {
             return;
         }
-        if (self.len + self.deleted + 1) * 5 > self.capacity() * 4 {
-            self.resize(a, self.len + 1);
+        if self.len + self.deleted >= self.grow_at {
+            // Growing: room for 45 % more before the next rebuild; else (DELETED slots) the
+            // same size again.
+            let pct = if self.deleted * 8 < self.len { 55 } else { 64 };
+            self.resize(a, self.len + 1, pct);
         }
-        self.place(key, idx);
+        self.place(key, h);
     }
 
-    /// Put `idx` in the first EMPTY or DELETED slot of its probe sequence (the load bound
+    /// Put `h` in the first EMPTY or DELETED slot of its probe sequence (the load bound
     /// guarantees one).
     #[inline(always)]
-    fn place(&mut self, key: u64, idx: u32) {
+    fn place(&mut self, key: u64, h: u32) {
         let groups = self.groups.len();
         let (mut g, tag) = Self::hash(key, groups);
         for _ in 0..groups {
@@ -172,7 +183,7 @@ impl BusyIndex {
                 if *slot == DELETED {
                     self.deleted -= 1;
                 }
-                *slot = ((idx + 1) << TAG_BITS) | tag;
+                *slot = ((h + 1) << TAG_BITS) | tag;
                 self.len += 1;
                 return;
             }
@@ -182,61 +193,75 @@ impl BusyIndex {
 
     /// Forget the busy area `h` starting at `key` (it leaves its busy tree). No-op when it was
     /// not indexed.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
-        let idx = a.index_of(h);
-        if groups == 0 || idx > MAX_IDX {
+        if groups == 0 || h > MAX_HANDLE {
+            return;
+        }
+        // The slot `find` just gave, else a probe (the arena index alone names the entry).
+        let last = self.last.get();
+        let (g, i) = (last / GROUP, last % GROUP);
+        if self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
+            self.take(a, g, i);
             return;
         }
         let (mut g, tag) = Self::hash(key, groups);
-        let want = ((idx + 1) << TAG_BITS) | tag;
+        let want = ((h + 1) << TAG_BITS) | tag;
         for _ in 0..groups {
             let grp = self.group(g);
             let m = mask(grp, !0, want);
-            let empty = mask(grp, !0, EMPTY) != 0;
             if m != 0 {
-                let slot = &mut self.groups[g].0[m.trailing_zeros() as usize];
-                if empty {
-                    *slot = EMPTY;
-                } else {
-                    *slot = DELETED;
-                    self.deleted += 1;
-                }
-                self.len -= 1;
-                if self.len * 2 < self.capacity() && self.groups.len() > MIN_GROUPS {
-                    self.resize(a, self.len);
-                }
+                self.take(a, g, m.trailing_zeros() as usize);
                 return;
             }
-            if empty {
+            if mask(grp, !0, EMPTY) != 0 {
                 return;
             }
             g = if g + 1 == groups { 0 } else { g + 1 };
         }
     }
 
-    /// Rebuild for `n` entries at a load of about 0.64 (inside the bounds 1/2 and 4/5),
+    /// Empty slot `i` of group `g`: EMPTY when the group has an EMPTY slot (no search ever went
+    /// past it), else DELETED.
+    #[inline(always)]
+    fn take(&mut self, a: &Arena, g: usize, i: usize) {
+        let empty = mask(self.group(g), !0, EMPTY) != 0;
+        self.groups[g].0[i] = if empty { EMPTY } else { DELETED };
+        self.deleted += usize::from(!empty);
+        self.len -= 1;
+        if self.len < self.shrink_below {
+            self.resize(a, self.len, 64);
+        }
+    }
+
+    /// Rebuild for `n` entries at a load of about `pct` % (inside the bounds 1/2 and 4/5),
     /// dropping the DELETED slots.
     #[cold]
-    fn resize(&mut self, a: &Arena, n: usize) {
-        let groups = (n * 25 / 16).div_ceil(GROUP).max(MIN_GROUPS);
+    fn resize(&mut self, a: &Arena, n: usize, pct: usize) {
+        // n / load slots, rounded to whole groups without leaving [1/2, 4/5].
+        let mut groups = (n * 100 / pct / GROUP).max(MIN_GROUPS);
+        if n * 5 > groups * GROUP * 4 {
+            groups += 1;
+        }
         let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
         self.len = 0;
         self.deleted = 0;
+        self.grow_at = groups * GROUP * 4 / 5;
+        self.shrink_below = if groups > MIN_GROUPS { groups * GROUP / 2 } else { 0 };
         for s in old.iter().flat_map(|g| g.0) {
             if s > DELETED {
-                let idx = idx_of(s);
-                if let Some(v) = a.try_get(a.handle_of(idx)) {
-                    self.place(v.va_start, idx);
+                let h = handle_of(s);
+                if let Some(v) = a.try_get(h) {
+                    self.place(v.va_start, h);
                 }
             }
         }
     }
 
     /// Every indexed handle (for the invariant checks).
-    pub fn handles<'a>(&'a self, a: &'a Arena) -> impl Iterator<Item = u32> + 'a {
-        self.groups.iter().flat_map(|g| g.0).filter(|&s| s > DELETED).map(move |s| a.handle_of(idx_of(s)))
+    pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
+        self.groups.iter().flat_map(|g| g.0).filter(|&s| s > DELETED).map(handle_of)
     }
 
     /// Every entry is reachable from its home group (no group on the way has an EMPTY slot)
@@ -252,7 +277,7 @@ impl BusyIndex {
                 continue;
             }
             n += 1;
-            let Some(v) = a.try_get(a.handle_of(idx_of(s))) else {
+            let Some(v) = a.try_get(handle_of(s)) else {
                 return Err(format!("busy index slot {pos} names no object"));
             };
             let (mut g, tag) = Self::hash(v.va_start, groups);

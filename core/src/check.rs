@@ -208,7 +208,7 @@ fn check_busy_index(v: &Vmap) -> Result<(), String> {
     for node in &v.nodes {
         busy.extend(node.busy.iter(a).map(|(h, _)| h));
     }
-    for h in v.busy_index.handles(a) {
+    for h in v.busy_index.handles() {
         if !busy.contains(&h) {
             return Err(format!("busy index names an area that is not busy (handle {h})"));
         }

@@ -38,7 +38,7 @@ impl Vmap {
             if let Some((addr, hole_end)) = self.__alloc_vmap_area(size, align, vstart, vend, obs)? {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
                 self.arena.at(va).flags = flags;
-                self.busy_insert_after_clip(va, hole_end, obs);
+                self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
                 if O::ON {
                     let id = self.arena.get(va).id;
                     obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());

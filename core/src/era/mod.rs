@@ -420,14 +420,14 @@ impl Vmap {
         let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
         let nid = self.addr_to_node_id(s) as usize;
         match find_va_links(&self.arena, &self.nodes[nid].busy, s, e, NIL) {
-            Some(l) => self.busy_link(nid, va, l, obs),
+            Some(l) => self.busy_link(nid, va, s, l, obs),
             // An overlap: the kernel warns and leaves the area out of the tree; the event still
             // says what was asked.
             None => self.busy_inserted(va, obs),
         }
     }
 
-    /// `insert_vmap_area` of a new area clipped out of the free block that ended at
+    /// `insert_vmap_area` of a new area `[s, e)` clipped out of the free block that ended at
     /// `hole_end`: the busy area starting there, when there is one, is usually the new area's
     /// successor (free and busy areas tile the space), which puts it in the tree without the
     /// descent. The candidate is checked against its list predecessor, so a wrong guess costs
@@ -441,11 +441,10 @@ impl Vmap {
     ///   of S's left subtree): the very link the descent would reach.
     /// ```
     #[inline(always)]
-    fn busy_insert_after_clip<O: Observer>(&mut self, va: u32, hole_end: u64, obs: &mut O) {
+    fn busy_insert_after_clip<O: Observer>(&mut self, va: u32, s: u64, e: u64, hole_end: u64, obs: &mut O) {
         if self.nodes.len() == 1 {
-            let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
             if let Some(l) = self.busy_links_between(s, e, hole_end) {
-                self.busy_link(0, va, l, obs);
+                self.busy_link(0, va, s, l, obs);
                 return;
             }
         }
@@ -474,9 +473,8 @@ impl Vmap {
 
     /// Link `va` into node `nid`'s busy tree at `l` and index it.
     #[inline(always)]
-    fn busy_link<O: Observer>(&mut self, nid: usize, va: u32, l: Links, obs: &mut O) {
+    fn busy_link<O: Observer>(&mut self, nid: usize, va: u32, s: u64, l: Links, obs: &mut O) {
         link_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, l, obs);
-        let s = self.arena.get(va).va_start;
         self.busy_index.insert(&self.arena, s, va);
         self.busy_inserted(va, obs);
     }
