@@ -4,20 +4,27 @@
 //! purge tree, a pool), exactly as in the kernel, so one set of links serves them all:
 //!
 //! ```text
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+
-//!   | va_start |  va_end  | subtree_max_size | parent | left | right | prev | next | flags | id |
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+
-//!        8          8              8              4       4      4       4      4      4     4  = 56 bytes
+//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+-----+
+//!   | va_start |  va_end  | subtree_max_size | parent | left | right | prev | next | flags | id | pad |
+//!   |          |          |                  | +colour|      |       |      |      |       |    |     |
+//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+-----+
+//!        8          8              8              4       4      4       4      4      4     4     4  = 56 bytes
 //! ```
+//!
+//! The parent link carries the node's colour in bit 0, as the kernel's `__rb_parent_color`
+//! does (1 = black): handles are even (see [`Arena`]), so the bit is free. The accessors
+//! below are `lib/rbtree.c`'s `rb_parent`, `rb_is_black`, `rb_set_parent`,
+//! `rb_set_parent_color` and `rb_set_black`.
 
 use crate::addr::Addr;
 use serde::Serialize;
 
-/// The null link.
-pub const NIL: u32 = u32::MAX;
+/// The null link. Even, like every handle, so that a parent word of `NIL` with the colour
+/// bit masked off is still `NIL`; above every handle the arena gives out.
+pub const NIL: u32 = u32::MAX - 1;
 
-/// Colour bit in `flags`: set means black (the kernel keeps it in bit 0 of the parent word).
-pub(crate) const F_BLACK: u32 = 1;
+/// Bit 0 of the parent word: set means black (`RB_BLACK`).
+pub(crate) const RB_BLACK: u32 = 1;
 /// linux-5.2: lazily freed, still in the busy tree (`VM_LAZY_FREE`).
 pub(crate) const F_LAZY: u32 = 2;
 /// linux-6.9: the encoded node id `(id + 1) << 8` lives in bits 8 and up; 0 means none.
@@ -28,7 +35,8 @@ pub struct VmapArea {
     pub va_start: u64,
     pub va_end: u64,
     pub subtree_max_size: u64,
-    pub(crate) parent: u32,
+    /// `__rb_parent_color`: the parent's handle, the colour in bit 0.
+    parent_color: u32,
     pub(crate) left: u32,
     pub(crate) right: u32,
     pub(crate) prev: u32,
@@ -52,7 +60,7 @@ impl VmapArea {
             va_start,
             va_end,
             subtree_max_size: 0,
-            parent: NIL,
+            parent_color: NIL,
             left: NIL,
             right: NIL,
             prev: NIL,
@@ -67,17 +75,53 @@ impl VmapArea {
 /// The slab grows by this many objects (28 KiB) at a time; see [`Arena::grow`].
 const BLOCK: usize = 512;
 
-/// A handle is the object's byte offset in the slab in 8-byte words: index × 7.
-const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / 8) as u32;
+/// A handle counts the object's byte offset in the slab in units of this many bytes.
+const UNIT: usize = 4;
+/// A handle is the object's byte offset in the slab in [`UNIT`]s: index × 14.
+const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / UNIT) as u32;
+// Every handle is even: bit 0 of a parent word is the colour.
+const _: () = assert!(STRIDE.is_multiple_of(2) && std::mem::size_of::<VmapArea>() == STRIDE as usize * UNIT);
 
 impl VmapArea {
     #[inline(always)]
     pub fn size(&self) -> u64 {
         self.va_end.wrapping_sub(self.va_start)
     }
+    /// `rb_parent`.
+    #[inline(always)]
+    pub fn parent(&self) -> u32 {
+        self.parent_color & !RB_BLACK
+    }
+    /// `rb_is_black`.
     #[inline(always)]
     pub fn is_black(&self) -> bool {
-        self.flags & F_BLACK != 0
+        self.parent_color & RB_BLACK != 0
+    }
+    /// `rb_set_parent`: the colour stays.
+    #[inline(always)]
+    pub(crate) fn set_parent(&mut self, p: u32) {
+        debug_assert!(p & RB_BLACK == 0, "odd handle {p}");
+        self.parent_color = p | (self.parent_color & RB_BLACK);
+    }
+    /// `rb_set_parent_color`.
+    #[inline(always)]
+    pub(crate) fn set_parent_color(&mut self, p: u32, black: bool) {
+        debug_assert!(p & RB_BLACK == 0, "odd handle {p}");
+        self.parent_color = p | u32::from(black);
+    }
+    /// `rb_set_black`.
+    #[inline(always)]
+    pub(crate) fn set_black(&mut self) {
+        self.parent_color |= RB_BLACK;
+    }
+    /// The whole parent word (`__rb_parent_color`), to be copied as one.
+    #[inline(always)]
+    pub(crate) fn parent_color(&self) -> u32 {
+        self.parent_color
+    }
+    #[inline(always)]
+    pub(crate) fn set_parent_color_word(&mut self, pc: u32) {
+        self.parent_color = pc;
     }
     #[inline(always)]
     pub fn is_lazy(&self) -> bool {
@@ -92,19 +136,20 @@ impl VmapArea {
 
 /// Slab of `vmap_area` objects, addressed by `u32` handles.
 ///
-/// A handle is not an index but the object's offset in 8-byte words (index × 7), so reaching
-/// an object from a link is one scaled load (`base + 8 * handle`), as a kernel pointer is one
-/// load, with no multiply by the object's size on the pointer-chasing path. Any handle below
-/// `lim` is read or written as a `VmapArea` that lies wholly inside the slab at an 8-byte
+/// A handle is not an index but the object's offset in [`UNIT`]s (index × [`STRIDE`]), so
+/// reaching an object from a link is one scaled load (`base + UNIT * handle`), as a kernel
+/// pointer is one load, with no multiply by the object's size on the pointer-chasing path.
+/// The stride is even, so every handle is: bit 0 of a parent link is free for the colour.
+/// Any handle below `lim` is read or written as a `VmapArea` that lies wholly inside the slab at an 8-byte
 /// boundary, and every byte of the slab is an initialised integer (the type has no padding), so
 /// even a handle the arena never gave out reads integers, never memory outside the slab: the
 /// one bounds compare is all an access needs, and it doubles as the null test (`NIL` is never
-/// below `lim`). Handles the allocator stores all come from [`Arena::alloc`] (multiples of 7,
+/// below `lim`). Handles the allocator stores all come from [`Arena::alloc`] (multiples of [`STRIDE`],
 /// `debug_assert`ed).
 #[derive(Clone, Debug, Default)]
 pub struct Arena {
     nodes: Vec<VmapArea>,
-    /// `(nodes.len() - 1) * 7 + 1` (0 when empty): the handles whose object fits in the slab.
+    /// `(nodes.len() - 1) * STRIDE + 1` (0 when empty): the handles whose object fits in the slab.
     lim: u32,
     free_slots: Vec<u32>,
     next_id: u32,
@@ -139,7 +184,7 @@ impl Arena {
     #[cold]
     fn grow(&mut self) -> u32 {
         let n = self.nodes.len();
-        // Handles are u32 and `NIL` must stay above every one: 2^32 / 7 objects would
+        // Handles are u32 and `NIL` must stay above every one: 2^32 / STRIDE objects would
         // be 34 GiB, so this cannot happen before memory runs out.
         assert!(n + BLOCK < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
         let blank = VmapArea::unlinked(0, 0, 0);
@@ -178,11 +223,11 @@ impl Arena {
     pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
         if i < self.lim {
             debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-            // SAFETY: `i < lim` puts the 56 bytes at word `i` inside `nodes` (word `i + 7` is at
-            // most `nodes.len() * 7`), at an 8-byte boundary (the slab's alignment); every byte
-            // there is an initialised `u64`/`u32` field of some object (no padding), and any bit
-            // pattern is a valid `VmapArea`.
-            Some(unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() })
+            // SAFETY: `i < lim` puts the object at byte `offset(i) <= UNIT * i` inside `nodes`
+            // (unit `i + STRIDE` is at most `nodes.len() * STRIDE`), at an 8-byte boundary (the
+            // slab's alignment); every byte there is an initialised `u64`/`u32` field of some
+            // object (no padding), and any bit pattern is a valid `VmapArea`.
+            Some(unsafe { &*self.nodes.as_ptr().cast::<u8>().add(offset(i)).cast::<VmapArea>() })
         } else {
             None
         }
@@ -192,7 +237,7 @@ impl Arena {
         if i < self.lim {
             debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
             // SAFETY: as in `try_get`; `&mut self` makes this the only reference into the slab.
-            unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
+            unsafe { &mut *self.nodes.as_mut_ptr().cast::<u8>().add(offset(i)).cast::<VmapArea>() }
         } else {
             out_of_slab(i, self.lim)
         }
@@ -208,7 +253,7 @@ impl Arena {
     #[inline]
     pub(crate) fn detach(&mut self, i: u32) {
         let a = self.at(i);
-        a.parent = NIL;
+        a.set_parent(NIL);
         a.left = NIL;
         a.right = NIL;
         a.prev = NIL;
@@ -348,6 +393,13 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
+/// Byte offset of handle `i` in the slab: `UNIT * i` for every handle the arena gives out,
+/// rounded down to an 8-byte boundary for any other `u32`.
+#[inline(always)]
+fn offset(i: u32) -> usize {
+    (i & !1) as usize * UNIT
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -365,7 +417,7 @@ pub struct AreaInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::{Arena, NIL};
+    use super::{Arena, NIL, STRIDE};
 
     /// Handles from `alloc` reach their own object, stay distinct, and a released handle is
     /// handed out again with a fresh id; `NIL` and everything past the slab read as nothing.
@@ -383,7 +435,7 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), hs.len());
         // Past the slab (which grows by doubling, so it may hold unused objects): nothing.
-        assert!(a.try_get(a.slots() as u32 * 7).is_none() && a.try_get(NIL).is_none());
+        assert!(a.try_get(a.slots() as u32 * STRIDE).is_none() && a.try_get(NIL).is_none());
         a.at(hs[10]).left = hs[20];
         assert_eq!(a.get(hs[10]).left, hs[20]);
         assert_eq!(a.get(hs[20]).va_start, 20 << 12);
@@ -416,7 +468,7 @@ mod tests {
         // Every object of the slab is handed out exactly once before the slab grows again.
         let mut sorted = hs.clone();
         sorted.sort_unstable();
-        assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * 7));
+        assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * STRIDE));
     }
 
     #[test]

@@ -144,7 +144,7 @@ pub fn find_vmap_lowest_match<O: Observer>(
         let mut p = v;
         loop {
             let from = node;
-            node = p.parent;
+            node = p.parent();
             let Some(up) = a.try_get(node) else {
                 break 'descend;
             };

@@ -416,10 +416,10 @@ impl Vmap {
         if O::ON {
             let v = *self.arena.get(va);
             let mut depth = 0;
-            let mut p = v.parent;
+            let mut p = v.parent();
             while p != NIL {
                 depth += 1;
-                p = self.arena.get(p).parent;
+                p = self.arena.get(p).parent();
             }
             obs.areas_event(
                 Event::BusyInsert { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end), depth },
