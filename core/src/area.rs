@@ -4,17 +4,19 @@
 //! purge tree, a pool), exactly as in the kernel, so one set of links serves them all:
 //!
 //! ```text
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+-----+
-//!   | va_start |  va_end  | subtree_max_size | parent | left | right | prev | next | flags | id | pad |
-//!   |          |          |                  | +colour|      |       |      |      |       |    |     |
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+-----+
-//!        8          8              8              4       4      4       4      4      4     4     4  = 56 bytes
+//!   +----------+----------+------------------+---------+------+-------+------+------+----+
+//!   | va_start |  va_end  | subtree_max_size | parent  | left | right | prev | next | id |
+//!   |          |          |    or flags      | +colour |      |       |      |      |    |
+//!   +----------+----------+------------------+---------+------+-------+------+------+----+
+//!        8          8              8              4        4      4       4      4     4   = 48 bytes
 //! ```
 //!
 //! The parent link carries the node's colour in bit 0, as the kernel's `__rb_parent_color`
 //! does (1 = black): handles are even (see [`Arena`]), so the bit is free. The accessors
 //! below are `lib/rbtree.c`'s `rb_parent`, `rb_is_black`, `rb_set_parent`,
-//! `rb_set_parent_color` and `rb_set_black`.
+//! `rb_set_parent_color` and `rb_set_black`. The third word is `subtree_max_size` while the
+//! area is in the free tree and its flags everywhere else, as the kernel's union (see
+//! [`VmapArea::flags`]).
 
 use crate::addr::Addr;
 use serde::Serialize;
@@ -27,6 +29,11 @@ pub const NIL: u32 = u32::MAX - 1;
 pub(crate) const RB_BLACK: u32 = 1;
 /// linux-5.2: lazily freed, still in the busy tree (`VM_LAZY_FREE`).
 pub(crate) const F_LAZY: u32 = 2;
+/// `debug_assertions` only: the upper half of a word that holds nonzero flags (see
+/// [`VmapArea::flags`]). A size with exactly this upper half (a free block of about 2^63.9
+/// bytes, within 4 GiB of one exact value) is one no test builds.
+const FLAGS_TAG: u64 = 0xf1a9_5a5e << 32;
+const FLAGS_TAG_MASK: u64 = 0xffff_ffff << 32;
 /// linux-6.9: the encoded node id `(id + 1) << 8` lives in bits 8 and up; 0 means none.
 pub(crate) const VN_SHIFT: u32 = 8;
 
@@ -34,41 +41,27 @@ pub(crate) const VN_SHIFT: u32 = 8;
 pub struct VmapArea {
     pub va_start: u64,
     pub va_end: u64,
-    pub subtree_max_size: u64,
+    /// `subtree_max_size` in the free tree, `flags` everywhere else: see [`VmapArea::flags`].
+    word: u64,
     /// `__rb_parent_color`: the parent's handle, the colour in bit 0.
     parent_color: u32,
     pub(crate) left: u32,
     pub(crate) right: u32,
     pub(crate) prev: u32,
     pub(crate) next: u32,
-    pub(crate) flags: u32,
     /// Identity for views: never reused.
     pub id: u32,
-    /// Always 0: spells out what would be padding, so that every byte of the slab is
-    /// initialised (see [`Arena`]).
-    pad: u32,
 }
 
-// No implicit padding: the fields above add up to the size.
-const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 8 * 4);
+// 48 bytes, and no implicit padding: the fields above (3 × 8 + 6 × 4) add up to the size.
+const _: () = assert!(std::mem::size_of::<VmapArea>() == 48);
+const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 6 * 4);
 const _: () = assert!(std::mem::align_of::<VmapArea>() == 8);
 
 impl VmapArea {
     /// An object on no tree and no list: every link `NIL`, no flags.
     const fn unlinked(va_start: u64, va_end: u64, id: u32) -> Self {
-        VmapArea {
-            va_start,
-            va_end,
-            subtree_max_size: 0,
-            parent_color: NIL,
-            left: NIL,
-            right: NIL,
-            prev: NIL,
-            next: NIL,
-            flags: 0,
-            id,
-            pad: 0,
-        }
+        VmapArea { va_start, va_end, word: 0, parent_color: NIL, left: NIL, right: NIL, prev: NIL, next: NIL, id }
     }
 }
 
@@ -125,12 +118,57 @@ impl VmapArea {
     }
     #[inline(always)]
     pub fn is_lazy(&self) -> bool {
-        self.flags & F_LAZY != 0
+        self.flags() & F_LAZY != 0
     }
     /// Encoded vmap node id (0 = none).
     #[inline(always)]
     pub(crate) fn vn_id(&self) -> u32 {
-        self.flags >> VN_SHIFT
+        self.flags() >> VN_SHIFT
+    }
+
+    /// The largest `va_size` in this node's subtree: meaningful only while the area is in an
+    /// augmented tree (the free tree), whose augment callbacks write it.
+    #[inline(always)]
+    pub fn subtree_max_size(&self) -> u64 {
+        debug_assert!(self.word & FLAGS_TAG_MASK != FLAGS_TAG, "subtree_max_size read of a flags word");
+        self.word
+    }
+    #[inline(always)]
+    pub(crate) fn set_subtree_max_size(&mut self, v: u64) {
+        self.word = v;
+    }
+
+    /// The flags of an area outside the free tree (busy, lazy, purge, pooled; every maple-rfc
+    /// area). They share one word with `subtree_max_size`, as the kernel's `struct vmap_area`
+    /// has since 5.4 put `subtree_max_size` (in the "free" tree) and `vm` (in the "busy" tree)
+    /// in one union: an area is in one container at a time, and only the free tree is
+    /// augmented. So an area entering the free tree gets its size from the augment code
+    /// (`link_va` zeroes it, the propagation computes it), one leaving it for a busy tree is a
+    /// fresh object or gets its flags written, and a busy area returned to free space has its
+    /// flags cleared first (0 reads as both "no flags" and "size 0").
+    ///
+    /// With `debug_assertions`, nonzero flags are stored tagged in the upper half of the word,
+    /// so that reading flags from a size word or a size from a flags word trips an assertion.
+    #[inline(always)]
+    pub(crate) fn flags(&self) -> u32 {
+        debug_assert!(
+            self.word == 0 || self.word & FLAGS_TAG_MASK == FLAGS_TAG,
+            "flags read of a subtree_max_size word {:#x}",
+            self.word
+        );
+        self.word as u32
+    }
+    #[inline(always)]
+    pub(crate) fn set_flags(&mut self, f: u32) {
+        self.word = u64::from(f) | if cfg!(debug_assertions) && f != 0 { FLAGS_TAG } else { 0 };
+    }
+    #[inline(always)]
+    pub(crate) fn add_flags(&mut self, f: u32) {
+        self.set_flags(self.flags() | f);
+    }
+    #[inline(always)]
+    pub(crate) fn clear_flags(&mut self, f: u32) {
+        self.set_flags(self.flags() & !f);
     }
 }
 
@@ -263,7 +301,7 @@ impl Arena {
     /// `subtree_max_size` of a possibly-null node.
     #[inline(always)]
     pub fn smax(&self, i: u32) -> u64 {
-        self.try_get(i).map_or(0, |v| v.subtree_max_size)
+        self.try_get(i).map_or(0, |v| v.subtree_max_size())
     }
 
     /// Objects currently allocated (in some container).

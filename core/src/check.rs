@@ -89,10 +89,12 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
     }
     if augmented {
         let m = compute_subtree_max_size(a, n);
-        if v.subtree_max_size != m {
+        if v.subtree_max_size() != m {
             return Err(format!(
                 "{what}: subtree_max_size of [{:#x}, {:#x}) is {:#x}, expected {m:#x}",
-                v.va_start, v.va_end, v.subtree_max_size
+                v.va_start,
+                v.va_end,
+                v.subtree_max_size()
             ));
         }
     }

@@ -58,7 +58,7 @@ impl Augment for SubtreeMax {
     fn propagate<O: Observer>(a: &mut Arena, root: u32, mut n: u32, stop: u32, obs: &mut O) {
         while n != stop {
             let m = compute_subtree_max_size(a, n);
-            let old = a.get(n).subtree_max_size;
+            let old = a.get(n).subtree_max_size();
             if old == m {
                 if O::ON {
                     let id = a.get(n).id;
@@ -66,7 +66,7 @@ impl Augment for SubtreeMax {
                 }
                 return;
             }
-            a.at(n).subtree_max_size = m;
+            a.at(n).set_subtree_max_size(m);
             if O::ON {
                 let id = a.get(n).id;
                 obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
@@ -77,7 +77,7 @@ impl Augment for SubtreeMax {
 
     #[inline]
     fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
-        let v = a.get(old).subtree_max_size;
+        let v = a.get(old).subtree_max_size();
         set_augment(a, root, new, v, (AugmentCause::Copy, None), obs);
     }
 
@@ -85,7 +85,7 @@ impl Augment for SubtreeMax {
     /// `old` (now `new`'s child) is recomputed from its new children.
     #[inline]
     fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, at: (RbPhase, u8), obs: &mut O) {
-        let v = a.get(old).subtree_max_size;
+        let v = a.get(old).subtree_max_size();
         set_augment(a, root, new, v, (AugmentCause::Rotate, Some(at)), obs);
         let m = compute_subtree_max_size(a, old);
         set_augment(a, root, old, m, (AugmentCause::Rotate, Some(at)), obs);
@@ -102,8 +102,8 @@ pub(crate) fn set_augment<O: Observer>(
     why: (AugmentCause, Option<(RbPhase, u8)>),
     obs: &mut O,
 ) {
-    let old = a.get(n).subtree_max_size;
-    a.at(n).subtree_max_size = v;
+    let old = a.get(n).subtree_max_size();
+    a.at(n).set_subtree_max_size(v);
     if O::ON && old != v {
         let id = a.get(n).id;
         let (cause, at) = why;

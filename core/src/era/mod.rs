@@ -348,7 +348,7 @@ impl Vmap {
         let (_, va) = self.find_busy(addr)?;
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
-        self.arena.at(va).flags |= F_LAZY;
+        self.arena.at(va).add_flags(F_LAZY);
         self.lazy_list.push(va);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())
