@@ -65,12 +65,12 @@ impl VmapArea {
     }
 }
 
-/// The slab grows by this many objects (28 KiB) at a time; see [`Arena::grow`].
-const BLOCK: usize = 512;
+/// The slab grows by this many objects (12 KiB) at a time; see [`Arena::grow`].
+const BLOCK: usize = 256;
 
 /// A handle counts the object's byte offset in the slab in units of this many bytes.
-const UNIT: usize = 4;
-/// A handle is the object's byte offset in the slab in [`UNIT`]s: index × 14.
+const UNIT: usize = 8;
+/// A handle is the object's byte offset in the slab in [`UNIT`]s: index × 6.
 const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / UNIT) as u32;
 // Every handle is even: bit 0 of a parent word is the colour.
 const _: () = assert!(STRIDE.is_multiple_of(2) && std::mem::size_of::<VmapArea>() == STRIDE as usize * UNIT);
@@ -213,12 +213,15 @@ impl Arena {
 
     /// The slab is full: add a block of [`BLOCK`] objects and queue them for [`Arena::alloc`],
     /// returning the first. Handed out in address order, areas allocated 2^k apart (as a
-    /// tree's ancestors often are in address rank) would lie exactly 2^k × 56 bytes apart: for
-    /// k >= 9 a multiple of 4 KiB, the same L1 cache set, so that a descent's nodes evict one
-    /// another (long_busy_s43: 11.8 simulated L1 misses per operation in a 32 KiB 8-way L1, 1.5
-    /// with the same capacity fully associative). So block `b` is handed out in order but
-    /// starting at object `37 * b mod BLOCK` (wrapping): neighbours in time stay neighbours in
-    /// memory, and the same position in blocks `2^j` apart lands in a different set.
+    /// tree's ancestors often are in address rank) would lie exactly 2^k × 48 bytes apart: for
+    /// k >= 8 a multiple of 4 KiB, the same L1 cache set, so that a descent's nodes evict one
+    /// another (long_busy_s43 with 56-byte objects in address order: 11.8 simulated L1 misses
+    /// per operation in a 32 KiB 8-way L1, 1.5 with the same capacity fully associative). So a
+    /// block is 256 objects (48 × 256 = 12 KiB: no two objects of one block lie a multiple of
+    /// 4 KiB apart), and block `b` is handed out in order but starting at object `rot(b)`, the
+    /// top 8 bits of `b × 0x9e3779b9` (Fibonacci hashing), wrapping: neighbours in time stay
+    /// neighbours in memory, and the same position in blocks `2^j` apart lands in unrelated
+    /// sets for every `j` (a linear `37 × b mod 256` would repeat every 256 blocks, k >= 16).
     #[cold]
     fn grow(&mut self) -> u32 {
         let n = self.nodes.len();
@@ -228,7 +231,8 @@ impl Arena {
         let blank = VmapArea::unlinked(0, 0, 0);
         self.nodes.resize(n + BLOCK, blank);
         self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
-        let rot = (n / BLOCK * 37) % BLOCK;
+        let rot = ((n / BLOCK) as u32).wrapping_mul(0x9e37_79b9) as usize >> 24;
+        const _: () = assert!(BLOCK == 1 << 8);
         self.free_slots.reserve(BLOCK);
         for j in (0..BLOCK).rev() {
             self.free_slots.push((n + (j + rot) % BLOCK) as u32 * STRIDE);
@@ -261,7 +265,7 @@ impl Arena {
     pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
         if i < self.lim {
             debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-            // SAFETY: `i < lim` puts the object at byte `offset(i) <= UNIT * i` inside `nodes`
+            // SAFETY: `i < lim` puts the object at byte `offset(i) = UNIT * i` inside `nodes`
             // (unit `i + STRIDE` is at most `nodes.len() * STRIDE`), at an 8-byte boundary (the
             // slab's alignment); every byte there is an initialised `u64`/`u32` field of some
             // object (no padding), and any bit pattern is a valid `VmapArea`.
@@ -431,11 +435,10 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
-/// Byte offset of handle `i` in the slab: `UNIT * i` for every handle the arena gives out,
-/// rounded down to an 8-byte boundary for any other `u32`.
+/// Byte offset of handle `i` in the slab: a multiple of 8 (the slab's alignment) for any `u32`.
 #[inline(always)]
 fn offset(i: u32) -> usize {
-    (i & !1) as usize * UNIT
+    i as usize * UNIT
 }
 
 #[cold]
@@ -455,7 +458,7 @@ pub struct AreaInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::{Arena, NIL, STRIDE};
+    use super::{Arena, NIL, STRIDE, UNIT};
 
     /// Handles from `alloc` reach their own object, stay distinct, and a released handle is
     /// handed out again with a fresh id; `NIL` and everything past the slab read as nothing.
@@ -486,16 +489,16 @@ mod tests {
         assert_eq!(a.id_of(hs[3]), Some(3));
     }
 
-    /// Fresh objects are not laid out purely in allocation order: areas allocated 2^k apart (k >= 9)
+    /// Fresh objects are not laid out purely in allocation order: areas allocated 2^k apart (k >= 8)
     /// mostly land in different L1 sets (byte offset / 64 mod 64), where in allocation order
-    /// they would all share one (56 * 2^k is a multiple of 4 KiB).
+    /// they would all share one (48 * 2^k is a multiple of 4 KiB).
     #[test]
     fn fresh_objects_spread_over_cache_sets() {
         let mut a = Arena::new();
         let hs: Vec<u32> = (0..16384u64).map(|k| a.alloc(k << 12, (k + 1) << 12)).collect();
-        let set = |h: u32| (h as usize * 8 / 64) % 64;
+        let set = |h: u32| (h as usize * UNIT / 64) % 64;
         let (mut same, mut pairs) = (0, 0);
-        for k in 9..14 {
+        for k in 8..14 {
             for r in 0..hs.len() - (1 << k) {
                 pairs += 1;
                 same += usize::from(set(hs[r]) == set(hs[r + (1 << k)]));
