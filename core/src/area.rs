@@ -179,12 +179,12 @@ impl VmapArea {
 /// reaching an object from a link is one scaled load (`base + UNIT * handle`), as a kernel
 /// pointer is one load, with no multiply by the object's size on the pointer-chasing path.
 /// The stride is even, so every handle is: bit 0 of a parent link is free for the colour.
-/// Any handle below `lim` is read or written as a `VmapArea` that lies wholly inside the slab at an 8-byte
-/// boundary, and every byte of the slab is an initialised integer (the type has no padding), so
-/// even a handle the arena never gave out reads integers, never memory outside the slab: the
-/// one bounds compare is all an access needs, and it doubles as the null test (`NIL` is never
-/// below `lim`). Handles the allocator stores all come from [`Arena::alloc`] (multiples of [`STRIDE`],
-/// `debug_assert`ed).
+/// Any handle below `lim` is read or written as a `VmapArea` that lies wholly inside the slab
+/// at an 8-byte boundary, and every byte of the slab is an initialised integer (the type has
+/// no padding), so even a handle the arena never gave out reads integers, never memory
+/// outside the slab: the one bounds compare is all an access needs, and it doubles as the
+/// null test (`NIL` is never below `lim`). Handles the allocator stores all come from
+/// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed).
 #[derive(Clone, Debug, Default)]
 pub struct Arena {
     nodes: Vec<VmapArea>,
