@@ -24,7 +24,7 @@
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
-//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 4.8 million objects)
+//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 5.5 million objects)
 //! is not indexed. So a hit is an answer and a miss only means "ask the tree".
 
 use std::cell::Cell;
@@ -33,7 +33,7 @@ use crate::area::{Arena, NIL};
 
 const TAG_BITS: u32 = 7;
 const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
-/// Handles past this are not indexed (about 4.8 million objects, 270 MB of them).
+/// Handles past this are not indexed (past 5.5 million objects, 268 MB of them).
 const MAX_HANDLE: u32 = (u32::MAX >> TAG_BITS) - 1;
 const EMPTY: u32 = 0;
 const DELETED: u32 = 1;

@@ -17,7 +17,7 @@ use crate::vmalloc::PAGE_SHIFT;
 pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<Vec<u32>, String> {
     let mut order = Vec::new();
     if t.root != NIL {
-        if a.get(t.root).parent != NIL {
+        if a.get(t.root).parent() != NIL {
             return Err(format!("{what}: the root has a parent"));
         }
         if !a.get(t.root).is_black() {
@@ -67,7 +67,7 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
             continue;
         }
         let cv = a.get(c);
-        if cv.parent != n {
+        if cv.parent() != n {
             return Err(format!("{what}: node [{:#x}, {:#x}) has a wrong parent link", cv.va_start, cv.va_end));
         }
         if !v.is_black() && !cv.is_black() {
@@ -89,10 +89,12 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
     }
     if augmented {
         let m = compute_subtree_max_size(a, n);
-        if v.subtree_max_size != m {
+        if v.subtree_max_size() != m {
             return Err(format!(
                 "{what}: subtree_max_size of [{:#x}, {:#x}) is {:#x}, expected {m:#x}",
-                v.va_start, v.va_end, v.subtree_max_size
+                v.va_start,
+                v.va_end,
+                v.subtree_max_size()
             ));
         }
     }

@@ -37,7 +37,7 @@ impl Vmap {
         loop {
             if let Some((addr, hole_end)) = self.__alloc_vmap_area(size, align, vstart, vend, obs)? {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
-                self.arena.at(va).flags = flags;
+                self.arena.at(va).set_flags(flags);
                 self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
                 if O::ON {
                     let id = self.arena.get(va).id;
@@ -142,7 +142,7 @@ impl Vmap {
     #[inline(always)]
     pub(super) fn __free_vmap_area<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         self.busy_remove(nid, va, obs);
-        self.arena.at(va).flags = 0;
+        self.arena.at(va).set_flags(0);
         self.free_tree_add(va, obs);
     }
 

@@ -354,7 +354,7 @@ impl Vmap {
         let (_, va) = self.find_busy(addr)?;
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
-        self.arena.at(va).flags |= F_LAZY;
+        self.arena.at(va).add_flags(F_LAZY);
         self.lazy_list.push(va);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())
@@ -485,10 +485,10 @@ impl Vmap {
         if O::ON {
             let v = *self.arena.get(va);
             let mut depth = 0;
-            let mut p = v.parent;
+            let mut p = v.parent();
             while p != NIL {
                 depth += 1;
-                p = self.arena.get(p).parent;
+                p = self.arena.get(p).parent();
             }
             obs.areas_event(
                 Event::BusyInsert { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end), depth },
