@@ -4,22 +4,36 @@
 //! purge tree, a pool), exactly as in the kernel, so one set of links serves them all:
 //!
 //! ```text
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+
-//!   | va_start |  va_end  | subtree_max_size | parent | left | right | prev | next | flags | id |
-//!   +----------+----------+------------------+--------+------+-------+------+------+-------+----+
-//!        8          8              8              4       4      4       4      4      4     4  = 56 bytes
+//!   +----------+----------+------------------+---------+------+-------+------+------+----+
+//!   | va_start |  va_end  | subtree_max_size | parent  | left | right | prev | next | id |
+//!   |          |          |    or flags      | +colour |      |       |      |      |    |
+//!   +----------+----------+------------------+---------+------+-------+------+------+----+
+//!        8          8              8              4        4      4       4      4     4   = 48 bytes
 //! ```
+//!
+//! The parent link carries the node's colour in bit 0, as the kernel's `__rb_parent_color`
+//! does (1 = black): handles are even (see [`Arena`]), so the bit is free. The accessors
+//! below are `lib/rbtree.c`'s `rb_parent`, `rb_is_black`, `rb_set_parent`,
+//! `rb_set_parent_color` and `rb_set_black`. The third word is `subtree_max_size` while the
+//! area is in the free tree and its flags everywhere else, as the kernel's union (see
+//! [`VmapArea::flags`]).
 
 use crate::addr::Addr;
 use serde::Serialize;
 
-/// The null link.
-pub const NIL: u32 = u32::MAX;
+/// The null link. Even, like every handle, so that a parent word of `NIL` with the colour
+/// bit masked off is still `NIL`; above every handle the arena gives out.
+pub const NIL: u32 = u32::MAX - 1;
 
-/// Colour bit in `flags`: set means black (the kernel keeps it in bit 0 of the parent word).
-pub(crate) const F_BLACK: u32 = 1;
+/// Bit 0 of the parent word: set means black (`RB_BLACK`).
+pub(crate) const RB_BLACK: u32 = 1;
 /// linux-5.2: lazily freed, still in the busy tree (`VM_LAZY_FREE`).
 pub(crate) const F_LAZY: u32 = 2;
+/// `debug_assertions` only: the upper half of a word that holds nonzero flags (see
+/// [`VmapArea::flags`]). A size with exactly this upper half (a free block of about 2^63.9
+/// bytes, within 4 GiB of one exact value) is one no test builds.
+const FLAGS_TAG: u64 = 0xf1a9_5a5e << 32;
+const FLAGS_TAG_MASK: u64 = 0xffff_ffff << 32;
 /// linux-6.9: the encoded node id `(id + 1) << 8` lives in bits 8 and up; 0 means none.
 pub(crate) const VN_SHIFT: u32 = 8;
 
@@ -27,84 +41,154 @@ pub(crate) const VN_SHIFT: u32 = 8;
 pub struct VmapArea {
     pub va_start: u64,
     pub va_end: u64,
-    pub subtree_max_size: u64,
-    pub(crate) parent: u32,
+    /// `subtree_max_size` in the free tree, `flags` everywhere else: see [`VmapArea::flags`].
+    word: u64,
+    /// `__rb_parent_color`: the parent's handle, the colour in bit 0.
+    parent_color: u32,
     pub(crate) left: u32,
     pub(crate) right: u32,
     pub(crate) prev: u32,
     pub(crate) next: u32,
-    pub(crate) flags: u32,
     /// Identity for views: never reused.
     pub id: u32,
-    /// Always 0: spells out what would be padding, so that every byte of the slab is
-    /// initialised (see [`Arena`]).
-    pad: u32,
 }
 
-// No implicit padding: the fields above add up to the size.
-const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 8 * 4);
+// 48 bytes, and no implicit padding: the fields above (3 × 8 + 6 × 4) add up to the size.
+const _: () = assert!(std::mem::size_of::<VmapArea>() == 48);
+const _: () = assert!(std::mem::size_of::<VmapArea>() == 3 * 8 + 6 * 4);
 const _: () = assert!(std::mem::align_of::<VmapArea>() == 8);
 
 impl VmapArea {
     /// An object on no tree and no list: every link `NIL`, no flags.
     const fn unlinked(va_start: u64, va_end: u64, id: u32) -> Self {
-        VmapArea {
-            va_start,
-            va_end,
-            subtree_max_size: 0,
-            parent: NIL,
-            left: NIL,
-            right: NIL,
-            prev: NIL,
-            next: NIL,
-            flags: 0,
-            id,
-            pad: 0,
-        }
+        VmapArea { va_start, va_end, word: 0, parent_color: NIL, left: NIL, right: NIL, prev: NIL, next: NIL, id }
     }
 }
 
-/// The slab grows by this many objects (28 KiB) at a time; see [`Arena::grow`].
-const BLOCK: usize = 512;
+/// The slab grows by this many objects (12 KiB) at a time; see [`Arena::grow`].
+const BLOCK: usize = 256;
 
-/// A handle is the object's byte offset in the slab in 8-byte words: index × 7.
-const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / 8) as u32;
+/// A handle counts the object's byte offset in the slab in units of this many bytes: `u64`
+/// words, the slab's alignment.
+const UNIT: usize = std::mem::size_of::<u64>();
+/// A handle is the object's byte offset in the slab in [`UNIT`]s: index × 6.
+const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / UNIT) as u32;
+// Every handle is even: bit 0 of a parent word is the colour.
+const _: () = assert!(STRIDE.is_multiple_of(2) && std::mem::size_of::<VmapArea>() == STRIDE as usize * UNIT);
 
 impl VmapArea {
     #[inline(always)]
     pub fn size(&self) -> u64 {
         self.va_end.wrapping_sub(self.va_start)
     }
+    /// `rb_parent`.
+    #[inline(always)]
+    pub fn parent(&self) -> u32 {
+        self.parent_color & !RB_BLACK
+    }
+    /// `rb_is_black`.
     #[inline(always)]
     pub fn is_black(&self) -> bool {
-        self.flags & F_BLACK != 0
+        self.parent_color & RB_BLACK != 0
+    }
+    /// `rb_set_parent`: the colour stays.
+    #[inline(always)]
+    pub(crate) fn set_parent(&mut self, p: u32) {
+        debug_assert!(p & RB_BLACK == 0, "odd handle {p}");
+        self.parent_color = p | (self.parent_color & RB_BLACK);
+    }
+    /// `rb_set_parent_color`.
+    #[inline(always)]
+    pub(crate) fn set_parent_color(&mut self, p: u32, black: bool) {
+        debug_assert!(p & RB_BLACK == 0, "odd handle {p}");
+        self.parent_color = p | u32::from(black);
+    }
+    /// `rb_set_black`.
+    #[inline(always)]
+    pub(crate) fn set_black(&mut self) {
+        self.parent_color |= RB_BLACK;
+    }
+    /// The whole parent word (`__rb_parent_color`), to be copied as one.
+    #[inline(always)]
+    pub(crate) fn parent_color(&self) -> u32 {
+        self.parent_color
+    }
+    #[inline(always)]
+    pub(crate) fn set_parent_color_word(&mut self, pc: u32) {
+        self.parent_color = pc;
     }
     #[inline(always)]
     pub fn is_lazy(&self) -> bool {
-        self.flags & F_LAZY != 0
+        self.flags() & F_LAZY != 0
     }
     /// Encoded vmap node id (0 = none).
     #[inline(always)]
     pub(crate) fn vn_id(&self) -> u32 {
-        self.flags >> VN_SHIFT
+        self.flags() >> VN_SHIFT
+    }
+
+    /// The largest `va_size` in this node's subtree: meaningful only while the area is in an
+    /// augmented tree (the free tree), whose augment callbacks write it.
+    #[inline(always)]
+    pub fn subtree_max_size(&self) -> u64 {
+        debug_assert!(self.word & FLAGS_TAG_MASK != FLAGS_TAG, "subtree_max_size read of a flags word");
+        self.word
+    }
+    #[inline(always)]
+    pub(crate) fn set_subtree_max_size(&mut self, v: u64) {
+        self.word = v;
+    }
+
+    /// The flags of an area outside the free tree (busy, lazy, purge, pooled; every maple-rfc
+    /// area). They share one word with `subtree_max_size`, as the kernel's `struct vmap_area`
+    /// has since 5.4 put `subtree_max_size` (in the "free" tree) and `vm` (in the "busy" tree)
+    /// in one union: an area is in one container at a time, and only the free tree is
+    /// augmented. So an area entering the free tree gets its size from the augment code
+    /// (`link_va` zeroes it, the propagation computes it), one leaving it for a busy tree is a
+    /// fresh object or gets its flags written, and a busy area returned to free space has its
+    /// flags cleared first (0 reads as both "no flags" and "size 0").
+    ///
+    /// With `debug_assertions`, nonzero flags are stored tagged in the upper half of the word,
+    /// so that reading flags from a size word or a size from a flags word trips an assertion.
+    #[inline(always)]
+    pub(crate) fn flags(&self) -> u32 {
+        debug_assert!(
+            self.word == 0 || self.word & FLAGS_TAG_MASK == FLAGS_TAG,
+            "flags read of a subtree_max_size word {:#x}",
+            self.word
+        );
+        self.word as u32
+    }
+    #[inline(always)]
+    pub(crate) fn set_flags(&mut self, f: u32) {
+        self.word = u64::from(f) | if cfg!(debug_assertions) && f != 0 { FLAGS_TAG } else { 0 };
+    }
+    #[inline(always)]
+    pub(crate) fn add_flags(&mut self, f: u32) {
+        self.set_flags(self.flags() | f);
+    }
+    #[inline(always)]
+    pub(crate) fn clear_flags(&mut self, f: u32) {
+        self.set_flags(self.flags() & !f);
     }
 }
 
 /// Slab of `vmap_area` objects, addressed by `u32` handles.
 ///
-/// A handle is not an index but the object's offset in 8-byte words (index × 7), so reaching
-/// an object from a link is one scaled load (`base + 8 * handle`), as a kernel pointer is one
-/// load, with no multiply by the object's size on the pointer-chasing path. Any handle below
-/// `lim` is read or written as a `VmapArea` that lies wholly inside the slab at an 8-byte
-/// boundary, and every byte of the slab is an initialised integer (the type has no padding), so
-/// even a handle the arena never gave out reads integers, never memory outside the slab: the
-/// one bounds compare is all an access needs, and it doubles as the null test (`NIL` is never
-/// below `lim`). Handles the allocator stores all come from [`Arena::alloc`] (multiples of 7,
-/// `debug_assert`ed).
+/// A handle is not an index but the object's offset in [`UNIT`]s (index × [`STRIDE`]), so
+/// reaching an object from a link is one scaled load (`base + UNIT * handle`), as a kernel
+/// pointer is one load, with no multiply by the object's size on the pointer-chasing path.
+/// The stride is even, so every handle is: bit 0 of a parent link is free for the colour.
+/// Any handle below `lim` is read or written as a `VmapArea` that lies wholly inside the slab
+/// at an 8-byte boundary, and every byte of the slab is an initialised integer (the type has
+/// no padding), so even a handle the arena never gave out reads integers, never memory
+/// outside the slab: the one bounds compare is all an access needs, and it doubles as the
+/// null test (`NIL` is never below `lim`). Handles the allocator stores all come from
+/// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed).
 #[derive(Clone, Debug, Default)]
 pub struct Arena {
     nodes: Vec<VmapArea>,
-    /// `(nodes.len() - 1) * 7 + 1` (0 when empty): the handles whose object fits in the slab.
+    /// `(nodes.len() - 1) * STRIDE + 1` (0 when empty): the handles whose object fits in the slab.
     lim: u32,
     free_slots: Vec<u32>,
     next_id: u32,
@@ -130,22 +214,26 @@ impl Arena {
 
     /// The slab is full: add a block of [`BLOCK`] objects and queue them for [`Arena::alloc`],
     /// returning the first. Handed out in address order, areas allocated 2^k apart (as a
-    /// tree's ancestors often are in address rank) would lie exactly 2^k × 56 bytes apart: for
-    /// k >= 9 a multiple of 4 KiB, the same L1 cache set, so that a descent's nodes evict one
-    /// another (long_busy_s43: 11.8 simulated L1 misses per operation in a 32 KiB 8-way L1, 1.5
-    /// with the same capacity fully associative). So block `b` is handed out in order but
-    /// starting at object `37 * b mod BLOCK` (wrapping): neighbours in time stay neighbours in
-    /// memory, and the same position in blocks `2^j` apart lands in a different set.
+    /// tree's ancestors often are in address rank) would lie exactly 2^k × 48 bytes apart: for
+    /// k >= 8 a multiple of 4 KiB, the same L1 cache set, so that a descent's nodes evict one
+    /// another (long_busy_s43 with 56-byte objects in address order: 11.8 simulated L1 misses
+    /// per operation in a 32 KiB 8-way L1, 1.5 with the same capacity fully associative). So a
+    /// block is 256 objects (48 × 256 = 12 KiB: no two objects of one block lie a multiple of
+    /// 4 KiB apart), and block `b` is handed out in order but starting at object `rot(b)`, the
+    /// top 8 bits of `b × 0x9e3779b9` (Fibonacci hashing), wrapping: neighbours in time stay
+    /// neighbours in memory, and the same position in blocks `2^j` apart lands in unrelated
+    /// sets for every `j` (a linear `37 × b mod 256` would repeat every 256 blocks, k >= 16).
     #[cold]
     fn grow(&mut self) -> u32 {
         let n = self.nodes.len();
-        // Handles are u32 and `NIL` must stay above every one: 2^32 / 7 objects would
+        // Handles are u32 and `NIL` must stay above every one: 2^32 / STRIDE objects would
         // be 34 GiB, so this cannot happen before memory runs out.
         assert!(n + BLOCK < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
         let blank = VmapArea::unlinked(0, 0, 0);
         self.nodes.resize(n + BLOCK, blank);
         self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
-        let rot = (n / BLOCK * 37) % BLOCK;
+        let rot = ((n / BLOCK) as u32).wrapping_mul(0x9e37_79b9) as usize >> 24;
+        const _: () = assert!(BLOCK == 1 << 8);
         self.free_slots.reserve(BLOCK);
         for j in (0..BLOCK).rev() {
             self.free_slots.push((n + (j + rot) % BLOCK) as u32 * STRIDE);
@@ -178,10 +266,13 @@ impl Arena {
     pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
         if i < self.lim {
             debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-            // SAFETY: `i < lim` puts the 56 bytes at word `i` inside `nodes` (word `i + 7` is at
-            // most `nodes.len() * 7`), at an 8-byte boundary (the slab's alignment); every byte
-            // there is an initialised `u64`/`u32` field of some object (no padding), and any bit
-            // pattern is a valid `VmapArea`.
+            // SAFETY: `i < lim` puts the object at word `i` (byte `UNIT * i`) inside `nodes`
+            // (unit `i + STRIDE` is at most `nodes.len() * STRIDE`), at an 8-byte boundary (the
+            // slab's alignment); every byte there is an initialised `u64`/`u32` field of some
+            // object (no padding), and any bit pattern is a valid `VmapArea`.
+            // (Addressed as `u64` words, not bytes: with a byte offset the compiler merged the
+            // two arms of a descent into one load through a selected field offset, four more
+            // instructions per level in `find_va_links`.)
             Some(unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() })
         } else {
             None
@@ -208,7 +299,7 @@ impl Arena {
     #[inline]
     pub(crate) fn detach(&mut self, i: u32) {
         let a = self.at(i);
-        a.parent = NIL;
+        a.set_parent(NIL);
         a.left = NIL;
         a.right = NIL;
         a.prev = NIL;
@@ -218,7 +309,7 @@ impl Arena {
     /// `subtree_max_size` of a possibly-null node.
     #[inline(always)]
     pub fn smax(&self, i: u32) -> u64 {
-        self.try_get(i).map_or(0, |v| v.subtree_max_size)
+        self.try_get(i).map_or(0, |v| v.subtree_max_size())
     }
 
     /// Objects currently allocated (in some container).
@@ -365,7 +456,7 @@ pub struct AreaInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::{Arena, NIL};
+    use super::{Arena, NIL, STRIDE, UNIT};
 
     /// Handles from `alloc` reach their own object, stay distinct, and a released handle is
     /// handed out again with a fresh id; `NIL` and everything past the slab read as nothing.
@@ -383,7 +474,7 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), hs.len());
         // Past the slab (which grows by doubling, so it may hold unused objects): nothing.
-        assert!(a.try_get(a.slots() as u32 * 7).is_none() && a.try_get(NIL).is_none());
+        assert!(a.try_get(a.slots() as u32 * STRIDE).is_none() && a.try_get(NIL).is_none());
         a.at(hs[10]).left = hs[20];
         assert_eq!(a.get(hs[10]).left, hs[20]);
         assert_eq!(a.get(hs[20]).va_start, 20 << 12);
@@ -396,16 +487,16 @@ mod tests {
         assert_eq!(a.id_of(hs[3]), Some(3));
     }
 
-    /// Fresh objects are not laid out purely in allocation order: areas allocated 2^k apart (k >= 9)
+    /// Fresh objects are not laid out purely in allocation order: areas allocated 2^k apart (k >= 8)
     /// mostly land in different L1 sets (byte offset / 64 mod 64), where in allocation order
-    /// they would all share one (56 * 2^k is a multiple of 4 KiB).
+    /// they would all share one (48 * 2^k is a multiple of 4 KiB).
     #[test]
     fn fresh_objects_spread_over_cache_sets() {
         let mut a = Arena::new();
         let hs: Vec<u32> = (0..16384u64).map(|k| a.alloc(k << 12, (k + 1) << 12)).collect();
-        let set = |h: u32| (h as usize * 8 / 64) % 64;
+        let set = |h: u32| (h as usize * UNIT / 64) % 64;
         let (mut same, mut pairs) = (0, 0);
-        for k in 9..14 {
+        for k in 8..14 {
             for r in 0..hs.len() - (1 << k) {
                 pairs += 1;
                 same += usize::from(set(hs[r]) == set(hs[r + (1 << k)]));
@@ -416,7 +507,7 @@ mod tests {
         // Every object of the slab is handed out exactly once before the slab grows again.
         let mut sorted = hs.clone();
         sorted.sort_unstable();
-        assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * 7));
+        assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * STRIDE));
     }
 
     #[test]

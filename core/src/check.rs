@@ -17,7 +17,7 @@ use crate::vmalloc::PAGE_SHIFT;
 pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<Vec<u32>, String> {
     let mut order = Vec::new();
     if t.root != NIL {
-        if a.get(t.root).parent != NIL {
+        if a.get(t.root).parent() != NIL {
             return Err(format!("{what}: the root has a parent"));
         }
         if !a.get(t.root).is_black() {
@@ -67,7 +67,7 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
             continue;
         }
         let cv = a.get(c);
-        if cv.parent != n {
+        if cv.parent() != n {
             return Err(format!("{what}: node [{:#x}, {:#x}) has a wrong parent link", cv.va_start, cv.va_end));
         }
         if !v.is_black() && !cv.is_black() {
@@ -89,10 +89,12 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
     }
     if augmented {
         let m = compute_subtree_max_size(a, n);
-        if v.subtree_max_size != m {
+        if v.subtree_max_size() != m {
             return Err(format!(
                 "{what}: subtree_max_size of [{:#x}, {:#x}) is {:#x}, expected {m:#x}",
-                v.va_start, v.va_end, v.subtree_max_size
+                v.va_start,
+                v.va_end,
+                v.subtree_max_size()
             ));
         }
     }
@@ -153,6 +155,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "lazy"));
         objects += 1;
     }
+    check_busy_index(v)?;
     if v.profile.lazy_in_busy() {
         let marked = v.nodes[0].busy.iter(a).filter(|(_, x)| x.is_lazy()).count();
         if marked != v.lazy_list.len() {
@@ -194,6 +197,30 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     }
     if cursor != v.space.1 {
         return Err(format!("the areas end at {cursor:#x}, not at the end of the space {:#x}", v.space.1));
+    }
+    Ok(())
+}
+
+/// The busy index names only busy areas, each under its own start, with its Robin Hood
+/// distances right; an area may be missing from it (it is a cache), no entry may be stale.
+fn check_busy_index(v: &Vmap) -> Result<(), String> {
+    let a = &v.arena;
+    v.busy_index.check(a)?;
+    let mut busy = std::collections::HashSet::new();
+    for node in &v.nodes {
+        busy.extend(node.busy.iter(a).map(|(h, _)| h));
+    }
+    for h in v.busy_index.handles() {
+        if !busy.contains(&h) {
+            return Err(format!("busy index names an area that is not busy (handle {h})"));
+        }
+        let start = a.get(h).va_start;
+        if v.busy_index.find(a, start) != h {
+            return Err(format!("busy index: the area at {start:#x} is not found under its start"));
+        }
+    }
+    if v.busy_index.len() > busy.len() {
+        return Err(format!("busy index holds {} entries for {} busy areas", v.busy_index.len(), busy.len()));
     }
     Ok(())
 }

@@ -7,7 +7,7 @@
 //! * `comparisons`: the key/size tests those visits made (an estimate: the number of tests the
 //!   kernel code evaluates at each visited node for the branch it takes);
 //! * `rotations`, `recolors`, `propagations` (each `subtree_max_size` recomputation);
-//! * `cache_lines`: distinct nodes touched during the operation (one line per 56-byte node).
+//! * `cache_lines`: distinct nodes touched during the operation (one line per 48-byte node).
 //!
 //! maple-rfc (spec §11.11), from its maple trees' events: `nodes_visited` counts the nodes the
 //! gap search enters, `comparisons` the slots it scans (one gap test each), `propagations` the

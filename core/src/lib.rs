@@ -12,6 +12,7 @@
 
 pub mod addr;
 pub mod area;
+pub mod busy_index;
 pub mod check;
 pub mod contention;
 pub mod contract;

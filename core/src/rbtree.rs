@@ -11,7 +11,7 @@
 //! overwritten by the following case exactly as in the kernel.
 
 use crate::addr::{Addr, Hex};
-use crate::area::{Arena, VaTree, F_BLACK, NIL};
+use crate::area::{Arena, VaTree, NIL, RB_BLACK};
 use crate::events::{AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
 
 /// The three augment callbacks of `struct rb_augment_callbacks`.
@@ -58,7 +58,7 @@ impl Augment for SubtreeMax {
     fn propagate<O: Observer>(a: &mut Arena, root: u32, mut n: u32, stop: u32, obs: &mut O) {
         while n != stop {
             let m = compute_subtree_max_size(a, n);
-            let old = a.get(n).subtree_max_size;
+            let old = a.get(n).subtree_max_size();
             if old == m {
                 if O::ON {
                     let id = a.get(n).id;
@@ -66,18 +66,18 @@ impl Augment for SubtreeMax {
                 }
                 return;
             }
-            a.at(n).subtree_max_size = m;
+            a.at(n).set_subtree_max_size(m);
             if O::ON {
                 let id = a.get(n).id;
                 obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
             }
-            n = a.get(n).parent;
+            n = a.get(n).parent();
         }
     }
 
     #[inline]
     fn copy<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, obs: &mut O) {
-        let v = a.get(old).subtree_max_size;
+        let v = a.get(old).subtree_max_size();
         set_augment(a, root, new, v, (AugmentCause::Copy, None), obs);
     }
 
@@ -85,7 +85,7 @@ impl Augment for SubtreeMax {
     /// `old` (now `new`'s child) is recomputed from its new children.
     #[inline]
     fn rotate<O: Observer>(a: &mut Arena, root: u32, old: u32, new: u32, at: (RbPhase, u8), obs: &mut O) {
-        let v = a.get(old).subtree_max_size;
+        let v = a.get(old).subtree_max_size();
         set_augment(a, root, new, v, (AugmentCause::Rotate, Some(at)), obs);
         let m = compute_subtree_max_size(a, old);
         set_augment(a, root, old, m, (AugmentCause::Rotate, Some(at)), obs);
@@ -102,8 +102,8 @@ pub(crate) fn set_augment<O: Observer>(
     why: (AugmentCause, Option<(RbPhase, u8)>),
     obs: &mut O,
 ) {
-    let old = a.get(n).subtree_max_size;
-    a.at(n).subtree_max_size = v;
+    let old = a.get(n).subtree_max_size();
+    a.at(n).set_subtree_max_size(v);
     if O::ON && old != v {
         let id = a.get(n).id;
         let (cause, at) = why;
@@ -124,26 +124,16 @@ fn is_red(a: &Arena, n: u32) -> bool {
     n != NIL && !a.get(n).is_black()
 }
 
+/// `rb_set_black`.
 #[inline(always)]
 fn set_black(a: &mut Arena, n: u32) {
-    a.at(n).flags |= F_BLACK;
+    a.at(n).set_black();
 }
 
-#[inline(always)]
-fn set_color(a: &mut Arena, n: u32, black: bool) {
-    let f = &mut a.at(n).flags;
-    if black {
-        *f |= F_BLACK;
-    } else {
-        *f &= !F_BLACK;
-    }
-}
-
-/// `rb_set_parent_color`.
+/// `rb_set_parent_color`: one write of the parent word, colour in its bit 0.
 #[inline(always)]
 fn set_parent_color(a: &mut Arena, n: u32, parent: u32, black: bool) {
-    a.at(n).parent = parent;
-    set_color(a, n, black);
+    a.at(n).set_parent_color(parent, black);
 }
 
 /// `__rb_change_child`: in `parent` (or at the root), replace `old` by `new`.
@@ -161,10 +151,9 @@ fn change_child(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, parent: u32) 
 /// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour; `old` hangs under `new`.
 #[inline(always)]
 fn rotate_set_parents(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, black: bool) {
-    let parent = a.get(old).parent;
-    let old_black = a.get(old).is_black();
-    a.at(new).parent = parent;
-    set_color(a, new, old_black);
+    let pc = a.get(old).parent_color();
+    a.at(new).set_parent_color_word(pc);
+    let parent = pc & !RB_BLACK;
     set_parent_color(a, old, new, black);
     change_child(a, t, old, new, parent);
 }
@@ -191,10 +180,9 @@ fn color_of(black: bool) -> Color {
 pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool) {
     {
         let v = a.at(n);
-        v.parent = parent;
+        v.set_parent_color(parent, false);
         v.left = NIL;
         v.right = NIL;
-        v.flags &= !F_BLACK;
     }
     if parent == NIL {
         t.root = n;
@@ -208,7 +196,7 @@ pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool)
 /// `__rb_insert`: the fix-up after linking the red leaf `node`.
 #[inline(always)]
 pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
-    let mut parent = a.get(node).parent;
+    let mut parent = a.get(node).parent();
     loop {
         if parent == NIL {
             // The inserted node (or a case-1 grandparent) is the root: paint it black.
@@ -224,7 +212,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
         if a.get(parent).is_black() {
             break;
         }
-        let gparent = a.get(parent).parent;
+        let gparent = a.get(parent).parent();
         let mut tmp = a.get(gparent).right;
         if parent != tmp {
             // parent == gparent.left
@@ -239,7 +227,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 set_parent_color(a, tmp, gparent, true);
                 set_parent_color(a, parent, gparent, true);
                 node = gparent;
-                parent = a.get(node).parent;
+                parent = a.get(node).parent();
                 set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
@@ -283,7 +271,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 }
                 set_parent_color(a, parent, node, false);
                 // Extra (see module doc): keep G -> n walkable until case 3.
-                a.at(node).parent = gparent;
+                a.at(node).set_parent(gparent);
                 a.at(gparent).left = node;
                 emit!(
                     obs,
@@ -335,7 +323,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                 set_parent_color(a, tmp, gparent, true);
                 set_parent_color(a, parent, gparent, true);
                 node = gparent;
-                parent = a.get(node).parent;
+                parent = a.get(node).parent();
                 set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
@@ -372,7 +360,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
                     set_parent_color(a, tmp, parent, true);
                 }
                 set_parent_color(a, parent, node, false);
-                a.at(node).parent = gparent;
+                a.at(node).set_parent(gparent);
                 a.at(gparent).right = node;
                 emit!(
                     obs,
@@ -426,7 +414,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
 
     if tmp == NIL {
         // Case 1a: at most a right child, which takes node's place (and colour).
-        let parent = a.get(node).parent;
+        let parent = a.get(node).parent();
         let node_black = a.get(node).is_black();
         change_child(a, t, node, child, parent);
         if child != NIL {
@@ -439,7 +427,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
         case = "1a";
     } else if child == NIL {
         // Case 1b: only a left child, which is red: it takes node's place and colour.
-        let parent = a.get(node).parent;
+        let parent = a.get(node).parent();
         let node_black = a.get(node).is_black();
         set_parent_color(a, tmp, parent, node_black);
         change_child(a, t, node, tmp, parent);
@@ -488,16 +476,16 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
             child2 = a.get(successor).right;
             a.at(parent).left = child2;
             a.at(successor).right = child;
-            a.at(child).parent = successor;
+            a.at(child).set_parent(successor);
             A::copy(a, t.root, node, successor, obs);
             A::propagate(a, t.root, parent, successor, obs);
             case = "3";
         }
         tmp = a.get(node).left;
         a.at(successor).left = tmp;
-        a.at(tmp).parent = successor;
+        a.at(tmp).set_parent(successor);
 
-        let node_parent = a.get(node).parent;
+        let node_parent = a.get(node).parent();
         let node_black = a.get(node).is_black();
         change_child(a, t, node, successor, node_parent);
         if child2 != NIL {
@@ -515,7 +503,7 @@ pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, 
 
     {
         let v = a.at(node);
-        v.parent = NIL;
+        v.set_parent(NIL);
         v.left = NIL;
         v.right = NIL;
     }
@@ -598,7 +586,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         );
                     } else {
                         node = parent;
-                        parent = a.get(node).parent;
+                        parent = a.get(node).parent();
                         if parent != NIL {
                             continue;
                         }
@@ -622,8 +610,8 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                     set_parent_color(a, tmp1, sibling, true);
                 }
                 // Extra (see module doc): parent pointers, colours kept; case 4 rewrites both.
-                a.at(sibling).parent = tmp2;
-                a.at(tmp2).parent = parent;
+                a.at(sibling).set_parent(tmp2);
+                a.at(tmp2).set_parent(parent);
                 emit!(
                     obs,
                     a,
@@ -652,7 +640,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             a.at(sibling).left = parent;
             set_parent_color(a, tmp1, sibling, true);
             if tmp2 != NIL {
-                a.at(tmp2).parent = parent;
+                a.at(tmp2).set_parent(parent);
             }
             rotate_set_parents(a, t, parent, sibling, true);
             emit!(
@@ -726,7 +714,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         );
                     } else {
                         node = parent;
-                        parent = a.get(node).parent;
+                        parent = a.get(node).parent();
                         if parent != NIL {
                             continue;
                         }
@@ -741,8 +729,8 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 if tmp1 != NIL {
                     set_parent_color(a, tmp1, sibling, true);
                 }
-                a.at(sibling).parent = tmp2;
-                a.at(tmp2).parent = parent;
+                a.at(sibling).set_parent(tmp2);
+                a.at(tmp2).set_parent(parent);
                 emit!(
                     obs,
                     a,
@@ -765,7 +753,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             a.at(sibling).right = parent;
             set_parent_color(a, tmp1, sibling, true);
             if tmp2 != NIL {
-                a.at(tmp2).parent = parent;
+                a.at(tmp2).set_parent(parent);
             }
             rotate_set_parents(a, t, parent, sibling, true);
             emit!(
@@ -802,7 +790,7 @@ pub fn rb_next(a: &Arena, mut n: u32) -> u32 {
         return n;
     }
     loop {
-        let p = a.get(n).parent;
+        let p = a.get(n).parent();
         if p == NIL || a.get(p).left == n {
             return p;
         }
@@ -821,7 +809,7 @@ pub fn rb_prev(a: &Arena, mut n: u32) -> u32 {
         return n;
     }
     loop {
-        let p = a.get(n).parent;
+        let p = a.get(n).parent();
         if p == NIL || a.get(p).right == n {
             return p;
         }

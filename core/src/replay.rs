@@ -299,7 +299,7 @@ pub fn dump_free_tree(v: &Vmap, out: &mut String) {
     while let Some((n, d)) = stack.pop() {
         let x = a.get(n);
         let c = if x.is_black() { 'B' } else { 'R' };
-        let _ = writeln!(out, "node {:#x} {:#x} {:#x} {c} depth={d}", x.va_start, x.va_end, x.subtree_max_size);
+        let _ = writeln!(out, "node {:#x} {:#x} {:#x} {c} depth={d}", x.va_start, x.va_end, x.subtree_max_size());
         if x.right != NIL {
             stack.push((x.right, d + 1));
         }

@@ -159,7 +159,7 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
             id: v.id,
             va_start: Addr(v.va_start),
             va_end: Addr(v.va_end),
-            subtree_max_size: Addr(v.subtree_max_size),
+            subtree_max_size: Addr(v.subtree_max_size()),
             black: v.is_black(),
             parent: a.id_of(parent),
             left: a.id_of(v.left),

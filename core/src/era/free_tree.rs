@@ -35,10 +35,10 @@ impl Vmap {
     ) -> Result<u64, VmapError> {
         let mut purged = false;
         loop {
-            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend, obs)? {
+            if let Some((addr, hole_end)) = self.__alloc_vmap_area(size, align, vstart, vend, obs)? {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
-                self.arena.at(va).flags = flags;
-                self.busy_insert(va, obs);
+                self.arena.at(va).set_flags(flags);
+                self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
                 if O::ON {
                     let id = self.arena.get(va).id;
                     obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
@@ -71,8 +71,9 @@ impl Vmap {
         trial.__alloc_vmap_area(size, align, vstart, vend, &mut NoObserver).map(|_| ())
     }
 
-    /// `__alloc_vmap_area`: search, check `vend`, clip. `Ok(None)` on failure (the tree is
-    /// unchanged); `Err` when the kernel's search would never return.
+    /// `__alloc_vmap_area`: search, check `vend`, clip. The new area's start and the end of
+    /// the free block it was clipped from; `Ok(None)` on failure (the tree is unchanged); `Err`
+    /// when the kernel's search would never return.
     #[inline(always)]
     pub(super) fn __alloc_vmap_area<O: Observer>(
         &mut self,
@@ -81,7 +82,7 @@ impl Vmap {
         vstart: u64,
         vend: u64,
         obs: &mut O,
-    ) -> Result<Option<u64>, VmapError> {
+    ) -> Result<Option<(u64, u64)>, VmapError> {
         let rule = self.profile.search_rule();
         let length = rule.length(size, align, vstart, vend);
         if O::ON {
@@ -125,8 +126,9 @@ impl Vmap {
         if ty == FitType::NothingFit {
             return Ok(None);
         }
+        let hole_end = self.arena.get(va).va_end;
         adjust_va_to_fit_type(&mut self.arena, &mut self.free, va, nva, size, ty, obs);
-        Ok(Some(nva))
+        Ok(Some((nva, hole_end)))
     }
 
     /// `merge_or_add_vmap_area` into the free tree in the profile's style.
@@ -140,7 +142,7 @@ impl Vmap {
     #[inline(always)]
     pub(super) fn __free_vmap_area<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         self.busy_remove(nid, va, obs);
-        self.arena.at(va).flags = 0;
+        self.arena.at(va).set_flags(0);
         self.free_tree_add(va, obs);
     }
 

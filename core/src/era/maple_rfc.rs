@@ -401,7 +401,7 @@ impl MapleRfc {
         for va in early {
             let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
             if s >= VMALLOC_START && e <= VMALLOC_END {
-                self.arena.at(va).flags |= F_OCC;
+                self.arena.at(va).add_flags(F_OCC);
                 subtract(&mut self.seed_residual, s, e - 1);
             }
         }
@@ -662,7 +662,7 @@ impl MapleRfc {
         };
         let va = self.arena.alloc(a, end);
         let nid = self.addr_to_node_id(a);
-        self.arena.at(va).flags = ((nid + 1) << VN_SHIFT) | VA_FROM_BUMP_CHUNK;
+        self.arena.at(va).set_flags(((nid + 1) << VN_SHIFT) | VA_FROM_BUMP_CHUNK);
         let c = &mut self.chunks[ci];
         c.bump = end;
         c.alloced += size >> PAGE_SHIFT;
@@ -753,7 +753,7 @@ impl MapleRfc {
             if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend) {
                 // A pooled range is still occupied, so no busy area can overlap it.
                 let v = *self.arena.get(va);
-                self.arena.at(va).flags = vn_flags | F_OCC;
+                self.arena.at(va).set_flags(vn_flags | F_OCC);
                 self.busy_insert(va, obs);
                 self.counters.pool_hits += 1;
                 self.last_path = AllocPath::Pool;
@@ -774,7 +774,7 @@ impl MapleRfc {
                 }
                 self.occ_store(addr, end - 1, Some(MapleEntry::Zero), obs);
                 let va = self.arena.alloc(addr, end);
-                self.arena.at(va).flags = vn_flags | F_OCC;
+                self.arena.at(va).set_flags(vn_flags | F_OCC);
                 self.busy_insert(va, obs);
                 self.last_path = AllocPath::Global;
                 if O::ON {
@@ -875,7 +875,7 @@ impl MapleRfc {
                 return None;
             }
             pool.pop_front();
-            self.arena.at(va).flags &= !F_POOLED;
+            self.arena.at(va).clear_flags(F_POOLED);
             Some(va)
         } else {
             pool.pop_front();
@@ -955,7 +955,7 @@ impl MapleRfc {
                                 .flat_map(|n| n.lazy.iter())
                                 .filter(|&&x| {
                                     let a = self.arena.get(x);
-                                    a.flags & VA_FROM_BUMP_CHUNK != 0 && base <= a.va_start && a.va_end <= limit
+                                    a.flags() & VA_FROM_BUMP_CHUNK != 0 && base <= a.va_start && a.va_end <= limit
                                 })
                                 .count() as u32;
                             obs.event(
@@ -993,7 +993,7 @@ impl MapleRfc {
         self.ensure_perf();
         let va = self.find_unlink(addr, obs)?;
         let v = *self.arena.get(va);
-        if v.flags & VA_FROM_BUMP_CHUNK == 0 {
+        if v.flags() & VA_FROM_BUMP_CHUNK == 0 {
             self.occ_store(v.va_start, v.va_end - 1, None, obs);
         }
         self.arena.release(va);
@@ -1009,11 +1009,11 @@ impl MapleRfc {
         }
         let va = self.find_unlink(addr, obs)?;
         let v = *self.arena.get(va);
-        let nid = match self.decode_vn_id(v.flags) {
+        let nid = match self.decode_vn_id(v.flags()) {
             Some(id) => id as usize,
             None => self.addr_to_node_id(v.va_start) as usize,
         };
-        self.arena.at(va).flags |= F_LAZY;
+        self.arena.at(va).add_flags(F_LAZY);
         self.nodes[nid].lazy.push(va);
         let nr_lazy = self.vmap_lazy_nr + (v.size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
@@ -1051,7 +1051,7 @@ impl MapleRfc {
     fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
         for &va in list {
             let v = *self.arena.get(va);
-            if v.flags & VA_FROM_BUMP_CHUNK == 0 {
+            if v.flags() & VA_FROM_BUMP_CHUNK == 0 {
                 self.occ_store(v.va_start, v.va_end - 1, None, obs);
             }
             self.arena.release(va);
@@ -1113,15 +1113,15 @@ impl MapleRfc {
                 if O::ON {
                     obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.view());
                 }
-                let bump = v.flags & VA_FROM_BUMP_CHUNK != 0;
+                let bump = v.flags() & VA_FROM_BUMP_CHUNK != 0;
                 let idx = (v.size().wrapping_sub(1) / PAGE_SIZE) as usize;
-                if !full && !bump && self.decode_vn_id(v.flags).is_some() && idx < MAX_VA_SIZE_PAGES {
+                if !full && !bump && self.decode_vn_id(v.flags()).is_some() && idx < MAX_VA_SIZE_PAGES {
                     let pools = &mut self.nodes[nid].pools;
                     if pools.len() <= idx {
                         pools.resize_with(MAX_VA_SIZE_PAGES, VecDeque::new);
                     }
                     pools[idx].push_front(va);
-                    self.arena.at(va).flags = (v.flags & !F_LAZY) | F_POOLED;
+                    self.arena.at(va).set_flags((v.flags() & !F_LAZY) | F_POOLED);
                     continue;
                 }
                 local.push(va);
@@ -1190,7 +1190,7 @@ impl MapleRfc {
                         }
                         self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
                         let va = self.arena.alloc(s, s + size);
-                        self.arena.at(va).flags = F_OCC;
+                        self.arena.at(va).set_flags(F_OCC);
                         self.busy_insert(va, obs);
                         if O::ON {
                             obs.event(
@@ -1454,11 +1454,11 @@ impl MapleRfc {
         }
         for &va in self.busy_by_start.values() {
             let v = self.arena.get(va);
-            if v.flags & (F_LAZY | F_POOLED | VA_FROM_BUMP_CHUNK) != 0 {
-                return Err(format!("busy area {:#x} carries flags {:#x}", v.va_start, v.flags));
+            if v.flags() & (F_LAZY | F_POOLED | VA_FROM_BUMP_CHUNK) != 0 {
+                return Err(format!("busy area {:#x} carries flags {:#x}", v.va_start, v.flags()));
             }
             all.push((v.va_start, v.va_end, va));
-            if v.flags & F_OCC != 0 {
+            if v.flags() & F_OCC != 0 {
                 expect.push((v.va_start, v.va_end - 1));
             }
         }
@@ -1470,16 +1470,16 @@ impl MapleRfc {
         for n in &self.nodes {
             for &va in &n.lazy {
                 let v = self.arena.get(va);
-                if v.flags & F_LAZY == 0 {
+                if v.flags() & F_LAZY == 0 {
                     return Err(format!("lazy area {:#x} not marked lazy", v.va_start));
                 }
                 lazy_pages += v.size() >> PAGE_SHIFT;
-                if v.flags & VA_FROM_BUMP_CHUNK != 0 {
+                if v.flags() & VA_FROM_BUMP_CHUNK != 0 {
                     lazy_bump += 1;
                     continue;
                 }
                 all.push((v.va_start, v.va_end, va));
-                if v.flags & VA_FROM_BUMP_CHUNK == 0 && v.flags & F_OCC != 0 {
+                if v.flags() & VA_FROM_BUMP_CHUNK == 0 && v.flags() & F_OCC != 0 {
                     expect.push((v.va_start, v.va_end - 1));
                 }
             }
@@ -1505,7 +1505,7 @@ impl MapleRfc {
             let mut pages = 0;
             for (&s, &va) in &c.page_va {
                 let v = self.arena.get(va);
-                if v.va_start != s || v.va_end > c.bump || v.flags & VA_FROM_BUMP_CHUNK == 0 {
+                if v.va_start != s || v.va_end > c.bump || v.flags() & VA_FROM_BUMP_CHUNK == 0 {
                     return Err(format!("chunk {:#x}: page_va entry {s:#x} is wrong", c.base));
                 }
                 pages += v.size() >> PAGE_SHIFT;

@@ -38,6 +38,7 @@ use std::collections::VecDeque;
 
 use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
+use crate::busy_index::BusyIndex;
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
 use crate::profile::Profile;
@@ -90,6 +91,9 @@ pub struct Vmap {
     pub vmap_area_pcpu_hole: u64,
     /// maple-rfc: the whole allocator of that profile (the fields above stay unused).
     pub rfc: Option<Box<maple_rfc::MapleRfc>>,
+    /// Every busy tree's areas by `va_start` (ours: the kernel descends the tree), see
+    /// [`crate::busy_index`].
+    pub busy_index: BusyIndex,
 }
 
 /// What a purge returned.
@@ -119,6 +123,7 @@ impl Vmap {
             cached_align: 0,
             vmap_area_pcpu_hole: VMALLOC_END,
             rfc: (profile == Profile::MapleRfc).then(|| Box::new(maple_rfc::MapleRfc::new())),
+            busy_index: BusyIndex::default(),
         }
     }
 
@@ -146,6 +151,7 @@ impl Vmap {
         self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
         self.lazy_list.clear();
         self.purge_tree = VaTree::default();
+        self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
         self.free_vmap_cache = NIL;
@@ -348,7 +354,7 @@ impl Vmap {
         let (_, va) = self.find_busy(addr)?;
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
-        self.arena.at(va).flags |= F_LAZY;
+        self.arena.at(va).add_flags(F_LAZY);
         self.lazy_list.push(va);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())
@@ -411,15 +417,78 @@ impl Vmap {
     /// `insert_vmap_area` into the busy tree of the area's node.
     #[inline(always)]
     fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
-        let nid = self.addr_to_node_id(self.arena.get(va).va_start) as usize;
-        insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
+        let nid = self.addr_to_node_id(s) as usize;
+        match find_va_links(&self.arena, &self.nodes[nid].busy, s, e, NIL) {
+            Some(l) => self.busy_link(nid, va, s, l, obs),
+            // An overlap: the kernel warns and leaves the area out of the tree; the event still
+            // says what was asked.
+            None => self.busy_inserted(va, obs),
+        }
+    }
+
+    /// `insert_vmap_area` of a new area `[s, e)` clipped out of the free block that ended at
+    /// `hole_end`: the busy area starting there, when there is one, is usually the new area's
+    /// successor (free and busy areas tile the space), which puts it in the tree without the
+    /// descent. The candidate is checked against its list predecessor, so a wrong guess costs
+    /// the descent and nothing else.
+    ///
+    /// ```text
+    ///      P (S.prev)            new            S = index[hole_end]
+    ///   [--------)  ...  [nva, nva+size)  ...  [--------)
+    ///   P.va_end <= nva  and  nva + size <= S.va_start:  the new key sits between P and S, so
+    ///   its link is S.left if S has no left child, else P.right (P is then the rightmost node
+    ///   of S's left subtree): the very link the descent would reach.
+    /// ```
+    #[inline(always)]
+    fn busy_insert_after_clip<O: Observer>(&mut self, va: u32, s: u64, e: u64, hole_end: u64, obs: &mut O) {
+        if self.nodes.len() == 1 {
+            if let Some(l) = self.busy_links_between(s, e, hole_end) {
+                self.busy_link(0, va, s, l, obs);
+                return;
+            }
+        }
+        self.busy_insert(va, obs)
+    }
+
+    /// The link of `[s, e)` in the (single) busy tree, found from the area starting at
+    /// `succ`; `None` when that area is not the successor (or not indexed).
+    #[inline(always)]
+    fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
+        let sx = self.busy_index.find(&self.arena, succ);
+        let sv = self.arena.try_get(sx)?;
+        let pv = self.arena.try_get(sv.prev);
+        if sv.va_start < e || pv.is_some_and(|p| p.va_end > s) {
+            return None;
+        }
+        if sv.left == NIL {
+            return Some(Links { parent: sx, left: true });
+        }
+        // S has a left subtree, so it has a list predecessor: the rightmost node there.
+        match pv {
+            Some(p) if p.right == NIL => Some(Links { parent: sv.prev, left: false }),
+            _ => None,
+        }
+    }
+
+    /// Link `va` into node `nid`'s busy tree at `l` and index it.
+    #[inline(always)]
+    fn busy_link<O: Observer>(&mut self, nid: usize, va: u32, s: u64, l: Links, obs: &mut O) {
+        link_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, l, obs);
+        self.busy_index.insert(&self.arena, s, va);
+        self.busy_inserted(va, obs);
+    }
+
+    /// The `BusyInsert` event, with the depth the area reached.
+    #[inline(always)]
+    fn busy_inserted<O: Observer>(&mut self, va: u32, obs: &mut O) {
         if O::ON {
             let v = *self.arena.get(va);
             let mut depth = 0;
-            let mut p = v.parent;
+            let mut p = v.parent();
             while p != NIL {
                 depth += 1;
-                p = self.arena.get(p).parent;
+                p = self.arena.get(p).parent();
             }
             obs.areas_event(
                 Event::BusyInsert { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end), depth },
@@ -437,8 +506,8 @@ impl Vmap {
     /// which decides the whole question again.
     #[inline(always)]
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
-        if let [node] = self.nodes.as_slice() {
-            let va = node.busy.find_start(&self.arena, addr);
+        if self.nodes.len() == 1 {
+            let va = self.busy_index.find(&self.arena, addr);
             if let Some(v) = self.arena.try_get(va) {
                 if v.va_end > addr && !v.is_lazy() {
                     return Ok((0, va));
@@ -492,6 +561,8 @@ impl Vmap {
     #[inline(always)]
     fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        let s = self.arena.get(va).va_start;
+        self.busy_index.remove(&self.arena, s, va);
         if O::ON {
             let v = *self.arena.get(va);
             obs.areas_event(Event::BusyRemove { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);

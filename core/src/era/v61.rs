@@ -49,7 +49,7 @@ impl Vmap {
                 obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
             }
             self.arena.detach(va);
-            self.arena.at(va).flags = 0;
+            self.arena.at(va).set_flags(0);
             self.free_tree_add(va, obs);
             self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
             count += 1;

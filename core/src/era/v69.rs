@@ -40,7 +40,7 @@ impl Vmap {
             let nid = self.cpu % self.nodes.len() as u32;
             vn_flags = Self::encode_vn_id(nid) << VN_SHIFT;
             if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend, obs) {
-                self.arena.at(va).flags = vn_flags;
+                self.arena.at(va).set_flags(vn_flags);
                 self.busy_insert(va, obs);
                 if O::ON {
                     let v = *self.arena.get(va);
@@ -148,7 +148,7 @@ impl Vmap {
     fn reclaim_list_global<O: Observer>(&mut self, list: &[u32], obs: &mut O) {
         for &va in list {
             self.arena.detach(va);
-            self.arena.at(va).flags = 0;
+            self.arena.at(va).set_flags(0);
             self.free_tree_add(va, obs);
         }
     }

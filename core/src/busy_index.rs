@@ -1,0 +1,397 @@
+//! An index from `va_start` to busy area: ours, not the kernel's.
+//!
+//! The kernel finds the busy area of a `free` by descending the busy tree (`__find_vmap_area`),
+//! and the place of a new busy area by descending it again (`find_va_links`). Both walks are
+//! unobservable: only the tree they leave behind is (its shape is in the step events and the
+//! checks). So the allocator may find an area by address any way it likes, and this table
+//! makes the usual case one probe of one cache line:
+//!
+//! ```text
+//!   group g = high half of (hash(va_start) * groups)       8 slots of u32 per group (32 bytes)
+//!   slot:  0 EMPTY | 1 DELETED | (handle + 1) << 7 | tag      tag = 64 | 6 more bits of the hash
+//!   find:    the slots of g whose tag matches -> compare that area's va_start; an EMPTY slot
+//!            in g ends the search, else go on to g + 1
+//! ```
+//!
+//! A slot holds the handle of the area, not its address (the key is read from the area
+//! itself, which the caller needs next anyway), plus 6 more bits of the hash, so that a probe
+//! reads one area in the usual case and the slots of a group are compared all at once. A
+//! removal writes EMPTY when its group still has an EMPTY slot (no search ever went past a
+//! group that was never full), else DELETED; inserts reuse both. The table is rebuilt (at a
+//! load of 0.55 to grow, 0.64 otherwise) whenever entries and DELETED slots pass 4/5 of it or
+//! entries fall under 1/2,
+//! so the index costs 5 to 8 bytes per busy area.
+//!
+//! The index is a cache, not the truth: every entry names a busy area with that start (kept
+//! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
+//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 5.5 million objects)
+//! is not indexed. So a hit is an answer and a miss only means "ask the tree".
+
+use std::cell::Cell;
+
+use crate::area::{Arena, NIL};
+
+const TAG_BITS: u32 = 7;
+const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
+/// Handles past this are not indexed (past 5.5 million objects, 268 MB of them).
+const MAX_HANDLE: u32 = (u32::MAX >> TAG_BITS) - 1;
+const EMPTY: u32 = 0;
+const DELETED: u32 = 1;
+/// Slots per group.
+const GROUP: usize = 8;
+/// The smallest table, in groups.
+const MIN_GROUPS: usize = 2;
+
+/// One group: 32 bytes, aligned so that it never straddles two cache lines.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct Group([u32; GROUP]);
+
+#[derive(Clone, Debug, Default)]
+pub struct BusyIndex {
+    groups: Vec<Group>,
+    /// Entries.
+    len: usize,
+    /// DELETED slots.
+    deleted: usize,
+    /// Rebuild when entries + DELETED reach this (4/5 of the slots)...
+    grow_at: usize,
+    /// ... or when entries fall below this (1/2 of the slots, in a table past the smallest).
+    shrink_below: usize,
+    /// Where [`BusyIndex::find`] last found an entry (group × 8 + slot): a `free` finds its
+    /// area, then removes it, and the removal looks there first.
+    last: Cell<usize>,
+}
+
+#[inline(always)]
+fn handle_of(s: u32) -> u32 {
+    (s >> TAG_BITS) - 1
+}
+
+/// Bit `i` set where `slot i & and == x`, for the 8 slots of a group: two SSE2 compares on
+/// x86_64 (part of its baseline), a loop elsewhere.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: the two unaligned loads read the 32 bytes of `g`, which is a `[u32; 8]`; the other
+    // intrinsics only compute on registers (SSE2 is enabled, see the cfg).
+    unsafe {
+        let p = g.as_ptr().cast::<__m128i>();
+        let (lo, hi) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
+        let (and, x) = (_mm_set1_epi32(and as i32), _mm_set1_epi32(x as i32));
+        let lo = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(lo, and), x))) as u32;
+        let hi = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(hi, and), x))) as u32;
+        lo | (hi << 4)
+    }
+}
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+    let mut m = 0;
+    for (i, &s) in g.iter().enumerate() {
+        m |= u32::from(s & and == x) << i;
+    }
+    m
+}
+
+impl BusyIndex {
+    /// Entries (indexed busy areas).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Slots allocated (what the index costs: 4 bytes each).
+    pub fn capacity(&self) -> usize {
+        self.groups.len() * GROUP
+    }
+
+    pub fn clear(&mut self) {
+        *self = BusyIndex::default();
+    }
+
+    /// The home group and the tag of `key` in a table of `groups` groups: `hash * groups` in
+    /// 128 bits, its high half the group (any number of groups works), the top bits of its low
+    /// half (where in the group's share of hash values the key fell) the tag.
+    #[inline(always)]
+    fn hash(key: u64, groups: usize) -> (usize, u32) {
+        let p = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * groups as u128;
+        // Bit 6 always set: a tag never equals EMPTY or DELETED's low bits.
+        ((p >> 64) as usize, ((p as u64) >> 58) as u32 | 0x40)
+    }
+
+    #[inline(always)]
+    fn group(&self, g: usize) -> &[u32; GROUP] {
+        &self.groups[g].0
+    }
+
+    /// The busy area starting at `key`, or `NIL` when it is not indexed (the caller then asks
+    /// the tree).
+    #[inline(always)]
+    pub fn find(&self, a: &Arena, key: u64) -> u32 {
+        // An empty table has no groups to probe: the loop below does not run.
+        let groups = self.groups.len();
+        let (mut g, tag) = Self::hash(key, groups);
+        for _ in 0..groups {
+            let grp = self.group(g);
+            let mut m = mask(grp, TAG_MASK, tag);
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                let h = handle_of(grp[i]);
+                if a.try_get(h).is_some_and(|v| v.va_start == key) {
+                    self.last.set(g * GROUP + i);
+                    return h;
+                }
+                m &= m - 1;
+            }
+            if mask(grp, !0, EMPTY) != 0 {
+                break;
+            }
+            g = if g + 1 == groups { 0 } else { g + 1 };
+        }
+        NIL
+    }
+
+    /// Index the busy area `h` (which must be in a busy tree, starting at `key`, and not
+    /// indexed yet).
+    #[inline(always)]
+    pub fn insert(&mut self, a: &Arena, key: u64, h: u32) {
+        if h > MAX_HANDLE {
+            return;
+        }
+        if self.len + self.deleted >= self.grow_at {
+            // Growing: room for 45 % more before the next rebuild; else (DELETED slots) the
+            // same size again.
+            let pct = if self.deleted * 8 < self.len { 55 } else { 64 };
+            self.resize(a, self.len + 1, pct);
+        }
+        self.place(key, h);
+    }
+
+    /// Put `h` in the first EMPTY or DELETED slot of its probe sequence (the load bound
+    /// guarantees one).
+    #[inline(always)]
+    fn place(&mut self, key: u64, h: u32) {
+        let groups = self.groups.len();
+        let (mut g, tag) = Self::hash(key, groups);
+        for _ in 0..groups {
+            let m = mask(self.group(g), !DELETED, EMPTY);
+            if m != 0 {
+                let slot = &mut self.groups[g].0[m.trailing_zeros() as usize];
+                if *slot == DELETED {
+                    self.deleted -= 1;
+                }
+                *slot = ((h + 1) << TAG_BITS) | tag;
+                self.len += 1;
+                return;
+            }
+            g = if g + 1 == groups { 0 } else { g + 1 };
+        }
+    }
+
+    /// Forget the busy area `h` starting at `key` (it leaves its busy tree). No-op when it was
+    /// not indexed.
+    #[inline(always)]
+    pub fn remove(&mut self, a: &Arena, key: u64, h: u32) {
+        let groups = self.groups.len();
+        if groups == 0 || h > MAX_HANDLE {
+            return;
+        }
+        // The slot `find` just gave, else a probe (the arena index alone names the entry).
+        let last = self.last.get();
+        let (g, i) = (last / GROUP, last % GROUP);
+        if self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
+            self.take(a, g, i);
+            return;
+        }
+        let (mut g, tag) = Self::hash(key, groups);
+        let want = ((h + 1) << TAG_BITS) | tag;
+        for _ in 0..groups {
+            let grp = self.group(g);
+            let m = mask(grp, !0, want);
+            if m != 0 {
+                self.take(a, g, m.trailing_zeros() as usize);
+                return;
+            }
+            if mask(grp, !0, EMPTY) != 0 {
+                return;
+            }
+            g = if g + 1 == groups { 0 } else { g + 1 };
+        }
+    }
+
+    /// Empty slot `i` of group `g`: EMPTY when the group has an EMPTY slot (no search ever went
+    /// past it), else DELETED.
+    #[inline(always)]
+    fn take(&mut self, a: &Arena, g: usize, i: usize) {
+        let empty = mask(self.group(g), !0, EMPTY) != 0;
+        self.groups[g].0[i] = if empty { EMPTY } else { DELETED };
+        self.deleted += usize::from(!empty);
+        self.len -= 1;
+        if self.len < self.shrink_below {
+            self.resize(a, self.len, 64);
+        }
+    }
+
+    /// Rebuild for `n` entries at a load of about `pct` % (inside the bounds 1/2 and 4/5),
+    /// dropping the DELETED slots.
+    #[cold]
+    fn resize(&mut self, a: &Arena, n: usize, pct: usize) {
+        // n / load slots, rounded to whole groups without leaving [1/2, 4/5].
+        let mut groups = (n * 100 / pct / GROUP).max(MIN_GROUPS);
+        if n * 5 > groups * GROUP * 4 {
+            groups += 1;
+        }
+        let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
+        self.len = 0;
+        self.deleted = 0;
+        self.grow_at = groups * GROUP * 4 / 5;
+        self.shrink_below = if groups > MIN_GROUPS { groups * GROUP / 2 } else { 0 };
+        for s in old.iter().flat_map(|g| g.0) {
+            if s > DELETED {
+                let h = handle_of(s);
+                if let Some(v) = a.try_get(h) {
+                    self.place(v.va_start, h);
+                }
+            }
+        }
+    }
+
+    /// Every indexed handle (for the invariant checks).
+    pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
+        self.groups.iter().flat_map(|g| g.0).filter(|&s| s > DELETED).map(handle_of)
+    }
+
+    /// Every entry is reachable from its home group (no group on the way has an EMPTY slot)
+    /// and carries its key's tag; the counts are right. `Err` names the first slot that is not.
+    pub fn check(&self, a: &Arena) -> Result<(), String> {
+        let groups = self.groups.len();
+        let (mut n, mut d) = (0, 0);
+        for (pos, s) in self.groups.iter().flat_map(|g| g.0).enumerate() {
+            if s == DELETED {
+                d += 1;
+            }
+            if s <= DELETED {
+                continue;
+            }
+            n += 1;
+            let Some(v) = a.try_get(handle_of(s)) else {
+                return Err(format!("busy index slot {pos} names no object"));
+            };
+            let (mut g, tag) = Self::hash(v.va_start, groups);
+            if s & TAG_MASK != tag {
+                return Err(format!("busy index slot {pos}: tag {}, the key's is {tag}", s & TAG_MASK));
+            }
+            while g != pos / GROUP {
+                if mask(self.group(g), !0, EMPTY) != 0 {
+                    return Err(format!("busy index slot {pos}: an EMPTY slot in group {g} hides it"));
+                }
+                g = if g + 1 == groups { 0 } else { g + 1 };
+            }
+        }
+        if (n, d) != (self.len, self.deleted) {
+            return Err(format!("busy index counts {}/{} entries/deleted, holds {n}/{d}", self.len, self.deleted));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// A model: key -> handle, and the index beside it, over one arena.
+    fn run(ops: &[(bool, u16)]) {
+        let mut a = Arena::new();
+        let mut ix = BusyIndex::default();
+        let mut model: HashMap<u64, u32> = HashMap::new();
+        for &(add, k) in ops {
+            let key = 0xffff_c900_0000_0000 + u64::from(k) * 0x1000;
+            match (add, model.get(&key).copied()) {
+                (true, None) => {
+                    let h = a.alloc(key, key + 0x1000);
+                    ix.insert(&a, key, h);
+                    model.insert(key, h);
+                }
+                (false, Some(h)) => {
+                    ix.remove(&a, key, h);
+                    a.release(h);
+                    model.remove(&key);
+                }
+                _ => {}
+            }
+            ix.check(&a).unwrap();
+            assert_eq!(ix.len(), model.len(), "ordinary keys are never left out");
+            // Load stays within [1/2, 4/5] once past the smallest table.
+            if ix.capacity() > MIN_GROUPS * GROUP {
+                assert!(
+                    ix.len() * 2 >= ix.capacity() && ix.len() * 5 <= ix.capacity() * 4,
+                    "load {}/{}",
+                    ix.len(),
+                    ix.capacity()
+                );
+            }
+        }
+        for (&key, &h) in &model {
+            assert_eq!(ix.find(&a, key), h);
+            assert_eq!(ix.find(&a, key + 0x800), NIL, "an address inside an area is not a start");
+        }
+        assert_eq!(ix.find(&a, 0x1000), NIL);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn agrees_with_a_map(ops in proptest::collection::vec((any::<bool>(), 0u16..600), 1..1500)) {
+            run(&ops);
+        }
+    }
+
+    #[test]
+    fn grows_and_shrinks_through_many_entries() {
+        let mut ops: Vec<(bool, u16)> = (0..5000).map(|k| (true, k)).collect();
+        ops.extend((0..5000).rev().filter(|k| k % 7 != 0).map(|k| (false, k)));
+        run(&ops);
+    }
+
+    /// Keys that all share home group 0 (for tables of up to 16 groups): they spill into the
+    /// next groups, a removal from the full group leaves a DELETED slot that keeps the spilled
+    /// ones in reach, and an insert reuses it.
+    #[test]
+    fn keys_sharing_a_group_spill_and_stay_in_reach() {
+        let mut keys = Vec::new();
+        let mut k = 0u64;
+        while keys.len() < 13 {
+            k += 0x1000;
+            if BusyIndex::hash(k, 16).0 == 0 && BusyIndex::hash(k, 2).0 == 0 {
+                keys.push(k);
+            }
+        }
+        let mut a = Arena::new();
+        let mut ix = BusyIndex::default();
+        let hs: Vec<u32> = keys.iter().map(|&k| a.alloc(k, k + 0x1000)).collect();
+        for (&k, &h) in keys.iter().zip(&hs).take(12) {
+            ix.insert(&a, k, h);
+            ix.check(&a).unwrap();
+        }
+        assert!(ix.capacity() <= 16 * GROUP);
+        for (&k, &h) in keys.iter().zip(&hs).take(12) {
+            assert_eq!(ix.find(&a, k), h);
+        }
+        // Group 0 is full: removing from it must leave a DELETED slot, not an EMPTY one.
+        ix.remove(&a, keys[0], hs[0]);
+        ix.check(&a).unwrap();
+        assert_eq!(ix.deleted, 1);
+        for (&k, &h) in keys.iter().zip(&hs).skip(1).take(11) {
+            assert_eq!(ix.find(&a, k), h, "a spilled key is still found past the DELETED slot");
+        }
+        assert_eq!(ix.find(&a, keys[0]), NIL);
+        ix.insert(&a, keys[12], hs[12]);
+        ix.check(&a).unwrap();
+        assert_eq!((ix.deleted, ix.find(&a, keys[12])), (0, hs[12]), "the DELETED slot is reused");
+    }
+}
