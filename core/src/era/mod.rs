@@ -45,12 +45,6 @@ use crate::profile::Profile;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-/// Whether the busy areas are also found through [`BusyIndex`]. On x86_64 it pays (BENCHMARKS.md,
-/// issue 17, round 6); in wasm the same build measured slower than the busy tree's descents
-/// (fixed_s44 193 against 152 ns/op), so other targets keep the descents, as the kernel does.
-/// Either way the trees, the outputs and the events are the same.
-pub const BUSY_INDEX: bool = cfg!(target_arch = "x86_64");
-
 /// `MAX_VA_SIZE_PAGES`: pools per node (sizes up to 1 MiB, guard page included).
 pub const MAX_VA_SIZE_PAGES: usize = 256;
 /// Most CPUs a trace may declare.
@@ -461,9 +455,6 @@ impl Vmap {
     /// `succ`; `None` when that area is not the successor (or not indexed).
     #[inline(always)]
     fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
-        if !BUSY_INDEX {
-            return None;
-        }
         let sx = self.busy_index.find(&self.arena, succ);
         let sv = self.arena.try_get(sx)?;
         let pv = self.arena.try_get(sv.prev);
@@ -484,9 +475,7 @@ impl Vmap {
     #[inline(always)]
     fn busy_link<O: Observer>(&mut self, nid: usize, va: u32, s: u64, l: Links, obs: &mut O) {
         link_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, l, obs);
-        if BUSY_INDEX {
-            self.busy_index.insert(&self.arena, s, va);
-        }
+        self.busy_index.insert(&self.arena, s, va);
         self.busy_inserted(va, obs);
     }
 
@@ -517,12 +506,8 @@ impl Vmap {
     /// which decides the whole question again.
     #[inline(always)]
     fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
-        if let [node] = self.nodes.as_slice() {
-            let va = if BUSY_INDEX {
-                self.busy_index.find(&self.arena, addr)
-            } else {
-                node.busy.find_start(&self.arena, addr)
-            };
+        if self.nodes.len() == 1 {
+            let va = self.busy_index.find(&self.arena, addr);
             if let Some(v) = self.arena.try_get(va) {
                 if v.va_end > addr && !v.is_lazy() {
                     return Ok((0, va));
@@ -577,9 +562,7 @@ impl Vmap {
     fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
         let s = self.arena.get(va).va_start;
-        if BUSY_INDEX {
-            self.busy_index.remove(&self.arena, s, va);
-        }
+        self.busy_index.remove(&self.arena, s, va);
         if O::ON {
             let v = *self.arena.get(va);
             obs.areas_event(Event::BusyRemove { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);
