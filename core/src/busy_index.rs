@@ -22,6 +22,10 @@
 //! entries fall under 1/2,
 //! so the index costs 5 to 8 bytes per busy area.
 //!
+//! In wasm, `find`, `insert` and `remove` stay functions of their own: inlined into the replay
+//! loop they made it slower there than the descents they replace (V8 compiles the loop, one
+//! very large function, worse: fixed_s44 193 ns/op inlined, 142 not, 151 with no index).
+//!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
 //! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 5.5 million objects)
@@ -129,7 +133,8 @@ impl BusyIndex {
 
     /// The busy area starting at `key`, or `NIL` when it is not indexed (the caller then asks
     /// the tree).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn find(&self, a: &Arena, key: u64) -> u32 {
         // An empty table has no groups to probe: the loop below does not run.
         let groups = self.groups.len();
@@ -156,7 +161,8 @@ impl BusyIndex {
 
     /// Index the busy area `h` (which must be in a busy tree, starting at `key`, and not
     /// indexed yet).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn insert(&mut self, a: &Arena, key: u64, h: u32) {
         if h > MAX_HANDLE {
             return;
@@ -193,7 +199,8 @@ impl BusyIndex {
 
     /// Forget the busy area `h` starting at `key` (it leaves its busy tree). No-op when it was
     /// not indexed.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn remove(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
         if groups == 0 || h > MAX_HANDLE {
