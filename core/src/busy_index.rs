@@ -89,7 +89,25 @@ fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
         lo | (hi << 4)
     }
 }
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+    use std::arch::wasm32::*;
+    // SAFETY: the two loads read the 32 bytes of `g`, which is a `[u32; 8]` (v128 loads need
+    // no alignment).
+    unsafe {
+        let p = g.as_ptr().cast::<v128>();
+        let (lo, hi) = (v128_load(p), v128_load(p.add(1)));
+        let (and, x) = (u32x4_splat(and), u32x4_splat(x));
+        let lo = u32::from(i32x4_bitmask(u32x4_eq(v128_and(lo, and), x)));
+        let hi = u32::from(i32x4_bitmask(u32x4_eq(v128_and(hi, and), x)));
+        lo | (hi << 4)
+    }
+}
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 #[inline(always)]
 fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
     let mut m = 0;
