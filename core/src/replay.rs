@@ -211,15 +211,41 @@ fn hex16(v: u64) -> [u8; 16] {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+/// wasm with 128-bit SIMD (see .cargo/config.toml): the same steps as the SSE2 version.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn hex16(v: u64) -> [u8; 16] {
+    use std::arch::wasm32::*;
+    // Most significant byte first, in lane 0.
+    let b = u64x2(v.swap_bytes(), 0);
+    let low4 = u8x16_splat(0x0f);
+    let hi = v128_and(u8x16_shr(b, 4), low4);
+    let lo = v128_and(b, low4);
+    // Lane 2k: the high nibble of byte k; lane 2k+1: its low nibble.
+    let nib = i8x16_shuffle::<0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23>(hi, lo);
+    let letter = v128_and(u8x16_gt(nib, u8x16_splat(9)), u8x16_splat(39));
+    let ascii = u8x16_add(u8x16_add(nib, u8x16_splat(b'0')), letter);
+    let mut d = [0u8; 16];
+    // SAFETY: a v128 store of 16 bytes into a 16-byte array (no alignment needed).
+    unsafe { v128_store(d.as_mut_ptr().cast::<v128>(), ascii) };
+    d
+}
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 #[inline(always)]
 fn hex16(v: u64) -> [u8; 16] {
     hex16_swar(v)
 }
 
-/// The portable [`hex16`] (wasm and other targets), eight digits at a time (SWAR: each nibble
+/// The portable [`hex16`] (targets without SSE2 or wasm SIMD), eight digits at a time (SWAR: each nibble
 /// is spread into its own byte, then turned into ASCII with adds).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(
+    any(all(target_arch = "x86_64", target_feature = "sse2"), all(target_arch = "wasm32", target_feature = "simd128")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn hex16_swar(v: u64) -> [u8; 16] {
     /// Nibble `k` of `x` into byte `k` of the result (`k = 0` lowest).

@@ -168,12 +168,20 @@ impl Vmap {
         Ok(())
     }
 
-    /// The boot default `[1, ULONG_MAX)` unless an `init` came first.
+    /// The boot default `[1, ULONG_MAX)` unless an `init` came first. (Every operation asks:
+    /// the test stays inline, the boot out of line.)
+    #[inline(always)]
     pub fn ensure_init(&mut self) {
         if !self.initialized {
-            // Cannot fail: 1 < ULONG_MAX.
-            let _ = self.init(1, ULONG_MAX);
+            self.boot();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn boot(&mut self) {
+        // Cannot fail: 1 < ULONG_MAX.
+        let _ = self.init(1, ULONG_MAX);
     }
 
     pub fn set_cpus(&mut self, n: u64) -> Result<(), VmapError> {
