@@ -94,6 +94,10 @@ pub struct Vmap {
     /// Every busy tree's areas by `va_start` (ours: the kernel descends the tree), see
     /// [`crate::busy_index`].
     pub busy_index: BusyIndex,
+    /// Link a clipped-out busy area next to its neighbour instead of descending the busy tree
+    /// (see `busy_insert_after_clip`). Always on; the tests turn it off to check that both ways
+    /// build the same tree.
+    pub busy_link_hints: bool,
 }
 
 /// What a purge returned.
@@ -124,6 +128,7 @@ impl Vmap {
             vmap_area_pcpu_hole: VMALLOC_END,
             rfc: (profile == Profile::MapleRfc).then(|| Box::new(maple_rfc::MapleRfc::new())),
             busy_index: BusyIndex::default(),
+            busy_link_hints: true,
         }
     }
 
@@ -450,7 +455,7 @@ impl Vmap {
     /// ```
     #[inline(always)]
     fn busy_insert_after_clip<O: Observer>(&mut self, va: u32, s: u64, e: u64, hole_end: u64, obs: &mut O) {
-        if self.nodes.len() == 1 {
+        if self.nodes.len() == 1 && self.busy_link_hints {
             if let Some(l) = self.busy_links_between(s, e, hole_end) {
                 self.busy_link(0, va, s, l, obs);
                 return;
@@ -460,11 +465,17 @@ impl Vmap {
     }
 
     /// The link of `[s, e)` in the (single) busy tree, found from the area starting at
-    /// `succ`; `None` when that area is not the successor (or not indexed).
+    /// `succ`; `None` when that area is not the successor (or not indexed). With no area at
+    /// `succ` (the free block ran to the end of the space, or past the last busy area), the new
+    /// area may be the new maximum: the last area's right link, when that area ends by `s`.
     #[inline(always)]
     fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
         let sx = self.busy_index.find(&self.arena, succ);
-        let sv = self.arena.try_get(sx)?;
+        let Some(sv) = self.arena.try_get(sx) else {
+            let last = self.nodes[0].busy.last;
+            // The maximum has no right child.
+            return (self.arena.try_get(last)?.va_end <= s).then_some(Links { parent: last, left: false });
+        };
         let pv = self.arena.try_get(sv.prev);
         if sv.va_start < e || pv.is_some_and(|p| p.va_end > s) {
             return None;
