@@ -465,17 +465,18 @@ impl Vmap {
     }
 
     /// The link of `[s, e)` in the (single) busy tree, found from the area starting at
-    /// `succ`; `None` when that area is not the successor (or not indexed). With no area at
-    /// `succ` (the free block ran to the end of the space, or past the last busy area), the new
-    /// area may be the new maximum: the last area's right link, when that area ends by `s`.
+    /// `succ`; `None` when that area is not the successor (or not indexed). First, though: a
+    /// new area past the last busy one (its free block ran to the end of the space, or past the
+    /// last area) is the new maximum, linked at the last area's right, which is free; the index
+    /// would only miss there.
     #[inline(always)]
     fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
+        let last = self.nodes[0].busy.last;
+        if self.arena.try_get(last).is_some_and(|l| l.va_end <= s) {
+            return Some(Links { parent: last, left: false });
+        }
         let sx = self.busy_index.find(&self.arena, succ);
-        let Some(sv) = self.arena.try_get(sx) else {
-            let last = self.nodes[0].busy.last;
-            // The maximum has no right child.
-            return (self.arena.try_get(last)?.va_end <= s).then_some(Links { parent: last, left: false });
-        };
+        let sv = self.arena.try_get(sx)?;
         let pv = self.arena.try_get(sv.prev);
         if sv.va_start < e || pv.is_some_and(|p| p.va_end > s) {
             return None;
