@@ -8,12 +8,20 @@
 //   node scripts/bench-wasm.mjs --pkg /tmp/pkg-bench [--bin target/release/vmap-replay] \
 //       [--runs N] [--traces "fixed_s44 mixed_s42"] [--profile NAME]
 //
+// In Chromium instead of Node (`--browser`; the page's engine, often a newer V8 than Node's),
+// from a `--target web` build, served from a local port and timed in the page:
+//
+//   wasm-pack build core/wasm --target web --out-dir /tmp/pkg-web --release -- \
+//       --no-default-features --features bench
+//   node scripts/bench-wasm.mjs --browser --pkg /tmp/pkg-web [...as above]
+//
 // Prints, per trace, the best ns/op of N runs in wasm and natively and their ratio. Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { option, ROOT } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -23,9 +31,86 @@ const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42')
 const PROFILE = opt('--profile', '');
 const BIN = resolve(opt('--bin', join(ROOT, 'target/release/vmap-replay')));
 const PKG = opt('--pkg', '');
-if (!PKG) throw new Error('--pkg DIR is required (a wasm-pack --target nodejs build with --features bench)');
-const m = createRequire(import.meta.url)(join(resolve(PKG), 'vmapviz_wasm.js'));
-if (typeof m.BenchReplay !== 'function') throw new Error(`${PKG} has no BenchReplay: build it with --features bench`);
+const BROWSER = args.includes('--browser');
+if (!PKG) throw new Error('--pkg DIR is required (a wasm-pack build with --features bench)');
+
+/** Node: the `--target nodejs` build, loaded here. */
+function nodeEngine() {
+  const m = createRequire(import.meta.url)(join(resolve(PKG), 'vmapviz_wasm.js'));
+  if (typeof m.BenchReplay !== 'function') throw new Error(`${PKG} has no BenchReplay: build it with --features bench`);
+  return {
+    name: `Node ${process.version}`,
+    async load(file) {
+      const b = new m.BenchReplay(readFileSync(file, 'utf8'));
+      return { ops: b.ops(), run: async () => timed(() => b.run(PROFILE)), free: async () => b.free() };
+    },
+    async close() {},
+  };
+}
+
+function timed(f) {
+  const t0 = process.hrtime.bigint();
+  const len = f();
+  return { ns: Number(process.hrtime.bigint() - t0), len };
+}
+
+/** Chromium: the `--target web` build and the trace served from a local port, timed in a page. */
+async function browserEngine() {
+  const pkg = resolve(PKG);
+  if (!existsSync(join(pkg, 'vmapviz_wasm_bg.wasm'))) throw new Error(`${PKG} has no vmapviz_wasm_bg.wasm`);
+  const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.trace': 'text/plain' };
+  const server = createServer((req, res) => {
+    const name = basename(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const path = name.endsWith('.trace') ? join(ROOT, 'target/perf', name) : join(pkg, name || 'index.html');
+    if (name === '' || name === 'index.html') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>bench</title>');
+    } else if (existsSync(path)) {
+      res.writeHead(200, { 'content-type': types[path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream' });
+      res.end(readFileSync(path));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const { chromium } = await import('@playwright/test');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.evaluate(async () => {
+    const m = await import('/vmapviz_wasm.js');
+    await m.default();
+    if (typeof m.BenchReplay !== 'function') throw new Error('this build has no BenchReplay: build it with --features bench');
+    window.__m = m;
+  });
+  return {
+    name: `Chromium ${browser.version()}`,
+    async load(file) {
+      const ops = await page.evaluate(async (name) => {
+        const text = await (await fetch(`/${name}`)).text();
+        window.__b = new window.__m.BenchReplay(text);
+        return window.__b.ops();
+      }, basename(file));
+      return {
+        ops,
+        run: () =>
+          page.evaluate((profile) => {
+            const t0 = performance.now();
+            const len = window.__b.run(profile);
+            return { ns: (performance.now() - t0) * 1e6, len };
+          }, PROFILE),
+        free: () => page.evaluate(() => window.__b.free()),
+      };
+    },
+    async close() {
+      await browser.close();
+      server.close();
+    },
+  };
+}
 
 function runNative(file) {
   const a = [...(PROFILE ? ['--profile', PROFILE] : []), '--bench', file];
@@ -35,28 +120,31 @@ function runNative(file) {
   return { ops: Number(got[1]), ns: Number(got[2]) };
 }
 
-console.log(`wasm: ${resolve(PKG)}   native: ${BIN}   best of ${RUNS}, alternating`);
-for (const t of TRACES) {
-  const file = join(ROOT, 'target/perf', `${t}.trace`);
-  if (!existsSync(file)) throw new Error(`${file} is missing: run scripts/bench-perf.sh first`);
-  const b = new m.BenchReplay(readFileSync(file, 'utf8'));
-  const ops = b.ops();
-  let bestW = Infinity;
-  let bestN = Infinity;
-  let outLen = -1;
-  for (let r = 0; r < RUNS; r++) {
-    const t0 = process.hrtime.bigint();
-    const len = b.run(PROFILE);
-    const ns = Number(process.hrtime.bigint() - t0);
-    if (outLen >= 0 && len !== outLen) throw new Error(`${t}: output length changed between runs`);
-    outLen = len;
-    bestW = Math.min(bestW, ns / ops);
-    const n = runNative(file);
-    if (n.ops !== ops) throw new Error(`${t}: native counts ${n.ops} operations, wasm ${ops}`);
-    bestN = Math.min(bestN, n.ns);
+const engine = BROWSER ? await browserEngine() : nodeEngine();
+console.log(`wasm (${engine.name}): ${resolve(PKG)}   native: ${BIN}   best of ${RUNS}, alternating`);
+try {
+  for (const t of TRACES) {
+    const file = join(ROOT, 'target/perf', `${t}.trace`);
+    if (!existsSync(file)) throw new Error(`${file} is missing: run scripts/bench-perf.sh first`);
+    const b = await engine.load(file);
+    const ops = b.ops;
+    let bestW = Infinity;
+    let bestN = Infinity;
+    let outLen = -1;
+    for (let r = 0; r < RUNS; r++) {
+      const { ns, len } = await b.run();
+      if (outLen >= 0 && len !== outLen) throw new Error(`${t}: output length changed between runs`);
+      outLen = len;
+      bestW = Math.min(bestW, ns / ops);
+      const n = runNative(file);
+      if (n.ops !== ops) throw new Error(`${t}: native counts ${n.ops} operations, wasm ${ops}`);
+      bestN = Math.min(bestN, n.ns);
+    }
+    await b.free();
+    console.log(
+      `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${bestW.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(bestW / bestN).toFixed(2)}`,
+    );
   }
-  b.free();
-  console.log(
-    `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${bestW.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(bestW / bestN).toFixed(2)}`,
-  );
+} finally {
+  await engine.close();
 }

@@ -1,5 +1,5 @@
 // Builds the WebAssembly facade (core/wasm) twice with wasm-pack (release, wasm-opt from the npm
-// package binaryen):
+// package binaryen; 128-bit SIMD on, see .cargo/config.toml):
 //   web/src/pkg           the page's first screen: sessions, states, frames (no default features)
 //   web/src/pkg-workbench the workbench and its worker: everything (feature `workbench`)
 // The first is what the page loads on open; the second comes with the workbench on first use.
@@ -15,7 +15,7 @@ const BUILDS = [
   { dir: 'pkg', what: 'the view build', cargoArgs: ['--no-default-features'] },
   { dir: 'pkg-workbench', what: 'the workbench build', cargoArgs: [] },
 ];
-const SOURCES = ['core', 'Cargo.toml', 'Cargo.lock'];
+const SOURCES = ['core', 'Cargo.toml', 'Cargo.lock', '.cargo'];
 const FILES = ['vmapviz_wasm_bg.wasm', 'vmapviz_wasm.js', 'vmapviz_wasm.d.ts'];
 
 const outputs = (dir) => FILES.map((f) => join(ROOT, 'web', 'src', dir, f));

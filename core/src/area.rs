@@ -86,6 +86,15 @@ impl VmapArea {
     pub fn parent(&self) -> u32 {
         self.parent_color & !RB_BLACK
     }
+    /// `rb_left` and `rb_right` (`NIL` for none).
+    #[inline(always)]
+    pub fn left(&self) -> u32 {
+        self.left
+    }
+    #[inline(always)]
+    pub fn right(&self) -> u32 {
+        self.right
+    }
     /// `rb_is_black`.
     #[inline(always)]
     pub fn is_black(&self) -> bool {

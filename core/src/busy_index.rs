@@ -89,7 +89,25 @@ fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
         lo | (hi << 4)
     }
 }
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+    use std::arch::wasm32::*;
+    // SAFETY: the two loads read the 32 bytes of `g`, which is a `[u32; 8]` (v128 loads need
+    // no alignment).
+    unsafe {
+        let p = g.as_ptr().cast::<v128>();
+        let (lo, hi) = (v128_load(p), v128_load(p.add(1)));
+        let (and, x) = (u32x4_splat(and), u32x4_splat(x));
+        let lo = u32::from(i32x4_bitmask(u32x4_eq(v128_and(lo, and), x)));
+        let hi = u32::from(i32x4_bitmask(u32x4_eq(v128_and(hi, and), x)));
+        lo | (hi << 4)
+    }
+}
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 #[inline(always)]
 fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
     let mut m = 0;
@@ -116,14 +134,16 @@ impl BusyIndex {
         *self = BusyIndex::default();
     }
 
-    /// The home group and the tag of `key` in a table of `groups` groups: `hash * groups` in
-    /// 128 bits, its high half the group (any number of groups works), the top bits of its low
-    /// half (where in the group's share of hash values the key fell) the tag.
+    /// The home group and the tag of `key` in a table of `groups` groups: the top 32 bits of a
+    /// Fibonacci hash times `groups`, its high half the group (any number of groups works),
+    /// the top bits of its low half (where in the group's share of hash values the key fell)
+    /// the tag. All in 64 bits: wasm has no 128-bit multiply (a call to `__multi3` there).
     #[inline(always)]
     fn hash(key: u64, groups: usize) -> (usize, u32) {
-        let p = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * groups as u128;
+        debug_assert!(groups as u64 <= u64::from(u32::MAX));
+        let p = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) * groups as u64;
         // Bit 6 always set: a tag never equals EMPTY or DELETED's low bits.
-        ((p >> 64) as usize, ((p as u64) >> 58) as u32 | 0x40)
+        ((p >> 32) as usize, (p as u32 >> 26) | 0x40)
     }
 
     #[inline(always)]

@@ -185,15 +185,14 @@ pub fn push_hex(out: &mut String, v: u64) {
     push_line(out, "", v, "");
 }
 
-/// The 16 lower-case hex digits of `v` as the bytes of a little-endian `u128`: the most
-/// significant digit in the lowest byte, so `to_le_bytes` gives them in writing order.
+/// The 16 lower-case hex digits of `v`, most significant first.
 ///
 /// x86_64 with SSE2 (part of its baseline): the eight bytes are split into sixteen nibbles in one
 /// register (high nibble of each byte first), and every nibble becomes ASCII at once with one
 /// compare and two adds: about a dozen instructions where the portable version takes sixty.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn hex16(v: u64) -> u128 {
+fn hex16(v: u64) -> [u8; 16] {
     use std::arch::x86_64::*;
     // SAFETY: these intrinsics only need SSE2, which this build enables (the `cfg` above; it
     // is part of every x86_64 target's baseline). None of them touches memory.
@@ -208,23 +207,47 @@ fn hex16(v: u64) -> u128 {
         // 'a' - '0' - 10 = 39 more for the nibbles past 9.
         let letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)), _mm_set1_epi8(39));
         let ascii = _mm_add_epi8(_mm_add_epi8(nib, _mm_set1_epi8(b'0' as i8)), letter);
-        let first8 = _mm_cvtsi128_si64(ascii) as u64;
-        let last8 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(ascii, ascii)) as u64;
-        u128::from(first8) | (u128::from(last8) << 64)
+        std::mem::transmute::<__m128i, [u8; 16]>(ascii)
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+/// wasm with 128-bit SIMD (see .cargo/config.toml): the same steps as the SSE2 version.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
-fn hex16(v: u64) -> u128 {
+fn hex16(v: u64) -> [u8; 16] {
+    use std::arch::wasm32::*;
+    // Most significant byte first, in lane 0.
+    let b = u64x2(v.swap_bytes(), 0);
+    let low4 = u8x16_splat(0x0f);
+    let hi = v128_and(u8x16_shr(b, 4), low4);
+    let lo = v128_and(b, low4);
+    // Lane 2k: the high nibble of byte k; lane 2k+1: its low nibble.
+    let nib = i8x16_shuffle::<0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23>(hi, lo);
+    let letter = v128_and(u8x16_gt(nib, u8x16_splat(9)), u8x16_splat(39));
+    let ascii = u8x16_add(u8x16_add(nib, u8x16_splat(b'0')), letter);
+    let mut d = [0u8; 16];
+    // SAFETY: a v128 store of 16 bytes into a 16-byte array (no alignment needed).
+    unsafe { v128_store(d.as_mut_ptr().cast::<v128>(), ascii) };
+    d
+}
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+#[inline(always)]
+fn hex16(v: u64) -> [u8; 16] {
     hex16_swar(v)
 }
 
-/// The portable [`hex16`] (wasm and other targets), eight digits at a time (SWAR: each nibble
+/// The portable [`hex16`] (targets without SSE2 or wasm SIMD), eight digits at a time (SWAR: each nibble
 /// is spread into its own byte, then turned into ASCII with adds).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(
+    any(all(target_arch = "x86_64", target_feature = "sse2"), all(target_arch = "wasm32", target_feature = "simd128")),
+    allow(dead_code)
+)]
 #[inline(always)]
-fn hex16_swar(v: u64) -> u128 {
+fn hex16_swar(v: u64) -> [u8; 16] {
     /// Nibble `k` of `x` into byte `k` of the result (`k = 0` lowest).
     #[inline(always)]
     fn spread(x: u32) -> u64 {
@@ -244,7 +267,7 @@ fn hex16_swar(v: u64) -> u128 {
     let mut d = [0u8; 16];
     d[..8].copy_from_slice(&hi);
     d[8..].copy_from_slice(&lo);
-    u128::from_le_bytes(d)
+    d
 }
 
 /// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line, written
@@ -263,9 +286,10 @@ pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
         out.push_str(suffix);
         return;
     }
-    // Significant digits (at least one, for 0), moved to the front of the 16.
+    // Significant digits (at least one, for 0), shifted to the top of `v` first, so that
+    // they lead the 16 (a 64-bit shift: wasm has no 128-bit one to shift the digits by).
     let n = (64 - (v | 1).leading_zeros()).div_ceil(4) as usize;
-    let digits = (hex16(v) >> (8 * (16 - n))).to_le_bytes();
+    let digits = hex16(v << (64 - 4 * n));
     let at = p.len() + 2;
     let len = at + n + s.len();
     out.reserve(CAP);
@@ -368,14 +392,16 @@ mod tests {
         }
         for v in vals {
             let want = format!("{v:016x}");
-            assert_eq!(&hex16(v).to_le_bytes(), want.as_bytes(), "{v:#x}");
-            assert_eq!(&hex16_swar(v).to_le_bytes(), want.as_bytes(), "{v:#x} (portable)");
+            assert_eq!(&hex16(v), want.as_bytes(), "{v:#x}");
+            assert_eq!(&hex16_swar(v), want.as_bytes(), "{v:#x} (portable)");
         }
     }
 
     #[test]
     fn push_hex_prints_like_the_formatter() {
-        for v in [0u64, 1, 0xf, 0x10, 0xffffc90000000000, u64::MAX, 0x1234_5678_9abc_def0] {
+        // Every digit count: each power of 16 and the number just below it.
+        let edges = (0..16).flat_map(|k| [1u64 << (4 * k), (1u64 << (4 * k)).wrapping_sub(1)]);
+        for v in edges.chain([0xf, 0xffffc90000000000, u64::MAX, 0x1234_5678_9abc_def0, 0xa0b0_c0d0_e0f0_0001]) {
             let mut s = String::new();
             push_hex(&mut s, v);
             assert_eq!(s, format!("{v:#x}"));

@@ -145,6 +145,19 @@ describe('the contract: every facade call against contract.ts', () => {
     expect(declared.filter((k) => !kinds.has(k))).toEqual([]);
   });
 
+  it("the page's build replays every conformance vector to the kernel's output byte for byte", () => {
+    // The wasm build's own code paths (its SIMD hex digits and busy-index compares) run here.
+    let n = 0;
+    for (const { name, text } of vectors()) {
+      const want = readFileSync(new URL(name.replace(/\.trace$/, '.expected'), SHARED), 'utf8');
+      const v = page.Vmapviz.load(text);
+      expect(v.output(), name).toBe(want);
+      v.free();
+      n++;
+    }
+    expect(n).toBeGreaterThan(30);
+  });
+
   it("the same calls of the workbench's build match it", () => {
     // The same code as the page's build: a sample of the vectors is enough.
     const kinds = sessions(bench, [...vectors().filter((_, i) => i % 6 === 0).map((v) => v.text), ...EXTRA]);

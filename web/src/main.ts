@@ -31,7 +31,12 @@ main().catch((e: unknown) => {
   const banner = document.querySelector<HTMLElement>('[data-widget="load-error"]');
   if (banner) {
     banner.hidden = false;
-    banner.textContent = `vmapviz could not start: ${errorMessage(e)}`;
+    // The core is built with WebAssembly SIMD (.cargo/config.toml): an older engine rejects it.
+    const hint =
+      e instanceof WebAssembly.CompileError
+        ? ' (this browser cannot run WebAssembly SIMD; Chrome or Edge 91+, Firefox 89+ and Safari 16.4+ can)'
+        : '';
+    banner.textContent = `vmapviz could not start: ${errorMessage(e)}${hint}`;
   }
   console.error(e);
 });

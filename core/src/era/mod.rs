@@ -94,6 +94,10 @@ pub struct Vmap {
     /// Every busy tree's areas by `va_start` (ours: the kernel descends the tree), see
     /// [`crate::busy_index`].
     pub busy_index: BusyIndex,
+    /// Link a clipped-out busy area next to its neighbour instead of descending the busy tree
+    /// (see `busy_insert_after_clip`). Always on; the tests turn it off to check that both ways
+    /// build the same tree.
+    pub busy_link_hints: bool,
 }
 
 /// What a purge returned.
@@ -124,6 +128,7 @@ impl Vmap {
             vmap_area_pcpu_hole: VMALLOC_END,
             rfc: (profile == Profile::MapleRfc).then(|| Box::new(maple_rfc::MapleRfc::new())),
             busy_index: BusyIndex::default(),
+            busy_link_hints: true,
         }
     }
 
@@ -168,12 +173,20 @@ impl Vmap {
         Ok(())
     }
 
-    /// The boot default `[1, ULONG_MAX)` unless an `init` came first.
+    /// The boot default `[1, ULONG_MAX)` unless an `init` came first. (Every operation asks:
+    /// the test stays inline, the boot out of line.)
+    #[inline(always)]
     pub fn ensure_init(&mut self) {
         if !self.initialized {
-            // Cannot fail: 1 < ULONG_MAX.
-            let _ = self.init(1, ULONG_MAX);
+            self.boot();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn boot(&mut self) {
+        // Cannot fail: 1 < ULONG_MAX.
+        let _ = self.init(1, ULONG_MAX);
     }
 
     pub fn set_cpus(&mut self, n: u64) -> Result<(), VmapError> {
@@ -442,7 +455,7 @@ impl Vmap {
     /// ```
     #[inline(always)]
     fn busy_insert_after_clip<O: Observer>(&mut self, va: u32, s: u64, e: u64, hole_end: u64, obs: &mut O) {
-        if self.nodes.len() == 1 {
+        if self.nodes.len() == 1 && self.busy_link_hints {
             if let Some(l) = self.busy_links_between(s, e, hole_end) {
                 self.busy_link(0, va, s, l, obs);
                 return;
@@ -452,9 +465,16 @@ impl Vmap {
     }
 
     /// The link of `[s, e)` in the (single) busy tree, found from the area starting at
-    /// `succ`; `None` when that area is not the successor (or not indexed).
+    /// `succ`; `None` when that area is not the successor (or not indexed). First, though: a
+    /// new area past the last busy one (its free block ran to the end of the space, or past the
+    /// last area) is the new maximum, linked at the last area's right, which is free; the index
+    /// would only miss there.
     #[inline(always)]
     fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
+        let last = self.nodes[0].busy.last;
+        if self.arena.try_get(last).is_some_and(|l| l.va_end <= s) {
+            return Some(Links { parent: last, left: false });
+        }
         let sx = self.busy_index.find(&self.arena, succ);
         let sv = self.arena.try_get(sx)?;
         let pv = self.arena.try_get(sv.prev);

@@ -69,3 +69,67 @@ fn push_hex_and_push_line_match_the_formatter() {
         assert_eq!(s, format!("{long}{v:#x}ß"));
     }
 }
+
+/// A busy area clipped out of a free block is linked next to its neighbour, found through the
+/// busy index, instead of at the end of a descent (`busy_insert_after_clip`). Both ways must
+/// build the very same tree: the page shows its shape. Every allocating workload of the test
+/// module, on each single-node profile, replayed with the hints and without, has the same busy
+/// tree (in order: start, depth, colour) after every operation.
+#[test]
+fn busy_link_hints_build_the_tree_the_descent_builds() {
+    use vmapviz_core::workload::{generate, WorkloadParams};
+    use vmapviz_core::{NoObserver, Replayer, NIL};
+
+    fn shape(v: &Vmap) -> Vec<(u64, u32, bool)> {
+        let mut out = Vec::new();
+        for n in &v.nodes {
+            // In order, with an explicit stack of (node, depth).
+            let mut stack = Vec::new();
+            let (mut cur, mut d) = (n.busy.root, 0u32);
+            while cur != NIL || !stack.is_empty() {
+                while cur != NIL {
+                    stack.push((cur, d));
+                    cur = v.arena.get(cur).left();
+                    d += 1;
+                }
+                let (x, dx) = stack.pop().unwrap();
+                let a = v.arena.get(x);
+                out.push((a.va_start, dx, a.is_black()));
+                cur = a.right();
+                d = dx + 1;
+            }
+        }
+        out
+    }
+
+    let tests = [
+        "fix_size_alloc_test",
+        "full_fit_alloc_test",
+        "long_busy_list_alloc_test",
+        "random_size_alloc_test",
+        "fix_align_alloc_test",
+        "random_size_align_alloc_test",
+        "align_shift_alloc_test",
+        "pcpu_alloc_test",
+    ];
+    let mut compared = 0;
+    for profile in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
+        for name in tests {
+            let params = WorkloadParams { seed: 7, loops: 150, keep: Some(120), profile, ..WorkloadParams::default() };
+            let ops = generate(name, &params).unwrap();
+            let (mut on, mut off) = (Replayer::new(profile), Replayer::new(profile));
+            let (mut out_on, mut out_off) = (String::new(), String::new());
+            for (k, op) in ops.iter().enumerate() {
+                let a = on.apply(op, &mut out_on, &mut NoObserver);
+                // (After the workload's `profile` line too: it makes a new allocator.)
+                off.vmap.busy_link_hints = false;
+                let b = off.apply(op, &mut out_off, &mut NoObserver);
+                assert_eq!(a.is_ok(), b.is_ok(), "{profile} {name} op {k}");
+                assert_eq!(shape(&on.vmap), shape(&off.vmap), "{profile} {name}: the busy trees differ after op {k}");
+                compared += 1;
+            }
+            assert_eq!(out_on, out_off, "{profile} {name}");
+        }
+    }
+    assert!(compared > 5000, "{compared} operations compared");
+}
