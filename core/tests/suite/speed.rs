@@ -72,12 +72,12 @@ fn push_hex_and_push_line_match_the_formatter() {
 
 /// A busy area clipped out of a free block is linked next to its neighbour, found through the
 /// busy index, instead of at the end of a descent (`busy_insert_after_clip`). Both ways must
-/// build the very same tree: the page shows its shape. Every allocating workload of the test
+/// build the very same tree: the page shows its shape. Every workload of the kernel's test
 /// module, on each single-node profile, replayed with the hints and without, has the same busy
 /// tree (in order: start, depth, colour) after every operation.
 #[test]
 fn busy_link_hints_build_the_tree_the_descent_builds() {
-    use vmapviz_core::workload::{generate, WorkloadParams};
+    use vmapviz_core::workload::{generate, list, WorkloadKind, WorkloadParams};
     use vmapviz_core::{NoObserver, Replayer, NIL};
 
     fn shape(v: &Vmap) -> Vec<(u64, u32, bool)> {
@@ -102,19 +102,12 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
         out
     }
 
-    let tests = [
-        "fix_size_alloc_test",
-        "full_fit_alloc_test",
-        "long_busy_list_alloc_test",
-        "random_size_alloc_test",
-        "fix_align_alloc_test",
-        "random_size_align_alloc_test",
-        "align_shift_alloc_test",
-        "pcpu_alloc_test",
-    ];
+    // The 13 tests of the kernel's test module and the module itself (all of them in turn).
+    let tests: Vec<&str> = list().into_iter().filter(|w| w.kind != WorkloadKind::Teaching).map(|w| w.name).collect();
+    assert!(tests.len() >= 14);
     let mut compared = 0;
     for profile in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
-        for name in tests {
+        for &name in &tests {
             let params = WorkloadParams { seed: 7, loops: 150, keep: Some(120), profile, ..WorkloadParams::default() };
             let ops = generate(name, &params).unwrap();
             let (mut on, mut off) = (Replayer::new(profile), Replayer::new(profile));
