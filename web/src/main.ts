@@ -27,15 +27,27 @@ async function main(): Promise<void> {
   document.body.dataset.ready = 'true';
 }
 
+/**
+ * Whether this engine validates a module that uses 128-bit SIMD: one function returning a
+ * v128 (`i32.const 0`, `i8x16.splat`, `i8x16.popcnt`).
+ */
+function hasWasmSimd(): boolean {
+  const probe = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7b, 3, 2, 1, 0, 10, 10, 1, 8, 0, 0x41, 0, 0xfd, 0x0f, 0xfd, 0x62, 0x0b];
+  try {
+    return WebAssembly.validate(new Uint8Array(probe));
+  } catch {
+    return false;
+  }
+}
+
 main().catch((e: unknown) => {
   const banner = document.querySelector<HTMLElement>('[data-widget="load-error"]');
   if (banner) {
     banner.hidden = false;
     // The core is built with WebAssembly SIMD (.cargo/config.toml): an older engine rejects it.
-    const hint =
-      e instanceof WebAssembly.CompileError
-        ? ' (this browser cannot run WebAssembly SIMD; Chrome or Edge 91+, Firefox 89+ and Safari 16.4+ can)'
-        : '';
+    const hint = hasWasmSimd()
+      ? ''
+      : ' (this browser cannot run WebAssembly SIMD, which the core needs; Chrome or Edge 91+, Firefox 89+ and Safari 16.4+ can)';
     banner.textContent = `vmapviz could not start: ${errorMessage(e)}${hint}`;
   }
   console.error(e);
