@@ -28,7 +28,8 @@ test('an engine without WebAssembly SIMD is told that the core needs it, and whi
   await page.goto('./');
   const banner = page.getByTestId('load-error');
   await expect(banner).toBeVisible();
-  await expect(banner).toContainText('vmapviz could not start:');
-  await expect(banner).toContainText('cannot run WebAssembly SIMD');
+  // The reason first, then the engine's own words.
+  await expect(banner).toContainText('vmapviz could not start: this browser cannot run WebAssembly SIMD');
   await expect(banner).toContainText('Safari 16.4+');
+  await expect(banner).toContainText('The engine said:');
 });

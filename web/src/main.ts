@@ -44,11 +44,12 @@ main().catch((e: unknown) => {
   const banner = document.querySelector<HTMLElement>('[data-widget="load-error"]');
   if (banner) {
     banner.hidden = false;
-    // The core is built with WebAssembly SIMD (.cargo/config.toml): an older engine rejects it.
-    const hint = hasWasmSimd()
-      ? ''
-      : ' (this browser cannot run WebAssembly SIMD, which the core needs; Chrome or Edge 91+, Firefox 89+ and Safari 16.4+ can)';
-    banner.textContent = `vmapviz could not start: ${errorMessage(e)}${hint}`;
+    // The core is built with WebAssembly SIMD (.cargo/config.toml): an older engine rejects it,
+    // and then that is the first thing to say (the engine's own words follow).
+    banner.textContent = hasWasmSimd()
+      ? `vmapviz could not start: ${errorMessage(e)}`
+      : 'vmapviz could not start: this browser cannot run WebAssembly SIMD, which the core needs ' +
+        `(Chrome or Edge 91+, Firefox 89+ and Safari 16.4+ can). The engine said: ${errorMessage(e)}`;
   }
   console.error(e);
 });
