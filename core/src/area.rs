@@ -338,11 +338,21 @@ pub struct VaTree {
     pub first: u32,
     pub last: u32,
     pub len: usize,
+    /// Ours, not the kernel's: the list neighbours `(prev, next)` (`NIL` at an end) of the free
+    /// block the last whole-block clip (`FL_FIT_TYPE`) erased, as long as nothing was linked or
+    /// erased since. They are then still neighbours, so the range given back by the next free
+    /// of that area goes between them without the descent (`vmalloc::gap_links`).
+    ///
+    /// ```text
+    ///   prev            (erased)            next
+    ///   [----)      [==== gap ====)      [--------)     prev.next == next
+    /// ```
+    pub gap: Option<(u32, u32)>,
 }
 
 impl Default for VaTree {
     fn default() -> Self {
-        VaTree { root: NIL, first: NIL, last: NIL, len: 0 }
+        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None }
     }
 }
 

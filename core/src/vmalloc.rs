@@ -286,6 +286,29 @@ pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> 
     }
 }
 
+/// The link `find_va_links` would find for `[vs, ve)`, taken from the tree's gap (see
+/// [`VaTree::gap`]) when the range fits in it; `None` sends the caller to the descent.
+///
+/// ```text
+///        P = gap.0        [vs, ve)        S = gap.1         P.va_end <= vs < ve <= S.va_start
+///   P and S are neighbours in order, so exactly one of P.right and S.left is empty, and the
+///   descent for a key between them ends there: S.left when it is empty, else P.right.
+/// ```
+#[inline(always)]
+pub fn gap_links(a: &Arena, t: &VaTree, vs: u64, ve: u64) -> Option<Links> {
+    let (p, s) = t.gap?;
+    let (pv, sv) = (a.try_get(p), a.try_get(s));
+    if vs >= ve || pv.is_some_and(|v| v.va_end > vs) || sv.is_some_and(|v| v.va_start < ve) {
+        return None;
+    }
+    match (pv, sv) {
+        (_, Some(v)) if v.left == NIL => Some(Links { parent: s, left: true }),
+        (Some(v), _) if v.right == NIL => Some(Links { parent: p, left: false }),
+        (None, None) => Some(Links { parent: NIL, left: true }),
+        _ => None,
+    }
+}
+
 /// `get_va_next_sibling`: the list entry that follows the link. `None` for an empty tree;
 /// `Some(NIL)` for the list head (no successor).
 #[inline(always)]
@@ -312,6 +335,7 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
         l.parent
     };
     rbtree::link_node(a, t, va, l.parent, l.left);
+    t.gap = None;
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
         let ev = Event::Link {
@@ -344,6 +368,7 @@ pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32
     }
     rbtree::erase::<A, O>(a, t, va, obs);
     t.list_del(a, va);
+    t.gap = None;
 }
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
@@ -404,7 +429,10 @@ pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     obs: &mut O,
 ) -> Option<u32> {
     let (vs, ve) = (a.get(va).va_start, a.get(va).va_end);
-    let links = find_va_links(a, t, vs, ve, NIL)?;
+    let links = match gap_links(a, t, vs, ve) {
+        Some(l) => l,
+        None => find_va_links(a, t, vs, ve, NIL)?,
+    };
     let next = get_va_next_sibling(a, links);
     let emit = O::ON && A::AUGMENTED;
     if emit {
@@ -559,7 +587,9 @@ pub fn adjust_va_to_fit_type<O: Observer>(
                 };
                 obs.event(ev, view(a, t));
             }
+            let gap = (a.get(va).prev, a.get(va).next);
             unlink_va::<SubtreeMax, O>(a, t, va, obs);
+            t.gap = Some(gap);
             a.release(va);
             return true;
         }

@@ -36,6 +36,28 @@ fn addr_to_node_id_is_the_division_formula() {
     }
 }
 
+/// A tree in order: (start, end, depth, black, the word that is `subtree_max_size` in the free
+/// tree), with an explicit stack of (node, depth).
+fn tree_shape(v: &Vmap, root: u32) -> Vec<(u64, u64, u32, bool, u64)> {
+    use vmapviz_core::NIL;
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    let (mut cur, mut d) = (root, 0u32);
+    while cur != NIL || !stack.is_empty() {
+        while cur != NIL {
+            stack.push((cur, d));
+            cur = v.arena.get(cur).left();
+            d += 1;
+        }
+        let (x, dx) = stack.pop().unwrap();
+        let a = v.arena.get(x);
+        out.push((a.va_start, a.va_end, dx, a.is_black(), a.subtree_max_size()));
+        cur = a.right();
+        d = dx + 1;
+    }
+    out
+}
+
 /// `push_hex` and `push_line` print what the formatter prints, for every digit count.
 #[test]
 fn push_hex_and_push_line_match_the_formatter() {
@@ -78,28 +100,10 @@ fn push_hex_and_push_line_match_the_formatter() {
 #[test]
 fn busy_link_hints_build_the_tree_the_descent_builds() {
     use vmapviz_core::workload::{generate, list, WorkloadKind, WorkloadParams};
-    use vmapviz_core::{NoObserver, Replayer, NIL};
+    use vmapviz_core::{NoObserver, Replayer};
 
     fn shape(v: &Vmap) -> Vec<(u64, u32, bool)> {
-        let mut out = Vec::new();
-        for n in &v.nodes {
-            // In order, with an explicit stack of (node, depth).
-            let mut stack = Vec::new();
-            let (mut cur, mut d) = (n.busy.root, 0u32);
-            while cur != NIL || !stack.is_empty() {
-                while cur != NIL {
-                    stack.push((cur, d));
-                    cur = v.arena.get(cur).left();
-                    d += 1;
-                }
-                let (x, dx) = stack.pop().unwrap();
-                let a = v.arena.get(x);
-                out.push((a.va_start, dx, a.is_black()));
-                cur = a.right();
-                d = dx + 1;
-            }
-        }
-        out
+        v.nodes.iter().flat_map(|n| tree_shape(v, n.busy.root)).map(|(s, _, d, b, _)| (s, d, b)).collect()
     }
 
     // The 13 tests of the kernel's test module and the module itself (all of them in turn).
@@ -125,4 +129,96 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
         }
     }
     assert!(compared > 5000, "{compared} operations compared");
+}
+
+/// The range of a freed area goes back into the free tree between the neighbours of the block
+/// the last whole-block clip erased (`VaTree::gap`), without the descent, when it fits there.
+/// Both ways must build the very same free tree. Random churn with direct frees (half of them
+/// the newest area, so that the gap is often the one being filled), lazy frees and purges, over
+/// a space full of holes, on each free-tree profile: the replay with the gap and a replay that
+/// forgets it before every operation have the same free tree (in order: start, end, depth,
+/// colour, `subtree_max_size`) and print the same after every operation. The gap is used often
+/// and declined often, so both branches are exercised.
+#[test]
+fn free_gap_links_build_the_tree_the_descent_builds() {
+    use vmapviz_core::vmalloc::{gap_links, VMALLOC_END, VMALLOC_START};
+    use vmapviz_core::{NoObserver, Op, Replayer};
+
+    let mut used = 0u32;
+    let mut declined = 0u32;
+    for profile in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
+        for seed in 1..=4u64 {
+            let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            let mut rnd = move |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let (mut on, mut off) = (Replayer::new(profile), Replayer::new(profile));
+            let (mut out_on, mut out_off) = (String::new(), String::new());
+            let mut live: Vec<(u64, u64)> = Vec::new();
+            let mut apply = |op: Op, on: &mut Replayer, off: &mut Replayer, k: usize| -> Option<u64> {
+                let before = out_on.len();
+                let a = on.apply(&op, &mut out_on, &mut NoObserver);
+                off.vmap.free.gap = None;
+                let b = off.apply(&op, &mut out_off, &mut NoObserver);
+                assert_eq!(a, b, "{profile} seed {seed} op {k}: {op:?}");
+                assert_eq!(out_on, out_off, "{profile} seed {seed} op {k}: {op:?}");
+                let (t_on, t_off) = (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
+                assert_eq!(t_on, t_off, "{profile} seed {seed}: the free trees differ after op {k}: {op:?}");
+                let line = &out_on[before..];
+                line.strip_prefix("alloc -> 0x").and_then(|h| u64::from_str_radix(h.trim_end(), 16).ok())
+            };
+            let alloc = |pages: u64, align: u64| Op::Alloc {
+                size: (pages + 1) * 4096,
+                align,
+                vstart: VMALLOC_START,
+                vend: VMALLOC_END,
+            };
+            apply(Op::Init { start: 1, end: u64::MAX }, &mut on, &mut off, 0);
+            // Holes: 600 areas, every other one freed.
+            for k in 0..600 {
+                let pages = 1 + rnd(3);
+                let a = apply(alloc(pages, 4096), &mut on, &mut off, k).unwrap();
+                live.push((a, (pages + 1) * 4096));
+            }
+            let mut k = 600;
+            let mut i = 0;
+            live.retain(|&(a, _)| {
+                i += 1;
+                if i % 2 == 0 {
+                    return true;
+                }
+                let mut o = String::new();
+                on.apply(&Op::Free(a), &mut o, &mut NoObserver).unwrap();
+                off.apply(&Op::Free(a), &mut o, &mut NoObserver).unwrap();
+                false
+            });
+            for _ in 0..4000 {
+                k += 1;
+                let r = rnd(100);
+                if r < 45 || live.is_empty() {
+                    let pages = 1 + rnd(4);
+                    let align = if rnd(8) == 0 { 4096 << rnd(5) } else { 4096 };
+                    if let Some(a) = apply(alloc(pages, align), &mut on, &mut off, k) {
+                        live.push((a, (pages + 1) * 4096));
+                    }
+                } else if r < 95 {
+                    let j = if rnd(2) == 0 { live.len() - 1 } else { rnd(live.len() as u64) as usize };
+                    let (a, size) = live.swap_remove(j);
+                    if gap_links(&on.vmap.arena, &on.vmap.free, a, a + size).is_some() {
+                        used += 1;
+                    } else {
+                        declined += 1;
+                    }
+                    let op = if rnd(4) == 0 { Op::Vfree(a) } else { Op::Free(a) };
+                    apply(op, &mut on, &mut off, k);
+                } else {
+                    apply(Op::Purge, &mut on, &mut off, k);
+                }
+            }
+        }
+    }
+    assert!(used > 1000 && declined > 1000, "gap used {used} times, declined {declined} times");
 }
