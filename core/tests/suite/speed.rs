@@ -165,7 +165,8 @@ fn free_gap_links_build_the_tree_the_descent_builds() {
                 let b = off.apply(&op, &mut out_off, &mut NoObserver);
                 assert_eq!(a, b, "{profile} seed {seed} op {k}: {op:?}");
                 assert_eq!(out_on, out_off, "{profile} seed {seed} op {k}: {op:?}");
-                let (t_on, t_off) = (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
+                let (t_on, t_off) =
+                    (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
                 assert_eq!(t_on, t_off, "{profile} seed {seed}: the free trees differ after op {k}: {op:?}");
                 let line = &out_on[before..];
                 line.strip_prefix("alloc -> 0x").and_then(|h| u64::from_str_radix(h.trim_end(), 16).ok())
