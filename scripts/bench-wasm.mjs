@@ -17,6 +17,10 @@
 //
 // Prints, per trace, the best ns/op of N runs in wasm and natively and their ratio. Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
+//
+// Several builds at once (`--pkg A,B,...`): each loads in its own page (or module), and the
+// runs alternate between all of them and the native binary, so that two wasm builds can be
+// compared on the same machine state; one line per build and trace.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -30,12 +34,12 @@ const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
 const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42').split(/\s+/).filter(Boolean);
 const PROFILE = opt('--profile', '');
 const BIN = resolve(opt('--bin', join(ROOT, 'target/release/vmap-replay')));
-const PKG = opt('--pkg', '');
+const PKGS = opt('--pkg', '').split(',').filter(Boolean);
 const BROWSER = args.includes('--browser');
-if (!PKG) throw new Error('--pkg DIR is required (a wasm-pack build with --features bench)');
+if (!PKGS.length) throw new Error('--pkg DIR is required (a wasm-pack build with --features bench)');
 
 /** Node: the `--target nodejs` build, loaded here. */
-function nodeEngine() {
+function nodeEngine(PKG) {
   const m = createRequire(import.meta.url)(join(resolve(PKG), 'vmapviz_wasm.js'));
   if (typeof m.BenchReplay !== 'function') throw new Error(`${PKG} has no BenchReplay: build it with --features bench`);
   return {
@@ -55,7 +59,7 @@ function timed(f) {
 }
 
 /** Chromium: the `--target web` build and the trace served from a local port, timed in a page. */
-async function browserEngine() {
+async function browserEngine(PKG, browser) {
   const pkg = resolve(PKG);
   if (!existsSync(join(pkg, 'vmapviz_wasm_bg.wasm'))) throw new Error(`${PKG} has no vmapviz_wasm_bg.wasm`);
   const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.trace': 'text/plain' };
@@ -73,11 +77,6 @@ async function browserEngine() {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  const { chromium } = await import('@playwright/test');
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
   const page = await browser.newPage();
   await page.goto(url);
   await page.evaluate(async () => {
@@ -106,7 +105,7 @@ async function browserEngine() {
       };
     },
     async close() {
-      await browser.close();
+      await page.close();
       server.close();
     },
   };
@@ -120,31 +119,48 @@ function runNative(file) {
   return { ops: Number(got[1]), ns: Number(got[2]) };
 }
 
-const engine = BROWSER ? await browserEngine() : nodeEngine();
-console.log(`wasm (${engine.name}): ${resolve(PKG)}   native: ${BIN}   best of ${RUNS}, alternating`);
+let browser = null;
+if (BROWSER) {
+  const { chromium } = await import('@playwright/test');
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
+}
+const engines = [];
+for (const pkg of PKGS) engines.push(BROWSER ? await browserEngine(pkg, browser) : nodeEngine(pkg));
+console.log(`wasm (${engines[0].name}): ${PKGS.map((p) => resolve(p)).join(', ')}   native: ${BIN}   best of ${RUNS}, alternating`);
 try {
   for (const t of TRACES) {
     const file = join(ROOT, 'target/perf', `${t}.trace`);
     if (!existsSync(file)) throw new Error(`${file} is missing: run scripts/bench-perf.sh first`);
-    const b = await engine.load(file);
-    const ops = b.ops;
-    let bestW = Infinity;
+    const builds = [];
+    for (const e of engines) builds.push(await e.load(file));
+    const ops = builds[0].ops;
+    if (builds.some((b) => b.ops !== ops)) throw new Error(`${t}: the builds count different operations`);
+    const bestW = builds.map(() => Infinity);
     let bestN = Infinity;
     let outLen = -1;
     for (let r = 0; r < RUNS; r++) {
-      const { ns, len } = await b.run();
-      if (outLen >= 0 && len !== outLen) throw new Error(`${t}: output length changed between runs`);
-      outLen = len;
-      bestW = Math.min(bestW, ns / ops);
+      for (const [i, b] of builds.entries()) {
+        const { ns, len } = await b.run();
+        if (outLen >= 0 && len !== outLen) throw new Error(`${t}: output length differs between runs or builds`);
+        outLen = len;
+        bestW[i] = Math.min(bestW[i], ns / ops);
+      }
       const n = runNative(file);
       if (n.ops !== ops) throw new Error(`${t}: native counts ${n.ops} operations, wasm ${ops}`);
       bestN = Math.min(bestN, n.ns);
     }
-    await b.free();
-    console.log(
-      `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${bestW.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(bestW / bestN).toFixed(2)}`,
-    );
+    for (const b of builds) await b.free();
+    for (const [i, w] of bestW.entries()) {
+      const tag = PKGS.length > 1 ? `  ${basename(resolve(PKGS[i]))}` : '';
+      console.log(
+        `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${w.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(w / bestN).toFixed(2)}${tag}`,
+      );
+    }
   }
 } finally {
-  await engine.close();
+  for (const e of engines) await e.close();
+  await browser?.close();
 }
