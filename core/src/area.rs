@@ -338,10 +338,12 @@ pub struct VaTree {
     pub first: u32,
     pub last: u32,
     pub len: usize,
-    /// Ours, not the kernel's: the list neighbours `(prev, next)` (`NIL` at an end) of the free
-    /// block the last whole-block clip (`FL_FIT_TYPE`) erased, as long as nothing was linked or
-    /// erased since. They are then still neighbours, so the range given back by the next free
-    /// of that area goes between them without the descent (`vmalloc::gap_links`).
+    /// Ours, not the kernel's: the list neighbours `(prev, next)` (`NIL` at an end) of the
+    /// object erased last, as long as nothing was linked or erased since (`link_va` and
+    /// `unlink_va` forget it). They are then still neighbours, so a range that fits between
+    /// them is linked there without the descent (`vmalloc::gap_links`). Set in the free tree by
+    /// a whole-block clip (`FL_FIT_TYPE`: the free of that area will give the range back), in a
+    /// busy tree by a free (the next allocation often takes the same range again).
     ///
     /// ```text
     ///   prev            (erased)            next
@@ -383,8 +385,9 @@ impl VaTree {
         self.len += 1;
     }
 
+    /// `list_del`; returns the neighbours `va` had, `(prev, next)`.
     #[inline]
-    pub(crate) fn list_del(&mut self, a: &mut Arena, va: u32) {
+    pub(crate) fn list_del(&mut self, a: &mut Arena, va: u32) -> (u32, u32) {
         let (p, n) = {
             let v = a.get(va);
             (v.prev, v.next)
@@ -403,6 +406,7 @@ impl VaTree {
         v.prev = NIL;
         v.next = NIL;
         self.len -= 1;
+        (p, n)
     }
 
     /// The list in address order.

@@ -359,16 +359,17 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
     t.list_add_after(a, va, after);
 }
 
-/// `unlink_va`: erase from the tree (augmented for the free tree) and from the list.
+/// `unlink_va`: erase from the tree (augmented for the free tree) and from the list. Returns
+/// the list neighbours `va` had, `(prev, next)`: the caller may make them the tree's gap.
 #[inline(always)]
-pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) {
+pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> (u32, u32) {
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
         obs.event(Event::Erase { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, view(a, t));
     }
     rbtree::erase::<A, O>(a, t, va, obs);
-    t.list_del(a, va);
     t.gap = None;
+    t.list_del(a, va)
 }
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
@@ -587,9 +588,7 @@ pub fn adjust_va_to_fit_type<O: Observer>(
                 };
                 obs.event(ev, view(a, t));
             }
-            let gap = (a.get(va).prev, a.get(va).next);
-            unlink_va::<SubtreeMax, O>(a, t, va, obs);
-            t.gap = Some(gap);
+            t.gap = Some(unlink_va::<SubtreeMax, O>(a, t, va, obs));
             a.release(va);
             return true;
         }

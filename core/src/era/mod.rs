@@ -468,12 +468,21 @@ impl Vmap {
     /// `succ`; `None` when that area is not the successor (or not indexed). First, though: a
     /// new area past the last busy one (its free block ran to the end of the space, or past the
     /// last area) is the new maximum, linked at the last area's right, which is free; the index
-    /// would only miss there.
+    /// would only miss there. Then, for an area that ends where its free block ended, the tree's
+    /// gap (see [`VaTree::gap`]): the place of the area freed last, when nothing was linked or
+    /// erased since and the new area fits there.
     #[inline(always)]
     fn busy_links_between(&self, s: u64, e: u64, succ: u64) -> Option<Links> {
         let last = self.nodes[0].busy.last;
         if self.arena.try_get(last).is_some_and(|l| l.va_end <= s) {
             return Some(Links { parent: last, left: false });
+        }
+        // A new area that fills its free block to the end is often the one freed there last
+        // (a hole filled again by the same size): the place that area left, if it fits there.
+        if e == succ {
+            if let Some(l) = gap_links(&self.arena, &self.nodes[0].busy, s, e) {
+                return Some(l);
+            }
         }
         let sx = self.busy_index.find(&self.arena, succ);
         let sv = self.arena.try_get(sx)?;
@@ -580,7 +589,8 @@ impl Vmap {
 
     #[inline(always)]
     fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
-        unlink_va::<Plain, O>(&mut self.arena, &mut self.nodes[nid].busy, va, obs);
+        let t = &mut self.nodes[nid].busy;
+        t.gap = Some(unlink_va::<Plain, O>(&mut self.arena, t, va, obs));
         let s = self.arena.get(va).va_start;
         self.busy_index.remove(&self.arena, s, va);
         if O::ON {

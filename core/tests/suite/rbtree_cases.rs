@@ -83,8 +83,12 @@ impl Tree {
         let i = self.by_key.remove(&k).expect("erase of a key not in the tree");
         match self.mode {
             Mode::Raw => rbtree::erase::<SubtreeMax, O>(&mut self.a, &mut self.t, i, obs),
-            Mode::FreeTree => unlink_va::<SubtreeMax, O>(&mut self.a, &mut self.t, i, obs),
-            Mode::Plain => unlink_va::<Plain, O>(&mut self.a, &mut self.t, i, obs),
+            Mode::FreeTree => {
+                unlink_va::<SubtreeMax, O>(&mut self.a, &mut self.t, i, obs);
+            }
+            Mode::Plain => {
+                unlink_va::<Plain, O>(&mut self.a, &mut self.t, i, obs);
+            }
         }
         self.a.release(i);
     }

@@ -131,21 +131,24 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
     assert!(compared > 5000, "{compared} operations compared");
 }
 
-/// The range of a freed area goes back into the free tree between the neighbours of the block
-/// the last whole-block clip erased (`VaTree::gap`), without the descent, when it fits there.
-/// Both ways must build the very same free tree. Random churn with direct frees (half of them
-/// the newest area, so that the gap is often the one being filled), lazy frees and purges, over
-/// a space full of holes, on each free-tree profile: the replay with the gap and a replay that
-/// forgets it before every operation have the same free tree (in order: start, end, depth,
-/// colour, `subtree_max_size`) and print the same after every operation. The gap is used often
-/// and declined often, so both branches are exercised.
+/// A tree's gap (`VaTree::gap`) links a range between the neighbours of the object erased last
+/// without the descent, when it fits there: in the free tree, the range of a freed area where
+/// the last whole-block clip erased a block; in the busy tree, a new area where the last free
+/// removed one. Both ways must build the very same trees. Random churn with direct frees (half
+/// of them the newest area, so that a gap is often the one being filled), lazy frees and
+/// purges, over a space full of holes, on each free-tree profile: the replay with the gaps and
+/// a replay without them (the free tree's forgotten before every operation, the busy links by
+/// descent) have the same free and busy trees (in order: start, end, depth, colour, the word
+/// that is `subtree_max_size` in the free tree) and print the same after every operation. Each
+/// gap is used often and declined often, so both branches are exercised.
 #[test]
-fn free_gap_links_build_the_tree_the_descent_builds() {
+fn gap_links_build_the_trees_the_descent_builds() {
     use vmapviz_core::vmalloc::{gap_links, VMALLOC_END, VMALLOC_START};
-    use vmapviz_core::{NoObserver, Op, Replayer};
+    use vmapviz_core::{NoObserver, Op, Replayer, NIL};
 
     let mut used = 0u32;
     let mut declined = 0u32;
+    let (mut busy_used, mut busy_allocs) = (0u32, 0u32);
     for profile in [Profile::Linux52, Profile::Linux61, Profile::Linux69] {
         for seed in 1..=4u64 {
             let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
@@ -160,16 +163,34 @@ fn free_gap_links_build_the_tree_the_descent_builds() {
             let mut live: Vec<(u64, u64)> = Vec::new();
             let mut apply = |op: Op, on: &mut Replayer, off: &mut Replayer, k: usize| -> Option<u64> {
                 let before = out_on.len();
+                let busy_gap = on.vmap.nodes[0].busy.gap;
                 let a = on.apply(&op, &mut out_on, &mut NoObserver);
                 off.vmap.free.gap = None;
+                off.vmap.busy_link_hints = false;
                 let b = off.apply(&op, &mut out_off, &mut NoObserver);
                 assert_eq!(a, b, "{profile} seed {seed} op {k}: {op:?}");
                 assert_eq!(out_on, out_off, "{profile} seed {seed} op {k}: {op:?}");
                 let (t_on, t_off) =
                     (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
                 assert_eq!(t_on, t_off, "{profile} seed {seed}: the free trees differ after op {k}: {op:?}");
+                for (n_on, n_off) in on.vmap.nodes.iter().zip(&off.vmap.nodes) {
+                    let (t_on, t_off) = (tree_shape(&on.vmap, n_on.busy.root), tree_shape(&off.vmap, n_off.busy.root));
+                    assert_eq!(t_on, t_off, "{profile} seed {seed}: the busy trees differ after op {k}: {op:?}");
+                }
                 let line = &out_on[before..];
-                line.strip_prefix("alloc -> 0x").and_then(|h| u64::from_str_radix(h.trim_end(), 16).ok())
+                let got = line.strip_prefix("alloc -> 0x").and_then(|h| u64::from_str_radix(h.trim_end(), 16).ok());
+                // The new area went into the busy gap: its list neighbours are the gap's (with
+                // a successor: past the last area, an earlier hint links it).
+                if let (Some(addr), Some(gap), [_]) = (got, busy_gap, on.vmap.nodes.as_slice()) {
+                    busy_allocs += 1;
+                    let list: Vec<u32> = on.vmap.nodes[0].busy.iter(&on.vmap.arena).map(|(h, _)| h).collect();
+                    let at = list.iter().position(|&h| on.vmap.arena.get(h).va_start == addr).unwrap();
+                    let prev = if at == 0 { NIL } else { list[at - 1] };
+                    if at + 1 < list.len() && (prev, list[at + 1]) == gap {
+                        busy_used += 1;
+                    }
+                }
+                got
             };
             let alloc = |pages: u64, align: u64| Op::Alloc {
                 size: (pages + 1) * 4096,
@@ -221,5 +242,9 @@ fn free_gap_links_build_the_tree_the_descent_builds() {
             }
         }
     }
-    assert!(used > 1000 && declined > 1000, "gap used {used} times, declined {declined} times");
+    assert!(used > 1000 && declined > 1000, "free gap used {used} times, declined {declined} times");
+    assert!(
+        busy_used > 1000 && busy_allocs - busy_used > 1000,
+        "busy gap used {busy_used} times in {busy_allocs} allocations"
+    );
 }
