@@ -4,6 +4,7 @@
 //!   (black root, no red node with a red child, the same black height on every path);
 //! * free tree: `subtree_max_size` of every node is exactly the largest size in its subtree;
 //! * every list equals its tree's in-order walk; free blocks never overlap nor touch;
+//! * a tree's gap (ours) names two neighbours of its list;
 //! * free, busy, lazy and pooled areas tile the initialised space exactly;
 //! * `vmap_lazy_nr` is the page count of the lazy areas.
 
@@ -51,6 +52,19 @@ pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<
     }
     if i != order.len() || t.last != prev || t.len != order.len() {
         return Err(format!("{what}: list has {i} entries (len {}), tree {}", t.len, order.len()));
+    }
+    // The gap's two objects are neighbours in the list (NIL standing for its ends).
+    if let Some((p, n)) = t.gap {
+        let at = |x: u32| order.iter().position(|&o| o == x);
+        let ok = match (p, n) {
+            (NIL, NIL) => order.is_empty(),
+            (NIL, n) => t.first == n,
+            (p, NIL) => t.last == p,
+            (p, n) => at(p).is_some_and(|k| order.get(k + 1) == Some(&n)),
+        };
+        if !ok {
+            return Err(format!("{what}: the gap ({p:#x}, {n:#x}) is not two neighbours of the list"));
+        }
     }
     Ok(order)
 }

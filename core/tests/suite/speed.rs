@@ -143,6 +143,7 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
 /// gap is used often and declined often, so both branches are exercised.
 #[test]
 fn gap_links_build_the_trees_the_descent_builds() {
+    use vmapviz_core::check::check_invariants;
     use vmapviz_core::vmalloc::{gap_links, VMALLOC_END, VMALLOC_START};
     use vmapviz_core::{NoObserver, Op, Replayer, NIL};
 
@@ -173,6 +174,7 @@ fn gap_links_build_the_trees_the_descent_builds() {
                 let (t_on, t_off) =
                     (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
                 assert_eq!(t_on, t_off, "{profile} seed {seed}: the free trees differ after op {k}: {op:?}");
+                check_invariants(&on.vmap).unwrap_or_else(|e| panic!("{profile} seed {seed} op {k}: {e}"));
                 for (n_on, n_off) in on.vmap.nodes.iter().zip(&off.vmap.nodes) {
                     let (t_on, t_off) = (tree_shape(&on.vmap, n_on.busy.root), tree_shape(&off.vmap, n_off.busy.root));
                     assert_eq!(t_on, t_off, "{profile} seed {seed}: the busy trees differ after op {k}: {op:?}");
@@ -247,4 +249,24 @@ fn gap_links_build_the_trees_the_descent_builds() {
         busy_used > 1000 && busy_allocs - busy_used > 1000,
         "busy gap used {busy_used} times in {busy_allocs} allocations"
     );
+}
+
+/// The invariant checks hold a tree's gap to two neighbours of its list: a gap naming two
+/// areas with another between them is reported.
+#[test]
+fn the_checks_catch_a_gap_that_is_not_two_neighbours() {
+    use vmapviz_core::check::check_invariants;
+    use vmapviz_core::NoObserver;
+    let mut v = Vmap::new(Profile::Linux52);
+    let addrs: Vec<u64> = (0..4).map(|_| v.alloc(0x2000, 0x1000, 0, u64::MAX, &mut NoObserver).unwrap()).collect();
+    v.free(addrs[1], &mut NoObserver).unwrap();
+    let gap = v.nodes[0].busy.gap.expect("a free leaves a gap in the busy tree");
+    check_invariants(&v).unwrap();
+    let list: Vec<u32> = v.nodes[0].busy.iter(&v.arena).map(|(h, _)| h).collect();
+    assert_eq!(gap, (list[0], list[1]), "the neighbours of the freed area");
+    v.nodes[0].busy.gap = Some((list[0], list[2]));
+    let e = check_invariants(&v).unwrap_err();
+    assert!(e.contains("gap"), "{e}");
+    v.nodes[0].busy.gap = Some((gap.1, gap.0));
+    assert!(check_invariants(&v).is_err());
 }
