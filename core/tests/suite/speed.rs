@@ -36,9 +36,9 @@ fn addr_to_node_id_is_the_division_formula() {
     }
 }
 
-/// A tree in order: (start, end, depth, black, the word that is `subtree_max_size` in the free
-/// tree), with an explicit stack of (node, depth).
-fn tree_shape(v: &Vmap, root: u32) -> Vec<(u64, u64, u32, bool, u64)> {
+/// A tree in order: (start, end, depth, black, `subtree_max_size` in the free tree (`augmented`),
+/// else 0: the word holds flags there), with an explicit stack of (node, depth).
+fn tree_shape(v: &Vmap, root: u32, augmented: bool) -> Vec<(u64, u64, u32, bool, u64)> {
     use vmapviz_core::NIL;
     let mut out = Vec::new();
     let mut stack = Vec::new();
@@ -51,7 +51,7 @@ fn tree_shape(v: &Vmap, root: u32) -> Vec<(u64, u64, u32, bool, u64)> {
         }
         let (x, dx) = stack.pop().unwrap();
         let a = v.arena.get(x);
-        out.push((a.va_start, a.va_end, dx, a.is_black(), a.subtree_max_size()));
+        out.push((a.va_start, a.va_end, dx, a.is_black(), if augmented { a.subtree_max_size() } else { 0 }));
         cur = a.right();
         d = dx + 1;
     }
@@ -103,7 +103,7 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
     use vmapviz_core::{NoObserver, Replayer};
 
     fn shape(v: &Vmap) -> Vec<(u64, u32, bool)> {
-        v.nodes.iter().flat_map(|n| tree_shape(v, n.busy.root)).map(|(s, _, d, b, _)| (s, d, b)).collect()
+        v.nodes.iter().flat_map(|n| tree_shape(v, n.busy.root, false)).map(|(s, _, d, b, _)| (s, d, b)).collect()
     }
 
     // The 13 tests of the kernel's test module and the module itself (all of them in turn).
@@ -138,8 +138,8 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
 /// of them the newest area, so that a gap is often the one being filled), lazy frees and
 /// purges, over a space full of holes, on each free-tree profile: the replay with the gaps and
 /// a replay without them (the free tree's forgotten before every operation, the busy links by
-/// descent) have the same free and busy trees (in order: start, end, depth, colour, the word
-/// that is `subtree_max_size` in the free tree) and print the same after every operation. Each
+/// descent) have the same free and busy trees (in order: start, end, depth, colour, and
+/// `subtree_max_size` in the free tree) and print the same after every operation. Each
 /// gap is used often and declined often, so both branches are exercised.
 #[test]
 fn gap_links_build_the_trees_the_descent_builds() {
@@ -172,11 +172,12 @@ fn gap_links_build_the_trees_the_descent_builds() {
                 assert_eq!(a, b, "{profile} seed {seed} op {k}: {op:?}");
                 assert_eq!(out_on, out_off, "{profile} seed {seed} op {k}: {op:?}");
                 let (t_on, t_off) =
-                    (tree_shape(&on.vmap, on.vmap.free.root), tree_shape(&off.vmap, off.vmap.free.root));
+                    (tree_shape(&on.vmap, on.vmap.free.root, true), tree_shape(&off.vmap, off.vmap.free.root, true));
                 assert_eq!(t_on, t_off, "{profile} seed {seed}: the free trees differ after op {k}: {op:?}");
                 check_invariants(&on.vmap).unwrap_or_else(|e| panic!("{profile} seed {seed} op {k}: {e}"));
                 for (n_on, n_off) in on.vmap.nodes.iter().zip(&off.vmap.nodes) {
-                    let (t_on, t_off) = (tree_shape(&on.vmap, n_on.busy.root), tree_shape(&off.vmap, n_off.busy.root));
+                    let (t_on, t_off) =
+                        (tree_shape(&on.vmap, n_on.busy.root, false), tree_shape(&off.vmap, n_off.busy.root, false));
                     assert_eq!(t_on, t_off, "{profile} seed {seed}: the busy trees differ after op {k}: {op:?}");
                 }
                 let line = &out_on[before..];
