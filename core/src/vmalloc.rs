@@ -297,6 +297,14 @@ pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> 
 #[inline(always)]
 pub fn gap_links(a: &Arena, t: &VaTree, vs: u64, ve: u64) -> Option<Links> {
     let (p, s) = t.gap?;
+    links_between(a, p, s, vs, ve)
+}
+
+/// The link of `[vs, ve)` in a tree where `p` and `s` are neighbours in order (`NIL` for
+/// none: `s` then is the first node, `p` the last), when the range lies between them; `None`
+/// when it does not (or the two are not neighbours after all: then neither link is empty).
+#[inline(always)]
+pub(crate) fn links_between(a: &Arena, p: u32, s: u32, vs: u64, ve: u64) -> Option<Links> {
     let (pv, sv) = (a.try_get(p), a.try_get(s));
     if vs >= ve || pv.is_some_and(|v| v.va_end > vs) || sv.is_some_and(|v| v.va_start < ve) {
         return None;

@@ -486,18 +486,7 @@ impl Vmap {
         }
         let sx = self.busy_index.find(&self.arena, succ);
         let sv = self.arena.try_get(sx)?;
-        let pv = self.arena.try_get(sv.prev);
-        if sv.va_start < e || pv.is_some_and(|p| p.va_end > s) {
-            return None;
-        }
-        if sv.left == NIL {
-            return Some(Links { parent: sx, left: true });
-        }
-        // S has a left subtree, so it has a list predecessor: the rightmost node there.
-        match pv {
-            Some(p) if p.right == NIL => Some(Links { parent: sv.prev, left: false }),
-            _ => None,
-        }
+        links_between(&self.arena, sv.prev, sx, s, e)
     }
 
     /// Link `va` into node `nid`'s busy tree at `l` and index it.
