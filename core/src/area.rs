@@ -182,6 +182,29 @@ impl VmapArea {
     }
 }
 
+/// Whether the allocator's own accesses ([`Arena::get`], [`Arena::try_get`], [`Arena::at`])
+/// leave out the bounds test: in the WebAssembly build only, without `debug_assertions`. There,
+/// V8 keeps the test's operands (`lim`, the handle) live across the red-black fix-ups and
+/// spills them; the native code folds the test away almost for free. The native build keeps
+/// the test, so the test suite (native, millions of checked operations) turns any stray handle
+/// into a panic rather than a wild read.
+///
+/// Leaving it out is sound because of an ownership invariant:
+///
+/// 1. Every handle stored in a link of any object in the slab, and in any field of the
+///    structures that own the arena (trees, lists, pools, caches, the busy index), is `NIL` or
+///    one [`Arena::alloc`] gave out, so below `lim`; `lim` never decreases, and a new block's
+///    objects have only `NIL` links.
+/// 2. Only the crate writes those: the link fields, the fields of `VaTree`, `Vmap` and
+///    `MapleRfc` that carry handles, and every function that links, unlinks or follows links
+///    from a handle or a tree of its caller's choosing are crate-private. Code outside the crate
+///    reads objects only through the checked [`Arena::area`] and [`Arena::try_area`] (and
+///    [`VaTree::iter`], [`crate::check`], the snapshots, which use them).
+/// 3. The crate dereferences with `get`/`at` only handles that are not `NIL` by the invariants
+///    of the structure they come from (which `check::check_invariants` verifies after every
+///    operation of the test suite).
+pub(crate) const UNCHECKED: bool = cfg!(all(target_arch = "wasm32", not(debug_assertions)));
+
 /// Slab of `vmap_area` objects, addressed by `u32` handles.
 ///
 /// A handle is not an index but the object's offset in [`UNIT`]s (index × [`STRIDE`]), so
@@ -191,9 +214,10 @@ impl VmapArea {
 /// Any handle below `lim` is read or written as a `VmapArea` that lies wholly inside the slab
 /// at an 8-byte boundary, and every byte of the slab is an initialised integer (the type has
 /// no padding), so even a handle the arena never gave out reads integers, never memory
-/// outside the slab: the one bounds compare is all an access needs, and it doubles as the
-/// null test (`NIL` is never below `lim`). Handles the allocator stores all come from
-/// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed).
+/// outside the slab: the one bounds compare is all a checked access needs, and it doubles as
+/// the null test (`NIL` is never below `lim`). Handles the allocator stores all come from
+/// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed); see [`UNCHECKED`] for the
+/// accesses that leave the compare out.
 #[derive(Clone, Debug, Default)]
 pub struct Arena {
     nodes: Vec<VmapArea>,
@@ -252,47 +276,77 @@ impl Arena {
 
     /// `kmem_cache_free`.
     #[inline]
-    pub fn release(&mut self, i: u32) {
+    pub(crate) fn release(&mut self, i: u32) {
         self.free_slots.push(i);
     }
 
-    /// The object at handle `i`.
+    /// The object at handle `i`, for code outside the crate.
     ///
     /// # Panics
     /// On `NIL` or a handle past the slab.
-    #[inline(always)]
-    pub fn get(&self, i: u32) -> &VmapArea {
-        match self.try_get(i) {
+    #[inline]
+    pub fn area(&self, i: u32) -> &VmapArea {
+        match self.try_area(i) {
             Some(v) => v,
             None => out_of_slab(i, self.lim),
         }
     }
 
-    /// The object at `i`, or `None` for `NIL`. One comparison does both the null test and the
-    /// bounds check: `NIL` is above every handle (see [`Arena::alloc`]), and no link holds any
-    /// other handle past the slab.
+    /// The object at `i`, or `None` for `NIL` or a handle past the slab. One comparison does
+    /// both the null test and the bounds check: `NIL` is above every handle.
     #[inline(always)]
-    pub fn try_get(&self, i: u32) -> Option<&VmapArea> {
-        if i < self.lim {
-            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-            // SAFETY: `i < lim` puts the object at word `i` (byte `UNIT * i`) inside `nodes`
-            // (unit `i + STRIDE` is at most `nodes.len() * STRIDE`), at an 8-byte boundary (the
-            // slab's alignment); every byte there is an initialised `u64`/`u32` field of some
-            // object (no padding), and any bit pattern is a valid `VmapArea`.
-            // (Addressed as `u64` words, not bytes: with a byte offset the compiler merged the
-            // two arms of a descent into one load through a selected field offset, four more
-            // instructions per level in `find_va_links`.)
-            Some(unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() })
+    pub fn try_area(&self, i: u32) -> Option<&VmapArea> {
+        // SAFETY: `i < lim` (see `slot`).
+        (i < self.lim).then(|| unsafe { &*self.slot(i) })
+    }
+
+    /// The object at word `i` of the slab, unchecked.
+    ///
+    /// # Safety
+    /// `i < lim`: the object at word `i` (byte `UNIT * i`) then lies inside `nodes` (unit
+    /// `i + STRIDE` is at most `nodes.len() * STRIDE`) at an 8-byte boundary (the slab's
+    /// alignment); every byte there is an initialised `u64`/`u32` field of some object (no
+    /// padding), and any bit pattern is a valid `VmapArea`.
+    /// (Addressed as `u64` words, not bytes: with a byte offset the compiler merged the two arms
+    /// of a descent into one load through a selected field offset, four more instructions per
+    /// level in `find_va_links`.)
+    #[inline(always)]
+    unsafe fn slot(&self, i: u32) -> *mut VmapArea {
+        debug_assert!(i < self.lim, "handle {i:#x} outside the slab (below {:#x})", self.lim);
+        debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
+        unsafe { self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>().cast_mut() }
+    }
+
+    /// The object at handle `i`, on the allocator's own paths: `i` comes from a link or a field
+    /// of the structures that own this arena and is not `NIL` by their invariants (see
+    /// [`UNCHECKED`] for when the bounds test is left out).
+    #[inline(always)]
+    pub(crate) fn get(&self, i: u32) -> &VmapArea {
+        if UNCHECKED {
+            // SAFETY: `i < lim` by the ownership invariant of `UNCHECKED`.
+            unsafe { &*self.slot(i) }
         } else {
-            None
+            self.area(i)
         }
     }
+
+    /// The object at `i`, or `None` for `NIL`, on the allocator's own paths.
+    #[inline(always)]
+    pub(crate) fn try_get(&self, i: u32) -> Option<&VmapArea> {
+        if UNCHECKED {
+            // SAFETY: `i` is `NIL` or below `lim` by the ownership invariant of `UNCHECKED`.
+            (i != NIL).then(|| unsafe { &*self.slot(i) })
+        } else {
+            self.try_area(i)
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
-        if i < self.lim {
-            debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-            // SAFETY: as in `try_get`; `&mut self` makes this the only reference into the slab.
-            unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
+        if UNCHECKED || i < self.lim {
+            // SAFETY: `i < lim` (tested, or by the ownership invariant of `UNCHECKED`), and
+            // `&mut self` makes this the only reference into the slab.
+            unsafe { &mut *self.slot(i) }
         } else {
             out_of_slab(i, self.lim)
         }
@@ -317,7 +371,7 @@ impl Arena {
 
     /// `subtree_max_size` of a possibly-null node.
     #[inline(always)]
-    pub fn smax(&self, i: u32) -> u64 {
+    pub(crate) fn smax(&self, i: u32) -> u64 {
         self.try_get(i).map_or(0, |v| v.subtree_max_size())
     }
 
@@ -326,18 +380,22 @@ impl Arena {
         self.nodes.len() - self.free_slots.len()
     }
 
+    /// The view identity of the object at `i`, `None` for `NIL`.
+    ///
+    /// # Panics
+    /// On a handle past the slab.
     pub fn id_of(&self, i: u32) -> Option<u32> {
-        (i != NIL).then(|| self.get(i).id)
+        (i != NIL).then(|| self.area(i).id)
     }
 }
 
 /// A red-black tree root plus the address-sorted list threaded through the same objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VaTree {
-    pub root: u32,
-    pub first: u32,
-    pub last: u32,
-    pub len: usize,
+    pub(crate) root: u32,
+    pub(crate) first: u32,
+    pub(crate) last: u32,
+    pub(crate) len: usize,
     /// Ours, not the kernel's: the list neighbours `(prev, next)` (`NIL` at an end) of the
     /// object erased last, as long as nothing was linked or erased since (`link_va` and
     /// `unlink_va` forget it). They are then still neighbours, so a range that fits between
@@ -349,7 +407,7 @@ pub struct VaTree {
     ///   prev            (erased)            next
     ///   [----)      [==== gap ====)      [--------)     prev.next == next
     /// ```
-    pub gap: Option<(u32, u32)>,
+    pub(crate) gap: Option<(u32, u32)>,
 }
 
 impl Default for VaTree {
@@ -361,6 +419,25 @@ impl Default for VaTree {
 impl VaTree {
     pub fn is_empty(&self) -> bool {
         self.root == NIL
+    }
+    /// The root's handle (`NIL` when empty).
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+    /// The lowest and the highest area of the list (`NIL` when empty).
+    pub fn first(&self) -> u32 {
+        self.first
+    }
+    pub fn last(&self) -> u32 {
+        self.last
+    }
+    /// Areas in the tree.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// See the field `gap`.
+    pub fn gap(&self) -> Option<(u32, u32)> {
+        self.gap
     }
 
     /// `list_add(va, after)`: `after == NIL` means at the head of the list.
@@ -417,7 +494,7 @@ impl VaTree {
     /// Exact lookup: the area starting at `addr`, or `NIL`. One comparison per level (the
     /// areas of a tree never overlap, so at most one starts at `addr`).
     #[inline]
-    pub fn find_start(&self, a: &Arena, addr: u64) -> u32 {
+    pub(crate) fn find_start(&self, a: &Arena, addr: u64) -> u32 {
         let mut n = self.root;
         while let Some(v) = a.try_get(n) {
             if addr == v.va_start {
@@ -429,7 +506,7 @@ impl VaTree {
     }
 
     /// Containment lookup: the area with `va_start <= addr < va_end`.
-    pub fn find_containing(&self, a: &Arena, addr: u64) -> u32 {
+    pub(crate) fn find_containing(&self, a: &Arena, addr: u64) -> u32 {
         let mut n = self.root;
         while let Some(v) = a.try_get(n) {
             if addr < v.va_start {
@@ -456,7 +533,7 @@ impl<'a> Iterator for ListIter<'a> {
             return None;
         }
         let i = self.cur;
-        let v = self.a.get(i);
+        let v = self.a.area(i);
         self.cur = v.next;
         Some((i, v))
     }
@@ -486,7 +563,7 @@ mod tests {
     #[test]
     fn handles_reach_their_objects() {
         let mut a = Arena::new();
-        assert!(a.try_get(0).is_none() && a.try_get(NIL).is_none());
+        assert!(a.try_area(0).is_none() && a.try_area(NIL).is_none());
         let hs: Vec<u32> = (0..1000u64).map(|k| a.alloc(k << 12, (k + 1) << 12)).collect();
         for (k, &h) in hs.iter().enumerate() {
             let v = a.get(h);
@@ -497,7 +574,8 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), hs.len());
         // Past the slab (which grows by doubling, so it may hold unused objects): nothing.
-        assert!(a.try_get(a.slots() as u32 * STRIDE).is_none() && a.try_get(NIL).is_none());
+        assert!(a.try_area(a.slots() as u32 * STRIDE).is_none() && a.try_area(NIL).is_none());
+        assert_eq!(a.try_area(hs[7]).map(|v| v.va_start), Some(7 << 12));
         a.at(hs[10]).left = hs[20];
         assert_eq!(a.get(hs[10]).left, hs[20]);
         assert_eq!(a.get(hs[20]).va_start, 20 << 12);
@@ -539,5 +617,15 @@ mod tests {
         let mut a = Arena::new();
         a.alloc(1, 2);
         let _ = a.get(NIL);
+    }
+
+    /// The public accessor checks every handle, whatever the build: code outside the crate
+    /// may hold any `u32`.
+    #[test]
+    #[should_panic(expected = "outside the slab")]
+    fn area_past_the_slab_panics() {
+        let mut a = Arena::new();
+        a.alloc(1, 2);
+        let _ = a.area(a.slots() as u32 * STRIDE);
     }
 }

@@ -155,7 +155,7 @@ impl BusyIndex {
     /// the tree).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub fn find(&self, a: &Arena, key: u64) -> u32 {
+    pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
         // An empty table has no groups to probe: the loop below does not run.
         let groups = self.groups.len();
         let (mut g, tag) = Self::hash(key, groups);
@@ -183,7 +183,7 @@ impl BusyIndex {
     /// indexed yet).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub fn insert(&mut self, a: &Arena, key: u64, h: u32) {
+    pub(crate) fn insert(&mut self, a: &Arena, key: u64, h: u32) {
         if h > MAX_HANDLE {
             return;
         }
@@ -221,7 +221,7 @@ impl BusyIndex {
     /// not indexed.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub fn remove(&mut self, a: &Arena, key: u64, h: u32) {
+    pub(crate) fn remove(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
         if groups == 0 || h > MAX_HANDLE {
             return;
@@ -304,7 +304,7 @@ impl BusyIndex {
                 continue;
             }
             n += 1;
-            let Some(v) = a.try_get(handle_of(s)) else {
+            let Some(v) = a.try_area(handle_of(s)) else {
                 return Err(format!("busy index slot {pos} names no object"));
             };
             let (mut g, tag) = Self::hash(v.va_start, groups);

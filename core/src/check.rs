@@ -18,16 +18,16 @@ use crate::vmalloc::PAGE_SHIFT;
 pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<Vec<u32>, String> {
     let mut order = Vec::new();
     if t.root != NIL {
-        if a.get(t.root).parent() != NIL {
+        if a.area(t.root).parent() != NIL {
             return Err(format!("{what}: the root has a parent"));
         }
-        if !a.get(t.root).is_black() {
+        if !a.area(t.root).is_black() {
             return Err(format!("{what}: the root is red"));
         }
         walk(a, t.root, augmented, what, &mut order)?;
     }
     for w in order.windows(2) {
-        let (x, y) = (a.get(w[0]), a.get(w[1]));
+        let (x, y) = (a.area(w[0]), a.area(w[1]));
         if x.va_end > y.va_start {
             return Err(format!(
                 "{what}: [{:#x}, {:#x}) and [{:#x}, {:#x}) overlap or are out of order",
@@ -43,11 +43,11 @@ pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<
         if i >= order.len() || order[i] != n {
             return Err(format!("{what}: list entry {i} differs from the tree's in-order walk"));
         }
-        if a.get(n).prev != prev {
+        if a.area(n).prev != prev {
             return Err(format!("{what}: broken prev link at list entry {i}"));
         }
         prev = n;
-        n = a.get(n).next;
+        n = a.area(n).next;
         i += 1;
     }
     if i != order.len() || t.last != prev || t.len != order.len() {
@@ -71,7 +71,7 @@ pub fn check_tree(a: &Arena, t: &VaTree, augmented: bool, what: &str) -> Result<
 
 /// Returns the black height of the subtree.
 fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) -> Result<u32, String> {
-    let v = a.get(n);
+    let v = a.area(n);
     if v.va_start >= v.va_end {
         return Err(format!("{what}: empty or inverted area [{:#x}, {:#x})", v.va_start, v.va_end));
     }
@@ -80,7 +80,7 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
         if c == NIL {
             continue;
         }
-        let cv = a.get(c);
+        let cv = a.area(c);
         if cv.parent() != n {
             return Err(format!("{what}: node [{:#x}, {:#x}) has a wrong parent link", cv.va_start, cv.va_end));
         }
@@ -126,16 +126,17 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     let a = &v.arena;
     let free = check_tree(a, &v.free, true, "free tree")?;
     for w in free.windows(2) {
-        if a.get(w[0]).va_end == a.get(w[1]).va_start {
-            return Err(format!("free tree: adjacent blocks at {:#x} were not merged", a.get(w[1]).va_start));
+        if a.area(w[0]).va_end == a.area(w[1]).va_start {
+            return Err(format!("free tree: adjacent blocks at {:#x} were not merged", a.area(w[1]).va_start));
         }
     }
-    let mut spans: Vec<(u64, u64, &str)> = free.iter().map(|&i| (a.get(i).va_start, a.get(i).va_end, "free")).collect();
+    let mut spans: Vec<(u64, u64, &str)> =
+        free.iter().map(|&i| (a.area(i).va_start, a.area(i).va_end, "free")).collect();
     let mut lazy_pages = 0u64;
     let mut objects = free.len();
     for (nid, node) in v.nodes.iter().enumerate() {
         for (i, &va) in check_tree(a, &node.busy, false, "busy tree")?.iter().enumerate() {
-            let x = a.get(va);
+            let x = a.area(va);
             if v.profile == Profile::Linux69 && v.addr_to_node_id(x.va_start) as usize != nid {
                 return Err(format!("busy area {:#x} is kept by node {nid}, not its address node", x.va_start));
             }
@@ -147,14 +148,14 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
             objects += 1;
         }
         for &va in check_tree(a, &node.lazy, false, "lazy tree")?.iter() {
-            let x = a.get(va);
+            let x = a.area(va);
             lazy_pages += x.size() >> PAGE_SHIFT;
             spans.push((x.va_start, x.va_end, "lazy"));
             objects += 1;
         }
         for (idx, pool) in node.pools.iter().enumerate() {
             for &va in pool {
-                let x = a.get(va);
+                let x = a.area(va);
                 if ((x.size() - 1) >> PAGE_SHIFT) as usize != idx {
                     return Err(format!("pooled area {:#x} has the wrong size for pool {idx}", x.va_start));
                 }
@@ -164,7 +165,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         }
     }
     for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
-        let x = a.get(va);
+        let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;
         spans.push((x.va_start, x.va_end, "lazy"));
         objects += 1;
@@ -228,7 +229,7 @@ fn check_busy_index(v: &Vmap) -> Result<(), String> {
         if !busy.contains(&h) {
             return Err(format!("busy index names an area that is not busy (handle {h})"));
         }
-        let start = a.get(h).va_start;
+        let start = a.area(h).va_start;
         if v.busy_index.find(a, start) != h {
             return Err(format!("busy index: the area at {start:#x} is not found under its start"));
         }

@@ -42,3 +42,5 @@ pub use profile::Profile;
 pub use replay::{ReplayError, Replayer};
 pub use session::Session;
 pub use trace::{parse_trace, Op, ParseError, TraceLine};
+#[cfg(test)]
+mod raw_tests;

@@ -15,7 +15,7 @@ use crate::area::{Arena, VaTree, NIL, RB_BLACK};
 use crate::events::{AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
 
 /// The three augment callbacks of `struct rb_augment_callbacks`.
-pub trait Augment {
+pub(crate) trait Augment {
     /// False for plain trees: no callbacks, and no events are reported for them.
     const AUGMENTED: bool;
     /// Recompute from `n` upwards, stopping at `stop` or where nothing changes.
@@ -26,7 +26,7 @@ pub trait Augment {
 }
 
 /// `rb_insert_color` / `rb_erase`: no augmentation (busy, purge, lazy and decay trees).
-pub struct Plain;
+pub(crate) struct Plain;
 
 impl Augment for Plain {
     const AUGMENTED: bool = false;
@@ -39,11 +39,11 @@ impl Augment for Plain {
 }
 
 /// The free tree's callbacks: `subtree_max_size` = max of `va_size` over the subtree.
-pub struct SubtreeMax;
+pub(crate) struct SubtreeMax;
 
 /// `compute_subtree_max_size`: max3(own size, left max, right max).
 #[inline(always)]
-pub fn compute_subtree_max_size(a: &Arena, n: u32) -> u64 {
+pub(crate) fn compute_subtree_max_size(a: &Arena, n: u32) -> u64 {
     let v = a.get(n);
     let s = v.size();
     let l = a.smax(v.left);
@@ -177,7 +177,7 @@ fn color_of(black: bool) -> Color {
 
 /// `rb_link_node`: hang `n` as a red leaf at `parent`'s `left`/`right` link (or as the root).
 #[inline(always)]
-pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool) {
+pub(crate) fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool) {
     {
         let v = a.at(n);
         v.set_parent_color(parent, false);
@@ -195,7 +195,7 @@ pub fn link_node(a: &mut Arena, t: &mut VaTree, n: u32, parent: u32, left: bool)
 
 /// `__rb_insert`: the fix-up after linking the red leaf `node`.
 #[inline(always)]
-pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
+pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut node: u32, obs: &mut O) {
     let mut parent = a.get(node).parent();
     loop {
         if parent == NIL {
@@ -404,7 +404,7 @@ pub fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut 
 }
 
 /// `__rb_erase_augmented` followed by `__rb_erase_color` when needed.
-pub fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
+pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
     let child = a.get(node).right;
     let mut tmp = a.get(node).left;
     let rebalance;
@@ -780,7 +780,7 @@ pub fn color_name(black: bool) -> Color {
 }
 
 /// In-order successor through tree links (`rb_next`).
-pub fn rb_next(a: &Arena, mut n: u32) -> u32 {
+pub(crate) fn rb_next(a: &Arena, mut n: u32) -> u32 {
     let r = a.get(n).right;
     if r != NIL {
         n = r;
@@ -799,7 +799,7 @@ pub fn rb_next(a: &Arena, mut n: u32) -> u32 {
 }
 
 /// In-order predecessor through tree links (`rb_prev`).
-pub fn rb_prev(a: &Arena, mut n: u32) -> u32 {
+pub(crate) fn rb_prev(a: &Arena, mut n: u32) -> u32 {
     let l = a.get(n).left;
     if l != NIL {
         n = l;

@@ -145,7 +145,8 @@ impl IndexSnap {
     }
 }
 
-/// Pre-order snapshot of the free tree from its root (children before siblings).
+/// Pre-order snapshot of the free tree from its root (children before siblings). Reads through
+/// the checked accessor: a `TreeView` is plain data anyone can build.
 pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
     let a = tv.arena;
     let mut out = Vec::new();
@@ -154,7 +155,8 @@ pub fn snapshot_tree(tv: TreeView<'_>) -> Vec<NodeSnap> {
         stack.push((tv.root, NIL, 0u32));
     }
     while let Some((n, parent, depth)) = stack.pop() {
-        let v = a.get(n);
+        // Checked: the view may come from outside the crate.
+        let v = a.area(n);
         out.push(NodeSnap {
             id: v.id,
             va_start: Addr(v.va_start),

@@ -37,7 +37,7 @@ fn view<'a>(a: &'a Arena, t: &VaTree) -> IndexView<'a> {
 /// `is_within_this_va`: can `[nva, nva + size)` with `nva = ALIGN(max(va_start, vstart), align)`
 /// sit inside `va`?
 #[inline(always)]
-pub fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64) -> bool {
+pub(crate) fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstart: u64) -> bool {
     is_within(a.get(va), size, align, vstart)
 }
 
@@ -102,7 +102,7 @@ pub struct EndlessSearch;
 /// only at an ancestor it has not re-entered before (5.16+ moves `vstart` past it; for 5.2
 /// the one repeating case is [`EndlessSearch`]), so the walk ends after O(height * nodes) steps.
 #[allow(clippy::too_many_arguments)] // the kernel's own parameter list, plus the observer
-pub fn find_vmap_lowest_match<O: Observer>(
+pub(crate) fn find_vmap_lowest_match<O: Observer>(
     a: &Arena,
     t: &VaTree,
     size: u64,
@@ -209,7 +209,7 @@ fn rollback(a: &Arena, n: u32, vstart: u64, step: RollBackStep, new_vstart: Opti
 }
 
 /// `find_vmap_lowest_linear_match`: the first block of the address-sorted list that fits.
-pub fn find_vmap_lowest_linear_match(a: &Arena, t: &VaTree, size: u64, align: u64, vstart: u64) -> u32 {
+pub(crate) fn find_vmap_lowest_linear_match(a: &Arena, t: &VaTree, size: u64, align: u64, vstart: u64) -> u32 {
     let mut n = t.first;
     while n != NIL {
         if is_within_this_va(a, n, size, align, vstart) {
@@ -222,7 +222,7 @@ pub fn find_vmap_lowest_linear_match(a: &Arena, t: &VaTree, size: u64, align: u6
 
 /// `classify_va_fit_type`.
 #[inline(always)]
-pub fn classify_va_fit_type(a: &Arena, va: u32, nva: u64, size: u64) -> FitType {
+pub(crate) fn classify_va_fit_type(a: &Arena, va: u32, nva: u64, size: u64) -> FitType {
     let v = a.get(va);
     let end = nva.wrapping_add(size);
     if nva < v.va_start || end > v.va_end {
@@ -242,7 +242,7 @@ pub fn classify_va_fit_type(a: &Arena, va: u32, nva: u64, size: u64) -> FitType 
 
 /// `augment_tree_propagate_from`: fix `subtree_max_size` upwards from `va`, stopping early.
 #[inline(always)]
-pub fn augment_tree_propagate_from<O: Observer>(a: &mut Arena, t: &VaTree, va: u32, obs: &mut O) {
+pub(crate) fn augment_tree_propagate_from<O: Observer>(a: &mut Arena, t: &VaTree, va: u32, obs: &mut O) {
     SubtreeMax::propagate(a, t.root, va, NIL, obs);
 }
 
@@ -257,7 +257,7 @@ pub struct Links {
 /// `find_va_links`: descend from `from` (or the root) to the empty link where `[start, end)`
 /// belongs. `None` when it overlaps an area already in the tree.
 #[inline]
-pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> Option<Links> {
+pub(crate) fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> Option<Links> {
     let mut n = if from == NIL { t.root } else { from };
     let Some(mut v) = a.try_get(n) else {
         return Some(Links { parent: NIL, left: true });
@@ -295,7 +295,7 @@ pub fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u32) -> 
 ///   descent for a key between them ends there: S.left when it is empty, else P.right.
 /// ```
 #[inline(always)]
-pub fn gap_links(a: &Arena, t: &VaTree, vs: u64, ve: u64) -> Option<Links> {
+pub(crate) fn gap_links(a: &Arena, t: &VaTree, vs: u64, ve: u64) -> Option<Links> {
     let (p, s) = t.gap?;
     links_between(a, p, s, vs, ve)
 }
@@ -333,7 +333,7 @@ fn get_va_next_sibling(a: &Arena, l: Links) -> Option<u32> {
 /// `link_va`: link `va` at `l`, run the insert fix-up, and thread it into the list.
 /// On an augmented tree the node's `subtree_max_size` is then 0 (the caller propagates).
 #[inline(always)]
-pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, l: Links, obs: &mut O) {
+pub(crate) fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, l: Links, obs: &mut O) {
     // The future list predecessor: the parent itself when linking to its right, else its prev.
     let after = if l.parent == NIL {
         NIL
@@ -370,7 +370,7 @@ pub fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, 
 /// `unlink_va`: erase from the tree (augmented for the free tree) and from the list. Returns
 /// the list neighbours `va` had, `(prev, next)`: the caller may make them the tree's gap.
 #[inline(always)]
-pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> (u32, u32) {
+pub(crate) fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> (u32, u32) {
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
         obs.event(Event::Erase { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, view(a, t));
@@ -382,7 +382,7 @@ pub fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.
 #[inline(always)]
-pub fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> bool {
+pub(crate) fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, obs: &mut O) -> bool {
     let (s, e) = (a.get(va).va_start, a.get(va).va_end);
     match find_va_links(a, t, s, e, NIL) {
         Some(l) => {
@@ -396,7 +396,13 @@ pub fn insert_vmap_area<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, 
 /// `insert_vmap_area_augment`: insert into the free tree (descending from `from`, or the
 /// root), then propagate from the new node.
 #[inline]
-pub fn insert_vmap_area_augment<O: Observer>(a: &mut Arena, t: &mut VaTree, va: u32, from: u32, obs: &mut O) -> bool {
+pub(crate) fn insert_vmap_area_augment<O: Observer>(
+    a: &mut Arena,
+    t: &mut VaTree,
+    va: u32,
+    from: u32,
+    obs: &mut O,
+) -> bool {
     let (s, e) = (a.get(va).va_start, a.get(va).va_end);
     match find_va_links(a, t, s, e, from) {
         Some(l) => {
@@ -430,7 +436,7 @@ pub enum MergeStyle {
 /// Returns the object that holds the range afterwards (the freed one, `next` or `prev`), or
 /// `None` when the range overlaps an area of the tree (nothing changes then).
 #[inline(always)]
-pub fn merge_or_add_vmap_area<A: Augment, O: Observer>(
+pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,
     mut va: u32,
@@ -567,7 +573,7 @@ fn merge_event<O: Observer>(
 ///   NE   |lva->|<- req ->|<va'|         a new block lva on the left
 /// ```
 #[inline(always)]
-pub fn adjust_va_to_fit_type<O: Observer>(
+pub(crate) fn adjust_va_to_fit_type<O: Observer>(
     a: &mut Arena,
     t: &mut VaTree,
     va: u32,

@@ -196,7 +196,7 @@ fn state_text(r: &Replayer) -> String {
     dump_free_tree(&v, &mut s);
     dump_busy(&v, &mut s);
     dump_pools(&v, &mut s);
-    s.push_str(&format!("cpus {} cpu {} lazy {:?}\n", v.cpus, v.cpu, v.lazy_areas()));
+    s.push_str(&format!("cpus {} cpu {} lazy {:?}\n", v.cpus(), v.cpu(), v.lazy_areas()));
     s
 }
 

@@ -663,7 +663,7 @@ fn generated_vmallocinfo_with_hashed_pointers_imports_and_replays_checked_after_
             }
         }
         assert!(!out.contains("FAIL") && !out.contains("unknown"), "{profile:?}");
-        assert_eq!(rp.vmap.vmap_lazy_nr, lazy_pages, "{profile:?}: nothing purged");
+        assert_eq!(rp.vmap.vmap_lazy_nr(), lazy_pages, "{profile:?}: nothing purged");
         assert_eq!(
             rp.vmap.busy_count(),
             if matches!(profile, None | Some(Profile::Linux51)) { 5000 } else { 3000 },

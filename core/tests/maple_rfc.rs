@@ -13,7 +13,7 @@ const P: u64 = PAGE_SIZE;
 
 /// The occupied ranges (inclusive) in order, read from the tree.
 fn occupied(m: &MapleRfc) -> Vec<(u64, u64)> {
-    m.occupied.ranges().into_iter().filter(|r| r.2.is_some()).map(|r| (r.0, r.1)).collect()
+    m.occupied().ranges().into_iter().filter(|r| r.2.is_some()).map(|r| (r.0, r.1)).collect()
 }
 
 /// Lowest `x >= lo` with `[x, x + len - 1]` inside `[lo, hi]` and clear of every range.
@@ -88,7 +88,7 @@ fn fingerprint(m: &MapleRfc) -> String {
     let mut s = String::new();
     m.dump(&mut s);
     m.busy(&mut s);
-    s.push_str(&format!("{:?} {:?} {}", m.pools(), m.free_blocks(), m.vmap_lazy_nr));
+    s.push_str(&format!("{:?} {:?} {}", m.pools(), m.free_blocks(), m.vmap_lazy_nr()));
     s
 }
 
@@ -256,11 +256,11 @@ fn find_hole_window_equals_the_brute_force_loop() {
             let s = base + r.below(0x1000_0000);
             let e = (s + r.inclusive(1, 64) * if round % 3 == 0 { 1000 } else { P }).min(base + 0x0fff_ffff);
             if s <= e {
-                m.occupied.store_range(s, e, Some(MapleEntry::Zero)).unwrap();
+                m.occupied_mut().store_range(s, e, Some(MapleEntry::Zero)).unwrap();
             }
             if r.below(3) == 0 {
                 let s = base + r.below(0x1000_0000);
-                let _ = m.occupied.store_range(s, s + r.inclusive(1, 30) * P, None);
+                let _ = m.occupied_mut().store_range(s, s + r.inclusive(1, 30) * P, None);
             }
         }
         let ranges = occupied(&m);
@@ -388,7 +388,7 @@ fn s4_bump_overlay() {
         m.set_cpu(cpu).unwrap();
         firsts.push(standard(&mut m, 2));
     }
-    assert_eq!(m.chunks.len(), 4);
+    assert_eq!(m.chunks().len(), 4);
     assert_eq!(occupied(&m).len(), 4, "one range per chunk");
     for (i, a) in firsts.iter().enumerate() {
         // Chunks from the lowest holes, one after the other, each CPU at its chunk's base.
@@ -412,7 +412,7 @@ fn s4_bump_overlay() {
     // Exhaust CPU 0's chunk: 8192 two-page areas fill 64 MiB.
     let mut first_chunk = vec![firsts[0]];
     first_chunk.extend(&addrs);
-    while m.chunks.iter().find(|c| c.base == firsts[0]).unwrap().bump < firsts[0] + VMAP_BUMP_CHUNK_SIZE {
+    while m.chunks().iter().find(|c| c.base == firsts[0]).unwrap().bump < firsts[0] + VMAP_BUMP_CHUNK_SIZE {
         first_chunk.push(standard(&mut m, 2));
     }
     let refills = m.counters.refills;
@@ -438,8 +438,8 @@ fn s4_bump_overlay() {
         m.check().unwrap();
     }
     assert_eq!(m.counters.released_before_flush, 1);
-    assert!(m.chunks.iter().all(|c| c.base != firsts[0]));
-    assert!(m.vmap_lazy_nr > 0, "the areas are still lazy");
+    assert!(m.chunks().iter().all(|c| c.base != firsts[0]));
+    assert!(m.vmap_lazy_nr() > 0, "the areas are still lazy");
     let mut out = String::new();
     m.busy(&mut out);
     assert!(out.contains("chunk ") && !out.contains(" retired") && out.contains(" current"), "{out}");
@@ -608,7 +608,7 @@ fn workloads_replay_under_maple_rfc_with_invariants() {
                 check_invariants(&r.vmap).unwrap_or_else(|e| panic!("{} cpus {cpus} {op}: {e}", w.name));
             }
             assert!(!out.contains(" unknown"), "{}: {out}", w.name);
-            let m = r.vmap.rfc.as_deref().unwrap();
+            let m = r.vmap.rfc().unwrap();
             match w.name {
                 "rfc_s4_bump_overlay" => {
                     assert_eq!(m.counters.released_before_flush, 1, "{out}");

@@ -288,7 +288,7 @@ fn counters_count_the_maple_work_from_the_events() {
             let _ = r.apply(&l.op, &mut out, &mut c);
             c.end_op();
         }
-        let m = r.vmap.rfc.as_deref().expect("a maple-rfc allocator");
+        let m = r.vmap.rfc().expect("a maple-rfc allocator");
         assert_eq!(c.total.window_iterations.0, m.counters.window_iterations, "seed {seed}");
         assert_eq!(c.total.bump_hits.0, m.counters.bump_hits, "seed {seed}");
         assert!(c.total.nodes_visited.0 > 0 && c.total.slots_scanned.0 > 0 && c.total.cache_lines.0 > 0, "seed {seed}");

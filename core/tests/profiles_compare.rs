@@ -12,7 +12,7 @@
 use proptest::prelude::*;
 use vmapviz_core::check::check_invariants;
 use vmapviz_core::events::{Event, Recorder};
-use vmapviz_core::vmalloc::{align_up, find_vmap_lowest_linear_match, PAGE_SIZE};
+use vmapviz_core::vmalloc::{align_up, PAGE_SIZE};
 use vmapviz_core::{NoObserver, Profile, Vmap};
 
 const START: u64 = 0x10_0000;
@@ -44,11 +44,11 @@ enum Verdict {
 
 /// The lowest address the request can get in the 5.2 state (linear scan of the free list).
 fn lowest(v: &Vmap, size: u64, align: u64, vstart: u64, vend: u64) -> Option<u64> {
-    let n = find_vmap_lowest_linear_match(&v.arena, &v.free, size, align, vstart);
+    let n = v.lowest_linear_match(size, align, vstart);
     if n == vmapviz_core::NIL {
         return None;
     }
-    let s = v.arena.get(n).va_start;
+    let s = v.arena().area(n).va_start;
     let nva = align_up(s.max(vstart), align);
     (nva + size <= vend).then_some(nva)
 }

@@ -5,7 +5,7 @@
 use vmapviz_core::check::check_invariants;
 use vmapviz_core::events::{Event, FitType, IndexView, MergeKind, Observer, RbPhase};
 use vmapviz_core::trace::format_trace;
-use vmapviz_core::vmalloc::{find_vmap_lowest_linear_match, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+use vmapviz_core::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 use vmapviz_core::workload::*;
 use vmapviz_core::{parse_trace, NoObserver, Op, Profile, Recorder, Replayer, NIL};
 
@@ -469,7 +469,7 @@ struct RootRec(Vec<(Event, Option<u32>)>);
 
 impl Observer for RootRec {
     fn event(&mut self, ev: Event, t: IndexView<'_>) {
-        let root = t.as_free_tree().and_then(|t| (t.root != NIL).then(|| t.arena.get(t.root).id));
+        let root = t.as_free_tree().and_then(|t| (t.root != NIL).then(|| t.arena.area(t.root).id));
         self.0.push((ev, root));
     }
 }
@@ -526,7 +526,8 @@ fn teaching_merge_with_both_neighbours() {
     let last_free = (0..ops.len()).rev().find(|&i| matches!(ops[i], Op::Free(_))).unwrap();
     assert!(evs[last_free].iter().any(|(e, _)| matches!(e, Event::Merge { merge: MergeKind::Both, .. })));
     assert!(evs[last_free].iter().any(|(e, _)| matches!(e, Event::Erase { .. })), "the tree loses a node");
-    let blocks: Vec<(u64, u64)> = r.vmap.free.iter(&r.vmap.arena).map(|(_, v)| (v.va_start, v.va_end)).collect();
+    let blocks: Vec<(u64, u64)> =
+        r.vmap.free_tree().iter(r.vmap.arena()).map(|(_, v)| (v.va_start, v.va_end)).collect();
     assert_eq!(blocks, [(0x100000, 0x103000), (0x104000, 0x200000)]);
 }
 
@@ -574,9 +575,9 @@ fn teaching_alignment_result_is_not_the_lowest() {
         }
         let Op::Alloc { size, align, vstart, vend } = ops[last] else { unreachable!() };
         let v = &r.vmap;
-        let lin = find_vmap_lowest_linear_match(&v.arena, &v.free, size, align, vstart);
+        let lin = v.lowest_linear_match(size, align, vstart);
         assert_ne!(lin, NIL);
-        let lowest = v.arena.get(lin).va_start.max(vstart).next_multiple_of(align);
+        let lowest = v.arena().area(lin).va_start.max(vstart).next_multiple_of(align);
         let got = r.vmap.alloc(size, align, vstart, vend, &mut NoObserver).unwrap();
         assert_eq!((lowest, got), (0x0, 0x8000), "{profile}");
         assert!(got > lowest);

@@ -323,7 +323,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                     }
                 }
                 if args.counters {
-                    if let Some(m) = r.vmap.rfc.as_deref() {
+                    if let Some(m) = r.vmap.rfc() {
                         print_rfc_counters(m);
                     }
                 }

@@ -130,32 +130,32 @@ pub struct RfcStructure {
 #[derive(Clone)]
 pub struct MapleRfc {
     /// `struct vmap_area` objects (48 bytes in the RFC; the model's are larger).
-    pub arena: Arena,
+    pub(crate) arena: Arena,
     /// `occupied_vmap_area_mt`: authoritative for allocation.
-    pub occupied: MapleTree,
+    pub(crate) occupied: MapleTree,
     /// `free_vmap_area_mt`: built at init, clipped by early allocations and pcpu only (stale).
-    pub free_mt: MapleTree,
+    pub(crate) free_mt: MapleTree,
     next_block: u32,
-    pub nodes: Vec<RfcNode>,
+    pub(crate) nodes: Vec<RfcNode>,
     /// Every non-bump busy area by start (the union of the busy trees), for the overlap check.
     busy_by_start: BTreeMap<u64, u32>,
     /// `vmap_lazy_nr`, in pages.
-    pub vmap_lazy_nr: u64,
-    pub cpus: u32,
-    pub cpu: u32,
-    pub zone_size: u64,
-    pub space: (u64, u64),
+    pub(crate) vmap_lazy_nr: u64,
+    pub(crate) cpus: u32,
+    pub(crate) cpu: u32,
+    pub(crate) zone_size: u64,
+    pub(crate) space: (u64, u64),
     initialized: bool,
     /// The perf-mode switch has run (seeding done).
-    pub perf_mode: bool,
+    pub(crate) perf_mode: bool,
     /// The bump overlay (trace line `bump on|off`, default on).
-    pub bump_on: bool,
+    pub(crate) bump_on: bool,
     /// `vmap_bump_chunks`, newest first.
-    pub chunks: Vec<BumpChunk>,
+    pub(crate) chunks: Vec<BumpChunk>,
     /// `vmap_bump_cur` per CPU: the base of the current chunk.
-    pub bump_cur: Vec<Option<u64>>,
-    pub chunks_lo: u64,
-    pub chunks_hi: u64,
+    pub(crate) bump_cur: Vec<Option<u64>>,
+    pub(crate) chunks_lo: u64,
+    pub(crate) chunks_hi: u64,
     /// Occupied ranges that belong to no area: the seed of §11.2.3 minus areas, minus erases.
     seed_residual: Vec<(u64, u64)>,
     pub counters: RfcCounters,
@@ -289,6 +289,36 @@ pub fn merge_ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 
 impl MapleRfc {
     pub const PROFILE: Profile = Profile::MapleRfc;
+
+    /// `occupied_vmap_area_mt`.
+    pub fn occupied(&self) -> &MapleTree {
+        &self.occupied
+    }
+    /// The occupied tree, writable, for tests that search a state of their own making. Its
+    /// entries are never followed as handles (the busy trees' are), so whatever is stored here
+    /// cannot reach the arena; it only makes later allocations disagree with the busy trees.
+    #[doc(hidden)]
+    pub fn occupied_mut(&mut self) -> &mut MapleTree {
+        &mut self.occupied
+    }
+    /// `free_vmap_area_mt`.
+    pub fn free_mt(&self) -> &MapleTree {
+        &self.free_mt
+    }
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+    pub fn nodes(&self) -> &[RfcNode] {
+        &self.nodes
+    }
+    /// `vmap_bump_chunks`, newest first.
+    pub fn chunks(&self) -> &[BumpChunk] {
+        &self.chunks
+    }
+    /// `vmap_lazy_nr`, in pages.
+    pub fn vmap_lazy_nr(&self) -> u64 {
+        self.vmap_lazy_nr
+    }
 
     pub fn new() -> Self {
         MapleRfc {

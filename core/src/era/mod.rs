@@ -64,36 +64,36 @@ pub struct VmapNode {
 /// The whole simulated allocator.
 #[derive(Clone, Debug)]
 pub struct Vmap {
-    pub profile: Profile,
-    pub arena: Arena,
-    pub free: VaTree,
-    pub nodes: Vec<VmapNode>,
+    pub(crate) profile: Profile,
+    pub(crate) arena: Arena,
+    pub(crate) free: VaTree,
+    pub(crate) nodes: Vec<VmapNode>,
     /// linux-5.2: `vmap_purge_list`, oldest first (iterate backwards for newest first).
-    pub lazy_list: Vec<u32>,
+    pub(crate) lazy_list: Vec<u32>,
     /// linux-6.1: `purge_vmap_area_root` / `purge_vmap_area_list`.
-    pub purge_tree: VaTree,
+    pub(crate) purge_tree: VaTree,
     /// `vmap_lazy_nr`, in pages.
-    pub vmap_lazy_nr: u64,
-    pub cpus: u32,
-    pub cpu: u32,
+    pub(crate) vmap_lazy_nr: u64,
+    pub(crate) cpus: u32,
+    pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
-    pub zone_size: u64,
+    pub(crate) zone_size: u64,
     /// The range the free space was initialised with.
-    pub space: (u64, u64),
+    pub(crate) space: (u64, u64),
     initialized: bool,
     /// linux-5.1: the busy area after which the next search starts (`free_vmap_cache`).
-    pub free_vmap_cache: u32,
+    pub(crate) free_vmap_cache: u32,
     /// linux-5.1: the largest hole noticed below the cached area.
-    pub cached_hole_size: u64,
-    pub cached_vstart: u64,
-    pub cached_align: u64,
+    pub(crate) cached_hole_size: u64,
+    pub(crate) cached_vstart: u64,
+    pub(crate) cached_align: u64,
     /// linux-5.1: where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
-    pub vmap_area_pcpu_hole: u64,
+    pub(crate) vmap_area_pcpu_hole: u64,
     /// maple-rfc: the whole allocator of that profile (the fields above stay unused).
-    pub rfc: Option<Box<maple_rfc::MapleRfc>>,
+    pub(crate) rfc: Option<Box<maple_rfc::MapleRfc>>,
     /// Every busy tree's areas by `va_start` (ours: the kernel descends the tree), see
     /// [`crate::busy_index`].
-    pub busy_index: BusyIndex,
+    pub(crate) busy_index: BusyIndex,
     /// Link a clipped-out busy area next to its neighbour instead of descending the busy tree
     /// (see `busy_insert_after_clip`). Always on; the tests turn it off to check that both ways
     /// build the same tree.
@@ -104,6 +104,92 @@ pub struct Vmap {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PurgeResult {
     pub entries: u32,
+}
+
+/// Read access to the state, for views and tests. The fields are the crate's to write: most
+/// carry handles into the arena, which the allocator follows without a bounds test in the
+/// WebAssembly build (see [`crate::area::UNCHECKED`]), and the others (the profile, the node
+/// layout) decide which structure holds which area.
+impl Vmap {
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+    /// The free tree (`free_vmap_area_root` / `free_vmap_area_list`).
+    pub fn free_tree(&self) -> &VaTree {
+        &self.free
+    }
+    /// The vmap nodes (one before linux-6.9).
+    pub fn nodes(&self) -> &[VmapNode] {
+        &self.nodes
+    }
+    /// linux-5.2: `vmap_purge_list`, oldest first.
+    pub fn lazy_list(&self) -> &[u32] {
+        &self.lazy_list
+    }
+    /// linux-6.1: the purge tree.
+    pub fn purge_tree(&self) -> &VaTree {
+        &self.purge_tree
+    }
+    /// `vmap_lazy_nr`, in pages.
+    pub fn vmap_lazy_nr(&self) -> u64 {
+        self.vmap_lazy_nr
+    }
+    pub fn cpus(&self) -> u32 {
+        self.cpus
+    }
+    pub fn cpu(&self) -> u32 {
+        self.cpu
+    }
+    /// `vmap_zone_size` (linux-6.9).
+    pub fn zone_size(&self) -> u64 {
+        self.zone_size
+    }
+    /// The range the free space was initialised with.
+    pub fn space(&self) -> (u64, u64) {
+        self.space
+    }
+    /// maple-rfc: the whole allocator of that profile.
+    pub fn rfc(&self) -> Option<&maple_rfc::MapleRfc> {
+        self.rfc.as_deref()
+    }
+    pub fn busy_index(&self) -> &BusyIndex {
+        &self.busy_index
+    }
+    /// linux-5.1: `vmap_area_pcpu_hole`.
+    pub fn vmap_area_pcpu_hole(&self) -> u64 {
+        self.vmap_area_pcpu_hole
+    }
+
+    /// The lowest free block a request fits in, by the tree search of linux-5.2 and later
+    /// (`find_vmap_lowest_match`, with the padded `length`), for tests: `NIL` for none.
+    pub fn lowest_match(
+        &self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        length: u64,
+        rule: SearchRule,
+    ) -> Result<u32, EndlessSearch> {
+        find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, &mut NoObserver)
+    }
+    /// The same by a walk of the free list (`find_vmap_lowest_linear_match`), for tests.
+    pub fn lowest_linear_match(&self, size: u64, align: u64, vstart: u64) -> u32 {
+        find_vmap_lowest_linear_match(&self.arena, &self.free, size, align, vstart)
+    }
+    /// Forget the free tree's gap (`VaTree::gap`), so the next free that would use it descends
+    /// instead: for tests that check both ways build the same tree (with `busy_link_hints`).
+    /// Always safe: without a gap the allocator takes the kernel's path.
+    pub fn forget_free_gap(&mut self) {
+        self.free.gap = None;
+    }
+    /// Whether freeing `[vs, ve)` now would link it into the free tree at the gap an erase
+    /// left (`VaTree::gap`) rather than by a descent, for tests.
+    pub fn free_gap_fits(&self, vs: u64, ve: u64) -> bool {
+        gap_links(&self.arena, &self.free, vs, ve).is_some()
+    }
 }
 
 impl Vmap {

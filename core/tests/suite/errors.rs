@@ -30,7 +30,7 @@ fn observe(v: &Vmap) -> Observed {
     dump_free_tree(v, &mut dump);
     let mut busy = String::new();
     dump_busy(v, &mut busy);
-    Observed { snap: snapshot_state(v), dump, busy, lazy_list: v.lazy_list.len() }
+    Observed { snap: snapshot_state(v), dump, busy, lazy_list: v.lazy_list().len() }
 }
 
 /// A small allocator with some history: busy areas, a hole, and (optionally) a lazy area.
@@ -137,11 +137,11 @@ fn failing_alloc_purges_lazy_areas_first() {
     // to the free tree even though the request still fails.
     for p in [Profile::Linux52, Profile::Linux61] {
         let mut v = busy_state(p, true);
-        assert_eq!(v.vmap_lazy_nr, 2);
+        assert_eq!(v.vmap_lazy_nr(), 2);
         let e = v.alloc(0x1000, 1, 0x30000, 0x20000, &mut NoObserver).unwrap_err();
         assert!(matches!(e, VmapError::NoSpace { .. }));
-        assert_eq!(v.vmap_lazy_nr, 0, "{p}");
-        assert!(v.lazy_list.is_empty() && v.lazy_areas().is_empty(), "{p}");
+        assert_eq!(v.vmap_lazy_nr(), 0, "{p}");
+        assert!(v.lazy_list().is_empty() && v.lazy_areas().is_empty(), "{p}");
         check_invariants(&v).unwrap();
     }
 }
@@ -230,7 +230,7 @@ fn vfree_of_an_unaligned_address_in_5_2() {
     let mut v = Vmap::new(Profile::Linux52);
     assert_eq!(v.alloc(0x1000, 1, 0, 0x10000, &mut NoObserver), Ok(1));
     v.vfree(1, &mut NoObserver).unwrap();
-    assert_eq!(v.vmap_lazy_nr, 1);
+    assert_eq!(v.vmap_lazy_nr(), 1);
     check_invariants(&v).unwrap();
 }
 
@@ -309,7 +309,7 @@ fn cpu_out_of_range() {
         // Taking the current CPU offline is refused too.
         let (res, _) = apply_unchanged(&mut r, Op::Cpus(3));
         assert_eq!(res.unwrap_err(), VmapError::CpuOffline { cpu: 3, cpus: 3 });
-        assert_eq!((r.vmap.cpus, r.vmap.cpu), (4, 3));
+        assert_eq!((r.vmap.cpus(), r.vmap.cpu()), (4, 3));
     }
 }
 

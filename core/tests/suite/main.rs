@@ -2,7 +2,6 @@
 //! (The release profile links every test binary with LTO, so one binary instead of five keeps
 //! `cargo test --release` quick.)
 //!
-//! * [`rbtree_cases`]: every red-black insert, erase and erase-colour case, both sides;
 //! * [`fit_merge`]: the fit types, the merge cases and the worked example of the spec;
 //! * [`errors`]: every refused request, malformed traces, the top of the 64-bit space;
 //! * [`session`]: `Session` loading, checkpoints, frames and truncation;
@@ -10,12 +9,13 @@
 //! * [`properties`]: proptest operation sequences against an interval model, and the tree
 //!   search against the linear search.
 //!
-//! Run one group with e.g. `cargo test --release -p vmapviz-core --test suite rbtree_cases::`.
+//! Run one group with e.g. `cargo test --release -p vmapviz-core --test suite fit_merge::`.
+//! The red-black cases and the other tests that drive the crate-private tree primitives
+//! directly are unit tests of the library (`core/src/raw_tests/`).
 
 mod errors;
 mod fit_merge;
 mod pcpu51;
 mod properties;
-mod rbtree_cases;
 mod session;
 mod speed;

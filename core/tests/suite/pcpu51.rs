@@ -106,7 +106,7 @@ proptest! {
                         group.reverse();
                     }
                     let before = busy(&v);
-                    let want = expected_base(&before, v.vmap_area_pcpu_hole, align, &group);
+                    let want = expected_base(&before, v.vmap_area_pcpu_hole(), align, &group);
                     let offsets: Vec<u64> = group.iter().map(|a| a.0).collect();
                     let sizes: Vec<u64> = group.iter().map(|a| a.1).collect();
                     let got = v.pcpu_get_vm_areas(&offsets, &sizes, align, &mut NoObserver);
@@ -114,7 +114,7 @@ proptest! {
                     let addrs = got.unwrap();
                     prop_assert_eq!(&addrs, &offsets.iter().map(|o| base + o).collect::<Vec<_>>());
                     let top = group.iter().max_by_key(|a| a.0).unwrap().0;
-                    prop_assert_eq!(v.vmap_area_pcpu_hole, base + top);
+                    prop_assert_eq!(v.vmap_area_pcpu_hole(), base + top);
                     let mut after = before.clone();
                     after.extend(group.iter().map(|&(o, s)| (base + o, base + o + s)));
                     after.sort_unstable();
@@ -139,7 +139,7 @@ fn groups_stack_down_from_the_window_end() {
     let ve = VMALLOC_END & !(PAGE - 1);
     let a = v.pcpu_get_vm_areas(&[0, 0x4000], &[0x2000, 0x2000], PAGE, &mut NoObserver).unwrap();
     assert_eq!(a, vec![ve - 0x6000, ve - 0x2000]);
-    assert_eq!(v.vmap_area_pcpu_hole, ve - 0x2000);
+    assert_eq!(v.vmap_area_pcpu_hole(), ve - 0x2000);
     let b = v.pcpu_get_vm_areas(&[0], &[0x3000], PAGE, &mut NoObserver).unwrap();
     assert_eq!(b, vec![ve - 0x9000]);
     // Free the highest area: the next group still goes below the hole.
@@ -158,11 +158,11 @@ fn a_full_window_purges_the_lazy_areas_and_retries() {
     let a = v.alloc(0x40 * PAGE, PAGE, bottom, top, &mut NoObserver).unwrap();
     assert_eq!(a, bottom);
     v.vfree(a, &mut NoObserver).unwrap();
-    assert_eq!(v.vmap_lazy_nr, 0x40);
+    assert_eq!(v.vmap_lazy_nr(), 0x40);
     let mut rec = Recorder::default();
     let got = v.pcpu_get_vm_areas(&[0], &[0x2000], PAGE, &mut rec).unwrap();
     assert_eq!(got, vec![top - 0x2000]);
-    assert_eq!(v.vmap_lazy_nr, 0);
+    assert_eq!(v.vmap_lazy_nr(), 0);
     assert!(rec.events.iter().any(|e| matches!(e, Event::PurgeStart { .. })), "{:?}", rec.events);
     // Now really full: no lazy area to purge, so it fails and nothing changes.
     v.alloc(0x3e * PAGE, PAGE, bottom, top, &mut NoObserver).unwrap();

@@ -29,9 +29,7 @@ use proptest::test_runner::Config;
 use vmapviz_core::check::check_invariants;
 use vmapviz_core::events::{Event, Recorder};
 use vmapviz_core::session::{snapshot_state, StateSnap};
-use vmapviz_core::vmalloc::{
-    find_vmap_lowest_linear_match, find_vmap_lowest_match, SearchRule, VMALLOC_END, VMALLOC_START,
-};
+use vmapviz_core::vmalloc::{SearchRule, VMALLOC_END, VMALLOC_START};
 use vmapviz_core::{NoObserver, Profile, Vmap, VmapError, NIL};
 
 const PAGE: u64 = 4096;
@@ -119,14 +117,14 @@ fn fls(n: u64) -> u64 {
 // ---------------------------------------------------------------------------------------------
 
 fn free_blocks(v: &Vmap) -> Vec<(u64, u64)> {
-    v.free.iter(&v.arena).map(|(_, x)| (x.va_start, x.va_end)).collect()
+    v.free_tree().iter(v.arena()).map(|(_, x)| (x.va_start, x.va_end)).collect()
 }
 
 /// (busy, lazy-in-busy) areas of all nodes, sorted.
 fn busy_areas(v: &Vmap) -> (Intervals, Intervals) {
     let mut busy = Vec::new();
     let mut lazy = Vec::new();
-    for nid in 0..v.nodes.len() {
+    for nid in 0..v.nodes().len() {
         for (a, is_lazy) in v.busy_areas(nid) {
             if is_lazy {
                 lazy.push((a.va_start.0, a.va_end.0));
@@ -165,8 +163,8 @@ struct Snap {
 fn snap(v: &Vmap) -> Snap {
     Snap {
         state: snapshot_state(v),
-        lazy_list: v.lazy_list.iter().map(|&i| v.arena.get(i).va_start).collect(),
-        lazy_nr: v.vmap_lazy_nr,
+        lazy_list: v.lazy_list().iter().map(|&i| v.arena().area(i).va_start).collect(),
+        lazy_nr: v.vmap_lazy_nr(),
     }
 }
 
@@ -405,7 +403,7 @@ fn run(p: Profile, cpus: u64, sp: &Space, acts: &[Act]) -> Result<(), TestCaseEr
         let lazy_before = lazy_areas(&v);
         let pooled_before = pooled_areas(&v);
         let nothing_lazy = m.lazy.is_empty();
-        prop_assert_eq!(nothing_lazy, lazy_before.is_empty() && pooled_before.is_empty() && v.lazy_list.is_empty());
+        prop_assert_eq!(nothing_lazy, lazy_before.is_empty() && pooled_before.is_empty() && v.lazy_list().is_empty());
         // A purge happened during this step (lazy areas went back to the tree or the pools).
         let mut purge_expected = false;
         // A purge may have happened (an allocation that succeeded after its retry).
@@ -653,7 +651,7 @@ fn run(p: Profile, cpus: u64, sp: &Space, acts: &[Act]) -> Result<(), TestCaseEr
             Profile::Linux69 => lazy_now.iter().map(|(s, e)| (e - s) / PAGE).sum(),
             _ => m.lazy_pages(),
         };
-        prop_assert_eq!(v.vmap_lazy_nr, model_lazy_pages, "{}: vmap_lazy_nr", ctx());
+        prop_assert_eq!(v.vmap_lazy_nr(), model_lazy_pages, "{}: vmap_lazy_nr", ctx());
 
         // Free bytes: exactly the space minus busy, lazy and pooled areas.
         let mut used = model_busy;
@@ -748,7 +746,7 @@ fn build_tree(sp: &Space, steps: &[(u64, u32, bool, usize)]) -> Vmap {
 }
 
 fn check_search(v: &Vmap, rule: SearchRule, q: &Query) -> Result<(), TestCaseError> {
-    let (lo, hi) = v.space;
+    let (lo, hi) = v.space();
     let size = q.pages * PAGE;
     let align = 1u64 << q.align_shift;
     let vstart = match q.vstart_frac {
@@ -756,10 +754,11 @@ fn check_search(v: &Vmap, rule: SearchRule, q: &Query) -> Result<(), TestCaseErr
         Some((f, off)) => lo + ((u128::from(hi - lo) * u128::from(f) / 65536) as u64).saturating_add(off).min(hi - lo),
     };
     let length = rule.length(size, align, vstart, MAX);
-    let tree = find_vmap_lowest_match(&v.arena, &v.free, size, align, vstart, length, rule, &mut NoObserver)
+    let tree = v
+        .lowest_match(size, align, vstart, length, rule)
         .map_err(|_| TestCaseError::fail("an endless search for a request whose length does not wrap"))?;
-    let list = find_vmap_lowest_linear_match(&v.arena, &v.free, size, align, vstart);
-    let at = |i: u32| (i != NIL).then(|| (v.arena.get(i).va_start, v.arena.get(i).va_end));
+    let list = v.lowest_linear_match(size, align, vstart);
+    let at = |i: u32| (i != NIL).then(|| (v.arena().area(i).va_start, v.arena().area(i).va_end));
     prop_assert_eq!(
         at(tree),
         at(list),

@@ -93,7 +93,7 @@ fn observe(r: &Replayer) -> Observed {
     dump_free_tree(&r.vmap, &mut text);
     dump_busy(&r.vmap, &mut text);
     dump_pools(&r.vmap, &mut text);
-    text += &format!("lazy_nr={} lazy_list={:?}", r.vmap.vmap_lazy_nr, r.vmap.lazy_list.len());
+    text += &format!("lazy_nr={} lazy_list={:?}", r.vmap.vmap_lazy_nr(), r.vmap.lazy_list().len());
     Observed { snap: snapshot_state(&r.vmap), text }
 }
 
@@ -293,7 +293,7 @@ fn truncate_to_zero_keeps_the_profile_of_the_empty_session() {
     s.push_text("profile linux-6.1").unwrap();
     s.push_text("alloc 0x1000 1 0 0x10000").unwrap();
     assert_eq!(s.output(), "alloc -> 0x1\n");
-    assert_eq!(s.current().vmap.profile, Profile::Linux61);
+    assert_eq!(s.current().vmap.profile(), Profile::Linux61);
 }
 
 #[test]

@@ -24,12 +24,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use vmapviz_core::area::{Arena, VaTree, NIL};
-use vmapviz_core::check::check_tree;
-use vmapviz_core::events::{Color, Dir, Event, NoObserver, Observer, RbPhase, Recorder, TreeView};
-use vmapviz_core::rbtree::{self, Plain, SubtreeMax};
-use vmapviz_core::session::{snapshot_tree, NodeSnap};
-use vmapviz_core::vmalloc::{
+use crate::area::{Arena, VaTree, NIL};
+use crate::check::check_tree;
+use crate::events::{Color, Dir, Event, NoObserver, Observer, RbPhase, Recorder, TreeView};
+use crate::rbtree::{self, Plain, SubtreeMax};
+use crate::session::{snapshot_tree, NodeSnap};
+use crate::vmalloc::{
     augment_tree_propagate_from, find_va_links, insert_vmap_area, insert_vmap_area_augment, unlink_va,
 };
 

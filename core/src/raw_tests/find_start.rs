@@ -3,10 +3,10 @@
 //! area's start, an address inside, its end, addresses in the gaps) finds exactly the area the
 //! model says starts there, and `find_containing` the one the model says contains it.
 
-use vmapviz_core::rbtree::Plain;
-use vmapviz_core::vmalloc::{insert_vmap_area, unlink_va};
-use vmapviz_core::workload::Rng;
-use vmapviz_core::{Arena, NoObserver, VaTree, NIL};
+use crate::rbtree::Plain;
+use crate::vmalloc::{insert_vmap_area, unlink_va};
+use crate::workload::Rng;
+use crate::{Arena, NoObserver, VaTree, NIL};
 
 /// Model: the live areas as `(start, end, index)`.
 fn model_start(m: &[(u64, u64, u32)], addr: u64) -> u32 {
