@@ -1463,7 +1463,7 @@ impl MapleRfc {
                 let MapleEntry::Value(va) = e else {
                     return Err(format!("busy tree {nid}: [{s:#x}, {l:#x}] holds no area"));
                 };
-                let v = self.arena.try_get(va).ok_or("busy tree entry out of the arena")?;
+                let v = self.arena.try_area(va).ok_or("busy tree entry out of the arena")?;
                 if v.va_start != s || v.va_end.wrapping_sub(1) != l {
                     return Err(format!(
                         "busy tree {nid}: [{s:#x}, {l:#x}] names area [{:#x}, {:#x})",
