@@ -297,7 +297,7 @@ impl Arena {
     #[inline(always)]
     pub fn try_area(&self, i: u32) -> Option<&VmapArea> {
         // SAFETY: `i < lim` (see `slot`).
-        (i < self.lim).then(|| unsafe { &*self.slot(i) })
+        (i < self.lim).then(|| unsafe { self.slot(i) })
     }
 
     /// The object at word `i` of the slab, unchecked.
@@ -311,10 +311,21 @@ impl Arena {
     /// of a descent into one load through a selected field offset, four more instructions per
     /// level in `find_va_links`.)
     #[inline(always)]
-    unsafe fn slot(&self, i: u32) -> *mut VmapArea {
+    unsafe fn slot(&self, i: u32) -> &VmapArea {
         debug_assert!(i < self.lim, "handle {i:#x} outside the slab (below {:#x})", self.lim);
         debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
-        unsafe { self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>().cast_mut() }
+        unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
+    }
+    /// As [`Arena::slot`], for writing: through `as_mut_ptr` (a pointer from `as_ptr` may not
+    /// be written through), and `&mut self` makes it the only reference into the slab.
+    ///
+    /// # Safety
+    /// `i < lim`, as for [`Arena::slot`].
+    #[inline(always)]
+    unsafe fn slot_mut(&mut self, i: u32) -> &mut VmapArea {
+        debug_assert!(i < self.lim, "handle {i:#x} outside the slab (below {:#x})", self.lim);
+        debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
+        unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
     }
 
     /// The object at handle `i`, on the allocator's own paths: `i` comes from a link or a field
@@ -324,7 +335,7 @@ impl Arena {
     pub(crate) fn get(&self, i: u32) -> &VmapArea {
         if UNCHECKED {
             // SAFETY: `i < lim` by the ownership invariant of `UNCHECKED`.
-            unsafe { &*self.slot(i) }
+            unsafe { self.slot(i) }
         } else {
             self.area(i)
         }
@@ -335,7 +346,7 @@ impl Arena {
     pub(crate) fn try_get(&self, i: u32) -> Option<&VmapArea> {
         if UNCHECKED {
             // SAFETY: `i` is `NIL` or below `lim` by the ownership invariant of `UNCHECKED`.
-            (i != NIL).then(|| unsafe { &*self.slot(i) })
+            (i != NIL).then(|| unsafe { self.slot(i) })
         } else {
             self.try_area(i)
         }
@@ -344,9 +355,8 @@ impl Arena {
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
         if UNCHECKED || i < self.lim {
-            // SAFETY: `i < lim` (tested, or by the ownership invariant of `UNCHECKED`), and
-            // `&mut self` makes this the only reference into the slab.
-            unsafe { &mut *self.slot(i) }
+            // SAFETY: `i < lim` (tested, or by the ownership invariant of `UNCHECKED`).
+            unsafe { self.slot_mut(i) }
         } else {
             out_of_slab(i, self.lim)
         }
