@@ -84,3 +84,25 @@ test('a new link while a long one opens replaces it and leaves no progress line 
   await expect(app.player.stepLabel).toHaveText('1 / 1 done');
   expect(app.problems).toEqual([]);
 });
+
+test("a long trace's own address is the compressed link, and a reload opens it at the same step", async ({ page }) => {
+  const trace = longTrace(2_000);
+  const app = new AppPage(page);
+  await app.openTrace(trace, 1200);
+  // Compressed in a worker, then written: the plain form would be 190 KB.
+  await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toMatch(/^#z=[A-Za-z0-9+\-$]+&step=1200$/);
+  const hash = await page.evaluate(() => location.hash);
+  expect(hash.length * 10).toBeLessThan(encodeURIComponent(trace).length);
+  // A step, then rest: the link follows, still compressed.
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '1201');
+  await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toMatch(/^#z=[A-Za-z0-9+\-$]+&step=1201$/);
+  const ops = await page.locator('[data-widget="ops"] ol.ops > li code.text').allTextContents();
+  expect(ops).toHaveLength(2_500);
+
+  await page.reload();
+  await app.waitReady();
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '1201');
+  expect(await page.locator('[data-widget="ops"] ol.ops > li code.text').allTextContents()).toEqual(ops);
+  expect(app.problems).toEqual([]);
+});

@@ -6,7 +6,8 @@
 import { OpenCancelled, openInSlices, type Slices } from './player/opening';
 import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type Session, type State } from './bridge';
 import { parseHash, resolveStep, type StepRef } from './permalink';
-import { expandHash } from './panels/zlink';
+import { expandHash, zPrefix } from './panels/zlink';
+import { LinkZipper } from './workers/zip';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession, mapleSnapshotOf, type MapleSession } from './maple/bridge';
@@ -65,6 +66,14 @@ function span<T>(name: string, f: () => T): T {
 }
 
 
+/** The address bar's link of the session's trace, without its step (null while compressing). */
+interface LinkCache {
+  trace: string;
+  prefix: string | null;
+  /** Longer than LONG_LINK in the plain form: named compressed, written after a longer rest. */
+  long: boolean;
+}
+
 /** A micro-step lasts this long at 1×. */
 const FRAME_MS = 1000;
 /** A link longer than this (characters) is written only after a longer rest of the player. */
@@ -88,7 +97,8 @@ export class App {
   private lecture = false;
   private selected: number | null = null;
   private linkTimer: number | null = null;
-  private linkCache: { trace: string; prefix: string } | null = null;
+  private linkCache: LinkCache | null = null;
+  private readonly zipper = new LinkZipper();
   private readonly stats: Stats;
   private readonly bar: SpaceBar;
   private readonly lens: SpaceZoom;
@@ -983,8 +993,7 @@ export class App {
     this.linkTimer = null;
     if (now) this.flushLink();
     else if (!this.playing) {
-      const long = (this.linkCache?.prefix.length ?? 0) > LONG_LINK;
-      this.linkTimer = window.setTimeout(() => this.flushLink(), long ? 1500 : 200);
+      this.linkTimer = window.setTimeout(() => this.flushLink(), this.linkCache?.long ? 1500 : 200);
     }
   }
 
@@ -993,14 +1002,33 @@ export class App {
     const s = this.session;
     // While a long link opens, the address bar keeps that link (a reload opens it again).
     if (!s || this.opening) return;
-    if (!this.linkCache) {
-      const trace = s.traceText();
-      this.linkCache = { trace, prefix: formatPlayerHash({ trace, step: 'end' }, null, false).replace(/&step=end$/, '') };
-    }
+    if (!this.linkCache) this.linkCache = this.linkFor(s.traceText());
+    if (this.linkCache.prefix === null) return; // compressing: written when done
     const p = this.pos;
     const step = p.op === s.length && p.frame < 0 ? 'end' : String(p.op);
     const hash = `${this.linkCache.prefix}&step=${step}${p.frame >= 0 ? `&frame=${p.frame}` : ''}${this.lecture ? '&lecture=1' : ''}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  /**
+   * The part of the link that names the trace. A long trace is named in the compressed form
+   * (`#z=`, about 25 times shorter on test_vmalloc-like traces), compressed in a worker: the
+   * plain form of 20,000 operations is 1 MB, and `history.replaceState` with it held the page
+   * for two seconds. Until the worker answers, the address bar keeps what it had.
+   */
+  private linkFor(trace: string): LinkCache {
+    // Encoding never shortens, so a trace this long is not encoded only to be measured.
+    if (trace.length <= LONG_LINK) {
+      const plain = formatPlayerHash({ trace, step: 'end' }, null, false).replace(/&step=end$/, '');
+      if (plain.length <= LONG_LINK) return { trace, prefix: plain, long: false };
+    }
+    const cache: LinkCache = { trace, prefix: null, long: true };
+    this.zipper.compress(trace).then((z) => {
+      if (this.linkCache !== cache) return; // another trace, or an edit, since
+      cache.prefix = zPrefix(z);
+      this.flushLink();
+    });
+    return cache;
   }
 
   private showError(problems: string[]): void {

@@ -12,8 +12,6 @@ export interface AppApi {
   currentFrame?(): number;
   /** Called on every position change, micro-steps included. */
   onFrame?(cb: () => void): void;
-  /** Open what a location hash names (the app's own handler of `#trace=`). */
-  openHash?(hash: string): void;
   /** The app's session (read-only use: states and frames). */
   readonly core: Session | null;
   /** Bumped by the app whenever its session or its trace changes. */

@@ -18,23 +18,9 @@ import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
-import { parseHash } from '../permalink';
-import init, { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
+import init from '../pkg-workbench/vmapviz_wasm.js';
 import type { Handover } from './stub';
 import { savedTab, TAB_KEY, TABS, WORKBENCH_NOTE, type TabId } from './tabs';
-import { expandHash } from './zlink';
-
-/** Whether a trace text is the one the app shows (compared in the core's canonical form). */
-function sameTrace(text: string, shown: string): boolean {
-  try {
-    const v = Vmapviz.load(text);
-    const same = v.trace_text() === shown;
-    v.free();
-    return same;
-  } catch {
-    return false;
-  }
-}
 
 /** The progress of a worker job: a bar, a line of text and Cancel. */
 class JobBar {
@@ -118,8 +104,6 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   };
   const job = new JobBar();
   const strip = new StatusStrip(mirror);
-  const banner = h('p', { class: 'wb-error', role: 'alert', 'data-testid': 'workbench-error' });
-  banner.hidden = true;
 
   let busy = false;
   const large = new LargeTracePanel({
@@ -243,7 +227,6 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       h('p', { class: 'panel-note' }, WORKBENCH_NOTE),
     ),
     strip.root,
-    banner,
     job.root,
     tablist,
     ...sections.values(),
@@ -271,26 +254,6 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
 
   select(hand?.tab ?? savedTab());
   if (hand?.focus) tabs.get(current)?.focus();
-
-  // ---------- compressed permalinks (#z=) ----------
-  // The app opens `#z=` itself once its openHash expands it (requested in the panels block);
-  // until then, and for a link the app left as it was, the workbench opens the plain form.
-  const openZ = () => {
-    const ex = expandHash(location.hash);
-    if (ex.error) {
-      banner.hidden = false;
-      banner.textContent = `Could not open the link: ${ex.error}.`;
-      return;
-    }
-    banner.hidden = true;
-    if (!ex.hash) return;
-    const link = parseHash(ex.hash).link;
-    if (link && sameTrace(link.trace, app.currentTrace())) return;
-    history.replaceState(null, '', ex.hash);
-    app.openHash?.(ex.hash);
-  };
-  openZ();
-  window.addEventListener('hashchange', openZ);
 
   pool.prepare();
   host.dataset.panelsReady = 'true';

@@ -1,12 +1,18 @@
-// Compressed permalinks: `#z=<lz-string, URI-safe>&step=N|end`. The plain `#trace=` form of
-// web/src/permalink.ts stays the page's own address; this one is what "Copy permalink" gives,
-// and `expandHash` turns it back into the plain form the app opens.
+// Compressed permalinks: `#z=<lz-string, URI-safe>&step=N|end`. "Copy permalink" gives this
+// form, and so does the page's own address for a long trace (a short one keeps the readable
+// `#trace=` form of web/src/permalink.ts); `expandHash` turns it back into the plain form the
+// app opens.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { formatHash, type StepRef } from '../permalink';
 
 /** The compressed hash for a trace and a step. */
 export function compressHash(trace: string, step: StepRef): string {
-  return `#z=${compressToEncodedURIComponent(trace)}&step=${step}`;
+  return `${zPrefix(compressToEncodedURIComponent(trace))}&step=${step}`;
+}
+
+/** The start of a `#z=` hash, from the trace's lz-string (URI-safe) form. */
+export function zPrefix(compressed: string): string {
+  return `#z=${compressed}`;
 }
 
 export interface Expanded {
