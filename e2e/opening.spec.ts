@@ -97,12 +97,51 @@ test("a long trace's own address is the compressed link, and a reload opens it a
   await page.keyboard.press('Shift+ArrowRight');
   await expect(page.locator('#app')).toHaveAttribute('data-step', '1201');
   await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toMatch(/^#z=[A-Za-z0-9+\-$]+&step=1201$/);
-  const ops = await page.locator('[data-widget="ops"] ol.ops > li code.text').allTextContents();
-  expect(ops).toHaveLength(2_500);
+  const list = page.locator('[data-widget="ops"] ol.ops');
+  const current = list.locator('li.current');
+  await expect(current).toHaveAttribute('data-index', '1200');
+  const text = await current.locator('code.text').textContent();
 
   await page.reload();
   await app.waitReady();
   await expect(page.locator('#app')).toHaveAttribute('data-step', '1201');
-  expect(await page.locator('[data-widget="ops"] ol.ops > li code.text').allTextContents()).toEqual(ops);
+  await expect(list).toHaveAttribute('data-total', '2500');
+  await expect(current).toHaveAttribute('data-index', '1200');
+  await expect(current.locator('code.text')).toHaveText(text ?? '');
+  expect(app.problems).toEqual([]);
+});
+
+test('a long list of operations is built a block at a time, around what is shown', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.openTrace(longTrace(2_000), 'end');
+  const list = page.locator('[data-widget="ops"] ol.ops');
+  const rows = list.locator('li[data-index]');
+  await expect(list).toHaveAttribute('data-total', '2500');
+  // The last block (the current row's) is built; the first ones stand as gaps.
+  await expect(list.locator('li.current')).toHaveAttribute('data-index', '2499');
+  await expect(list.locator('li.current')).toBeInViewport();
+  expect(await rows.count()).toBeLessThan(2_500);
+  await expect(list.locator('li.ops-gap').first()).toHaveAttribute('aria-hidden', 'true');
+  await expect(list.locator('li.current')).toHaveAttribute('aria-setsize', '2500');
+  await expect(list.locator('li.current')).toHaveAttribute('aria-posinset', '2500');
+  // Every built row before the current one is done.
+  expect(await list.locator('li[data-index]:not(.done)').count()).toBe(0);
+
+  // Home: the first row comes into view, built, and nothing is done.
+  await page.keyboard.press('Home');
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '0');
+  await expect(list.locator('li[data-index="0"]')).toBeInViewport();
+  expect(await list.locator('li.done').count()).toBe(0);
+
+  // Scrolled to the middle, the rows there are built and can be clicked.
+  await list.evaluate((l) => (l.scrollTop = l.scrollHeight / 2));
+  const mid = list.locator('li[data-index="1250"]');
+  await expect.poll(async () => (await rows.count()) >= 1_000).toBe(true);
+  await mid.scrollIntoViewIfNeeded();
+  await mid.click();
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '1251');
+  await expect(mid).toHaveClass(/current/);
+  await expect(list.locator('li[data-index="1249"]')).toHaveClass(/done/);
+  await expect(list.locator('li[data-index="1251"]')).not.toHaveClass(/done/);
   expect(app.problems).toEqual([]);
 });

@@ -2,9 +2,25 @@
 // micro-steps on screen) and the last one done are marked. Below it, a line of the trace
 // language can be added (errors shown inline). Step k is the state before op k, i.e. after the
 // first k operations.
+//
+// A long list is built a block of rows at a time: each block stands as one empty row of about
+// its height until it scrolls near the view or holds the row to show, and a few blocks at most
+// are built at once (the one farthest from the view goes back to a gap of its measured height).
+// 20,000 rows built and laid out at once held the page for seconds on opening, and for half a
+// second on every jump across the list.
+//
+//   ol.ops:  [gap 0..499] [gap 500..999] [row 1000] ... [row 1499] [gap 1500..1999] ...
+//                                          ^ built: near the view, or holding the current row
 import type { OpSummary } from '../bridge';
 import { typedLineMessage } from '../player/inputs';
 import { el } from './common';
+
+/** Rows built at a time in a long list; a list of at most two blocks is built whole. */
+export const BLOCK = 500;
+/** Height a row never built is assumed to take (em of the list's rows, which take 2-3 lines). */
+const ROW_EM = 4;
+/** Blocks built at most at once. */
+const MAX_BLOCKS = 6;
 
 export interface OpListOptions {
   /** Go to step k (0..length). */
@@ -15,6 +31,13 @@ export interface OpListOptions {
 
 export class OpList {
   private ops: OpSummary[] = [];
+  /** The rows built so far, by operation index. */
+  private rows: (HTMLLIElement | undefined)[] = [];
+  /** The stand-ins of the blocks not built yet, by block. */
+  private gaps: (HTMLLIElement | undefined)[] = [];
+  /** The blocks built (long lists only), oldest first. */
+  private built: number[] = [];
+  private watcher: IntersectionObserver | null = null;
   private step = 0;
   private running = -1;
   private readonly now: HTMLElement;
@@ -73,38 +96,137 @@ export class OpList {
   /** Replace the list of operations. */
   setOps(ops: OpSummary[]): void {
     this.ops = ops;
-    this.list.replaceChildren(
-      ...ops.map((op) => {
-        const li = el('li', 'op');
-        li.dataset.index = String(op.index);
-        li.title = `op ${op.index + 1}${op.output ? `\n${op.output}` : ''}`;
-        li.append(el('span', 'idx', String(op.index + 1)), el('code', 'text', op.text));
-        const out = summarizeOutput(op.output);
-        if (out) li.append(el('span', 'out', out));
-        if (op.warning) li.append(el('span', 'warning', `⚠ ${op.warning}`));
-        return li;
-      }),
-    );
+    this.rows = new Array<HTMLLIElement | undefined>(ops.length);
+    this.watcher?.disconnect();
+    this.watcher = null;
     this.step = -1;
     this.running = -2;
+    this.revealed = null;
+    this.shownIndex = -1;
+    const long = ops.length > 2 * BLOCK;
+    this.list.dataset.total = String(ops.length);
+    if (!long || typeof IntersectionObserver === 'undefined') {
+      this.gaps = [];
+      this.list.replaceChildren(...ops.map((_, i) => this.build(i, long)));
+      return;
+    }
+    // Blocks are built as they come within a few screens of the list's view.
+    this.watcher = new IntersectionObserver(
+      (seen) => {
+        for (const e of seen) if (e.isIntersecting) this.buildBlock(Number((e.target as HTMLElement).dataset.block));
+      },
+      { root: this.list, rootMargin: '600px 0px' },
+    );
+    this.gaps = [];
+    this.built = [];
+    for (let b = 0; b * BLOCK < ops.length; b++) {
+      this.gaps.push(this.gap(b, `${Math.min(BLOCK, ops.length - b * BLOCK) * ROW_EM}em`));
+    }
+    this.list.replaceChildren(...this.gaps.filter((g): g is HTMLLIElement => g !== undefined));
+  }
+
+  /** The stand-in of block `b`, watched. */
+  private gap(b: number, height: string): HTMLLIElement {
+    const gap = el('li', 'ops-gap');
+    gap.dataset.block = String(b);
+    gap.setAttribute('aria-hidden', 'true');
+    gap.style.height = height;
+    this.watcher?.observe(gap);
+    return gap;
+  }
+
+  /** The row of operation `i`, as the position shown marks it. */
+  private build(i: number, counted: boolean): HTMLLIElement {
+    const op = this.ops[i];
+    const li = el('li', 'op');
+    li.dataset.index = String(op.index);
+    li.title = `op ${op.index + 1}${op.output ? `\n${op.output}` : ''}`;
+    li.append(el('span', 'idx', String(op.index + 1)), el('code', 'text', op.text));
+    const out = summarizeOutput(op.output);
+    if (out) li.append(el('span', 'out', out));
+    if (op.warning) li.append(el('span', 'warning', `⚠ ${op.warning}`));
+    if (counted) {
+      // Screen readers count the whole list, not the rows built.
+      li.setAttribute('aria-setsize', String(this.ops.length));
+      li.setAttribute('aria-posinset', String(i + 1));
+    }
+    if (this.step >= 0) this.mark(li, i, this.step, this.running);
+    this.rows[i] = li;
+    return li;
+  }
+
+  /** Build block `b` in place of its stand-in (nothing if it is built). */
+  private buildBlock(b: number): void {
+    const gap = this.gaps[b];
+    if (!gap) return;
+    this.gaps[b] = undefined;
+    this.watcher?.unobserve(gap);
+    const rows: HTMLLIElement[] = [];
+    for (let i = b * BLOCK; i < Math.min(this.ops.length, (b + 1) * BLOCK); i++) rows.push(this.build(i, true));
+    gap.replaceWith(...rows);
+    this.built.push(b);
+    // Too many built: the one farthest from this one goes, never the shown row's.
+    const shown = Math.floor(Math.max(0, this.shownIndex) / BLOCK);
+    while (this.built.length > MAX_BLOCKS) {
+      let far = -1;
+      for (const x of this.built) {
+        if (x !== b && x !== shown && (far < 0 || Math.abs(x - b) > Math.abs(far - b))) far = x;
+      }
+      if (far < 0) break;
+      this.unbuildBlock(far);
+    }
+  }
+
+  /** Put block `b` back to a gap of the height its rows take (so nothing in view moves). */
+  private unbuildBlock(b: number): void {
+    const lo = b * BLOCK;
+    const hi = Math.min(this.ops.length, lo + BLOCK);
+    const first = this.rows[lo];
+    const last = this.rows[hi - 1];
+    if (!first || !last) return;
+    const gap = this.gap(b, `${last.offsetTop + last.offsetHeight - first.offsetTop}px`);
+    first.before(gap);
+    const r = document.createRange();
+    r.setStartBefore(first);
+    r.setEndAfter(last);
+    r.deleteContents();
+    this.rows.fill(undefined, lo, hi);
+    this.gaps[b] = gap;
+    this.built = this.built.filter((x) => x !== b);
+  }
+
+  /** The row of operation `i`, built with its block if need be (null past the end). */
+  private rowAt(i: number): HTMLLIElement | null {
+    if (i < 0 || i >= this.ops.length) return null;
+    if (!this.rows[i]) this.buildBlock(Math.floor(i / BLOCK));
+    return this.rows[i] ?? null;
+  }
+
+  private mark(li: HTMLLIElement, i: number, k: number, run: number): void {
+    li.classList.toggle('done', i < k);
+    li.classList.toggle('current', i === k - 1 && run < 0);
+    if (i === k - 1 && run < 0) li.setAttribute('aria-current', 'step');
+    else li.removeAttribute('aria-current');
+    li.classList.toggle('running', i === run);
   }
 
   /** Show step k (and, during the micro-steps of op `running`, that one as running). */
   setPosition(k: number, running: number | null): void {
     const run = running ?? -1;
     if (k === this.step && run === this.running) return;
-    const items = this.list.children as HTMLCollectionOf<HTMLLIElement>;
+    const rows = this.rows;
+    // Only the rows whose marks change: those between the old step and the new one (all of
+    // them after setOps), and the running ones. Rows not built yet are marked when built.
     const lo = Math.max(0, Math.min(k, this.step < 0 ? 0 : this.step) - 1);
-    const hi = this.step < 0 ? items.length : Math.min(items.length, Math.max(k, this.step) + 1);
+    const hi = this.step < 0 ? rows.length : Math.min(rows.length, Math.max(k, this.step) + 1);
     for (let i = lo; i < hi; i++) {
-      const li = items[i];
-      li.classList.toggle('done', i < k);
-      li.classList.toggle('current', i === k - 1 && run < 0);
-      if (i === k - 1 && run < 0) li.setAttribute('aria-current', 'step');
-      else li.removeAttribute('aria-current');
+      const li = rows[i];
+      if (li) this.mark(li, i, k, run);
     }
-    if (this.running >= 0 && items[this.running]) items[this.running].classList.remove('running');
-    if (run >= 0 && items[run]) items[run].classList.add('running');
+    for (const i of [this.running, run]) {
+      const li = i >= 0 ? rows[i] : undefined;
+      if (li) this.mark(li, i, k, run);
+    }
     this.step = k;
     this.running = run;
 
@@ -119,8 +241,13 @@ export class OpList {
     } else {
       this.now.append(this.ops.length ? 'The initial state, before the first operation.' : 'No operations yet: add one below.');
     }
-    this.reveal(items[run >= 0 ? run : k - 1] ?? null);
+    // The running row, else the last one done; at the start, the first (the one to run).
+    this.shownIndex = run >= 0 ? run : Math.max(0, k - 1);
+    this.reveal(this.rowAt(this.shownIndex));
   }
+
+  /** The row the position shows (see setPosition; -1 before the first position). */
+  private shownIndex = -1;
 
   /** Scroll the list (only the list, never the page) so `li` is visible. */
   private reveal(li: HTMLLIElement | null): void {
