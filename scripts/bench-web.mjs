@@ -11,43 +11,17 @@
 // Then replaces the "## Web" section of BENCHMARKS.md with the figures (other sections untouched).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
-import { ROOT, childEnv, fail, say } from './lib.mjs';
+import { ROOT, childEnv, fail, freePort, say, waitFor } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1]) || 7;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VSTART = 0xffffc90000000000n;
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-  });
-}
-
-async function waitFor(url, ms = 30_000) {
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() - t0 > ms) throw new Error(`${url} did not answer`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** 2,000 one-page vmalloc() areas, every other one freed (1,000 free blocks), then more allocations to step through. */
 export function bigTrace() {

@@ -2,6 +2,7 @@
 // scripts run before `npm install` has put anything in node_modules.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,4 +107,37 @@ export function seconds(ms) {
 export function option(args, name, dflt) {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
+}
+
+/** A free TCP port on 127.0.0.1 (for preview servers). */
+export function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Wait until `url` answers 200 (a server starting), at most `ms`. */
+export async function waitFor(url, ms = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() - t0 > ms) throw new Error(`${url} did not answer`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }

@@ -1,22 +1,8 @@
 // `npm test`: set up what is missing (Chromium included), then run every check in sequence,
 // keep going after a failure, and end with one line `N passed, N failed`.
-import { createServer } from 'node:net';
-import { bold, fail, green, red, run, say, seconds, SetupError } from './lib.mjs';
+import { bold, fail, freePort, green, red, run, say, seconds, SetupError } from './lib.mjs';
 import { chromium, setup } from './setup.mjs';
 import { buildWasm } from './wasm.mjs';
-
-/** A free TCP port on 127.0.0.1 for the preview servers of the end-to-end tests. */
-function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-  });
-}
 
 const cmd = (bin, ...args) => () => run(bin, args);
 
