@@ -215,3 +215,38 @@ test('maple-tree: the stored ranges on the bar and the leaf slots stay linked bo
   await expect(bar(page).locator('g.area.hl')).toHaveCount(0);
   expect(app.problems).toEqual([]);
 });
+
+test('maple-rfc: an area whose leaf slot is off screen brings the view to it after a moment, and back when the hover ends', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.openTrace(rfcTrace());
+  await expect(view(page).locator('.maple-node g.cells').first()).toBeAttached();
+  const viewport = view(page).locator('svg.maple-tree-svg > g.viewport');
+  const fitted = await viewport.getAttribute('transform');
+  // The hovered slot's cell wholly inside the view's panel (false while its node is a placeholder).
+  const cellOnScreen = () =>
+    page.evaluate(() => {
+      const g = document.querySelector('[data-widget="maple-tree"] [data-hover-slot]');
+      const cell = g?.querySelector(`g.maple-cell[data-slot="${g.getAttribute('data-hover-slot')}"] rect.slot`);
+      if (!cell) return false;
+      const v = (document.querySelector('[data-widget="maple-tree"] svg.maple-tree-svg') as SVGSVGElement).getBoundingClientRect();
+      const r = cell.getBoundingClientRect();
+      return r.left >= v.left - 1 && r.right <= v.right + 1 && r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
+    });
+  const busy = bar(page).locator('g.area[data-state="busy"]');
+  const n = await busy.count();
+  let peeks = 0;
+  for (const i of [0, Math.floor(n / 2), n - 1]) {
+    await busy.nth(i).hover();
+    await expect(view(page).locator('[data-hover-slot]')).toHaveCount(1);
+    await expect.poll(cellOnScreen, { timeout: 5_000 }).toBe(true);
+    if ((await view(page).getAttribute('data-peek')) === 'true') peeks++;
+  }
+  // The tree is wider than the panel at a readable size: some of those leaves were off screen.
+  expect(peeks).toBeGreaterThan(0);
+  // The hover ends: the view goes back to its fit.
+  await page.mouse.move(5, 5);
+  await expect(view(page)).toHaveAttribute('data-peek', 'false');
+  await expect.poll(() => viewport.getAttribute('transform')).toBe(fitted);
+  await expect(view(page)).toHaveAttribute('data-auto-fit', 'true');
+  expect(app.problems).toEqual([]);
+});

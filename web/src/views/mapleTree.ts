@@ -17,7 +17,7 @@
 import { select, zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { hex, size } from '../format';
 import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type MapleSnapshot } from '../maple/bridge';
-import { el } from './common';
+import { el, motionMs } from './common';
 
 export const CELL_W = 62;
 /** An unused slot is a narrow dashed cell: the fill still reads at a glance, the tree is narrower. */
@@ -28,6 +28,9 @@ export const CELL_H = 46;
 const HEAD_H = 18;
 const GAP_H = 12;
 const LEVEL_GAP = 56;
+/** A hover from the bar rests this long on an area before the view goes to its slot off screen. */
+export const PEEK_MS = 400;
+const PEEK_MOVE_MS = 300;
 const SIB_GAP = 18;
 const MARGIN = 24;
 /** Cell text size (user units; style in mapleTree.css). */
@@ -395,6 +398,15 @@ export class MapleTreeView {
   private pointedSlot = '';
   private shape = '';
   private redrawQueued = false;
+  /**
+   * A peek: an area hovered elsewhere (the bar) whose slot is off screen here brings the view
+   * to it after a short dwell; when the hover ends the view goes back (to the fit, or to where
+   * it was). `peek` is the view's transform meanwhile, `peekFrom` the one to go back to.
+   */
+  private peek: ZoomTransform | null = null;
+  private peekFrom: ZoomTransform | null = null;
+  private peekTimer: number | null = null;
+  private pointerInside = false;
 
   constructor(
     private readonly root: HTMLElement,
@@ -477,6 +489,9 @@ export class MapleTreeView {
     // the area (clearing its hover) before it enters the cell (pointer events would come first).
     this.layer.on('mouseover', (e: MouseEvent) => pointTo(e.target));
     this.layer.on('mouseout', (e: MouseEvent) => pointTo(e.relatedTarget));
+    // A hover from inside the view never moves it (a cell at its edge is one being pointed at).
+    this.svg.on('mouseenter.peek', () => (this.pointerInside = true));
+    this.svg.on('mouseleave.peek', () => (this.pointerInside = false));
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.005, 4])
       .extent((): [[number, number], [number, number]] => {
@@ -492,6 +507,8 @@ export class MapleTreeView {
         this.levelOfDetail();
         if (e.sourceEvent && !this.programmatic) {
           this.setAutoFit(false);
+          // The user takes the view over: a peek under way stays where they leave it.
+          this.endPeek(false);
           // A pan or a zoom brings other nodes near the screen: draw them on the next frame.
           if (!this.redrawQueued) {
             this.redrawQueued = true;
@@ -562,7 +579,7 @@ export class MapleTreeView {
       this.bounds = { x0: x0 - MARGIN, x1: x1 + MARGIN, y0: -MARGIN, y1: y1 + MARGIN };
     }
     if (!this.size.w) this.measure();
-    const target = this.autoFit ? this.fitTransform(false, focus) : this.transform;
+    const target = this.peek ?? (this.autoFit ? this.fitTransform(false, focus) : this.transform);
     // Only the nodes near the screen (where the view is and where it goes) and the focus's are
     // drawn: a few thousand offscreen cells would cost every frame. The others are placeholders.
     const near = this.nearScreen([this.transform, target], ms > 0);
@@ -616,6 +633,7 @@ export class MapleTreeView {
   /** Outline the cell of a stored range (from the address bar's hover), or none. */
   highlightRange(id: number | null): void {
     this.highlightSlot(id === null ? null : rangeOfId(id));
+    this.peekAtHover();
   }
 
   /**
@@ -626,6 +644,68 @@ export class MapleTreeView {
     const at = addr !== null && this.snap ? slotAt(this.snap, addr) : null;
     this.highlightSlot(at);
     this.hoverAddr = at ? addr : null;
+    this.peekAtHover();
+  }
+
+  /**
+   * After a dwell of PEEK_MS on a slot hovered from elsewhere that is not wholly on screen,
+   * centre the view on it (at the same scale); the hover ended, go back.
+   */
+  private peekAtHover(): void {
+    if (this.peekTimer !== null) clearTimeout(this.peekTimer);
+    this.peekTimer = null;
+    const h = this.hovered;
+    if (!h) {
+      this.endPeek(true);
+      return;
+    }
+    if (this.pointerInside) return;
+    this.peekTimer = window.setTimeout(() => {
+      this.peekTimer = null;
+      const t = this.hovered === h ? this.peekTransform(h) : null;
+      if (!t) return;
+      this.peekFrom ??= this.transform;
+      this.peek = t;
+      this.data('peek', 'true');
+      this.setTransform(t, motionMs(PEEK_MOVE_MS), true);
+      if (!motionMs(PEEK_MOVE_MS)) this.rerender();
+    }, PEEK_MS);
+  }
+
+  /** The view centred on slot `h` at the current scale, or null when the slot is wholly on screen. */
+  private peekTransform(h: { node: number; slot: number }): ZoomTransform | null {
+    const box = this.boxes.get(h.node);
+    const node = this.snap?.nodes.find((n) => n.id === h.node);
+    const { w, h: vh } = this.size;
+    if (!box || !node || !w || !vh) return null;
+    const t = this.transform;
+    const x = box.x + cellX(node, h.slot);
+    const sx = x * t.k + t.x;
+    const sy = box.y * t.k + t.y;
+    const inX = sx >= 0 && sx + CELL_W * t.k <= w;
+    const inY = sy >= 0 && sy + box.h * t.k <= vh;
+    if (inX && inY) return null;
+    // Only along the axis it is off: the levels above stay where they were when they can.
+    const tx = inX ? t.x : w / 2 - (x + CELL_W / 2) * t.k;
+    const ty = inY ? t.y : vh / 2 - (box.y + box.h / 2) * t.k;
+    return zoomIdentity.translate(tx, ty).scale(t.k);
+  }
+
+  /** End a peek: `back` moves the view back (to the fit, or to where it was before). */
+  private endPeek(back: boolean): void {
+    if (this.peekTimer !== null) clearTimeout(this.peekTimer);
+    this.peekTimer = null;
+    if (!this.peek) return;
+    const from = this.peekFrom;
+    this.peek = null;
+    this.peekFrom = null;
+    this.data('peek', 'false');
+    if (!back) return;
+    const t = this.autoFit ? this.fitTransform(false, this.opts.focus) : from;
+    if (t) {
+      this.setTransform(t, motionMs(PEEK_MOVE_MS), true);
+      if (!motionMs(PEEK_MOVE_MS)) this.rerender();
+    }
   }
 
   /** Outline a slot (a hover on it) and the nodes from the root down to its node; null clears. */
