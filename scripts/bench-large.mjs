@@ -12,10 +12,9 @@
 //    split (reading = parse or generation, replay), the longest gap between animation frames
 //    during the replay, and the time to jump to a random step and draw it.
 // --write replaces the "Large traces in the page" section of BENCHMARKS.md with the table.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bold, childEnv, fail, freePort, median, mustRun, ROOT, say, waitFor } from './lib.mjs';
+import { bold, fail, median, ROOT, say, servePage, watchFrames } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
@@ -31,25 +30,9 @@ async function traceText() {
 }
 
 async function main() {
-  if (BUILD) {
-    say('build: node scripts/build.mjs');
-    await mustRun('the build', 'node', ['scripts/build.mjs']);
-  }
-  const { chromium } = await import('@playwright/test');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}/`;
-  const server = spawn(join(ROOT, 'node_modules/.bin/vite'), ['preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: 'ignore',
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  const { url, browser, close } = await servePage({ build: BUILD });
   const version = browser.version();
   try {
-    await waitFor(url);
     const text = await traceText();
     const ops = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
     say(`trace: ${ops.toLocaleString('en-US')} operations, ${(text.length / 2 ** 20).toFixed(1)} MiB; Chromium ${version}; ${RUNS} runs each`);
@@ -72,19 +55,7 @@ async function main() {
           }, text);
           await page.click('button[role="tab"][data-tab="io"]');
         }
-        await page.evaluate(() => {
-          const w = window;
-          w.__gap = 0;
-          w.__stop = false;
-          w.__t0 = 0;
-          let last = performance.now();
-          const tick = (t) => {
-            w.__gap = Math.max(w.__gap, t - last);
-            last = t;
-            if (!w.__stop) requestAnimationFrame(tick);
-          };
-          requestAnimationFrame(tick);
-        });
+        await page.evaluate(watchFrames);
         const t0 = Date.now();
         if (kind === 'generated') {
           await page.click('button[data-action="demo"]');
@@ -164,8 +135,7 @@ instance made) while the page is idle; a trace is replayed into a session whose 
       say('BENCHMARKS.md: section "Large traces in the page" written');
     }
   } finally {
-    await browser.close();
-    server.kill();
+    await close();
   }
 }
 

@@ -9,9 +9,8 @@
 //  * "opened": from the drop to the operation list showing the trace, two frames later;
 //  * the longest gap between animation frames meanwhile (how long the page was held);
 //  * the longest frame gap after each key of Home, Shift+→, End, Shift+← (400 ms apart).
-import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { bold, childEnv, fail, freePort, median, mustRun, option, ROOT, say, waitFor } from './lib.mjs';
+import { bold, fail, median, option, ROOT, say, servePage, watchFrames } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const RUNS = Math.max(1, Number(option(args, '--runs', '3')) || 3);
@@ -31,39 +30,9 @@ function trace(n) {
   return `${lines.slice(0, n).join('\n')}\n`;
 }
 
-/** Record the longest gap between animation frames from now on (window.__gap). */
-function watchFrames() {
-  const w = window;
-  w.__gap = 0;
-  w.__stop = false;
-  let last = performance.now();
-  const tick = (t) => {
-    w.__gap = Math.max(w.__gap, t - last);
-    last = t;
-    if (!w.__stop) requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}
-
 async function main() {
-  if (BUILD) {
-    say('build: node scripts/build.mjs');
-    await mustRun('the build', 'node', ['scripts/build.mjs']);
-  }
-  const { chromium } = await import('@playwright/test');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}/`;
-  const server = spawn(join(ROOT, 'node_modules/.bin/vite'), ['preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort', '--outDir', DIST], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: 'ignore',
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  const { url, browser, close } = await servePage({ build: BUILD, outDir: DIST });
   try {
-    await waitFor(url);
     say(`${DIST}, Chromium ${browser.version()}, ${RUNS} runs each`);
     const rows = [];
     for (const n of SIZES) {
@@ -132,8 +101,7 @@ async function main() {
     console.log(`|---:|---:|---:|${KEYS.map(() => '---:').join('|')}|`);
     for (const row of rows) console.log(row);
   } finally {
-    await browser.close();
-    server.kill();
+    await close();
   }
 }
 

@@ -141,3 +141,55 @@ export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
+
+/**
+ * For the page benchmarks: build (unless `build` is false), serve dist/ (or `outDir`) with
+ * `vite preview` on a free port and launch Chromium. `close()` ends both.
+ */
+export async function servePage({ build = true, outDir } = {}) {
+  if (build) {
+    say('build: node scripts/build.mjs');
+    await mustRun('the build', 'node', ['scripts/build.mjs']);
+  }
+  const { chromium } = await import('@playwright/test');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const dir = outDir ? ['--outDir', outDir] : [];
+  const server = spawn(join(ROOT, 'node_modules/.bin/vite'), ['preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort', ...dir], {
+    cwd: ROOT,
+    env: childEnv(),
+    stdio: 'ignore',
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
+  const close = async () => {
+    await browser.close();
+    server.kill();
+  };
+  try {
+    await waitFor(url);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { url, browser, close };
+}
+
+/**
+ * Run in a page (`page.evaluate(watchFrames)`): record the longest gap between animation frames
+ * from now on in `window.__gap`, until `window.__stop` is set.
+ */
+export function watchFrames() {
+  const w = window;
+  w.__gap = 0;
+  w.__stop = false;
+  let last = performance.now();
+  const tick = (t) => {
+    w.__gap = Math.max(w.__gap, t - last);
+    last = t;
+    if (!w.__stop) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}
