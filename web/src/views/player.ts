@@ -16,7 +16,7 @@ import { typedLineMessage } from '../player/inputs';
 import { el } from './common';
 
 /** Rows built at a time in a long list; a list of at most two blocks is built whole. */
-export const BLOCK = 500;
+const BLOCK = 500;
 /** Height a row never built is assumed to take (em of the list's rows, which take 2-3 lines). */
 const ROW_EM = 4;
 /** Blocks built at most at once. */
