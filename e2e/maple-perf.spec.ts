@@ -424,6 +424,20 @@ test('opening a long maple-rfc link: where the time goes', async ({ page }) => {
   expect(app.problems).toEqual([]);
 });
 
+test("a long maple-rfc link fetches the maple view's chunk while the core replays the trace", async ({ page }) => {
+  const app = new AppPage(page);
+  const o = await openingSpans(page, 'end');
+  const chunk = o.spans.find(([n]) => n === 'maple-chunk');
+  const slices = o.spans.filter(([n]) => n === 'slices');
+  expect(chunk, 'the maple chunk was fetched').toBeTruthy();
+  expect(slices.length, 'the link opened in slices').toBeGreaterThan(0);
+  // The fetch began before the last slice of the replay ended (not after the opening).
+  const opened = Math.max(...slices.map(([, start, d]) => start + d));
+  expect((chunk as [string, number, number])[1]).toBeLessThan(opened);
+  await app.waitReady();
+  expect(app.problems).toEqual([]);
+});
+
 test('opening a long maple-rfc link: median time to the tree drawn', async ({ page }) => {
   test.skip(!process.env.MAPLE_BENCH, 'a time measurement: run with MAPLE_BENCH=1');
   test.setTimeout(240_000);

@@ -66,6 +66,9 @@ function span<T>(name: string, f: () => T): T {
 }
 
 
+/** A trace that opens on the maple view (its `profile` line comes first). */
+const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
+
 /** The address bar's link of the session's trace, without its step (null while compressing). */
 interface LinkCache {
   trace: string;
@@ -338,6 +341,9 @@ export class App {
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     this.stopOpening();
+    // A maple profile's link needs the maple view's chunk: fetched while the core replays the
+    // trace, not after (a third of the time to a long link's first drawing).
+    if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       this.openSliced(link.trace, link.step, extra.frame, problems);
       return;
