@@ -95,9 +95,9 @@ pub struct Vmap {
     /// [`crate::busy_index`].
     pub(crate) busy_index: BusyIndex,
     /// Link a clipped-out busy area next to its neighbour instead of descending the busy tree
-    /// (see `busy_insert_after_clip`). Always on; the tests turn it off to check that both ways
-    /// build the same tree.
-    pub busy_link_hints: bool,
+    /// (see `busy_insert_after_clip`). Always on; the tests turn it off
+    /// ([`Vmap::set_busy_link_hints`]) to check that both ways build the same tree.
+    pub(crate) busy_link_hints: bool,
 }
 
 /// What a purge returned.
@@ -178,6 +178,12 @@ impl Vmap {
     /// The same by a walk of the free list (`find_vmap_lowest_linear_match`), for tests.
     pub fn lowest_linear_match(&self, size: u64, align: u64, vstart: u64) -> u32 {
         find_vmap_lowest_linear_match(&self.arena, &self.free, size, align, vstart)
+    }
+    /// Link busy areas clipped out of a free block by a descent of the busy tree, as the kernel
+    /// does (`false`), or next to their neighbour (`true`, the default): for tests that check
+    /// both ways build the same tree. Either way is correct.
+    pub fn set_busy_link_hints(&mut self, on: bool) {
+        self.busy_link_hints = on;
     }
     /// Forget the free tree's gap (`VaTree::gap`), so the next free that would use it descends
     /// instead: for tests that check both ways build the same tree (with `busy_link_hints`).

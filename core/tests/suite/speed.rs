@@ -88,7 +88,7 @@ fn busy_link_hints_build_the_tree_the_descent_builds() {
             for (k, op) in ops.iter().enumerate() {
                 let a = on.apply(op, &mut out_on, &mut NoObserver);
                 // (After the workload's `profile` line too: it makes a new allocator.)
-                off.vmap.busy_link_hints = false;
+                off.vmap.set_busy_link_hints(false);
                 let b = off.apply(op, &mut out_off, &mut NoObserver);
                 assert_eq!(a.is_ok(), b.is_ok(), "{profile} {name} op {k}");
                 assert_eq!(shape(&on.vmap), shape(&off.vmap), "{profile} {name}: the busy trees differ after op {k}");
@@ -136,7 +136,7 @@ fn gap_links_build_the_trees_the_descent_builds() {
                 let busy_gap = on.vmap.nodes()[0].busy.gap();
                 let a = on.apply(&op, &mut out_on, &mut NoObserver);
                 off.vmap.forget_free_gap();
-                off.vmap.busy_link_hints = false;
+                off.vmap.set_busy_link_hints(false);
                 let b = off.apply(&op, &mut out_off, &mut NoObserver);
                 assert_eq!(a, b, "{profile} seed {seed} op {k}: {op:?}");
                 assert_eq!(out_on, out_off, "{profile} seed {seed} op {k}: {op:?}");
