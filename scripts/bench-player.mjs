@@ -8,7 +8,8 @@
 // is dropped on the import panel. Measured:
 //  * "opened": from the drop to the operation list showing the trace, two frames later;
 //  * the longest gap between animation frames meanwhile (how long the page was held);
-//  * the longest frame gap after each key of Home, Shift+→, End, Shift+← (400 ms apart).
+//  * the longest frame gap after each key of Home, Shift+→, End, Shift+← (400 ms apart);
+//  * "Copy permalink" (the import panel's button): the longest frame gap until the link shows.
 import { join, resolve } from 'node:path';
 import { bold, fail, median, option, ROOT, say, servePage, watchFrames } from './lib.mjs';
 
@@ -89,16 +90,26 @@ async function main() {
             return window.__gap;
           });
         }
+        await page.evaluate(watchFrames);
+        await page.click('button[data-action="permalink"]');
+        await page.waitForFunction(() => /#z=/.test(document.querySelector('[data-testid="permalink"]')?.value ?? ''), null, {
+          timeout: 30_000,
+        });
+        await page.waitForTimeout(100);
+        r.link = await page.evaluate(() => {
+          window.__stop = true;
+          return window.__gap;
+        });
         runs.push(r);
-        console.log(`  ${n} ops, run ${run + 1}: opened ${Math.round(r.opened)} ms, longest frame gap ${Math.round(r.gap)} ms; keys ${KEYS.map((k) => `${k} ${Math.round(r.keys[k])}`).join(', ')} ms`);
+        console.log(`  ${n} ops, run ${run + 1}: opened ${Math.round(r.opened)} ms, longest frame gap ${Math.round(r.gap)} ms; keys ${KEYS.map((k) => `${k} ${Math.round(r.keys[k])}`).join(', ')} ms; permalink ${Math.round(r.link)} ms`);
         await page.close();
       }
       const m = (f) => Math.round(median(runs.map(f)));
-      rows.push(`| ${n.toLocaleString('en-US')} | ${m((r) => r.opened)} ms | ${m((r) => r.gap)} ms | ${KEYS.map((k) => `${m((r) => r.keys[k])} ms`).join(' | ')} |`);
+      rows.push(`| ${n.toLocaleString('en-US')} | ${m((r) => r.opened)} ms | ${m((r) => r.gap)} ms | ${KEYS.map((k) => `${m((r) => r.keys[k])} ms`).join(' | ')} | ${m((r) => r.link)} ms |`);
     }
     console.log(`\n${bold('A long trace in the player')} (medians of ${RUNS})`);
-    console.log(`| operations | opened | longest frame gap | ${KEYS.join(' | ')} |`);
-    console.log(`|---:|---:|---:|${KEYS.map(() => '---:').join('|')}|`);
+    console.log(`| operations | opened | longest frame gap | ${KEYS.join(' | ')} | Copy permalink |`);
+    console.log(`|---:|---:|---:|${KEYS.map(() => '---:').join('|')}|---:|`);
     for (const row of rows) console.log(row);
   } finally {
     await close();

@@ -102,6 +102,8 @@ export class App {
   private linkTimer: number | null = null;
   private linkCache: LinkCache | null = null;
   private readonly zipper = new LinkZipper();
+  /** The last trace given to the zipper, and its answer (the address bar and "Copy permalink"). */
+  private zipMemo: { trace: string; z: Promise<string> } | null = null;
   private readonly stats: Stats;
   private readonly bar: SpaceBar;
   private readonly lens: SpaceZoom;
@@ -260,6 +262,16 @@ export class App {
   /** The current trace as text (the core's canonical form). */
   currentTrace(): string {
     return this.session?.traceText() ?? '';
+  }
+
+  /** The current trace's lz-string form, compressed in a worker once per trace. */
+  zippedTrace(): Promise<string> {
+    return this.zip(this.currentTrace());
+  }
+
+  private zip(trace: string): Promise<string> {
+    if (this.zipMemo?.trace !== trace) this.zipMemo = { trace, z: this.zipper.compress(trace) };
+    return this.zipMemo.z;
   }
 
   /** The step shown: the number of operations applied (0..length). */
@@ -1029,7 +1041,7 @@ export class App {
       if (plain.length <= LONG_LINK) return { trace, prefix: plain, long: false };
     }
     const cache: LinkCache = { trace, prefix: null, long: true };
-    this.zipper.compress(trace).then((z) => {
+    this.zip(trace).then((z) => {
       if (this.linkCache !== cache) return; // another trace, or an edit, since
       cache.prefix = zPrefix(z);
       this.flushLink();

@@ -6,6 +6,11 @@ import { errorMessage, type OpFrames, type Session, type State } from '../bridge
 export interface AppApi {
   loadTrace(text: string, step?: number | 'end'): void;
   currentTrace(): string;
+  /**
+   * The current trace's lz-string form (a `#z=` link's body), compressed once per trace off the
+   * main thread. Optional: without it, a panel compresses on the main thread.
+   */
+  zippedTrace?(): Promise<string>;
   currentStep(): number;
   onChange(cb: () => void): void;
   /** The micro-step shown inside operation `currentStep()` (-1 between operations). */

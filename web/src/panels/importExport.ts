@@ -9,7 +9,7 @@ import type { AppApi } from './context';
 import { button, download, grouped, h, select } from './dom';
 import { pngBlob, svgMarkup } from './exportImage';
 import { FILE_LIMIT, lineAt, mib, nothingToImport, PASTE_LIMIT } from './limits';
-import { compressedUrl } from './zlink';
+import { compressedUrl, zUrl } from './zlink';
 
 export interface ImportOutcome {
   /** What the status line says (operations, where the trace opened). */
@@ -307,9 +307,13 @@ export class ImportExportPanel {
   }
 
   private async permalink(): Promise<void> {
-    const trace = this.opts.app.currentTrace();
-    const step = this.opts.app.currentStep();
-    const url = compressedUrl(location.href, trace, step);
+    const app = this.opts.app;
+    const step = app.currentStep();
+    // A long trace takes 100-200 ms to compress: the app does it in a worker, once per trace.
+    this.exported('Compressing the link…');
+    const url = app.zippedTrace
+      ? zUrl(location.href, await app.zippedTrace(), step)
+      : compressedUrl(location.href, app.currentTrace(), step);
     this.link.value = url;
     this.link.select();
     let copied = false;

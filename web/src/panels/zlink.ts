@@ -50,6 +50,10 @@ export function expandHash(hash: string): Expanded {
 
 /** The full URL of the page with a compressed link to `trace` at `step`. */
 export function compressedUrl(href: string, trace: string, step: StepRef): string {
-  const base = href.split('#')[0];
-  return `${base}${compressHash(trace, step)}`;
+  return zUrl(href, compressToEncodedURIComponent(trace), step);
+}
+
+/** The same URL from the trace's lz-string form (compressed elsewhere: a worker, a cache). */
+export function zUrl(href: string, compressed: string, step: StepRef): string {
+  return `${href.split('#')[0]}${zPrefix(compressed)}&step=${step}`;
 }
