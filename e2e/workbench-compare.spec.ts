@@ -34,6 +34,29 @@ test('compare: the trace under linux-5.1 and linux-5.2 side by side, in lock-ste
   await expect(cell('list_walked', 'linux-5.2', 'total')).toHaveText('0');
   expect(Number(await cell('nodes_visited', 'linux-5.2', 'total').textContent())).toBeGreaterThan(0);
 
+  // "ops 1–k" is the sum of the operations' own counts, step by step (the default scenario has
+  // no profile line: the column's sessions start with an added one, which is not an operation).
+  await wb.compare.locator('button[data-action="first"]').click();
+  for (const profile of ['linux-5.1', 'linux-5.2']) {
+    for (const counter of ['nodes_visited', 'list_walked', 'work']) await expect(cell(counter, profile, 'total')).toHaveText('0');
+  }
+  const sums = new Map<string, number>();
+  for (let k = 1; k <= 13; k++) {
+    await wb.compare.locator('button[data-action="next"]').click();
+    await expect(wb.compare).toHaveAttribute('data-step', String(k));
+    for (const profile of ['linux-5.1', 'linux-5.2']) {
+      for (const counter of ['nodes_visited', 'list_walked', 'work']) {
+        const key = `${profile}/${counter}`;
+        const sum = (sums.get(key) ?? 0) + Number((await cell(counter, profile, 'op').textContent())?.replace(/,/g, ''));
+        sums.set(key, sum);
+        expect(Number((await cell(counter, profile, 'total').textContent())?.replace(/,/g, '')), `${key} at step ${k}`).toBe(sum);
+      }
+    }
+  }
+  expect(sums.get('linux-5.1/list_walked')).toBeGreaterThan(0);
+  await wb.compare.locator('button[data-action="prev"]').click();
+  await expect(wb.compare).toHaveAttribute('data-step', '12');
+
   // The series: a point per operation and profile, and the marker on the step.
   const series = wb.compare.getByTestId('counters-series');
   await expect(series.locator('path.wb-pt[data-profile="linux-5.1"]')).toHaveCount(13);

@@ -84,6 +84,12 @@ export class Workbench {
   async tab(id: Tab): Promise<void> {
     await this.root.locator(`button[role="tab"][data-tab="${id}"]`).click();
     await expect(this.root).toHaveAttribute('data-current-tab', id);
+    if (id === 'compare') await this.compareBuilt();
+  }
+
+  /** Compare mode has replayed every column it shows (it builds them a slice at a time). */
+  async compareBuilt(): Promise<void> {
+    await expect(this.compare).not.toHaveAttribute('data-building', 'true', { timeout: 20_000 });
   }
 
   /** What the main view shows: its step and its operations (to check that nothing changed). */
@@ -94,6 +100,7 @@ export class Workbench {
       if (profiles.includes(p)) await box.check();
       else await box.uncheck();
     }
+    await this.compareBuilt();
   }
 
   async fingerprint(): Promise<{ step: string | null; ops: string[] }> {

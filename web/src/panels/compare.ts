@@ -5,16 +5,19 @@
 // each with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
 import { bytesPerLiveArea, errorMessage, freeNodes, Session, type OpFrames, type State } from '../bridge';
+import { yieldToPage } from '../player/opening';
 import { at, nextFrame, nextOp, prevFrame, prevOp, type Pos } from '../player/timeline';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import { COUNTER_KEYS, COUNTER_LABEL, counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters, traceProfile, work, zeroCounters, type CounterKey, type Counters } from './api';
-import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
+import { drawChart, moveMarker, profileStyle, shortNum, type Series } from './charts/lineChart';
 import type { AppApi } from './context';
 import { button, grouped, h, select } from './dom';
 import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames, whyOf } from './lockstep';
 import { MiniViews } from './views';
 
 export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc'];
+/** Operations whose counters and answers one call to the core gathers while a column builds. */
+const SLICE = 2_000;
 type Metric = CounterKey | 'work';
 const METRICS: Metric[] = ['work', ...COUNTER_KEYS];
 
@@ -23,7 +26,7 @@ interface Column {
   raw: Vmapviz | null;
   session: Session | null;
   error: string | null;
-  /** Counters of each operation, and prefix sums (cumulative[k] = ops 0..k-1). */
+  /** Counters of each operation of the main view's trace, and prefix sums (cumulative[k] = ops 0..k-1). */
   perOp: Counters[];
   cumulative: Counters[];
   /** What each operation answered (`alloc -> 0x…`, `alloc -> FAIL`, or ''), by step. */
@@ -36,6 +39,8 @@ interface Column {
   views: MiniViews;
   /** The frames of one operation (session index), fetched once while it is stepped through. */
   framesOf: { op: number; frames: OpFrames | null } | null;
+  /** The position (`step:frame`) the column's views show, null before the first. */
+  shown: string | null;
 }
 
 function zero(): Counters {
@@ -74,6 +79,9 @@ export class ComparePanel {
   private readonly cumulativeBox: HTMLInputElement;
   private readonly note: HTMLElement;
   private columns: Column[] = [];
+  /** Columns replayed for `builtTrace`, by profile (kept while the trace stays). */
+  private readonly built = new Map<string, Column>();
+  private builtTrace: string | null = null;
   private trace: string | null = null;
   /** Bumped by each rebuild: the bars' keys of one build's frames. */
   private builds = 0;
@@ -84,6 +92,9 @@ export class ComparePanel {
   private frame = -1;
   private length = 0;
   private visible = false;
+  private chartWidth = 0;
+  /** What the series chart was last drawn from (see drawSeries). */
+  private seriesKey = '';
 
   /** Lecture view: lecture mode with this panel in the player's place (for a projector). */
   private readonly lectureButton: HTMLButtonElement;
@@ -126,6 +137,14 @@ export class ComparePanel {
     this.cumulativeBox = h('input', { type: 'checkbox', name: 'cumulative' });
     this.cumulativeBox.addEventListener('change', () => this.drawSeries());
     this.chart = h('div', { class: 'wb-chart-box', 'data-testid': 'counters-series' });
+    // The chart's width, as the layout reports it: reading clientWidth while drawing would force
+    // a layout of the whole page (100 ms and more with five columns of a long trace).
+    new ResizeObserver(([e]) => {
+      const w = Math.round(e.contentRect.width);
+      if (w === this.chartWidth) return;
+      this.chartWidth = w;
+      if (this.visible) this.drawSeries();
+    }).observe(this.chart);
     this.note = h('p', { class: 'wb-muted' });
     this.root = h(
       'div',
@@ -195,7 +214,7 @@ export class ComparePanel {
     // The columns changed size: draw the position again once the layout has settled.
     requestAnimationFrame(() => {
       for (const c of this.columns) c.views.refit();
-      this.show(this.step, this.frame);
+      this.show(this.step, this.frame, true);
     });
   }
 
@@ -244,88 +263,147 @@ export class ComparePanel {
     if (k !== this.step || f !== this.frame) this.show(k, f);
   }
 
+  /**
+   * Show the chosen profiles' columns. A column is replayed once per trace and kept while the
+   * trace stays (checking one more profile replays only that one); each is built in slices of
+   * SLICE operations, yielding to the page between them, so a long trace under five profiles
+   * never holds the page for the whole replay. A column shows what it is doing until it is done.
+   */
   private rebuild(): void {
     const trace = this.trace ?? this.app.currentTrace();
-    for (const c of this.columns) c.raw?.free();
-    this.columns = [];
-    this.builds++;
+    if (trace !== this.builtTrace) {
+      for (const c of this.built.values()) c.raw?.free();
+      this.built.clear();
+      this.builtTrace = trace;
+    }
+    // A build under way for the previous choice stops at its next slice (and frees what it made).
+    const token = ++this.builds;
     const chosen = COMPARE_PROFILES.filter((p) => this.checks.get(p)?.checked);
     const named = traceProfile(trace);
     const own = named ?? 'linux-5.2';
     this.offset = named === null ? 1 : 0;
     this.note.textContent = `The main view's trace (${own}) replayed under ${chosen.length} profile${chosen.length === 1 ? '' : 's'}, its profile line replaced; the same operation in every column.`;
-    for (const p of chosen) {
-      const status = h('p', { class: 'wb-col-status' });
-      const counter = h('span', { class: 'wb-col-frame', 'data-testid': 'compare-frame' });
-      const narration = h('p', { class: 'wb-col-narration', 'data-testid': 'compare-narration', 'aria-live': 'polite' });
-      const barRoot = h('div', { class: 'space-bar-root', 'data-widget': `compare-bar-${p}` });
-      const treeRoot = h('div', { class: 'free-tree-root wb-tree wb-tree-small', 'data-widget': `compare-tree-${p}` });
-      const style = profileStyle(p);
-      const root = h(
-        'section',
-        { class: 'wb-compare-col', 'data-profile': p, 'data-testid': 'compare-column' },
-        h('h4', {}, h('span', { class: 'wb-dot', style: `background:${style.color}` }), h('code', {}, p)),
-        status,
-        h('div', { class: 'wb-col-step' }, counter, narration),
-        barRoot,
-        p === 'linux-5.1'
-          ? h(
-              'p',
-              { class: 'wb-muted wb-col-note' },
-              'linux-5.1 keeps no free tree: it walks the busy areas (with the free_vmap_cache hint), and the free space is the gaps between them.',
-            )
-          : null,
-        treeRoot,
-      );
-      treeRoot.hidden = p === 'linux-5.1';
-      const col: Column = {
-        profile: p,
-        raw: null,
-        session: null,
-        error: null,
-        perOp: [],
-        cumulative: [zero()],
-        results: [],
-        root,
-        status,
-        counter,
-        narration,
-        views: new MiniViews(barRoot, treeRoot),
-        framesOf: null,
-      };
-      col.views.lecture = document.body.dataset.lectureView === 'compare';
-      try {
-        col.raw = Vmapviz.load(forProfile(trace, p));
-        col.session = new Session(col.raw);
-        const c = parseCounters(col.raw.counters(0, col.raw.len()));
-        col.perOp = c.perOp.slice(this.offset);
-        for (const op of c.perOp) col.cumulative.push(add(col.cumulative[col.cumulative.length - 1], op));
-        col.results = col.session.summaries(this.offset, col.session.length).map((x) => opResult(x.output));
-      } catch (e) {
-        col.error = errorMessage(e);
-        col.raw?.free();
-        col.raw = null;
-        col.session = null;
-      }
-      if (col.error) {
-        root.dataset.error = 'true';
-        status.textContent = `This trace does not replay under ${p}: ${col.error}`;
-        status.classList.add('error');
-      }
-      this.columns.push(col);
-    }
+    this.columns = chosen.map((p) => this.built.get(p) ?? this.column(p));
+    const lectureView = document.body.dataset.lectureView === 'compare';
+    for (const c of this.columns) c.views.lecture = lectureView;
     this.cols.replaceChildren(...this.columns.map((c) => c.root));
     this.cols.style.setProperty('--cols', String(Math.max(1, this.columns.length)));
-    this.length = Math.max(0, ...this.columns.map((c) => (c.session?.length ?? 0) - this.offset));
+    this.columnsChanged(true);
+    const todo = this.columns.filter((c) => !this.built.has(c.profile));
+    if (todo.length) void this.buildColumns(todo, trace, token);
+  }
+
+  /** A column's elements, before it is replayed. */
+  private column(p: string): Column {
+    const status = h('p', { class: 'wb-col-status' });
+    const counter = h('span', { class: 'wb-col-frame', 'data-testid': 'compare-frame' });
+    const narration = h('p', { class: 'wb-col-narration', 'data-testid': 'compare-narration', 'aria-live': 'polite' });
+    const barRoot = h('div', { class: 'space-bar-root', 'data-widget': `compare-bar-${p}` });
+    const treeRoot = h('div', { class: 'free-tree-root wb-tree wb-tree-small', 'data-widget': `compare-tree-${p}` });
+    const style = profileStyle(p);
+    const root = h(
+      'section',
+      { class: 'wb-compare-col', 'data-profile': p, 'data-testid': 'compare-column' },
+      h('h4', {}, h('span', { class: 'wb-dot', style: `background:${style.color}` }), h('code', {}, p)),
+      status,
+      h('div', { class: 'wb-col-step' }, counter, narration),
+      barRoot,
+      p === 'linux-5.1'
+        ? h(
+            'p',
+            { class: 'wb-muted wb-col-note' },
+            'linux-5.1 keeps no free tree: it walks the busy areas (with the free_vmap_cache hint), and the free space is the gaps between them.',
+          )
+        : null,
+      treeRoot,
+    );
+    treeRoot.hidden = p === 'linux-5.1';
+    return {
+      profile: p,
+      raw: null,
+      session: null,
+      error: null,
+      perOp: [],
+      cumulative: [zero()],
+      results: [],
+      root,
+      status,
+      counter,
+      narration,
+      views: new MiniViews(barRoot, treeRoot),
+      framesOf: null,
+      shown: null,
+    };
+  }
+
+  /** Replay `todo`'s profiles one after the other, a slice of operations per task. */
+  private async buildColumns(todo: Column[], trace: string, token: number): Promise<void> {
+    const stale = () => token !== this.builds;
+    this.root.dataset.building = 'true';
+    for (const col of todo) {
+      col.root.dataset.busy = 'true';
+      col.status.classList.remove('error');
+      col.status.textContent = `Replaying the trace under ${col.profile}…`;
+    }
+    for (const col of todo) {
+      await yieldToPage();
+      if (stale()) break;
+      let raw: Vmapviz | null = null;
+      const perOp: Counters[] = [];
+      const cumulative = [zero()];
+      const results: string[] = [];
+      try {
+        raw = Vmapviz.load(forProfile(trace, col.profile));
+        const session = new Session(raw);
+        const len = raw.len();
+        for (let a = 0; a < len; a += SLICE) {
+          await yieldToPage();
+          if (stale()) break;
+          const b = Math.min(len, a + SLICE);
+          // Session operation i is the main view's i - offset (the first is an added profile line).
+          parseCounters(raw.counters(a, b)).perOp.forEach((op, j) => {
+            if (a + j < this.offset) return;
+            perOp.push(op);
+            cumulative.push(add(cumulative[cumulative.length - 1], op));
+          });
+          for (const x of session.summaries(Math.max(a, this.offset), Math.max(b, this.offset))) results.push(opResult(x.output));
+          col.status.textContent = `Replaying the trace under ${col.profile}… ${Math.round((100 * b) / Math.max(1, len))} %`;
+        }
+        if (stale()) {
+          raw.free();
+          break;
+        }
+        Object.assign(col, { raw, session, perOp, cumulative, results, error: null });
+      } catch (e) {
+        raw?.free();
+        if (stale()) break;
+        Object.assign(col, { raw: null, session: null, error: errorMessage(e) });
+        col.root.dataset.error = 'true';
+        col.status.textContent = `This trace does not replay under ${col.profile}: ${col.error}`;
+        col.status.classList.add('error');
+      }
+      delete col.root.dataset.busy;
+      this.built.set(col.profile, col);
+      this.columnsChanged(false);
+    }
+    if (!stale()) delete this.root.dataset.building;
+  }
+
+  /** The columns, or what is ready of them, changed: the length, the counters' menu, the step. */
+  private columnsChanged(first: boolean): void {
+    const ready = this.columns.filter((c) => c.session);
+    this.length = Math.max(0, ...ready.map((c) => c.session!.length - this.offset));
     this.scrubber.max = String(this.length);
     // Counters the core sends beyond the known ones (maple-rfc's, say) can be drawn along the trace too.
     const have = new Set([...this.metricSel.options].map((o) => o.value));
-    for (const k of counterKeys(this.columns.filter((c) => c.session).map((c) => c.cumulative[c.cumulative.length - 1]))) {
+    for (const k of counterKeys(ready.map((c) => c.cumulative[c.cumulative.length - 1]))) {
       if (!have.has(k)) this.metricSel.append(h('option', { value: k }, counterLabel(k)));
     }
+    const want = first ? (this.follow.checked ? this.app.currentStep() : this.length) : this.follow.checked ? this.app.currentStep() : this.step;
+    const frame = this.follow.checked ? (this.app.currentFrame?.() ?? -1) : this.frame;
     this.step = -1;
     this.frame = -1;
-    this.go(this.follow.checked ? this.app.currentStep() : this.length);
+    this.show(want, first ? -1 : frame);
   }
 
   /** Go to step `k` (between operations). */
@@ -337,7 +415,7 @@ export class ComparePanel {
    * Show step `k` (frame -1), or lock-step frame `f` of operation `k` (the operation from step
    * k to k + 1): every column its own frame `min(f, n - 1)`, narrated, its search in its tree.
    */
-  private show(k: number, f: number): void {
+  private show(k: number, f: number, force = false): void {
     const step = Math.max(0, Math.min(this.length, Math.trunc(k)));
     const total = step < this.length && f >= 0 ? this.count(step) : 0;
     const frame = total > 0 ? Math.min(Math.trunc(f), total - 1) : -1;
@@ -352,6 +430,10 @@ export class ComparePanel {
     this.scrubber.value = String(step);
     for (const c of this.columns) {
       if (!c.session) continue;
+      // A column already showing this position (one more column came, say) is left as it is.
+      const tag = `${step}:${frame}`;
+      if (c.shown === tag && !force) continue;
+      c.shown = tag;
       const k = Math.min(step + this.offset, c.session.length);
       const of = frame >= 0 ? this.opFrames(c, step) : null;
       const n = of?.frames.length ?? 0;
@@ -487,6 +569,10 @@ export class ComparePanel {
   private drawSeries(): void {
     const m = this.metricSel.value;
     const cumulative = this.cumulativeBox.checked;
+    // The same series as drawn last (only the step moved): move the marker, draw nothing else.
+    const key = [this.builds, this.chartWidth, m, cumulative, ...this.columns.filter((c) => c.session).map((c) => c.profile)].join('|');
+    if (key === this.seriesKey && moveMarker(this.chart, this.step > 0 ? this.step : null)) return;
+    this.seriesKey = key;
     const series: Series[] = this.columns
       .filter((c) => c.session)
       .map((c) => {
@@ -514,7 +600,7 @@ export class ComparePanel {
       series,
       marker: this.step > 0 ? this.step : null,
       height: 260,
-      width: Math.max(420, Math.min(1100, this.chart.clientWidth || 800)),
+      width: Math.max(420, Math.min(1100, this.chartWidth || 800)),
     });
   }
 }

@@ -43,7 +43,7 @@ export interface SliceOptions {
 const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
 const waiting: (() => void)[] = [];
 if (channel) channel.port1.onmessage = () => waiting.shift()?.();
-const macrotask = (): Promise<void> =>
+export const yieldToPage = (): Promise<void> =>
   new Promise((res) => {
     if (!channel) {
       setTimeout(res, 0);
@@ -56,7 +56,7 @@ const macrotask = (): Promise<void> =>
 /** Run `op` to the end in slices; resolves to the session, rejects with the core's error or `OpenCancelled`. */
 export async function openInSlices(op: Slices, opts: SliceOptions = {}): Promise<Session> {
   const budget = opts.budgetMs ?? 8;
-  const yieldNow = opts.yieldNow ?? macrotask;
+  const yieldNow = opts.yieldNow ?? yieldToPage;
   const now = opts.now ?? (() => performance.now());
   let n = 64;
   try {

@@ -116,6 +116,33 @@ function scale(a: Axis, values: number[], range: [number, number]): ScaleContinu
   return a.domain ? s : s.nice();
 }
 
+/** What a drawn chart keeps to move its marker without being drawn again. */
+const drawn = new WeakMap<SVGSVGElement, { layer: SVGGElement; x: ScaleContinuousNumeric<number, number>; ih: number }>();
+
+/** The vertical line at x = `marker` (none for null or off the axis). */
+function placeMarker(layer: SVGGElement, x: ScaleContinuousNumeric<number, number>, ih: number, marker: number | null): void {
+  const at = marker !== null && Number.isFinite(x(marker)) ? [marker] : [];
+  select(layer)
+    .selectAll<SVGLineElement, number>('line.wb-marker')
+    .data(at)
+    .join('line')
+    .attr('class', 'wb-marker')
+    .attr('x1', (m) => x(m))
+    .attr('x2', (m) => x(m))
+    .attr('y1', 0)
+    .attr('y2', ih)
+    .attr('data-x', (m) => m);
+}
+
+/** Move the marker of the chart drawn in `root`; false when there is none (draw it instead). */
+export function moveMarker(root: HTMLElement, marker: number | null): boolean {
+  const svg = root.querySelector<SVGSVGElement>('svg.wb-chart');
+  const d = svg ? drawn.get(svg) : undefined;
+  if (!d) return false;
+  placeMarker(d.layer, d.x, d.ih, marker);
+  return true;
+}
+
 /** Draw (or redraw) a chart into `root`; returns the SVG element. */
 export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
   const width = spec.width ?? Math.max(320, Math.min(760, root.clientWidth || 560));
@@ -167,15 +194,9 @@ export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
     .attr('text-anchor', 'middle')
     .text(spec.y.label);
 
-  if (spec.marker !== undefined && spec.marker !== null && Number.isFinite(x(spec.marker))) {
-    g.append('line')
-      .attr('class', 'wb-marker')
-      .attr('x1', x(spec.marker))
-      .attr('x2', x(spec.marker))
-      .attr('y1', 0)
-      .attr('y2', ih)
-      .attr('data-x', spec.marker);
-  }
+  const layer = g.append('g').attr('class', 'wb-marker-layer').node() as SVGGElement;
+  drawn.set(svg.node() as SVGSVGElement, { layer, x, ih });
+  placeMarker(layer, x, ih, spec.marker ?? null);
 
   const ok = (p: Point) => Number.isFinite(x(p.x)) && Number.isFinite(y(p.y));
   const path = line<Point>()
@@ -196,12 +217,14 @@ export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
     .attr('stroke-dasharray', (s) => (s.dashed ? '6 4' : null))
     .attr('d', (s) => path(s.points));
   series.each(function (s) {
+    // Points too small to see (a long series) are not drawn: thousands of elements, nothing to hover.
+    if (s.marks === false) return;
     const pts = select(this)
       .selectAll<SVGPathElement, Point>('path.wb-pt')
       .data(s.points.filter(ok))
       .join('path')
       .attr('class', 'wb-pt')
-      .attr('d', symbol(SYMBOLS[s.symbol % SYMBOLS.length], s.marks === false ? 0 : 52)())
+      .attr('d', symbol(SYMBOLS[s.symbol % SYMBOLS.length], 52)())
       .attr('transform', (p) => `translate(${x(p.x)},${y(p.y)})`)
       .attr('fill', s.color)
       .attr('data-x', (p) => p.x)
