@@ -79,6 +79,33 @@ test('compare: the trace under linux-5.1 and linux-5.2 side by side, in lock-ste
   await wb.root.screenshot({ path: fileURLToPath(new URL('../test-results/workbench-compare.png', import.meta.url)) });
 });
 
+test('compare: not following the main view, one more profile keeps the step shown; a column comes back from its cache', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('compare');
+  await wb.compare.locator('input[name="follow"]').uncheck();
+  await wb.compare.locator('button[data-action="last"]').click();
+  await expect(wb.compare).toHaveAttribute('data-step', '13');
+  for (let i = 0; i < 3; i++) await wb.compare.locator('button[data-action="prev"]').click();
+  await expect(wb.compare).toHaveAttribute('data-step', '10');
+  await wb.compare.locator('input[data-profile="linux-6.9"]').check();
+  await wb.compareBuilt();
+  const cols = wb.compare.getByTestId('compare-column');
+  await expect(cols).toHaveCount(3);
+  await expect(wb.compare).toHaveAttribute('data-step', '10');
+  await expect(cols.nth(2).locator('.wb-col-status')).toHaveAttribute('data-output', await cols.nth(1).locator('.wb-col-status').getAttribute('data-output') ?? '');
+  // At the end it stays at the end; a profile checked again is back at once, at the same step.
+  await wb.compare.locator('button[data-action="last"]').click();
+  await wb.compare.locator('input[data-profile="linux-5.1"]').uncheck();
+  await expect(cols).toHaveCount(2);
+  await wb.compare.locator('input[data-profile="linux-5.1"]').check();
+  await expect(cols).toHaveCount(3);
+  await expect(wb.compare).not.toHaveAttribute('data-building', 'true');
+  await expect(wb.compare).toHaveAttribute('data-step', '13');
+  await expect(cols.nth(0).locator('.wb-col-status')).toHaveAttribute('data-output', /./);
+  expect(wb.problems).toEqual([]);
+});
+
 test('compare: a trace one profile cannot replay says so in its column; the others still compare', async ({ page }) => {
   const wb = new Workbench(page);
   // A size that is not a page multiple: linux-5.2 BUG()s (the model refuses the line), linux-6.1

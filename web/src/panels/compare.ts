@@ -91,6 +91,8 @@ export class ComparePanel {
   /** The lock-step micro-step inside operation `step` (-1: between operations). */
   private frame = -1;
   private length = 0;
+  /** The step shown is the last one (kept there while columns come in). */
+  private atEnd = true;
   private visible = false;
   private chartWidth = 0;
   /** What the series chart was last drawn from (see drawSeries). */
@@ -271,7 +273,8 @@ export class ComparePanel {
    */
   private rebuild(): void {
     const trace = this.trace ?? this.app.currentTrace();
-    if (trace !== this.builtTrace) {
+    const newTrace = trace !== this.builtTrace;
+    if (newTrace) {
       for (const c of this.built.values()) c.raw?.free();
       this.built.clear();
       this.builtTrace = trace;
@@ -288,7 +291,7 @@ export class ComparePanel {
     for (const c of this.columns) c.views.lecture = lectureView;
     this.cols.replaceChildren(...this.columns.map((c) => c.root));
     this.cols.style.setProperty('--cols', String(Math.max(1, this.columns.length)));
-    this.columnsChanged(true);
+    this.columnsChanged(true, newTrace);
     const todo = this.columns.filter((c) => !this.built.has(c.profile));
     if (todo.length) void this.buildColumns(todo, trace, token);
   }
@@ -384,13 +387,13 @@ export class ComparePanel {
       }
       delete col.root.dataset.busy;
       this.built.set(col.profile, col);
-      this.columnsChanged(false);
+      this.columnsChanged(false, false);
     }
     if (!stale()) delete this.root.dataset.building;
   }
 
   /** The columns, or what is ready of them, changed: the length, the counters' menu, the step. */
-  private columnsChanged(first: boolean): void {
+  private columnsChanged(first: boolean, newTrace: boolean): void {
     const ready = this.columns.filter((c) => c.session);
     this.length = Math.max(0, ...ready.map((c) => c.session!.length - this.offset));
     this.scrubber.max = String(this.length);
@@ -399,7 +402,9 @@ export class ComparePanel {
     for (const k of counterKeys(ready.map((c) => c.cumulative[c.cumulative.length - 1]))) {
       if (!have.has(k)) this.metricSel.append(h('option', { value: k }, counterLabel(k)));
     }
-    const want = first ? (this.follow.checked ? this.app.currentStep() : this.length) : this.follow.checked ? this.app.currentStep() : this.step;
+    // Not following the main view: a new trace shows its end, a view at the end stays there, and
+    // one more profile keeps the step shown.
+    const want = this.follow.checked ? this.app.currentStep() : newTrace || this.atEnd ? this.length : this.step;
     const frame = this.follow.checked ? (this.app.currentFrame?.() ?? -1) : this.frame;
     this.step = -1;
     this.frame = -1;
@@ -421,6 +426,7 @@ export class ComparePanel {
     const frame = total > 0 ? Math.min(Math.trunc(f), total - 1) : -1;
     const opChanged = step !== this.step;
     this.step = step;
+    this.atEnd = step === this.length;
     this.frame = frame;
     this.root.dataset.step = String(step);
     this.root.dataset.frame = String(frame);
