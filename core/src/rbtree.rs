@@ -224,28 +224,24 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 //     p   u  -->   P   U
                 //    /            /
                 //   n            n
+                // Each recolour is reported once written, so a view of each step shows it alone.
                 set_parent_color(a, tmp, gparent, true);
-                set_parent_color(a, parent, gparent, true);
-                node = gparent;
-                parent = a.get(node).parent();
-                set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
                     a,
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
+                set_parent_color(a, parent, gparent, true);
                 emit!(
                     obs,
                     a,
                     t,
-                    Event::Recolor {
-                        phase: RbPhase::Insert,
-                        case: 1,
-                        id: a.get(a.get(node).left).id,
-                        color: Color::Black
-                    }
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(parent).id, color: Color::Black }
                 );
+                node = gparent;
+                parent = a.get(node).parent();
+                set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
                     a,
@@ -320,28 +316,24 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
             // parent == gparent.right: the mirror image.
             tmp = a.get(gparent).left;
             if is_red(a, tmp) {
+                // Each recolour is reported once written, so a view of each step shows it alone.
                 set_parent_color(a, tmp, gparent, true);
-                set_parent_color(a, parent, gparent, true);
-                node = gparent;
-                parent = a.get(node).parent();
-                set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
                     a,
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
+                set_parent_color(a, parent, gparent, true);
                 emit!(
                     obs,
                     a,
                     t,
-                    Event::Recolor {
-                        phase: RbPhase::Insert,
-                        case: 1,
-                        id: a.get(a.get(node).right).id,
-                        color: Color::Black
-                    }
+                    Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(parent).id, color: Color::Black }
                 );
+                node = gparent;
+                parent = a.get(node).parent();
+                set_parent_color(a, node, parent, false);
                 emit!(
                     obs,
                     a,

@@ -138,7 +138,10 @@ export function stateAtFrame(f: OpFrames, i: number): State {
   if (!fr) return f.before;
   const a = f.areas[fr.areas] ?? f.areas[0];
   const index = f.trees[fr.tree] ?? f.before.index;
-  return { ...f.before, index, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
+  // Every event of an operation comes after the core set its space up (the first operation boots
+  // it): a range between a free block and a busy area mid-operation is in flight, not uninitialised.
+  const initialized = f.before.initialized || f.after.initialized;
+  return { ...f.before, initialized, index, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
 }
 
 /**

@@ -705,3 +705,50 @@ fn session_builder_matches_load_in_any_slice_size() {
     assert!(matches!(Session::load(&bad_parse), Err(e) if e.msg.contains("0xzz")));
     assert!(matches!(Session::load(&bad_replay), Err(e) if e.msg.contains("init range")));
 }
+
+/// Colours of the free tree at each event, to check what a player shows at each micro-step.
+#[derive(Default)]
+struct Colours {
+    last: std::collections::HashMap<u32, bool>,
+    recolours: usize,
+    failures: Vec<String>,
+}
+
+impl vmapviz_core::Observer for Colours {
+    fn event(&mut self, ev: vmapviz_core::Event, index: vmapviz_core::IndexView<'_>) {
+        let Some(tv) = index.as_free_tree() else { return };
+        let now: std::collections::HashMap<u32, bool> =
+            vmapviz_core::session::snapshot_tree(tv).into_iter().map(|n| (n.id, n.black)).collect();
+        if let vmapviz_core::Event::Recolor { id, color, .. } = ev {
+            self.recolours += 1;
+            let black = color == vmapviz_core::events::Color::Black;
+            if now.get(&id) != Some(&black) {
+                self.failures.push(format!("{ev:?}: the tree shows #{id} as {:?}", now.get(&id)));
+            }
+            for (other, was) in &self.last {
+                if *other != id && now.get(other).is_some_and(|b| b != was) {
+                    self.failures.push(format!("{ev:?}: #{other} changed colour too"));
+                }
+            }
+        }
+        self.last = now;
+    }
+}
+
+#[test]
+fn a_recolour_step_shows_that_recolour_alone() {
+    // A player draws the tree each event carries: a recolour must carry the tree with that
+    // recolour done and no other (insert case 1 makes three, each its own micro-step).
+    for (i, p) in PROFILES.into_iter().enumerate() {
+        let text = random_trace(p, LEN, 0xc0105 + i as u64);
+        let lines = parse_trace(&text).unwrap();
+        let mut r = Replayer::new(p);
+        let mut obs = Colours::default();
+        let mut sink = String::new();
+        for l in &lines {
+            r.apply(&l.op, &mut sink, &mut obs).unwrap();
+        }
+        assert!(obs.recolours > 100, "{p:?}: only {} recolours", obs.recolours);
+        assert!(obs.failures.is_empty(), "{p:?}: {:#?}", &obs.failures[..obs.failures.len().min(5)]);
+    }
+}

@@ -186,6 +186,14 @@ erase|  take the node out of the tree: a child or the in-order successor takes i
 insert|  hang it there and rebalance (a plain red-black tree, no maxima)
 `,
   ),
+  free_vmap_area: listing(
+    'free_vmap_area',
+    VMALLOC,
+    `
+remove|  take the area out of the busy tree and its list
+      |  give its range back to the free tree now, merging with free neighbours
+`,
+  ),
   unlink_busy: listing(
     'free_vmap_area_noflush',
     VMALLOC,

@@ -82,12 +82,6 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
       }
       break;
     }
-    case 'propagate':
-      says(`block #${String(ev.id)}`);
-      says(`${hex(big(ev.old))}`);
-      says(`→ ${hex(big(ev.new))}`);
-      expect(nodes.get(Number(ev.id))?.subtreeMaxSize, `${at}: the tree holds the new value`).toBe(big(ev.new));
-      break;
     case 'propagate_stop':
       says(`block #${String(ev.id)}`);
       says(hex(big(ev.value)));
@@ -117,14 +111,37 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
       says(`block #${String(ev.new_top)}`);
       says(`Rotate ${String(ev.dir)}`);
       break;
-    case 'recolor':
+    case 'recolor': {
       says(`block #${String(ev.id)}`);
       says(`turns ${String(ev.color)}`);
+      // The tree of this micro-step shows this recolour done, and no other since the last step.
+      expect(nodes.get(Number(ev.id))?.black, `${at}: the tree shows the new colour`).toBe(ev.color === 'black');
+      const prev = i > 0 ? new Map(freeNodes(f.trees[f.frames[i - 1].tree] ?? NO_INDEX).map((x) => [x.id, x.black])) : null;
+      for (const [id, black] of prev ?? []) {
+        if (id !== ev.id && nodes.has(id)) expect(nodes.get(id)?.black, `${at}: block #${id} keeps its colour`).toBe(black);
+      }
+      break;
+    }
+    case 'unlinked':
+      if (ev.case === '2' || ev.case === '3') says(`its successor block #${String(big(ev.successor))}`);
+      expect(n.fn, at).toBe('unlink_va');
+      break;
+    case 'propagate':
+      says(`block #${String(ev.id)}`);
+      says(`${hex(big(ev.old))}`);
+      says(`→ ${hex(big(ev.new))}`);
+      expect(nodes.get(Number(ev.id))?.subtreeMaxSize, `${at}: the tree holds the new value`).toBe(big(ev.new));
+      // At the root nothing is left to climb to.
+      if (nodes.get(Number(ev.id))?.parent === null) expect(t, at).not.toMatch(/continue with the parent/);
+      else says('continue with the parent');
       break;
     case 'busy_remove':
     case 'busy_insert':
     case 'lazy_enqueue': {
       says(`#${String(ev.id)} ${range(ev.va_start, ev.va_end)}`);
+      // A plain free leaves the busy tree in free_vmap_area; vfree takes the lazy path.
+      if (ev.kind === 'busy_remove') expect(n.fn, at).toBe(/^free\b/.test(f.text) ? 'free_vmap_area' : 'free_vmap_area_noflush');
+      if (ev.kind === 'busy_insert') expect(t, at).not.toMatch(/\b1 nodes\b/);
       // The bar draws what the core reports after this micro-step.
       const st = stateAtFrame(f, i);
       const b = st.busy.find((x) => x.id === ev.id);
@@ -154,10 +171,12 @@ describe('the narration of every micro-step', () => {
         f.frames.forEach((fr, i) => {
           const ev = fr.event;
           const nodes = new Map(freeNodes(f.trees[fr.tree] ?? NO_INDEX).map((x) => [x.id, x]));
-          const n = narrate(ev, { search: searchOf(f.frames, i), nodes });
+          const n = narrate(ev, { search: searchOf(f.frames, i), nodes, op: f.text });
           const key = ev.kind === 'augment_set' ? `augment_set:${String(ev.cause)}` : ev.kind;
           seen.set(key, (seen.get(key) ?? 0) + 1);
           check(`${name}, op ${k + 1} (${f.text}), micro-step ${i + 1}`, f, i, ev, n, nodes);
+          // The core has set its space up before any event: the bar never calls it uninitialised.
+          expect(stateAtFrame(f, i).initialized, `${name}, op ${k + 1}, micro-step ${i + 1}`).toBe(true);
         });
         // The bar ends each operation on the state after it.
         if (f.frames.length > 0) {
@@ -169,7 +188,7 @@ describe('the narration of every micro-step', () => {
       }
       s.dispose();
     }
-    for (const k of ['augment_set:rotate', 'augment_set:copy', 'augment_set:link_reset', 'rotate', 'merge', 'busy_remove', 'propagate']) {
+    for (const k of ['augment_set:rotate', 'augment_set:copy', 'augment_set:link_reset', 'rotate', 'merge', 'busy_remove', 'propagate', 'recolor', 'unlinked']) {
       expect(seen.get(k) ?? 0, `${k} is walked`).toBeGreaterThan(0);
     }
   });

@@ -34,6 +34,8 @@ export interface NarrateContext {
   search: StepEvent | null;
   /** The free-tree nodes in force at this frame, by id. */
   nodes: Map<number, FreeNode>;
+  /** The operation's own line (`free 0x…`, `vfree 0x…`), where the caller knows it. */
+  op?: string;
 }
 
 /** A 64-bit field of an event (hex string or number) as a bigint; 0 when absent. */
@@ -45,6 +47,11 @@ export function big(v: unknown): bigint {
 /** An id field (number) or null. */
 export function idOf(v: unknown): number | null {
   return typeof v === 'number' ? v : null;
+}
+
+/** An id the contract carries as hex text (`unlinked`'s `successor`), or null. */
+export function hexIdOf(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(big(v));
 }
 
 /** `0x2000 (8K)` */
@@ -322,7 +329,7 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
       );
     case 'unlinked': {
       const c = String(ev.case);
-      const succ = idOf(ev.successor);
+      const succ = hexIdOf(ev.successor);
       const how: Record<string, string> = {
         '1a': 'it had no left child: its right child (if any) takes its place',
         '1b': 'it had only a left child, which takes its place',
@@ -331,11 +338,11 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
       };
       return base(
         'unlink_va',
-        '__rb_erase_augmented',
+        'unlink_va',
         c === '2' || c === '3' ? 'copy' : 'erase',
         `case ${c}`,
         'Unlinked',
-        `Block #${String(ev.id)} is out of the tree (erase case ${c}): ${how[c] ?? ''}. Propagation and the colour fix-up follow.`.replace(/ {2,}/g, ' '),
+        `Block #${String(ev.id)} is out of the tree (rb_erase_augmented, case ${c}): ${how[c] ?? ''}. The maxima are propagated next, then the colours are fixed up if a black node went missing.`.replace(/ {2,}/g, ' '),
       );
     }
     case 'propagate':
@@ -345,7 +352,9 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'set',
         'propagate',
         'Propagate',
-        `${block(ctx, ev.id)}: subtree_max_size ${hs(ev.old)} → ${hs(ev.new)} (max of its size and its children's); continue with the parent.`,
+        `${block(ctx, ev.id)}: subtree_max_size ${hs(ev.old)} → ${hs(ev.new)} (max of its size and its children's); ${
+          typeof ev.id === 'number' && ctx.nodes.get(ev.id)?.parent === null ? 'it is the root: the propagation ends here' : 'continue with the parent'
+        }.`,
       );
     case 'propagate_stop':
       return base(
@@ -443,17 +452,20 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'insert',
         'busy tree',
         'Busy',
-        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} enters the busy tree (${String(ev.depth)} nodes passed on the way down).`,
+        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} enters the busy tree (${String(ev.depth)} ${Number(ev.depth) === 1 ? 'node' : 'nodes'} passed on the way down).`,
       );
-    case 'busy_remove':
+    case 'busy_remove': {
+      // A `free` gives the range back at once (free_vmap_area); a `vfree` queues it (the lazy path).
+      const direct = /^free\b/.test(ctx.op ?? '');
       return base(
-        'unlink_busy',
-        'free_vmap_area_noflush',
+        direct ? 'free_vmap_area' : 'unlink_busy',
+        direct ? 'free_vmap_area' : 'free_vmap_area_noflush',
         'remove',
         'busy tree',
         'Unbusy',
-        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} leaves the busy tree.`,
+        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} leaves the busy tree${direct ? '; its range goes back to the free tree next' : ''}.`,
       );
+    }
     case 'lazy_enqueue':
       return base(
         'unlink_busy',

@@ -3,7 +3,7 @@
 // the core's events of the operation up to this frame.
 import type { FreeNode, OpFrames, StepEvent } from '../bridge';
 import { size } from '../format';
-import { big, idOf } from '../narrate/narrate';
+import { big, hexIdOf, idOf } from '../narrate/narrate';
 
 /** Node marks (CSS classes `m-<mark>` and the `data-mark` attribute). */
 export type Mark =
@@ -170,7 +170,7 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
       range(ev.va_start, ev.va_end, 'old', 'erased');
       break;
     case 'unlinked': {
-      const succ = idOf(ev.successor);
+      const succ = hexIdOf(ev.successor);
       add(marks, succ, 'changed');
       if (succ !== null) callouts.push({ id: succ, text: 'takes the erased place', tone: 'change' });
       break;
