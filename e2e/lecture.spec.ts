@@ -3,6 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { readVector } from './support/conformance';
+import { DEFAULT_TRACE } from '../web/src/scenario';
 
 test.use({ viewport: { width: 1280, height: 720 } });
 
@@ -233,4 +234,22 @@ test.describe('lecture mode on a phone (390×844)', () => {
     await page.screenshot({ path: 'test-results/lecture-phone.png', fullPage: true });
     expect(app.problems).toEqual([]);
   });
+});
+
+test('a link step keeps the new node and the parent the narration names in view', async ({ page }) => {
+  // Default scenario, op 9 (`free 0xffffc90000002000`), micro-step 4: block #3 is linked under
+  // block #1. At 1280×720 the cards are too large for the whole tree: the view follows the step.
+  const app = new AppPage(page);
+  await app.open(`./#trace=${encodeURIComponent(DEFAULT_TRACE)}&step=8&frame=3&lecture=1`);
+  await expect(app.narration.text).toContainText('block #3');
+  await expect(app.narration.text).toContainText('right child of block #1');
+  const panel = await page.locator('[data-widget="free-tree"] svg').first().boundingBox();
+  await expect(async () => {
+    for (const id of ['3', '1']) {
+      const b = await page.locator(`[data-widget="free-tree"] g.node[data-id="${id}"] rect`).first().boundingBox();
+      expect(b, `block #${id}`).not.toBeNull();
+      expect(b!.y, `block #${id}: its top`).toBeGreaterThanOrEqual(panel!.y - 0.5);
+      expect(b!.y + b!.height, `block #${id}: its bottom`).toBeLessThanOrEqual(panel!.y + panel!.height + 0.5);
+    }
+  }).toPass({ timeout: 5_000 });
 });

@@ -42,6 +42,8 @@ export interface Focus {
   taken: { from: number; side: 'left' | 'right' } | null;
   /** Ranges to outline on the address-space views. */
   ranges: FocusRange[];
+  /** Nodes the narration names besides the marked ones (a link's parent): kept in view with them when they fit. */
+  context?: number[];
 }
 
 export const NO_FOCUS: Focus = { marks: new Map(), callouts: [], taken: null, ranges: [] };
@@ -67,6 +69,7 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
   const ev = frames[f].event;
   const marks = new Map<number, Mark[]>();
   const callouts: Callout[] = [];
+  const context: number[] = [];
   const ranges: FocusRange[] = [];
   let taken: Focus['taken'] = null;
 
@@ -149,6 +152,7 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
       break;
     case 'link':
       add(marks, id, 'new');
+      if (idOf(ev.parent) !== null) context.push(idOf(ev.parent) as number);
       callouts.push({ id: id ?? -1, text: 'new red leaf', tone: 'change' });
       range(ev.va_start, ev.va_end, 'new', 'linked');
       break;
@@ -231,7 +235,7 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
       break;
   }
   // A callout only for nodes that are drawn in this frame.
-  return { marks, callouts: callouts.filter((c) => nodes.has(c.id)), taken, ranges };
+  return { marks, callouts: callouts.filter((c) => nodes.has(c.id)), taken, ranges, context: context.filter((c) => nodes.has(c)) };
 }
 
 /** The operation's search_start, if one came at or before frame f. */

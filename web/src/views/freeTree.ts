@@ -532,12 +532,15 @@ export class FreeTree {
       if (Math.abs(this.transform.k - k) < 1e-9 && this.laidOut && this.followTarget(this.opts.focus ?? NO_FOCUS) === null) {
         return this.transform;
       }
-      const pts = this.focusIds(this.opts.focus ?? NO_FOCUS)
-        .map((id) => this.positions.get(id))
-        .filter((p): p is [number, number] => p !== undefined);
+      const focus = this.opts.focus ?? NO_FOCUS;
+      const ids = this.focusIds(focus);
+      const at = (list: number[]) => list.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
+      const pts = at(ids);
+      const primary = pts.length;
       if (!pts.length) pts.push(this.positions.get(this.rootId ?? -1) ?? [0, 0]);
+      else pts.push(...at((focus.context ?? []).filter((id) => !ids.includes(id))));
       const top = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
-      return this.centreOn(pts, k, top);
+      return this.centreOn(pts, k, top, primary || 1);
     }
     const tx = (w - bw * k) / 2 - b.x0 * k;
     const ty = Math.max(0, (h - bh * k) / 2) * (lecture ? 0.5 : 0.25) - b.y0 * k;
@@ -603,10 +606,11 @@ export class FreeTree {
 
   /** Without auto-fit: where to pan so that the nodes the step is about are in view (null: they are). */
   private followTarget(focus: Focus): ZoomTransform | null {
-    const pts = this.focusIds(focus)
-      .map((id) => this.positions.get(id))
-      .filter((p): p is [number, number] => p !== undefined);
-    if (!pts.length) return null;
+    const at = (ids: number[]) => ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
+    const primary = at(this.focusIds(focus));
+    if (!primary.length) return null;
+    // The nodes the narration also names (a link's parent) come along when they fit.
+    const pts = [...primary, ...at((focus.context ?? []).filter((id) => !this.focusIds(focus).includes(id)))];
     const { w, h } = this.size;
     const t = this.transform;
     // In view: the whole card, with room for its callout above it.
@@ -616,7 +620,7 @@ export class FreeTree {
       return sx > 20 && sx < w - 20 && sy > 30 && sy + gh * t.k < h - 6;
     });
     if (visible) return null;
-    return this.centreOn(pts, t.k, null);
+    return this.centreOn(pts, t.k, null, primary.length);
   }
 
   /**
@@ -624,7 +628,7 @@ export class FreeTree {
    * all of them when they fit, else the first; `top` (the fitted tree's own position) is kept
    * when it already shows them vertically.
    */
-  private centreOn(pts: [number, number][], k: number, top: number | null): ZoomTransform {
+  private centreOn(pts: [number, number][], k: number, top: number | null, primary = pts.length): ZoomTransform {
     const { w, h } = this.size;
     const gw = this.geometry.w;
     const gh = this.geometry.h;
@@ -634,8 +638,11 @@ export class FreeTree {
       y0: Math.min(...ps.map((p) => p[1])) - 36 / k,
       y1: Math.max(...ps.map((p) => p[1])) + gh,
     });
+    const fits = (b: { x0: number; x1: number; y0: number; y1: number }) => (b.x1 - b.x0) * k <= w - 12 && (b.y1 - b.y0) * k <= h - 6;
+    // All of them, else the step's own nodes (without the context), else the first.
     let b = box(pts);
-    if ((b.x1 - b.x0) * k > w - 12 || (b.y1 - b.y0) * k > h - 6) b = box(pts.slice(0, 1));
+    if (!fits(b)) b = box(pts.slice(0, primary));
+    if (!fits(b)) b = box(pts.slice(0, 1));
     const tx = w / 2 - ((b.x0 + b.x1) / 2) * k;
     let ty = h / 2 - ((b.y0 + b.y1) / 2) * k;
     // (The fitted tree keeps room above its root for the root's callout.)
