@@ -546,7 +546,7 @@ const RFC_SCENARIOS: [RfcScenario; 5] = [
     },
     RfcScenario {
         name: "rfc_s3_free_space_without_objects",
-        description: "maple-rfc S3: vfree a run of 20 adjacent areas and purge: XA_ZERO ranges become NULL, NULL neighbours fuse into one slot, the parent's gap grows to the whole run, the tree loses a leaf",
+        description: "maple-rfc S3: vfree a run of 20 adjacent areas and reclaim (the purge with the pools' full decay): XA_ZERO ranges become NULL, NULL neighbours fuse into one slot, the parent's gap grows to the whole run, the tree loses a leaf",
         make: rfc_s3,
     },
     RfcScenario {
@@ -604,7 +604,9 @@ fn rfc_s3(_: &WorkloadParams) -> String {
     for i in 10..30u64 {
         t += &format!("vfree {:#x}\n", VMALLOC_START + i * 0x2000);
     }
-    t += "dump\n# The purge stores NULL over each in vfree order: one NULL slot remains, the gap climbs, a leaf goes.\npurge\ndump\n";
+    t += "dump\n# A reclaim purges with the pools' full decay (a plain purge may keep areas this small in the\n";
+    t += "# vmap nodes' pools, as linux-6.9 does, and the tree would not change): NULL stores over the\n";
+    t += "# 20 ranges in vfree order, one NULL slot remains, the gap climbs, a leaf goes.\nreclaim\ndump\n";
     t
 }
 

@@ -75,3 +75,32 @@ describe('maple-rfc narration', () => {
     });
   }
 });
+
+describe('maple-rfc purge', () => {
+  it("says where each purged area goes: a node's pool, or a NULL store once the list is done", () => {
+    const lines = ['profile maple-rfc', 'cpus 2', 'bump off'];
+    for (let i = 0; i < 40; i++) lines.push(ALLOC);
+    const vfree = (from: number, to: number) => {
+      for (let i = from; i < to; i++) lines.push(`vfree 0x${(VS + BigInt(i) * 0x2000n).toString(16)}`);
+    };
+    vfree(5, 15);
+    lines.push('purge'); // areas this small go to the vmap nodes' pools
+    vfree(20, 30);
+    lines.push('reclaim'); // the pools' full decay: nothing is pooled, the ranges become NULL
+    const v = Vmapviz.load(lines.join('\n'));
+    const told = (k: number) => {
+      const f = parseFrames(v.frames(k))!;
+      return { f, purged: f.frames.flatMap((fr, i) => (fr.event.kind === 'purge_area' ? [narrateRfc(f, i)!.text] : [])) };
+    };
+    const purge = told(lines.indexOf('purge'));
+    expect(purge.f.text).toBe('purge');
+    expect(purge.purged).toHaveLength(10);
+    expect(purge.f.frames.filter((fr) => fr.event.kind === 'pooled')).toHaveLength(10);
+    for (const t of purge.purged) expect(t).toMatch(/goes into node \d+'s pool \d+/);
+    const reclaim = told(lines.indexOf('reclaim'));
+    expect(reclaim.purged.length).toBeGreaterThanOrEqual(10);
+    for (const t of reclaim.purged) expect(t).toMatch(/not kept in a pool .*NULL store/);
+    expect(reclaim.f.frames.some((fr) => fr.event.kind === 'maple' && fr.event.tree === 'occupied')).toBe(true);
+    v.free();
+  });
+});

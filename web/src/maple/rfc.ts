@@ -264,6 +264,16 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         'Purge',
         `Purge (${String(ev.cause).replace(/_/g, ' ')}): the pools decay, then ${String(ev.count)} lazy areas leave the lazy lists.`,
       );
+    case 'pooled':
+      return base(
+        ev.kind,
+        RFC_GLUE.__purge_vmap_area_lazy,
+        '__purge_vmap_area_lazy',
+        'area',
+        'purge',
+        'Pooled',
+        `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)}: its range stays in use in the occupied tree until a reclaim's full decay gives it back.`,
+      );
     case 'purge_area':
       return base(
         ev.kind,
@@ -272,7 +282,7 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         'area',
         'purge',
         'Purge: return',
-        `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: into its node's pool when it has at most 256 pages (not on a full purge), else a NULL store over its range in the occupied tree makes it free space (an area of a bump chunk only drops its object: the range is the chunk's).`,
+        `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: ${purgeFate(of, i)}`,
       );
     default: {
       const n = narrate(ev, { search: null, nodes: new Map() });
@@ -282,6 +292,20 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
       return n && own ? { ...n, listing: own } : n;
     }
   }
+}
+
+/**
+ * Where the area of the `purge_area` at frame `i` goes, from the events that follow it (up to the
+ * next area): a pool, a NULL store in the occupied tree, or, for a bump chunk's area, nowhere.
+ */
+function purgeFate(of: OpFrames, i: number): string {
+  for (let j = i + 1; j < of.frames.length; j++) {
+    const e = of.frames[j].event;
+    if (e.kind === 'purge_area' || e.kind === 'purge_end') break;
+    if (e.kind === 'pooled') return `it goes into node ${String(e.node)}'s pool ${String(e.pool)} (at most 256 pages, and not a full purge): the occupied tree does not change; a reclaim's full decay gives it back.`;
+  }
+  // Not pooled: it joins the node's list that goes back to the occupied tree after the last area.
+  return "it is not kept in a pool (a bump chunk's area, more than 256 pages, or a full purge): once the node's list is done, a NULL store over its range in the occupied tree makes it free space (a bump chunk's area only drops its object: the range stays the chunk's).";
 }
 
 function rangeOf(a: unknown, b: unknown): string {

@@ -319,7 +319,9 @@ export class SpaceBar {
         setAttrs(kindText, { x: round(d.width / 2), y: BAR_H / 2 - 4 });
         setText(kindText, kind);
         setAttrs(sizeText, { x: round(d.width / 2), y: BAR_H / 2 + 13 });
-        setText(sizeText, d.width >= 34 && d.state !== 'cluster' ? size(d.end - d.start) : '');
+        // The size only where it fits (12 px monospace: about 7.3 px a character; no layout read).
+        const sz = d.state === 'cluster' ? '' : size(d.end - d.start);
+        setText(sizeText, d.width >= 7.3 * sz.length + 6 ? sz : '');
       }
     });
   }
@@ -428,8 +430,9 @@ export class SpaceBar {
         setAttr(path, 'd', `M${d.x0},${BAR_Y - 2} v-8 H${d.x1} v8`);
         const words = d.x1 - d.x0 > 300 ? 'vmalloc window: VMALLOC_START … VMALLOC_END' : 'vmalloc window';
         setText(text, words);
-        // Centred over the window, but kept inside the bar (7 px a character: no layout read).
-        const half = (words.length * 7) / 2;
+        // Centred over the window, but kept inside the bar (bold 12 px: about 7.6 px a character,
+        // a few px to spare at either end; no layout read).
+        const half = (words.length * 7.6) / 2 + 4;
         setAttr(text, 'x', Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
       });
   }
