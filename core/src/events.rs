@@ -614,3 +614,10 @@ pub enum Event {
         lazy_pending: u32,
     },
 }
+
+impl Event {
+    /// [`Event::Pooled`]: the area `v` is kept in pool `pool` of vmap node `node`.
+    pub(crate) fn pooled(node: usize, pool: usize, v: &crate::area::VmapArea) -> Event {
+        Event::Pooled { node: node as u32, pool: pool as u32, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }
+    }
+}

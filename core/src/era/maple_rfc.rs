@@ -1153,13 +1153,7 @@ impl MapleRfc {
                     pools[idx].push_front(va);
                     self.arena.at(va).set_flags((v.flags() & !F_LAZY) | F_POOLED);
                     if O::ON {
-                        let ev = Event::Pooled {
-                            node: nid as u32,
-                            pool: idx as u32,
-                            va_start: Addr(v.va_start),
-                            va_end: Addr(v.va_end),
-                        };
-                        obs.event(ev, self.view());
+                        obs.event(Event::pooled(nid, idx, &v), self.view());
                     }
                     continue;
                 }

@@ -215,13 +215,7 @@ impl Vmap {
                         self.arena.detach(va);
                         self.pool_mut(nid as u32, idx).push_front(va);
                         if O::ON {
-                            let ev = Event::Pooled {
-                                node: nid as u32,
-                                pool: idx as u32,
-                                va_start: Addr(v.va_start),
-                                va_end: Addr(v.va_end),
-                            };
-                            obs.areas_event(ev, self);
+                            obs.areas_event(Event::pooled(nid, idx, &v), self);
                         }
                         continue;
                     }

@@ -265,25 +265,21 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         `Purge (${String(ev.cause).replace(/_/g, ' ')}): the pools decay, then ${String(ev.count)} lazy areas leave the lazy lists.`,
       );
     case 'pooled':
+    case 'purge_area': {
+      // One purged area: where it goes (the pool it is kept in, or its way back).
+      const pooled = ev.kind === 'pooled';
       return base(
         ev.kind,
         RFC_GLUE.__purge_vmap_area_lazy,
         '__purge_vmap_area_lazy',
         'area',
         'purge',
-        'Pooled',
-        `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)}: its range stays in use in the occupied tree until a reclaim's full decay gives it back.`,
+        pooled ? 'Pooled' : 'Purge: return',
+        pooled
+          ? `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)}: its range stays in use in the occupied tree until a reclaim's full decay gives it back.`
+          : `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: ${purgeFate(of, i)}`,
       );
-    case 'purge_area':
-      return base(
-        ev.kind,
-        RFC_GLUE.__purge_vmap_area_lazy,
-        '__purge_vmap_area_lazy',
-        'area',
-        'purge',
-        'Purge: return',
-        `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: ${purgeFate(of, i)}`,
-      );
+    }
     default: {
       const n = narrate(ev, { search: null, nodes: new Map() });
       // The era-neutral steps keep their words; their listing is maple-rfc's own where the
