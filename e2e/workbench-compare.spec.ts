@@ -106,6 +106,23 @@ test('compare: not following the main view, one more profile keeps the step show
   expect(wb.problems).toEqual([]);
 });
 
+test('compare: a profile checked and unchecked at once leaves no build flagged', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('compare');
+  // In one task: the check starts a build (its first slice comes later), the uncheck replaces it
+  // with a choice that needs none.
+  await wb.compare.evaluate((root) => {
+    const box = root.querySelector<HTMLInputElement>('input[data-profile="maple-rfc"]')!;
+    for (const on of [true, false]) {
+      box.checked = on;
+      box.dispatchEvent(new Event('change'));
+    }
+  });
+  await expect(wb.compare.getByTestId('compare-column')).toHaveCount(2);
+  await expect(wb.compare).not.toHaveAttribute('data-building', 'true');
+});
+
 test('compare: a trace one profile cannot replay says so in its column; the others still compare', async ({ page }) => {
   const wb = new Workbench(page);
   // A size that is not a page multiple: linux-5.2 BUG()s (the model refuses the line), linux-6.1

@@ -18,7 +18,7 @@ import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
-import { narrate, type MarkerKind, type Narration } from './narrate/narrate';
+import { inPurge, narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { around } from './layout/zoom';
 import { CodePanel } from './views/codePanel';
 import { FreeTree } from './views/freeTree';
@@ -664,7 +664,7 @@ export class App {
         rfcFocus = ui ? ui.focusRfc(of, p.frame) : undefined;
       } else if (!isMapleSession(s)) {
         this.focus = focusOf(of, p.frame, byId);
-        narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, op: of.text });
+        narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, op: of.text, inPurge: inPurge(of.frames.map((x) => x.event), p.frame) });
       }
     } else {
       state = this.stateAt(p.op);

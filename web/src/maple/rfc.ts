@@ -276,7 +276,7 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         'purge',
         pooled ? 'Pooled' : 'Purge: return',
         pooled
-          ? `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)}: its range stays in use in the occupied tree until a reclaim's full decay gives it back.`
+          ? `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)}: its range stays in use in the occupied tree while it waits there, for an allocation of its size to take it again or for the pools' decay (part of each pool at every purge, all of them at a reclaim) to give it back.`
           : `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list: ${purgeFate(of, i)}`,
       );
     }
@@ -301,7 +301,7 @@ function purgeFate(of: OpFrames, i: number): string {
     if (e.kind === 'pooled') return `it goes into node ${String(e.node)}'s pool ${String(e.pool)} (at most 256 pages, and not a full purge): the occupied tree does not change; a reclaim's full decay gives it back.`;
   }
   // Not pooled: it joins the node's list that goes back to the occupied tree after the last area.
-  return "it is not kept in a pool (a bump chunk's area, more than 256 pages, or a full purge): once the node's list is done, a NULL store over its range in the occupied tree makes it free space (a bump chunk's area only drops its object: the range stays the chunk's).";
+  return "it is not kept in a pool (a full purge, a bump chunk's area, or one the pools do not take): once the node's list is done, a NULL store over its range in the occupied tree makes it free space (a bump chunk's area only drops its object: the range stays the chunk's).";
 }
 
 function rangeOf(a: unknown, b: unknown): string {

@@ -191,7 +191,7 @@ insert|  hang it there and rebalance (a plain red-black tree, no maxima)
     VMALLOC,
     `
 remove|  take the area out of the busy tree and its list
-      |  give its range back to the free tree now, merging with free neighbours
+      |  its range is free space now (5.2+: back into the free tree, merging with free neighbours)
 `,
   ),
   unlink_busy: listing(

@@ -36,6 +36,17 @@ export interface NarrateContext {
   nodes: Map<number, FreeNode>;
   /** The operation's own line (`free 0x…`, `vfree 0x…`), where the caller knows it. */
   op?: string;
+  /** This micro-step lies inside a purge (between its `purge_start` and `purge_end`). */
+  inPurge?: boolean;
+}
+
+/** Whether frame `i` of an operation lies inside a purge (for {@link NarrateContext.inPurge}). */
+export function inPurge(events: readonly { kind: string }[], i: number): boolean {
+  for (let j = i - 1; j >= 0; j--) {
+    if (events[j].kind === 'purge_end') return false;
+    if (events[j].kind === 'purge_start') return true;
+  }
+  return false;
 }
 
 /** A 64-bit field of an event (hex string or number) as a bigint; 0 when absent. */
@@ -455,7 +466,10 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} enters the busy tree (${String(ev.depth)} ${Number(ev.depth) === 1 ? 'node' : 'nodes'} passed on the way down).`,
       );
     case 'busy_remove': {
-      // A `free` gives the range back at once (free_vmap_area); a `vfree` queues it (the lazy path).
+      const range = `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} leaves the busy tree`;
+      // A purge gives its lazy areas back; a `free` gives the range back at once (free_vmap_area);
+      // a `vfree` queues it (the lazy path).
+      if (ctx.inPurge) return base('__purge_vmap_area_lazy', '__purge_vmap_area_lazy', 'area', 'purge', 'Unbusy', `${range}: the purge gives its range back.`);
       const direct = /^free\b/.test(ctx.op ?? '');
       return base(
         direct ? 'free_vmap_area' : 'unlink_busy',
@@ -463,7 +477,7 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'remove',
         'busy tree',
         'Unbusy',
-        `Area #${String(ev.id)} ${rangeOf(ev.va_start, ev.va_end)} leaves the busy tree${direct ? '; its range goes back to the free tree next' : ''}.`,
+        `${range}${direct ? '; its range becomes free space next' : ''}.`,
       );
     }
     case 'lazy_enqueue':

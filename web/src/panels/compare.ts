@@ -245,7 +245,19 @@ export class ComparePanel {
   /** The compare tab became visible or hidden: only a visible panel replays. */
   setVisible(v: boolean): void {
     this.visible = v;
-    if (v) this.refresh();
+    if (v) {
+      for (const go of this.waiting.splice(0)) go();
+      this.refresh();
+    }
+  }
+
+  /** Builds paused while the panel is hidden (see buildColumns). */
+  private readonly waiting: (() => void)[] = [];
+
+  /** Yield to the page, and wait there while the panel is hidden. */
+  private async pause(): Promise<void> {
+    await yieldToPage();
+    if (!this.visible) await new Promise<void>((go) => this.waiting.push(go));
   }
 
   /** The app changed (trace or step). */
@@ -267,9 +279,10 @@ export class ComparePanel {
 
   /**
    * Show the chosen profiles' columns. A column is replayed once per trace and kept while the
-   * trace stays (checking one more profile replays only that one); each is built in slices of
-   * SLICE operations, yielding to the page between them, so a long trace under five profiles
-   * never holds the page for the whole replay. A column shows what it is doing until it is done.
+   * trace stays (checking one more profile replays only that one). Each column's replay is one
+   * task, its counters and answers come SLICE operations a task, yielding to the page between
+   * them, so five profiles of a long trace are never one long task. A column shows what it is
+   * doing until it is done; a hidden panel waits to be shown again before it goes on.
    */
   private rebuild(): void {
     const trace = this.trace ?? this.app.currentTrace();
@@ -288,12 +301,19 @@ export class ComparePanel {
     this.note.textContent = `The main view's trace (${own}) replayed under ${chosen.length} profile${chosen.length === 1 ? '' : 's'}, its profile line replaced; the same operation in every column.`;
     this.columns = chosen.map((p) => this.built.get(p) ?? this.column(p));
     const lectureView = document.body.dataset.lectureView === 'compare';
-    for (const c of this.columns) c.views.lecture = lectureView;
+    for (const c of this.columns) {
+      // A column back from the cache is drawn again (the lecture view may have changed meanwhile).
+      if (c.views.lecture !== lectureView || !c.root.isConnected) c.shown = null;
+      c.views.lecture = lectureView;
+    }
     this.cols.replaceChildren(...this.columns.map((c) => c.root));
+    for (const c of this.columns) if (c.shown === null && c.session) c.views.refit();
     this.cols.style.setProperty('--cols', String(Math.max(1, this.columns.length)));
     this.columnsChanged(true, newTrace);
     const todo = this.columns.filter((c) => !this.built.has(c.profile));
     if (todo.length) void this.buildColumns(todo, trace, token);
+    // Nothing to replay: a build this one replaced will not clear the flag.
+    else delete this.root.dataset.building;
   }
 
   /** A column's elements, before it is replayed. */
@@ -349,7 +369,7 @@ export class ComparePanel {
       col.status.textContent = `Replaying the trace under ${col.profile}…`;
     }
     for (const col of todo) {
-      await yieldToPage();
+      await this.pause();
       if (stale()) break;
       let raw: Vmapviz | null = null;
       const perOp: Counters[] = [];
@@ -360,7 +380,7 @@ export class ComparePanel {
         const session = new Session(raw);
         const len = raw.len();
         for (let a = 0; a < len; a += SLICE) {
-          await yieldToPage();
+          await this.pause();
           if (stale()) break;
           const b = Math.min(len, a + SLICE);
           // Session operation i is the main view's i - offset (the first is an added profile line).

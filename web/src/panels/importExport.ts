@@ -311,19 +311,16 @@ export class ImportExportPanel {
     const step = app.currentStep();
     // A long trace takes 100-200 ms to compress: the app does it in a worker, once per trace.
     this.exported('Compressing the link…');
-    const url = app.zippedTrace
-      ? zUrl(location.href, await app.zippedTrace(), step)
-      : compressedUrl(location.href, app.currentTrace(), step);
+    const link = app.zippedTrace
+      ? app.zippedTrace().then((z) => zUrl(location.href, z, step))
+      : Promise.resolve(compressedUrl(location.href, app.currentTrace(), step));
+    // The clipboard is asked now, while the click still counts as the user's (a browser may
+    // refuse a write that comes after the worker's answer), with the link still to come.
+    const copied = copyLater(link);
+    const url = await link;
     this.link.value = url;
     this.link.select();
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(url);
-      copied = true;
-    } catch {
-      copied = false;
-    }
-    this.exported(`${copied ? 'Copied' : 'Select and copy'} a compressed link (${grouped(url.length)} characters; the plain #trace= form also opens).`);
+    this.exported(`${(await copied) ? 'Copied' : 'Select and copy'} a compressed link (${grouped(url.length)} characters; the plain #trace= form also opens).`);
   }
 
   private async image(widget: string, kind: 'svg' | 'png'): Promise<void> {
@@ -338,5 +335,26 @@ export class ImportExportPanel {
   private exported(text: string, error = false): void {
     this.exportStatus.textContent = text;
     this.exportStatus.classList.toggle('error', error);
+  }
+}
+
+/** Put `text` on the clipboard once it comes: true when the browser took it. */
+async function copyLater(text: Promise<string>): Promise<boolean> {
+  const clip = navigator.clipboard as Clipboard | undefined;
+  if (!clip) return false;
+  try {
+    // A ClipboardItem takes a promise of its data: the write is asked for at once.
+    if (typeof ClipboardItem === 'function' && typeof clip.write === 'function') {
+      await clip.write([new ClipboardItem({ 'text/plain': text.then((t) => new Blob([t], { type: 'text/plain' })) })]);
+      return true;
+    }
+  } catch {
+    // Refused (no permission, or no promise support): try the plain write below.
+  }
+  try {
+    await clip.writeText(await text);
+    return true;
+  } catch {
+    return false;
   }
 }

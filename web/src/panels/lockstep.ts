@@ -6,7 +6,7 @@
 import { freeNodes, stateAtFrame, type OpFrames, type State } from '../bridge';
 import { narrateRfc, rfcFocus } from '../maple/rfc';
 import { hex } from '../format';
-import { big, narrate, type Narration } from '../narrate/narrate';
+import { big, inPurge, narrate, type Narration } from '../narrate/narrate';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from '../player/focus';
 import type { MapleFocus } from '../views/mapleTree';
 
@@ -77,7 +77,7 @@ export function frameView(of: OpFrames, i: number): FrameView {
   }
   const byId = new Map(freeNodes(state.index).map((n) => [n.id, n]));
   const free = focusOf(of, i, byId);
-  const narration = narrate(fr.event, { search: searchOf(of.frames, i), nodes: byId, op: of.text });
+  const narration = narrate(fr.event, { search: searchOf(of.frames, i), nodes: byId, op: of.text, inPurge: inPurge(of.frames.map((x) => x.event), i) });
   return { state, narration, free, maple: undefined, node: freeFocusNode(free), event: fr.event.kind };
 }
 

@@ -609,12 +609,16 @@ export class FreeTree {
     const at = (ids: number[]) => ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
     const primary = at(this.focusIds(focus));
     if (!primary.length) return null;
-    // The nodes the narration also names (a link's parent) come along when they fit.
-    const pts = [...primary, ...at((focus.context ?? []).filter((id) => !this.focusIds(focus).includes(id)))];
     const { w, h } = this.size;
     const t = this.transform;
-    // In view: the whole card, with room for its callout above it.
+    // The nodes the narration also names (a link's parent) come along when all of them fit at
+    // this scale; when they cannot, only the step's own nodes count (else every frame would pan).
+    const all = [...primary, ...at((focus.context ?? []).filter((id) => !this.focusIds(focus).includes(id)))];
+    const gw = this.geometry.w;
     const gh = this.geometry.h;
+    const span = (ps: [number, number][], i: 0 | 1) => Math.max(...ps.map((p) => p[i])) - Math.min(...ps.map((p) => p[i]));
+    const pts = (span(all, 0) + gw) * t.k <= w - 12 && (span(all, 1) + gh) * t.k + 36 <= h - 6 ? all : primary;
+    // In view: the whole card, with room for its callout above it.
     const visible = pts.every(([x, y]) => {
       const [sx, sy] = t.apply([x, y]);
       return sx > 20 && sx < w - 20 && sy > 30 && sy + gh * t.k < h - 6;
