@@ -664,7 +664,7 @@ export class App {
         rfcFocus = ui ? ui.focusRfc(of, p.frame) : undefined;
       } else if (!isMapleSession(s)) {
         this.focus = focusOf(of, p.frame, byId);
-        narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, op: of.text, inPurge: inPurge(of.frames.map((x) => x.event), p.frame) });
+        narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, op: of.text, inPurge: inPurge(of.frames, p.frame) });
       }
     } else {
       state = this.stateAt(p.op);

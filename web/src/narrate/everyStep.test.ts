@@ -141,7 +141,7 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
       says(`#${String(ev.id)} ${range(ev.va_start, ev.va_end)}`);
       // A plain free leaves the busy tree in free_vmap_area; vfree takes the lazy path.
       if (ev.kind === 'busy_remove') {
-        const purging = inPurge(f.frames.map((x) => x.event), i);
+        const purging = inPurge(f.frames, i);
         expect(n.fn, at).toBe(purging ? '__purge_vmap_area_lazy' : /^free\b/.test(f.text) ? 'free_vmap_area' : 'free_vmap_area_noflush');
         // linux-5.1 keeps no free tree: no step of it may say it has one.
         if (!purging) expect(t, at).not.toMatch(/free tree/);
@@ -176,7 +176,7 @@ describe('the narration of every micro-step', () => {
         f.frames.forEach((fr, i) => {
           const ev = fr.event;
           const nodes = new Map(freeNodes(f.trees[fr.tree] ?? NO_INDEX).map((x) => [x.id, x]));
-          const n = narrate(ev, { search: searchOf(f.frames, i), nodes, op: f.text, inPurge: inPurge(f.frames.map((x) => x.event), i) });
+          const n = narrate(ev, { search: searchOf(f.frames, i), nodes, op: f.text, inPurge: inPurge(f.frames, i) });
           const key = ev.kind === 'augment_set' ? `augment_set:${String(ev.cause)}` : ev.kind;
           seen.set(key, (seen.get(key) ?? 0) + 1);
           check(`${name}, op ${k + 1} (${f.text}), micro-step ${i + 1}`, f, i, ev, n, nodes);

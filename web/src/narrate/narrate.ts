@@ -41,10 +41,10 @@ export interface NarrateContext {
 }
 
 /** Whether frame `i` of an operation lies inside a purge (for {@link NarrateContext.inPurge}). */
-export function inPurge(events: readonly { kind: string }[], i: number): boolean {
+export function inPurge(frames: readonly { event: { kind: string } }[], i: number): boolean {
   for (let j = i - 1; j >= 0; j--) {
-    if (events[j].kind === 'purge_end') return false;
-    if (events[j].kind === 'purge_start') return true;
+    if (frames[j].event.kind === 'purge_end') return false;
+    if (frames[j].event.kind === 'purge_start') return true;
   }
   return false;
 }

@@ -77,7 +77,7 @@ export function frameView(of: OpFrames, i: number): FrameView {
   }
   const byId = new Map(freeNodes(state.index).map((n) => [n.id, n]));
   const free = focusOf(of, i, byId);
-  const narration = narrate(fr.event, { search: searchOf(of.frames, i), nodes: byId, op: of.text, inPurge: inPurge(of.frames.map((x) => x.event), i) });
+  const narration = narrate(fr.event, { search: searchOf(of.frames, i), nodes: byId, op: of.text, inPurge: inPurge(of.frames, i) });
   return { state, narration, free, maple: undefined, node: freeFocusNode(free), event: fr.event.kind };
 }
 

@@ -534,17 +534,21 @@ export class FreeTree {
       }
       const focus = this.opts.focus ?? NO_FOCUS;
       const ids = this.focusIds(focus);
-      const at = (list: number[]) => list.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
-      const pts = at(ids);
+      const pts = this.pointsOf(ids);
       const primary = pts.length;
       if (!pts.length) pts.push(this.positions.get(this.rootId ?? -1) ?? [0, 0]);
-      else pts.push(...at((focus.context ?? []).filter((id) => !ids.includes(id))));
+      else pts.push(...this.pointsOf((focus.context ?? []).filter((id) => !ids.includes(id))));
       const top = Math.max(0, (h - bh * k) / 2) * 0.25 - b.y0 * k;
       return this.centreOn(pts, k, top, primary || 1);
     }
     const tx = (w - bw * k) / 2 - b.x0 * k;
     const ty = Math.max(0, (h - bh * k) / 2) * (lecture ? 0.5 : 0.25) - b.y0 * k;
     return zoomIdentity.translate(round(tx), round(ty)).scale(k);
+  }
+
+  /** Where the cards of these nodes are (nodes not laid out are left out). */
+  private pointsOf(ids: number[]): [number, number][] {
+    return ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
   }
 
   /** The nodes a step is about, the one its narration names first: callouts, then marks (not the path). */
@@ -606,14 +610,14 @@ export class FreeTree {
 
   /** Without auto-fit: where to pan so that the nodes the step is about are in view (null: they are). */
   private followTarget(focus: Focus): ZoomTransform | null {
-    const at = (ids: number[]) => ids.map((id) => this.positions.get(id)).filter((p): p is [number, number] => p !== undefined);
-    const primary = at(this.focusIds(focus));
+    const ids = this.focusIds(focus);
+    const primary = this.pointsOf(ids);
     if (!primary.length) return null;
     const { w, h } = this.size;
     const t = this.transform;
     // The nodes the narration also names (a link's parent) come along when all of them fit at
     // this scale; when they cannot, only the step's own nodes count (else every frame would pan).
-    const all = [...primary, ...at((focus.context ?? []).filter((id) => !this.focusIds(focus).includes(id)))];
+    const all = [...primary, ...this.pointsOf((focus.context ?? []).filter((id) => !ids.includes(id)))];
     const gw = this.geometry.w;
     const gh = this.geometry.h;
     const span = (ps: [number, number][], i: 0 | 1) => Math.max(...ps.map((p) => p[i])) - Math.min(...ps.map((p) => p[i]));
