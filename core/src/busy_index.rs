@@ -22,9 +22,11 @@
 //! entries fall under 1/2,
 //! so the index costs 5 to 8 bytes per busy area.
 //!
-//! In wasm, `find`, `insert` and `remove` stay functions of their own: inlined into the replay
-//! loop they made it slower there than the descents they replace (V8 compiles the loop, one
-//! very large function, worse: fixed_s44 193 ns/op inlined, 142 not, 151 with no index).
+//! In wasm, `find`, `insert` and the probe of `remove` stay functions of their own: inlined into
+//! the replay loop they made it slower there than the descents they replace (V8 compiles the
+//! loop, one very large function, worse: fixed_s44 193 ns/op inlined, 142 not, 151 with no
+//! index). Only `remove`'s first test (the slot `find` just gave) is inline everywhere: a call
+//! saved per `free`, 2-4 % of a replay in Chromium and Node (BENCHMARKS.md, issue 17 round 13).
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
@@ -219,18 +221,24 @@ impl BusyIndex {
 
     /// Forget the busy area `h` starting at `key` (it leaves its busy tree). No-op when it was
     /// not indexed.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, a: &Arena, key: u64, h: u32) {
-        let groups = self.groups.len();
-        if groups == 0 || h > MAX_HANDLE {
-            return;
-        }
-        // The slot `find` just gave, else a probe (the arena index alone names the entry).
+        // The slot `find` just gave (a free's usual case: a compare, inline even in wasm), else
+        // a probe (the arena index alone names the entry).
         let last = self.last.get();
         let (g, i) = (last / GROUP, last % GROUP);
-        if self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
+        if h <= MAX_HANDLE && self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
             self.take(a, g, i);
+            return;
+        }
+        self.remove_probe(a, key, h);
+    }
+
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn remove_probe(&mut self, a: &Arena, key: u64, h: u32) {
+        let groups = self.groups.len();
+        if groups == 0 || h > MAX_HANDLE {
             return;
         }
         let (mut g, tag) = Self::hash(key, groups);
