@@ -39,6 +39,8 @@ export class CodePanel {
     const key = listing ? listing.fn + listing.file : '';
     if (key !== this.shown) {
       this.shown = key;
+      this.scrolledTo = null;
+      this.pre.scrollTop = 0;
       this.pre.replaceChildren(
         ...(listing?.lines ?? []).map((l) => {
           const li = el('li', 'code-line');
@@ -61,9 +63,25 @@ export class CodePanel {
       // Read layout once, after this frame's writes, rather than in the middle of them.
       requestAnimationFrame(() => {
         if (!li.isConnected) return;
-        const top = li.offsetTop - this.pre.offsetTop;
-        if (top < this.pre.scrollTop || top > this.pre.scrollTop + this.pre.clientHeight - li.offsetHeight) {
-          this.pre.scrollTop = Math.max(0, top - this.pre.clientHeight / 3);
+        const pre = this.pre;
+        // A line's top in the list's scrolled content (0 = the top of its padding box).
+        const origin = pre.getBoundingClientRect().top + pre.clientTop - pre.scrollTop;
+        const topOf = (l: HTMLElement) => l.getBoundingClientRect().top - origin;
+        const top = topOf(li);
+        if (top < pre.scrollTop || top > pre.scrollTop + pre.clientHeight - li.offsetHeight) {
+          // The current line about a third of the way down, the scroll stopped at a line's top
+          // so that no line shows cut at the top (lines wrap: their heights differ), within
+          // [lo, hi]: the current line whole in view, and no further than the list scrolls.
+          const lo = top + li.offsetHeight - pre.clientHeight;
+          const hi = Math.min(top, pre.scrollHeight - pre.clientHeight);
+          const want = Math.min(Math.max(top - pre.clientHeight / 3, lo), hi);
+          const tops = [0, ...(Array.from(pre.children) as HTMLElement[]).map(topOf)];
+          const stops = tops.filter((t) => t >= lo - 0.5 && t <= hi + 0.5);
+          const below = stops.filter((t) => t <= want);
+          // No line top in range (a list a little taller than its box): the nearest one's.
+          const clamp = (t: number) => Math.min(Math.max(t, lo), hi);
+          const near = tops.reduce((a, t) => (Math.abs(clamp(t) - t) < Math.abs(clamp(a) - a) ? t : a), 0);
+          pre.scrollTop = below.length ? Math.max(...below) : stops.length ? Math.min(...stops) : clamp(near);
         }
       });
     }
