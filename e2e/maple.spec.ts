@@ -111,7 +111,7 @@ test('stepping an empty shows each scanned slot and the hole found', async ({ pa
       await expect(app.narration.text).toContainText(`slot ${String(events[f].slot)}`);
     }
     if (kind === 'found') {
-      await expect(page.locator('[data-widget="maple-tree"] .maple-cell.found')).toHaveCount(1);
+      await expect(page.locator('[data-widget="maple-tree"] .maple-cell.at-slot')).toHaveCount(1);
       await expect(page.locator('[data-widget="maple-tree"] .maple-cell.found')).toHaveClass(/null/);
       await expect(app.narration.text).toContainText(`index ${index}`);
       await expect(app.code.root).toHaveAttribute('data-function', 'mas_empty_area');
@@ -325,8 +325,34 @@ test('screenshots of the maple view mid-search (1440×900, 1280×720 lecture)', 
   await page.setViewportSize({ width: 1280, height: 720 });
   await app.open(`./#trace=${encodeURIComponent(trace)}&step=${op}&frame=${f}&lecture=1`);
   await page.screenshot({ path: 'test-results/maple-1280x720-lecture.png' });
+  expect(await cutHeads(page), 'node headers cut at the view\'s left edge').toEqual([]);
+  // At the hole of a later search too (the found slot far right in a wide leaf: the view
+  // follows it, the header stays readable).
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=32&frame=5&lecture=1`);
+  await expect(page.locator('[data-widget="maple-tree"] .maple-cell.at-slot')).toHaveCount(1);
+  await expect.poll(() => cutHeads(page), { message: 'node headers cut at the view\'s left edge' }).toEqual([]);
   expect(app.problems).toEqual([]);
 });
+
+/**
+ * Nodes in view whose header starts left of the view (its first characters cut off) although
+ * the part of the box in view has room for all of it.
+ */
+async function cutHeads(page: import('@playwright/test').Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const svg = document.querySelector('[data-widget="maple-tree"] svg')?.getBoundingClientRect();
+    if (!svg) return ['no svg'];
+    const cut: string[] = [];
+    for (const head of document.querySelectorAll<SVGTextElement>('[data-widget="maple-tree"] g.maple-node text.head')) {
+      const frame = head.parentElement?.querySelector('rect.frame')?.getBoundingClientRect();
+      const r = head.getBoundingClientRect();
+      const inView = frame && frame.right > svg.left && frame.left < svg.right && frame.bottom > svg.top && frame.top < svg.bottom;
+      const room = frame ? Math.min(frame.right, svg.right) - svg.left : 0;
+      if (inView && r.left < svg.left - 1 && room >= r.width) cut.push(head.textContent ?? '');
+    }
+    return cut;
+  });
+}
 
 // The frame-time measurement on a tree of over 1,000 entries is in e2e/maple-perf.spec.ts (MAPLE_BENCH=1).
 

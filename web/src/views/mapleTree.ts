@@ -326,6 +326,8 @@ type NodeEl = SVGGElement & {
   __focus?: string;
   __cls?: string;
   __pos?: string;
+  /** The header's x in the box, when slid right to stay in view (see `stickHeads`). */
+  __headX?: number;
 };
 
 /** Write an attribute only when its value changes (a write is a style invalidation and a mutation). */
@@ -505,6 +507,7 @@ export class MapleTreeView {
         this.transform = e.transform;
         this.viewport.attr('transform', e.transform.toString());
         this.levelOfDetail();
+        this.stickHeads();
         if (e.sourceEvent && !this.programmatic) {
           this.setAutoFit(false);
           // The user takes the view over: a peek under way stays where they leave it.
@@ -850,6 +853,7 @@ export class MapleTreeView {
         // An SVG element's innerHTML is parsed in the SVG namespace.
         g.innerHTML = m.html;
         g.__drawn = sig;
+        g.__headX = undefined;
         g.__cells = m.cellClass;
         g.__focus = undefined;
       }
@@ -861,6 +865,31 @@ export class MapleTreeView {
       }
       this.applyFocus(g, d, focus, gapAt);
     });
+    this.stickHeads();
+  }
+
+  /**
+   * A node wider than the view keeps its header (id, type, fill, limits) readable: when the
+   * box's left edge is off the view's left, the header slides right with the view, within the box.
+   *
+   *      view  |                          |
+   *    [#0 leaf|· 12/16 · [0x0, 0xff..]   |      before: cut at the view's edge
+   *    [       |#0 leaf · 12/16 · [0x0, 0x|ff..]  after: starts at the edge
+   */
+  private stickHeads(): void {
+    const left = -this.transform.x / this.transform.k;
+    for (const child of Array.from(this.layer.node()?.children ?? [])) {
+      const g = child as NodeEl & { __data__?: MapleNode };
+      const d = g.__data__;
+      if (g.__drawn === undefined || !d) continue;
+      const b = this.boxes.get(d.id);
+      if (!b) continue;
+      const room = b.w - headText(d).length * HEAD_CHAR_W - 6;
+      const x = Math.round(Math.max(6, Math.min(room, left + 6 - b.x)));
+      if (g.__headX === x || (g.__headX === undefined && x === 6)) continue;
+      g.__headX = x;
+      g.querySelector('text.head')?.setAttribute('x', String(x));
+    }
   }
 
   /** The cells' focus classes of a drawn node: written only where its part of the focus changed. */
