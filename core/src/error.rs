@@ -54,7 +54,7 @@ impl VmapError {
         match self {
             VmapError::SizeZero { profile }
             | VmapError::SizeNotPageMultiple { profile, .. }
-            | VmapError::BadAlign { profile, .. } => *profile == Profile::Linux52,
+            | VmapError::BadAlign { profile, .. } => matches!(profile, Profile::Linux51 | Profile::Linux52),
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }

@@ -97,6 +97,23 @@ fn invalid_alloc(size: u64, align: u64, check: impl Fn(&VmapError, Profile) -> b
     }
 }
 
+/// linux-5.1's `alloc_vmap_area` has the same three BUG_ONs as 5.2's: a replay stops there, prints
+/// nothing and changes nothing (it used to print `alloc -> FAIL` and go on past the crash).
+#[test]
+fn linux51_stops_at_an_invalid_request_as_52_does() {
+    for (size, align) in [(0, 1), (0x1001, 1), (0x2000, 3), (0x2000, 0)] {
+        let mut r = replayer(Profile::Linux51);
+        let mut out = String::new();
+        r.apply(&Op::Alloc { size: 0x2000, align: 1, vstart: 0x10000, vend: 0x100000 }, &mut out, &mut NoObserver)
+            .unwrap();
+        let (res, out) = apply_unchanged(&mut r, Op::Alloc { size, align, vstart: 0x10000, vend: 0x100000 });
+        let e = res.expect_err("a kernel crash stops the replay");
+        assert!(e.is_kernel_bug(), "{size:#x}/{align:#x}: {e:?}");
+        assert!(e.to_string().contains("BUG_ON"), "{e}");
+        assert_eq!(out, "");
+    }
+}
+
 #[test]
 fn alloc_size_zero() {
     invalid_alloc(0, 1, |e, p| *e == VmapError::SizeZero { profile: p });
