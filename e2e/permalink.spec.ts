@@ -1,8 +1,12 @@
 // Permalinks `#trace=...&step=...`: conformance traces draw exactly what the kernel's code dumps,
 // and a bad link shows an error naming the line while the page stays usable.
 import { expect, test } from '@playwright/test';
+import { createRequire } from 'node:module';
 import { AppPage } from './pages/app';
 import { checks, lastDump, readVector, traceOps } from './support/conformance';
+
+// lz-string is CommonJS: Node's ESM loader does not see its named exports.
+const { compressToEncodedURIComponent } = createRequire(import.meta.url)('lz-string') as typeof import('lz-string');
 
 // Vectors 01–06 opened at step=end draw exactly the tree of their final dump.
 for (const name of ['01_first_allocs', '02_fit_types', '03_merges', '04_alignment', '05_windows', '06_edges']) {
@@ -112,4 +116,33 @@ test('editing the hash in the address bar opens the new trace', async ({ page })
   await page.evaluate((h) => (location.hash = h), `#trace=${encodeURIComponent(trace)}&step=end`);
   await expect(app.player.stepLabel).toHaveText('8 / 8 done');
   expect(await app.tree.data()).toEqual(lastDump(expected));
+});
+
+test('a link that fails on a page already showing a trace keeps that trace, and its link', async ({ page }) => {
+  const app = new AppPage(page);
+  const { trace } = readVector('01_first_allocs');
+  await app.openTrace(trace, 2);
+  await expect(app.player.stepLabel).toHaveText('2 / 8 done');
+  const shown = await page.evaluate(() => location.hash);
+  for (const bad of ['#trace=frobnicate%200x1000&step=end', '#z=%%%garbage%%%', '#trace=%E0%A4%A', '#trace=&step=end']) {
+    await page.evaluate((h) => (location.hash = h), bad);
+    await expect(app.loadError).toContainText('The trace shown before is kept.');
+    await expect(app.loadError).not.toContainText('default scenario');
+    await expect(app.player.stepLabel).toHaveText('2 / 8 done');
+    // The address bar names what is shown again: a reload opens it, not the error.
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(shown);
+  }
+  // One message for a damaged #z= (not also "not valid URI encoding").
+  await page.evaluate(() => (location.hash = '#z=%%%garbage%%%'));
+  await expect(app.loadError).toContainText('damaged');
+  await expect(app.loadError).not.toContainText('URI encoding');
+  expect(app.problems).toEqual([]);
+});
+
+test('a #z= link with a bad step says so, as a #trace= link does', async ({ page }) => {
+  const app = new AppPage(page);
+  const { trace } = readVector('01_first_allocs');
+  await app.open(`./#z=${compressToEncodedURIComponent(trace)}&step=-4`);
+  await expect(app.loadError).toContainText('step=-4');
+  await expect(app.player.stepLabel).toHaveText('8 / 8 done');
 });

@@ -349,7 +349,8 @@ export class App {
     const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
     if (z.hash) hash = z.hash;
-    const { link, error } = parseHash(hash);
+    // A damaged #z= is one problem, not also a badly encoded parameter.
+    const { link, error } = z.error ? { link: null, error: null } : parseHash(hash);
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
     this.stopOpening();
@@ -370,15 +371,27 @@ export class App {
         }
         session.dispose();
         problems.unshift('The link\'s trace is empty: it has no operation to show.');
-        problems.push('Showing the default scenario instead.');
       } catch (e) {
         problems.unshift(`Could not load the trace from the link: ${errorMessage(e)}`);
-        problems.push('Showing the default scenario instead.');
       }
     }
+    if (problems.length > 0 && this.keepShown(problems)) return;
     // The default scenario opens at its start, ready to play.
     this.open(this.deps.load(DEFAULT_TRACE), 0, null);
+    if (problems.length > 0) problems.push('Showing the default scenario instead.');
     this.showError(problems);
+  }
+
+  /**
+   * A link that fails on a page already showing a trace (a link followed, a hash edited) leaves
+   * that trace as it was, as a failed import does, and puts its own link back in the address
+   * bar (a reload shows it, not the error again). False on a first load: nothing to keep.
+   */
+  private keepShown(problems: string[]): boolean {
+    if (!this.session) return false;
+    this.showError([...problems, 'The trace shown before is kept.']);
+    this.writeLink(true);
+    return true;
   }
 
   private opening: AbortController | null = null;
@@ -412,8 +425,7 @@ export class App {
       slices = (this.deps.begin as (t: string) => Slices)(trace);
     } catch (e) {
       this.endOpening(ctl, note);
-      this.openDefaultIfNone();
-      this.showError([`Could not load the trace from the link: ${errorMessage(e)}`, ...problems, 'Showing the default scenario instead.']);
+      this.fallBack([`Could not load the trace from the link: ${errorMessage(e)}`, ...problems]);
       return;
     }
     const label = note.querySelector('[data-role="progress"]') as HTMLElement;
@@ -433,8 +445,7 @@ export class App {
         this.endOpening(ctl, note);
         if (session.length === 0) {
           session.dispose();
-          this.openDefaultIfNone();
-          this.showError(["The link's trace is empty: it has no operation to show.", ...problems, 'Showing the default scenario instead.']);
+          this.fallBack(["The link's trace is empty: it has no operation to show.", ...problems]);
           return;
         }
         this.open(session, step, frame);
@@ -444,15 +455,16 @@ export class App {
         if (this.opening !== ctl) return;
         this.endOpening(ctl, note);
         const why = e instanceof OpenCancelled ? 'Opening the trace from the link was cancelled.' : `Could not load the trace from the link: ${errorMessage(e)}`;
-        this.openDefaultIfNone();
-        this.showError([why, ...problems, 'Showing the default scenario instead.']);
+        this.fallBack([why, ...problems]);
       },
     );
   }
 
-  /** The default scenario, at its start, when the page has no session yet (a first link failed). */
-  private openDefaultIfNone(): void {
-    if (!this.session) span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
+  /** After a long link failed: what was shown stays, or (a first load) the default scenario opens. */
+  private fallBack(problems: string[]): void {
+    if (this.keepShown(problems)) return;
+    span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
+    this.showError([...problems, 'Showing the default scenario instead.']);
   }
 
   private openingNote(ctl: AbortController): HTMLElement {
@@ -884,7 +896,7 @@ export class App {
     // would have gone to whatever was shown.
     if (!this.session && this.opening) {
       this.stopOpening();
-      this.openDefaultIfNone();
+      span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
     }
     const s = this.session;
     if (!s) return 'the core is not loaded';

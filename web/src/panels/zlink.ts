@@ -42,10 +42,8 @@ export function expandHash(hash: string): Expanded {
   if (trace === null || (trace === '' && z !== '' && z !== 'Q')) {
     return { hash: null, error: 'the compressed link (#z=) is damaged: it does not decompress' };
   }
-  let step: StepRef = 'end';
-  const raw = params.get('step');
-  if (raw !== undefined && /^\d+$/.test(raw)) step = Number(raw);
-  return { hash: formatHash({ trace, step }), error: null };
+  // The step as written (the plain link's parser reports a bad one, as for #trace=).
+  return { hash: `${formatHash({ trace, step: 'end' }).replace(/&step=end$/, '')}&step=${params.get('step') ?? 'end'}`, error: null };
 }
 
 /** The full URL of the page with a compressed link to `trace` at `step`. */
