@@ -59,7 +59,7 @@ test('the issue\'s first reproduction: op 9 of the default page, its insert fix-
   if (i >= 0) {
     expect(seen[i - 1].kind === 'rotate' || seen[i - 1].title === 'Rotate callback').toBe(true);
     expect(seen[i].text).toContain('insert fix-up');
-    expect([seen[i].fn, seen[i].line]).toEqual(['augment_rotate', 'aug']);
+    expect([seen[i].fn, seen[i].line]).toEqual(['__rb_insert', 'aug']);
     expect(seen[i].code).toContain('case 2, x is the inner grandchild');
   }
   const reset = seen.find((s) => s.title === 'Reset max');

@@ -65,7 +65,8 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
       } else if (cause === 'rotate') {
         const insert = ev.phase === 'insert';
         expect(n.listing, at).toBe(insert ? '__rb_insert' : '__rb_erase_color');
-        expect(n.fn, at).toBe('augment_rotate');
+        expect(n.fn, at).toBe(n.listing);
+        says('free_vmap_area_rb_augment_cb_rotate');
         expect(n.phase, at).toBe(`case ${String(ev.case)}`);
         says(insert ? 'insert fix-up' : 'erase fix-up');
         // The rotation it belongs to came just before (the kernel calls the callback after it).
@@ -75,7 +76,7 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
         expect([r?.old_top, r?.new_top], at).toContain(ev.id);
       } else {
         expect(cause, at).toBe('copy');
-        expect(n.fn, at).toBe('augment_copy');
+        expect(n.fn, at).toBe('unlink_va');
         expect(n.listing, at).toBe('unlink_va');
         // Only an erase copies; the erase of this operation came before.
         expect(f.frames.slice(0, i).some((x) => x.event.kind === 'erase'), at).toBe(true);

@@ -43,7 +43,8 @@ describe('narrate', () => {
     const erase = narrate({ kind: 'rotate', phase: 'erase_color', case: 4, dir: 'right', old_top: 3, new_top: 5 }, ctx);
     expect(erase.fn).toBe('__rb_erase_color');
     const rotated = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x2000', cause: 'rotate', phase: 'erase_color', case: 1 }, ctx);
-    expect(rotated.fn).toBe('augment_rotate');
+    expect(rotated.fn).toBe('__rb_erase_color');
+    expect(rotated.text).toContain('free_vmap_area_rb_augment_cb_rotate, declared in mm/vmalloc.c');
     expect(rotated.listing).toBe('__rb_erase_color');
     const inserting = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x2000', cause: 'rotate', phase: 'insert', case: 3 }, ctx);
     expect(inserting.listing).toBe('__rb_insert');
@@ -53,7 +54,8 @@ describe('narrate', () => {
     expect(reset.listing).toBe('link_va');
     expect(reset.text).not.toContain('Rotat');
     const copy = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x0', cause: 'copy', phase: null, case: null }, ctx);
-    expect(copy.fn).toBe('augment_copy');
+    expect(copy.fn).toBe('unlink_va');
+    expect(copy.text).toContain('free_vmap_area_rb_augment_cb_copy');
   });
 
   it('shows a merge survivor before and after, from the event', () => {

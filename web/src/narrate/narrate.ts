@@ -391,23 +391,25 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         );
       if (cause === 'rotate') {
         const insert = ev.phase === 'insert';
+        // The callback is mm/vmalloc.c's (RB_DECLARE_CALLBACKS); lib/rbtree.c calls it from the fix-up shown.
+        const fixup = insert ? '__rb_insert' : '__rb_erase_color';
         return base(
-          insert ? '__rb_insert' : '__rb_erase_color',
-          'augment_rotate',
+          fixup,
+          fixup,
           'aug',
           `case ${String(ev.case)}`,
           'Rotate callback',
-          `After the rotation (${insert ? 'insert fix-up' : 'erase fix-up'}, case ${String(ev.case)}), the rotate callback updates ${block(ctx, ev.id)}: ${change}.`,
+          `After the rotation (${insert ? 'insert fix-up' : 'erase fix-up'}, case ${String(ev.case)}), the rotate callback (free_vmap_area_rb_augment_cb_rotate, declared in mm/vmalloc.c) updates ${block(ctx, ev.id)}: ${change}.`,
         );
       }
       if (cause === 'copy')
         return base(
           'unlink_va',
-          'augment_copy',
+          'unlink_va',
           'copy',
           'erase',
           'Copy callback',
-          `The successor takes the erased node's place and its value: ${block(ctx, ev.id)} ${change}.`,
+          `The successor takes the erased node's place and its value (the copy callback, free_vmap_area_rb_augment_cb_copy): ${block(ctx, ev.id)} ${change}.`,
         );
       return base('augment_tree_propagate_from', 'augment_set', '', '', 'Augment', `${block(ctx, ev.id)}: ${change} (${cause}).`);
     }
