@@ -277,3 +277,41 @@ test('a link step keeps the new node and the parent the narration names in view'
     }
   }).toPass({ timeout: 5_000 });
 });
+
+test('a tree larger than its view has an overview; a click there moves the view', async ({ page }) => {
+  // The default scenario's end at 1280×720 in lecture mode: three levels, too tall for cards of
+  // a readable size, so the view shows part of the tree.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  await app.open(`./#trace=${encodeURIComponent(DEFAULT_TRACE)}&step=end&lecture=1`);
+  const overview = page.locator('[data-widget="tree-overview"]');
+  await expect(overview).toBeVisible();
+  await expect(overview).toHaveAttribute('data-nodes', String(await app.tree.nodes.count()));
+  // It covers none of the nodes the view shows whole.
+  const box = (await overview.boundingBox())!;
+  const svg = (await app.tree.root.locator('svg.free-tree-svg').boundingBox())!;
+  const inView = async (id: string) => {
+    const b = await app.tree.root.locator(`g.node[data-id="${id}"] rect`).first().boundingBox();
+    return b !== null && b.y >= svg.y - 0.5 && b.y + b.height <= svg.y + svg.height + 0.5 && b.x >= svg.x - 0.5 && b.x + b.width <= svg.x + svg.width + 0.5;
+  };
+  const ids = await app.tree.nodes.evaluateAll((gs) => gs.map((g) => g.getAttribute('data-id') ?? ''));
+  const hiddenBefore: string[] = [];
+  for (const id of ids) {
+    if (!(await inView(id))) {
+      hiddenBefore.push(id);
+      continue;
+    }
+    const b = (await app.tree.root.locator(`g.node[data-id="${id}"] rect`).first().boundingBox())!;
+    const covered = b.x < box.x + box.width && b.x + b.width > box.x && b.y < box.y + box.height && b.y + b.height > box.y;
+    expect(covered, `the overview covers block #${id}`).toBe(false);
+  }
+  expect(hiddenBefore.length, 'nodes out of view').toBeGreaterThan(0);
+  // A click at the bottom of the overview brings the deepest level into view.
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height - 3);
+  await expect(app.tree.root).toHaveAttribute('data-auto-fit', 'false');
+  await expect.poll(async () => (await Promise.all(hiddenBefore.map(inView))).some(Boolean)).toBe(true);
+  // The whole tree in view: no overview.
+  await page.locator('[data-widget="free-tree"] button.whole').click();
+  await expect(overview).toBeHidden();
+  expect(app.problems).toEqual([]);
+});

@@ -25,6 +25,7 @@ import { hex, size } from '../format';
 import { collapseBelow, nestTree, rootOf, type TreeDatum } from '../layout/tree';
 import { NO_FOCUS, type Focus } from '../player/focus';
 import { el } from './common';
+import { TreeOverview } from './treeOverview';
 
 export const NODE_W = 188;
 export const NODE_H = 86;
@@ -107,6 +108,7 @@ export class FreeTree {
   private maxDepth = Infinity;
   private transform: ZoomTransform = zoomIdentity;
   private programmatic = false;
+  private readonly overview: TreeOverview;
 
   constructor(
     private readonly root: HTMLElement,
@@ -179,6 +181,7 @@ export class FreeTree {
         this.transform = e.transform;
         this.viewport.attr('transform', e.transform.toString());
         this.levelOfDetail();
+        this.overview.view(e.transform, this.size);
         if (e.sourceEvent && !this.programmatic) this.setAutoFit(false);
         // A compact tree draws only what is near the screen: redraw after a pan or zoom.
         if (this.geometry.compact && !this.programmatic && !this.redrawQueued) {
@@ -191,6 +194,7 @@ export class FreeTree {
         }
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
+    this.overview = new TreeOverview(root, (x, y) => this.goTo(x, y));
     this.svg
       .on('pointermove.focus', (e: PointerEvent) => {
         const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
@@ -298,6 +302,14 @@ export class FreeTree {
   private draw(focus: Focus, ms: number): void {
     const target = this.autoFit ? this.fitTransform() : (this.followTarget(focus) ?? this.transform);
     this.drawVisible(focus, ms, target);
+    const ids = new Set(this.focusIds(focus));
+    this.overview.update(
+      this.points.flatMap((p) => (p.data.node ? [{ x: p.x, y: p.y, black: p.data.node.black, marked: ids.has(p.data.node.id) }] : [])),
+      this.bounds,
+      this.geometry,
+      target,
+      this.size,
+    );
     this.applyHighlight();
     if (this.autoFit) this.setAutoFit(true);
     // A big tree repaints everything it shows on every frame of a pan: jump there instead.
@@ -556,6 +568,19 @@ export class FreeTree {
     const ids = focus.callouts.map((c) => c.id);
     for (const [id, m] of focus.marks) if (!m.every((x) => x === 'path' || x === 'prop-path') && !ids.includes(id)) ids.push(id);
     return ids.filter((id) => this.positions.has(id));
+  }
+
+  /** Centre the view on a point of the tree, at the same scale (from the overview). */
+  private goTo(x: number, y: number): void {
+    this.setAutoFit(false);
+    const k = this.transform.k;
+    const t = zoomIdentity.translate(this.size.w / 2 - x * k, this.size.h / 2 - y * k).scale(k);
+    this.setTransform(t, 0);
+    // A compact tree draws what comes near the screen.
+    if (this.geometry.compact) {
+      this.drawVisible(this.opts.focus ?? NO_FOCUS, 0, this.transform);
+      this.applyHighlight();
+    }
   }
 
   /** Fit the tree to the panel (and keep fitting it as it changes). */
