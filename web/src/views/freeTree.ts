@@ -303,8 +303,9 @@ export class FreeTree {
     const target = this.autoFit ? this.fitTransform() : (this.followTarget(focus) ?? this.transform);
     this.drawVisible(focus, ms, target);
     const ids = new Set(this.focusIds(focus));
+    const points = this.points;
     this.overview.update(
-      this.points.flatMap((p) => (p.data.node ? [{ x: p.x, y: p.y, black: p.data.node.black, marked: ids.has(p.data.node.id) }] : [])),
+      () => points.flatMap((p) => (p.data.node ? [{ x: p.x, y: p.y, black: p.data.node.black, marked: ids.has(p.data.node.id) }] : [])),
       this.bounds,
       this.geometry,
       target,

@@ -42,8 +42,9 @@ export class TreeOverview {
   private readonly frame: SVGRectElement;
   private bounds: Bounds = { x0: 0, x1: 0, y0: 0, y1: 0 };
   private scale = 1;
-  private nodes = 0;
   private drag = false;
+  /** Nodes given but not drawn yet (the map was hidden). */
+  private pending: { nodes: () => OverviewNode[]; card: { w: number; h: number } } | null = null;
   /** The step's nodes (tree units): the map takes a corner where it covers none of them. */
   private avoid: Bounds[] = [];
   private corner = 'bottom-right';
@@ -89,28 +90,40 @@ export class TreeOverview {
     svg.addEventListener('pointercancel', end);
   }
 
-  /** The nodes of a new layout or step (card size `w` × `h`, tree units), then the view. */
-  update(nodes: OverviewNode[], bounds: Bounds, card: { w: number; h: number }, t: ZoomTransform, size: { w: number; h: number }): void {
+  /**
+   * The nodes of a new layout or step (card size `w` × `h`, tree units), then the view. The
+   * nodes are asked for only when the map shows: a tree that fits costs nothing here.
+   */
+  update(nodes: () => OverviewNode[], bounds: Bounds, card: { w: number; h: number }, t: ZoomTransform, size: { w: number; h: number }): void {
     this.bounds = bounds;
-    this.avoid = nodes.filter((n) => n.marked).map((n) => ({ x0: n.x - card.w / 2, x1: n.x + card.w / 2, y0: n.y, y1: n.y + card.h }));
-    this.nodes = nodes.length;
+    this.pending = { nodes, card };
     const bw = Math.max(1, bounds.x1 - bounds.x0);
     const bh = Math.max(1, bounds.y1 - bounds.y0);
-    const s = Math.min(MAX_W / bw, MAX_H / bh);
-    this.scale = s;
-    this.svg.setAttribute('width', String(Math.max(24, Math.round(bw * s))));
-    this.svg.setAttribute('height', String(Math.max(16, Math.round(bh * s))));
+    this.scale = Math.min(MAX_W / bw, MAX_H / bh);
+    this.view(t, size);
+  }
+
+  /** Draw the nodes given last. */
+  private drawNodes(): void {
+    if (!this.pending) return;
+    const { nodes: list, card } = this.pending;
+    this.pending = null;
+    const nodes = list();
+    const b = this.bounds;
+    const s = this.scale;
+    this.svg.setAttribute('width', String(Math.max(24, Math.round((b.x1 - b.x0) * s))));
+    this.svg.setAttribute('height', String(Math.max(16, Math.round((b.y1 - b.y0) * s))));
     const w = Math.max(MIN_DOT, card.w * s);
     const h = Math.max(MIN_DOT, card.h * s);
     const d = { black: [] as string[], red: [] as string[], marked: [] as string[] };
     for (const n of nodes) {
-      const rect = `M${((n.x - bounds.x0) * s - w / 2).toFixed(1)},${((n.y - bounds.y0) * s).toFixed(1)}h${w.toFixed(1)}v${h.toFixed(1)}h${(-w).toFixed(1)}z`;
+      const rect = `M${((n.x - b.x0) * s - w / 2).toFixed(1)},${((n.y - b.y0) * s).toFixed(1)}h${w.toFixed(1)}v${h.toFixed(1)}h${(-w).toFixed(1)}z`;
       (n.black ? d.black : d.red).push(rect);
       if (n.marked) d.marked.push(rect);
     }
     for (const k of ['black', 'red', 'marked'] as const) this.paths[k].setAttribute('d', d[k].join(''));
+    this.avoid = nodes.filter((n) => n.marked).map((n) => ({ x0: n.x - card.w / 2, x1: n.x + card.w / 2, y0: n.y, y1: n.y + card.h }));
     this.box.dataset.nodes = String(nodes.length);
-    this.view(t, size);
   }
 
   /** The frame around the part in view; the map hides when the whole tree is in view. */
@@ -123,9 +136,10 @@ export class TreeOverview {
     // A little slack: the bounds carry a margin around the cards.
     const slack = 30;
     const all = x <= b.x0 + slack && x + w >= b.x1 - slack && y <= b.y0 + slack && y + h >= b.y1 - slack;
-    const hide = this.nodes < 2 || !size.w || all;
+    const hide = !size.w || all;
     if (this.box.hidden !== hide) this.box.hidden = hide;
     if (hide) return;
+    this.drawNodes();
     this.place(t, size);
     const s = this.scale;
     // Clipped to the map, so that a frame larger than the tree on one side still reads.
