@@ -999,7 +999,10 @@ impl<'de> Deserialize<'de> for Num {
                 u64::try_from(v).map(Num).map_err(|_| E::custom(format!("{v} is negative")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
-                Err(E::custom(format!("{v} is not an integer (write large numbers as \"0x...\" strings)")))
+                Err(E::custom(format!(
+                    "{} is not an integer (write large numbers as \"0x...\" strings)",
+                    quote(&v.to_string())
+                )))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
                 parse_num(v).map(Num).map_err(E::custom)
@@ -1196,8 +1199,8 @@ pub fn to_json(ops: &[Op]) -> String {
 fn json_error(e: &serde_json::Error, line: usize, col: usize) -> ParseError {
     let msg = e.to_string();
     let msg = match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
+        Some(i) => quoted_token(&msg[..i]),
+        None => quoted_token(&msg),
     };
     let what = match e.classify() {
         serde_json::error::Category::Eof => "truncated JSON",
@@ -1208,6 +1211,24 @@ fn json_error(e: &serde_json::Error, line: usize, col: usize) -> ParseError {
     let l = e.line().max(1);
     let c = if l == 1 { col + e.column() } else { e.column() };
     err(line + l - 1, format!("{what}: {msg} (column {c})"))
+}
+
+/// serde's message with the input it quotes (`unknown variant `X`, expected …`, `invalid type:
+/// string "X", expected …`) cut as [`quote`] cuts a token. The token runs from the first quote
+/// mark to the last one before serde's own tail, so a quote mark inside it changes nothing.
+fn quoted_token(msg: &str) -> String {
+    let serde = ["unknown variant ", "unknown field ", "invalid type: ", "invalid value: "];
+    if !serde.iter().any(|p| msg.starts_with(p)) {
+        return msg.to_string();
+    }
+    let tail = [", expected ", ", there are no "].iter().filter_map(|t| msg.rfind(t)).max().unwrap_or(msg.len());
+    let head = &msg[..tail];
+    let Some(open) = head.find(['`', '"']) else { return msg.to_string() };
+    let mark = &head[open..=open];
+    match head[open + 1..].strip_suffix(mark) {
+        Some(tok) => format!("{}{mark}{}{mark}{}", &msg[..open], quote(tok), &msg[tail..]),
+        None => msg.to_string(),
+    }
 }
 
 /// Read the JSON form of a trace (all or nothing; errors name the JSON line).

@@ -517,6 +517,35 @@ fn bad_json() {
 }
 
 #[test]
+fn json_errors_quote_at_most_40_characters_of_a_token() {
+    let e500 = "\u{e9}".repeat(500);
+    let cases = [
+        (format!("{{\"ops\": [\n{{\"op\":\"{e500}\"}}\n]}}"), 2, "unknown variant `"),
+        (format!("{{\"ops\": [\n{{\"op\":\"a`{e500}`, expected `b\"}}\n]}}"), 2, "unknown variant `"),
+        (format!("{{\"ops\": [\n{{\"op\":\"vfree\",\"addr\":1,\"{e500}\":1}}\n]}}"), 2, "unknown field `"),
+        (format!("{{\"{e500}\": 1,\n\"ops\": []}}"), 1, "unknown field `"),
+        (format!("{{\"ops\": [\n{{\"op\":\"bump\",\"on\":\"{e500}\"}}\n]}}"), 2, "invalid type: string \""),
+        ("{\"ops\": [\n{\"op\":\"free\",\"addr\":1e300}\n]}".to_string(), 2, "is not an integer"),
+    ];
+    for (text, line, says) in cases {
+        let e = import(ImportFormat::Json, &text, None).unwrap_err();
+        let m = e.to_string();
+        assert_eq!(e.line, line, "{m}");
+        assert!(m.contains(says), "{m}");
+        assert!(
+            !m.contains(&"\u{e9}".repeat(41)) && !m.contains(&"0".repeat(41)),
+            "{} characters: {m}",
+            m.chars().count()
+        );
+        assert!(m.contains(" bytes)"), "the size is noted: {m}");
+        assert!(m.chars().count() < 300, "{} characters: {m}", m.chars().count());
+    }
+    // A short token is quoted whole.
+    let e = import(ImportFormat::Json, "{\"ops\": [{\"op\": \"vfreee\"}]}", None).unwrap_err();
+    assert!(e.msg.starts_with("invalid JSON trace: unknown variant `vfreee`, expected one of `profile`"), "{e}");
+}
+
+#[test]
 fn huge_inputs_are_refused_naming_the_line_where_the_limit_is_crossed() {
     let line = "0xffffc90000000000-0xffffc90000002000    8192 foo+0x1/0x2 pages=1 vmalloc N0=1\n";
     let n = MAX_TRACE_BYTES / line.len() + 10;
