@@ -115,6 +115,28 @@ test('a /proc/vmallocinfo line whose range and size disagree is refused', async 
   await refused(wb, () => wb.importText(`${VSTART}-0xffffc90000010000    8192 foo+0x1/0x2 pages=1 vmalloc\n`), 1, /size column says 8192/);
 });
 
+test("a profile line that contradicts the import's Profile choice is refused at its line", async ({ page }) => {
+  const wb = new Workbench(page);
+  const choose = (p: string) => wb.root.getByLabel('Profile for the import').selectOption(p);
+  const says = /the trace says `profile linux-5\.2` but profile linux-6\.1 was given: drop one of them/;
+  await refused(wb, async () => {
+    await wb.tab('io');
+    await choose('linux-6.1');
+    await wb.importText(`profile linux-5.2\n${A('0x2000')}`);
+  }, 1, says);
+  await refused(wb, async () => {
+    await wb.tab('io');
+    await choose('linux-6.1');
+    await wb.importFile('key.json', `{"ops": [{"op": "dump"}],\n "profile": "linux-5.2"}`);
+  }, 2, says);
+  // The same profile as the choice: opens.
+  await choose('linux-5.2');
+  await wb.importText(`profile linux-5.2\n${A('0x5000')}`);
+  await expect(wb.importError).toBeHidden();
+  expect((await wb.fingerprint()).ops).toEqual(['profile linux-5.2', A('0x5000')]);
+  expect(wb.problems).toEqual([]);
+});
+
 test('an empty paste is refused and changes nothing', async ({ page }) => {
   const wb = new Workbench(page);
   await wb.openTrace(BEFORE);

@@ -27,7 +27,7 @@ use ts_rs::TS;
 use crate::era::Vmap;
 use crate::events::{Event, IndexView, NoObserver, Observer};
 use crate::profile::Profile;
-use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES};
+use crate::trace::{bounded, parse_num, parse_trace, quote, Op, ParseError, TraceLine, MAX_TRACE_BYTES};
 use crate::vmalloc::{fls, PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 
 /// The input formats an import understands.
@@ -181,23 +181,35 @@ pub fn detect_format(text: &str) -> ImportFormat {
 }
 
 /// Import in any format. `profile`, when given, is the first operation (and, for ftrace, sets
-/// the CPU count from the capture).
+/// the CPU count from the capture); a trace whose own `profile` names another is an error at that
+/// line, as it is for `vmap-replay --profile`.
 pub fn import(format: ImportFormat, text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
     match format {
         ImportFormat::Ftrace => import_ftrace(text, profile),
         ImportFormat::Vmallocinfo => import_vmallocinfo(text, profile),
         ImportFormat::Trace | ImportFormat::Json => {
-            let mut ops = if format == ImportFormat::Json {
-                from_json(text)?
+            let lines = if format == ImportFormat::Json {
+                json_lines(text)?
             } else {
                 check_text(text)?;
-                parse_trace(text)?.into_iter().map(|l| l.op).collect()
+                parse_trace(text)?
             };
+            let mut ops = Vec::with_capacity(lines.len() + 1);
             if let Some(p) = profile {
-                if !matches!(ops.first(), Some(Op::Profile(_))) {
-                    ops.insert(0, Op::Profile(p));
+                match lines.first() {
+                    Some(&TraceLine { line, op: Op::Profile(q) }) if q != p => {
+                        return Err(err(
+                            line,
+                            format!(
+                                "the trace says `profile {q}` but profile {p} was given: drop one of them (refusing to measure the wrong era)"
+                            ),
+                        ));
+                    }
+                    Some(TraceLine { op: Op::Profile(_), .. }) => {}
+                    _ => ops.push(Op::Profile(p)),
                 }
             }
+            ops.extend(lines.into_iter().map(|l| l.op));
             let mut report = ImportReport::new(format);
             report.mapped = ops.len();
             Ok(Imported { ops, report, labels: Vec::new() })
@@ -1048,8 +1060,9 @@ fn de_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
     Profile::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown profile `{}`", quote(&s))))
 }
 
-fn de_opt_profile<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Profile>, D::Error> {
-    de_profile(d).map(Some)
+/// Present means a value, even `null` (an error when read as a profile).
+fn de_some_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de serde_json::value::RawValue>, D::Error> {
+    <&serde_json::value::RawValue>::deserialize(d).map(Some)
 }
 
 fn ser_profile<S: Serializer>(p: &Profile, s: S) -> Result<S::Ok, S::Error> {
@@ -1110,8 +1123,8 @@ enum JsonOp {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct JsonTraceIn<'a> {
-    #[serde(default, deserialize_with = "de_opt_profile")]
-    profile: Option<Profile>,
+    #[serde(default, borrow, deserialize_with = "de_some_raw")]
+    profile: Option<&'a serde_json::value::RawValue>,
     #[serde(borrow)]
     ops: Vec<&'a serde_json::value::RawValue>,
 }
@@ -1233,20 +1246,30 @@ fn quoted_token(msg: &str) -> String {
 
 /// Read the JSON form of a trace (all or nothing; errors name the JSON line).
 pub fn from_json(text: &str) -> Result<Vec<Op>, ParseError> {
+    Ok(json_lines(text)?.into_iter().map(|l| l.op).collect())
+}
+
+/// [`from_json`], each operation with the line it starts on (the `"profile"` key's, for it).
+fn json_lines(text: &str) -> Result<Vec<TraceLine>, ParseError> {
     check_text(text)?;
     if text.trim().is_empty() {
         return Err(err(1, "empty input: expected a JSON object {\"ops\": [...]}"));
     }
     let t: JsonTraceIn<'_> = serde_json::from_str(text).map_err(|e| json_error(&e, 1, 0))?;
+    // A raw value is a slice of the input: its offset gives the line and column.
+    let at = |raw: &serde_json::value::RawValue| {
+        let at = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize).min(text.len());
+        (text[..at].matches('\n').count() + 1, at - text[..at].rfind('\n').map_or(0, |n| n + 1))
+    };
     let mut ops = Vec::with_capacity(t.ops.len() + 1);
-    if let Some(p) = t.profile {
-        ops.push(Op::Profile(p));
+    if let Some(raw) = t.profile {
+        let (line, col) = at(raw);
+        let p =
+            de_profile(&mut serde_json::Deserializer::from_str(raw.get())).map_err(|e| json_error(&e, line, col))?;
+        ops.push(TraceLine { line, op: Op::Profile(p) });
     }
     for (i, raw) in t.ops.into_iter().enumerate() {
-        // The raw text is a slice of the input: its offset gives the line.
-        let at = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize).min(text.len());
-        let line = text[..at].matches('\n').count() + 1;
-        let col = at - text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let (line, col) = at(raw);
         let j: JsonOp = serde_json::from_str(raw.get()).map_err(|e| json_error(&e, line, col))?;
         let op = Op::from(j);
         if matches!(op, Op::Profile(_)) && !ops.is_empty() {
@@ -1255,7 +1278,7 @@ pub fn from_json(text: &str) -> Result<Vec<Op>, ParseError> {
                 format!("ops[{i}]: `profile` must come before every other operation (or use the \"profile\" key)"),
             ));
         }
-        ops.push(op);
+        ops.push(TraceLine { line, op });
     }
     Ok(ops)
 }

@@ -517,6 +517,45 @@ fn bad_json() {
 }
 
 #[test]
+fn a_chosen_profile_the_trace_contradicts_is_refused_at_its_line() {
+    let a = "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff";
+    let says = "the trace says `profile linux-5.2` but profile linux-6.1 was given: drop one of them";
+    let json_key = "{\"ops\": [{\"op\":\"dump\"}],\n \"profile\": \"linux-5.2\"}".to_string();
+    let json_op = "{\"ops\": [\n{\"op\":\"profile\",\"name\":\"linux-5.2\"},\n{\"op\":\"dump\"}]}".to_string();
+    for (f, text, line) in [
+        (ImportFormat::Trace, format!("profile linux-5.2\n{a}\n"), 1),
+        (ImportFormat::Trace, format!("# a comment\n\nprofile linux-5.2\n{a}\n"), 3),
+        (ImportFormat::Json, json_key.clone(), 2),
+        (ImportFormat::Json, json_op, 2),
+    ] {
+        let e = import(f, &text, Some(Profile::Linux61)).unwrap_err();
+        assert_eq!(e.line, line, "{f:?}: {e}");
+        assert!(e.msg.contains(says), "{f:?}: {e}");
+        // The same profile, or none chosen: the trace's, once.
+        for p in [Some(Profile::Linux52), None] {
+            let imp = import(f, &text, p).unwrap();
+            assert_eq!(imp.ops[0], Op::Profile(Profile::Linux52));
+            assert_eq!(imp.ops.iter().filter(|o| matches!(o, Op::Profile(_))).count(), 1);
+        }
+    }
+    // No profile line: the chosen one comes first.
+    let imp = import(ImportFormat::Trace, a, Some(Profile::Linux61)).unwrap();
+    assert_eq!(imp.ops, [Op::Profile(Profile::Linux61), parse_trace(a).unwrap()[0].op.clone()]);
+    // vmap-replay --import says the same.
+    let path = std::env::temp_dir().join(format!("vmapviz-profile-key-{}.json", std::process::id()));
+    std::fs::write(&path, &json_key).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(["--import", "json", "--profile", "linux-6.1"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    assert!(stderr.starts_with(&format!("vmap-replay: line 2: {says}")), "{stderr}");
+}
+
+#[test]
 fn json_errors_quote_at_most_40_characters_of_a_token() {
     let e500 = "\u{e9}".repeat(500);
     let cases = [
