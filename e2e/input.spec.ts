@@ -1,5 +1,5 @@
-// Issue 16, "input that must not hurt": an empty or comment-only import is refused like an
-// empty paste; every replacing action can be undone; the three inputs (the allocate form, the
+// Issue 16, "input that must not hurt": an empty or comment-only import, or one that gives no
+// operation, is refused like an empty paste; every replacing action can be undone; the three inputs (the allocate form, the
 // free form, "Add an operation") accept and refuse the same lines, by the core's rule; a
 // one-line field's error says "this line"; a long error wraps instead of widening the page.
 import { expect, test } from '@playwright/test';
@@ -29,6 +29,43 @@ test('an empty or comment-only file is refused and changes nothing', async ({ pa
   await wb.importText('# nothing here\n');
   await expect(wb.importError).toContainText('only comments');
   expect(await wb.fingerprint()).toEqual(before);
+  expect(wb.problems).toEqual([]);
+});
+
+test('an import that gives no operation is refused like an empty one, in every format, pasted or as a file', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.openTrace(MINE, 2);
+  const before = await wb.fingerprint();
+  const hashBefore = new URL(page.url()).hash;
+  const unmatchedFree = '          <idle>-0     [000] .....    98.123456: free_vmap_area_noflush: va_start=12345 nr_lazy=0 nr_lazy_max=8192';
+  const check = async (what: string, says: RegExp) => {
+    await expect(wb.importError).toBeVisible();
+    await expect(wb.importError).toContainText(`${what}: nothing to import: `);
+    await expect(wb.importError).toContainText(says);
+    await expect(wb.importStatus).toContainText('Nothing changed');
+    expect(await wb.fingerprint()).toEqual(before);
+    expect(new URL(page.url()).hash).toBe(hashBefore);
+  };
+  await wb.importText('{"ops":[]}', 'json');
+  await check('pasted text', /JSON trace gives no operation\.$/);
+  await wb.importText('{"ops": []}');
+  await check('pasted text', /JSON trace gives no operation/);
+  await wb.importText(unmatchedFree, 'ftrace');
+  await check('pasted text', /ftrace capture gives no operation \(1 line left out; line 1: /);
+  await wb.importFile('empty.json', '{"ops":[]}\n');
+  await check('empty.json', /JSON trace gives no operation/);
+  await wb.importFile('free.txt', `# tracer: nop\n${unmatchedFree}\n`);
+  await check('free.txt', /ftrace capture gives no operation \(1 line left out; line 2: /);
+  // A profile chosen for the import is not an operation either.
+  await wb.root.getByLabel('Profile for the import').selectOption('linux-6.1');
+  await wb.importText('{"ops":[]}');
+  await check('pasted text', /JSON trace gives no operation/);
+  await wb.importText('profile linux-6.1\n# nothing else\n', 'trace');
+  await check('pasted text', /trace gives no operation/);
+  await wb.root.getByLabel('Profile for the import').selectOption('');
+  await wb.importFile('profile.trace', 'profile linux-6.1\n');
+  await check('profile.trace', /trace gives no operation/);
+  await expect(page.getByTestId('undo-toast')).toBeHidden();
   expect(wb.problems).toEqual([]);
 });
 

@@ -261,6 +261,8 @@ pub struct Loader {
     s: Session,
     lines: std::vec::IntoIter<TraceLine>,
     total: usize,
+    /// Whether the first operation is `profile`.
+    profiled: bool,
     done: usize,
 }
 
@@ -283,6 +285,11 @@ impl Loader {
     /// Operations in the trace.
     pub fn total(&self) -> usize {
         self.total
+    }
+
+    /// Operations other than a leading `profile`: 0 when the trace holds nothing to replay.
+    pub fn acting(&self) -> usize {
+        self.total - usize::from(self.profiled)
     }
 
     /// Operations replayed so far.
@@ -312,9 +319,10 @@ impl Loader {
 impl Loader {
     fn from_lines(lines: Vec<TraceLine>) -> Loader {
         let total = lines.len();
+        let profiled = matches!(lines.first(), Some(TraceLine { op: Op::Profile(_), .. }));
         // Checkpoints spaced as `Session::load` spaces them for this length.
         let s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(total));
-        Loader { s, lines: lines.into_iter(), total, done: 0 }
+        Loader { s, lines: lines.into_iter(), total, profiled, done: 0 }
     }
 }
 

@@ -38,6 +38,16 @@ function converted(msg: string, text: string, format: string): string {
   return `operation ${op} of the trace converted from ${format} (its line ${line}): ${m[2]}`;
 }
 
+const INPUTS: Record<string, string> = { trace: 'trace', json: 'JSON trace', ftrace: 'ftrace capture', vmallocinfo: '/proc/vmallocinfo' };
+
+/** An import that gives no operation (a `profile` aside) would show an empty trace: refused, as an empty file is. */
+function nothing(format: string, report: string | null): string {
+  const skipped = report ? (JSON.parse(report) as { skipped: { line: number; text: string }[] }).skipped : [];
+  const first = skipped[0];
+  const out = first ? ` (${skipped.length} line${skipped.length === 1 ? '' : 's'} left out; line ${first.line}: ${first.text})` : '';
+  return `nothing to import: the ${INPUTS[format] ?? format} gives no operation${out}.`;
+}
+
 function open(id: number, source: Source, largeOps: number, chunk: number): Opened {
   const t0 = performance.now();
   let loader: Loader;
@@ -77,6 +87,10 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
     }
   }
   const total = loader.total();
+  if (source.kind === 'import' && loader.acting() === 0) {
+    loader.free();
+    throw new Error(nothing(format, report));
+  }
   const t1 = performance.now();
   post({ id, type: 'progress', done: 0, total });
   try {
