@@ -62,6 +62,11 @@ test('an import that gives no operation is refused like an empty one, in every f
   await check('pasted text', /JSON trace gives no operation/);
   await wb.importText('profile linux-6.1\n# nothing else\n', 'trace');
   await check('pasted text', /trace gives no operation/);
+  // Nor are the settings an import adds (here `cpus 1`, from the capture's CPU column).
+  await wb.importText(unmatchedFree, 'ftrace');
+  await check('pasted text', /ftrace capture gives no operation/);
+  await wb.importText('cpus 2\nbump off\n', 'trace');
+  await check('pasted text', /trace gives no operation/);
   await wb.root.getByLabel('Profile for the import').selectOption('');
   await wb.importFile('profile.trace', 'profile linux-6.1\n');
   await check('profile.trace', /trace gives no operation/);

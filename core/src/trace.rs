@@ -61,6 +61,12 @@ impl Op {
     pub fn is_timed(&self) -> bool {
         matches!(self, Op::Alloc { .. } | Op::Free(_) | Op::Vfree(_) | Op::Purge)
     }
+
+    /// Lines that only set the stage (profile, CPUs, the bump overlay) or print: an import of
+    /// these alone has nothing to show, and is refused.
+    pub fn is_setting(&self) -> bool {
+        matches!(self, Op::Profile(_) | Op::Cpus(_) | Op::Cpu(_) | Op::Bump(_) | Op::Dump | Op::Busy | Op::Pools)
+    }
 }
 
 /// One parsed line: its 1-based line number and operation.

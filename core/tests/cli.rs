@@ -149,3 +149,30 @@ fn check_every_checks_periodically_and_at_the_end() {
     let (out, _) = run(&["--check-every", "0", "-"], trace.as_bytes());
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// An import that gives no operation (a `profile` aside) is refused, as the workbench refuses
+/// it: a report of what was left out, no trace, exit 1.
+#[test]
+fn an_import_with_no_operation_is_refused() {
+    let unmatched = "          <idle>-0     [000] .....    98.123456: free_vmap_area_noflush: va_start=12345 nr_lazy=0 nr_lazy_max=8192\n";
+    for (fmt, input, profile) in [
+        ("json", "{\"ops\":[]}\n", None),
+        ("json", "{\"profile\":\"linux-6.1\",\"ops\":[]}\n", None),
+        ("ftrace", unmatched, None),
+        ("ftrace", unmatched, Some("linux-6.1")),
+    ] {
+        let mut args = vec!["--import", fmt];
+        if let Some(p) = profile {
+            args.extend(["--profile", p]);
+        }
+        args.push("-");
+        let (out, _) = run(&args, input.as_bytes());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{fmt} {profile:?}: {err}");
+        assert!(out.stdout.is_empty(), "{fmt}: {}", text(&out.stdout));
+        assert!(err.contains("nothing to import"), "{fmt}: {err}");
+    }
+    // One operation is enough.
+    let (out, _) = run(&["--import", "json", "-"], b"{\"ops\":[{\"op\":\"purge\"}]}\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -521,6 +521,12 @@ fn print_import(fmt: ImportFormat, bytes: &[u8], args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // An input that gives no operation (settings aside) is refused, as the workbench refuses it.
+    if imported.ops.iter().all(Op::is_setting) {
+        eprint!("{}", imported.report);
+        eprintln!("vmap-replay: nothing to import: the input gives no operation");
+        return ExitCode::from(1);
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let text = if args.json { import::to_json(&imported.ops) + "\n" } else { imported.to_text() };
     let _ = out.write_all(text.as_bytes());

@@ -261,8 +261,8 @@ pub struct Loader {
     s: Session,
     lines: std::vec::IntoIter<TraceLine>,
     total: usize,
-    /// Whether the first operation is `profile`.
-    profiled: bool,
+    /// Operations other than settings.
+    acting: usize,
     done: usize,
 }
 
@@ -287,9 +287,10 @@ impl Loader {
         self.total
     }
 
-    /// Operations other than a leading `profile`: 0 when the trace holds nothing to replay.
+    /// Operations other than settings (`profile`, `cpus`, ...; `Op::is_setting`): 0 when the
+    /// trace holds nothing to replay.
     pub fn acting(&self) -> usize {
-        self.total - usize::from(self.profiled)
+        self.acting
     }
 
     /// Operations replayed so far.
@@ -319,10 +320,10 @@ impl Loader {
 impl Loader {
     fn from_lines(lines: Vec<TraceLine>) -> Loader {
         let total = lines.len();
-        let profiled = matches!(lines.first(), Some(TraceLine { op: Op::Profile(_), .. }));
+        let acting = lines.iter().filter(|l| !l.op.is_setting()).count();
         // Checkpoints spaced as `Session::load` spaces them for this length.
         let s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(total));
-        Loader { s, lines: lines.into_iter(), total, profiled, done: 0 }
+        Loader { s, lines: lines.into_iter(), total, acting, done: 0 }
     }
 }
 
