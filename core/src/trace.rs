@@ -252,6 +252,9 @@ pub struct LineParser {
 impl LineParser {
     /// Parse line number `line` (1-based); `Ok(None)` for a blank or comment line.
     pub fn feed(&mut self, line: usize, text: &str) -> Result<Option<TraceLine>, ParseError> {
+        // A byte-order mark before the first line (an editor's UTF-8 file, pasted or linked) is
+        // not part of it: a file read by the page loses it, a paste or a link must too.
+        let text = if line == 1 { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text };
         if text.contains('\0') {
             return Err(ParseError { line, msg: "binary data (a NUL byte): this is not a trace".into() });
         }

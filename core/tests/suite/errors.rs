@@ -432,6 +432,13 @@ fn parse_error_is_all_or_nothing_and_numbers_lines_from_one() {
     let ok = parse_trace("alloc 0x1000 1 0 0x100000\r\nfree 0x0\r\n").unwrap();
     assert_eq!(ok.len(), 2);
     assert_eq!(ok[1].line, 2);
+    // A byte-order mark before the first line is not part of it (an editor's file, pasted);
+    // anywhere else it is an unknown character, as before.
+    let bom = parse_trace("\u{feff}alloc 0x1000 1 0 0x100000\nfree 0x0\n").unwrap();
+    assert_eq!(bom, ok);
+    let bom = parse_trace("\u{feff}# a comment\nprofile linux-6.1\nalloc 0x1000 1 0 0x100000\n").unwrap();
+    assert_eq!(bom.len(), 2);
+    parse_fails_at("alloc 0x1000 1 0 0x100000\n\u{feff}free 0x0\n", 2);
 }
 
 // ---------------------------------------------------------------------------------------------
