@@ -121,12 +121,20 @@ test('editing the hash in the address bar opens the new trace', async ({ page })
 test('a link that fails on a page already showing a trace keeps that trace, and its link', async ({ page }) => {
   const app = new AppPage(page);
   const { trace } = readVector('01_first_allocs');
-  await app.openTrace(trace, 2);
+  await app.open(`./#trace=${encodeURIComponent(trace)}&step=2&lecture=1`);
   await expect(app.player.stepLabel).toHaveText('2 / 8 done');
   const shown = await page.evaluate(() => location.hash);
-  for (const bad of ['#trace=frobnicate%200x1000&step=end', '#z=%%%garbage%%%', '#trace=%E0%A4%A', '#trace=&step=end']) {
+  for (const [bad, says] of [
+    ['#trace=frobnicate%200x1000&step=end', 'frobnicate'],
+    ['#z=%%%garbage%%%', 'damaged'],
+    ['#trace=%E0%A4%A', 'URI encoding'],
+    ['#trace=&step=end', 'empty'],
+  ]) {
     await page.evaluate((h) => (location.hash = h), bad);
+    await expect(app.loadError).toContainText(says);
     await expect(app.loadError).toContainText('The trace shown before is kept.');
+    // Nothing of the failed link applies: lecture mode stays as it was.
+    await expect(page.locator('body')).toHaveClass(/\blecture\b/);
     await expect(app.loadError).not.toContainText('default scenario');
     await expect(app.player.stepLabel).toHaveText('2 / 8 done');
     // The address bar names what is shown again: a reload opens it, not the error.

@@ -26,7 +26,8 @@
 //! the replay loop they made it slower there than the descents they replace (V8 compiles the
 //! loop, one very large function, worse: fixed_s44 193 ns/op inlined, 142 not, 151 with no
 //! index). Only `remove`'s first test (the slot `find` just gave) is inline everywhere: a call
-//! saved per `free`, 2-4 % of a replay in Chromium and Node (BENCHMARKS.md, issue 17 round 13).
+//! saved per `free`: up to 4 % of a replay in Chromium, 8 % in Node, level on `mixed_s42`
+//! (BENCHMARKS.md, issue 17 round 13).
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and

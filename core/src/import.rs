@@ -106,6 +106,14 @@ impl fmt::Display for ImportReport {
     }
 }
 
+/// A trace's `profile` line against a profile given from outside (`given`: `--profile P` on the
+/// command line, `profile P` for the workbench's choice): one message for both.
+pub fn profile_conflict(said: Profile, given: &str) -> String {
+    format!(
+        "the trace says `profile {said}` but {given} was given: drop one of them (refusing to measure the wrong era)"
+    )
+}
+
 /// An imported trace: operations, the report, and (vmallocinfo) caller labels by op index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Imported {
@@ -198,12 +206,7 @@ pub fn import(format: ImportFormat, text: &str, profile: Option<Profile>) -> Res
             if let Some(p) = profile {
                 match lines.first() {
                     Some(&TraceLine { line, op: Op::Profile(q) }) if q != p => {
-                        return Err(err(
-                            line,
-                            format!(
-                                "the trace says `profile {q}` but profile {p} was given: drop one of them (refusing to measure the wrong era)"
-                            ),
-                        ));
+                        return Err(err(line, profile_conflict(q, &format!("profile {p}"))));
                     }
                     Some(TraceLine { op: Op::Profile(_), .. }) => {}
                     _ => ops.push(Op::Profile(p)),

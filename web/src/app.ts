@@ -349,10 +349,13 @@ export class App {
     const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
     if (z.hash) hash = z.hash;
+    const lectureBefore = this.lecture;
     // A damaged #z= is one problem, not also a badly encoded parameter.
     const { link, error } = z.error ? { link: null, error: null } : parseHash(hash);
     this.setLecture(extra.lecture, false);
     const problems: string[] = [z.error, error].filter((e): e is string => e !== null);
+    // Lecture mode as it was, for a link that fails on a page already showing a trace.
+    this.lectureBefore = lectureBefore;
     this.stopOpening();
     // A maple profile's link needs the maple view's chunk: fetched while the core replays the
     // trace, not after (a third of the time to a long link's first drawing).
@@ -389,12 +392,15 @@ export class App {
    */
   private keepShown(problems: string[]): boolean {
     if (!this.session) return false;
+    // Nothing of the failed link applies, its `lecture=` included.
+    this.setLecture(this.lectureBefore, false);
     this.showError([...problems, 'The trace shown before is kept.']);
     this.writeLink(true);
     return true;
   }
 
   private opening: AbortController | null = null;
+  private lectureBefore = false;
   private openingNoteEl: HTMLElement | null = null;
 
   /** Abandon a long link still opening (a new link, a loaded trace or an edit replaces it). */

@@ -425,9 +425,7 @@ fn check_profile_line(op: &Op, seen_op: bool, flag: Option<Profile>) -> Result<(
         return Err("`profile` must come before every other operation".into());
     }
     match flag {
-        Some(f) if f != *p => Err(format!(
-            "the trace says `profile {p}` but --profile {f} was given: drop one of them (refusing to measure the wrong era)"
-        )),
+        Some(f) if f != *p => Err(import::profile_conflict(*p, &format!("--profile {f}"))),
         _ => Ok(()),
     }
 }

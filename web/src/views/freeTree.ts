@@ -305,6 +305,7 @@ export class FreeTree {
     const ids = new Set(this.focusIds(focus));
     const points = this.points;
     this.overview.update(
+      this.positions.size,
       () => points.flatMap((p) => (p.data.node ? [{ x: p.x, y: p.y, black: p.data.node.black, marked: ids.has(p.data.node.id) }] : [])),
       this.bounds,
       this.geometry,

@@ -43,6 +43,8 @@ export class TreeOverview {
   private bounds: Bounds = { x0: 0, x1: 0, y0: 0, y1: 0 };
   private scale = 1;
   private drag = false;
+  /** Nodes in the tree (none: no map). */
+  private count = 0;
   /** Nodes given but not drawn yet (the map was hidden). */
   private pending: { nodes: () => OverviewNode[]; card: { w: number; h: number } } | null = null;
   /** The step's nodes (tree units): the map takes a corner where it covers none of them. */
@@ -75,27 +77,37 @@ export class TreeOverview {
       return [this.bounds.x0 + (e.clientX - r.left) / this.scale, this.bounds.y0 + (e.clientY - r.top) / this.scale];
     };
     svg.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return;
       e.preventDefault();
       this.drag = true;
       svg.setPointerCapture?.(e.pointerId);
       go(...at(e));
     });
     svg.addEventListener('pointermove', (e) => {
+      // A drag ends however the button came up (a menu, a window switch, the map hidden).
+      if (this.drag && (e.buttons & 1) === 0) this.drag = false;
       if (this.drag) go(...at(e));
     });
     const end = () => {
       this.drag = false;
     };
-    svg.addEventListener('pointerup', end);
-    svg.addEventListener('pointercancel', end);
+    for (const ev of ['pointerup', 'pointercancel', 'lostpointercapture'] as const) svg.addEventListener(ev, end);
   }
 
   /**
    * The nodes of a new layout or step (card size `w` × `h`, tree units), then the view. The
    * nodes are asked for only when the map shows: a tree that fits costs nothing here.
    */
-  update(nodes: () => OverviewNode[], bounds: Bounds, card: { w: number; h: number }, t: ZoomTransform, size: { w: number; h: number }): void {
+  update(
+    count: number,
+    nodes: () => OverviewNode[],
+    bounds: Bounds,
+    card: { w: number; h: number },
+    t: ZoomTransform,
+    size: { w: number; h: number },
+  ): void {
     this.bounds = bounds;
+    this.count = count;
     this.pending = { nodes, card };
     const bw = Math.max(1, bounds.x1 - bounds.x0);
     const bh = Math.max(1, bounds.y1 - bounds.y0);
@@ -136,7 +148,7 @@ export class TreeOverview {
     // A little slack: the bounds carry a margin around the cards.
     const slack = 30;
     const all = x <= b.x0 + slack && x + w >= b.x1 - slack && y <= b.y0 + slack && y + h >= b.y1 - slack;
-    const hide = !size.w || all;
+    const hide = this.count === 0 || !size.w || !size.h || all;
     if (this.box.hidden !== hide) this.box.hidden = hide;
     if (hide) return;
     this.drawNodes();

@@ -14,6 +14,7 @@ import init, {
   type ImportResult,
 } from '../pkg-workbench/vmapviz_wasm.js';
 import type { Envelope, Opened, Reply, Source } from './protocol';
+import { parseReport } from '../panels/api';
 
 const ready = init();
 let session: Vmapviz | null = null;
@@ -42,7 +43,7 @@ const INPUTS: Record<string, string> = { trace: 'trace', json: 'JSON trace', ftr
 
 /** An import that gives no operation (a `profile` aside) would show an empty trace: refused, as an empty file is. */
 function nothing(format: string, report: string | null): string {
-  const skipped = report ? (JSON.parse(report) as { skipped: { line: number; text: string }[] }).skipped : [];
+  const skipped = report ? parseReport(report).skipped : [];
   const first = skipped[0];
   const out = first ? ` (${skipped.length} line${skipped.length === 1 ? '' : 's'} left out; line ${first.line}: ${first.text})` : '';
   return `nothing to import: the ${INPUTS[format] ?? format} gives no operation${out}.`;
