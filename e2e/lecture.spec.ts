@@ -173,9 +173,10 @@ for (const [w, h] of [
       const app = new AppPage(page);
       await app.open('./?lecture');
       await page.keyboard.press('Home');
-      // Through the first operations: the listing changes and scrolls to the current line.
+      // Through the whole scenario (about 130 stops): the listing changes and scrolls to the
+      // current line, near a listing's end too.
       let scrolled = 0;
-      for (let i = 0; i < 60; i++) {
+      for (let i = 0; i < 135; i++) {
         await page.keyboard.press('ArrowRight');
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const code = await codeLineFits(page);

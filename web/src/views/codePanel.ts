@@ -12,7 +12,6 @@ export class CodePanel {
   private readonly pre: HTMLOListElement;
   private readonly diagram: HTMLElement;
   private shown = '';
-  private scrolledTo: HTMLLIElement | null = null;
 
   constructor(private readonly root: HTMLElement) {
     root.classList.add('code-panel');
@@ -39,8 +38,8 @@ export class CodePanel {
     const key = listing ? listing.fn + listing.file : '';
     if (key !== this.shown) {
       this.shown = key;
-      this.scrolledTo = null;
       this.pre.scrollTop = 0;
+      this.pre.style.paddingBottom = '';
       this.pre.replaceChildren(
         ...(listing?.lines ?? []).map((l) => {
           const li = el('li', 'code-line');
@@ -57,35 +56,48 @@ export class CodePanel {
       li.classList.toggle('current', on);
       if (on) current = li;
     }
-    if (current && current !== this.scrolledTo) {
-      this.scrolledTo = current;
+    if (current) {
       const li = current;
-      // Read layout once, after this frame's writes, rather than in the middle of them.
+      // Read layout once, after this frame's writes, rather than in the middle of them. Every
+      // step, not only when the line changes: the box's height follows the narration's length.
       requestAnimationFrame(() => {
-        if (!li.isConnected) return;
-        const pre = this.pre;
-        // A line's top in the list's scrolled content (0 = the top of its padding box).
-        const origin = pre.getBoundingClientRect().top + pre.clientTop - pre.scrollTop;
-        const topOf = (l: HTMLElement) => l.getBoundingClientRect().top - origin;
-        const top = topOf(li);
-        if (top < pre.scrollTop || top > pre.scrollTop + pre.clientHeight - li.offsetHeight) {
-          // The current line about a third of the way down, the scroll stopped at a line's top
-          // so that no line shows cut at the top (lines wrap: their heights differ), within
-          // [lo, hi]: the current line whole in view, and no further than the list scrolls.
-          const lo = top + li.offsetHeight - pre.clientHeight;
-          const hi = Math.min(top, pre.scrollHeight - pre.clientHeight);
-          const want = Math.min(Math.max(top - pre.clientHeight / 3, lo), hi);
-          const tops = [0, ...(Array.from(pre.children) as HTMLElement[]).map(topOf)];
-          const stops = tops.filter((t) => t >= lo - 0.5 && t <= hi + 0.5);
-          const below = stops.filter((t) => t <= want);
-          // No line top in range (a list a little taller than its box): the nearest one's.
-          const clamp = (t: number) => Math.min(Math.max(t, lo), hi);
-          const near = tops.reduce((a, t) => (Math.abs(clamp(t) - t) < Math.abs(clamp(a) - a) ? t : a), 0);
-          pre.scrollTop = below.length ? Math.max(...below) : stops.length ? Math.min(...stops) : clamp(near);
-        }
+        if (li.isConnected) this.scrollTo(li);
       });
     }
     this.renderFit(n?.fit ?? null);
+  }
+
+  /**
+   * Keep the current line whole in view and no line cut at the top: when either fails, the
+   * current line about a third of the way down, the scroll stopped at a line's top (lines wrap:
+   * their heights differ) within [lo, hi] (the current line whole in view, no further than the
+   * list scrolls).
+   */
+  private scrollTo(li: HTMLElement): void {
+    const pre = this.pre;
+    // A line's top in the list's scrolled content (0 = the top of its padding box).
+    const origin = pre.getBoundingClientRect().top + pre.clientTop - pre.scrollTop;
+    const lines = Array.from(pre.children) as HTMLElement[];
+    const tops = [0, ...lines.map((l) => l.getBoundingClientRect().top - origin)];
+    const top = tops[lines.indexOf(li) + 1];
+    const st = pre.scrollTop;
+    const inView = top >= st - 0.5 && top + li.offsetHeight <= st + pre.clientHeight + 0.5;
+    if (inView && tops.some((t) => Math.abs(t - st) < 0.5)) return;
+    const lo = top + li.offsetHeight - pre.clientHeight;
+    const hi = Math.min(top, pre.scrollHeight - pre.clientHeight);
+    const want = Math.min(Math.max(top - pre.clientHeight / 3, lo), hi);
+    const stops = tops.filter((t) => t >= lo - 0.5 && t <= hi + 0.5);
+    const below = stops.filter((t) => t <= want);
+    if (below.length || stops.length) {
+      pre.scrollTop = below.length ? Math.max(...below) : Math.min(...stops);
+      return;
+    }
+    // The list ends before a line top is in reach (near its end): the first line top past `lo`
+    // (the current line's at worst), made reachable by room below the last line.
+    const at = Math.min(top, ...tops.filter((t) => t >= lo - 0.5));
+    const short = at - (pre.scrollHeight - pre.clientHeight);
+    if (short > 0) pre.style.paddingBottom = `${parseFloat(getComputedStyle(pre).paddingBottom) + short}px`;
+    pre.scrollTop = at;
   }
 
   /** Block vs request: [va_start, va_end) with [nva, nva + size) inside, and what is left. */
