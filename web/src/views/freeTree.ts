@@ -181,7 +181,8 @@ export class FreeTree {
         this.transform = e.transform;
         this.viewport.attr('transform', e.transform.toString());
         this.levelOfDetail();
-        this.overview.view(e.transform, this.size);
+        // A gesture decides whether the map shows; a programmatic move decided it by where it goes.
+        this.overview.view(e.transform, this.size, e.sourceEvent != null);
         if (e.sourceEvent && !this.programmatic) this.setAutoFit(false);
         // A compact tree draws only what is near the screen: redraw after a pan or zoom.
         if (this.geometry.compact && !this.programmatic && !this.redrawQueued) {
@@ -594,6 +595,7 @@ export class FreeTree {
   }
 
   private setTransform(t: ZoomTransform, ms: number): void {
+    this.overview.view(t, this.size);
     this.programmatic = true;
     try {
       if (ms > 0) this.svg.transition('zoom').duration(ms).call(this.zoomer.transform, t);

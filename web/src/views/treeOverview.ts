@@ -139,7 +139,7 @@ export class TreeOverview {
   }
 
   /** The frame around the part in view; the map hides when the whole tree is in view. */
-  view(t: ZoomTransform, size: { w: number; h: number }): void {
+  view(t: ZoomTransform, size: { w: number; h: number }, decide = true): void {
     const b = this.bounds;
     const x = -t.x / t.k;
     const y = -t.y / t.k;
@@ -148,9 +148,13 @@ export class TreeOverview {
     // A little slack: the bounds carry a margin around the cards.
     const slack = 30;
     const all = x <= b.x0 + slack && x + w >= b.x1 - slack && y <= b.y0 + slack && y + h >= b.y1 - slack;
-    const hide = this.count === 0 || !size.w || !size.h || all;
-    if (this.box.hidden !== hide) this.box.hidden = hide;
-    if (hide) return;
+    // `decide` false: a move on its way (a transition to where the view goes), which would
+    // show the map for its flight and hide it on arrival; the frame follows, the map stays as it is.
+    if (decide) {
+      const hide = this.count === 0 || !size.w || !size.h || all;
+      if (this.box.hidden !== hide) this.box.hidden = hide;
+    }
+    if (this.box.hidden) return;
     this.drawNodes();
     this.place(t, size);
     const s = this.scale;
