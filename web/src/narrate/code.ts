@@ -120,6 +120,15 @@ zero|  reset the new node's subtree max to 0
 prop|  recompute subtree maxima upwards from the new node
 `,
   ),
+  vmalloc_init: listing(
+    'vmalloc_init',
+    VMALLOC,
+    `
+   |  at boot: register the areas mapped before the allocator existed (vmlist)
+one|  5.2+: vmap_init_free_space turns each gap before, between and after them into a free block
+   |  (a trace's init line starts over this way, nothing mapped: the whole range is free)
+`,
+  ),
   __rb_insert: listing(
     '__rb_insert',
     RBTREE,

@@ -53,6 +53,11 @@ describe('narrate', () => {
     const reset = narrate({ kind: 'augment_set', id: 5, old: '0xffff', new: '0x0', cause: 'link_reset', phase: null, case: null }, ctx);
     expect(reset.listing).toBe('link_va');
     expect(reset.text).not.toContain('Rotat');
+    // The trace's init line: said plainly, beside how the kernel sets up its free space at boot.
+    const init = narrate({ kind: 'reset', start: '0x100000', end: '0x200000' }, ctx);
+    expect([init.listing, init.fn, init.line, init.title]).toEqual(['vmalloc_init', 'vmalloc_init', 'one', 'Init']);
+    expect(init.text).toContain('[0x100000, 0x200000)');
+    expect(init.text).not.toMatch(/^Event /);
     const copy = narrate({ kind: 'augment_set', id: 5, old: '0x1000', new: '0x0', cause: 'copy', phase: null, case: null }, ctx);
     expect(copy.fn).toBe('unlink_va');
     expect(copy.text).toContain('free_vmap_area_rb_augment_cb_copy');

@@ -533,6 +533,9 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
       return base('alloc_vmap_area_51', 'alloc_vmap_area (5.1)', 'walk', 'list walk', 'List walk', `Busy area ${rangeOf(ev.va_start, ev.va_end)} is in the way: the next candidate is ${hex(big(ev.addr))}.`);
     case 'pcpu_area':
       return base('pcpu_get_vm_areas', 'pcpu_get_vm_areas', 'area', 'percpu', 'Per-CPU area', `Area ${String(ev.index)} is carved at ${hex(big(ev.addr))}, ${size(big(ev.size))}.`);
+    case 'reset':
+      // The trace's `init` line: ours, shown beside how the kernel sets up its free space at boot.
+      return base('vmalloc_init', 'vmalloc_init', 'one', 'boot', 'Init', `The trace's init line: the allocator starts afresh over ${rangeOf(ev.start, ev.end)}, all of it free space, no area busy.`);
     default:
       return base('alloc_vmap_area', k, '', '', k, `Event ${k}.`);
   }
