@@ -1913,9 +1913,16 @@ impl<O: MapleObserver> MapleTree<O> {
             self.mast_combine_cp_right(mast);
             mast.orig_l.last = mast.orig_l.max;
             if mast.bn.b_end > self.kind(mast.orig_l.node).min_slots() {
-                continue;
-            }
-            if mast.bn.b_end >= self.kind(mast.orig_l.node).slots() {
+                if mast.bn.b_end >= self.kind(mast.orig_l.node).slots() {
+                    continue;
+                }
+                // v6.16: when both sides reached one node and its data fits, that node is the
+                // last one rebuilt; the levels above keep their nodes (and their metadata), and
+                // only the gap is carried up by `mas_wmb_replace`.
+                if mast.orig_l.node == mast.orig_r.node {
+                    slot = mast.l.offset;
+                    break;
+                }
                 continue;
             }
             if Self::is_root_limits(&mast.orig_l) {
