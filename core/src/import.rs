@@ -1252,6 +1252,30 @@ pub fn from_json(text: &str) -> Result<Vec<Op>, ParseError> {
     Ok(json_lines(text)?.into_iter().map(|l| l.op).collect())
 }
 
+/// The 1-based line and 0-based column of a byte offset, for offsets met in increasing order
+/// (one going backwards starts again from the top).
+#[derive(Default)]
+struct LineCursor {
+    at: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl LineCursor {
+    fn seek(&mut self, text: &str, to: usize) -> (usize, usize) {
+        if to < self.at {
+            *self = LineCursor::default();
+        }
+        let skipped = &text.as_bytes()[self.at..to];
+        if let Some(last) = skipped.iter().rposition(|&b| b == b'\n') {
+            self.line += skipped.iter().filter(|&&b| b == b'\n').count();
+            self.line_start = self.at + last + 1;
+        }
+        self.at = to;
+        (self.line + 1, to - self.line_start)
+    }
+}
+
 /// [`from_json`], each operation with the line it starts on (the `"profile"` key's, for it).
 fn json_lines(text: &str) -> Result<Vec<TraceLine>, ParseError> {
     check_text(text)?;
@@ -1259,14 +1283,17 @@ fn json_lines(text: &str) -> Result<Vec<TraceLine>, ParseError> {
         return Err(err(1, "empty input: expected a JSON object {\"ops\": [...]}"));
     }
     let t: JsonTraceIn<'_> = serde_json::from_str(text).map_err(|e| json_error(&e, 1, 0))?;
-    // A raw value is a slice of the input: its offset gives the line and column.
-    let at = |raw: &serde_json::value::RawValue| {
-        let at = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize).min(text.len());
-        (text[..at].matches('\n').count() + 1, at - text[..at].rfind('\n').map_or(0, |n| n + 1))
+    // A raw value is a slice of the input: its offset gives the line and column. The ops come in
+    // input order, so a cursor that only moves forward keeps the whole import linear.
+    let offset = |raw: &serde_json::value::RawValue| {
+        (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize).min(text.len())
     };
+    let mut cur = LineCursor::default();
+    let mut at = |raw: &serde_json::value::RawValue| cur.seek(text, offset(raw));
     let mut ops = Vec::with_capacity(t.ops.len() + 1);
     if let Some(raw) = t.profile {
-        let (line, col) = at(raw);
+        // The "profile" key may come after "ops": a cursor of its own.
+        let (line, col) = LineCursor::default().seek(text, offset(raw));
         let p =
             de_profile(&mut serde_json::Deserializer::from_str(raw.get())).map_err(|e| json_error(&e, line, col))?;
         ops.push(TraceLine { line, op: Op::Profile(p) });

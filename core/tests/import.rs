@@ -941,3 +941,36 @@ fn vmap_replay_imports_the_generated_capture_and_says_what_it_assumed() {
     assert_eq!(f[1] - f[0], lazy_bytes);
     assert!(!printed.contains("FAIL"));
 }
+
+/// The JSON import is linear: 4n operations take about 4 times as long as n (a quadratic return,
+/// such as counting lines from the top for every operation, takes 16 times as long). Best of three
+/// each, in one run, so the machine's load cancels out.
+#[test]
+fn json_import_is_linear() {
+    let json_of = |n: usize| {
+        let ops: Vec<Op> = (0..n)
+            .map(|i| Op::Alloc {
+                size: PAGE_SIZE * (1 + (i as u64 % 7)),
+                align: 1,
+                vstart: VMALLOC_START,
+                vend: VMALLOC_END,
+            })
+            .collect();
+        to_json(&ops)
+    };
+    let best = |text: &str, n: usize| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                assert_eq!(from_json(text).expect("json").len(), n);
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (small, large) = (json_of(25_000), json_of(100_000));
+    let (ts, tl) = (best(&small, 25_000), best(&large, 100_000));
+    assert!(tl < 10.0 * ts.max(1e-4), "25k ops {ts:.4}s, 100k ops {tl:.4}s: not linear");
+    // The line of an operation far down is still right.
+    let e = from_json(&large.replacen("\"alloc\"", "\"allok\"", 1)).unwrap_err();
+    assert!(e.to_string().contains("line 2"), "{e}");
+}
