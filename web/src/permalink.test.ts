@@ -30,6 +30,15 @@ describe('permalinks', () => {
     expect(r.error).toMatch(/step=soon/);
   });
 
+  it('quotes at most 40 characters of a bad step or key, however long the link', () => {
+    const r = parseHash(`#trace=dump&step=${'x'.repeat(1_000_000)}`);
+    expect(r.link).toEqual({ trace: 'dump', step: 'end' });
+    expect(r.error!.length).toBeLessThan(120);
+    expect(r.error).toContain('1,000,000 characters');
+    const k = parseHash(`#${'k'.repeat(500_000)}=%E0%A4%A`);
+    expect(k.error!.length).toBeLessThan(120);
+  });
+
   it('reports broken URI encoding', () => {
     const r = parseHash('#trace=%E0%A4%A');
     expect(r.link).toBeNull();

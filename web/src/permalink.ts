@@ -14,6 +14,11 @@ export interface ParsedHash {
   error: string | null;
 }
 
+/** At most `max` characters of a piece of a link quoted in a message (with its full length when cut). */
+export function quoteLink(text: string, max = 40): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)`;
+}
+
 /** Read a location hash (`#trace=...&step=...`); an absent `step` means the end. */
 export function parseHash(hash: string): ParsedHash {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -28,7 +33,7 @@ export function parseHash(hash: string): ParsedHash {
     try {
       value = decodeURIComponent(raw);
     } catch {
-      return { link: null, error: `the link's ${key} is not valid URI encoding` };
+      return { link: null, error: `the link's ${quoteLink(key)} is not valid URI encoding` };
     }
     params.set(key, value);
   }
@@ -38,7 +43,7 @@ export function parseHash(hash: string): ParsedHash {
   let step: StepRef = 'end';
   let error: string | null = null;
   if (/^\d+$/.test(stepText)) step = Number(stepText);
-  else if (stepText !== 'end') error = `step=${stepText}: expected a number or "end"; showing the end`;
+  else if (stepText !== 'end') error = `step=${quoteLink(stepText)}: expected a number or "end"; showing the end`;
   return { link: { trace, step }, error };
 }
 
