@@ -954,6 +954,13 @@ export class App {
     if (this.help.open && e.key !== '?') return;
     // Space on a focused button or link activates it, as everywhere else.
     if ((e.key === ' ' || e.key === 'Spacebar') && t instanceof HTMLElement && t.closest('button, a[href], summary')) return;
+    // Lecture mode: a presenter remote's buttons (PageDown/PageUp, or ↓/↑ on some) step, and its
+    // "blank" button (b or .) blacks the screen out until pressed again.
+    if (this.lecture && this.remoteKey(e)) {
+      e.preventDefault();
+      return;
+    }
+    if (this.blanked() && e.key === 'Escape') return;
     let used = true;
     switch (e.key) {
       case ' ':
@@ -989,6 +996,44 @@ export class App {
     if (used) e.preventDefault();
   }
 
+  /** A presenter remote's key in lecture mode; true when it was used. */
+  private remoteKey(e: KeyboardEvent): boolean {
+    if (e.key === 'b' || e.key === 'B' || e.key === '.') {
+      this.setBlank(!this.blanked());
+      return true;
+    }
+    if (this.blanked()) {
+      // Any step key brings the picture back first, as slide software does.
+      if (['PageDown', 'PageUp', 'ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft', ' ', 'Escape'].includes(e.key)) {
+        this.setBlank(false);
+        return true;
+      }
+      return false;
+    }
+    switch (e.key) {
+      case 'PageDown':
+      case 'ArrowDown':
+        this.action(e.shiftKey ? 'next-op' : 'next');
+        return true;
+      case 'PageUp':
+      case 'ArrowUp':
+        this.action(e.shiftKey ? 'prev-op' : 'prev');
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private blanked(): boolean {
+    return document.body.dataset.blank === 'true';
+  }
+
+  /** Black the screen out (a remote's "blank" button) or bring it back. */
+  private setBlank(on: boolean): void {
+    if (on) document.body.dataset.blank = 'true';
+    else delete document.body.dataset.blank;
+  }
+
   private tools(): void {
     const tools = part(this.root, 'tools');
     const theme = tools.querySelector<HTMLButtonElement>('[data-tool="theme"]');
@@ -1007,6 +1052,7 @@ export class App {
   /** Lecture mode: large type, high contrast, only the player; kept in the permalink. */
   setLecture(on: boolean, updateLink = true): void {
     this.lecture = on;
+    if (!on) this.setBlank(false);
     document.body.classList.toggle('lecture', on);
     this.root.dataset.lecture = String(on);
     this.root.querySelector('[data-tool="lecture"]')?.setAttribute('aria-pressed', String(on));

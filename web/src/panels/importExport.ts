@@ -308,12 +308,14 @@ export class ImportExportPanel {
 
   private async permalink(): Promise<void> {
     const app = this.opts.app;
+    // The position as the address bar holds it: the operation and, inside it, the micro-step.
     const step = app.currentStep();
+    const extras = { frame: app.currentFrame?.() ?? -1, lecture: document.body.classList.contains('lecture') };
     // A long trace takes 100-200 ms to compress: the app does it in a worker, once per trace.
     this.exported('Compressing the link…');
     const link = app.zippedTrace
-      ? app.zippedTrace().then((z) => zUrl(location.href, z, step))
-      : Promise.resolve(compressedUrl(location.href, app.currentTrace(), step));
+      ? app.zippedTrace().then((z) => zUrl(location.href, z, step, extras))
+      : Promise.resolve(compressedUrl(location.href, app.currentTrace(), step, extras));
     // The clipboard is asked now, while the click still counts as the user's (a browser may
     // refuse a write that comes after the worker's answer), with the link still to come.
     const copied = copyLater(link);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHash } from '../permalink';
+import { parsePlayerLink } from '../player/link';
 import { compressedUrl, compressHash, expandHash } from './zlink';
 
 const TRACE = 'profile linux-6.9\ncpus 2\nalloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n# a comment & = ?\n';
@@ -28,5 +29,13 @@ describe('compressed permalinks', () => {
 
   it('builds a URL on the page address without its old hash', () => {
     expect(compressedUrl('http://x/vmapviz/#trace=a', 'purge\n', 0)).toMatch(/^http:\/\/x\/vmapviz\/#z=.+&step=0$/);
+  });
+
+  it('keeps the micro-step and lecture mode, which the player reads from the same hash', () => {
+    const url = compressedUrl('http://x/#trace=a', 'purge\npurge\n', 8, { frame: 6, lecture: true });
+    expect(url).toMatch(/&step=8&frame=6&lecture=1$/);
+    const hash = url.slice(url.indexOf('#'));
+    expect(parsePlayerLink(hash)).toEqual({ frame: 6, lecture: true });
+    expect(compressedUrl('http://x/', 'purge\n', 1, { frame: -1 })).toMatch(/&step=1$/);
   });
 });

@@ -46,12 +46,20 @@ export function expandHash(hash: string): Expanded {
   return { hash: `${formatHash({ trace, step: 'end' }).replace(/&step=end$/, '')}&step=${params.get('step') ?? 'end'}`, error: null };
 }
 
+/** Where a link opens beyond its step: a micro-step of that operation, lecture mode. */
+export interface LinkExtras {
+  /** The micro-step inside operation `step` (-1 or absent: between operations). */
+  frame?: number;
+  lecture?: boolean;
+}
+
 /** The full URL of the page with a compressed link to `trace` at `step`. */
-export function compressedUrl(href: string, trace: string, step: StepRef): string {
-  return zUrl(href, compressToEncodedURIComponent(trace), step);
+export function compressedUrl(href: string, trace: string, step: StepRef, extras: LinkExtras = {}): string {
+  return zUrl(href, compressToEncodedURIComponent(trace), step, extras);
 }
 
 /** The same URL from the trace's lz-string form (compressed elsewhere: a worker, a cache). */
-export function zUrl(href: string, compressed: string, step: StepRef): string {
-  return `${href.split('#')[0]}${zPrefix(compressed)}&step=${step}`;
+export function zUrl(href: string, compressed: string, step: StepRef, extras: LinkExtras = {}): string {
+  const frame = extras.frame !== undefined && extras.frame >= 0 ? `&frame=${extras.frame}` : '';
+  return `${href.split('#')[0]}${zPrefix(compressed)}&step=${step}${frame}${extras.lecture ? '&lecture=1' : ''}`;
 }

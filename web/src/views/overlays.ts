@@ -9,6 +9,8 @@ const KEYS: [string, string][] = [
   ['Shift + ← / →', 'one whole operation back / forward'],
   ['Home / End', 'to the start / to the end'],
   ['− / +', 'slower / faster (0.25× … 4×, remembered)'],
+  ['PgDn / PgUp', 'lecture mode: one micro-step forward / back (a presenter remote; ↓ / ↑ too, Shift for an operation)'],
+  ['B / .', 'lecture mode: blank the screen; again (or a step key) to bring it back'],
   ['?', 'this help'],
   ['Esc', 'close this help or a pop-up'],
 ];
