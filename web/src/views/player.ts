@@ -55,6 +55,8 @@ export class OpList {
 
     this.list = root.appendChild(el('ol', 'ops'));
     this.list.setAttribute('aria-label', 'Operations of the trace');
+    // A scroll region the keyboard can reach (Tab, then the arrow keys scroll it).
+    this.list.tabIndex = 0;
     this.list.addEventListener('click', (e) => {
       const li = (e.target as HTMLElement).closest<HTMLLIElement>('li[data-index]');
       if (li) this.opts.onStep(Number(li.dataset.index) + 1);
