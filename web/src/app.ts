@@ -10,7 +10,7 @@ import { expandHash, zPrefix } from './panels/zlink';
 import { LinkZipper } from './workers/zip';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
-import { isMapleSession, mapleSnapshotOf, type MapleSession } from './maple/bridge';
+import { isMapleSession, mapleSnapshotOf, type MapleSession, type MapleSnapshot } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
 import type { MapleFocus, MapleHover } from './views/mapleTree';
 import { formatPlayerHash, parsePlayerLink } from './player/link';
@@ -654,7 +654,7 @@ export class App {
     const p = this.pos;
     const ms = this.motionMs(animate);
     let state: State;
-    // The stats line tells the state between operations (it is keyed by the operation).
+    // The counters tell the state the picture shows: inside an operation, that micro-step's.
     let statsState: State;
     let index: Index;
     let rfcFocus: MapleFocus | undefined;
@@ -671,7 +671,7 @@ export class App {
       // The bar shows what the core reports right after this micro-step (an area that just left
       // the busy tree is no longer drawn busy), not the state before the operation.
       state = stateAtFrame(of, p.frame);
-      statsState = of.before;
+      statsState = state;
       const byId = new Map(nodes.map((n) => [n.id, n]));
       // A maple-tree trace's frames are the maple tree's events: narrated by the maple module below.
       if (!isMapleSession(s) && of.before.index.kind === 'maple') {
@@ -693,10 +693,14 @@ export class App {
     this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
     const key = `${this.version}:${p.op}`;
-    if (key !== this.statsKey) span('stats', () => this.stats.render(statsState));
-    this.statsKey = key;
-    // The address views change within an operation too: keyed by the snapshots in force.
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
+    const statsKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
+    if (statsKey !== this.statsKey) {
+      const mapleTree = isMapleSession(s) ? this.mapleTreeAt(s) : undefined;
+      span('stats', () => this.stats.render(statsState, mapleTree));
+    }
+    this.statsKey = statsKey;
+    // The address views change within an operation too: keyed by the snapshots in force.
     this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
     // A maple tree's stored ranges change only with a store or an erase: one key until then.
     if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
@@ -768,7 +772,18 @@ export class App {
             : this.treeNoteHtml;
     }
     if (legend) legend.hidden = kind !== 'free-tree';
+    // The address bar's legend: a maple-tree trace has stored ranges and NULL ranges, nothing to free.
+    const space = this.root.querySelector<HTMLElement>('#space-legend');
+    if (space) {
+      this.spaceLegendHtml ??= space.innerHTML;
+      space.innerHTML =
+        kind === 'maple-tree'
+          ? '<li><span class="swatch swatch-busy"></span>stored (an entry)</li><li><span class="swatch swatch-gap"></span>NULL (no entry)</li>'
+          : this.spaceLegendHtml;
+    }
   }
+
+  private spaceLegendHtml: string | null = null;
 
   /**
    * Draw the maple tree at the current position (web/src/maple/: loaded on first use, then
@@ -786,6 +801,14 @@ export class App {
     }
     ui.view.render(s.tree(p.op), { duration: ms, lecture: this.lecture });
     return null;
+  }
+
+  /** The maple tree a `profile maple-tree` trace shows at the current position. */
+  private mapleTreeAt(s: MapleSession): MapleSnapshot {
+    const p = this.pos;
+    const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
+    const fr = of && p.frame < of.frames.length ? of.frames[p.frame] : undefined;
+    return of && fr ? (of.trees[fr.tree] ?? of.trees[0]) : s.tree(p.op);
   }
 
   /** The maple view's module, or null while it loads (the page is drawn again once it has). */
@@ -933,7 +956,8 @@ export class App {
 
   private offerFree(start: bigint, end: bigint, lazy: boolean, e: MouseEvent): void {
     const s = this.session;
-    if (!s) return;
+    // A maple-tree trace has no allocator: nothing to vfree (its trace language stores and erases).
+    if (!s || isMapleSession(s)) return;
     this.forms.setFreeAddress(start);
     this.popover.show({ start, end, lazy, atEnd: this.pos.op === s.length && this.pos.frame < 0, length: s.length }, e.clientX, e.clientY + window.scrollY);
   }

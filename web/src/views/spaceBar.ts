@@ -439,6 +439,8 @@ export class SpaceBar {
 
   private label(d: PlacedSegment): string {
     if (d.state === 'gap' && this.state && !this.state.initialized) return 'not initialised';
+    // A `profile maple-tree` trace is one maple tree: its ranges are stored entries or NULL.
+    if (this.state?.profile === 'maple-tree' && (d.state === 'busy' || d.state === 'gap')) return d.state === 'busy' ? 'stored' : 'NULL';
     if (d.state === 'cluster') return 'areas';
     return STATE_LABEL[d.state];
   }
