@@ -133,6 +133,23 @@ describe('maple narration and focus', () => {
     expect(narrateMaple(frames, 9)).toBeNull();
   });
 
+  it('tells no data end for a store chosen before mas_wr_new_end (a store into an empty tree)', () => {
+    const root = parseMapleFrames(
+      JSON.stringify({
+        index: 0,
+        line: 2,
+        text: 'store 0x1000 0x1fff',
+        output: 'store 0x1000 0x1fff ok\n',
+        trees: [before, after],
+        frames: [{ event: { kind: 'store_type', store: 'wr_store_root', node: null, new_end: 33 }, tree: 0 }],
+      }),
+    )!;
+    const text = narrateMaple(root, 0)!.text;
+    expect(text).toContain('wr_store_root');
+    expect(text).not.toContain('data end');
+    expect(text).not.toContain('33');
+  });
+
   it('marks the store leaf, then the gap written and where it stopped', () => {
     const f = mapleFocus(frames, 2);
     expect(f.store).toBe(1);

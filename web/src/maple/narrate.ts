@@ -43,6 +43,9 @@ export function searchOf(text: string): { min: bigint; max: bigint; size: bigint
   }
 }
 
+/** Store types chosen before `mas_wr_new_end` runs. */
+const NO_NEW_END = new Set(['wr_store_root', 'wr_new_root', 'wr_spanning_store']);
+
 const WHY: Record<string, string> = {
   wr_store_root: 'the tree is empty or holds one entry at the root: store at the root',
   wr_new_root: 'the tree has no node yet for this range: make a new root leaf',
@@ -228,7 +231,11 @@ export function narrateMaple(of: MapleOpFrames, i: number): Narration | null {
         LINE_OF_TYPE[t] ?? '',
         'store',
         `Store type: ${t}`,
-        `mas_wr_store_type chooses ${t}${where}: ${WHY[t] ?? t}; the node's data end becomes ${String(ev.new_end)}.`,
+        // A root store, a new root and a spanning store are chosen before the leaf's new data
+        // end is worked out (mas_wr_new_end): there is no end to tell for them.
+        NO_NEW_END.has(t)
+          ? `mas_wr_store_type chooses ${t}${where}: ${WHY[t] ?? t}.`
+          : `mas_wr_store_type chooses ${t}${where}: ${WHY[t] ?? t}; the node's data end becomes ${String(ev.new_end)}.`,
       );
     }
     case 'split': {
