@@ -380,6 +380,7 @@ pub struct Session {
     /// Concatenated output; `out_ends[k]` is where op k's output ends.
     output: String,
     out_ends: Vec<usize>,
+    /// `(operation, message)` of each operation that warned, in operation order.
     warnings: Vec<(usize, String)>,
     checkpoints: Vec<Replayer>,
     every: usize,
@@ -540,7 +541,9 @@ impl Session {
     }
 
     fn warning(&self, k: usize) -> Option<String> {
-        self.warnings.iter().find(|w| w.0 == k).map(|w| w.1.clone())
+        // Pushed in operation order (and `truncate` keeps a prefix): a binary search, so asking
+        // every operation's summary stays linear however many operations warned.
+        self.warnings.binary_search_by_key(&k, |w| w.0).ok().map(|i| self.warnings[i].1.clone())
     }
 
     /// The trace as text.
