@@ -71,7 +71,11 @@ async function hoverPath(page: Page): Promise<{ depth: number; min: bigint; max:
   return raw.map(([d, lo, hi]) => ({ depth: Number(d), min: BigInt(lo), max: BigInt(hi) })).sort((a, b) => a.depth - b.depth);
 }
 
-/** The `nth` cell of the given content in a leaf of the maple view that is wholly on screen (in the view's panel). */
+/**
+ * The `nth` cell of the given content in a leaf of the maple view that is wholly on screen (in the
+ * view's panel), named by its node's id and its slot: a redraw replaces the cells' elements, and a
+ * locator by position in the list would then name another cell, or a detached one.
+ */
 async function leafCell(page: Page, cls: 'entry' | 'null', nth = 0): Promise<Locator> {
   const cells = view(page).locator(`g.maple-node:not(.placeholder)[data-maple-type="leaf"] g.maple-cell.${cls}`);
   const onScreen = await cells.evaluateAll((els) => {
@@ -79,14 +83,15 @@ async function leafCell(page: Page, cls: 'entry' | 'null', nth = 0): Promise<Loc
     const v = svg.getBoundingClientRect();
     const vh = window.innerHeight;
     return els
-      .map((e, i) => {
+      .filter((e) => {
         const r = (e.querySelector('rect.slot') as SVGRectElement).getBoundingClientRect();
-        return r.left >= v.left && r.right <= v.right && r.top >= Math.max(0, v.top) && r.bottom <= Math.min(v.bottom, vh) && r.width > 4 ? i : -1;
+        return r.left >= v.left && r.right <= v.right && r.top >= Math.max(0, v.top) && r.bottom <= Math.min(v.bottom, vh) && r.width > 4;
       })
-      .filter((i) => i >= 0);
+      .map((e) => [e.closest('g.maple-node')?.getAttribute('data-maple-id') ?? '', e.getAttribute('data-slot') ?? '']);
   });
   expect(onScreen.length, `${cls} cells on screen`).toBeGreaterThan(nth);
-  return cells.nth(onScreen[nth]);
+  const [id, slot] = onScreen[nth];
+  return view(page).locator(`g.maple-node[data-maple-id="${id}"] g.maple-cell.${cls}[data-slot="${slot}"]`);
 }
 
 /** Move the pointer onto the middle of an element (no scrolling: the element is on screen). */
@@ -206,6 +211,12 @@ test('maple-tree: the stored ranges on the bar and the leaf slots stay linked bo
   const leaf = want.path[want.path.length - 1];
   expect(await hoveredSlot(page)).toEqual({ depth: leaf.depth, min: leaf.min, max: leaf.max, type: 'leaf', slot: want.slot });
   await expect(view(page).locator('g.maple-cell.hover')).toHaveCount(1);
+  // The hover ends before the view is pointed at: an off-screen slot's peek (PEEK_MS after the
+  // hover) would move the view and redraw its cells under the pointer. Its end cancels the
+  // peek's timer, or moves the view back to its fit, in the same handler that clears the slot.
+  await page.mouse.move(5, 5);
+  await expect(view(page).locator('[data-hover-slot]')).toHaveCount(0);
+  await expect(view(page)).not.toHaveAttribute('data-peek', 'true');
   // Tree → bar: the stored range is the one area outlined.
   const cell = await leafCell(page, 'entry', 2);
   const r = await cellRange(cell, nodes);
