@@ -1912,8 +1912,11 @@ impl<O: MapleObserver> MapleTree<O> {
             self.mab_set_b_end(&mut mast.bn, &rm, right);
             self.mast_combine_cp_right(mast);
             mast.orig_l.last = mast.orig_l.max;
+            // mast_sufficient
             if mast.bn.b_end > self.kind(mast.orig_l.node).min_slots() {
-                if mast.bn.b_end >= self.kind(mast.orig_l.node).slots() {
+                // mast_overflow: strictly more entries than slots (b_end is one past the last,
+                // so a big node of exactly `slots` entries still fits one node).
+                if mast.bn.b_end > self.kind(mast.orig_l.node).slots() {
                     continue;
                 }
                 // v6.16: when both sides reached one node and its data fits, that node is the
@@ -2721,6 +2724,39 @@ mod tests {
         n.slot[15] = Slot::Null;
         n.meta_end = 2;
         assert!(matches!(t.validate(), Err(ValidateError::Fill { .. }) | Err(ValidateError::Gap { .. })));
+    }
+
+    /// v6.16 `mas_spanning_rebalance`: `mast_overflow` is `b_end > mt_slot_count`, so when the
+    /// rebuilt level holds exactly `slot_count` entries and both sides meet in one node, that
+    /// node is the last one rebuilt (`slot = mast->l->offset; break;`): the root above keeps its
+    /// node (and its metadata); only its gap is written by `mas_wmb_replace`.
+    #[test]
+    fn spanning_store_keeps_the_root_when_a_full_level_fits() {
+        // 360 one-page entries a page apart: height 3, the last depth-1 node has 10 leaves.
+        let mut t = MapleTree::new(true);
+        for i in 0..360u64 {
+            let a = 0x10_0000 + i * 0x3000;
+            t.store_range(a, a + 0xfff, Some(MapleEntry::Zero)).unwrap();
+        }
+        let Root::Node(root) = t.root else { panic!() };
+        assert_eq!(t.height(), 3);
+        // A depth-1 node with 10 children and two neighbouring leaves holding enough data that
+        // the erase below leaves two leaves (the level above keeps 10 entries).
+        let x = t.nodes().into_iter().find(|n| n.depth == 1 && n.end == 9).expect("a full depth-1 node");
+        let leaves: Vec<NodeSummary> = t.nodes().into_iter().filter(|n| n.parent == x.id).collect();
+        let k = (0..9).find(|&k| leaves[k].end + leaves[k + 1].end >= 22).expect("two full leaves");
+        let (l1, l2) = (&leaves[k], &leaves[k + 1]);
+        // From the last entry of l1 to the first entry of l2: a spanning NULL store.
+        assert!(l1.entries[l1.end].is_some());
+        let first = l1.pivots[l1.end - 1] + 1;
+        let j = (0..=l2.end).find(|&j| l2.entries[j].is_some()).unwrap();
+        let last = l2.pivots[j];
+        t.store_range(first, last, None).unwrap();
+        t.validate().unwrap();
+        assert_eq!(t.root, Root::Node(root), "the root was rebuilt");
+        let x2 = t.nodes().into_iter().find(|n| n.depth == 1 && n.min == x.min).unwrap();
+        assert_ne!(x2.id, x.id, "the spanning level is rebuilt");
+        assert_eq!(x2.end, 9);
     }
 
     #[test]
