@@ -953,24 +953,18 @@ impl<O: MapleObserver> MapleTree<O> {
         split
     }
 
-    /// `mab_calc_split`: where to cut the big node (and the second cut of a 3-way split).
-    fn mab_calc_split(bn: &BigNode, min: u64) -> (usize, usize) {
+    /// `mab_calc_split`: where to cut the big node (and the second cut of a 3-way split). As in
+    /// v6.16 the cut is the middle (left favoured: `b_end` is one past the data); the older loop
+    /// that pushed the cut right while the left side spanned fewer than `slot_count` indices is
+    /// gone (upstream 4f6a6bed0bfe, "maple_tree: simplify split calculation", v6.13).
+    fn mab_calc_split(bn: &BigNode) -> (usize, usize) {
         let b_end = bn.b_end;
         let mut split = b_end / 2;
         let slot_count = bn.kind.slots();
-        let mut mid_split;
+        let mut mid_split = 0;
         if Self::mab_middle_node(bn, split, slot_count) {
             split = b_end / 3;
             mid_split = split * 2;
-        } else {
-            let slot_min = bn.kind.min_slots();
-            mid_split = 0;
-            while split < slot_count - 1
-                && bn.pivot[split].wrapping_sub(min) < (slot_count - 1) as u64
-                && b_end as isize - split as isize > slot_min as isize
-            {
-                split += 1;
-            }
         }
         split = Self::mab_no_null_split(bn, split, slot_count);
         if mid_split != 0 {
@@ -1732,7 +1726,7 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_mab_to_node`: allocate left (and right, middle) for the big node; the cut points.
-    fn mab_to_node(&mut self, bn: &BigNode, min: u64) -> (u32, u32, u32, usize, usize) {
+    fn mab_to_node(&mut self, bn: &BigNode) -> (u32, u32, u32, usize, usize) {
         let slot_count = bn.kind.slots();
         let left = self.alloc_node(bn.kind);
         let mut right = NIL;
@@ -1742,7 +1736,7 @@ impl<O: MapleObserver> MapleTree<O> {
         if bn.b_end < slot_count {
             split = bn.b_end;
         } else {
-            let (s, m) = Self::mab_calc_split(bn, min);
+            let (s, m) = Self::mab_calc_split(bn);
             split = s;
             mid_split = m;
             if O::ON {
@@ -1890,7 +1884,7 @@ impl<O: MapleObserver> MapleTree<O> {
             count -= 1;
             mast.bn.b_end = mast.bn.b_end.saturating_sub(1);
             mast.bn.kind = self.kind(mast.orig_l.node);
-            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn, mast.orig_l.min);
+            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn);
             left = l;
             right = r;
             middle = m;
@@ -2226,7 +2220,7 @@ impl<O: MapleObserver> MapleTree<O> {
             if self.push_data(mas, height, &mut mast, false) {
                 break;
             }
-            let (split, _mid) = Self::mab_calc_split(&mast.bn, mast.orig_l.min);
+            let (split, _mid) = Self::mab_calc_split(&mast.bn);
             if O::ON {
                 self.obs.event(MapleEvent::Split { b_end: mast.bn.b_end, cut: split, mid: 0 });
             }
@@ -2757,6 +2751,24 @@ mod tests {
         let x2 = t.nodes().into_iter().find(|n| n.depth == 1 && n.min == x.min).unwrap();
         assert_ne!(x2.id, x.id, "the spanning level is rebuilt");
         assert_eq!(x2.end, 9);
+    }
+
+    /// v6.16 `mab_calc_split` cuts a big node in the middle (`b_end / 2`); the loop that moved the
+    /// cut right while the left side spanned fewer than 15 indices went in upstream 4f6a6bed0bfe.
+    /// Sixteen one-index entries 0..=15 then the NULL tail: the big node has b_end 16, the cut is
+    /// slot 8, so the left leaf is [0, 8] and the right one starts at 9.
+    #[test]
+    fn split_cuts_in_the_middle_for_small_ranges() {
+        let mut t = MapleTree::new(true);
+        for i in 0..=15u64 {
+            t.store_range(i, i, Some(MapleEntry::Zero)).unwrap();
+        }
+        t.validate().unwrap();
+        assert_eq!(t.height(), 2);
+        let leaves: Vec<NodeSummary> = t.nodes().into_iter().filter(|n| n.kind == NodeKind::Leaf).collect();
+        assert_eq!(leaves.len(), 2);
+        assert_eq!((leaves[0].min, leaves[0].max, leaves[0].end), (0, 8, 8));
+        assert_eq!((leaves[1].min, leaves[1].max), (9, MAX));
     }
 
     #[test]
