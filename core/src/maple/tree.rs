@@ -2332,8 +2332,6 @@ impl<O: MapleObserver> MapleTree<O> {
         let mut offset = mas.offset;
         let mut min = self.safe_min(id, offset, mas.min);
         let data_end = self.data_end(id, mas.max);
-        let mut found = false;
-        let mut descended = false;
         while offset <= data_end {
             let pivot = self.safe_pivot(id, offset, mas.max);
             let mut test = None;
@@ -2352,9 +2350,8 @@ impl<O: MapleObserver> MapleTree<O> {
                 }
                 if fits {
                     if kind.is_leaf() {
-                        found = true;
                         mas.offset = offset;
-                        return found;
+                        return true;
                     }
                     if mas.index <= pivot {
                         if O::ON {
@@ -2364,7 +2361,6 @@ impl<O: MapleObserver> MapleTree<O> {
                         mas.min = min;
                         mas.max = pivot;
                         offset = 0;
-                        descended = true;
                         break;
                     }
                 }
@@ -2376,11 +2372,10 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             offset += 1;
         }
-        if !descended && self.is_root(mas.node) {
-            found = true;
-        }
+        // v6.16 has no "root scanned, so found" case here (older kernels had one); a root's last
+        // slot ends at ULONG_MAX, so its scan ends found, descended or -EBUSY anyway.
         mas.offset = offset;
-        found
+        false
     }
 
     // ---------------------------------------------------------------- dump and validate
