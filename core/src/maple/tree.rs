@@ -953,24 +953,18 @@ impl<O: MapleObserver> MapleTree<O> {
         split
     }
 
-    /// `mab_calc_split`: where to cut the big node (and the second cut of a 3-way split).
-    fn mab_calc_split(bn: &BigNode, min: u64) -> (usize, usize) {
+    /// `mab_calc_split`: where to cut the big node (and the second cut of a 3-way split). As in
+    /// v6.16 the cut is the middle (left favoured: `b_end` is one past the data); the older loop
+    /// that pushed the cut right while the left side spanned fewer than `slot_count` indices is
+    /// gone (upstream 4f6a6bed0bfe, "maple_tree: simplify split calculation", v6.13).
+    fn mab_calc_split(bn: &BigNode) -> (usize, usize) {
         let b_end = bn.b_end;
         let mut split = b_end / 2;
         let slot_count = bn.kind.slots();
-        let mut mid_split;
+        let mut mid_split = 0;
         if Self::mab_middle_node(bn, split, slot_count) {
             split = b_end / 3;
             mid_split = split * 2;
-        } else {
-            let slot_min = bn.kind.min_slots();
-            mid_split = 0;
-            while split < slot_count - 1
-                && bn.pivot[split].wrapping_sub(min) < (slot_count - 1) as u64
-                && b_end as isize - split as isize > slot_min as isize
-            {
-                split += 1;
-            }
         }
         split = Self::mab_no_null_split(bn, split, slot_count);
         if mid_split != 0 {
@@ -1732,7 +1726,7 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_mab_to_node`: allocate left (and right, middle) for the big node; the cut points.
-    fn mab_to_node(&mut self, bn: &BigNode, min: u64) -> (u32, u32, u32, usize, usize) {
+    fn mab_to_node(&mut self, bn: &BigNode) -> (u32, u32, u32, usize, usize) {
         let slot_count = bn.kind.slots();
         let left = self.alloc_node(bn.kind);
         let mut right = NIL;
@@ -1742,7 +1736,7 @@ impl<O: MapleObserver> MapleTree<O> {
         if bn.b_end < slot_count {
             split = bn.b_end;
         } else {
-            let (s, m) = Self::mab_calc_split(bn, min);
+            let (s, m) = Self::mab_calc_split(bn);
             split = s;
             mid_split = m;
             if O::ON {
@@ -1890,7 +1884,7 @@ impl<O: MapleObserver> MapleTree<O> {
             count -= 1;
             mast.bn.b_end = mast.bn.b_end.saturating_sub(1);
             mast.bn.kind = self.kind(mast.orig_l.node);
-            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn, mast.orig_l.min);
+            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn);
             left = l;
             right = r;
             middle = m;
@@ -1912,8 +1906,11 @@ impl<O: MapleObserver> MapleTree<O> {
             self.mab_set_b_end(&mut mast.bn, &rm, right);
             self.mast_combine_cp_right(mast);
             mast.orig_l.last = mast.orig_l.max;
+            // mast_sufficient
             if mast.bn.b_end > self.kind(mast.orig_l.node).min_slots() {
-                if mast.bn.b_end >= self.kind(mast.orig_l.node).slots() {
+                // mast_overflow: strictly more entries than slots (b_end is one past the last,
+                // so a big node of exactly `slots` entries still fits one node).
+                if mast.bn.b_end > self.kind(mast.orig_l.node).slots() {
                     continue;
                 }
                 // v6.16: when both sides reached one node and its data fits, that node is the
@@ -2223,7 +2220,7 @@ impl<O: MapleObserver> MapleTree<O> {
             if self.push_data(mas, height, &mut mast, false) {
                 break;
             }
-            let (split, _mid) = Self::mab_calc_split(&mast.bn, mast.orig_l.min);
+            let (split, _mid) = Self::mab_calc_split(&mast.bn);
             if O::ON {
                 self.obs.event(MapleEvent::Split { b_end: mast.bn.b_end, cut: split, mid: 0 });
             }
@@ -2335,8 +2332,6 @@ impl<O: MapleObserver> MapleTree<O> {
         let mut offset = mas.offset;
         let mut min = self.safe_min(id, offset, mas.min);
         let data_end = self.data_end(id, mas.max);
-        let mut found = false;
-        let mut descended = false;
         while offset <= data_end {
             let pivot = self.safe_pivot(id, offset, mas.max);
             let mut test = None;
@@ -2355,9 +2350,8 @@ impl<O: MapleObserver> MapleTree<O> {
                 }
                 if fits {
                     if kind.is_leaf() {
-                        found = true;
                         mas.offset = offset;
-                        return found;
+                        return true;
                     }
                     if mas.index <= pivot {
                         if O::ON {
@@ -2367,7 +2361,6 @@ impl<O: MapleObserver> MapleTree<O> {
                         mas.min = min;
                         mas.max = pivot;
                         offset = 0;
-                        descended = true;
                         break;
                     }
                 }
@@ -2379,11 +2372,10 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             offset += 1;
         }
-        if !descended && self.is_root(mas.node) {
-            found = true;
-        }
+        // v6.16 has no "root scanned, so found" case here (older kernels had one); a root's last
+        // slot ends at ULONG_MAX, so its scan ends found, descended or -EBUSY anyway.
         mas.offset = offset;
-        found
+        false
     }
 
     // ---------------------------------------------------------------- dump and validate
@@ -2721,6 +2713,57 @@ mod tests {
         n.slot[15] = Slot::Null;
         n.meta_end = 2;
         assert!(matches!(t.validate(), Err(ValidateError::Fill { .. }) | Err(ValidateError::Gap { .. })));
+    }
+
+    /// v6.16 `mas_spanning_rebalance`: `mast_overflow` is `b_end > mt_slot_count`, so when the
+    /// rebuilt level holds exactly `slot_count` entries and both sides meet in one node, that
+    /// node is the last one rebuilt (`slot = mast->l->offset; break;`): the root above keeps its
+    /// node (and its metadata); only its gap is written by `mas_wmb_replace`.
+    #[test]
+    fn spanning_store_keeps_the_root_when_a_full_level_fits() {
+        // 360 one-page entries a page apart: height 3, the last depth-1 node has 10 leaves.
+        let mut t = MapleTree::new(true);
+        for i in 0..360u64 {
+            let a = 0x10_0000 + i * 0x3000;
+            t.store_range(a, a + 0xfff, Some(MapleEntry::Zero)).unwrap();
+        }
+        let Root::Node(root) = t.root else { panic!() };
+        assert_eq!(t.height(), 3);
+        // A depth-1 node with 10 children and two neighbouring leaves holding enough data that
+        // the erase below leaves two leaves (the level above keeps 10 entries).
+        let x = t.nodes().into_iter().find(|n| n.depth == 1 && n.end == 9).expect("a full depth-1 node");
+        let leaves: Vec<NodeSummary> = t.nodes().into_iter().filter(|n| n.parent == x.id).collect();
+        let k = (0..9).find(|&k| leaves[k].end + leaves[k + 1].end >= 22).expect("two full leaves");
+        let (l1, l2) = (&leaves[k], &leaves[k + 1]);
+        // From the last entry of l1 to the first entry of l2: a spanning NULL store.
+        assert!(l1.entries[l1.end].is_some());
+        let first = l1.pivots[l1.end - 1] + 1;
+        let j = (0..=l2.end).find(|&j| l2.entries[j].is_some()).unwrap();
+        let last = l2.pivots[j];
+        t.store_range(first, last, None).unwrap();
+        t.validate().unwrap();
+        assert_eq!(t.root, Root::Node(root), "the root was rebuilt");
+        let x2 = t.nodes().into_iter().find(|n| n.depth == 1 && n.min == x.min).unwrap();
+        assert_ne!(x2.id, x.id, "the spanning level is rebuilt");
+        assert_eq!(x2.end, 9);
+    }
+
+    /// v6.16 `mab_calc_split` cuts a big node in the middle (`b_end / 2`); the loop that moved the
+    /// cut right while the left side spanned fewer than 15 indices went in upstream 4f6a6bed0bfe.
+    /// Sixteen one-index entries 0..=15 then the NULL tail: the big node has b_end 16, the cut is
+    /// slot 8, so the left leaf is [0, 8] and the right one starts at 9.
+    #[test]
+    fn split_cuts_in_the_middle_for_small_ranges() {
+        let mut t = MapleTree::new(true);
+        for i in 0..=15u64 {
+            t.store_range(i, i, Some(MapleEntry::Zero)).unwrap();
+        }
+        t.validate().unwrap();
+        assert_eq!(t.height(), 2);
+        let leaves: Vec<NodeSummary> = t.nodes().into_iter().filter(|n| n.kind == NodeKind::Leaf).collect();
+        assert_eq!(leaves.len(), 2);
+        assert_eq!((leaves[0].min, leaves[0].max, leaves[0].end), (0, 8, 8));
+        assert_eq!((leaves[1].min, leaves[1].max), (9, MAX));
     }
 
     #[test]
