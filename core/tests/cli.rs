@@ -176,3 +176,23 @@ fn an_import_with_no_operation_is_refused() {
     let (out, _) = run(&["--import", "json", "-"], b"{\"ops\":[{\"op\":\"purge\"}]}\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// A byte-order mark before the first line (an editor's UTF-8 file) is dropped, as the page drops
+/// it: the CLI and the page accept the same inputs. Elsewhere it is still a bad character.
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_dropped_as_the_page_does() {
+    let trace = "\u{feff}alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff\npurge\n";
+    let want = library_output(&trace[3..]);
+    for args in [&["-"][..], &["--check", "-"][..], &["--bench", "-"][..]] {
+        let (out, _) = run(args, trace.as_bytes());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        if args[0] != "--bench" {
+            assert_eq!(text(&out.stdout), want, "{args:?}");
+        }
+    }
+    let (out, _) = run(&["-"], "\u{feff}profile maple-tree\nstore 0x1000 0x1fff\n".as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "store 0x1000 0x1fff ok\n");
+    let (out, _) = run(&["-"], "purge\n\u{feff}purge\n".as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+}

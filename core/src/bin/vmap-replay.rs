@@ -296,9 +296,13 @@ impl<R: BufRead> Lines<R> {
         if let Some(at) = self.buf.iter().position(|&b| b == 0) {
             return Err((2, format!("line {line}: binary data (a NUL byte at byte {}): this is not a trace", at + 1)));
         }
-        match std::str::from_utf8(&self.buf) {
+        // A byte-order mark before the first line is not part of it (the page drops it too).
+        let skip = if line == 1 && self.buf.starts_with("\u{feff}".as_bytes()) { 3 } else { 0 };
+        match std::str::from_utf8(&self.buf[skip..]) {
             Ok(t) => Ok(Some((line, t))),
-            Err(e) => Err((2, format!("line {line}: byte {} of the line is not UTF-8 text", e.valid_up_to() + 1))),
+            Err(e) => {
+                Err((2, format!("line {line}: byte {} of the line is not UTF-8 text", skip + e.valid_up_to() + 1)))
+            }
         }
     }
 }
