@@ -70,12 +70,31 @@ pub trait Observer {
     /// player's frames); taking them costs a copy of the nodes per gap update, so it is off by
     /// default and then never done.
     const MAPLE_NODES: bool = false;
+    /// True when the observer wants [`Observer::touch`] and [`Observer::touch_pool`]: the
+    /// objects and pools an operation changed, for the incremental check ([`crate::check_inc`]).
+    /// Off by default, and then every call compiles away.
+    const TOUCH: bool = false;
     fn event(&mut self, ev: Event, index: IndexView<'_>);
+    /// An object linked, unlinked, resized, re-flagged or moved in or out of a pool, or an
+    /// in-order neighbour (or parent) of one that is unlinked.
+    #[inline(always)]
+    fn touch(&mut self, _h: u32) {}
+    /// A size pool of a vmap node that was looked at or changed (linux-6.9).
+    #[inline(always)]
+    fn touch_pool(&mut self, _nid: u32, _idx: usize) {}
     /// An event after which the busy, lazy or pooled areas may differ, with the whole
     /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
         self.event(ev, v.index_view());
+    }
+}
+
+/// Report `h` to an observer that wants touches (nothing otherwise: a constant test).
+#[inline(always)]
+pub(crate) fn touch<O: Observer>(obs: &mut O, h: u32) {
+    if O::TOUCH {
+        obs.touch(h);
     }
 }
 
@@ -104,9 +123,18 @@ impl Observer for Recorder {
 impl<T: Observer> Observer for &mut T {
     const ON: bool = T::ON;
     const MAPLE_NODES: bool = T::MAPLE_NODES;
+    const TOUCH: bool = T::TOUCH;
     #[inline(always)]
     fn event(&mut self, ev: Event, index: IndexView<'_>) {
         (**self).event(ev, index)
+    }
+    #[inline(always)]
+    fn touch(&mut self, h: u32) {
+        (**self).touch(h)
+    }
+    #[inline(always)]
+    fn touch_pool(&mut self, nid: u32, idx: usize) {
+        (**self).touch_pool(nid, idx)
     }
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {

@@ -8,12 +8,14 @@
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
 //! * [`trace`] and [`replay`]: the trace language and the conformance output.
 //! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
-//! * [`check`]: invariants for tests and `vmap-replay --check`.
+//! * [`check`]: invariants for tests and `vmap-replay --check`; [`check_inc`]: the same after
+//!   each operation for what it touched only, with a full check every N operations.
 
 pub mod addr;
 pub mod area;
 pub mod busy_index;
 pub mod check;
+pub mod check_inc;
 pub mod contention;
 pub mod contract;
 pub mod counters;

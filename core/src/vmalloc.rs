@@ -6,7 +6,7 @@
 
 use crate::addr::Addr;
 use crate::area::{Arena, VaTree, VmapArea, NIL};
-use crate::events::{AugmentCause, Branch, Event, FitType, IndexView, MergeKind, Observer, RollBackStep};
+use crate::events::{touch, AugmentCause, Branch, Event, FitType, IndexView, MergeKind, Observer, RollBackStep};
 use crate::rbtree::{self, Augment, SubtreeMax};
 
 pub const PAGE_SHIFT: u32 = 12;
@@ -365,6 +365,7 @@ pub(crate) fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va
         rbtree::set_augment(a, t.root, va, 0, (AugmentCause::LinkReset, None), obs);
     }
     t.list_add_after(a, va, after);
+    touch(obs, va);
 }
 
 /// `unlink_va`: erase from the tree (augmented for the free tree) and from the list. Returns
@@ -374,6 +375,16 @@ pub(crate) fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, 
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
         obs.event(Event::Erase { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, view(a, t));
+    }
+    if O::TOUCH {
+        // What the erase may restructure lies near the paths to these (see check_inc).
+        let v = *a.get(va);
+        for h in [va, v.prev, v.next, v.parent()] {
+            touch(obs, h);
+        }
+        if v.right != NIL && v.next != NIL {
+            touch(obs, a.get(v.next).parent());
+        }
     }
     rbtree::erase::<A, O>(a, t, va, obs);
     t.gap = None;
@@ -470,6 +481,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             // Merge with next: next grows down over va.
             let old_start = a.get(next).va_start;
             a.at(next).va_start = vs;
+            touch(obs, next);
             if emit {
                 let n = a.get(next);
                 let ev = Event::Merge {
@@ -498,6 +510,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             match style {
                 MergeStyle::E52 => {
                     a.at(prev).va_end = new_end;
+                    touch(obs, prev);
                     if emit {
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
@@ -515,6 +528,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                         unlink_va::<A, O>(a, t, va, obs);
                     }
                     a.at(prev).va_end = new_end;
+                    touch(obs, prev);
                     if emit {
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
@@ -630,6 +644,7 @@ pub(crate) fn adjust_va_to_fit_type<O: Observer>(
         };
         obs.event(ev, view(a, t));
     }
+    touch(obs, va);
     augment_tree_propagate_from(a, t, va, obs);
     if lva != NIL {
         // lva ends at nva, below va's new start: the descent from va goes into its left subtree.

@@ -15,12 +15,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use vmapviz_core::check::check_invariants;
+use vmapviz_core::check_inc::{IncrementalCheck, WithCheck, DEFAULT_EVERY};
 use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::events::Observer;
 use vmapviz_core::import::{self, ImportFormat};
 use vmapviz_core::trace::{parse_line, parse_trace_limited, quote, Op, ParseError, TraceLine};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
-use vmapviz_core::{NoObserver, Profile, Replayer};
+use vmapviz_core::{NoObserver, Profile, Replayer, Vmap};
 
 const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [--counters] [--profile NAME] FILE|-
        vmap-replay --workload NAME [--seed S] [--loops N] [--profile NAME] [--cpus N] [--threads N]
@@ -29,8 +30,11 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
        vmap-replay --list-workloads
        vmap-replay --import ftrace|vmallocinfo|json [--profile NAME] [--json] FILE|-
   FILE|-          the trace to replay (- for standard input)
-  --check         verify every invariant after each operation
-  --check-every N verify them after every N-th operation (for long soak runs)
+  --check         after each operation, verify the invariants on what it touched (the tree paths,
+                  list links, busy index entries, pools, lazy count; maple-rfc: the maple nodes on
+                  the paths); all of them every 4096 operations and at the end
+  --check-every N verify all of them after every N-th operation and at the end; with --check, the
+                  interval of that full check (the backstop) instead of 4096
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
   --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1, linux-6.9 or maple-rfc (a `profile` line in
@@ -241,14 +245,24 @@ fn main() -> ExitCode {
         }
     };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let code = if args.counters {
-        let mut c = CounterObserver::default();
-        let code = replay_stream(input, &mut out, &args, &mut c);
-        let _ = out.flush();
-        print_counters(&c.total);
-        code
-    } else {
-        replay_stream(input, &mut out, &args, &mut NoObserver)
+    let mut inc = IncrementalCheck::new(args.check_every.unwrap_or(DEFAULT_EVERY));
+    let code = match (args.counters, args.check) {
+        (true, true) => {
+            let mut c = CounterObserver::default();
+            let code = replay_stream(input, &mut out, &args, &mut WithCheck { inner: &mut c, check: &mut inc });
+            let _ = out.flush();
+            print_counters(&c.total);
+            code
+        }
+        (true, false) => {
+            let mut c = CounterObserver::default();
+            let code = replay_stream(input, &mut out, &args, &mut c);
+            let _ = out.flush();
+            print_counters(&c.total);
+            code
+        }
+        (false, true) => replay_stream(input, &mut out, &args, &mut inc),
+        (false, false) => replay_stream(input, &mut out, &args, &mut NoObserver),
     };
     let _ = out.flush();
     code
@@ -319,8 +333,8 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
         let (line, op) = match lines.next_line() {
             Ok(None) => {
                 // A periodic check also looks at the final state.
-                if args.check_every.is_some() {
-                    if let Err(e) = check_invariants(&r.vmap) {
+                if args.check || args.check_every.is_some() {
+                    if let Err(e) = obs.finish(&r.vmap) {
                         let _ = out.flush();
                         eprintln!("vmap-replay: at the end of the trace: invariant violated: {e}");
                         return ExitCode::from(3);
@@ -335,6 +349,13 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
             }
             Ok(Some((line, l))) if !seen_op && is_maple_profile(l) => {
                 // `profile maple-tree` (issue 13): the rest of the trace acts on one maple tree.
+                if let Some(f) = args.profile {
+                    let _ = out.flush();
+                    eprintln!(
+                        "vmap-replay: line {line}: the trace says `profile maple-tree` but --profile {f} was given: drop one of them (refusing to measure the wrong era)"
+                    );
+                    return ExitCode::from(1);
+                }
                 let first = l.to_owned();
                 return replay_maple(line, first, &mut lines, out, args);
             }
@@ -374,8 +395,15 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
             return ExitCode::from(1);
         }
         applied += 1;
-        if args.check || args.check_every.is_some_and(|n| applied.is_multiple_of(n)) {
-            if let Err(e) = check_invariants(&r.vmap) {
+        let checked = if args.check {
+            obs.after_op(&r.vmap, &op, &text)
+        } else if args.check_every.is_some_and(|n| applied.is_multiple_of(n)) {
+            check_invariants(&r.vmap)
+        } else {
+            Ok(())
+        };
+        {
+            if let Err(e) = checked {
                 let _ = out.flush();
                 eprintln!("vmap-replay: line {line}: invariant violated after `{op}`: {e}");
                 return ExitCode::from(3);
@@ -399,13 +427,21 @@ fn replay_maple<R: BufRead>(
     args: &Args,
 ) -> ExitCode {
     let mut r = vmapviz_core::maple::MapleReplay::new();
-    r.check = args.check || args.check_every.is_some();
+    r.check = args.check;
+    r.check_every = args.check_every.or(args.check.then_some(DEFAULT_EVERY));
     let mut next = Some((line, first));
     loop {
         let (n, l) = match next.take() {
             Some(x) => x,
             None => match lines.next_line() {
-                Ok(None) => return ExitCode::SUCCESS,
+                Ok(None) => {
+                    if let Err(e) = r.finish() {
+                        let _ = out.flush();
+                        eprintln!("vmap-replay: at the end of the trace: {e}");
+                        return ExitCode::from(3);
+                    }
+                    return ExitCode::SUCCESS;
+                }
                 Ok(Some((n, l))) => (n, l.to_string()),
                 Err((code, msg)) => {
                     let _ = out.flush();
@@ -601,14 +637,40 @@ fn print_rfc_counters(m: &vmapviz_core::maple_rfc::MapleRfc) {
     );
 }
 
-/// Closes an operation for observers that count per operation.
+/// Closes an operation for observers that count per operation, and runs the check of
+/// `--check` for the observers that carry one.
 trait EndOp {
     fn end_op(&mut self) {}
+    fn after_op(&mut self, v: &Vmap, _op: &Op, _out: &str) -> Result<(), String> {
+        check_invariants(v)
+    }
+    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+        check_invariants(v)
+    }
 }
 impl EndOp for NoObserver {}
 impl EndOp for CounterObserver {
     fn end_op(&mut self) {
         CounterObserver::end_op(self);
+    }
+}
+impl EndOp for IncrementalCheck {
+    fn after_op(&mut self, v: &Vmap, op: &Op, out: &str) -> Result<(), String> {
+        IncrementalCheck::after_op(self, v, op, out)
+    }
+    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+        IncrementalCheck::finish(self, v)
+    }
+}
+impl EndOp for WithCheck<'_, CounterObserver> {
+    fn end_op(&mut self) {
+        self.inner.end_op();
+    }
+    fn after_op(&mut self, v: &Vmap, op: &Op, out: &str) -> Result<(), String> {
+        self.check.after_op(v, op, out)
+    }
+    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+        self.check.finish(v)
     }
 }
 

@@ -460,6 +460,7 @@ impl Vmap {
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
         self.arena.at(va).add_flags(F_LAZY);
+        crate::events::touch(obs, va);
         self.lazy_list.push(va);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())

@@ -50,6 +50,7 @@ impl Vmap {
             }
             self.arena.detach(va);
             self.arena.at(va).set_flags(0);
+            crate::events::touch(obs, va);
             self.free_tree_add(va, obs);
             self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
             count += 1;

@@ -41,6 +41,7 @@ impl Vmap {
             vn_flags = Self::encode_vn_id(nid) << VN_SHIFT;
             if let Some(va) = self.node_pool_del_va(nid, size, align, vstart, vend, obs) {
                 self.arena.at(va).set_flags(vn_flags);
+                crate::events::touch(obs, va);
                 self.busy_insert(va, obs);
                 if O::ON {
                     let v = *self.arena.get(va);
@@ -104,6 +105,9 @@ impl Vmap {
         obs: &mut O,
     ) -> Option<u32> {
         let idx = Self::pool_index(size)?;
+        if O::TOUCH {
+            obs.touch_pool(nid, idx);
+        }
         let head = self.nodes[nid as usize].pools.get(idx).and_then(|p| p.front().copied());
         let Some(va) = head else {
             if O::ON {
@@ -149,6 +153,7 @@ impl Vmap {
         for &va in list {
             self.arena.detach(va);
             self.arena.at(va).set_flags(0);
+            crate::events::touch(obs, va);
             self.free_tree_add(va, obs);
         }
     }
@@ -165,6 +170,10 @@ impl Vmap {
             let quarter = len >> 2;
             let n = if full || quarter == 0 { len } else { quarter };
             let taken: Vec<u32> = self.nodes[nid as usize].pools[idx].drain(..n).collect();
+            if O::TOUCH {
+                obs.touch_pool(nid, idx);
+                taken.iter().for_each(|&va| obs.touch(va));
+            }
             if O::ON {
                 let ev = Event::Decay { node: nid, pool: idx as u32, taken: n as u32, kept: (len - n) as u32 };
                 obs.areas_event(ev, self);
@@ -214,6 +223,10 @@ impl Vmap {
                     if let Some(idx) = Self::pool_index(v.size()) {
                         self.arena.detach(va);
                         self.pool_mut(nid as u32, idx).push_front(va);
+                        if O::TOUCH {
+                            obs.touch_pool(nid as u32, idx);
+                            obs.touch(va);
+                        }
                         if O::ON {
                             obs.areas_event(Event::pooled(nid, idx, &v), self);
                         }

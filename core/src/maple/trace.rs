@@ -129,8 +129,12 @@ pub fn parse_maple_line(line_no: usize, line: &str) -> Result<MapleOp, MapleTrac
 /// zero entry, as the conformance vectors were made.
 pub struct MapleReplay {
     pub tree: MapleTree,
-    /// Run `validate()` after every operation and fail on the first broken invariant.
+    /// After every store or erase, validate the nodes on the paths to the range and its two
+    /// neighbours (`MapleTree::validate_ranges`); fail on the first broken invariant.
     pub check: bool,
+    /// Validate the whole tree after every N-th operation (and at [`MapleReplay::finish`]).
+    pub check_every: Option<u64>,
+    ops: u64,
 }
 
 impl Default for MapleReplay {
@@ -141,12 +145,16 @@ impl Default for MapleReplay {
 
 impl MapleReplay {
     pub fn new() -> MapleReplay {
-        MapleReplay { tree: MapleTree::new(true), check: false }
+        MapleReplay { tree: MapleTree::new(true), check: false, check_every: None, ops: 0 }
     }
 
     /// Apply one line and write its output (if any).
     pub fn apply_line(&mut self, line_no: usize, line: &str, out: &mut impl Write) -> Result<(), MapleTraceError> {
         let op = parse_maple_line(line_no, line)?;
+        let touched = match op {
+            MapleOp::Store(a, b) | MapleOp::Erase(a, b) => Some((a.saturating_sub(1), b.saturating_add(1))),
+            _ => None,
+        };
         let text = match op {
             MapleOp::Nothing => return Ok(()),
             MapleOp::Store(a, b) => {
@@ -164,20 +172,37 @@ impl MapleReplay {
             },
             MapleOp::Dump => self.tree.dump(),
         };
-        if self.check {
-            if let Err(e) = self.tree.validate() {
-                return Err(MapleTraceError {
-                    line_no,
-                    quote: quote(line),
-                    kind: MapleTraceErrorKind::Io(format!("invariant broken: {e}")),
-                });
-            }
+        if !matches!(op, MapleOp::Nothing) {
+            self.ops += 1;
+        }
+        let full = self.check_every.is_some_and(|n| self.ops.is_multiple_of(n));
+        let r = match touched {
+            _ if full => self.tree.validate(),
+            Some(range) if self.check => self.tree.validate_ranges(&[range]),
+            _ => Ok(()),
+        };
+        if let Err(e) = r {
+            return Err(MapleTraceError {
+                line_no,
+                quote: quote(line),
+                kind: MapleTraceErrorKind::Io(format!("invariant broken: {e}")),
+            });
         }
         out.write_all(text.as_bytes()).map_err(|e| MapleTraceError {
             line_no,
             quote: quote(line),
             kind: MapleTraceErrorKind::Io(e.to_string()),
         })
+    }
+}
+
+impl MapleReplay {
+    /// The check at the end of a trace: the whole tree, when any check is on.
+    pub fn finish(&self) -> Result<(), String> {
+        if self.check || self.check_every.is_some() {
+            self.tree.validate().map_err(|e| format!("invariant broken: {e}"))?;
+        }
+        Ok(())
     }
 }
 

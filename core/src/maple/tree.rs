@@ -2490,6 +2490,23 @@ impl<O: MapleObserver> MapleTree<O> {
     /// equal to recomputed gaps (and the metadata naming a largest one), no adjacent NULLs
     /// (within a leaf and across leaves), every leaf at depth `height - 1`.
     pub fn validate(&self) -> Result<(), ValidateError> {
+        self.validate_in(None)
+    }
+
+    /// [`MapleTree::validate`] restricted to the nodes whose range meets one of `ranges`
+    /// (inclusive, sorted or not): the paths a store or erase of those indices walked and
+    /// rewrote, with each of those nodes checked whole (its pivots, slots, every child's gap,
+    /// the metadata), and NULL runs across two visited leaves that touch. The count of live
+    /// nodes is not checked (that needs the whole tree).
+    pub fn validate_ranges(&self, ranges: &[(u64, u64)]) -> Result<(), ValidateError> {
+        self.validate_in(Some(ranges))
+    }
+
+    fn validate_in(&self, filter: Option<&[(u64, u64)]>) -> Result<(), ValidateError> {
+        let meets = |lo: u64, hi: u64| filter.is_none_or(|f| f.iter().any(|&(a, b)| a <= hi && lo <= b));
+        // With a filter, the max of the last leaf visited: a NULL ending it matters to the next
+        // leaf only when that one starts right after it.
+        let mut prev_leaf_max: Option<u64> = None;
         let root = match self.root {
             Root::Empty | Root::Ptr(_) => {
                 return if self.height == 0 || matches!(self.root, Root::Ptr(_)) {
@@ -2563,7 +2580,9 @@ impl<O: MapleObserver> MapleTree<O> {
                             return Err(ValidateError::Shape { node: x, detail: format!("child in leaf slot {i}") })
                         }
                         Slot::Null => {
-                            let prev_null = if i == 0 { !first_leaf && prev_null_end } else { n.slot[i - 1].is_null() };
+                            let joined = filter.is_none() || prev_leaf_max.is_some_and(|m| m.wrapping_add(1) == min);
+                            let prev_null =
+                                if i == 0 { !first_leaf && joined && prev_null_end } else { n.slot[i - 1].is_null() };
                             if prev_null {
                                 return Err(ValidateError::AdjacentNull { at: lo });
                             }
@@ -2573,6 +2592,7 @@ impl<O: MapleObserver> MapleTree<O> {
                     lo = piv.wrapping_add(1);
                 }
                 prev_null_end = n.slot[end].is_null();
+                prev_leaf_max = Some(max);
                 first_leaf = false;
             } else {
                 let mut lo = min;
@@ -2594,7 +2614,9 @@ impl<O: MapleObserver> MapleTree<O> {
                             return Err(ValidateError::Gap { node: x, slot: i, stored: n.gap[i], actual });
                         }
                     }
-                    kids.push((c, depth + 1, lo, piv));
+                    if meets(lo, piv) {
+                        kids.push((c, depth + 1, lo, piv));
+                    }
                     lo = piv.wrapping_add(1);
                 }
                 if self.alloc {
@@ -2609,7 +2631,7 @@ impl<O: MapleObserver> MapleTree<O> {
                 }
             }
         }
-        if seen != self.node_count() {
+        if filter.is_none() && seen != self.node_count() {
             return Err(ValidateError::Shape {
                 node: root,
                 detail: format!("{} live nodes, {seen} in the tree", self.node_count()),
@@ -2632,6 +2654,28 @@ impl<O: MapleObserver> MapleTree<O> {
             lo = piv.wrapping_add(1);
         }
         best
+    }
+}
+
+/// Test hooks for the incremental check's tests (`raw_tests::check_inc`): damage one field.
+#[cfg(test)]
+impl MapleTree {
+    pub(crate) fn root_id(&self) -> Option<u32> {
+        match self.root {
+            Root::Node(id) => Some(id),
+            _ => None,
+        }
+    }
+    /// The last used slot of the root (whose max is `MAX`).
+    pub(crate) fn node_end(&self, id: u32) -> usize {
+        self.data_end(id, MAX)
+    }
+    pub(crate) fn corrupt_gap(&mut self, id: u32, slot: usize) {
+        self.nm(id).gap[slot] += 1;
+    }
+    pub(crate) fn corrupt_pivot(&mut self, id: u32, i: usize) {
+        let p = self.n(id).pivot[i - 1];
+        self.nm(id).pivot[i] = p;
     }
 }
 

@@ -7,6 +7,7 @@
 //!
 //! Run them with `cargo test --release -p vmapviz-core --lib raw_tests::`.
 
+mod check_inc;
 mod find_start;
 mod gap_checks;
 mod node_id;

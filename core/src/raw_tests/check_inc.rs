@@ -1,0 +1,192 @@
+//! The incremental check (`check_inc`) catches a corruption on the operation after it, well
+//! before its backstop (set far away here): each test builds a state, damages one field an
+//! operation depends on, applies one more operation and expects that operation's check to fail.
+
+use crate::area::NIL;
+use crate::check_inc::IncrementalCheck;
+use crate::maple::MapleTree;
+use crate::maple::ValidateError;
+use crate::profile::Profile;
+use crate::replay::Replayer;
+use crate::trace::Op;
+use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+
+const FAR: u64 = 1 << 40;
+
+fn alloc(size: u64) -> Op {
+    Op::Alloc { size, align: PAGE_SIZE, vstart: VMALLOC_START, vend: VMALLOC_END }
+}
+
+/// Apply `op` with the check as observer, then check.
+fn step(r: &mut Replayer, c: &mut IncrementalCheck, op: &Op) -> Result<(), String> {
+    let mut out = String::new();
+    r.apply(op, &mut out, c).map_err(|e| e.to_string())?;
+    c.after_op(&r.vmap, op, &out)
+}
+
+/// A free tree of many blocks: 64 areas of one page, every other one freed. Returns the
+/// replayer, the check (synced, no error) and the addresses still busy.
+fn fragmented(p: Profile) -> (Replayer, IncrementalCheck, Vec<u64>) {
+    let mut r = Replayer::new(p);
+    let mut c = IncrementalCheck::new(FAR);
+    step(&mut r, &mut c, &Op::Profile(p)).unwrap();
+    let mut addrs = Vec::new();
+    for _ in 0..64 {
+        let mut out = String::new();
+        r.apply(&alloc(PAGE_SIZE), &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &alloc(PAGE_SIZE), &out).unwrap();
+        addrs.push(u64::from_str_radix(out.trim().trim_start_matches("alloc -> 0x"), 16).unwrap());
+    }
+    let mut busy = Vec::new();
+    for (i, a) in addrs.into_iter().enumerate() {
+        if i % 2 == 0 {
+            step(&mut r, &mut c, &Op::Free(a)).unwrap();
+        } else {
+            busy.push(a);
+        }
+    }
+    assert!(p == Profile::Linux51 || r.vmap.free.len > 16, "the free tree has many blocks");
+    (r, c, busy)
+}
+
+/// The free tree's node right of the root: beside the path of a lowest-fit allocation (which
+/// goes left), so the next operation reads it but does not rewrite it.
+fn root_right(r: &Replayer) -> u32 {
+    let x = r.vmap.arena.get(r.vmap.free.root).right;
+    assert_ne!(x, NIL);
+    x
+}
+
+#[test]
+fn clean_runs_pass_under_every_profile() {
+    for p in [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69] {
+        let (mut r, mut c, busy) = fragmented(p);
+        for a in busy {
+            step(&mut r, &mut c, &Op::Vfree(a)).unwrap();
+        }
+        step(&mut r, &mut c, &Op::Purge).unwrap();
+        step(&mut r, &mut c, &alloc(3 * PAGE_SIZE)).unwrap();
+        c.finish(&r.vmap).unwrap();
+    }
+}
+
+/// maple-rfc S5 (spec §11.4.1, §11.10): an `early` area outside the seeded window, vfreed (lazy),
+/// is not in the occupied tree, so a later module-area allocation takes its range before the
+/// purge. The RFC's kernel does that; the check accepts it.
+#[test]
+fn an_early_lazy_area_overlapped_after_the_switch_is_not_a_violation() {
+    let text = "profile maple-rfc\nearly 0x3000 0x1000 0xffffffffa0000000 0xffffffffff000000\n\
+                vfree 0xffffffffa0000000\nalloc 0x2000 0x1000 0xffffffffa0000000 0xffffffffff000000\n";
+    let mut r = Replayer::new(Profile::MapleRfc);
+    let mut c = IncrementalCheck::new(1);
+    let mut out = String::new();
+    for l in crate::trace::parse_trace(text).unwrap() {
+        out.clear();
+        r.apply(&l.op, &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &l.op, &out).unwrap();
+    }
+    assert_eq!(out, "alloc -> 0xffffffffa0000000\n", "the module allocation reuses the lazy range");
+    c.finish(&r.vmap).unwrap();
+}
+
+#[test]
+fn a_wrong_subtree_max_size_is_caught_next_op() {
+    let (mut r, mut c, _) = fragmented(Profile::Linux61);
+    let x = root_right(&r);
+    let m = r.vmap.arena.get(x).subtree_max_size();
+    r.vmap.arena.at(x).set_subtree_max_size(m + PAGE_SIZE);
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("subtree_max_size"), "{e}");
+    assert_eq!(c.full_checks, 1, "caught by the incremental check, not the backstop");
+}
+
+#[test]
+fn a_wrong_colour_is_caught_next_op() {
+    let (mut r, mut c, _) = fragmented(Profile::Linux61);
+    let x = root_right(&r);
+    let v = *r.vmap.arena.get(x);
+    r.vmap.arena.at(x).set_parent_color(v.parent(), !v.is_black());
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("black heights differ") || e.contains("red child"), "{e}");
+}
+
+#[test]
+fn a_broken_list_link_is_caught_next_op() {
+    let (mut r, mut c, _) = fragmented(Profile::Linux52);
+    let x = root_right(&r);
+    r.vmap.arena.at(x).prev = NIL;
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("list links"), "{e}");
+}
+
+#[test]
+fn a_wrong_lazy_count_is_caught_next_op() {
+    let (mut r, mut c, busy) = fragmented(Profile::Linux69);
+    step(&mut r, &mut c, &Op::Vfree(busy[0])).unwrap();
+    r.vmap.vmap_lazy_nr += 1;
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("vmap_lazy_nr"), "{e}");
+}
+
+#[test]
+fn a_wrong_pool_entry_is_caught_next_op() {
+    // linux-6.9 with 2 CPUs (2 vmap nodes): a purge puts lazy areas of a node into its pools.
+    let mut r = Replayer::new(Profile::Linux69);
+    let mut c = IncrementalCheck::new(FAR);
+    for op in [Op::Profile(Profile::Linux69), Op::Cpus(2)] {
+        step(&mut r, &mut c, &op).unwrap();
+    }
+    let mut addrs = Vec::new();
+    for _ in 0..8 {
+        let mut out = String::new();
+        r.apply(&alloc(2 * PAGE_SIZE), &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &alloc(2 * PAGE_SIZE), &out).unwrap();
+        addrs.push(u64::from_str_radix(out.trim().trim_start_matches("alloc -> 0x"), 16).unwrap());
+    }
+    for a in addrs {
+        step(&mut r, &mut c, &Op::Vfree(a)).unwrap();
+    }
+    step(&mut r, &mut c, &Op::Purge).unwrap();
+    // The pool of 2-page areas (index 1) of node 0, the node CPU 0 allocates from.
+    let front = *r.vmap.nodes[0].pools.get(1).and_then(|p| p.front()).expect("a pooled area");
+    // Its entry now names an area of another size (a wrong entry at the pool's head).
+    r.vmap.arena.at(front).va_end += PAGE_SIZE;
+    let e = step(&mut r, &mut c, &alloc(2 * PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("wrong size for pool"), "{e}");
+}
+
+/// A maple tree of 400 ranges (three levels), stored the way the maple-tree traces store.
+fn grown() -> MapleTree {
+    let mut t = MapleTree::new(true);
+    for i in 0..400u64 {
+        let a = 0x10_0000 + i * 0x3000;
+        t.store_range(a, a + 0xfff, Some(crate::maple::MapleEntry::Zero)).unwrap();
+    }
+    t.validate().unwrap();
+    t
+}
+
+#[test]
+fn a_wrong_maple_gap_is_caught_on_the_path_of_the_next_store() {
+    let mut t = grown();
+    // The root's last child's gap: the next store (at the low end) walks the root, which is
+    // checked whole, but does not descend into that child.
+    let root = t.root_id().unwrap();
+    let end = t.node_end(root);
+    t.corrupt_gap(root, end);
+    t.store_range(0x10_0000, 0x10_0fff, None).unwrap();
+    let e = t.validate_ranges(&[(0x0f_ffff, 0x10_1000)]).unwrap_err();
+    assert!(matches!(e, ValidateError::Gap { .. } | ValidateError::MetaGap { .. }), "{e:?}");
+}
+
+#[test]
+fn a_wrong_maple_pivot_is_caught_on_the_path_of_the_next_store() {
+    let mut t = grown();
+    // The root's second pivot made equal to its first: the store at the low end descends
+    // through slot 0, and the check of the root (on its path) sees the disorder.
+    let root = t.root_id().unwrap();
+    t.corrupt_pivot(root, 1);
+    t.store_range(0x10_0000, 0x10_0fff, None).unwrap();
+    let e = t.validate_ranges(&[(0x0f_ffff, 0x10_1000)]).unwrap_err();
+    assert!(matches!(e, ValidateError::Pivot { .. }), "{e:?}");
+}
