@@ -47,6 +47,19 @@ impl Profile {
         crate::vmalloc::SearchRule { adjust_search_size: modern, move_vstart: modern }
     }
 
+    /// linux-6.9 and later: vmap nodes (one per possible CPU, up to 128), each with its busy and
+    /// lazy trees and size pools; an allocation in the default window goes through the pool
+    /// of the current CPU's node.
+    pub fn has_vmap_nodes(self) -> bool {
+        matches!(self, Profile::Linux69)
+    }
+
+    /// An allocation depends on the CPU it runs on (`cpu N` matters): the vmap nodes, or
+    /// maple-rfc's per-CPU bump chunks.
+    pub fn per_cpu(self) -> bool {
+        self.has_vmap_nodes() || self == Profile::MapleRfc
+    }
+
     /// Lazily freed areas stay in the busy tree on a LIFO list until the purge (5.1, 5.2).
     pub fn lazy_in_busy(self) -> bool {
         matches!(self, Profile::Linux51 | Profile::Linux52)

@@ -241,7 +241,7 @@ impl Vmap {
             self.initialized = true;
             return Ok(());
         }
-        let nr = if self.profile == Profile::Linux69 { self.cpus.clamp(1, MAX_NODES) } else { 1 };
+        let nr = if self.profile.has_vmap_nodes() { self.cpus.clamp(1, MAX_NODES) } else { 1 };
         self.arena = Arena::new();
         self.free = VaTree::default();
         self.nodes = (0..nr).map(|_| VmapNode::default()).collect();
@@ -443,7 +443,7 @@ impl Vmap {
             Profile::Linux61 => self.purge_v61(cause, obs),
             Profile::Linux69 => {
                 let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-                self.purge_nodes(full, cause, obs)
+                self.purge_nodes(full, cause, Self::decay_va_pool_node, obs)
             }
             Profile::MapleRfc => {
                 let r = self.rfc_mut();
