@@ -194,7 +194,7 @@ impl WorkloadParams {
     /// The `run_test_mask` in force.
     pub fn mask(&self) -> u64 {
         self.run_test_mask.unwrap_or(match self.profile {
-            Profile::Linux69 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
+            Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
             _ => INT_MAX_MASK,
         })
     }
