@@ -137,7 +137,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     for (nid, node) in v.nodes.iter().enumerate() {
         for (i, &va) in check_tree(a, &node.busy, false, "busy tree")?.iter().enumerate() {
             let x = a.area(va);
-            if v.profile == Profile::Linux69 && v.addr_to_node_id(x.va_start) as usize != nid {
+            if v.profile.has_vmap_nodes() && v.addr_to_node_id(x.va_start) as usize != nid {
                 return Err(format!("busy area {:#x} is kept by node {nid}, not its address node", x.va_start));
             }
             if x.is_lazy() {

@@ -105,7 +105,7 @@ impl LockMeter {
         ((addr / self.zone) % self.nodes) as usize
     }
     fn per_node(&self, kind: usize, node: usize) -> usize {
-        if matches!(self.profile, Profile::Linux69 | Profile::MapleRfc) {
+        if self.profile.per_cpu() {
             1 + kind * self.nodes as usize + node
         } else {
             0
@@ -174,7 +174,7 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
     if p.profile == Profile::MapleRfc {
         v.set_bump(p.bump);
     }
-    let nlocks = if matches!(p.profile, Profile::Linux69 | Profile::MapleRfc) { 1 + 3 * nodes } else { 1 };
+    let nlocks = if p.profile.per_cpu() { 1 + 3 * nodes } else { 1 };
     let mut lock_free = vec![0.0f64; nlocks];
     let mut global_hold = 0.0;
     let mut wait = 0.0;

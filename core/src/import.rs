@@ -500,7 +500,7 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
     let mut vmap = Vmap::new(replay_profile);
     let mut ops = Vec::new();
     let mut summary = Vec::new();
-    let set_cpu_lines = replay_profile == Profile::Linux69;
+    let set_cpu_lines = replay_profile.has_vmap_nodes();
     if let Some(p) = profile {
         ops.push(Op::Profile(p));
     }

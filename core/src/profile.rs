@@ -17,6 +17,10 @@ pub enum Profile {
     /// 6.9+: per-CPU vmap nodes with size pools and decay.
     #[serde(rename = "linux-6.9")]
     Linux69,
+    /// 6.18, the long-term kernel of late 2025: 6.9 with the 2025 pool decay (a pool of one to
+    /// three entries is left alone).
+    #[serde(rename = "linux-6.18")]
+    Linux618,
     /// The June 2026 RFC (v1, unmerged): maple trees instead of the rbtrees, the per-CPU bump
     /// overlay, on the 6.9 nodes (spec §11).
     #[serde(rename = "maple-rfc")]
@@ -24,8 +28,8 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: [Profile; 5] =
-        [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::MapleRfc];
+    pub const ALL: [Profile; 6] =
+        [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618, Profile::MapleRfc];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -33,6 +37,7 @@ impl Profile {
             Profile::Linux52 => "linux-5.2",
             Profile::Linux61 => "linux-6.1",
             Profile::Linux69 => "linux-6.9",
+            Profile::Linux618 => "linux-6.18",
             Profile::MapleRfc => "maple-rfc",
         }
     }
@@ -45,6 +50,19 @@ impl Profile {
     pub fn search_rule(self) -> crate::vmalloc::SearchRule {
         let modern = !matches!(self, Profile::Linux51 | Profile::Linux52);
         crate::vmalloc::SearchRule { adjust_search_size: modern, move_vstart: modern }
+    }
+
+    /// linux-6.9 and later: vmap nodes (one per possible CPU, up to 128), each with its busy and
+    /// lazy trees and size pools; an allocation in the default window goes through the pool
+    /// of the current CPU's node.
+    pub fn has_vmap_nodes(self) -> bool {
+        matches!(self, Profile::Linux69 | Profile::Linux618)
+    }
+
+    /// An allocation depends on the CPU it runs on (`cpu N` matters): the vmap nodes, or
+    /// maple-rfc's per-CPU bump chunks.
+    pub fn per_cpu(self) -> bool {
+        self.has_vmap_nodes() || self == Profile::MapleRfc
     }
 
     /// Lazily freed areas stay in the busy tree on a LIFO list until the purge (5.1, 5.2).

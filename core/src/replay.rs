@@ -337,7 +337,7 @@ pub fn dump_free_tree(v: &Vmap, out: &mut String) {
 /// `busy`: busy areas (and lazy ones) in the profile's format.
 pub fn dump_busy(v: &Vmap, out: &mut String) {
     match v.profile {
-        Profile::Linux69 => {
+        p if p.has_vmap_nodes() => {
             for (nid, n) in v.nodes.iter().enumerate() {
                 let _ = writeln!(out, "node {nid}");
                 for (_, x) in n.busy.iter(&v.arena) {

@@ -152,11 +152,11 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
     let op = match cmd {
         "profile" => {
             if rest.len() != 1 {
-                return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1, linux-6.9 or maple-rfc".into());
+                return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18 or maple-rfc".into());
             }
             Op::Profile(Profile::parse(rest[0]).ok_or_else(|| {
                 format!(
-                    "unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, maple-rfc)",
+                    "unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18, maple-rfc)",
                     quote(rest[0])
                 )
             })?)

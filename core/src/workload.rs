@@ -194,7 +194,7 @@ impl WorkloadParams {
     /// The `run_test_mask` in force.
     pub fn mask(&self) -> u64 {
         self.run_test_mask.unwrap_or(match self.profile {
-            Profile::Linux69 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
+            Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
             _ => INT_MAX_MASK,
         })
     }
@@ -1362,7 +1362,7 @@ fn run_module(
     let mut d = Driver {
         vmap: Vmap::new(p.profile),
         sink,
-        emit_cpu: matches!(p.profile, Profile::Linux69 | Profile::MapleRfc),
+        emit_cpu: p.profile.per_cpu(),
         cur_cpu: 0,
         want_cpu: 0,
         block_pages: vmap_block_size(NR_CPUS) / PAGE_SIZE,

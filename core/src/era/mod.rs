@@ -22,6 +22,7 @@
 //! | [`v52`]       | `linux-5.2`             | the lazy list kept from 5.1 (areas stay busy)       |
 //! | [`v61`]       | `linux-6.1`             | the purge tree (lazy areas leave the busy tree)     |
 //! | [`v69`]       | `linux-6.9`             | vmap nodes with lazy trees, size pools and decay    |
+//! | [`v618`]      | `linux-6.18`            | 6.9 with the 2025 decay (a pool of 1–3 is left alone) |
 //! | [`maple_rfc`] | `maple-rfc`             | the June 2026 RFC: maple trees and the bump overlay, with state of its own (`Vmap::rfc`) |
 //!
 //! Shared here, named as in `mm/vmalloc.c`: the busy-area bookkeeping (`insert_vmap_area` into
@@ -32,6 +33,7 @@ pub mod maple_rfc;
 pub mod v51;
 pub mod v52;
 pub mod v61;
+pub mod v618;
 pub mod v69;
 
 use std::collections::VecDeque;
@@ -241,7 +243,7 @@ impl Vmap {
             self.initialized = true;
             return Ok(());
         }
-        let nr = if self.profile == Profile::Linux69 { self.cpus.clamp(1, MAX_NODES) } else { 1 };
+        let nr = if self.profile.has_vmap_nodes() { self.cpus.clamp(1, MAX_NODES) } else { 1 };
         self.arena = Arena::new();
         self.free = VaTree::default();
         self.nodes = (0..nr).map(|_| VmapNode::default()).collect();
@@ -389,7 +391,7 @@ impl Vmap {
         match self.profile {
             Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
             Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree(size, align, vstart, vend, 0, obs),
-            Profile::Linux69 => self.alloc_v69(size, align, vstart, vend, obs),
+            Profile::Linux69 | Profile::Linux618 => self.alloc_v69(size, align, vstart, vend, obs),
             Profile::MapleRfc => self.rfc_mut().alloc(size, align, vstart, vend, obs),
         }
     }
@@ -404,7 +406,7 @@ impl Vmap {
         let (nid, va) = self.find_busy(addr)?;
         match self.profile {
             Profile::Linux51 => self.free_v51(va, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::MapleRfc => {
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => {
                 self.__free_vmap_area(nid, va, obs)
             }
         }
@@ -417,7 +419,7 @@ impl Vmap {
         match self.profile {
             Profile::Linux51 | Profile::Linux52 => self.vfree_llist(addr, obs),
             Profile::Linux61 => self.vfree_v61(addr, obs),
-            Profile::Linux69 => self.vfree_v69(addr, obs),
+            Profile::Linux69 | Profile::Linux618 => self.vfree_v69(addr, obs),
             Profile::MapleRfc => self.rfc_mut().vfree(addr, obs),
         }
     }
@@ -443,8 +445,9 @@ impl Vmap {
             Profile::Linux61 => self.purge_v61(cause, obs),
             Profile::Linux69 => {
                 let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-                self.purge_nodes(full, cause, obs)
+                self.purge_nodes(full, cause, Self::decay_va_pool_node, obs)
             }
+            Profile::Linux618 => self.purge_v618(cause, obs),
             Profile::MapleRfc => {
                 let r = self.rfc_mut();
                 let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
@@ -701,7 +704,7 @@ impl Vmap {
         let last_area = pcpu_check_args(offsets, sizes, align)?;
         match self.profile {
             Profile::Linux51 => self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::MapleRfc => {
+            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => {
                 self.pcpu_get_vm_areas_free_tree(offsets, sizes, align, last_area, obs)
             }
         }
@@ -768,7 +771,7 @@ impl Vmap {
         match self.profile {
             Profile::Linux51 | Profile::Linux52 => {}
             Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
-            Profile::Linux69 => {
+            Profile::Linux69 | Profile::Linux618 => {
                 for (nid, n) in self.nodes.iter().enumerate() {
                     out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
                 }

@@ -158,17 +158,41 @@ impl Vmap {
         }
     }
 
-    /// `decay_va_pool_node`: give back a quarter of each pool (all of it when `full`, or when
-    /// a quarter rounds to nothing, as 6.9 does), coalesced, in ascending order.
-    fn decay_va_pool_node<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+    /// `decay_va_pool_node` of 6.9: give back a quarter of each pool (all of it when `full`,
+    /// or when a quarter rounds to nothing), coalesced, in ascending order.
+    pub(super) fn decay_va_pool_node<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+        self.decay_pools(nid, full, Self::n_decay_v69, obs)
+    }
+
+    /// How many of a pool's `len` entries 6.9 decays: the counter starts at `len >> 2` and is
+    /// tested after its decrement, so a quarter that rounds to nothing takes the whole pool.
+    fn n_decay_v69(len: usize, full: bool) -> usize {
+        let quarter = len >> 2;
+        if full || quarter == 0 {
+            len
+        } else {
+            quarter
+        }
+    }
+
+    /// The body every era's `decay_va_pool_node` shares: from each non-empty pool take the
+    /// first `n_decay(len, full)` entries (the most recently pooled), coalesce them in a local
+    /// tree and give that back to the free tree in ascending order; the rest stay in their
+    /// order.
+    pub(super) fn decay_pools<O: Observer>(
+        &mut self,
+        nid: u32,
+        full: bool,
+        n_decay: fn(usize, bool) -> usize,
+        obs: &mut O,
+    ) {
         let mut decay = VaTree::default();
         for idx in 0..self.nodes[nid as usize].pools.len() {
             let len = self.nodes[nid as usize].pools[idx].len();
             if len == 0 {
                 continue;
             }
-            let quarter = len >> 2;
-            let n = if full || quarter == 0 { len } else { quarter };
+            let n = n_decay(len, full).min(len);
             let taken: Vec<u32> = self.nodes[nid as usize].pools[idx].drain(..n).collect();
             if O::TOUCH {
                 obs.touch_pool(nid, idx);
@@ -187,9 +211,16 @@ impl Vmap {
         self.reclaim_list_global(&list, obs);
     }
 
-    /// `__purge_vmap_area_lazy` of 6.9: decay every node's pools, then purge every node's lazy
-    /// areas (into its pools unless `full`, else back to the free tree, descending).
-    pub(super) fn purge_nodes<O: Observer>(&mut self, full: bool, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+    /// `__purge_vmap_area_lazy` of 6.9 and later: decay every node's pools (with the era's
+    /// `decay_va_pool_node`), then purge every node's lazy areas (into its pools unless
+    /// `full`, else back to the free tree, descending).
+    pub(super) fn purge_nodes<O: Observer>(
+        &mut self,
+        full: bool,
+        cause: PurgeCause,
+        decay_va_pool_node: fn(&mut Vmap, u32, bool, &mut O),
+        obs: &mut O,
+    ) -> PurgeResult {
         let nr = self.nodes.len();
         let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
@@ -197,7 +228,7 @@ impl Vmap {
             obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
         }
         for nid in 0..nr {
-            self.decay_va_pool_node(nid as u32, full, obs);
+            decay_va_pool_node(self, nid as u32, full, obs);
             let lazy = std::mem::take(&mut self.nodes[nid].lazy);
             let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
             purge_lists.push(list);

@@ -41,7 +41,9 @@ pub(crate) fn profile(name: &str) -> Result<Profile, JsError> {
         return Ok(Profile::default());
     }
     Profile::parse(name).ok_or_else(|| {
-        JsError::new(&format!("unknown profile `{name}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9)"))
+        JsError::new(&format!(
+            "unknown profile `{name}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18, maple-rfc)"
+        ))
     })
 }
 

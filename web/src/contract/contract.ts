@@ -262,7 +262,7 @@ export type PoolSnap = { node: number, pool: number, entries: Array<AreaInfo>, }
 /**
  * A kernel era the core models (`Profile` in core/src/profile.rs).
  */
-export type Profile = "linux-5.1" | "linux-5.2" | "linux-6.1" | "linux-6.9" | "maple-rfc";
+export type Profile = "linux-5.1" | "linux-5.2" | "linux-6.1" | "linux-6.9" | "linux-6.18" | "maple-rfc";
 
 /**
  * Why a purge ran.
