@@ -98,9 +98,34 @@ test('a replay in progress can be cancelled: nothing changes', async ({ page }) 
   await wb.open();
   const before = await wb.fingerprint();
   await wb.tab('large');
-  await wb.large.locator('button[data-action="demo"]').click();
-  await expect(wb.job).toBeVisible();
-  await wb.job.locator('button[data-action="cancel-job"]').click();
+  // The replay takes a second or two: a click through Playwright (actionability checks, scroll,
+  // hit test) can come after its end on a loaded machine. So the page starts it and clicks
+  // Cancel itself in the task that reports the first progress with the bar on screen: the job
+  // is running then, whatever the load. The replay ending first is a failure of its own.
+  const at = await wb.root.evaluate(
+    (root) =>
+      new Promise<{ done: number; total: number }>((resolve, reject) => {
+        const job = root.querySelector('[data-testid="job"]') as HTMLElement;
+        const cancel = job.querySelector('button[data-action="cancel-job"]') as HTMLButtonElement;
+        let started = false;
+        const seen = new MutationObserver(() => {
+          if (job.dataset.state === 'running') started = true;
+          else if (started) {
+            seen.disconnect();
+            reject(new Error('the replay ended before its progress showed'));
+            return;
+          }
+          if (job.dataset.state !== 'running' || job.hidden || !(Number(job.dataset.done) > 0)) return;
+          seen.disconnect();
+          const at = { done: Number(job.dataset.done), total: Number(job.dataset.total) };
+          cancel.click();
+          resolve(at);
+        });
+        seen.observe(job, { attributes: true });
+        (root.querySelector('button[data-action="demo"]') as HTMLButtonElement).click();
+      }),
+  );
+  expect(at.done).toBeLessThan(at.total);
   await expect(wb.job).toBeHidden();
   await expect(wb.large.getByRole('alert')).toContainText('cancelled: nothing changed');
   await expect(wb.large.getByTestId('large-nav')).toBeHidden();
