@@ -210,7 +210,7 @@ impl IncrementalCheck {
 
     // ------------------------------------------------------------------ free-tree eras
 
-    fn tree<'v>(v: &'v Vmap, t: TreeId) -> &'v VaTree {
+    fn tree(v: &Vmap, t: TreeId) -> &VaTree {
         match t {
             TreeId::Free => &v.free,
             TreeId::Busy(n) => &v.nodes[n].busy,
