@@ -144,7 +144,7 @@ impl Observer for LockMeter {
             }
             // maple-rfc: a node's busy tree under that node's busy lock; the occupied tree, the
             // window loop, refill and release (below, as everything else) under the global lock.
-            Event::Maple { tree: MapleTreeKind::Busy, node, .. } => {
+            Event::Maple { tree: MapleTreeKind::Busy, node, .. } | Event::BusyOverlapMissed { node, .. } => {
                 let l = self.per_node(0, node as usize);
                 self.charge(l, 1.0);
             }

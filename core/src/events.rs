@@ -641,6 +641,18 @@ pub enum Event {
         limit: Addr,
         lazy_pending: u32,
     },
+    /// The busy-tree insert's overlap check (`validate_vmap_area_range_insert_mt_locked`) looks
+    /// only at the neighbours in the busy tree of `node` (`addr_to_node(start)`): none overlaps
+    /// `[start, end)`, so the area goes in, although `[other_start, other_end)`, kept by the
+    /// busy tree of `other_node`, overlaps it. The syzbot WARN cannot fire for this pair.
+    BusyOverlapMissed {
+        start: Addr,
+        end: Addr,
+        node: u32,
+        other_start: Addr,
+        other_end: Addr,
+        other_node: u32,
+    },
 }
 
 impl Event {

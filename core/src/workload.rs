@@ -556,7 +556,7 @@ const RFC_SCENARIOS: [RfcScenario; 5] = [
     },
     RfcScenario {
         name: "rfc_s5_syzbot_overlap",
-        description: "maple-rfc S5 (the syzbot report, our hypothesis): a module-area area from before the perf-mode switch is outside the seeded window, so the next module allocation overlaps it: WARN, FAIL",
+        description: "maple-rfc S5 (the syzbot report, our hypothesis): a module-area area from before the perf-mode switch is outside the seeded window, so module allocations overlap it: WARN and FAIL when the area's node holds it, inserted unseen when it starts in another node's zone",
         make: rfc_s5,
     },
 ];
@@ -646,16 +646,25 @@ busy
     .to_string()
 }
 
-fn rfc_s5(_: &WorkloadParams) -> String {
-    "\
-# Before the perf-mode switch: an execmem allocation in the module area (legacy free-tree path).
-early 0x3000 0x1000 0xffffffffa0000000 0xffffffffff000000
+fn rfc_s5(p: &WorkloadParams) -> String {
+    let mut t = String::new();
+    if p.cpus < 2 {
+        t += "# Two vmap nodes at least: the module area's 64 KiB zones alternate between them.\ncpus 2\n";
+    }
+    t += "\
+# Before the perf-mode switch: an execmem allocation of 128 KiB in the module area (legacy free-tree
+# path). It spans two zones, node 0's and node 1's; node 0's busy tree (the node of its start) keeps it.
+early 0x20000 0x1000 0xffffffffa0000000 0xffffffffff000000
 # The switch seeds the occupied tree inside [VMALLOC_START, VMALLOC_END) only: the module area looks
-# free there, the busy tree holds it. The next execmem-style allocation trips the overlap check.
+# free there, the busy tree holds it. An execmem-style allocation at the area's start: node 0's busy
+# tree has the early area as neighbour, the overlap check fires (WARN), the allocation fails.
 alloc 0x2000 0x1000 0xffffffffa0000000 0xffffffffff000000
+# One from the second zone on: the check looks only at node 1's busy tree, which is empty. The area
+# goes in over the early one: the overlap the check cannot see.
+alloc 0x2000 0x1000 0xffffffffa0010000 0xffffffffff000000
 busy
-"
-    .to_string()
+";
+    t
 }
 
 /// Every workload: the 13 kernel tests (in table order), the module, the teaching scenarios.

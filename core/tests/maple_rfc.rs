@@ -149,6 +149,7 @@ fn random_op(r: &mut Rng, live: &[u64], cpus: u64, window: (u64, u64)) -> Op {
 fn random_traces_keep_the_invariants_and_match_the_brute_force() {
     let mut compared = 0u32;
     let mut hits = [0u32; 5];
+    let mut diverged = 0u32;
     for seed in 0..48u64 {
         let mut r = Rng::new(0x5eed_0000 + seed);
         let cpus = [1u64, 2, 3, 4, 8, 16, 33, 64][(seed % 8) as usize];
@@ -237,7 +238,15 @@ fn random_traces_keep_the_invariants_and_match_the_brute_force() {
                 }
             }
         }
+        // The RFC's own gaps (a pool hit of a bump area whose chunk was released, an erase of a
+        // range not its own) stop the overlap and occupied-tree tests for the rest of a trace.
+        if let Some(why) = m.diverged() {
+            eprintln!("seed {seed}: diverged: {why}");
+            diverged += 1;
+        }
     }
+    eprintln!("{diverged} of 48 traces diverged");
+    assert!(diverged < 8, "{diverged} of 48 traces diverged: the invariants were not tested to their end");
     assert!(compared > 1000, "only {compared} global allocations compared");
     assert!(hits[AllocPath::Bump as usize] > 100 && hits[AllocPath::Pool as usize] > 0, "paths {hits:?}");
 }
@@ -614,7 +623,14 @@ fn workloads_replay_under_maple_rfc_with_invariants() {
                     assert_eq!(m.counters.released_before_flush, 1, "{out}");
                     assert!(out.contains(" retired\n"), "{out}");
                 }
-                "rfc_s5_syzbot_overlap" => assert_eq!(m.counters.overlap_warnings, 1),
+                // The scenario runs on two vmap nodes at least: the first module allocation trips
+                // the check, the second starts in node 1's zone and its check misses the early
+                // area node 0 keeps.
+                "rfc_s5_syzbot_overlap" => {
+                    assert_eq!(m.counters.overlap_warnings, 1, "{out}");
+                    assert_eq!(m.counters.overlaps_missed, 1, "{out}");
+                    assert!(out.contains("alloc -> FAIL\nalloc -> 0xffffffffa0010000\n"), "{out}");
+                }
                 // The reclaim decays the pools whole, with one vmap node or several (a plain purge
                 // would pool these areas when there are several: they would stay occupied).
                 "rfc_s3_free_space_without_objects" => {

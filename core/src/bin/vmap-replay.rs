@@ -618,6 +618,7 @@ fn print_rfc_counters(m: &vmapviz_core::maple_rfc::MapleRfc) {
         ("chunk_walk_steps", c.chunk_walk_steps),
         ("released_before_flush", c.released_before_flush),
         ("overlap_warnings", c.overlap_warnings),
+        ("overlaps_missed", c.overlaps_missed),
         ("pool_hits", c.pool_hits),
         ("purges", c.purges),
     ] {

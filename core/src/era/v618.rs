@@ -38,7 +38,7 @@ use super::{PurgeResult, Vmap};
 impl Vmap {
     /// How many of a pool's `len` entries a 6.18 decay gives back: all on a full decay, else
     /// `len >> 2` (nothing from a pool of one to three).
-    pub(super) fn n_decay_v618(len: usize, full: bool) -> usize {
+    pub fn n_decay_v618(len: usize, full: bool) -> usize {
         if full {
             len
         } else {

@@ -166,7 +166,7 @@ impl Vmap {
 
     /// How many of a pool's `len` entries 6.9 decays: the counter starts at `len >> 2` and is
     /// tested after its decrement, so a quarter that rounds to nothing takes the whole pool.
-    fn n_decay_v69(len: usize, full: bool) -> usize {
+    pub fn n_decay_v69(len: usize, full: bool) -> usize {
         let quarter = len >> 2;
         if full || quarter == 0 {
             len
