@@ -244,6 +244,16 @@ export function narrateRfc(of: OpFrames, i: number): Narration | null {
         }.`,
       );
     }
+    case 'busy_overlap_missed':
+      return base(
+        ev.kind,
+        'rfc:alloc_vmap_area',
+        'insert_vmap_area_busy_locked',
+        'busy',
+        'busy tree',
+        'Overlap not seen',
+        `The overlap check looks only at the busy tree of node ${String(ev.node)}, the node of ${hex(big(ev.start))}: no neighbour there overlaps ${rangeOf(ev.start, ev.end)}, so the area goes in, although ${rangeOf(ev.other_start, ev.other_end)}, kept by node ${String(ev.other_node)}'s busy tree, overlaps it. No WARN: two areas now share addresses.`,
+      );
     case 'lazy_enqueue':
       return base(
         ev.kind,
@@ -328,7 +338,7 @@ start|attempt:
      |  else addr := find_hole_window over the occupied tree inside [vstart, vend)
      |  no room? -> overflow
      |  store [addr, addr + size - 1] as in use in the occupied tree
- busy|  insert the area into its vmap node's busy maple tree
+ busy|  check its neighbours in its vmap node's busy maple tree (overlap: warn, fail); insert it there
  done|  give the area to the caller
      |overflow:
 purge|  first failure: purge the lazy areas, then attempt again
