@@ -240,6 +240,12 @@ pub trait MapleObserver {
     /// The tree's nodes (pre-order, as [`MapleTree::nodes`]) and height right after the last
     /// event, when `NODES` is true.
     fn nodes(&mut self, _nodes: Vec<NodeSummary>, _height: u32) {}
+    /// `mab_mas_cp` filled `node` from a big node: every node the write path creates (its
+    /// metadata set from the copied gaps). `gaps` is its `gap[0..=end]` (empty unless arange).
+    /// Not a step event of the JSON stream; like them, never called when `ON` is false.
+    fn node_filled(&mut self, _node: u32, _kind: NodeKind, _gaps: &[u64]) {}
+    /// `mas_parent_gap` wrote `gap` into `node`'s `gap[slot]` (before it looks at the metadata).
+    fn gap_written(&mut self, _node: u32, _slot: usize, _gap: u64) {}
 }
 
 /// Records nothing.
@@ -663,6 +669,9 @@ impl<O: MapleObserver> MapleTree<O> {
             let meta_offset = self.n(pnode).meta_gap as usize;
             let meta_gap = self.n(pnode).gap[meta_offset.min(9)];
             self.nm(pnode).gap[offset] = new;
+            if O::ON {
+                self.obs.gap_written(pnode, offset, new);
+            }
             if meta_gap == new {
                 if O::ON {
                     self.obs.event(MapleEvent::GapUpdate { node: pnode, slot: offset, gap: Addr(new), stop: true });
@@ -917,6 +926,11 @@ impl<O: MapleObserver> MapleTree<O> {
         } else if end < kind.slots() - 1 {
             node.meta_gap = 0;
             node.meta_end = end as u8;
+        }
+        if O::ON {
+            let gaps = self.nodes[id as usize].gap;
+            let n = if kind == NodeKind::Arange && alloc { (end + 1).min(gaps.len()) } else { 0 };
+            self.obs.node_filled(id, kind, &gaps[..n]);
         }
     }
 
