@@ -471,7 +471,7 @@ fn shadow_trace(seed: u64, rules: Rules, phases: &[(usize, usize)]) -> Result<us
         let mut r = shadow.apply(&hooks);
         // Every arange node after every operation while the tree is small, every 16th
         // operation once it is large (nodes() walks the whole tree).
-        if r.is_ok() && (t.node_count() < 400 || ops % 16 == 0) {
+        if r.is_ok() && (t.node_count() < 400 || ops.is_multiple_of(16)) {
             r = shadow.check(&t.nodes());
             checks += 1;
         }
@@ -557,7 +557,7 @@ fn the_shadow_agrees_on_the_tie_vector() {
             if !hooks.is_empty() {
                 hooked += 1;
                 shadow.apply(&hooks).map_err(|e| format!("line {}: {e}", i + 1))?;
-                if t.node_count() < 400 || hooked % 16 == 0 {
+                if t.node_count() < 400 || hooked.is_multiple_of(16) {
                     shadow.check(&t.nodes()).map_err(|e| format!("line {}: {e}", i + 1))?;
                 }
             }
