@@ -22,12 +22,17 @@ export type EventKind =
   | 'lazy'
   | 'purge'
   | 'pool_hit'
+  | 'pool_miss'
+  | 'pooled'
   | 'decay'
   | 'store_type'
   | 'split'
   | 'rebalance'
   | 'spanning'
   | 'gap_stop'
+  | 'gap_skip'
+  | 'hole_found'
+  | 'ascend'
   | 'window'
   | 'bump_hit'
   | 'bump_refill'
@@ -60,12 +65,17 @@ export const KINDS: readonly KindInfo[] = [
   { kind: 'lazy', label: 'lazy free', group: 'lazy freeing and nodes', alloc: ['lazy_enqueue'] },
   { kind: 'purge', label: 'purge', group: 'lazy freeing and nodes', alloc: ['purge_start'] },
   { kind: 'pool_hit', label: 'pool hit', group: 'lazy freeing and nodes', alloc: ['pool_hit'] },
+  { kind: 'pool_miss', label: 'pool miss', group: 'lazy freeing and nodes', alloc: ['pool_miss'] },
+  { kind: 'pooled', label: 'area pooled by a purge', group: 'lazy freeing and nodes', alloc: ['pooled'] },
   { kind: 'decay', label: 'decay', group: 'lazy freeing and nodes', alloc: ['decay'] },
   { kind: 'store_type', label: 'store type', group: 'maple tree', maple: ['store_type'] },
   { kind: 'split', label: 'node split', group: 'maple tree', maple: ['split'] },
   { kind: 'rebalance', label: 'rebalance', group: 'maple tree', maple: ['rebalance'] },
   { kind: 'spanning', label: 'spanning store', group: 'maple tree', maple: ['spanning'] },
   { kind: 'gap_stop', label: 'gap propagation stop', group: 'maple tree', maple: ['gap_update'], where: { stop: true } },
+  { kind: 'gap_skip', label: 'gap search: subtree skipped', group: 'maple tree', maple: ['skip'] },
+  { kind: 'ascend', label: 'gap search: back up a level', group: 'maple tree', maple: ['ascend'] },
+  { kind: 'hole_found', label: 'gap search: hole found', group: 'maple tree', maple: ['found'] },
   { kind: 'window', label: 'window loop', group: 'maple-rfc', alloc: ['window_hole'] },
   { kind: 'bump_hit', label: 'bump hit', group: 'maple-rfc', alloc: ['bump_hit'] },
   { kind: 'bump_refill', label: 'bump refill', group: 'maple-rfc', alloc: ['bump_refill'] },
