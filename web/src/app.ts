@@ -720,6 +720,8 @@ export class App {
       this.open(session, 0, null);
       this.openingLesson = false;
     }
+    // ] and [ then go to the next event of the kind the stop is about.
+    this.transport.kind = stop.claim.kind;
     const s = this.session as Session;
     const r = resolveStop(this.eventSource(s), stop);
     if ('error' in r) {

@@ -79,6 +79,8 @@ export class LessonCard {
     this.root.dataset.lesson = v.lesson.id;
     this.root.dataset.stop = String(v.index + 1);
     this.root.dataset.atStop = String(v.atStop);
+    this.root.dataset.claim = stop.claim.kind;
+    this.root.dataset.holds = String(v.problem === null);
     this.head.textContent = `${v.lesson.title} · stop ${v.index + 1} / ${n}`;
     this.title.textContent = stop.title;
     this.text.textContent = stop.text;
