@@ -79,7 +79,7 @@ test('every stop of every lesson sits on the core event it claims', async ({ pag
   const app = new AppPage(page);
   await app.open('./#lesson=free-tree&stop=1');
   const card = page.locator('[data-widget="lesson"]');
-  for (const id of ['free-tree', 'lazy', 'nodes', 'maple']) {
+  for (const id of ['walk', 'free-tree', 'lazy', 'nodes', 'maple', 'maple-rfc']) {
     await page.evaluate((h) => (location.hash = h), `#lesson=${id}&stop=1`);
     await expect(card).toHaveAttribute('data-lesson', id);
     const n = Number((await card.getByTestId('lesson-head').textContent())?.match(/\/ (\d+)/)?.[1]);

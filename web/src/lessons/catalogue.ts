@@ -11,10 +11,60 @@ import earlyStop from './traces/early_stop.trace?raw';
 import lazy from './traces/lazy.trace?raw';
 import threshold from './traces/threshold.trace?raw';
 import maple from './traces/maple.trace?raw';
+import walk51 from './traces/walk_51.trace?raw';
+import rfcBump from './traces/rfc_bump.trace?raw';
+import rfcS5 from './traces/rfc_s5.trace?raw';
 import twoCpus from '../panels/scenarios/two_cpus_two_zones.trace?raw';
 import poolHit from '../panels/scenarios/pool_hit.trace?raw';
 import decay from '../panels/scenarios/decay.trace?raw';
 import reclaim from '../panels/scenarios/reclaim_on_failure.trace?raw';
+
+const WALK: Lesson = {
+  id: 'walk',
+  title: 'Before the free tree: the list walk (linux-5.1)',
+  summary:
+    'Until 5.2 only busy areas were kept; a search walked their list from a cached starting point until a gap was large enough: one step per busy area in its way.',
+  minutes: 5,
+  traces: { walk: walk51 },
+  stops: [
+    {
+      title: 'The cache makes appending cheap',
+      trace: 'walk',
+      at: { op: 9, find: 'walk' },
+      text:
+        'free_vmap_cache remembers the last area handed out. A request that fits right after it takes one step of the walk: the new area goes straight after the cached one.',
+      claim: { kind: 'walk', where: { id: 6 } },
+      look: ['bar', 'narration'],
+    },
+    {
+      title: 'A hole moves the cache back',
+      trace: 'walk',
+      at: { op: 12, find: 'walk' },
+      text:
+        'Two frees opened a 2-page hole at 0x101000, and __free_vmap_area moved the cache below it. A 3-page request starts walking there.',
+      claim: { kind: 'walk', where: { id: 0 } },
+      look: ['bar', 'narration'],
+    },
+    {
+      title: 'One step per busy area: O(N)',
+      trace: 'walk',
+      at: { op: 12, find: 'walk', nth: 5 },
+      text:
+        'The hole is too small, so the walk visits every busy area above it before it finds room at the end. With thousands of areas each search costs thousands of steps: this is what linux-5.2\'s augmented free tree removed.',
+      claim: { kind: 'walk', where: { id: 7, cached_hole_size: '0x2000' } },
+      look: ['bar', 'narration'],
+    },
+    {
+      title: 'A smaller request drops the cache',
+      trace: 'walk',
+      at: { op: 13, find: 'cache_reset' },
+      text:
+        'One page is smaller than the hole the cache skipped (cached_hole_size), so the hole may fit it: the cache is dropped and the search starts again from the tree, and lands in the hole.',
+      claim: { kind: 'cache_reset', where: { why: 'smaller_than_hole' } },
+      look: ['narration', 'bar'],
+    },
+  ],
+};
 
 const FREE_TREE: Lesson = {
   id: 'free-tree',
@@ -396,4 +446,75 @@ const MAPLE: Lesson = {
   ],
 };
 
-export const LESSONS: readonly Lesson[] = [FREE_TREE, LAZY, NODES, MAPLE];
+const RFC: Lesson = {
+  id: 'maple-rfc',
+  title: 'maple-rfc: the occupied tree and the bump overlay',
+  summary:
+    'The RFC keeps no free tree: free space is the occupied maple tree\'s NULL ranges, found by a window loop; a per-CPU bump overlay serves most requests from 64 MiB chunks. And S5, the overlap the syzbot report shows.',
+  minutes: 8,
+  traces: { bump: rfcBump, s5: rfcS5 },
+  stops: [
+    {
+      title: 'No chunk yet: the window loop',
+      trace: 'bump',
+      at: { op: 1, find: 'window' },
+      text:
+        'CPU 0 has no chunk, so the bump overlay misses. The window loop asks the occupied tree for a NULL range of 64 MiB in the vmalloc window, and the first hole it finds fits.',
+      claim: { kind: 'window', where: { iteration: 1, fits: true } },
+      look: ['tree', 'narration'],
+    },
+    {
+      title: 'The chunk becomes CPU 0\'s',
+      trace: 'bump',
+      at: { op: 1, find: 'bump_refill' },
+      text: 'The 64 MiB are reserved in the occupied tree as one range and become CPU 0\'s current chunk; the request is served from its start.',
+      claim: { kind: 'bump_refill', where: { cpu: 0, retired: null } },
+      look: ['bar', 'narration'],
+    },
+    {
+      title: 'A bump hit touches no tree',
+      trace: 'bump',
+      at: { op: 2, find: 'bump_hit' },
+      text: 'The next 2 pages come from the chunk: the bump pointer moves up, the chunk counts 4 pages, and no tree is searched or changed.',
+      claim: { kind: 'bump_hit', where: { cpu: 0, pages: 4 } },
+      look: ['bar'],
+    },
+    {
+      title: 'Each CPU its own chunk',
+      trace: 'bump',
+      at: { op: 6, find: 'bump_refill' },
+      text: 'CPU 1\'s first request misses too, and the window loop reserves the next 64 MiB for it.',
+      claim: { kind: 'bump_refill', where: { cpu: 1 } },
+      look: ['bar'],
+    },
+    {
+      title: 'A refill retires the old chunk',
+      trace: 'bump',
+      at: { op: 9, find: 'bump_refill' },
+      text:
+        'After a 32 MiB request, the next 32 MiB do not fit in what is left of CPU 0\'s chunk: a new chunk is reserved and the old one is retired. Its range returns to the allocator when its last area is freed.',
+      claim: { kind: 'bump_refill', where: { cpu: 0, retired: '0xffffc90000000000' } },
+      look: ['bar', 'narration'],
+    },
+    {
+      title: 'Alignment costs the window loop size + align − 1',
+      trace: 'bump',
+      at: { op: 15, find: 'window' },
+      text:
+        'With the overlay off, 5 pages aligned to 64 KiB go through the window loop, which asks for a hole of size + align − 1 = 0x14fff so that an aligned start surely fits. The hole starts at …c002000, the aligned candidate at …c010000.',
+      claim: { kind: 'window', where: { candidate: '0xffffc9000c010000', fits: true } },
+      look: ['tree', 'narration'],
+    },
+    {
+      title: 'S5: a hole that is not free',
+      trace: 's5',
+      at: { op: 2, find: 'window' },
+      text:
+        'An area taken in the module area before the perf-mode switch is in the busy tree, but the switch seeded the occupied tree only inside the vmalloc window. The occupied tree offers that range as free; the busy-tree insert finds the overlap, warns (WARNING in alloc_vmap_area) and the allocation fails.',
+      claim: { kind: 'window', where: { candidate: '0xffffffffa0000000', fits: true } },
+      look: ['narration', 'bar'],
+    },
+  ],
+};
+
+export const LESSONS: readonly Lesson[] = [WALK, FREE_TREE, LAZY, NODES, MAPLE, RFC];

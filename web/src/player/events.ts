@@ -14,6 +14,8 @@ export interface AnyEvent {
 }
 
 export type EventKind =
+  | 'walk'
+  | 'cache_reset'
   | 'fit'
   | 'rotate'
   | 'recolor'
@@ -45,7 +47,7 @@ export interface KindInfo {
   kind: EventKind;
   /** The selector's words. */
   label: string;
-  group: 'free tree' | 'lazy freeing and nodes' | 'maple tree' | 'maple-rfc';
+  group: 'linux-5.1 list walk' | 'free tree' | 'lazy freeing and nodes' | 'maple tree' | 'maple-rfc';
   /** The allocator's event kinds it stands for. */
   alloc?: AllocKind[];
   /** The maple tree's event kinds it stands for (bare, or inside an allocator's `maple` event). */
@@ -56,6 +58,8 @@ export interface KindInfo {
 
 /** Every kind, in the selector's order. */
 export const KINDS: readonly KindInfo[] = [
+  { kind: 'walk', label: 'list walk step', group: 'linux-5.1 list walk', alloc: ['walk_area'] },
+  { kind: 'cache_reset', label: 'cache reset', group: 'linux-5.1 list walk', alloc: ['cache_reset'] },
   { kind: 'fit', label: 'fit (FL, LE, RE, NE)', group: 'free tree', alloc: ['fit'] },
   { kind: 'rotate', label: 'rotation', group: 'free tree', alloc: ['rotate'] },
   { kind: 'recolor', label: 'recolour', group: 'free tree', alloc: ['recolor'] },
