@@ -114,6 +114,19 @@ test('lesson keys: PgDn / PgUp and N / P go from stop to stop, → steps away, t
   await expect(card).toHaveAttribute('data-at-stop', 'false');
   await card.locator('button[data-action="lesson-return"]').click();
   await expect(card).toHaveAttribute('data-at-stop', 'true');
+  // Past a lesson's last stop, the next lesson; before its first, the one before.
+  await page.evaluate(() => (location.hash = '#lesson=walk&stop=4'));
+  await expect(card).toHaveAttribute('data-lesson', 'walk');
+  await expect(card.locator('button[data-action="lesson-next"]')).toHaveText('Next lesson ▶');
+  await page.locator('#app').focus();
+  await page.keyboard.press('PageDown');
+  await expect(card).toHaveAttribute('data-lesson', 'free-tree');
+  await expect(card).toHaveAttribute('data-stop', '1');
+  await expectOn(page, 'fit');
+  await page.keyboard.press('PageUp');
+  await expect(card).toHaveAttribute('data-lesson', 'walk');
+  await expect(card).toHaveAttribute('data-stop', '4');
+  await expectOn(page, 'cache_reset');
   // The picker: L, then a lesson.
   await page.locator('#app').focus();
   await page.keyboard.press('l');

@@ -232,7 +232,7 @@ export class App {
     if (side) side.prepend(card);
     else root.append(card);
     this.lessonCard = new LessonCard(card, {
-      onStop: (i) => this.goToStop(i),
+      onStop: (dir) => this.stepStop(dir),
       onReturn: () => this.lesson && this.goToStop(this.lesson.index),
       onLeave: () => this.leaveLesson(),
     });
@@ -660,7 +660,10 @@ export class App {
 
   /** The lessons (their module is loaded once, on first use). */
   private loadLessons(): Promise<readonly Lesson[]> {
-    this.lessons ??= import('./lessons/catalogue').then((m) => m.LESSONS);
+    this.lessons ??= import('./lessons/catalogue').then((m) => {
+      this.lessonOrder = m.LESSONS.map((l) => l.id);
+      return m.LESSONS;
+    });
     return this.lessons;
   }
 
@@ -695,6 +698,27 @@ export class App {
     this.goToStop(i);
     this.showError(problems);
     this.root.dataset.lessonReady = 'true';
+  }
+
+  /**
+   * The next (1) or previous (-1) stop; past a lesson's last stop, the first of the next lesson
+   * (before its first, the last of the one before), so a remote walks the whole course.
+   */
+  private stepStop(dir: 1 | -1): void {
+    const l = this.lesson;
+    if (!l) return;
+    const i = l.index + dir;
+    if (i >= 0 && i < l.lesson.stops.length) {
+      this.goToStop(i);
+      return;
+    }
+    void this.loadLessons().then((all) => {
+      const at = all.findIndex((x) => x.id === l.lesson.id);
+      const other = all[at + dir];
+      if (!other || this.lesson !== l) return;
+      this.lesson = { lesson: other, index: 0, pos: null, problem: null, trace: l.trace };
+      this.goToStop(dir === 1 ? 0 : other.stops.length - 1);
+    });
   }
 
   /** Show stop `i` of the lesson: its trace (replayed once per trace), at its micro-step. */
@@ -742,6 +766,8 @@ export class App {
   }
 
   private openingLesson = false;
+  /** The lessons' ids in order, once loaded (the card offers the next lesson after the last stop). */
+  private lessonOrder: string[] = [];
 
   /** Out of the lesson: the trace stays, the link becomes the trace's own. */
   leaveLesson(writeLink = true): void {
@@ -756,7 +782,11 @@ export class App {
   private renderLesson(): void {
     const l = this.lesson;
     const atStop = l !== null && l.pos !== null && samePos(l.pos, this.pos);
-    this.lessonCard.render(l ? { lesson: l.lesson, index: l.index, atStop, problem: l.problem } : null);
+    const order = this.lessonOrder;
+    const at = l ? order.indexOf(l.lesson.id) : -1;
+    this.lessonCard.render(
+      l ? { lesson: l.lesson, index: l.index, atStop, problem: l.problem, hasPrev: at > 0, hasNext: at >= 0 && at < order.length - 1 } : null,
+    );
     const look = new Set(l && atStop ? l.lesson.stops[l.index].look : []);
     const panels: [string, string][] = [
       ['bar', '.space-panel'],
@@ -1234,11 +1264,11 @@ export class App {
     if (!l || this.blanked()) return false;
     if (e.shiftKey && (e.key === 'PageDown' || e.key === 'PageUp')) return false;
     if (e.key === 'PageDown' || e.key === 'n' || e.key === 'N') {
-      this.goToStop(Math.min(l.lesson.stops.length - 1, l.index + 1));
+      this.stepStop(1);
       return true;
     }
     if (e.key === 'PageUp' || e.key === 'p' || e.key === 'P') {
-      this.goToStop(Math.max(0, l.index - 1));
+      this.stepStop(-1);
       return true;
     }
     return false;

@@ -13,10 +13,14 @@ export interface LessonView {
   atStop: boolean;
   /** The stop could not be placed, or its claim does not hold (never in a tested lesson). */
   problem: string | null;
+  /** Whether a lesson comes before / after this one (the first / last stop then leads there). */
+  hasPrev: boolean;
+  hasNext: boolean;
 }
 
 export interface LessonCardOptions {
-  onStop: (index: number) => void;
+  /** To the next (1) or previous (-1) stop, across lessons at either end. */
+  onStop: (dir: 1 | -1) => void;
   onReturn: () => void;
   onLeave: () => void;
 }
@@ -29,7 +33,6 @@ export class LessonCard {
   private readonly away: HTMLElement;
   private readonly prev: HTMLButtonElement;
   private readonly next: HTMLButtonElement;
-  private view: LessonView | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -57,12 +60,12 @@ export class LessonCard {
     this.prev.type = 'button';
     this.prev.dataset.action = 'lesson-prev';
     this.prev.title = 'Previous stop (P or PgUp)';
-    this.prev.addEventListener('click', () => this.view && this.opts.onStop(this.view.index - 1));
+    this.prev.addEventListener('click', () => this.opts.onStop(-1));
     this.next = row.appendChild(el('button', 'btn primary', 'Next stop ▶'));
     this.next.type = 'button';
     this.next.dataset.action = 'lesson-next';
     this.next.title = 'Next stop (N or PgDn)';
-    this.next.addEventListener('click', () => this.view && this.opts.onStop(this.view.index + 1));
+    this.next.addEventListener('click', () => this.opts.onStop(1));
     const leave = row.appendChild(el('button', 'btn btn-small lesson-leave', 'Leave the lesson'));
     leave.type = 'button';
     leave.dataset.action = 'lesson-leave';
@@ -70,7 +73,6 @@ export class LessonCard {
   }
 
   render(v: LessonView | null): void {
-    this.view = v;
     this.root.hidden = v === null;
     document.body.classList.toggle('in-lesson', v !== null);
     if (!v) return;
@@ -88,8 +90,12 @@ export class LessonCard {
     this.claim.classList.toggle('bad', v.problem !== null);
     this.claim.textContent = v.problem ? `This stop does not hold: ${v.problem}` : `On screen: a ${label}, as the core reports it.`;
     this.away.hidden = v.atStop;
-    this.prev.disabled = v.index === 0;
-    this.next.disabled = v.index >= n - 1;
+    const first = v.index === 0;
+    const last = v.index >= n - 1;
+    this.prev.textContent = first && v.hasPrev ? '◀ Previous lesson' : '◀ Previous stop';
+    this.next.textContent = last && v.hasNext ? 'Next lesson ▶' : 'Next stop ▶';
+    this.prev.disabled = first && !v.hasPrev;
+    this.next.disabled = last && !v.hasNext;
   }
 }
 
