@@ -173,3 +173,23 @@ test('a lesson stop at 1440×900 and in lecture mode at 1280×720 (screenshots)'
   await expect(card).toHaveAttribute('data-stop', '6');
   expect(app.problems).toEqual([]);
 });
+
+test('an unknown lesson or a stop past the end says so; a lesson over one\'s own trace can be undone', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.open('./#lesson=nope&stop=2');
+  await expect(app.loadError).toContainText('There is no lesson "nope"');
+  await expect(page.locator('[data-widget="lesson"]')).toBeHidden();
+  const card = page.locator('[data-widget="lesson"]');
+  await page.evaluate(() => (location.hash = '#lesson=lazy&stop=99'));
+  await expect(card).toHaveAttribute('data-stop', '8');
+  await expect(app.loadError).toContainText('has 8 stops: showing stop 8');
+  // Leave, then open a lesson from the picker over that trace: Undo brings the trace back.
+  await card.locator('button[data-action="lesson-leave"]').click();
+  const before = await page.evaluate(() => window.vmapviz?.app.currentTrace());
+  await page.locator('[data-tool="lessons"]').click();
+  await page.locator('[data-widget="lessons"] button[data-lesson="maple"]').click();
+  await expect(card).toHaveAttribute('data-lesson', 'maple');
+  await page.getByRole('button', { name: 'Undo' }).click();
+  await expect(card).toBeHidden();
+  expect(await page.evaluate(() => window.vmapviz?.app.currentTrace())).toBe(before);
+});

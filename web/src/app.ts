@@ -86,8 +86,9 @@ interface LinkCache {
 const FRAME_MS = 1000;
 /** A link longer than this (characters) is written only after a longer rest of the player. */
 const LONG_LINK = 16_384;
-/** Operations one event jump reads at most (their frames: about a millisecond each). */
+/** Operations one event jump reads at most, and how long it may take (a long trace's frames are slow). */
 const JUMP_OPS = 2000;
+const JUMP_MS = 250;
 /** Operations whose markers one call to the core gathers. */
 const MARK_SLICE = 2048;
 
@@ -637,7 +638,8 @@ export class App {
     this.pause();
     this.transport.kind = kind;
     const src = { length: s.length, events: (op: number): AnyEvent[] => (this.framesOf(op)?.frames ?? []).map((f) => f.event as AnyEvent) };
-    const found = findEvent(src, this.pos, kind, dir, JUMP_OPS);
+    const t0 = performance.now();
+    const found = findEvent(src, this.pos, kind, dir, JUMP_OPS, () => performance.now() - t0 > JUMP_MS);
     const label = Transport.label(kind);
     if (found.pos) {
       this.transport.jumpStatus('');
@@ -646,11 +648,14 @@ export class App {
     }
     const where = dir === 1 ? 'after this point' : 'before this point';
     this.transport.jumpStatus(
-      found.complete ? `no ${label} ${where}` : `no ${label} in the next ${found.scanned.toLocaleString('en-US')} operations ${dir === 1 ? 'ahead' : 'back'}; press again to look further`,
+      found.complete
+        ? `no ${label} ${where}`
+        : `no ${label} in the ${found.scanned.toLocaleString('en-US')} operations ${dir === 1 ? 'ahead' : 'back'}; press again to look further`,
     );
     if (!found.complete) {
       // Look further on the next press: from where this one stopped.
-      const op = dir === 1 ? Math.min(s.length, this.pos.op + found.scanned) : Math.max(0, this.pos.op - found.scanned);
+      const from = this.pos.frame >= 0 ? this.pos.op + 1 : this.pos.op;
+      const op = dir === 1 ? Math.min(s.length, this.pos.op + found.scanned) : Math.max(0, from - found.scanned);
       this.setPos(at(op));
     }
     return false;
@@ -694,8 +699,18 @@ export class App {
     }
     const i = Math.max(0, Math.min(lesson.stops.length - 1, Number.isFinite(index) ? index : 0));
     const problems = i !== index ? [`The lesson "${lesson.title}" has ${lesson.stops.length} stops: showing stop ${i + 1}.`] : [];
+    // A lesson opened over a trace of one's own (not another lesson's) can be taken back.
+    const s = this.session;
+    const before = s && !this.lesson ? { trace: s.traceText(), pos: this.pos } : null;
     this.lesson = { lesson, index: i, pos: null, problem: null, trace: '' };
     this.goToStop(i);
+    if (before) {
+      this.undo.show(`Opened the lesson "${lesson.title}" in place of your trace.`, () => {
+        this.leaveLesson(false);
+        this.open(this.deps.load(before.trace), before.pos.op, before.pos.frame >= 0 ? before.pos.frame : null);
+        this.showError([]);
+      });
+    }
     this.showError(problems);
     this.root.dataset.lessonReady = 'true';
   }

@@ -46,5 +46,7 @@ describe('event kinds', () => {
 
   it('stops after maxOps operations and says so', () => {
     expect(findEvent(src, at(1), 'rotate', 1, 1)).toEqual({ pos: null, scanned: 1, complete: false });
+    // Out of time after the first operation read: it says how many it read.
+    expect(findEvent(src, at(1), 'rotate', 1, 100, () => true)).toEqual({ pos: null, scanned: 1, complete: false });
   });
 });

@@ -132,13 +132,15 @@ export type Found = { pos: Pos } | { pos: null; scanned: number; complete: boole
 
 /**
  * The next (dir 1) or previous (dir -1) micro-step from `p` whose event is of `kind`, reading at
- * most `maxOps` operations (a long trace: the caller says how far it looked).
+ * most `maxOps` operations, and none once `stop()` says the time is up (a long trace: the caller
+ * says how far it looked).
  */
-export function findEvent(src: EventSource, p: Pos, kind: EventKind, dir: 1 | -1, maxOps = 4000): Found {
+export function findEvent(src: EventSource, p: Pos, kind: EventKind, dir: 1 | -1, maxOps = 4000, stop: () => boolean = () => false): Found {
   let scanned = 0;
   if (dir === 1) {
     for (let op = p.op; op < src.length; op++) {
-      if (scanned++ >= maxOps) return { pos: null, scanned: scanned - 1, complete: false };
+      if (scanned >= maxOps || (scanned > 0 && stop())) return { pos: null, scanned, complete: false };
+      scanned++;
       const ev = src.events(op);
       const from = op === p.op ? p.frame + 1 : 0;
       for (let f = Math.max(0, from); f < ev.length; f++) if (isOfKind(ev[f], kind)) return { pos: at(op, f) };
@@ -146,7 +148,8 @@ export function findEvent(src: EventSource, p: Pos, kind: EventKind, dir: 1 | -1
   } else {
     for (let op = p.frame >= 0 ? p.op : p.op - 1; op >= 0; op--) {
       if (op >= src.length) continue;
-      if (scanned++ >= maxOps) return { pos: null, scanned: scanned - 1, complete: false };
+      if (scanned >= maxOps || (scanned > 0 && stop())) return { pos: null, scanned, complete: false };
+      scanned++;
       const ev = src.events(op);
       const from = op === p.op ? p.frame - 1 : ev.length - 1;
       for (let f = from; f >= 0; f--) if (isOfKind(ev[f], kind)) return { pos: at(op, f) };
