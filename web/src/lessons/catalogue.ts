@@ -150,7 +150,7 @@ const FREE_TREE: Lesson = {
       trace: 'fixups',
       at: { op: 19, find: 'rotate', where: { phase: 'insert', case: 3 } },
       text:
-        'Case 3 rotates right at the grandparent and recolours: the middle block becomes the black top. The augment callback hands the old top\'s subtree_max_size to the node now on top.',
+        'Case 3 rotates right at the grandparent and recolours: the middle block becomes the black top. One micro-step later (→) the augment callback hands the old top\'s subtree_max_size to the node now on top.',
       claim: { kind: 'rotate', where: { phase: 'insert', case: 3, dir: 'right' } },
       look: ['tree', 'code'],
     },
