@@ -692,6 +692,8 @@ export class App {
       return;
     }
     const lesson = all.find((l) => l.id === id);
+    // A long link still opening gives way to the lesson.
+    this.stopOpening();
     if (!lesson) {
       if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
       this.showError([`There is no lesson "${id}" (the lessons are ${all.map((l) => l.id).join(', ')}).`]);
