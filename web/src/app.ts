@@ -17,6 +17,11 @@ import { formatPlayerHash, parsePlayerLink } from './player/link';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
+import { findEvent, type AnyEvent, type EventKind, type EventSource } from './player/events';
+import { LessonCard, LessonPicker } from './lessons/panel';
+import type { Lesson } from './lessons/model';
+import { checkClaim, resolveStop } from './lessons/resolve';
+import { lessonLink, parseLessonLink } from './lessons/link';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { inPurge, narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { around } from './layout/zoom';
@@ -81,6 +86,9 @@ interface LinkCache {
 const FRAME_MS = 1000;
 /** A link longer than this (characters) is written only after a longer rest of the player. */
 const LONG_LINK = 16_384;
+/** Operations one event jump reads at most, and how long it may take (a long trace's frames are slow). */
+const JUMP_OPS = 2000;
+const JUMP_MS = 250;
 /** Operations whose markers one call to the core gathers. */
 const MARK_SLICE = 2048;
 
@@ -117,6 +125,12 @@ export class App {
   private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
   private readonly undo: UndoToast;
+  private readonly lessonCard: LessonCard;
+  private readonly picker: LessonPicker;
+  /** The lessons' module (their words and traces), loaded on first use. */
+  private lessons: Promise<readonly Lesson[]> | null = null;
+  /** The lesson shown: which stop, where it sits (null when it could not be placed), its trace. */
+  private lesson: { lesson: Lesson; index: number; pos: Pos | null; problem: string | null; trace: string } | null = null;
   private readonly listeners: (() => void)[] = [];
   /** Told of every micro-step too (compare mode following the main view). */
   private readonly frameListeners: (() => void)[] = [];
@@ -197,6 +211,7 @@ export class App {
         this.startPaused = on;
         save('start-paused', String(on));
       },
+      onJump: (kind, dir) => this.jump(kind, dir),
     });
     this.ops = new OpList(part(root, 'ops'), {
       onStep: (k) => {
@@ -209,6 +224,23 @@ export class App {
     this.help = new HelpOverlay(part(root, 'help'));
     this.popover = new FreePopover(part(root, 'free-popover'), (line) => this.push(line));
     this.banner = part(root, 'load-error');
+    // The lesson's card sits above the narration (lecture mode keeps it); the picker beside the help.
+    const card = document.createElement('section');
+    card.className = 'panel lesson-panel';
+    card.dataset.widget = 'lesson';
+    card.setAttribute('aria-label', 'Lesson');
+    const side = root.querySelector('.side');
+    if (side) side.prepend(card);
+    else root.append(card);
+    this.lessonCard = new LessonCard(card, {
+      onStop: (dir) => this.stepStop(dir),
+      onReturn: () => this.lesson && this.goToStop(this.lesson.index),
+      onLeave: () => this.leaveLesson(),
+    });
+    const pick = document.createElement('div');
+    pick.dataset.widget = 'lessons';
+    part(root, 'help').after(pick);
+    this.picker = new LessonPicker(pick, (id) => void this.openLesson(id, 0));
     // Outside #app so that lecture mode, which hides the rest, still shows it.
     this.undo = new UndoToast(root.ownerDocument.body);
     root.ownerDocument.addEventListener('keydown', (e) => this.onKey(e));
@@ -244,6 +276,7 @@ export class App {
    */
   loadTrace(text: string, step: number | 'end' = 'end'): void {
     const session = this.deps.load(text);
+    this.leaveLesson(false);
     this.stopOpening();
     const before = this.session ? { trace: this.session.traceText(), length: this.session.length, pos: this.pos } : null;
     this.open(session, step, null);
@@ -350,6 +383,13 @@ export class App {
     const extra = parsePlayerLink(hash, search);
     if (z.hash) hash = z.hash;
     const lectureBefore = this.lecture;
+    const lessonAt = parseLessonLink(hash);
+    if (lessonAt) {
+      this.setLecture(extra.lecture, false);
+      void this.openLesson(lessonAt.id, lessonAt.stop - 1);
+      return;
+    }
+    this.leaveLesson(false);
     // A damaged #z= is one problem, not also a badly encoded parameter.
     const { link, error } = z.error ? { link: null, error: null } : parseHash(hash);
     this.setLecture(extra.lecture, false);
@@ -501,6 +541,7 @@ export class App {
 
   private open(session: Session, step: StepRef, frame: number | null): void {
     this.pause();
+    if (!this.openingLesson) this.leaveLesson(false);
     this.session?.dispose();
     this.session = session;
     this.version++;
@@ -584,6 +625,195 @@ export class App {
     else if (a === 'next-op') p = nextOp(this.pos, s.length);
     else if (a === 'prev-op') p = prevOp(this.pos);
     if (p) this.setPos(p);
+  }
+
+  /**
+   * To the next (1) or previous (-1) micro-step whose event is of `kind`, reading the core's
+   * frames of the operations on the way (at most JUMP_OPS of them per press: a long trace says
+   * where it stopped looking). Returns whether it moved.
+   */
+  jump(kind: EventKind, dir: 1 | -1): boolean {
+    const s = this.session;
+    if (!s) return false;
+    this.pause();
+    this.transport.kind = kind;
+    const src = { length: s.length, events: (op: number): AnyEvent[] => (this.framesOf(op)?.frames ?? []).map((f) => f.event as AnyEvent) };
+    const t0 = performance.now();
+    const found = findEvent(src, this.pos, kind, dir, JUMP_OPS, () => performance.now() - t0 > JUMP_MS);
+    const label = Transport.label(kind);
+    if (found.pos) {
+      this.transport.jumpStatus('');
+      this.setPos(found.pos);
+      return true;
+    }
+    const where = dir === 1 ? 'after this point' : 'before this point';
+    this.transport.jumpStatus(
+      found.complete
+        ? `no ${label} ${where}`
+        : `no ${label} in the ${found.scanned.toLocaleString('en-US')} operations ${dir === 1 ? 'ahead' : 'back'}; press again to look further`,
+    );
+    if (!found.complete) {
+      // Look further on the next press: from where this one stopped.
+      const from = this.pos.frame >= 0 ? this.pos.op + 1 : this.pos.op;
+      const op = dir === 1 ? Math.min(s.length, this.pos.op + found.scanned) : Math.max(0, from - found.scanned);
+      this.setPos(at(op));
+    }
+    return false;
+  }
+
+  // ---------- lessons ----------
+
+  /** The lessons (their module is loaded once, on first use). */
+  private loadLessons(): Promise<readonly Lesson[]> {
+    this.lessons ??= import('./lessons/catalogue').then((m) => {
+      this.lessonOrder = m.LESSONS.map((l) => l.id);
+      return m.LESSONS;
+    });
+    return this.lessons;
+  }
+
+  /** The picker (L, or the header's Lessons button). */
+  async showLessons(): Promise<void> {
+    try {
+      const all = await this.loadLessons();
+      this.picker.show(all, this.lesson?.lesson.id ?? null);
+    } catch (e) {
+      this.showError([`The lessons did not load: ${errorMessage(e)}`]);
+    }
+  }
+
+  /** Open lesson `id` at stop `index` (0-based); an unknown lesson or stop says so. */
+  async openLesson(id: string, index: number): Promise<void> {
+    let all: readonly Lesson[];
+    try {
+      all = await this.loadLessons();
+    } catch (e) {
+      this.showError([`The lessons did not load: ${errorMessage(e)}`]);
+      return;
+    }
+    const lesson = all.find((l) => l.id === id);
+    // A long link still opening gives way to the lesson.
+    this.stopOpening();
+    if (!lesson) {
+      if (!this.session) this.open(this.deps.load(DEFAULT_TRACE), 0, null);
+      this.showError([`There is no lesson "${id}" (the lessons are ${all.map((l) => l.id).join(', ')}).`]);
+      return;
+    }
+    const i = Math.max(0, Math.min(lesson.stops.length - 1, Number.isFinite(index) ? index : 0));
+    const problems = i !== index ? [`The lesson "${lesson.title}" has ${lesson.stops.length} stops: showing stop ${i + 1}.`] : [];
+    // A lesson opened over a trace of one's own (not another lesson's) can be taken back.
+    const s = this.session;
+    const before = s && !this.lesson ? { trace: s.traceText(), pos: this.pos } : null;
+    this.lesson = { lesson, index: i, pos: null, problem: null, trace: '' };
+    this.goToStop(i);
+    if (before) {
+      this.undo.show(`Opened the lesson "${lesson.title}" in place of your trace.`, () => {
+        this.leaveLesson(false);
+        this.open(this.deps.load(before.trace), before.pos.op, before.pos.frame >= 0 ? before.pos.frame : null);
+        this.showError([]);
+      });
+    }
+    this.showError(problems);
+    this.root.dataset.lessonReady = 'true';
+  }
+
+  /**
+   * The next (1) or previous (-1) stop; past a lesson's last stop, the first of the next lesson
+   * (before its first, the last of the one before), so a remote walks the whole course.
+   */
+  private stepStop(dir: 1 | -1): void {
+    const l = this.lesson;
+    if (!l) return;
+    const i = l.index + dir;
+    if (i >= 0 && i < l.lesson.stops.length) {
+      this.goToStop(i);
+      return;
+    }
+    void this.loadLessons().then((all) => {
+      const at = all.findIndex((x) => x.id === l.lesson.id);
+      const other = all[at + dir];
+      if (!other || this.lesson !== l) return;
+      this.lesson = { lesson: other, index: 0, pos: null, problem: null, trace: l.trace };
+      this.goToStop(dir === 1 ? 0 : other.stops.length - 1);
+    });
+  }
+
+  /** Show stop `i` of the lesson: its trace (replayed once per trace), at its micro-step. */
+  private goToStop(i: number): void {
+    const l = this.lesson;
+    if (!l || i < 0 || i >= l.lesson.stops.length) return;
+    const stop = l.lesson.stops[i];
+    const trace = l.lesson.traces[stop.trace] ?? '';
+    this.pause();
+    l.index = i;
+    if (l.trace !== trace || !this.session) {
+      let session: Session;
+      try {
+        session = this.deps.load(trace);
+      } catch (e) {
+        l.pos = null;
+        l.problem = `its trace does not replay: ${errorMessage(e)}`;
+        this.renderLesson();
+        return;
+      }
+      l.trace = trace;
+      this.openingLesson = true;
+      this.open(session, 0, null);
+      this.openingLesson = false;
+    }
+    // ] and [ then go to the next event of the kind the stop is about.
+    this.transport.kind = stop.claim.kind;
+    const s = this.session as Session;
+    const r = resolveStop(this.eventSource(s), stop);
+    if ('error' in r) {
+      l.pos = null;
+      l.problem = r.error;
+    } else {
+      l.pos = r.pos;
+      l.problem = checkClaim(stop, r.event);
+      this.setPos(r.pos, true, true);
+    }
+    this.writeLink(true);
+    this.renderLesson();
+  }
+
+  /** A session's events, for searches (frames through the page's cache). */
+  private eventSource(s: Session): EventSource {
+    return { length: s.length, events: (op) => (this.framesOf(op)?.frames ?? []).map((f) => f.event as AnyEvent) };
+  }
+
+  private openingLesson = false;
+  /** The lessons' ids in order, once loaded (the card offers the next lesson after the last stop). */
+  private lessonOrder: string[] = [];
+
+  /** Out of the lesson: the trace stays, the link becomes the trace's own. */
+  leaveLesson(writeLink = true): void {
+    if (!this.lesson) return;
+    this.lesson = null;
+    delete this.root.dataset.lessonReady;
+    this.renderLesson();
+    if (writeLink) this.writeLink(true);
+  }
+
+  /** The card, and the panels the stop points to (outlined). */
+  private renderLesson(): void {
+    const l = this.lesson;
+    const atStop = l !== null && l.pos !== null && samePos(l.pos, this.pos);
+    const order = this.lessonOrder;
+    const at = l ? order.indexOf(l.lesson.id) : -1;
+    this.lessonCard.render(
+      l ? { lesson: l.lesson, index: l.index, atStop, problem: l.problem, hasPrev: at > 0, hasNext: at >= 0 && at < order.length - 1 } : null,
+    );
+    const look = new Set(l && atStop ? l.lesson.stops[l.index].look : []);
+    const panels: [string, string][] = [
+      ['bar', '.space-panel'],
+      ['tree', '.tree-panel'],
+      ['narration', '[data-widget="narration"]'],
+      ['code', '[data-widget="code"]'],
+    ];
+    for (const [k, sel] of panels) this.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
+    if (l) this.root.dataset.lessonStop = String(l.index + 1);
+    else delete this.root.dataset.lessonStop;
   }
 
   private togglePlay(): void {
@@ -745,6 +975,7 @@ export class App {
     this.root.dataset.step = String(p.op);
     this.root.dataset.frame = String(p.frame);
     this.renderTransport(frames);
+    if (this.lesson) this.renderLesson();
     // The (possibly long) link is written once the player rests for a moment.
     this.writeLink();
     this.changed();
@@ -937,6 +1168,8 @@ export class App {
     } catch (e) {
       return errorMessage(e);
     }
+    // The lesson's trace is no longer what its stops describe.
+    this.leaveLesson(false);
     // An edit after a replacement: undoing the replacement would drop it, so the offer ends.
     this.undo.hide();
     this.linkCache = null;
@@ -976,10 +1209,15 @@ export class App {
       return;
     }
     if (this.help.open && e.key !== '?') return;
+    if (this.picker.open) return;
     // Space on a focused button or link activates it, as everywhere else.
     if ((e.key === ' ' || e.key === 'Spacebar') && t instanceof HTMLElement && t.closest('button, a[href], summary')) return;
     // Lecture mode: a presenter remote's buttons (PageDown/PageUp, or ↓/↑ on some) step, and its
     // "blank" button (b or .) blacks the screen out until pressed again.
+    if (this.lesson && this.lessonKey(e)) {
+      e.preventDefault();
+      return;
+    }
     if (this.lecture && this.remoteKey(e)) {
       e.preventDefault();
       return;
@@ -1011,6 +1249,20 @@ export class App {
       case '=':
         this.changeSpeed(1);
         break;
+      case ']':
+        this.jump(this.transport.kind, 1);
+        break;
+      case '[':
+        this.jump(this.transport.kind, -1);
+        break;
+      case 'k':
+      case 'K':
+        this.transport.jumpStatus(`jumps go to: ${Transport.label(this.transport.cycleKind(e.key === 'K' ? -1 : 1))}`);
+        break;
+      case 'l':
+      case 'L':
+        void this.showLessons();
+        break;
       case '?':
         this.help.toggle();
         break;
@@ -1018,6 +1270,25 @@ export class App {
         used = false;
     }
     if (used) e.preventDefault();
+  }
+
+  /**
+   * In a lesson, PgDn / PgUp (a remote's buttons) and N / P go from stop to stop; the other keys
+   * stay the player's (→ / ← step around the stop). True when the key was used.
+   */
+  private lessonKey(e: KeyboardEvent): boolean {
+    const l = this.lesson;
+    if (!l || this.blanked()) return false;
+    if (e.shiftKey && (e.key === 'PageDown' || e.key === 'PageUp')) return false;
+    if (e.key === 'PageDown' || e.key === 'n' || e.key === 'N') {
+      this.stepStop(1);
+      return true;
+    }
+    if (e.key === 'PageUp' || e.key === 'p' || e.key === 'P') {
+      this.stepStop(-1);
+      return true;
+    }
+    return false;
   }
 
   /** A presenter remote's key in lecture mode; true when it was used. */
@@ -1070,6 +1341,7 @@ export class App {
     theme?.addEventListener('click', () => setTheme(document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark', true));
     tools.querySelector('[data-tool="lecture"]')?.addEventListener('click', () => this.setLecture(!this.lecture, true));
     tools.querySelector('[data-tool="help"]')?.addEventListener('click', () => this.help.toggle());
+    tools.querySelector('[data-tool="lessons"]')?.addEventListener('click', () => void this.showLessons());
     this.startPaused = true;
   }
 
@@ -1108,6 +1380,11 @@ export class App {
     const s = this.session;
     // While a long link opens, the address bar keeps that link (a reload opens it again).
     if (!s || this.opening) return;
+    if (this.lesson) {
+      const hash = lessonLink(this.lesson.lesson.id, this.lesson.index + 1, this.lecture);
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+      return;
+    }
     if (!this.linkCache) this.linkCache = this.linkFor(s.traceText());
     if (this.linkCache.prefix === null) return; // compressing: written when done
     const p = this.pos;

@@ -11,6 +11,10 @@ const KEYS: [string, string][] = [
   ['− / +', 'slower / faster (0.25× … 4×, remembered)'],
   ['PgDn / PgUp', 'lecture mode: one micro-step forward / back (a presenter remote; ↓ / ↑ too, Shift for an operation)'],
   ['B / .', 'lecture mode: blank the screen; again (or a step key) to bring it back'],
+  ['] / [', 'next / previous event of the kind chosen on the timeline (rotation, merge, split, purge, pool hit, …)'],
+  ['K / Shift + K', 'choose the next / previous kind of event for ] and ['],
+  ['N / P', 'in a lesson: next / previous stop (PgDn / PgUp too)'],
+  ['L', 'the lessons'],
   ['?', 'this help'],
   ['Esc', 'close this help or a pop-up'],
 ];

@@ -3,6 +3,7 @@
 // scrubber over the operations with markers for splits (NE clips), merges and rotations.
 // Hooks: `data-op`, `data-frame`, `data-frames`, `data-playing`, `data-speed`.
 import type { MarkerKind } from '../narrate/narrate';
+import { KINDS, kindInfo, type EventKind } from '../player/events';
 import { el } from './common';
 
 export type TransportAction = 'first' | 'prev-op' | 'prev' | 'play' | 'next' | 'next-op' | 'last' | 'slower' | 'faster';
@@ -12,6 +13,8 @@ export interface TransportOptions {
   /** The scrubber moved to step k (0..length). */
   onScrub: (k: number) => void;
   onStartPaused?: (on: boolean) => void;
+  /** Jump to the next (1) or previous (-1) micro-step whose event is of `kind`. */
+  onJump?: (kind: EventKind, dir: 1 | -1) => void;
 }
 
 export interface TransportView {
@@ -70,6 +73,8 @@ export class Transport {
   private readonly scrubber: HTMLInputElement;
   private readonly strip: SVGSVGElement;
   private readonly startPaused: HTMLInputElement;
+  private readonly jumpKind: HTMLSelectElement;
+  private readonly jumpNote: HTMLElement;
   private markersKey = '';
   /** The marker strip's width on screen (from a ResizeObserver: no layout read while rendering). */
   private stripWidth = 0;
@@ -113,6 +118,40 @@ export class Transport {
     this.label.dataset.testid = 'step-label';
     this.frameLabel = where.appendChild(el('span', 'frame-label'));
     this.frameLabel.dataset.testid = 'frame-label';
+    // Event jumps: a kind, then ◀ ▶ to the previous / next micro-step whose event is of it ([ / ]).
+    const jump = row.appendChild(el('div', 'btn-group jump'));
+    jump.dataset.widget = 'event-jump';
+    const jl = jump.appendChild(el('label', 'visually-hidden', 'Event kind to jump to'));
+    this.jumpKind = jump.appendChild(el('select', 'jump-kind'));
+    this.jumpKind.id = 'jump-kind';
+    jl.htmlFor = this.jumpKind.id;
+    this.jumpKind.title = 'The kind of event ◀ ▶ jump to (K / Shift+K cycle it)';
+    const groups = new Map<string, HTMLOptGroupElement>();
+    for (const k of KINDS) {
+      let g = groups.get(k.group);
+      if (!g) {
+        g = this.jumpKind.appendChild(el('optgroup'));
+        g.label = k.group;
+        groups.set(k.group, g);
+      }
+      const o = g.appendChild(el('option', '', k.label));
+      o.value = k.kind;
+    }
+    this.jumpKind.value = 'rotate';
+    const jb = (dir: 1 | -1, text: string) => {
+      const b = jump.appendChild(el('button', 'btn tbtn jump-btn', text));
+      b.type = 'button';
+      b.dataset.jump = dir === 1 ? 'next' : 'prev';
+      const t = `${dir === 1 ? 'Next' : 'Previous'} event of this kind (${dir === 1 ? ']' : '['})`;
+      b.title = t;
+      b.setAttribute('aria-label', t);
+      b.addEventListener('click', () => this.opts.onJump?.(this.kind, dir));
+    };
+    jb(-1, '◀');
+    jb(1, '▶');
+    this.jumpNote = jump.appendChild(el('span', 'jump-note'));
+    this.jumpNote.dataset.testid = 'jump-note';
+    this.jumpNote.setAttribute('role', 'status');
     const sp = row.appendChild(el('label', 'start-paused'));
     this.startPaused = sp.appendChild(el('input'));
     this.startPaused.type = 'checkbox';
@@ -223,6 +262,33 @@ export class Transport {
       }
     }
     this.strip.replaceChildren(frag);
+  }
+
+  /** The kind the event jumps go to. */
+  get kind(): EventKind {
+    return this.jumpKind.value as EventKind;
+  }
+
+  set kind(k: EventKind) {
+    this.jumpKind.value = k;
+  }
+
+  /** The next (1) or previous (-1) kind of the selector. */
+  cycleKind(dir: 1 | -1): EventKind {
+    const i = KINDS.findIndex((k) => k.kind === this.kind);
+    const k = KINDS[(i + dir + KINDS.length) % KINDS.length].kind;
+    this.kind = k;
+    return k;
+  }
+
+  /** What the last jump found (empty: nothing to say). */
+  jumpStatus(text: string): void {
+    this.jumpNote.textContent = text;
+  }
+
+  /** A kind's words, for messages. */
+  static label(k: EventKind): string {
+    return kindInfo(k).label;
   }
 
   get scrubLength(): number {

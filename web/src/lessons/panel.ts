@@ -1,0 +1,185 @@
+// The lesson's card beside the narration (title, stop i / n, the stop's words, what it claims
+// and whether the core's event there bears it out; previous / next stop) and the picker that
+// lists the lessons. Both only render what the app gives them.
+import { el } from '../views/common';
+import { kindInfo } from '../player/events';
+import type { Lesson, Stop } from './model';
+
+export interface LessonView {
+  lesson: Lesson;
+  /** 0-based. */
+  index: number;
+  /** Whether the position shown is the stop's (not a micro-step the lecturer moved to). */
+  atStop: boolean;
+  /** The stop could not be placed, or its claim does not hold (never in a tested lesson). */
+  problem: string | null;
+  /** Whether a lesson comes before / after this one (the first / last stop then leads there). */
+  hasPrev: boolean;
+  hasNext: boolean;
+}
+
+export interface LessonCardOptions {
+  /** To the next (1) or previous (-1) stop, across lessons at either end. */
+  onStop: (dir: 1 | -1) => void;
+  onReturn: () => void;
+  onLeave: () => void;
+}
+
+export class LessonCard {
+  private readonly head: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly text: HTMLElement;
+  private readonly claim: HTMLElement;
+  private readonly away: HTMLElement;
+  private readonly prev: HTMLButtonElement;
+  private readonly next: HTMLButtonElement;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly opts: LessonCardOptions,
+  ) {
+    root.classList.add('lesson-card');
+    root.hidden = true;
+    root.setAttribute('aria-live', 'polite');
+    this.head = root.appendChild(el('p', 'lesson-head'));
+    this.head.dataset.testid = 'lesson-head';
+    this.title = root.appendChild(el('h2', 'lesson-title'));
+    this.title.dataset.testid = 'lesson-title';
+    this.text = root.appendChild(el('p', 'lesson-text'));
+    this.text.dataset.testid = 'lesson-text';
+    this.claim = root.appendChild(el('p', 'lesson-claim'));
+    this.claim.dataset.testid = 'lesson-claim';
+    this.away = root.appendChild(el('p', 'lesson-away'));
+    const back = this.away.appendChild(el('button', 'btn btn-small', 'Back to the stop'));
+    back.type = 'button';
+    back.dataset.action = 'lesson-return';
+    back.addEventListener('click', () => this.opts.onReturn());
+    this.away.prepend('You stepped away from this stop. ');
+    const row = root.appendChild(el('div', 'lesson-row'));
+    this.prev = row.appendChild(el('button', 'btn', '◀ Previous stop'));
+    this.prev.type = 'button';
+    this.prev.dataset.action = 'lesson-prev';
+    this.prev.title = 'Previous stop (P or PgUp)';
+    this.prev.addEventListener('click', () => this.opts.onStop(-1));
+    this.next = row.appendChild(el('button', 'btn primary', 'Next stop ▶'));
+    this.next.type = 'button';
+    this.next.dataset.action = 'lesson-next';
+    this.next.title = 'Next stop (N or PgDn)';
+    this.next.addEventListener('click', () => this.opts.onStop(1));
+    const leave = row.appendChild(el('button', 'btn btn-small lesson-leave', 'Leave the lesson'));
+    leave.type = 'button';
+    leave.dataset.action = 'lesson-leave';
+    leave.addEventListener('click', () => this.opts.onLeave());
+  }
+
+  render(v: LessonView | null): void {
+    this.root.hidden = v === null;
+    document.body.classList.toggle('in-lesson', v !== null);
+    if (!v) return;
+    const stop: Stop = v.lesson.stops[v.index];
+    const n = v.lesson.stops.length;
+    this.root.dataset.lesson = v.lesson.id;
+    this.root.dataset.stop = String(v.index + 1);
+    this.root.dataset.atStop = String(v.atStop);
+    this.root.dataset.claim = stop.claim.kind;
+    this.root.dataset.holds = String(v.problem === null);
+    this.head.textContent = `${v.lesson.title} · stop ${v.index + 1} / ${n}`;
+    this.title.textContent = stop.title;
+    this.text.textContent = stop.text;
+    const label = kindInfo(stop.claim.kind).label;
+    this.claim.classList.toggle('bad', v.problem !== null);
+    this.claim.textContent = v.problem ? `This stop does not hold: ${v.problem}` : `On screen: a ${label}, as the core reports it.`;
+    this.away.hidden = v.atStop;
+    const first = v.index === 0;
+    const last = v.index >= n - 1;
+    this.prev.textContent = first && v.hasPrev ? '◀ Previous lesson' : '◀ Previous stop';
+    this.next.textContent = last && v.hasNext ? 'Next lesson ▶' : 'Next stop ▶';
+    this.prev.disabled = first && !v.hasPrev;
+    this.next.disabled = last && !v.hasNext;
+  }
+}
+
+/** The list of lessons (a modal dialog, like the keys' help). */
+export class LessonPicker {
+  private readonly list: HTMLElement;
+  private opener: HTMLElement | null = null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly onPick: (id: string) => void,
+  ) {
+    root.classList.add('overlay', 'lesson-picker');
+    root.hidden = true;
+    root.setAttribute('role', 'dialog');
+    root.setAttribute('aria-modal', 'true');
+    root.setAttribute('aria-labelledby', 'lessons-title');
+    const box = root.appendChild(el('div', 'overlay-box'));
+    const h = box.appendChild(el('h2', '', 'Lessons'));
+    h.id = 'lessons-title';
+    box.appendChild(
+      el('p', 'help-note', 'Each lesson is a series of stops on traces the core replays: every picture is the model\'s own. N / P (or PgDn / PgUp) go from stop to stop; → / ← step around a stop.'),
+    );
+    this.list = box.appendChild(el('ul', 'lesson-list'));
+    const close = box.appendChild(el('button', 'btn', 'Close'));
+    close.type = 'button';
+    close.addEventListener('click', () => this.hide());
+    root.addEventListener('click', (e) => {
+      if (e.target === root) this.hide();
+    });
+    root.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        this.hide();
+        return;
+      }
+      if (e.key !== 'Tab') return;
+      const items = [...box.querySelectorAll<HTMLElement>('button')];
+      const first = items[0];
+      const last = items[items.length - 1];
+      const at = document.activeElement;
+      if (e.shiftKey && (at === first || !box.contains(at))) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (at === last || !box.contains(at))) {
+        e.preventDefault();
+        first.focus();
+      }
+    });
+  }
+
+  get open(): boolean {
+    return !this.root.hidden;
+  }
+
+  show(lessons: readonly Lesson[], current: string | null): void {
+    const at = document.activeElement;
+    this.opener = at instanceof HTMLElement && at !== document.body ? at : null;
+    this.list.replaceChildren(
+      ...lessons.map((l) => {
+        const li = el('li');
+        const b = li.appendChild(el('button', 'btn lesson-pick'));
+        b.type = 'button';
+        b.dataset.lesson = l.id;
+        if (l.id === current) b.setAttribute('aria-current', 'true');
+        b.append(el('strong', '', l.title), el('span', 'lesson-meta', ` · ${l.stops.length} stops · about ${l.minutes} min`));
+        li.append(el('p', 'lesson-summary', l.summary));
+        b.addEventListener('click', () => {
+          this.hide(false);
+          this.onPick(l.id);
+        });
+        return li;
+      }),
+    );
+    this.root.hidden = false;
+    (this.list.querySelector('button') ?? (this.root.querySelector('button') as HTMLButtonElement)).focus();
+  }
+
+  hide(restore = true): void {
+    if (!this.open) return;
+    this.root.hidden = true;
+    const back = this.opener;
+    this.opener = null;
+    if (restore && back && back.isConnected) back.focus();
+  }
+}
