@@ -16,6 +16,9 @@ export default defineConfig({
     browserName: 'chromium',
     viewport: { width: 1440, height: 900 },
     reducedMotion: 'reduce',
+    // The page's service worker (web/src/offline.ts) would serve later navigations from its cache
+    // and hide requests from page.route; only e2e/offline.spec.ts lets it run.
+    serviceWorkers: 'block',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [

@@ -3,6 +3,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync, writ
 import { extname, join, normalize, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 const OUT_DIR = resolve(import.meta.dirname, 'dist');
 /** What is worth compressing, and the type each is served with. */
@@ -109,7 +110,29 @@ function benchmarks(): Plugin {
 export default defineConfig({
   root: 'web',
   base: './',
-  plugins: [benchmarks(), precompress(), compressedPreview()],
+  plugins: [
+    benchmarks(),
+    // The offline copy (web/src/offline.ts): Workbox precaches every file the page can ask for,
+    // the workbench's chunk, workers and wasm included, so a hall without Wi-Fi still has the
+    // whole tool after one visit. No web manifest (not an installable app), no inline script
+    // (the strict CSP of index.html): the page registers the worker from its own bundle.
+    VitePWA({
+      registerType: 'prompt',
+      injectRegister: false,
+      manifest: false,
+      workbox: {
+        globPatterns: ['**/*.{html,js,css,wasm,md}'],
+        // The workbench's wasm build is about 0.9 MB; Workbox's default cap is 2 MiB.
+        maximumFileSizeToCacheInBytes: 4 * 1024 * 1024,
+        cleanupOutdatedCaches: true,
+        // Links carry their trace after '#', which never reaches the worker: any navigation
+        // gets the cached page.
+        navigateFallback: 'index.html',
+      },
+    }),
+    precompress(),
+    compressedPreview(),
+  ],
   build: {
     outDir: '../dist',
     emptyOutDir: true,

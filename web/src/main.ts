@@ -3,6 +3,7 @@
 import './style.css';
 import { App } from './app';
 import { errorMessage } from './bridge';
+import { registerOffline } from './offline';
 import { beginTrace, initCore, loadTrace } from './wasm';
 
 declare global {
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   window.addEventListener('hashchange', (e) => app.openHash(new URL(e.newURL).hash));
   window.vmapviz = { app };
   document.body.dataset.ready = 'true';
+  registerOffline(document.body);
 }
 
 /**
