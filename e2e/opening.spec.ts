@@ -1,7 +1,11 @@
 // A long permalink opens a slice at a time: the page stays responsive, shows progress, can be
 // cancelled, and a trace the core refuses shows its message and the default scenario.
 import { expect, test } from '@playwright/test';
+import { createRequire } from 'node:module';
 import { AppPage } from './pages/app';
+
+// lz-string is CommonJS: Node's ESM loader does not see its named exports.
+const { compressToEncodedURIComponent } = createRequire(import.meta.url)('lz-string') as typeof import('lz-string');
 
 /** A trace of `n` allocations with a free after every fourth (about 60 characters a line). */
 function longTrace(n: number): string {
@@ -144,4 +148,35 @@ test('a long list of operations is built a block at a time, around what is shown
   await expect(list.locator('li[data-index="1249"]')).toHaveClass(/done/);
   await expect(list.locator('li[data-index="1251"]')).not.toHaveClass(/done/);
   expect(app.problems).toEqual([]);
+});
+
+test('a long #z= link is decompressed off the main thread, with the progress line and Cancel of any long link', async ({ page }) => {
+  test.setTimeout(120_000);
+  const trace = longTrace(40_000);
+  const z = compressToEncodedURIComponent(trace);
+  expect(z.length).toBeGreaterThan(16 * 1024);
+  // What the progress line said, from the first moment.
+  await page.addInitScript(() => {
+    const w = window as unknown as { said: string[] };
+    w.said = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-widget="opening"] [data-role="progress"]')?.textContent;
+      if (t && w.said.at(-1) !== t) w.said.push(t);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const app = new AppPage(page);
+  await page.goto(`./#z=${z}&step=1000`);
+  await app.waitReady();
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '1000');
+  await expect(page.locator('[data-widget="ops"] ol.ops')).toHaveAttribute('data-total', '50000');
+  const said = await page.evaluate(() => (window as unknown as { said: string[] }).said);
+  expect(said[0]).toBe('Opening the link: decompressing…');
+  expect(said.some((s) => s.startsWith('Opening the trace from the link: replaying'))).toBe(true);
+  expect(app.problems).toEqual([]);
+
+  // Cancel while it decompresses: the page keeps what it showed.
+  await page.evaluate((h) => (location.hash = h), `#z=${z}&step=5`);
+  await page.locator('[data-action="cancel-opening"]').click();
+  await expect(page.getByTestId('load-error')).toContainText('cancelled');
+  await expect(page.locator('#app')).toHaveAttribute('data-step', '1000');
 });

@@ -19,6 +19,10 @@ pub struct ReplayError {
 
 impl std::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Line 0 is the input as a whole (its size): no line to name.
+        if self.line == 0 {
+            return f.write_str(&self.msg);
+        }
         write!(f, "line {}: {}", self.line, self.msg)
     }
 }
@@ -376,6 +380,19 @@ pub fn dump_pools(v: &Vmap, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::{hex16, hex16_swar, push_hex};
+    use crate::trace::parse_trace_limited;
+
+    /// An input refused as a whole (its size) names no line: "line 0:" read as a line of the
+    /// trace in the page's link messages.
+    #[test]
+    fn a_size_refusal_names_no_line() {
+        let e = parse_trace_limited("purge\npurge\n", 8).unwrap_err();
+        assert_eq!(e.to_string(), "the trace is 12 bytes; the limit is 0 MiB");
+        let e = parse_trace_limited("purge\nallok\n", 100).unwrap_err();
+        assert!(e.to_string().starts_with("line 2: "), "{e}");
+        let e = crate::session::SessionBuilder::new("purge\n".repeat((64 << 20) / 6 + 1)).err().unwrap();
+        assert!(e.to_string().starts_with("the trace is 67108866 bytes; the limit is 64 MiB"), "{e}");
+    }
 
     /// Both digit routines (the one this target runs and the portable one the wasm build runs)
     /// give the formatter's 16 digits.

@@ -683,7 +683,7 @@ impl SessionBuilder {
         if text.len() > MAX_TRACE_BYTES {
             return Err(ReplayError {
                 line: 0,
-                msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20),
+                msg: format!("the trace is {} bytes; the limit is {} MiB", text.len(), MAX_TRACE_BYTES >> 20),
             });
         }
         Ok(SessionBuilder {

@@ -85,6 +85,10 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Line 0 is the input as a whole (its size): no line to name.
+        if self.line == 0 {
+            return f.write_str(&self.msg);
+        }
         write!(f, "line {}: {}", self.line, self.msg)
     }
 }
@@ -229,7 +233,7 @@ pub fn parse_trace_limited(text: &str, max_bytes: usize) -> Result<Vec<TraceLine
     if text.len() > max_bytes {
         return Err(ParseError {
             line: 0,
-            msg: format!("trace is {} bytes; the limit is {} MiB", text.len(), max_bytes >> 20),
+            msg: format!("the trace is {} bytes; the limit is {} MiB", text.len(), max_bytes >> 20),
         });
     }
     let mut out = Vec::new();

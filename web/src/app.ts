@@ -5,8 +5,8 @@
 // stepping back restores exactly what was shown.
 import { OpenCancelled, openInSlices, type Slices } from './player/opening';
 import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type Session, type State } from './bridge';
-import { parseHash, resolveStep, type StepRef } from './permalink';
-import { expandHash, zPrefix } from './panels/zlink';
+import { type Permalink, parseHash, resolveStep, type StepRef } from './permalink';
+import { type BigZLink, bigZLink, expandHash, zPrefix } from './panels/zlink';
 import { LinkZipper } from './workers/zip';
 import { WorkbenchStub } from './panels/stub';
 import { DEFAULT_TRACE } from './scenario';
@@ -36,6 +36,7 @@ import { SpaceZoom } from './views/spaceZoom';
 import { Stats } from './views/stats';
 import { UndoToast } from './views/undoToast';
 import { SPEEDS, Transport, type TransportAction } from './views/transport';
+import { noteShown } from './trap';
 
 export interface AppDeps {
   /** Replay a trace (throws `line N: ...`). */
@@ -378,6 +379,12 @@ export class App {
   openHash(hash: string, search = location.search): void {
     performance.mark('vmapviz:open-link');
     timing = true;
+    // A long compressed link is decompressed in the link worker (seconds for 10^5 operations).
+    const big = bigZLink(hash);
+    if (big) {
+      this.openZipped(big, hash, search);
+      return;
+    }
     // A compressed link (#z=, web/src/panels/zlink.ts) opens like the plain one it stands for.
     const z = expandHash(hash);
     const extra = parsePlayerLink(hash, search);
@@ -397,18 +404,26 @@ export class App {
     // Lecture mode as it was, for a link that fails on a page already showing a trace.
     this.lectureBefore = lectureBefore;
     this.stopOpening();
+    this.openLink(link, extra.frame, problems);
+  }
+
+  /**
+   * Open a link's trace at its step (or, when it has none or fails, keep what is shown or open the
+   * default scenario), saying `problems`.
+   */
+  private openLink(link: Permalink | null, frame: number | null, problems: string[]): void {
     // A maple profile's link needs the maple view's chunk: fetched while the core replays the
     // trace, not after (a third of the time to a long link's first drawing).
     if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
-      this.openSliced(link.trace, link.step, extra.frame, problems);
+      this.openSliced(link.trace, link.step, frame, problems);
       return;
     }
     if (link) {
       try {
         const session = span('load', () => this.deps.load(link.trace));
         if (session.length > 0) {
-          this.open(session, link.step, extra.frame);
+          this.open(session, link.step, frame);
           this.showError(problems);
           return;
         }
@@ -450,6 +465,42 @@ export class App {
     this.openingNoteEl?.remove();
     this.openingNoteEl = null;
     delete document.body.dataset.opening;
+  }
+
+  /**
+   * A long `#z=` link: its text is decompressed in the link worker (web/src/workers/zip.ts) while
+   * the page stays live, with the same progress line and Cancel as a long plain link, then it
+   * opens as the plain link it stands for.
+   */
+  private openZipped(big: BigZLink, hash: string, search: string): void {
+    const extra = parsePlayerLink(hash, search);
+    const lectureBefore = this.lecture;
+    this.leaveLesson(false);
+    this.setLecture(extra.lecture, false);
+    this.lectureBefore = lectureBefore;
+    this.stopOpening();
+    const ctl = new AbortController();
+    this.opening = ctl;
+    const note = this.openingNote(ctl);
+    (note.querySelector('[data-role="progress"]') as HTMLElement).textContent = 'Opening the link: decompressing…';
+    this.openingNoteEl = note;
+    document.body.dataset.opening = 'true';
+    ctl.signal.addEventListener('abort', () => {
+      // Cancel pressed (anything else that stops the opening has taken `opening` already).
+      if (this.opening !== ctl) return;
+      this.endOpening(ctl, note);
+      this.fallBack(['Opening the trace from the link was cancelled.']);
+    });
+    void this.zipper.decompress(big.z).then((trace) => {
+      if (this.opening !== ctl) return;
+      this.endOpening(ctl, note);
+      if (trace === null) {
+        this.fallBack(['The compressed link (#z=) is damaged: it does not decompress.']);
+        return;
+      }
+      const { link, error } = parseHash(`#trace=&step=${big.step}`);
+      this.openLink(link && { trace, step: link.step }, extra.frame, error ? [error] : []);
+    });
   }
 
   /**
@@ -1383,6 +1434,7 @@ export class App {
     if (this.lesson) {
       const hash = lessonLink(this.lesson.lesson.id, this.lesson.index + 1, this.lecture);
       if (location.hash !== hash) history.replaceState(null, '', hash);
+      noteShown(hash);
       return;
     }
     if (!this.linkCache) this.linkCache = this.linkFor(s.traceText());
@@ -1391,6 +1443,7 @@ export class App {
     const step = p.op === s.length && p.frame < 0 ? 'end' : String(p.op);
     const hash = `${this.linkCache.prefix}&step=${step}${p.frame >= 0 ? `&frame=${p.frame}` : ''}${this.lecture ? '&lecture=1' : ''}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
+    noteShown(hash);
   }
 
   /**

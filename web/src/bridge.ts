@@ -5,6 +5,7 @@
 // itself (see wasm.ts), so it is unit-testable with a fake.
 import type * as Raw from './contract/contract';
 import { parseBig } from './format';
+import { recoverFromTrap } from './trap';
 
 /** snake_case to camelCase, as a type. */
 type Camel<S extends string> = S extends `${infer H}_${infer R}` ? `${H}${Capitalize<Camel<R>>}` : S;
@@ -417,6 +418,9 @@ export function markKinds(bits: number): Set<MarkKind> {
 
 /** The message of whatever a wasm call threw (`JsError` arrives as an `Error`). */
 export function errorMessage(e: unknown): string {
+  // Every error the page reports is worded here: a wasm trap among them restarts the core
+  // (web/src/trap.ts) instead of being shown as one more message from a dead instance.
+  recoverFromTrap(e);
   if (e instanceof Error) return e.message;
   return String(e);
 }

@@ -4,18 +4,20 @@ import './style.css';
 import { App } from './app';
 import { errorMessage } from './bridge';
 import { registerOffline } from './offline';
-import { beginTrace, initCore, loadTrace } from './wasm';
+import { installTrapRecovery } from './trap';
+import { beginTrace, debugTrap, initCore, loadTrace } from './wasm';
 
 declare global {
   interface Window {
     /** A stable hook for tests and embedding: the app and, through `app.core`, its session. */
-    vmapviz?: { app: App };
+    vmapviz?: { app: App; trap: () => void };
   }
 }
 
 async function main(): Promise<void> {
   const root = document.getElementById('app');
   if (!root) throw new Error('no #app element');
+  installTrapRecovery();
   const version = await initCore();
   document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
   const app = new App(root, { load: loadTrace, begin: beginTrace });
@@ -24,7 +26,8 @@ async function main(): Promise<void> {
   // shown (a deferred replaceState) between the navigation and this event, which would reopen
   // the old trace.
   window.addEventListener('hashchange', (e) => app.openHash(new URL(e.newURL).hash));
-  window.vmapviz = { app };
+  // `trap` is a test hook (e2e/trap.spec.ts): it makes the core trap as a panic would.
+  window.vmapviz = { app, trap: debugTrap };
   document.body.dataset.ready = 'true';
   registerOffline(document.body);
 }

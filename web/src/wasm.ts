@@ -1,5 +1,7 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { MapleView, Opener, Vmapviz, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
+import init, { MapleView, Opener, Vmapviz, debugTrap, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
+
+export { debugTrap };
 import { Session } from './bridge';
 import { MapleSession } from './maple/bridge';
 import type { Slices } from './player/opening';

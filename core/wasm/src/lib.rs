@@ -309,6 +309,13 @@ pub fn area_deltas(areas: &[AreasSnap]) -> Vec<AreaDelta<'_>> {
     out
 }
 
+/// A test hook: panics, so the instance traps as it would on a bug or an exhausted memory
+/// (`e2e/trap.spec.ts` checks that the page makes a new instance and keeps what it showed).
+#[wasm_bindgen(js_name = debugTrap)]
+pub fn debug_trap() {
+    panic!("forced trap (test hook)");
+}
+
 /// The crate version.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -46,6 +46,27 @@ export function expandHash(hash: string): Expanded {
   return { hash: `${formatHash({ trace, step: 'end' }).replace(/&step=end$/, '')}&step=${params.get('step') ?? 'end'}`, error: null };
 }
 
+/** A `#z=` text longer than this is decompressed in the link worker, not on the main thread. */
+export const ZLINK_WORKER = 16 * 1024;
+
+/** A long compressed link: its lz-string text and its `step=` as written. */
+export interface BigZLink {
+  z: string;
+  step: string;
+}
+
+/** The `#z=` text and step of `hash` when the text is long enough for the worker; else null. */
+export function bigZLink(hash: string): BigZLink | null {
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  let z: string | undefined;
+  let step = 'end';
+  for (const part of body.split('&')) {
+    if (part.startsWith('z=')) z = part.slice(2);
+    else if (part.startsWith('step=')) step = part.slice(5);
+  }
+  return z !== undefined && z.length > ZLINK_WORKER ? { z, step } : null;
+}
+
 /** Where a link opens beyond its step: a micro-step of that operation, lecture mode. */
 export interface LinkExtras {
   /** The micro-step inside operation `step` (-1 or absent: between operations). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHash } from '../permalink';
-import { expandHash, zPrefix } from '../panels/zlink';
+import { bigZLink, expandHash, ZLINK_WORKER, zPrefix } from '../panels/zlink';
 import { LinkZipper } from './zip';
 
 describe('the link compressor', () => {
@@ -13,5 +13,21 @@ describe('the link compressor', () => {
     const back = expandHash(`${zPrefix(z)}&step=7`);
     expect(back.error).toBeNull();
     expect(parseHash(back.hash ?? '').link).toEqual({ trace, step: 7 });
+  });
+
+  it('opens a link back into its trace, and says null for text that does not decompress', async () => {
+    const trace = Array.from({ length: 2000 }, (_, i) => `alloc 0x${(i + 1).toString(16)}000 0x1 0xffffc90000000000 0xffffe8ffffffffff`).join('\n');
+    const zipper = new LinkZipper();
+    const z = await zipper.compress(trace);
+    expect(await zipper.decompress(z)).toBe(trace);
+    expect(await zipper.decompress('%%%not lz-string%%%')).toBeNull();
+  });
+
+  it('sends a long #z= text to the worker, with its step as written; a short one opens at once', () => {
+    const long = 'A'.repeat(ZLINK_WORKER + 1);
+    expect(bigZLink(`#z=${long}&step=12&frame=3`)).toEqual({ z: long, step: '12' });
+    expect(bigZLink(`#z=${long}`)).toEqual({ z: long, step: 'end' });
+    expect(bigZLink(`#z=${'A'.repeat(ZLINK_WORKER)}&step=1`)).toBeNull();
+    expect(bigZLink(`#trace=${long}&step=1`)).toBeNull();
   });
 });
