@@ -109,6 +109,8 @@ export interface MapleRenderOptions {
   focus?: MapleFocus;
   duration?: number;
   lecture?: boolean;
+  /** What an empty tree's note says (the default: a maple-tree's first store). */
+  empty?: string;
 }
 
 interface Box {
@@ -566,7 +568,7 @@ export class MapleTreeView {
     this.data('nodes', String(nodes.length));
     this.data('height', String(snap.height));
     this.empty.hidden = nodes.length > 0;
-    this.empty.textContent = 'The tree is empty (root NULL): the first store creates a root leaf.';
+    this.empty.textContent = options.empty ?? 'The tree is empty (root NULL): the first store creates a root leaf.';
     // Boxes move when the tree's shape or a node's width (its fill, its header) changes.
     const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.parent ?? ''}:${nodeWidth(n)}`).join(',')}`;
     if (shape !== this.shape) {
