@@ -279,10 +279,15 @@ test.describe('compare mode in lecture mode at 1280×720', () => {
     await page.mouse.move(0, 0);
     await page.screenshot({ path: fileURLToPath(new URL('../test-results/compare-lockstep-lecture-1280.png', import.meta.url)) });
     // A resize (a projector's resolution changing) draws again with no NaN transform logged.
-    await page.setViewportSize({ width: 1024, height: 640 });
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    for (const [w, h] of [
+      [1024, 640],
+      [640, 400],
+      [1920, 1080],
+      [1280, 720],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    }
     expect(wb.problems.filter((p) => /NaN/.test(p))).toEqual([]);
 
     // The header's Lecture button leaves lecture mode and the lecture view with it.
