@@ -1013,6 +1013,7 @@ export class App {
     const ops = s.length;
     const opIndex = p.op < ops ? p.op : null;
     const summary = opIndex !== null ? s.summaries(opIndex, opIndex + 1)[0] : null;
+    const warning = this.warningAt(p.op, p.frame, frames);
     this.narration.render({
       op: p.op,
       frame: p.frame,
@@ -1020,7 +1021,15 @@ export class App {
       opText: summary?.text ?? null,
       narration,
       idle: this.idleText(p.op),
+      warning,
     });
+    // Lecture mode shows it over the tree too: the side column's long narration can push the
+    // narration's copy below the screen.
+    const banner = document.querySelector<HTMLElement>('.tree-warning');
+    if (banner) {
+      banner.hidden = !warning;
+      if (banner.textContent !== (warning ?? '')) banner.textContent = warning ?? '';
+    }
     this.code.render(narration);
     this.ops.setPosition(p.op, p.frame >= 0 ? p.op : null);
     this.root.dataset.step = String(p.op);
@@ -1121,7 +1130,22 @@ export class App {
   private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number, focus?: MapleFocus): void {
     const ui = this.loadMapleUi();
     if (!ui) return;
-    ui.view.render(mapleSnapshotOf(raw), { duration: ms, lecture: this.lecture, ...(focus ? { focus } : {}) });
+    // Empty in maple-rfc is a point of its own (S5): say why, not the maple-tree's "first store".
+    const empty =
+      'The occupied tree is empty: nothing is busy inside the vmalloc window, the only place the perf-mode switch seeds it from. ' +
+      "An area outside the window (the module area) is kept by its node's busy tree alone, so its range looks free here.";
+    ui.view.render(mapleSnapshotOf(raw), { duration: ms, lecture: this.lecture, empty, ...(focus ? { focus } : {}) });
+  }
+
+  /**
+   * The operation's WARNING where the picture has reached it: its last micro-step, or between
+   * operations right after it (`k` ops done).
+   */
+  private warningAt(k: number, frame: number, frames: number): string | null {
+    const s = this.session as Session;
+    const i = frame >= 0 ? (frame === frames - 1 ? k : -1) : k - 1;
+    if (i < 0 || i >= s.length) return null;
+    return s.summaries(i, i + 1)[0]?.warning ?? null;
   }
 
   private idleText(k: number): string {

@@ -348,6 +348,7 @@ export function mapleFocus(of: MapleOpFrames, i: number): MapleFocus {
   let found: MapleFocus['found'] = null;
   let store: number | null = null;
   let lastFit: { node: number; slot: number } | null = null;
+  let cut: MapleFocus['cut'] = null;
   const gaps: MapleFocus['gaps'] = [];
   for (let j = 0; j <= i; j++) {
     const e = frames[j].event;
@@ -401,6 +402,11 @@ export function mapleFocus(of: MapleOpFrames, i: number): MapleFocus {
       case 'rebalance':
         if (id !== null) node = id;
         break;
+      case 'split':
+        // The event names no node: the cut is in the node the step is at (the store's leaf, whose
+        // data with the new entry is the big node being cut).
+        cut = node !== null && j === i ? { node, after: Number(e.cut) } : null;
+        break;
       case 'gap_update':
         if (id !== null) {
           for (const g of gaps) g.current = false;
@@ -414,5 +420,5 @@ export function mapleFocus(of: MapleOpFrames, i: number): MapleFocus {
         break;
     }
   }
-  return { path, node, scanned, slot, found, gaps, store };
+  return { path, node, scanned, slot, found, gaps, store, cut };
 }

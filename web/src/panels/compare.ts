@@ -88,6 +88,8 @@ export class ComparePanel {
   /** The main view's step k is step k + offset of the compare sessions (1 when a profile line was added). */
   private offset = 0;
   private step = 0;
+  /** The operation the counters table names (the columns' step, or the op they play a micro-step of). */
+  private tableStep = 0;
   /** The lock-step micro-step inside operation `step` (-1: between operations). */
   private frame = -1;
   private length = 0;
@@ -501,8 +503,11 @@ export class ComparePanel {
       c.root.dataset.freeBlocks = String(freeNodes(st.index).length);
       c.root.dataset.tree = st.index.kind === 'maple' ? 'maple' : 'free';
     }
-    // The counters are per operation: drawn again only when the step changes.
-    if (opChanged || frame < 0) {
+    // The counters are per operation: drawn again only when the operation they name changes. At a
+    // micro-step the columns play op step + 1, so the table names that one (not the one before).
+    const tableStep = frame >= 0 ? Math.min(this.length, step + 1) : step;
+    if (opChanged || tableStep !== this.tableStep) {
+      this.tableStep = tableStep;
       this.renderTable();
       this.drawSeries();
     }
@@ -510,7 +515,8 @@ export class ComparePanel {
 
   private renderTable(): void {
     const cols = this.columns.filter((c) => c.session);
-    const k = this.step;
+    // The operations done at the end of what the columns show: op k is the one named.
+    const k = this.tableStep;
     const head = h(
       'thead',
       {},
@@ -597,7 +603,7 @@ export class ComparePanel {
     const cumulative = this.cumulativeBox.checked;
     // The same series as drawn last (only the step moved): move the marker, draw nothing else.
     const key = [this.builds, this.chartWidth, m, cumulative, ...this.columns.filter((c) => c.session).map((c) => c.profile)].join('|');
-    if (key === this.seriesKey && moveMarker(this.chart, this.step > 0 ? this.step : null)) return;
+    if (key === this.seriesKey && moveMarker(this.chart, this.tableStep > 0 ? this.tableStep : null)) return;
     this.seriesKey = key;
     const series: Series[] = this.columns
       .filter((c) => c.session)
@@ -624,7 +630,7 @@ export class ComparePanel {
       x: { label: 'operation', format: shortNum },
       y: { label: cumulative ? 'cumulative' : 'per operation', format: shortNum },
       series,
-      marker: this.step > 0 ? this.step : null,
+      marker: this.tableStep > 0 ? this.tableStep : null,
       height: 260,
       width: Math.max(420, Math.min(1100, this.chartWidth || 800)),
     });

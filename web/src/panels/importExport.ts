@@ -53,6 +53,8 @@ export class ImportExportPanel {
   private readonly link: HTMLInputElement;
   private readonly exportStatus: HTMLElement;
   private busy = false;
+  /** The session the report shown is about (the import's); another one replacing it (an Undo, a scenario) hides the report. */
+  private reportFor: unknown = null;
 
   constructor(private readonly opts: ImportExportOptions) {
     this.format = select('format', FORMATS, 'auto');
@@ -170,9 +172,16 @@ export class ImportExportPanel {
         this.exportStatus,
       ),
     );
+    // An Undo (or anything else) putting another trace in place of the imported one: its report
+    // is no longer about the trace shown.
+    opts.app.onChange(() => {
+      if (!this.report.hidden && this.opts.app.core !== this.reportFor) this.showReport(null);
+    });
   }
 
   private fail(msg: string): void {
+    // The report shown was the previous file's: next to this error it would read as this one's.
+    this.showReport(null);
     this.error.hidden = false;
     this.error.textContent = msg;
     this.status.textContent = 'Nothing changed: the trace shown is the one before the import.';
@@ -240,6 +249,7 @@ export class ImportExportPanel {
       this.clear();
       this.status.textContent = out.summary;
       this.showReport(out.report ? parseReport(out.report) : null);
+      this.reportFor = this.opts.app.core;
     } catch (e) {
       this.fail(`${what}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

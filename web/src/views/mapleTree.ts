@@ -57,9 +57,11 @@ export interface MapleFocus {
   gaps: { node: number; slot: number; stop: boolean; current: boolean }[];
   /** A store's leaf. */
   store: number | null;
+  /** `mab_calc_split`'s cut: drawn on `node` between slot `after` and `after + 1`. */
+  cut?: { node: number; after: number } | null;
 }
 
-export const NO_MAPLE_FOCUS: MapleFocus = { path: [], node: null, scanned: new Map(), slot: null, found: null, gaps: [], store: null };
+export const NO_MAPLE_FOCUS: MapleFocus = { path: [], node: null, scanned: new Map(), slot: null, found: null, gaps: [], store: null, cut: null };
 
 export interface MapleViewOptions {
   /** Hover on a stored range (its address-bar id, see `rangeId`) or null. */
@@ -107,6 +109,8 @@ export interface MapleRenderOptions {
   focus?: MapleFocus;
   duration?: number;
   lecture?: boolean;
+  /** What an empty tree's note says (the default: a maple-tree's first store). */
+  empty?: string;
 }
 
 interface Box {
@@ -564,7 +568,7 @@ export class MapleTreeView {
     this.data('nodes', String(nodes.length));
     this.data('height', String(snap.height));
     this.empty.hidden = nodes.length > 0;
-    this.empty.textContent = 'The tree is empty (root NULL): the first store creates a root leaf.';
+    this.empty.textContent = options.empty ?? 'The tree is empty (root NULL): the first store creates a root leaf.';
     // Boxes move when the tree's shape or a node's width (its fill, its header) changes.
     const shape = `${this.maxDepth}|${nodes.map((n) => `${n.id}:${n.parent ?? ''}:${nodeWidth(n)}`).join(',')}`;
     if (shape !== this.shape) {
@@ -607,7 +611,7 @@ export class MapleTreeView {
 
   /** The path line: written only when the focus or the tree's shape changed. */
   private renderPath(nodes: MapleNode[], focus: MapleFocus): void {
-    const key = `${this.shape}|${focus.path.join(',')}|${focus.node}|${focus.slot}|${focus.store}|${focus.found?.node}:${focus.found?.slot}`;
+    const key = `${this.shape}|${focus.path.join(',')}|${focus.node}|${focus.slot}|${focus.store}|${focus.found?.node}:${focus.found?.slot}|${focus.cut?.node}:${focus.cut?.after}`;
     if (key === this.pathKey) return;
     this.pathKey = key;
     this.pathLine.textContent = pathText(nodes, focus) || '\u00a0';
@@ -900,11 +904,13 @@ export class MapleTreeView {
     const found = focus.found !== null && focus.found.node === d.id ? focus.found.slot : -1;
     const hovered = this.hovered !== null && this.hovered.node === d.id ? this.hovered.slot : -1;
     const mine = focus.gaps.filter((x) => x.node === d.id);
+    const cut = focus.cut && focus.cut.node === d.id ? focus.cut.after : -1;
     const key = `${cur ? `${focus.slot}|${[...focus.scanned].join(',')}` : ''}|${found}|${mine
       .map((x) => `${x.slot}${x.stop ? 's' : ''}${x.current ? 'c' : ''}`)
-      .join(',')}|${hovered}`;
+      .join(',')}|${hovered}|${cut}`;
     if (g.__focus === key) return;
     g.__focus = key;
+    this.drawCut(g, d, cut);
     const cells = g.lastElementChild?.children;
     if (!cells) return;
     for (let i = 0; i < cells.length && i < base.length; i++) {
@@ -918,6 +924,34 @@ export class MapleTreeView {
       if (hovered === i) cls += ' hover';
       setAttr(cells[i], 'class', cls);
     }
+  }
+
+  /**
+   * The split's cut on the full node: a marked line between slot `after` and `after + 1`, from
+   * above the node to below it, with the words "cut" (none when `after` is -1).
+   */
+  private drawCut(g: NodeEl, d: MapleNode, after: number): void {
+    let cut = g.querySelector<SVGGElement>(':scope > g.split-cut');
+    if (after < 0) {
+      cut?.remove();
+      return;
+    }
+    if (!cut) {
+      cut = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+      cut.setAttribute('class', 'split-cut');
+      cut.innerHTML = '<line></line><text class="cut-label"></text>';
+      g.appendChild(cut);
+    }
+    const x = Math.min(cellX(d, after + 1), nodeWidth(d));
+    const h = nodeHeight(d);
+    cut.dataset.after = String(after);
+    const [line, text] = Array.from(cut.children);
+    for (const [e, a] of [
+      [line, { x1: x, x2: x, y1: -10, y2: h + 10 }],
+      [text, { x: x + 4, y: -3 }],
+    ] as const)
+      for (const [k, v] of Object.entries(a)) setAttr(e, k, String(v));
+    text.textContent = `cut after slot ${after}`;
   }
 
   private at(n: MapleNode): string {
@@ -951,9 +985,11 @@ export class MapleTreeView {
       // A node wider than the view: its left edge (the header, the first slots) in view, and
       // the slot of the step too.
       cx = box.x - SIB_GAP + view / 2;
-      const node = focus.slot !== null && focus.node === id ? this.snap?.nodes.find((n) => n.id === id) : undefined;
-      if (node && focus.slot !== null) {
-        const right = box.x + cellX(node, focus.slot) + CELL_W + SIB_GAP;
+      // The split's cut: the slot right of it in view (the line between the halves).
+      const want = focus.cut && focus.cut.node === id ? focus.cut.after + 1 : focus.node === id ? focus.slot : null;
+      const node = want !== null ? this.snap?.nodes.find((n) => n.id === id) : undefined;
+      if (node && want !== null) {
+        const right = box.x + cellX(node, want) + CELL_W + SIB_GAP;
         if (right > cx + view / 2) cx = right - view / 2;
       }
     }

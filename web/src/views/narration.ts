@@ -18,12 +18,18 @@ export interface NarrationView {
   narration: Narration | null;
   /** Said between operations. */
   idle: string;
+  /**
+   * The kernel's WARNING of the operation (its last micro-step, or just done): on screen, not
+   * only in the operations list that lecture mode hides.
+   */
+  warning?: string | null;
 }
 
 export class NarrationPanel {
   private readonly head: HTMLElement;
   private readonly title: HTMLElement;
   private readonly text: HTMLElement;
+  private readonly warning: HTMLElement;
 
   constructor(private readonly root: HTMLElement) {
     root.classList.add('narration');
@@ -32,6 +38,10 @@ export class NarrationPanel {
     this.title = root.appendChild(el('div', 'narration-title'));
     this.text = root.appendChild(el('p', 'narration-text'));
     this.text.dataset.testid = 'narration-text';
+    // Before the title: a long narration (lecture mode's large type) does not push it off screen.
+    this.warning = root.insertBefore(el('p', 'narration-warning'), this.title);
+    this.warning.dataset.testid = 'narration-warning';
+    this.warning.hidden = true;
   }
 
   render(v: NarrationView): void {
@@ -56,5 +66,8 @@ export class NarrationPanel {
       this.title.className = 'narration-title kind-step';
       this.text.textContent = v.idle;
     }
+    this.warning.hidden = !v.warning;
+    this.warning.textContent = v.warning ?? '';
+    r.dataset.warning = v.warning ? 'true' : 'false';
   }
 }

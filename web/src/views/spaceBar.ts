@@ -12,9 +12,42 @@ import { drawnParts, sameParts, setAttr, setAttrs, setClass, setText } from './d
 
 const BAR_Y = 30;
 const BAR_H = 58;
-const TICK_ROW_H = 16;
 const TICK_ROWS = 2;
-const LABEL_W = 124; // px of an 18-digit hex label at 11px monospace
+
+/**
+ * The bar's type: px a character of each kind of label (no layout read), the tick labels' box
+ * and row. Lecture mode draws every label at 16 px (style.css, body.lecture .space-bar) so the
+ * back rows read it: its labels need more room, and fewer fit.
+ */
+interface BarType {
+  /** A kind label (bold uppercase, 11 px; 16 in lecture mode). */
+  kind: number;
+  /** A size label (12 px monospace; 16). */
+  size: number;
+  /** A tick's address (11 px monospace; 16). */
+  tick: number;
+  /** The vmalloc window's words (bold 12 px; 16). */
+  win: number;
+  /** A bump chunk's label (bold 10 px monospace; 16). */
+  chunk: number;
+  /** An overlay range's words (11 px; 16). */
+  over: number;
+  /** The box of an 18-digit hex tick label. */
+  labelW: number;
+  /** A row of tick labels. */
+  row: number;
+}
+const NORMAL_TYPE: BarType = { kind: 7.5, size: 7.3, tick: 7, win: 7.6, chunk: 6.5, over: 7, labelW: 124, row: 16 };
+const LECTURE_TYPE: BarType = {
+  kind: (7.5 * 16) / 11,
+  size: (7.3 * 16) / 12,
+  tick: (7 * 16) / 11,
+  win: (7.6 * 16) / 12,
+  chunk: (6.5 * 16) / 10,
+  over: (7 * 16) / 11,
+  labelW: Math.ceil((124 * 16) / 11),
+  row: 21,
+};
 const MARGIN_X = 2;
 /** Height of a bump chunk's band along the bottom of the bar. */
 const CHUNK_H = 14;
@@ -22,11 +55,11 @@ const CHUNK_H = 14;
 const OVERLAY_ROW = 16;
 
 /** Where a tick's label starts, relative to the tick: inside the bar, centred when there is room. */
-function labelX(t: Tick): number {
-  const width = 7 * hex(t.addr).length; // ~7px a character at 11px monospace
+function labelX(t: Tick, type: BarType): number {
+  const width = type.tick * hex(t.addr).length;
   const centred = t.anchor === 'start' ? 0 : t.anchor === 'end' ? -width : -width / 2;
   const box = t.labelX - t.x; // the room placeTicks kept, relative to the tick
-  return Math.max(box, Math.min(box + LABEL_W - width, centred));
+  return Math.max(box, Math.min(box + type.labelW - width, centred));
 }
 
 const STATE_LABEL: Record<PlacedSegment['state'], string> = {
@@ -80,6 +113,8 @@ export class SpaceBar {
   private opts: BarRenderOptions = {};
   /** The root's width, from the resize observer (rendering never reads layout). */
   private rootWidth = 0;
+  /** The type of the last render (lecture mode's is larger). */
+  private type: BarType = NORMAL_TYPE;
 
   constructor(
     private readonly root: HTMLElement,
@@ -137,7 +172,16 @@ export class SpaceBar {
     // where it changed (joins keyed by area id).
     const colorBy = options.colorBy ?? 'state';
     const parts = drawnParts(state);
+    // Lecture mode is a class on the body (no layout read); toggling it resizes the bar, which
+    // renders again.
+    const type = document.body.classList.contains('lecture') ? LECTURE_TYPE : NORMAL_TYPE;
+    const typeChanged = type !== this.type;
+    this.type = type;
+    if (typeChanged) this.svg.selectAll<SVGGElement, unknown>('g.area').each(function () {
+      (this as AreaEl).__w = undefined;
+    });
     const same =
+      !typeChanged &&
       this.drawnFor &&
       this.drawnFor.width === width &&
       this.drawnFor.colorBy === colorBy &&
@@ -147,7 +191,7 @@ export class SpaceBar {
       this.placed = placed;
       this.drawnFor = { state, parts, width, key: options.key, colorBy };
       const total = placed.length ? placed[placed.length - 1].x + placed[placed.length - 1].width : width;
-      const height = BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + 4 + 2 * OVERLAY_ROW;
+      const height = BAR_Y + BAR_H + 8 + TICK_ROWS * type.row + 4 + 2 * OVERLAY_ROW;
       setAttrs(this.svg.node() as SVGSVGElement, {
         width: total + 2 * MARGIN_X,
         height,
@@ -190,6 +234,7 @@ export class SpaceBar {
 
   /** Outlines of the ranges the step is about (the block being clipped or merged, and its new bounds). */
   private renderOverlay(ranges: FocusRange[]): void {
+    const type = this.type;
     const placed = this.placed;
     const data = ranges
       .map((r, i) => {
@@ -222,15 +267,16 @@ export class SpaceBar {
         });
         const words = `${d.label} ${range(d.start, d.end)}`;
         setText(text, words);
-        const half = (words.length * 7) / 2 + 4;
+        const half = (words.length * type.over) / 2 + 4;
         setAttrs(text, {
           x: round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2))),
-          y: BAR_Y + BAR_H + 8 + TICK_ROWS * TICK_ROW_H + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW,
+          y: BAR_Y + BAR_H + 8 + TICK_ROWS * type.row + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW,
         });
       });
   }
 
   private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state'): void {
+    const type = this.type;
     const areas = this.svg
       .select<SVGGElement>('g.areas')
       .selectAll<SVGGElement, PlacedSegment>('g.area')
@@ -315,13 +361,13 @@ export class SpaceBar {
           setAttr(patternRect, 'width', w);
         }
         const name = d.state === 'cluster' ? `${Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0)} areas` : label(d);
-        const kind = d.width >= 7.5 * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
+        const kind = d.width >= type.kind * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
         setAttrs(kindText, { x: round(d.width / 2), y: BAR_H / 2 - 4 });
         setText(kindText, kind);
         setAttrs(sizeText, { x: round(d.width / 2), y: BAR_H / 2 + 13 });
-        // The size only where it fits (12 px monospace: about 7.3 px a character; no layout read).
+        // The size only where it fits (no layout read).
         const sz = d.state === 'cluster' ? '' : size(d.end - d.start);
-        setText(sizeText, d.width >= 7.3 * sz.length + 6 ? sz : '');
+        setText(sizeText, d.width >= type.size * sz.length + 6 ? sz : '');
       }
     });
   }
@@ -332,6 +378,7 @@ export class SpaceBar {
    * across the bar, and the owner CPU and used pages in the band and its tooltip.
    */
   private renderChunks(placed: PlacedSegment[], chunks: BumpChunk[]): void {
+    const type = this.type;
     const data = chunks
       .map((c) => {
         const x0 = xOf(placed, c.base);
@@ -375,7 +422,7 @@ export class SpaceBar {
         const full = `CPU ${c.ownerCpu} · ${c.pages} p${c.current ? '' : ' · retired'}`;
         const medium = `CPU ${c.ownerCpu}${c.current ? '' : ' retired'}`;
         const room = d.x1 - d.xb - 6;
-        setText(label, [full, medium, `CPU ${c.ownerCpu}`].find((t) => room >= 6.5 * t.length) ?? '');
+        setText(label, [full, medium, `CPU ${c.ownerCpu}`].find((t) => room >= type.chunk * t.length) ?? '');
         setText(
           title,
           `bump chunk ${range(c.base, c.limit)} · ${size(c.limit - c.base)} · owner CPU ${c.ownerCpu} · ` +
@@ -386,7 +433,8 @@ export class SpaceBar {
   }
 
   private renderTicks(placed: PlacedSegment[]): void {
-    const ticks = placeTicks(placed, LABEL_W, TICK_ROWS);
+    const type = this.type;
+    const ticks = placeTicks(placed, type.labelW, TICK_ROWS);
     const top = BAR_Y + BAR_H;
     this.svg
       .select<SVGGElement>('g.ticks')
@@ -401,14 +449,15 @@ export class SpaceBar {
       .each(function (d) {
         setAttrs(this, { class: d.row < 0 ? 'tick unlabelled' : 'tick', transform: `translate(${round(d.x)},0)` });
         const [line, text] = this.children;
-        setAttr(line, 'y2', top + 4 + (d.row < 0 ? 0 : d.row * TICK_ROW_H + 2));
-        setAttrs(text, { y: top + 16 + Math.max(0, d.row) * TICK_ROW_H, x: labelX(d) });
+        setAttr(line, 'y2', top + 4 + (d.row < 0 ? 0 : d.row * type.row + 2));
+        setAttrs(text, { y: top + type.row + Math.max(0, d.row) * type.row, x: labelX(d, type) });
         setText(text, d.row < 0 ? '' : hex(d.addr));
       });
   }
 
   /** A bracket over the bar marking VMALLOC_START..VMALLOC_END, where vmalloc() allocates. */
   private renderWindow(placed: PlacedSegment[]): void {
+    const type = this.type;
     const last = placed[placed.length - 1];
     const total = last ? last.x + last.width : 0;
     const x0 = xOf(placed, VMALLOC_START);
@@ -432,7 +481,7 @@ export class SpaceBar {
         setText(text, words);
         // Centred over the window, but kept inside the bar (bold 12 px: about 7.6 px a character,
         // a few px to spare at either end; no layout read).
-        const half = (words.length * 7.6) / 2 + 4;
+        const half = (words.length * type.win) / 2 + 4;
         setAttr(text, 'x', Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2)));
       });
   }
