@@ -1,14 +1,31 @@
 // `&embed=1` and the postMessage API. The example slide (docs/embed-example.html) is served from
-// another origin (page.route on http://deck.test/) and embeds the page from the preview server,
+// another origin (a small server of the test's own on another port of 127.0.0.1: a routed page
+// would count as public, and Chromium's local-network checks would block its frames) and embeds the page,
 // so messages cross origins as they would from a slide deck: go, stop, play and pause act; every
 // move is reported to the parent; malformed messages are ignored and nothing throws.
 import { expect, test, type Frame, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { BASE_URL } from './support/urls';
 import { AppPage } from './pages/app';
 
 const EXAMPLE = readFileSync(new URL('../docs/embed-example.html', import.meta.url), 'utf8');
-const DECK = 'http://deck.test/embed-example.html';
+let server: Server;
+let DECK = '';
+
+test.beforeAll(async () => {
+  server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(EXAMPLE);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  DECK = `http://127.0.0.1:${(server.address() as AddressInfo).port}/embed-example.html`;
+});
+
+test.afterAll(async () => {
+  await new Promise((ok) => server.close(ok));
+});
 
 test('embed=1 shows only the views and the transport, and fits 640×400 without a horizontal overflow', async ({ page }) => {
   const app = new AppPage(page);
@@ -31,7 +48,6 @@ test('embed=1 shows only the views and the transport, and fits 640×400 without 
 });
 
 async function deck(page: Page): Promise<{ a: Frame; b: Frame }> {
-  await page.route('http://deck.test/**', (r) => r.fulfill({ status: 200, contentType: 'text/html', body: EXAMPLE }));
   await page.goto(`${DECK}?base=${encodeURIComponent(BASE_URL)}`);
   const frame = async (id: string) => {
     const h = await page.locator(`iframe#${id}`).elementHandle();

@@ -187,8 +187,11 @@ export class App {
           const r = (e.currentTarget as Element | null)?.querySelector('rect.fill')?.getBoundingClientRect();
           const len = a.end - a.start;
           const frac = r && r.width > 0 ? Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)) : 0;
+          // The page under the click.
           let addr = a.start + BigInt(Math.floor(frac * Number(len)));
           if (addr >= a.end) addr = a.end - 1n;
+          addr -= addr % 0x1000n;
+          if (addr < a.start) addr = a.start;
           this.answer({ ask: 'land', addr });
           return;
         }
