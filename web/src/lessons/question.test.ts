@@ -103,3 +103,17 @@ describe('questions', () => {
     expect(isRight(q.answer, { ask: 'store', store: 'wr_node_store' })).toBe(false);
   });
 });
+
+describe('a question that cannot be answered', () => {
+  it('says so: no such event in the operation, or an operation past the end', () => {
+    const fits = LESSONS[1].traces.fits;
+    const src = source(fits);
+    // Operation 4 of the fit trace is an allocation: no store type, no gap-search slot in it.
+    expect(resolveAsk(src, 4, { ask: 'store' })).toEqual({ error: 'operation 5 has no event that answers a "store" question' });
+    expect(resolveAsk(src, 4, { ask: 'slot' })).toHaveProperty('error');
+    // One allocation: no second landing.
+    expect(resolveAsk(src, 4, { ask: 'land', nth: 1 })).toHaveProperty('error');
+    expect(resolveAsk(src, 99, { ask: 'land' })).toHaveProperty('error');
+    expect(resolveAsk(src, -1, { ask: 'land' })).toHaveProperty('error');
+  });
+});
