@@ -60,6 +60,16 @@ test('every mode runs under the policy without a violation or a console error', 
   // A compressed link (its worker) is made for a long trace.
   await wb.openTrace(Array.from({ length: 1200 }, (_, i) => V(`0x${(0x2000 + i * 0x1000).toString(16)}`)).join('\n'));
   await expect.poll(() => page.evaluate(() => location.hash), { timeout: 20_000 }).toMatch(/^#z=/);
+  // A lesson stop's question answered, and the embedded layout driven by a message.
+  await page.goto('./#lesson=maple&stop=3');
+  await page.locator('[data-widget="lesson"] button[data-choice="wr_exact_fit"]').click();
+  await expect(page.locator('[data-widget="lesson"]')).toHaveAttribute('data-revealed', 'true');
+  // The embedded layout is chosen when the page loads (a new document, not a hash change).
+  await page.goto('about:blank');
+  await page.goto('./#lesson=free-tree&stop=3&embed=1');
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 30_000 });
+  await expect(page.locator('body')).toHaveClass(/\bembed\b/);
+  await page.evaluate(() => window.postMessage({ type: 'vmapviz:go', op: 2, step: 0 }, '*'));
   expect(violations).toEqual([]);
   expect(wb.problems).toEqual([]);
 });

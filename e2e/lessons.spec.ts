@@ -88,6 +88,14 @@ test('every stop of every lesson sits on the core event it claims', async ({ pag
       await expect(card).toHaveAttribute('data-stop', String(i));
       await expect(card).toHaveAttribute('data-at-stop', 'true');
       await expect(card).toHaveAttribute('data-holds', 'true');
+      // A stop that asks first (e2e/questions.spec.ts): revealed, then on to the stop's own step.
+      if (await card.getAttribute('data-ask')) {
+        await card.locator('button[data-action="quiz-reveal"]').click();
+        await expect(card).toHaveAttribute('data-revealed', 'true');
+        const onward = card.locator('button[data-action="quiz-onward"]');
+        if (await onward.isVisible()) await onward.click();
+        await expect(onward).toBeHidden();
+      }
       await expectOn(page, (await card.getAttribute('data-claim')) as EventKind);
       if (i < n) await card.locator('button[data-action="lesson-next"]').click();
     }

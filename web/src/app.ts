@@ -22,6 +22,7 @@ import { LessonCard, LessonPicker } from './lessons/panel';
 import type { Lesson } from './lessons/model';
 import { checkClaim, resolveStop } from './lessons/resolve';
 import { lessonLink, parseLessonLink } from './lessons/link';
+import { isRight, pickText, resolveAsk, type AskKind, type Pick, type Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { inPurge, narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { around } from './layout/zoom';
@@ -131,7 +132,9 @@ export class App {
   /** The lessons' module (their words and traces), loaded on first use. */
   private lessons: Promise<readonly Lesson[]> | null = null;
   /** The lesson shown: which stop, where it sits (null when it could not be placed), its trace. */
-  private lesson: { lesson: Lesson; index: number; pos: Pos | null; problem: string | null; trace: string } | null = null;
+  private lesson: { lesson: Lesson; index: number; pos: Pos | null; problem: string | null; trace: string; q?: Question | null } | null = null;
+  /** `&embed=1`: only the views and the transport (an iframe); no questions asked. */
+  private embed = false;
   private readonly listeners: (() => void)[] = [];
   /** Told of every micro-step too (compare mode following the main view). */
   private readonly frameListeners: (() => void)[] = [];
@@ -181,6 +184,18 @@ export class App {
     this.bar = new SpaceBar(part(root, 'space-bar'), {
       onHover: hover,
       onAreaClick: (a, e) => {
+        if (this.asking('land')) {
+          const r = (e.currentTarget as Element | null)?.querySelector('rect.fill')?.getBoundingClientRect();
+          const len = a.end - a.start;
+          const frac = r && r.width > 0 ? Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)) : 0;
+          // The page under the click.
+          let addr = a.start + BigInt(Math.floor(frac * Number(len)));
+          if (addr >= a.end) addr = a.end - 1n;
+          addr -= addr % 0x1000n;
+          if (addr < a.start) addr = a.start;
+          this.answer({ ask: 'land', addr });
+          return;
+        }
         if (a.state === 'busy') this.offerFree(a.start, a.end, false, e);
         else if (a.state === 'cluster') this.lens.setWindow(around(a.start, a.end, 0.9));
         else select(a.id);
@@ -193,13 +208,34 @@ export class App {
         if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.barKey, colorBy: this.colorBy });
       },
     });
-    this.tree = new FreeTree(part(root, 'free-tree'), { onHover: hover, onSelect: select });
+    this.tree = new FreeTree(part(root, 'free-tree'), {
+      onHover: hover,
+      onSelect: (id) => {
+        if (id !== null && this.asking('visit')) this.answer({ ask: 'visit', node: id });
+        else select(id);
+      },
+    });
     // The maple tree's view takes the free tree's place for a maple-tree trace (loaded then).
     this.mapleRoot = document.createElement('div');
     this.mapleRoot.className = 'free-tree-root maple-tree-root';
     this.mapleRoot.dataset.widget = 'maple-tree';
     this.mapleRoot.hidden = true;
     part(root, 'free-tree').after(this.mapleRoot);
+    // A question's click on a maple node or slot (before the view's own handlers).
+    this.mapleRoot.addEventListener(
+      'click',
+      (e) => {
+        const t = e.target instanceof Element ? e.target : null;
+        const g = t?.closest('g.maple-node');
+        if (!g || !(this.asking('visit') || this.asking('slot'))) return;
+        const node = Number(g.getAttribute('data-maple-id'));
+        const cell = t?.closest('[data-slot]');
+        e.stopPropagation();
+        if (this.asking('visit')) this.answer({ ask: 'visit', node });
+        else if (cell) this.answer({ ask: 'slot', node, slot: Number(cell.getAttribute('data-slot')) });
+      },
+      true,
+    );
     this.narration = new NarrationPanel(part(root, 'narration'));
     this.code = new CodePanel(part(root, 'code'));
     this.transport = new Transport(part(root, 'player'), {
@@ -235,8 +271,10 @@ export class App {
     else root.append(card);
     this.lessonCard = new LessonCard(card, {
       onStop: (dir) => this.stepStop(dir),
-      onReturn: () => this.lesson && this.goToStop(this.lesson.index),
+      onReturn: () => this.toStop(),
       onLeave: () => this.leaveLesson(),
+      onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
+      onReveal: () => this.reveal(),
     });
     const pick = document.createElement('div');
     pick.dataset.widget = 'lessons';
@@ -371,6 +409,37 @@ export class App {
       this.notifiedFrame = frameKey;
       call(this.frameListeners);
     }
+  }
+
+  // ---------- embedding (web/src/embed.ts) ----------
+
+  /** `&embed=1`: only the views and the transport; kept in the links the page writes. */
+  setEmbed(on: boolean): void {
+    this.embed = on;
+    document.body.classList.toggle('embed', on);
+    this.writeLink(true);
+  }
+
+  /** Operation `op`, micro-step `frame` (-1: before it), clamped to the trace. */
+  goToFrame(op: number, frame: number): void {
+    this.pause();
+    this.setPos(at(op, frame));
+  }
+
+  /** Play from the position shown (an embedding page's "play"). */
+  resume(): void {
+    if (!this.playing) this.play();
+  }
+
+  /** Where the page is: the operation, the micro-step in it, how many it has, the lesson's stop. */
+  where(): { op: number; step: number; frame: number; lesson?: string; stop?: number } {
+    const p = this.pos;
+    const w: { op: number; step: number; frame: number; lesson?: string; stop?: number } = { op: p.op, step: p.frame, frame: this.count(p.op) };
+    if (this.lesson) {
+      w.lesson = this.lesson.lesson.id;
+      w.stop = this.lesson.index + 1;
+    }
+    return w;
   }
 
   // ---------- opening ----------
@@ -822,10 +891,50 @@ export class App {
     } else {
       l.pos = r.pos;
       l.problem = checkClaim(stop, r.event);
-      this.setPos(r.pos, true, true);
+      l.q = null;
+      const q = stop.ask && !this.embed ? resolveAsk(this.eventSource(s), r.pos.op, stop.ask) : null;
+      if (q && 'error' in q) l.problem = `its question cannot be answered: ${q.error}`;
+      else if (q) l.q = { r: q, revealed: false, pick: null, right: null };
+      this.setPos(l.q ? l.q.r.posed : r.pos, true, true);
     }
     this.writeLink(true);
     this.renderLesson();
+  }
+
+  /** Back to the stop's micro-step (once its question is revealed: without asking again). */
+  private toStop(): void {
+    const l = this.lesson;
+    if (!l) return;
+    if (l.q?.revealed && l.pos) {
+      this.pause();
+      this.setPos(l.pos);
+    } else this.goToStop(l.index);
+  }
+
+  /** Whether the stop shown asks a question of this kind, not yet answered. */
+  private asking(kind: AskKind): boolean {
+    const q = this.lesson?.q;
+    return !!q && !q.revealed && q.r.answer.ask === kind;
+  }
+
+  /** A student's answer: right or wrong, then the answer is revealed. */
+  private answer(p: Pick): void {
+    const q = this.lesson?.q;
+    if (!q || q.revealed || q.r.answer.ask !== p.ask) return;
+    q.pick = pickText(p);
+    q.right = isRight(q.r.answer, p);
+    this.reveal();
+  }
+
+  /** Show the answer (the lecturer's key, or after an answer): step to the micro-step that shows it. */
+  reveal(): boolean {
+    const q = this.lesson?.q;
+    if (!q || q.revealed) return false;
+    q.revealed = true;
+    this.pause();
+    this.setPos(q.r.shown, true, true);
+    this.renderLesson();
+    return true;
   }
 
   /** A session's events, for searches (frames through the page's cache). */
@@ -849,11 +958,32 @@ export class App {
   /** The card, and the panels the stop points to (outlined). */
   private renderLesson(): void {
     const l = this.lesson;
-    const atStop = l !== null && l.pos !== null && samePos(l.pos, this.pos);
+    const q = l?.q ?? null;
+    const atStop =
+      l !== null &&
+      l.pos !== null &&
+      (q ? (q.revealed ? samePos(q.r.shown, this.pos) || samePos(l.pos, this.pos) : samePos(q.r.posed, this.pos)) : samePos(l.pos, this.pos));
+    if (q && !q.revealed) document.body.dataset.asking = q.r.answer.ask;
+    else delete document.body.dataset.asking;
     const order = this.lessonOrder;
     const at = l ? order.indexOf(l.lesson.id) : -1;
     this.lessonCard.render(
-      l ? { lesson: l.lesson, index: l.index, atStop, problem: l.problem, hasPrev: at > 0, hasNext: at >= 0 && at < order.length - 1 } : null,
+      l
+        ? {
+            lesson: l.lesson, index: l.index, atStop, problem: l.problem, hasPrev: at > 0, hasNext: at >= 0 && at < order.length - 1,
+            question: q
+              ? {
+                  ask: q.r.answer.ask,
+                  prompt: q.r.prompt,
+                  revealed: q.revealed,
+                  picked: q.pick,
+                  right: q.right,
+                  why: q.r.why,
+                  offStop: q.revealed && l.pos !== null && samePos(q.r.shown, this.pos) && !samePos(l.pos, this.pos),
+                }
+              : null,
+          }
+        : null,
     );
     const look = new Set(l && atStop ? l.lesson.stops[l.index].look : []);
     const panels: [string, string][] = [
@@ -1355,8 +1485,13 @@ export class App {
     const l = this.lesson;
     if (!l || this.blanked()) return false;
     if (e.shiftKey && (e.key === 'PageDown' || e.key === 'PageUp')) return false;
+    if (e.key === 'r' || e.key === 'R') return this.reveal();
     if (e.key === 'PageDown' || e.key === 'n' || e.key === 'N') {
-      this.stepStop(1);
+      // A question waiting: the remote's first press reveals it (a hall answers aloud).
+      if (this.reveal()) return true;
+      const q = l.q;
+      if (q?.revealed && l.pos && samePos(q.r.shown, this.pos) && !samePos(l.pos, this.pos)) this.toStop();
+      else this.stepStop(1);
       return true;
     }
     if (e.key === 'PageUp' || e.key === 'p' || e.key === 'P') {
@@ -1456,7 +1591,7 @@ export class App {
     // While a long link opens, the address bar keeps that link (a reload opens it again).
     if (!s || this.opening) return;
     if (this.lesson) {
-      const hash = lessonLink(this.lesson.lesson.id, this.lesson.index + 1, this.lecture);
+      const hash = lessonLink(this.lesson.lesson.id, this.lesson.index + 1, this.lecture) + (this.embed ? '&embed=1' : '');
       if (location.hash !== hash) history.replaceState(null, '', hash);
       noteShown(hash);
       return;
@@ -1465,7 +1600,7 @@ export class App {
     if (this.linkCache.prefix === null) return; // compressing: written when done
     const p = this.pos;
     const step = p.op === s.length && p.frame < 0 ? 'end' : String(p.op);
-    const hash = `${this.linkCache.prefix}&step=${step}${p.frame >= 0 ? `&frame=${p.frame}` : ''}${this.lecture ? '&lecture=1' : ''}`;
+    const hash = `${this.linkCache.prefix}&step=${step}${p.frame >= 0 ? `&frame=${p.frame}` : ''}${this.lecture ? '&lecture=1' : ''}${this.embed ? '&embed=1' : ''}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
     noteShown(hash);
   }
@@ -1504,4 +1639,12 @@ function isTyping(t: EventTarget | null): boolean {
   if (t.tagName !== 'INPUT') return false;
   const type = (t as HTMLInputElement).type;
   return !['range', 'checkbox', 'radio', 'button', 'submit', 'reset', 'color'].includes(type);
+}
+
+/** A stop's question while it is shown: resolved from the core's events, answered or not. */
+interface Question {
+  r: AskResolved;
+  revealed: boolean;
+  pick: string | null;
+  right: boolean | null;
 }

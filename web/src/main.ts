@@ -6,6 +6,7 @@ import { errorMessage } from './bridge';
 import { registerOffline } from './offline';
 import { installTrapRecovery } from './trap';
 import { beginTrace, debugTrap, initCore, loadTrace } from './wasm';
+import { embedFlag, listen } from './embed';
 
 declare global {
   interface Window {
@@ -21,6 +22,15 @@ async function main(): Promise<void> {
   const version = await initCore();
   document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
   const app = new App(root, { load: loadTrace, begin: beginTrace });
+  if (embedFlag(location.hash, location.search)) app.setEmbed(true);
+  // An embedding page drives the player with messages and hears where it is (docs/lecturers.md).
+  const report = listen(window, {
+    go: (op, step) => app.goToFrame(op, step),
+    stop: (lesson, stop) => void app.openLesson(lesson, stop - 1),
+    play: () => app.resume(),
+    pause: () => app.pause(),
+  });
+  app.onFrame(() => report({ type: 'vmapviz:where', ...app.where() }));
   app.openHash(location.hash);
   // The event's own URL, not location.hash: the page may have rewritten its link to the step
   // shown (a deferred replaceState) between the navigation and this event, which would reopen

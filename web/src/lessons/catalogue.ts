@@ -2,7 +2,9 @@
 // claim (the event kind there, and fields of the contract's event) is checked against the core's
 // events by lessons.test.ts, so the words cannot drift from the model. Operations count from 0
 // here (`op: 4` is the page's "op 5"); a trace's `profile` line is an operation of an allocator
-// trace, not of a `profile maple-tree` one.
+// trace, not of a `profile maple-tree` one. `ask` makes a stop a "your turn" question: only its
+// kind (and which occurrence in the stop's operation) is written here, the answer is the core's
+// (question.ts; checked by question.test.ts).
 import type { Lesson } from './model';
 import fitTypes from './traces/fit_types.trace?raw';
 import merges from './traces/merges.trace?raw';
@@ -100,6 +102,7 @@ const FREE_TREE: Lesson = {
         'A 64 KiB alignment puts the page at 0x20000, inside the block with free space on both sides. NE is the only fit that needs a new vmap_area: the left remainder becomes a new node, linked into the tree.',
       claim: { kind: 'fit', where: { fit: 'NE' } },
       look: ['tree', 'bar'],
+      ask: { ask: 'land' },
     },
     {
       title: 'FL: the block is used up',
@@ -189,6 +192,7 @@ const FREE_TREE: Lesson = {
         'A page taken from the 32 KiB hole lowers that node\'s subtree_max_size. Going up, its parent still has the big tail block below it, so its value does not change and augment_tree_propagate_from stops there, below the root.',
       claim: { kind: 'propagate_stop', where: { id: 7 } },
       look: ['tree', 'narration'],
+      ask: { ask: 'visit', nth: 1 },
     },
   ],
 };
@@ -259,6 +263,7 @@ const LAZY: Lesson = {
       text: 'The second search finds the merged block and takes its start: an LE fit, and the allocation succeeds.',
       claim: { kind: 'fit', where: { fit: 'LE' } },
       look: ['tree', 'bar'],
+      ask: { ask: 'land' },
     },
     {
       title: 'Over the threshold',
@@ -382,6 +387,7 @@ const MAPLE: Lesson = {
       text: 'A range inside the NULL range after the first entry: the leaf is rewritten with the NULL range cut around the new entry (wr_node_store).',
       claim: { kind: 'store_type', where: { store: 'wr_node_store' } },
       look: ['tree'],
+      ask: { ask: 'store' },
     },
     {
       title: 'An exact fit',
@@ -390,6 +396,7 @@ const MAPLE: Lesson = {
       text: 'The range [0x101000, 0x101fff] is exactly one existing slot: wr_exact_fit only replaces the slot\'s entry.',
       claim: { kind: 'store_type', where: { store: 'wr_exact_fit' } },
       look: ['tree'],
+      ask: { ask: 'store' },
     },
     {
       title: 'Appending',
@@ -425,6 +432,7 @@ const MAPLE: Lesson = {
         'mas_empty_area looks for 2 pages in [0x100000, 0x200000]. The root\'s first gap is large enough, so it descends, but that gap lies below the range and every gap in the leaf is one page: it climbs back up, a wasted descent.',
       claim: { kind: 'ascend', where: { node: 3 } },
       look: ['tree', 'narration'],
+      ask: { ask: 'visit', nth: 2 },
     },
     {
       title: 'The hole is found',
@@ -433,6 +441,7 @@ const MAPLE: Lesson = {
       text: 'The second child\'s last gap holds the request: the search answers the lowest 2-page hole, [0x113000, 0x114fff].',
       claim: { kind: 'hole_found', where: { index: '0x113000', last: '0x114fff' } },
       look: ['tree'],
+      ask: { ask: 'slot', nth: 2 },
     },
     {
       title: 'A spanning store',

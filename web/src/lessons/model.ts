@@ -2,6 +2,7 @@
 // (so every picture is the core's own), with two or three sentences, the event kind the stop
 // claims to sit on (checked against the core's events: lessons.test.ts) and the panels to look at.
 import type { EventKind } from '../player/events';
+import type { Ask } from './question';
 
 /** The panels a stop points the audience to (outlined while the stop is shown). */
 export type Look = 'bar' | 'tree' | 'narration' | 'code';
@@ -20,6 +21,8 @@ export interface Stop {
   /** The event the stop sits on: its kind and, optionally, fields of the contract's event. */
   claim: { kind: EventKind; where?: Record<string, unknown> };
   look: Look[];
+  /** "Your turn": a question asked before the step is shown (answered from the core's events). */
+  ask?: Ask;
 }
 
 export interface Lesson {

@@ -4,6 +4,21 @@
 import { el } from '../views/common';
 import { kindInfo } from '../player/events';
 import type { Lesson, Stop } from './model';
+import { STORE_TYPES, type AskKind } from './question';
+
+/** A stop's "your turn" question as the card shows it. */
+export interface QuestionView {
+  ask: AskKind;
+  prompt: string;
+  revealed: boolean;
+  /** What was picked (words), and whether it was right; null: revealed without an answer. */
+  picked: string | null;
+  right: boolean | null;
+  /** The answer and why, shown once revealed. */
+  why: string;
+  /** Revealed, on the answer's micro-step, which is not the stop's own. */
+  offStop: boolean;
+}
 
 export interface LessonView {
   lesson: Lesson;
@@ -16,6 +31,7 @@ export interface LessonView {
   /** Whether a lesson comes before / after this one (the first / last stop then leads there). */
   hasPrev: boolean;
   hasNext: boolean;
+  question: QuestionView | null;
 }
 
 export interface LessonCardOptions {
@@ -23,6 +39,9 @@ export interface LessonCardOptions {
   onStop: (dir: 1 | -1) => void;
   onReturn: () => void;
   onLeave: () => void;
+  /** A store type picked from the question's buttons. */
+  onChoice: (store: string) => void;
+  onReveal: () => void;
 }
 
 export class LessonCard {
@@ -31,6 +50,12 @@ export class LessonCard {
   private readonly text: HTMLElement;
   private readonly claim: HTMLElement;
   private readonly away: HTMLElement;
+  private readonly quiz: HTMLElement;
+  private readonly prompt: HTMLElement;
+  private readonly choices: HTMLElement;
+  private readonly feedback: HTMLElement;
+  private readonly reveal: HTMLButtonElement;
+  private readonly onward: HTMLButtonElement;
   private readonly prev: HTMLButtonElement;
   private readonly next: HTMLButtonElement;
 
@@ -49,6 +74,29 @@ export class LessonCard {
     this.text.dataset.testid = 'lesson-text';
     this.claim = root.appendChild(el('p', 'lesson-claim'));
     this.claim.dataset.testid = 'lesson-claim';
+    this.quiz = root.appendChild(el('div', 'lesson-quiz'));
+    this.quiz.dataset.testid = 'lesson-quiz';
+    this.prompt = this.quiz.appendChild(el('p', 'quiz-prompt'));
+    this.choices = this.quiz.appendChild(el('div', 'quiz-choices'));
+    for (const st of STORE_TYPES) {
+      const b = this.choices.appendChild(el('button', 'btn btn-small', st));
+      b.type = 'button';
+      b.dataset.choice = st;
+      b.addEventListener('click', () => this.opts.onChoice(st));
+    }
+    this.feedback = this.quiz.appendChild(el('p', 'quiz-feedback'));
+    this.feedback.dataset.testid = 'quiz-feedback';
+    this.feedback.setAttribute('role', 'status');
+    this.reveal = this.quiz.appendChild(el('button', 'btn btn-small', 'Reveal (R)'));
+    this.reveal.type = 'button';
+    this.reveal.dataset.action = 'quiz-reveal';
+    this.reveal.title = 'Show the answer without one (R, or PgDn / N)';
+    this.reveal.addEventListener('click', () => this.opts.onReveal());
+    this.onward = this.quiz.appendChild(el('button', 'btn btn-small', 'On to the stop ▶'));
+    this.onward.type = 'button';
+    this.onward.dataset.action = 'quiz-onward';
+    this.onward.title = 'The stop\'s own micro-step (PgDn / N)';
+    this.onward.addEventListener('click', () => this.opts.onReturn());
     this.away = root.appendChild(el('p', 'lesson-away'));
     const back = this.away.appendChild(el('button', 'btn btn-small', 'Back to the stop'));
     back.type = 'button';
@@ -90,6 +138,30 @@ export class LessonCard {
     this.claim.classList.toggle('bad', v.problem !== null);
     this.claim.textContent = v.problem ? `This stop does not hold: ${v.problem}` : `On screen: a ${label}, as the core reports it.`;
     this.away.hidden = v.atStop;
+    const q = v.question;
+    this.quiz.hidden = q === null;
+    if (q) {
+      this.root.dataset.ask = q.ask;
+      this.root.dataset.revealed = String(q.revealed);
+      this.prompt.textContent = q.prompt;
+      this.choices.hidden = q.ask !== 'store' || q.revealed;
+      this.reveal.hidden = q.revealed;
+      this.onward.hidden = !q.offStop;
+      this.feedback.dataset.right = q.right === null ? '' : String(q.right);
+      this.feedback.textContent = !q.revealed
+        ? ''
+        : q.right === null
+          ? `Answer: ${q.why}`
+          : `${q.right ? 'Right' : `Not quite: you picked ${q.picked}`}. Answer: ${q.why}`;
+      // The stop's words would give the answer away: shown once it is revealed.
+      this.text.hidden = !q.revealed;
+      this.claim.hidden = !q.revealed;
+    } else {
+      delete this.root.dataset.ask;
+      delete this.root.dataset.revealed;
+      this.text.hidden = false;
+      this.claim.hidden = false;
+    }
     const first = v.index === 0;
     const last = v.index >= n - 1;
     this.prev.textContent = first && v.hasPrev ? '◀ Previous lesson' : '◀ Previous stop';

@@ -1,0 +1,225 @@
+// "Your turn": a question a lesson stop asks before it shows the step. The catalogue only says
+// which kind of question (and, optionally, which occurrence in the stop's operation); the answer
+// is read from the core's events of that operation, never written in the catalogue:
+// - land: where the allocation lands (the operation's `allocated` event: [addr, addr + size));
+// - visit: which node the search visits next (the next `visit` of find_vmap_lowest_match, or of
+//   the maple tree's gap search: `mas_anode_descend` entering a node);
+// - store: which store type `mas_wr_store_type` picks (its `store_type` event);
+// - slot: which slot the gap search takes (the next `scan` whose gap fits: descended into, or
+//   the leaf's hole).
+import { innerEvent, type AnyEvent, type EventSource } from '../player/events';
+import { at, type Pos } from '../player/timeline';
+
+export type AskKind = 'land' | 'visit' | 'store' | 'slot';
+
+/** What a stop asks: a kind, and which of its events in the stop's operation (0: the first). */
+export interface Ask {
+  ask: AskKind;
+  nth?: number;
+}
+
+/** The store types `mas_wr_store_type` can pick, in the order the buttons list them. */
+export const STORE_TYPES = [
+  'wr_store_root',
+  'wr_exact_fit',
+  'wr_append',
+  'wr_slot_store',
+  'wr_node_store',
+  'wr_split_store',
+  'wr_rebalance',
+  'wr_spanning_store',
+  'wr_new_root',
+] as const;
+
+export type Answer =
+  | { ask: 'land'; start: bigint; end: bigint }
+  | { ask: 'visit'; node: number; tree: 'free' | 'maple' }
+  | { ask: 'store'; store: string }
+  | { ask: 'slot'; node: number; slot: number };
+
+export interface Resolved {
+  answer: Answer;
+  /** Where the question is asked (nothing of the answer shown yet). */
+  posed: Pos;
+  /** The micro-step that shows the answer. */
+  shown: Pos;
+  /** One line: why that is the answer, from the events. */
+  why: string;
+  /** The question's words. */
+  prompt: string;
+}
+
+/** What a student picked (a click on the bar, a node, a slot, or a button). */
+export type Pick =
+  | { ask: 'land'; addr: bigint }
+  | { ask: 'visit'; node: number }
+  | { ask: 'store'; store: string }
+  | { ask: 'slot'; node: number; slot: number };
+
+const PROMPTS: Record<AskKind, string> = {
+  land: 'Your turn: where will this allocation land? Click the address bar.',
+  visit: 'Your turn: which node does the search visit next? Click it in the tree.',
+  store: 'Your turn: which store type does mas_wr_store_type pick?',
+  slot: 'Your turn: which slot does the gap search take? Click it in the tree.',
+};
+
+function isAnswerEvent(kind: AskKind, e: AnyEvent): boolean {
+  const i = innerEvent(e);
+  switch (kind) {
+    case 'land':
+      return e.kind === 'allocated';
+    case 'visit':
+      // The free tree's visit carries `id`, the maple gap search's `node` (bare or wrapped).
+      return i.kind === 'visit' && (typeof i.id === 'number' || typeof i.node === 'number');
+    case 'store':
+      return i.kind === 'store_type' && typeof i.store === 'string';
+    case 'slot':
+      return i.kind === 'scan' && i.fits === true && typeof i.node === 'number' && typeof i.slot === 'number';
+  }
+}
+
+function big(v: unknown): bigint | null {
+  if (typeof v !== 'string' || !/^0x[0-9a-f]{1,16}$/i.test(v)) return null;
+  return BigInt(v);
+}
+
+/** The question of a stop in operation `op`, answered from the core's events; or what is wrong. */
+export function resolveAsk(src: EventSource, op: number, q: Ask): Resolved | { error: string } {
+  if (op < 0 || op >= src.length) return { error: `operation ${op + 1} is past the trace's ${src.length}` };
+  const events = src.events(op);
+  let n = q.nth ?? 0;
+  let f = -1;
+  for (let i = 0; i < events.length; i++) {
+    if (isAnswerEvent(q.ask, events[i]) && n-- === 0) {
+      f = i;
+      break;
+    }
+  }
+  if (f < 0) return { error: `operation ${op + 1} has no event that answers a "${q.ask}" question` };
+  const e = innerEvent(events[f]);
+  const before = f > 0 ? innerEvent(events[f - 1]) : null;
+  // Asked one micro-step before the answer (before the operation, for where it lands: its
+  // search would give it away).
+  const posed = q.ask === 'land' || f === 0 ? at(op) : at(op, f - 1);
+  const shown = at(op, f);
+  const prompt = PROMPTS[q.ask];
+  switch (q.ask) {
+    case 'land': {
+      const addr = big(e.addr);
+      const size = big(e.size);
+      if (addr === null || size === null) return { error: 'the allocated event has no address' };
+      // Shown at the step that chose the range (the fit, the pool or bump hit, the window's
+      // hole), whose outlines draw it; else at the allocation itself.
+      let h = f - 1;
+      while (h >= 0 && !decides(innerEvent(events[h]))) h--;
+      const how = h >= 0 ? innerEvent(events[h]) : null;
+      const why = how ? landWhy(how) : 'the search gave this range';
+      return {
+        answer: { ask: 'land', start: addr, end: addr + size },
+        posed,
+        shown: h >= 0 ? at(op, h) : shown,
+        prompt,
+        why: `[${hex(addr)}, ${hex(addr + size)}): ${why}.`,
+      };
+    }
+    case 'visit': {
+      const maple = typeof e.node === 'number';
+      const node = (maple ? e.node : e.id) as number;
+      const why = before ? visitWhy(before, maple) : 'the search starts at the root';
+      return { answer: { ask: 'visit', node, tree: maple ? 'maple' : 'free' }, posed, shown, prompt, why: `${maple ? 'node' : 'block'} #${node}: ${why}.` };
+    }
+    case 'store': {
+      const store = e.store as string;
+      const end = typeof e.new_end === 'number' ? ` (the node's data would end at slot ${e.new_end})` : '';
+      return { answer: { ask: 'store', store }, posed, shown, prompt, why: `${store}: ${STORE_WHY[store] ?? 'the kernel\'s choice'}${end}.` };
+    }
+    case 'slot': {
+      const node = e.node as number;
+      const slot = e.slot as number;
+      return {
+        answer: { ask: 'slot', node, slot },
+        posed,
+        shown,
+        prompt,
+        why: `slot ${slot} of node #${node}: its gap (${String(e.gap)}) is the first from the left that holds the request.`,
+      };
+    }
+  }
+}
+
+/** Whether a pick is the answer. */
+export function isRight(a: Answer, p: Pick): boolean {
+  if (a.ask !== p.ask) return false;
+  switch (a.ask) {
+    case 'land':
+      return (p as { addr: bigint }).addr >= a.start && (p as { addr: bigint }).addr < a.end;
+    case 'visit':
+      return (p as { node: number }).node === a.node;
+    case 'store':
+      return (p as { store: string }).store === a.store;
+    case 'slot':
+      return (p as { node: number }).node === a.node && (p as { slot: number }).slot === a.slot;
+  }
+}
+
+/** A pick in words (the feedback line). */
+export function pickText(p: Pick): string {
+  switch (p.ask) {
+    case 'land':
+      return hex(p.addr);
+    case 'visit':
+      return `#${p.node}`;
+    case 'store':
+      return p.store;
+    case 'slot':
+      return `slot ${p.slot} of node #${p.node}`;
+  }
+}
+
+/** The event that picks an allocation's range. */
+function decides(e: AnyEvent): boolean {
+  return e.kind === 'fit' || e.kind === 'pool_hit' || e.kind === 'bump_hit' || (e.kind === 'window_hole' && e.fits === true);
+}
+
+function hex(v: bigint): string {
+  return `0x${v.toString(16)}`;
+}
+
+function landWhy(e: AnyEvent): string {
+  switch (e.kind) {
+    case 'fit':
+      return `find_vmap_lowest_match's lowest block that fits is [${String(e.va_start)}, ${String(e.va_end)}), an ${String(e.fit)} fit`;
+    case 'pool_hit':
+      return `node ${String(e.node)}'s pool for this size had an area: taken as it is`;
+    case 'bump_hit':
+      return `CPU ${String(e.cpu)}'s chunk has room: the bump pointer hands out the next pages`;
+    default:
+      return `the window loop's first hole that fits, candidate ${String(e.candidate)}`;
+  }
+}
+
+function visitWhy(prev: AnyEvent, maple: boolean): string {
+  if (!maple && prev.kind === 'visit') {
+    const b = String(prev.branch);
+    if (b === 'left') return `at #${String(prev.id)} the left subtree's subtree_max_size (${String(prev.left_max)}) holds the request, so the search goes left`;
+    if (b === 'right') return `at #${String(prev.id)} neither the left subtree (too small, or below vstart) nor the block itself fits, so the search goes right`;
+    return `the search went on from #${String(prev.id)}`;
+  }
+  if (prev.kind === 'descend') return `gap[${String(prev.slot)}] of node #${String(prev.node)} holds the request: the search descends into that child`;
+  if (prev.kind === 'skip') return `node #${String(prev.node)}'s next slot (${String(prev.slot)}) is tried after the subtree below it failed`;
+  if (prev.kind === 'ascend') return 'the search climbed back up and goes on from there';
+  if (prev.kind === 'visit' && maple) return `no slot of node #${String(prev.node)} fits below its limit: mas_awalk enters it again to skip on`;
+  return `the event before it was ${String(prev.kind)}`;
+}
+
+const STORE_WHY: Record<string, string> = {
+  wr_store_root: 'the tree has no node yet, so the root itself takes the store',
+  wr_exact_fit: 'the range is exactly one existing slot, which only changes its entry',
+  wr_append: 'the new range goes after the node\'s last slot, so slots are written at the end',
+  wr_slot_store: 'only one or two slots of the node change in place',
+  wr_node_store: 'the node is rewritten with the range cut in, and it still fits the node',
+  wr_split_store: 'the node would overflow its slots, so it splits',
+  wr_rebalance: 'the node would fall below its minimum fill, so it is combined with a sibling',
+  wr_spanning_store: 'the range crosses the node\'s end into its neighbours',
+  wr_new_root: 'the store covers the whole range, so a new root replaces the tree',
+};
