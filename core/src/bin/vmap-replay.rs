@@ -206,7 +206,9 @@ fn parse_args() -> Result<Args, String> {
             return Err(NO_MAPLE_BENCH.into());
         }
         if a.workload.is_some() || a.import.is_some() {
-            return Err("--profile maple-tree names a maple-tree trace; workloads and imports are allocator traces".into());
+            return Err(
+                "--profile maple-tree names a maple-tree trace; workloads and imports are allocator traces".into()
+            );
         }
     }
     if a.workload.is_none() && !a.list_workloads && a.file.is_none() {

@@ -1355,7 +1355,8 @@ impl MapleRfc {
         // Every area must sit inside one block (the carve's NOTHING_FIT check).
         for i in 0..nr {
             let s = base.wrapping_add(offsets[i]);
-            let inside = enclose(&mut cur, s).is_some_and(|(bs, be)| bs <= s && s.checked_add(sizes[i]).is_some_and(|e| e <= be));
+            let inside = enclose(&mut cur, s)
+                .is_some_and(|(bs, be)| bs <= s && s.checked_add(sizes[i]).is_some_and(|e| e <= be));
             if !inside {
                 return Ok(None);
             }

@@ -903,9 +903,7 @@ fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, 
         });
         if far.is_some_and(|(e2, _)| s < e2) {
             // The first such area, as the pairwise check finds it.
-            let j = (0..nr)
-                .find(|&j| j != i && offsets[j] < e && s < offsets[j].wrapping_add(sizes[j]))
-                .unwrap_or(i);
+            let j = (0..nr).find(|&j| j != i && offsets[j] < e && s < offsets[j].wrapping_add(sizes[j])).unwrap_or(i);
             return bad(format!("areas {i} and {j} overlap"));
         }
     }
