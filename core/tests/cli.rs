@@ -347,7 +347,7 @@ fn a_line_over_1_mib_is_refused_the_same_way_in_every_mode() {
         assert_eq!(text(&out.stderr), want, "{args:?}");
     }
     // JSON: one line of 2 MiB is read (and judged as JSON).
-    let json = format!("{{\"ops\": [{}{{\"op\":\"purge\"}}]}}\n", "{\"op\":\"purge\"},".repeat(2 * MIB / 16));
+    let json = format!("{{\"ops\": [{}{{\"op\":\"purge\"}}]}}\n", "{\"op\":\"purge\"},".repeat(3 * MIB / 15));
     assert!(json.len() > 2 * MIB);
     let (out, _) = run(&["--import", "json", "-"], json.as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
