@@ -83,3 +83,41 @@ impl std::fmt::Display for Profile {
         f.write_str(self.name())
     }
 }
+
+/// `profile maple-tree`: the trace acts on one maple tree (`core/src/maple/trace.rs`), not on an
+/// allocator of some era.
+pub const MAPLE_TREE: &str = "maple-tree";
+
+/// What a trace's `profile` line and the CLI's `--profile` name: an era, or `maple-tree`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProfileName {
+    Era(Profile),
+    MapleTree,
+}
+
+impl ProfileName {
+    /// Every name, in one list for the trace parser and the CLI: the eras, then `maple-tree`.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Profile::ALL.into_iter().map(Profile::name).chain([MAPLE_TREE])
+    }
+
+    /// The names for a message: "linux-5.1, ..., maple-rfc, maple-tree".
+    pub fn known() -> String {
+        Self::names().collect::<Vec<_>>().join(", ")
+    }
+
+    pub fn parse(s: &str) -> Option<ProfileName> {
+        if s == MAPLE_TREE {
+            Some(ProfileName::MapleTree)
+        } else {
+            Profile::parse(s).map(ProfileName::Era)
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfileName::Era(p) => p.name(),
+            ProfileName::MapleTree => MAPLE_TREE,
+        }
+    }
+}

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use crate::profile::Profile;
+use crate::profile::{Profile, ProfileName};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -156,14 +156,17 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
     let op = match cmd {
         "profile" => {
             if rest.len() != 1 {
-                return Err("`profile` takes one name: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18 or maple-rfc".into());
+                return Err(format!("`profile` takes one name: {}", ProfileName::known()));
             }
-            Op::Profile(Profile::parse(rest[0]).ok_or_else(|| {
-                format!(
-                    "unknown profile `{}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18, maple-rfc)",
-                    quote(rest[0])
-                )
-            })?)
+            match ProfileName::parse(rest[0]) {
+                Some(ProfileName::Era(p)) => Op::Profile(p),
+                Some(ProfileName::MapleTree) => {
+                    return Err(
+                        "`profile maple-tree` starts a maple-tree trace: it must be the first line, before every operation".into()
+                    )
+                }
+                None => return Err(format!("unknown profile `{}` (known: {})", quote(rest[0]), ProfileName::known())),
+            }
         }
         "bump" => match rest {
             ["on"] => Op::Bump(true),

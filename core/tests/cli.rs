@@ -196,3 +196,159 @@ fn a_byte_order_mark_before_the_first_line_is_dropped_as_the_page_does() {
     let (out, _) = run(&["-"], "purge\n\u{feff}purge\n".as_bytes());
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
 }
+
+/// Every name a trace's `profile` line takes, `--profile` takes too, `maple-tree` included; and the
+/// flag may stand for the trace's profile line (issue 35: `--profile maple-tree` was "unknown").
+#[test]
+fn profile_flag_takes_every_name_a_profile_line_takes() {
+    use vmapviz_core::profile::ProfileName;
+    let names: Vec<&str> = ProfileName::names().collect();
+    assert!(names.contains(&"maple-tree") && names.contains(&"maple-rfc") && names.contains(&"linux-6.18"));
+    for name in &names {
+        let trace = format!("profile {name}\n");
+        let (out, _) = run(&["-"], trace.as_bytes());
+        assert!(out.status.success(), "`profile {name}`: {}", text(&out.stderr));
+        let (out, _) = run(&["--profile", name, "-"], trace.as_bytes());
+        assert!(out.status.success(), "--profile {name} with `profile {name}`: {}", text(&out.stderr));
+    }
+    // A maple-tree trace with or without its profile line under the flag.
+    let maple = "store 0x1000 0x1fff\nempty 0x0 0xffff 0x1000\n";
+    let want = "store 0x1000 0x1fff ok\nempty 0x0 0xffff 0x1000 -> 0x0 0xfff\n";
+    for trace in [format!("profile maple-tree\n{maple}"), format!("# no profile line\n\n{maple}")] {
+        let (out, _) = run(&["--profile", "maple-tree", "-"], trace.as_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), want);
+    }
+    // The flag against another profile line, either way round.
+    let (out, _) = run(&["--profile", "maple-tree", "-"], b"profile linux-6.9\npurge\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("line 1: the trace says `profile linux-6.9` but --profile maple-tree was given"),
+        "{}",
+        text(&out.stderr)
+    );
+    let (out, _) = run(&["--profile", "linux-6.9", "-"], format!("profile maple-tree\n{maple}").as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+    // Not an allocator trace: no --bench, no import, no workload under it.
+    for args in [
+        &["--bench", "--profile", "maple-tree", "-"][..],
+        &["--import", "json", "--profile", "maple-tree", "-"][..],
+        &["--workload", "fix_size_alloc_test", "--profile", "maple-tree"][..],
+    ] {
+        let (out, _) = run(args, maple.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains("maple"), "{args:?}: {}", text(&out.stderr));
+    }
+    // An unknown name lists the same names, in the CLI and in a trace.
+    let known = ProfileName::known();
+    let (out, _) = run(&["--profile", "linux-4.19", "-"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains(&format!("unknown profile `linux-4.19` (known: {known})")));
+    let (out, _) = run(&["-"], b"profile linux-4.19\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&format!("line 1: unknown profile `linux-4.19` (known: {known})")));
+    // `profile maple-tree` after an operation says where it belongs.
+    let (out, _) = run(&["-"], b"purge\nprofile maple-tree\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("line 2: `profile maple-tree` starts a maple-tree trace"));
+}
+
+const MIB: usize = 1 << 20;
+
+/// Run with `head`, then `pattern` repeated up to `offered` bytes, on standard input, written for
+/// as long as the process reads; the output and the bytes it took (a pipe's buffer included).
+fn run_offering(args: &[&str], head: &[u8], pattern: &[u8], offered: usize) -> (Output, usize) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut inp = child.stdin.take().unwrap();
+    let head = head.to_vec();
+    let chunk: Vec<u8> = pattern.iter().copied().cycle().take(MIB / pattern.len() * pattern.len()).collect();
+    let writer = std::thread::spawn(move || {
+        let mut sent = 0;
+        if inp.write_all(&head).is_err() {
+            return sent;
+        }
+        sent += head.len();
+        while sent < offered {
+            let n = chunk.len().min(offered - sent);
+            if inp.write_all(&chunk[..n]).is_err() {
+                break;
+            }
+            sent += n;
+        }
+        sent
+    });
+    let out = child.wait_with_output().unwrap();
+    (out, writer.join().unwrap())
+}
+
+/// `--bench` and `--import` read within the 64 MiB limit: the whole input is refused on the line
+/// that crosses it, and reading stops there (issue 36: 1.5 GB of stdin gave "out of memory").
+/// Lines of 64 bytes: 1,048,576 of them are exactly 64 MiB, the next one crosses.
+#[test]
+fn bench_and_import_stop_reading_at_64_mib() {
+    let line = format!("#{}\n", "x".repeat(62));
+    assert_eq!(line.len(), 64);
+    let crossing = (64 * MIB) / 64 + 1;
+    for args in [
+        &["--bench", "-"][..],
+        &["--import", "ftrace", "-"][..],
+        &["--import", "vmallocinfo", "-"][..],
+        &["--import", "json", "-"][..],
+    ] {
+        let (out, took) = run_offering(args, b"", line.as_bytes(), 256 * MIB);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            format!("vmap-replay: line {crossing}: the input is over 64 MiB, the limit (crossed on this line)\n"),
+            "{args:?}"
+        );
+        assert!(took < 66 * MIB, "{args:?}: read {took} bytes of 256 MiB");
+    }
+    // Exactly 64 MiB is accepted.
+    let mut at_limit = line.repeat(crossing - 2).into_bytes();
+    at_limit.extend_from_slice(format!("purge{}\n", " ".repeat(58)).as_bytes());
+    assert_eq!(at_limit.len(), 64 * MIB);
+    let (out, _) = run(&["--bench", "-"], &at_limit);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// A line over 1 MiB is refused with the same message by the streaming replay, `--bench` and the
+/// text imports, and reading stops there; one of exactly 1 MiB (its line break aside) is not.
+/// (JSON need not break lines: only the total applies to it.)
+#[test]
+fn a_line_over_1_mib_is_refused_the_same_way_in_every_mode() {
+    let want = "vmap-replay: line 2: longer than 1 MiB: this is not a trace\n";
+    for args in [
+        &["-"][..],
+        &["--check", "-"][..],
+        &["--bench", "-"][..],
+        &["--import", "ftrace", "-"][..],
+        &["--import", "vmallocinfo", "-"][..],
+    ] {
+        // Issue 36's 100 MB comment line, offered without end.
+        let (out, took) = run_offering(args, b"purge\n#", b"x", 100 * MIB);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).ends_with(want), "{args:?}: {}", text(&out.stderr));
+        assert!(took < 4 * MIB, "{args:?}: read {took} bytes of 100 MiB");
+    }
+    let long = |len: usize| format!("purge\n#{}\npurge\n", "x".repeat(len - 1));
+    for args in [&["-"][..], &["--bench", "-"][..]] {
+        let (out, _) = run(args, long(MIB).as_bytes());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let (out, _) = run(args, long(MIB + 1).as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(text(&out.stderr), want, "{args:?}");
+    }
+    // JSON: one line of 2 MiB is read (and judged as JSON).
+    let json = format!("{{\"ops\": [{}{{\"op\":\"purge\"}}]}}\n", "{\"op\":\"purge\"},".repeat(3 * MIB / 15));
+    assert!(json.len() > 2 * MIB);
+    let (out, _) = run(&["--import", "json", "-"], json.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -34,3 +34,76 @@ fn opening_a_trace_of_warned_frees_and_reading_every_summary_is_linear() {
         assert_eq!(warned, n, "every vfree of an unknown address warns");
     });
 }
+
+/// Replay `text` as the CLI does (parse, then apply line by line); the output.
+fn replay(text: &str) -> String {
+    use vmapviz_core::{events::NoObserver, profile::Profile, replay::Replayer, trace::parse_trace};
+    let lines = parse_trace(text).expect("parses");
+    let mut r = Replayer::new(Profile::Linux52);
+    let mut out = String::new();
+    for l in &lines {
+        if let vmapviz_core::trace::Op::Profile(p) = l.op {
+            r = Replayer::new(p);
+            continue;
+        }
+        r.apply(&l.op, &mut out, &mut NoObserver).expect("replays");
+    }
+    out
+}
+
+/// n `pcpu` groups of two adjacent pages: each one is carved from the top of the free space
+/// (pcpu_get_vm_areas walks down from the window's end and the highest block fits at once), so a
+/// group costs a few tree walks whatever the number of areas before it.
+#[test]
+fn many_pcpu_groups_are_linear() {
+    for profile in ["maple-rfc", "linux-6.9"] {
+        let text = |n: usize| format!("profile {profile}\n{}", "pcpu 0x1000 0x0:0x1000 0x1000:0x1000\n".repeat(n));
+        assert_linear(&format!("{profile} pcpu groups"), 2_000, |n| {
+            let out = replay(&text(n));
+            // pcpu_get_vm_areas' window ends at VMALLOC_END & ~(align - 1); group k (from 1) ends
+            // where group k - 1 began: base = that end - 0x2000 * k.
+            let top = vmapviz_core::vmalloc::VMALLOC_END & !0xfff;
+            let want: String = (1..=n as u64)
+                .map(|k| format!("pcpu -> {:#x} {:#x}\n", top - 0x2000 * k, top - 0x2000 * k + 0x1000))
+                .collect();
+            assert!(out == want, "{profile}: {n} groups packed down from VMALLOC_END");
+        });
+    }
+}
+
+/// One `pcpu` line of n one-page areas a page apart: the argument checks (every pair disjoint)
+/// and the carve of each area must not cost O(n) an area.
+#[test]
+fn one_pcpu_line_of_many_areas_is_linear() {
+    for profile in ["maple-rfc", "linux-6.9"] {
+        let text = |n: usize| {
+            let areas: Vec<String> = (0..n as u64).map(|i| format!("{:#x}:0x1000", i * 0x2000)).collect();
+            format!("profile {profile}\npcpu 0x1000 {}\n", areas.join(" "))
+        };
+        assert_linear(&format!("{profile} pcpu areas"), 5_000, |n| {
+            let out = replay(&text(n));
+            assert_eq!(out.matches("pcpu -> 0x").count(), 1, "{profile}: the group placed");
+            assert_eq!(out.matches(" 0x").count(), n, "{profile}: one address an area");
+        });
+    }
+}
+
+/// A `profile maple-tree` trace of whole-range stores and erases (issue 36: 2 M lines took 300 s
+/// in the page): loading it, reading every operation's output and stepping to states spread
+/// over it cost O(n). Each store leaves one range [0, ULONG_MAX]; each erase an empty tree.
+#[test]
+fn a_maple_tree_trace_of_whole_range_stores_and_erases_is_linear() {
+    use vmapviz_core::maple::MapleSession;
+    let text = |n: usize| {
+        format!("profile maple-tree\n{}", "store 0x0 0xffffffffffffffff\nerase 0x0 0xffffffffffffffff\n".repeat(n / 2))
+    };
+    assert_linear("maple-tree whole-range store/erase", 40_000, |n| {
+        let s = MapleSession::load(&text(n)).expect("loads");
+        assert_eq!(s.len(), n);
+        let stored = (0..s.len()).filter(|&k| s.op_output(k) == "store 0x0 0xffffffffffffffff ok\n").count();
+        assert_eq!(stored, n / 2);
+        for k in (0..n).step_by(n / 16) {
+            assert!(s.frames(k).is_some());
+        }
+    });
+}

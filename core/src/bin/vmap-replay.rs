@@ -19,7 +19,8 @@ use vmapviz_core::check_inc::{IncrementalCheck, WithCheck, DEFAULT_EVERY};
 use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::events::Observer;
 use vmapviz_core::import::{self, ImportFormat};
-use vmapviz_core::trace::{parse_line, parse_trace_limited, quote, Op, ParseError, TraceLine};
+use vmapviz_core::profile::ProfileName;
+use vmapviz_core::trace::{parse_line, parse_trace, quote, Op, TraceLine, MAX_TRACE_BYTES};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer, Vmap};
 
@@ -35,10 +36,13 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
                   the paths); all of them every 4096 operations and at the end
   --check-every N verify all of them after every N-th operation and at the end; with --check, the
                   interval of that full check (the backstop) instead of 4096
-  --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr
+  --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr (the trace is read
+                  whole first: at most 64 MiB)
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
-  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1, linux-6.9 or maple-rfc (a `profile` line in
-                  the trace that names another profile is an error)
+  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1, linux-6.9, linux-6.18, maple-rfc, or
+                  maple-tree (a trace of maple tree operations); a `profile` line in the trace that
+                  names another profile is an error
+  a line is at most 1 MiB long (JSON imports excepted); --bench and --import read at most 64 MiB
  maple-rfc (the June 2026 RFC v1, unmerged; spec section 11): trace lines `bump on|off` (the per-CPU
   bump overlay, default on) and `early SIZE ALIGN VSTART VEND` (an allocation before the perf-mode
   switch, only first); `dump` prints the occupied maple tree, `busy` adds chunk lines. Exact: the maple
@@ -69,6 +73,8 @@ struct Args {
     check_every: Option<u64>,
     bench: bool,
     profile: Option<Profile>,
+    /// `--profile maple-tree`: the trace is a maple-tree trace (its `profile` line optional).
+    maple_tree: bool,
     file: Option<String>,
     workload: Option<String>,
     list_workloads: bool,
@@ -116,7 +122,11 @@ fn parse_args() -> Result<Args, String> {
             "--bench" => a.bench = true,
             "--profile" => {
                 let n = value(&mut it, "--profile")?;
-                a.profile = Some(Profile::parse(&n).ok_or_else(|| format!("unknown profile `{}`", quote(&n)))?);
+                match ProfileName::parse(&n) {
+                    Some(ProfileName::Era(p)) => (a.profile, a.maple_tree) = (Some(p), false),
+                    Some(ProfileName::MapleTree) => (a.profile, a.maple_tree) = (None, true),
+                    None => return Err(format!("unknown profile `{}` (known: {})", quote(&n), ProfileName::known())),
+                }
             }
             "--workload" => a.workload = Some(value(&mut it, "--workload")?),
             "--list-workloads" => a.list_workloads = true,
@@ -191,6 +201,16 @@ fn parse_args() -> Result<Args, String> {
     for f in &later {
         f(&mut a.params);
     }
+    if a.maple_tree {
+        if a.bench {
+            return Err(NO_MAPLE_BENCH.into());
+        }
+        if a.workload.is_some() || a.import.is_some() {
+            return Err(
+                "--profile maple-tree names a maple-tree trace; workloads and imports are allocator traces".into()
+            );
+        }
+    }
     if a.workload.is_none() && !a.list_workloads && a.file.is_none() {
         return Err("no trace file given".into());
     }
@@ -220,12 +240,13 @@ fn main() -> ExitCode {
     let file = args.file.clone().unwrap_or_default();
     if args.import.is_some() || args.bench {
         // The importers read the whole capture; `--bench` parses first so that only the
-        // replay is timed.
-        let bytes = match read_input(&file) {
+        // replay is timed. Both read within the limits (JSON: the total only).
+        let line_limit = args.import != Some(ImportFormat::Json);
+        let bytes = match read_input(&file, line_limit) {
             Ok(b) => b,
-            Err(e) => {
-                eprintln!("vmap-replay: {file}: {e}");
-                return ExitCode::from(2);
+            Err((code, msg)) => {
+                eprintln!("vmap-replay: {msg}");
+                return ExitCode::from(code);
             }
         };
         if let Some(fmt) = args.import {
@@ -271,6 +292,18 @@ fn main() -> ExitCode {
 /// The longest trace line accepted, in bytes (a `pcpu` line of thousands of areas fits).
 const MAX_LINE_BYTES: usize = 1 << 20;
 
+const NO_MAPLE_BENCH: &str = "--bench times the allocator's traces; for the maple tree alone use vmap-maple-bench";
+
+/// A line over [`MAX_LINE_BYTES`], the same message in every mode.
+fn line_too_long(line: usize) -> String {
+    format!("line {line}: longer than {} MiB: this is not a trace", MAX_LINE_BYTES >> 20)
+}
+
+/// An input over [`MAX_TRACE_BYTES`] (`--bench`, `--import`: they hold the whole input).
+fn input_too_large(line: usize) -> String {
+    format!("line {line}: the input is over {} MiB, the limit (crossed on this line)", MAX_TRACE_BYTES >> 20)
+}
+
 /// Trace lines read one at a time from a stream, with bounded memory: each line is checked
 /// for length, NUL bytes and UTF-8 before it is handed out.
 struct Lines<R> {
@@ -299,7 +332,7 @@ impl<R: BufRead> Lines<R> {
             return Ok(None);
         }
         if self.buf.len() > MAX_LINE_BYTES && self.buf.last() != Some(&b'\n') {
-            return Err((1, format!("line {line}: longer than {} MiB: this is not a trace", MAX_LINE_BYTES >> 20)));
+            return Err((1, line_too_long(line)));
         }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
@@ -359,6 +392,16 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 let first = l.to_owned();
                 return replay_maple(line, first, &mut lines, out, args);
             }
+            Ok(Some((line, l))) if args.maple_tree => match parse_line(l) {
+                // `--profile maple-tree`: the first operation starts the maple-tree replay.
+                Ok(None) => continue,
+                Ok(Some(Op::Profile(p))) => {
+                    let _ = out.flush();
+                    eprintln!("vmap-replay: line {line}: {}", import::profile_conflict(p, "--profile maple-tree"));
+                    return ExitCode::from(1);
+                }
+                _ => return replay_maple(line, l.to_owned(), &mut lines, out, args),
+            },
             Ok(Some((line, l))) => match parse_line(l) {
                 Ok(None) => continue,
                 Ok(Some(op)) => (line, op),
@@ -483,10 +526,10 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
         }
     };
     if vmapviz_core::maple::is_maple_trace(text) {
-        eprintln!("vmap-replay: --bench times the allocator's traces; for the maple tree alone use vmap-maple-bench");
+        eprintln!("vmap-replay: {NO_MAPLE_BENCH}");
         return ExitCode::from(2);
     }
-    let lines = match parse_large_trace(text) {
+    let lines = match parse_trace(text) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("vmap-replay: {e}");
@@ -506,19 +549,41 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
     code
 }
 
-fn read_input(file: &str) -> std::io::Result<Vec<u8>> {
-    if file == "-" {
-        let mut b = Vec::new();
-        std::io::stdin().read_to_end(&mut b)?;
-        Ok(b)
+/// The whole input of `--bench` and `--import`, the limits applied while reading: at most
+/// [`MAX_TRACE_BYTES`] in all and, with `line_limit`, [`MAX_LINE_BYTES`] a line (JSON need not
+/// break lines), so a huge input costs bounded memory and the error names the line. The error
+/// carries the exit code: 2 for input that cannot be read, 1 over a limit.
+fn read_input(file: &str, line_limit: bool) -> Result<Vec<u8>, (u8, String)> {
+    let mut input: Box<dyn BufRead> = if file == "-" {
+        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin().lock()))
     } else {
-        std::fs::read(file)
+        match std::fs::File::open(file) {
+            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+            Err(e) => return Err((2, format!("{file}: {e}"))),
+        }
+    };
+    let mut buf = Vec::new();
+    let mut line = 0usize;
+    loop {
+        line += 1;
+        let start = buf.len();
+        // One byte past each limit at most.
+        let room = (MAX_TRACE_BYTES - start) as u64 + 1;
+        let cap = if line_limit { room.min(MAX_LINE_BYTES as u64 + 1) } else { room };
+        let n = (&mut input)
+            .take(cap)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| (2, format!("line {line}: reading the input: {e}")))?;
+        if n == 0 {
+            return Ok(buf);
+        }
+        if line_limit && buf.len() - start > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+            return Err((1, line_too_long(line)));
+        }
+        if buf.len() > MAX_TRACE_BYTES {
+            return Err((1, input_too_large(line)));
+        }
     }
-}
-
-/// `parse_trace` without its size limit: a generated 10^6-loop workload is larger.
-fn parse_large_trace(text: &str) -> Result<Vec<TraceLine>, ParseError> {
-    parse_trace_limited(text, usize::MAX)
 }
 
 fn print_workload(name: &str, args: &Args) -> ExitCode {

@@ -25,7 +25,7 @@ use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, MapleTreeKind, NoObserver, Observer, PurgeCause};
-use crate::maple::{MapleEntry, MapleEvent, MapleObserver, MapleSnap, MapleTree, NodeSummary};
+use crate::maple::{MapleEntry, MapleEvent, MapleObserver, MapleSnap, MapleTree, NodeSummary, RevCursor};
 use crate::profile::Profile;
 use crate::vmalloc::{align_up, fls, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
 
@@ -1313,12 +1313,18 @@ impl MapleRfc {
         let vs = align_up(VMALLOC_START, align);
         let ve = VMALLOC_END & !(align - 1);
         let last_end = offsets[last_area] + sizes[last_area];
-        let before = self.clone();
-        let mut purged = false;
+        // The state before the purge of the retry, put back if the group is then refused;
+        // before that purge nothing has changed, so no copy is needed.
+        let mut before: Option<Box<Self>> = None;
+        let restore = |this: &mut Self, before: &mut Option<Box<Self>>| {
+            if let Some(b) = before.take() {
+                *this = *b;
+            }
+        };
         loop {
             match self.pcpu_place(offsets, sizes, align, last_area, vs, ve) {
                 Err(e) => {
-                    *self = before;
+                    restore(self, &mut before);
                     return Err(e);
                 }
                 Ok(Some(base)) => {
@@ -1326,26 +1332,21 @@ impl MapleRfc {
                     // Check everything first: the occupied tree, then the busy trees.
                     for (i, &s) in carved.iter().enumerate() {
                         let e = s + sizes[i];
-                        for (os, ol, _) in self.occupied.iter() {
-                            if os < e && s <= ol {
-                                *self = before;
-                                return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
-                            }
-                            if os >= e {
-                                break;
-                            }
+                        if let Some((os, ol)) = self.occupied_overlap(s, e) {
+                            restore(self, &mut before);
+                            return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
                         }
                         if let Some(other) = self.busy_overlap(s, e) {
-                            *self = before;
+                            restore(self, &mut before);
                             self.counters.overlap_warnings += 1;
                             return Err(VmapError::BusyOverlap { start: s, end: e, other });
                         }
                     }
                     for (i, &s) in carved.iter().enumerate() {
                         let size = sizes[i];
-                        let blocks = self.free_blocks();
                         // Checked by pcpu_place: every area lies inside one free block.
-                        if let Some(&(bs, bl)) = blocks.iter().find(|&&(bs, bl)| bs <= s && s + size - 1 <= bl) {
+                        let (bs, bl, block) = self.free_mt.range_at(s);
+                        if block.is_some() && s + size - 1 <= bl {
                             self.va_clip(bs, bl, s, size);
                         }
                         self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
@@ -1362,13 +1363,13 @@ impl MapleRfc {
                     return Ok(carved);
                 }
                 Ok(None) => {
-                    if purged {
+                    if before.is_some() {
                         if O::ON {
                             obs.event(Event::AllocFailed { size: Addr(last_end) }, self.view());
                         }
                         return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
                     }
-                    purged = true;
+                    before = Some(Box::new(self.clone()));
                     self.purge_nodes(true, PurgeCause::AllocRetry, obs);
                 }
             }
@@ -1378,6 +1379,19 @@ impl MapleRfc {
     /// The free tree's blocks `(first, last)` in address order.
     pub fn free_blocks(&self) -> Vec<(u64, u64)> {
         self.free_mt.iter().map(|(s, l, _)| (s, l)).collect()
+    }
+
+    /// The first occupied range `(first, last)` meeting `[s, e)`, if any.
+    fn occupied_overlap(&self, s: u64, e: u64) -> Option<(u64, u64)> {
+        let mut x = s;
+        while x < e {
+            let (lo, hi, ent) = self.occupied.range_at(x);
+            if ent.is_some() {
+                return Some((lo, hi));
+            }
+            x = hi.checked_add(1)?;
+        }
+        None
     }
 
     /// The base of the group (the 6.9 walk downwards over the free blocks), or `None`.
@@ -1392,50 +1406,68 @@ impl MapleRfc {
     ) -> Result<Option<u64>, VmapError> {
         let nr = offsets.len();
         let last_end = offsets[last_area] + sizes[last_area];
-        // Blocks as half-open [start, end).
-        let blocks: Vec<(u64, u64)> = self.free_blocks().into_iter().map(|(s, l)| (s, l.saturating_add(1))).collect();
-        // pvm_find_va_enclose_addr: the highest block starting at or below addr.
-        let enclose = |addr: u64| -> Option<usize> { blocks.partition_point(|b| b.0 <= addr).checked_sub(1) };
+        // Blocks are half-open [start, end), found by walking the free tree downwards.
+        let tree = &self.free_mt;
+        let half = |r: Option<(u64, u64, MapleEntry)>| r.map(|(s, l, _)| (s, l.saturating_add(1)));
+        let enclose = |cur: &mut RevCursor, addr: u64| half(cur.seek(tree, addr));
+        let below = |cur: &mut RevCursor| half(cur.prev(tree));
         let vmalloc_end = VMALLOC_END & !(align - 1);
-        let determine = |i: &mut Option<usize>| -> u64 {
-            while let Some(k) = *i {
-                let (s, e) = blocks[k];
+        // The cursor stays on `va`.
+        let determine = |cur: &mut RevCursor, i: &mut Option<(u64, u64)>| -> u64 {
+            while let Some((s, e)) = *i {
                 let addr = (e & !(align - 1)).min(vmalloc_end);
                 if s < addr {
                     return addr;
                 }
-                *i = k.checked_sub(1);
+                *i = below(cur);
             }
             0
         };
+        let mut cur = RevCursor::default();
         let mut area = last_area;
         let mut term = last_area;
         let mut start = offsets[area];
         let mut end = start + sizes[area];
-        let mut va = enclose(ve);
-        let mut base = determine(&mut va).wrapping_sub(end);
+        let mut va = enclose(&mut cur, ve);
+        let mut base = determine(&mut cur, &mut va).wrapping_sub(end);
+        // The guard against an endless walk: (blocks + 2) * g^2 steps. Past 2 * g^2 the blocks
+        // are counted (from the top), only as far as the steps taken require, so the count
+        // costs a fraction of the walk.
         let g = nr as u64 + 2;
-        let mut budget = (blocks.len() as u64 + 2).saturating_mul(g).saturating_mul(g);
+        let gg = g.saturating_mul(g);
+        let mut counter: Option<RevCursor> = None;
+        let mut counted = 0u64;
+        let mut steps = 0u64;
         loop {
-            let Some(k) = va else {
+            let Some((bs, be)) = va else {
                 return Ok(None);
             };
             if base.wrapping_add(last_end) < vs.wrapping_add(last_end) {
                 return Ok(None);
             }
-            if budget == 0 {
-                return Err(VmapError::EndlessWalk { what: "pcpu_get_vm_areas" });
+            while steps >= (counted + 2).saturating_mul(gg) {
+                let more = match counter.as_mut() {
+                    None => {
+                        let (c, r) = tree.rev_cursor(u64::MAX);
+                        counter = Some(c);
+                        r.is_some()
+                    }
+                    Some(c) => c.prev(tree).is_some(),
+                };
+                if !more {
+                    return Err(VmapError::EndlessWalk { what: "pcpu_get_vm_areas" });
+                }
+                counted += 1;
             }
-            budget -= 1;
-            let (bs, be) = blocks[k];
+            steps += 1;
             if base.wrapping_add(end) > be {
-                base = determine(&mut va).wrapping_sub(end);
+                base = determine(&mut cur, &mut va).wrapping_sub(end);
                 term = area;
                 continue;
             }
             if base.wrapping_add(start) < bs {
-                va = k.checked_sub(1);
-                base = determine(&mut va).wrapping_sub(end);
+                va = below(&mut cur);
+                base = determine(&mut cur, &mut va).wrapping_sub(end);
                 term = area;
                 continue;
             }
@@ -1445,15 +1477,13 @@ impl MapleRfc {
             }
             start = offsets[area];
             end = start + sizes[area];
-            va = enclose(base.wrapping_add(end));
+            va = enclose(&mut cur, base.wrapping_add(end));
         }
         // Every area must sit inside one block (the carve's NOTHING_FIT check).
         for i in 0..nr {
             let s = base.wrapping_add(offsets[i]);
-            let inside = enclose(s).is_some_and(|k| {
-                let (bs, be) = blocks[k];
-                bs <= s && s.checked_add(sizes[i]).is_some_and(|e| e <= be)
-            });
+            let inside = enclose(&mut cur, s)
+                .is_some_and(|(bs, be)| bs <= s && s.checked_add(sizes[i]).is_some_and(|e| e <= be));
             if !inside {
                 return Ok(None);
             }

@@ -861,6 +861,24 @@ fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, 
     }
     let vs = align_up(VMALLOC_START, align);
     let ve = VMALLOC_END & !(align - 1);
+    // The pairwise overlap check (every area against every other, the ends of the others
+    // wrapping) in O(n log n): the areas by offset, and per prefix of that order the two
+    // furthest ends with their areas.
+    let mut order: Vec<usize> = (0..nr).collect();
+    order.sort_unstable_by_key(|&j| offsets[j]);
+    type Reach = Option<(u64, usize)>;
+    let mut reach: Vec<(Reach, Reach)> = Vec::with_capacity(nr);
+    let (mut r1, mut r2): (Reach, Reach) = (None, None);
+    for &j in &order {
+        let c = (offsets[j].wrapping_add(sizes[j]), j);
+        if r1.is_none_or(|(e1, _)| c.0 > e1) {
+            r2 = r1;
+            r1 = Some(c);
+        } else if r2.is_none_or(|(e2, _)| c.0 > e2) {
+            r2 = Some(c);
+        }
+        reach.push((r1, r2));
+    }
     let mut last_area = 0;
     for i in 0..nr {
         let (s, sz) = (offsets[i], sizes[i]);
@@ -876,14 +894,17 @@ fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, 
         if s > offsets[last_area] {
             last_area = i;
         }
-        for j in 0..nr {
-            if i == j {
-                continue;
-            }
-            let (s2, e2) = (offsets[j], offsets[j].wrapping_add(sizes[j]));
-            if s2 < e && s < e2 {
-                return bad(format!("areas {i} and {j} overlap"));
-            }
+        // Does any other area meet [s, e)? Among the areas starting below e, the one reaching
+        // furthest (the other one when that is area i).
+        let k = order.partition_point(|&j| offsets[j] < e);
+        let far = k.checked_sub(1).and_then(|k| match reach[k] {
+            (Some((_, a)), b) if a == i => b,
+            (a, _) => a,
+        });
+        if far.is_some_and(|(e2, _)| s < e2) {
+            // The first such area, as the pairwise check finds it.
+            let j = (0..nr).find(|&j| j != i && offsets[j] < e && s < offsets[j].wrapping_add(sizes[j])).unwrap_or(i);
+            return bad(format!("areas {i} and {j} overlap"));
         }
     }
     let last_end = offsets[last_area] + sizes[last_area];

@@ -24,6 +24,6 @@ pub use session::{MapleFrame, MapleOpFrames, MapleOpLine, MapleSession, MapleSna
 pub use snap::MapleTreeJson;
 pub use trace::{is_maple_trace, replay_maple_text, MapleReplay, MapleTraceError, MapleTraceErrorKind};
 pub use tree::{
-    MapleEntry, MapleError, MapleEvent, MapleObserver, MapleTree, NoMapleObserver, NodeKind, NodeSummary, StoreType,
-    ValidateError,
+    MapleEntry, MapleError, MapleEvent, MapleObserver, MapleTree, NoMapleObserver, NodeKind, NodeSummary, RevCursor,
+    StoreType, ValidateError,
 };

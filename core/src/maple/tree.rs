@@ -1392,6 +1392,13 @@ impl<O: MapleObserver> MapleTree<O> {
         self.ranges().into_iter().filter_map(|(a, b, e)| e.map(|e| (a, b, e)))
     }
 
+    /// The stored range at or below `index`, with a cursor to walk on downwards.
+    pub fn rev_cursor(&self, index: u64) -> (RevCursor, Option<(u64, u64, MapleEntry)>) {
+        let mut c = RevCursor::default();
+        let r = c.seek(self, index);
+        (c, r)
+    }
+
     // ---------------------------------------------------------------- root stores
 
     /// `mas_new_root`.
@@ -2828,5 +2835,86 @@ mod tests {
     fn node_size() {
         // The arena's node: 15 pivots, 16 slots, 10 gaps, parent link, metadata.
         assert!(std::mem::size_of::<Node>() <= 344, "{}", std::mem::size_of::<Node>());
+    }
+}
+
+/// A cursor over the stored (non-NULL) ranges, walking downwards as `mas_prev` does: `seek`
+/// finds the range at or below an index (one descent), `prev` the one before, amortised O(1)
+/// a step (up to the first ancestor with a slot to the left, then down its rightmost edge).
+#[derive(Clone, Debug, Default)]
+pub struct RevCursor {
+    /// Per level from the root: node, its min and max, the slot at hand.
+    path: Vec<(u32, u64, u64, usize)>,
+}
+
+impl RevCursor {
+    /// The stored range holding `index`, else the nearest one below it.
+    pub fn seek<O: MapleObserver>(&mut self, t: &MapleTree<O>, index: u64) -> Option<(u64, u64, MapleEntry)> {
+        self.path.clear();
+        let (mut id, mut min, mut max) = match t.root {
+            Root::Empty => return None,
+            Root::Ptr(e) => return Some((0, 0, e)),
+            Root::Node(id) => (id, 0, MAX),
+        };
+        loop {
+            let end = t.data_end(id, max).min(t.kind(id).slots() - 1);
+            let mut lo = min;
+            let mut off = 0;
+            let mut hi = t.safe_pivot(id, 0, max);
+            while off < end && hi < index {
+                lo = hi.wrapping_add(1);
+                off += 1;
+                hi = t.safe_pivot(id, off, max);
+            }
+            if off == end {
+                hi = max;
+            }
+            self.path.push((id, min, max, off));
+            match t.n(id).slot[off] {
+                Slot::Node(c) => {
+                    id = c;
+                    min = lo;
+                    max = hi;
+                }
+                Slot::Entry(e) => return Some((lo, hi, e)),
+                Slot::Null => return self.prev(t),
+            }
+        }
+    }
+
+    /// The stored range before the one at hand, or `None` at the bottom of the tree.
+    pub fn prev<O: MapleObserver>(&mut self, t: &MapleTree<O>) -> Option<(u64, u64, MapleEntry)> {
+        loop {
+            let top = self.path.last_mut()?;
+            if top.3 == 0 {
+                self.path.pop();
+                continue;
+            }
+            top.3 -= 1;
+            let (id, min, _, off) = *top;
+            // Left of the slot at hand: a full pivot on the right.
+            let n = t.n(id);
+            let hi = n.pivot[off];
+            let lo = if off == 0 { min } else { n.pivot[off - 1].wrapping_add(1) };
+            match n.slot[off] {
+                Slot::Entry(e) => return Some((lo, hi, e)),
+                Slot::Null => continue,
+                Slot::Node(c) => {
+                    // Down the rightmost edge of the child to its last range.
+                    let (mut id, mut min, max) = (c, lo, hi);
+                    loop {
+                        let end = t.data_end(id, max).min(t.kind(id).slots() - 1);
+                        self.path.push((id, min, max, end));
+                        let n = t.n(id);
+                        let lo = if end == 0 { min } else { n.pivot[end - 1].wrapping_add(1) };
+                        match n.slot[end] {
+                            Slot::Node(c) => (id, min) = (c, lo),
+                            Slot::Entry(e) => return Some((lo, max, e)),
+                            Slot::Null => break,
+                        }
+                    }
+                }
+            }
+        }
     }
 }
