@@ -232,6 +232,9 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
+                // A rotation further up may move the uncle off the path to `node`: the
+                // incremental check is told (nothing for other observers).
+                crate::events::touch(obs, tmp);
                 set_parent_color(a, parent, gparent, true);
                 emit!(
                     obs,
@@ -324,6 +327,9 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
+                // A rotation further up may move the uncle off the path to `node`: the
+                // incremental check is told (nothing for other observers).
+                crate::events::touch(obs, tmp);
                 set_parent_color(a, parent, gparent, true);
                 emit!(
                     obs,
