@@ -2,12 +2,14 @@
 //!
 //! The allocator reports, through [`Observer::touch`] (compiled away for every other
 //! observer), each object it linked, unlinked, resized, re-flagged or moved through a pool,
-//! and for an unlink the object's list neighbours, its parent and its successor's parent.
-//! A red-black insert or erase, with its fix-up and the augmented propagation, rewrites only
-//! nodes on the path from the root to one of those or children of such nodes (the fix-up's
-//! parent, uncle or sibling and nephews end up there after its rotations; a subtree a rotation
-//! moves keeps its contents and gets a new parent link, which its new parent's check reads).
-//! So the check's region of a tree is, per touched object still in it:
+//! and for an unlink the object's list neighbours, its parent and its successor's parent;
+//! the red-black code reports through [`Observer::touch_node`] each node whose parent word
+//! (parent link or colour) it writes: a rotation, a recolour, a node taking an erased one's
+//! place. A node whose subtree an operation changed then has a reported node below it (or
+//! is one): its own links or colour were written, or one of its children's subtree changed,
+//! down to a written node; a child link that became empty is the erased leaf's parent's,
+//! which is reported. This holds however many inserts and erases one operation makes.
+//! So the check's region of a tree is, per reported object or node still in it:
 //!
 //! ```text
 //!   root .. object        the path (climbed once: paths share their top)
@@ -79,6 +81,9 @@ fn ix(h: u32) -> usize {
 #[derive(Debug)]
 pub struct IncrementalCheck {
     touched: Vec<u32>,
+    /// Red-black nodes whose parent word was written ([`Observer::touch_node`]): they only
+    /// start climbs of the region.
+    seeds: Vec<u32>,
     pools: Vec<(u32, usize)>,
     slots: Vec<Slot>,
     gen: u32,
@@ -99,6 +104,8 @@ pub struct IncrementalCheck {
     /// Full checks run (for tests and the report).
     pub full_checks: u64,
     region: Vec<u32>,
+    /// The touched objects in a tree (sorted): their list links are compared with rb_prev/rb_next.
+    inorder: Vec<u32>,
     /// The region's path nodes, in the order the climbs met them (each climb bottom-up), and
     /// where each climb starts in it.
     path: Vec<u32>,
@@ -125,6 +132,10 @@ impl Observer for IncrementalCheck {
     #[inline(always)]
     fn touch_pool(&mut self, nid: u32, idx: usize) {
         self.pools.push((nid, idx));
+    }
+    #[inline(always)]
+    fn touch_node(&mut self, h: u32) {
+        self.seeds.push(h);
     }
 }
 
@@ -154,6 +165,10 @@ impl<O: Observer> Observer for WithCheck<'_, O> {
     fn touch_pool(&mut self, nid: u32, idx: usize) {
         self.check.touch_pool(nid, idx)
     }
+    #[inline(always)]
+    fn touch_node(&mut self, h: u32) {
+        self.check.touch_node(h)
+    }
 }
 
 /// Entries checked at each end of a touched pool.
@@ -167,6 +182,7 @@ impl IncrementalCheck {
     pub fn new(every: u64) -> Self {
         IncrementalCheck {
             touched: Vec::new(),
+            seeds: Vec::new(),
             pools: Vec::new(),
             slots: Vec::new(),
             gen: 0,
@@ -180,6 +196,7 @@ impl IncrementalCheck {
             since: 0,
             full_checks: 0,
             region: Vec::new(),
+            inorder: Vec::new(),
             path: Vec::new(),
             climbs: Vec::new(),
             members: Vec::new(),
@@ -206,6 +223,7 @@ impl IncrementalCheck {
             self.check_touched(v)
         };
         self.touched.clear();
+        self.seeds.clear();
         self.pools.clear();
         r
     }
@@ -324,6 +342,20 @@ impl IncrementalCheck {
         }
         self.touched = touched;
         r?;
+        // A node a rotation, recolour or erase rewrote: its path is in the region (tagged
+        // NIL-first so that the touched objects' in-order check can tell them apart).
+        let objects = members.len();
+        self.seeds.sort_unstable();
+        self.seeds.dedup();
+        for &h in &self.seeds {
+            if self.touched.binary_search(&h).is_err() {
+                if let Some(t) = Self::member(v, h) {
+                    members.push((t, h));
+                }
+            }
+        }
+        self.inorder.clear();
+        self.inorder.extend(members[..objects].iter().map(|m| m.1));
         members.sort_unstable();
         let mut i = 0;
         let mut r = Ok(());
@@ -520,7 +552,7 @@ impl IncrementalCheck {
             local(a, tree, n, augmented, what)?;
         }
         // A touched object's list neighbours are its in-order neighbours.
-        for &(_, h) in hs {
+        for &(_, h) in hs.iter().filter(|m| self.inorder.binary_search(&m.1).is_ok()) {
             let x = a.area(h);
             if x.prev != rb_prev(a, h) || x.next != rb_next(a, h) {
                 return Err(format!(
