@@ -259,7 +259,7 @@ fn the_adaptive_backstop_catches_what_no_operation_reaches() {
     // Churn at the low end: free the lowest area and allocate it again.
     let mut n = 0u64;
     let e = loop {
-        let op = if n % 2 == 0 { Op::Free(addrs[0]) } else { alloc(PAGE_SIZE) };
+        let op = if n.is_multiple_of(2) { Op::Free(addrs[0]) } else { alloc(PAGE_SIZE) };
         n += 1;
         if let Err(e) = step(&mut r, &mut c, &op) {
             break e;
