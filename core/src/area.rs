@@ -72,7 +72,7 @@ const BLOCK: usize = 256;
 /// words, the slab's alignment.
 const UNIT: usize = std::mem::size_of::<u64>();
 /// A handle is the object's byte offset in the slab in [`UNIT`]s: index × 6.
-const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / UNIT) as u32;
+pub(crate) const STRIDE: u32 = (std::mem::size_of::<VmapArea>() / UNIT) as u32;
 // Every handle is even: bit 0 of a parent word is the colour.
 const _: () = assert!(STRIDE.is_multiple_of(2) && std::mem::size_of::<VmapArea>() == STRIDE as usize * UNIT);
 

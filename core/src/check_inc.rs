@@ -2,34 +2,41 @@
 //!
 //! The allocator reports, through [`Observer::touch`] (compiled away for every other
 //! observer), each object it linked, unlinked, resized, re-flagged or moved through a pool,
-//! and for an unlink the object's list neighbours, its parent and its successor's parent.
-//! A red-black insert or erase rewrites only nodes within two links of the path from the
-//! root to one of those (the fix-up's parent, uncle or sibling and nephews, and the subtrees
-//! a rotation moves), so the check walks, per touched object still in a tree:
+//! and for an unlink the object's list neighbours, its parent and its successor's parent;
+//! the red-black code reports through [`Observer::touch_node`] each node whose parent word
+//! (parent link or colour) it writes: a rotation, a recolour, a node taking an erased one's
+//! place. A node whose subtree an operation changed then has a reported node below it (or
+//! is one): its own links or colour were written, or one of its children's subtree changed,
+//! down to a written node; a child link that became empty is the erased leaf's parent's,
+//! which is reported. This holds however many inserts and erases one operation makes.
+//! So the check's region of a tree is, per reported object or node still in it:
 //!
 //! ```text
-//!   root .. object        the path (parent and child links agree)
-//!   + children            } each: order against its children and list neighbours,
-//!   + grandchildren       } list links both ways, no red child of a red node,
-//!                         } subtree_max_size = max(size, children's) (free tree)
+//!   root .. object        the path (climbed once: paths share their top)
+//!   + children            each node: its children's parent links, order and colours,
+//!                         subtree_max_size = max(size, children's) (free tree), its list
+//!                         links both ways and in order
 //! ```
 //!
-//! and the black heights of that region, bottom-up (a subtree hanging off it is untouched,
-//! hence valid: one descent gives its height). Besides: the busy index under each touched
-//! start, each touched pool whole, `vmap_lazy_nr` against a running sum of the lazy areas'
+//! and the black heights of the region, bottom-up. A subtree hanging off the region was not
+//! changed, so its black height is the one cached for its root when it was last in a region
+//! (or at the last full check): O(1), not a descent. A touched object's list links are also
+//! compared with its in-order neighbours (`rb_prev`, `rb_next`). Dedup and the region use
+//! per-object generation stamps, not sorting: the cost is O(path × touched trees) per
+//! operation with no allocation once warm. Besides: the busy index under each touched
+//! start, each touched pool's ends, `vmap_lazy_nr` against a running sum of the lazy areas'
 //! pages, no touched area overlapping the free tree (or a touched free block a busy or lazy
 //! area). What needs the whole state (the tiling of the space, the object count, entries of
 //! a pool or index no operation looked at) is the backstop's: [`crate::check::check_invariants`]
-//! every `every` operations and at the end.
+//! every `max(every, live objects)` operations (so its O(live) cost stays O(1) per operation
+//! however large the state grows) and at the end.
 //!
 //! maple-rfc keeps its state in maple trees: after an allocation or free the check validates
 //! the nodes of the occupied tree and of the node's busy tree on the paths to the range
 //! ([`crate::maple::MapleTree::validate_ranges`]) and the lazy count; anything else (purge,
 //! pcpu, early, settings) gets the full check.
 
-use std::collections::HashMap;
-
-use crate::area::{Arena, VaTree, F_LAZY, NIL};
+use crate::area::{Arena, VaTree, F_LAZY, NIL, STRIDE};
 use crate::check::check_invariants;
 use crate::era::Vmap;
 use crate::events::{Event, IndexView, Observer};
@@ -50,14 +57,39 @@ enum TreeId {
     Purge,
 }
 
+/// What the check keeps per arena slot (index = handle / [`STRIDE`]).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The generation of the region check that last put it in the region or on a path.
+    region: u32,
+    path: u32,
+    /// The black height of its subtree as last checked ([`BH_UNKNOWN`]: never).
+    bh: u8,
+    /// A lazy area's pages as last seen, plus one (0: not lazy).
+    lazy: u64,
+}
+
+const BH_UNKNOWN: u8 = u8::MAX;
+const BLANK: Slot = Slot { region: 0, path: 0, bh: BH_UNKNOWN, lazy: 0 };
+
+#[inline(always)]
+fn ix(h: u32) -> usize {
+    (h / STRIDE) as usize
+}
+
 /// Collects what an operation touched (as an [`Observer`]) and checks it ([`IncrementalCheck::after_op`]).
 #[derive(Debug)]
 pub struct IncrementalCheck {
     touched: Vec<u32>,
+    /// Red-black nodes whose parent word was written ([`Observer::touch_node`]): they only
+    /// start climbs of the region.
+    seeds: Vec<u32>,
     pools: Vec<(u32, usize)>,
-    /// Lazy areas (handle -> pages) as last seen, and their sum.
-    lazy: HashMap<u32, u64>,
+    slots: Vec<Slot>,
+    gen: u32,
+    /// The lazy areas' pages as last seen, summed, and their number.
     lazy_sum: u64,
+    lazy_count: usize,
     /// maple-rfc: per node, the lazy list's length and page sum last seen; the purge count.
     rfc_lazy: Vec<(usize, u64)>,
     rfc_purges: u64,
@@ -65,17 +97,26 @@ pub struct IncrementalCheck {
     synced: bool,
     /// A full check every this many operations (0: only at the start and at the end).
     pub every: u64,
-    ops: u64,
+    /// The interval is `max(every, live objects)` rather than `every` (the default; an
+    /// interval given with `--check-every` is kept exact).
+    pub adaptive: bool,
+    since: u64,
     /// Full checks run (for tests and the report).
     pub full_checks: u64,
     region: Vec<u32>,
-    memo: Vec<u32>,
+    /// The touched objects in a tree (sorted): their list links are compared with rb_prev/rb_next.
+    inorder: Vec<u32>,
+    /// The region's path nodes, in the order the climbs met them (each climb bottom-up), and
+    /// where each climb starts in it.
+    path: Vec<u32>,
+    climbs: Vec<usize>,
     members: Vec<(TreeId, u32)>,
 }
 
 impl Default for IncrementalCheck {
+    /// The backstop every `max(DEFAULT_EVERY, live objects)` operations.
     fn default() -> Self {
-        Self::new(DEFAULT_EVERY)
+        IncrementalCheck { adaptive: true, ..Self::new(DEFAULT_EVERY) }
     }
 }
 
@@ -91,6 +132,10 @@ impl Observer for IncrementalCheck {
     #[inline(always)]
     fn touch_pool(&mut self, nid: u32, idx: usize) {
         self.pools.push((nid, idx));
+    }
+    #[inline(always)]
+    fn touch_node(&mut self, h: u32) {
+        self.seeds.push(h);
     }
 }
 
@@ -120,6 +165,10 @@ impl<O: Observer> Observer for WithCheck<'_, O> {
     fn touch_pool(&mut self, nid: u32, idx: usize) {
         self.check.touch_pool(nid, idx)
     }
+    #[inline(always)]
+    fn touch_node(&mut self, h: u32) {
+        self.check.touch_node(h)
+    }
 }
 
 /// Entries checked at each end of a touched pool.
@@ -129,20 +178,27 @@ const POOL_ENDS: usize = 8;
 const MAX_DEPTH: usize = 70;
 
 impl IncrementalCheck {
+    /// The backstop exactly every `every` operations.
     pub fn new(every: u64) -> Self {
         IncrementalCheck {
             touched: Vec::new(),
+            seeds: Vec::new(),
             pools: Vec::new(),
-            lazy: HashMap::new(),
+            slots: Vec::new(),
+            gen: 0,
             lazy_sum: 0,
+            lazy_count: 0,
             rfc_lazy: Vec::new(),
             rfc_purges: 0,
             synced: false,
             every,
-            ops: 0,
+            adaptive: false,
+            since: 0,
             full_checks: 0,
             region: Vec::new(),
-            memo: Vec::new(),
+            inorder: Vec::new(),
+            path: Vec::new(),
+            climbs: Vec::new(),
             members: Vec::new(),
         }
     }
@@ -153,8 +209,13 @@ impl IncrementalCheck {
         if matches!(op, Op::Profile(_) | Op::Init { .. }) {
             self.synced = false;
         }
-        self.ops += 1;
-        let r = if !self.synced || (self.every > 0 && self.ops.is_multiple_of(self.every)) {
+        self.since += 1;
+        let every = match (self.adaptive, v.rfc()) {
+            (false, _) => self.every,
+            (true, Some(m)) => self.every.max(m.live_areas() as u64),
+            (true, None) => self.every.max(v.arena.live() as u64),
+        };
+        let r = if !self.synced || (every > 0 && self.since >= every) {
             self.full(v)
         } else if let Some(m) = v.rfc() {
             self.check_rfc(v, m, op, out)
@@ -162,6 +223,7 @@ impl IncrementalCheck {
             self.check_touched(v)
         };
         self.touched.clear();
+        self.seeds.clear();
         self.pools.clear();
         r
     }
@@ -174,6 +236,7 @@ impl IncrementalCheck {
     /// The whole check, and the running sums set up again from the state.
     fn full(&mut self, v: &Vmap) -> Result<(), String> {
         self.full_checks += 1;
+        self.since = 0;
         self.synced = false;
         check_invariants(v)?;
         self.resync(v);
@@ -181,9 +244,17 @@ impl IncrementalCheck {
         Ok(())
     }
 
+    /// The per-slot table covers every handle of the arena.
+    fn grow(&mut self, a: &Arena) {
+        if self.slots.len() < a.slots() {
+            self.slots.resize(a.slots(), BLANK);
+        }
+    }
+
+    /// The running sums and the cached black heights, from a state the full check passed.
     fn resync(&mut self, v: &Vmap) {
-        self.lazy.clear();
         self.lazy_sum = 0;
+        self.lazy_count = 0;
         self.rfc_lazy.clear();
         if let Some(m) = v.rfc() {
             self.rfc_purges = m.counters.purges;
@@ -194,18 +265,24 @@ impl IncrementalCheck {
             return;
         }
         let a = &v.arena;
-        let mut add = |h: u32| {
+        self.slots.clear();
+        self.grow(a);
+        let add = |s: &mut Self, h: u32| {
             let p = a.area(h).size() >> PAGE_SHIFT;
-            self.lazy.insert(h, p);
-            self.lazy_sum += p;
+            s.slots[ix(h)].lazy = p + 1;
+            s.lazy_sum += p;
+            s.lazy_count += 1;
         };
         for n in &v.nodes {
-            n.lazy.iter(a).for_each(|(h, _)| add(h));
+            n.lazy.iter(a).for_each(|(h, _)| add(self, h));
             if v.profile.lazy_in_busy() {
-                n.busy.iter(a).filter(|(_, x)| x.is_lazy()).for_each(|(h, _)| add(h));
+                n.busy.iter(a).filter(|(_, x)| x.is_lazy()).for_each(|(h, _)| add(self, h));
             }
         }
-        v.purge_tree.iter(a).for_each(|(h, _)| add(h));
+        v.purge_tree.iter(a).for_each(|(h, _)| add(self, h));
+        for t in Self::trees(v) {
+            fill_bh(a, &mut self.slots, Self::tree(v, t).root);
+        }
     }
 
     // ------------------------------------------------------------------ free-tree eras
@@ -224,25 +301,29 @@ impl IncrementalCheck {
         [TreeId::Free, TreeId::Purge].into_iter().chain((0..nr).flat_map(|n| [TreeId::Busy(n), TreeId::Lazy(n)]))
     }
 
-    /// The tree `h` is linked in, if any: the root its parent links lead to, confirmed by a
-    /// descent from that root to `h` (an object that left its tree may keep stale links).
+    /// The tree `h` is linked in, if any: the root its parent links lead to, each parent
+    /// naming the node below as a child (an object that left its tree may keep stale links;
+    /// a chain of child links from the root is what makes it a member).
     fn member(v: &Vmap, h: u32) -> Option<TreeId> {
         let a = &v.arena;
-        let x = a.try_area(h)?;
         let mut r = h;
         for _ in 0..MAX_DEPTH {
             let p = a.try_area(r)?.parent();
             if p == NIL {
-                break;
+                return Self::trees(v).find(|&t| Self::tree(v, t).root == r);
+            }
+            let pv = a.try_area(p)?;
+            if pv.left != r && pv.right != r {
+                return None;
             }
             r = p;
         }
-        let t = Self::trees(v).find(|&t| Self::tree(v, t).root == r)?;
-        (Self::tree(v, t).find_start(a, x.va_start) == h).then_some(t)
+        None
     }
 
     fn check_touched(&mut self, v: &Vmap) -> Result<(), String> {
         let a = &v.arena;
+        self.grow(a);
         self.touched.sort_unstable();
         self.touched.dedup();
         let mut members = std::mem::take(&mut self.members);
@@ -261,6 +342,20 @@ impl IncrementalCheck {
         }
         self.touched = touched;
         r?;
+        // A node a rotation, recolour or erase rewrote: its path is in the region (tagged
+        // NIL-first so that the touched objects' in-order check can tell them apart).
+        let objects = members.len();
+        self.seeds.sort_unstable();
+        self.seeds.dedup();
+        for &h in &self.seeds {
+            if self.touched.binary_search(&h).is_err() {
+                if let Some(t) = Self::member(v, h) {
+                    members.push((t, h));
+                }
+            }
+        }
+        self.inorder.clear();
+        self.inorder.extend(members[..objects].iter().map(|m| m.1));
         members.sort_unstable();
         let mut i = 0;
         let mut r = Ok(());
@@ -282,10 +377,10 @@ impl IncrementalCheck {
             return Err(format!("vmap_lazy_nr is {} but the lazy areas hold {} pages", v.vmap_lazy_nr, self.lazy_sum));
         }
         // linux-5.2: every lazy area is a busy one marked lazy.
-        if v.profile.lazy_in_busy() && self.lazy.len() != v.lazy_list.len() {
+        if v.profile.lazy_in_busy() && self.lazy_count != v.lazy_list.len() {
             return Err(format!(
                 "{} busy areas are marked lazy but the lazy list holds {}",
-                self.lazy.len(),
+                self.lazy_count,
                 v.lazy_list.len()
             ));
         }
@@ -299,13 +394,17 @@ impl IncrementalCheck {
         let x = *a.area(h);
         let marked = matches!(m, Some(TreeId::Busy(_))) && v.profile.lazy_in_busy() && x.flags() & F_LAZY != 0;
         let lazy = marked || matches!(m, Some(TreeId::Lazy(_) | TreeId::Purge));
-        if let Some((_, old)) = self.lazy.remove_entry(&h) {
-            self.lazy_sum -= old;
+        let slot = &mut self.slots[ix(h)];
+        if slot.lazy != 0 {
+            self.lazy_sum -= slot.lazy - 1;
+            self.lazy_count -= 1;
+            slot.lazy = 0;
         }
         if lazy {
             let p = x.size() >> PAGE_SHIFT;
-            self.lazy.insert(h, p);
+            slot.lazy = p + 1;
             self.lazy_sum += p;
+            self.lazy_count += 1;
         }
         let indexed = v.busy_index.find(a, x.va_start);
         match m {
@@ -377,6 +476,19 @@ impl IncrementalCheck {
         Ok(())
     }
 
+    /// Put `n` (a link read from the tree) in this generation's region.
+    fn add(&mut self, a: &Arena, n: u32, what: &str) -> Result<(), String> {
+        if a.try_area(n).is_none() {
+            return Err(format!("{what}: a link names a handle outside the arena"));
+        }
+        let s = &mut self.slots[ix(n)];
+        if s.region != self.gen {
+            s.region = self.gen;
+            self.region.push(n);
+        }
+        Ok(())
+    }
+
     /// The region of tree `t` around the paths to `hs` (see the module comment).
     fn region_check(&mut self, v: &Vmap, t: TreeId, hs: &[(TreeId, u32)]) -> Result<(), String> {
         let a = &v.arena;
@@ -388,24 +500,39 @@ impl IncrementalCheck {
             TreeId::Purge => "purge tree",
         };
         let augmented = t == TreeId::Free;
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            // The stamps wrapped: start them afresh.
+            self.slots.iter_mut().for_each(|s| (s.region, s.path) = (0, 0));
+            self.gen = 1;
+        }
         self.region.clear();
+        self.path.clear();
+        self.climbs.clear();
+        // Each path climbs until it meets one already climbed (its top is in the region).
         for &(_, h) in hs {
             let mut n = h;
-            while n != NIL {
+            self.climbs.push(self.path.len());
+            for _ in 0..MAX_DEPTH {
+                if n == NIL || self.slots[ix(n)].path == self.gen {
+                    break;
+                }
+                self.slots[ix(n)].path = self.gen;
+                self.path.push(n);
+                self.add(a, n, what)?;
                 let x = a.area(n);
-                self.region.push(n);
-                for c in [x.left, x.right] {
+                let (l, r, p) = (x.left, x.right, x.parent());
+                for c in [l, r] {
                     if c != NIL {
-                        self.region.push(c);
-                        let cx = a.area(c);
-                        self.region.extend([cx.left, cx.right].into_iter().filter(|&g| g != NIL));
+                        self.add(a, c, what)?;
                     }
                 }
-                n = x.parent();
+                if p != NIL && a.try_area(p).is_none() {
+                    return Err(format!("{what}: a parent link names a handle outside the arena"));
+                }
+                n = p;
             }
         }
-        self.region.sort_unstable();
-        self.region.dedup();
         // The tree's ends.
         if tree.root == NIL {
             if tree.first != NIL || tree.last != NIL {
@@ -424,37 +551,72 @@ impl IncrementalCheck {
         for &n in &self.region {
             local(a, tree, n, augmented, what)?;
         }
-        self.memo.clear();
-        self.memo.resize(self.region.len(), u32::MAX);
-        self.black_height(a, tree.root, what).map(|_| ())
+        // A touched object's list neighbours are its in-order neighbours.
+        for &(_, h) in hs.iter().filter(|m| self.inorder.binary_search(&m.1).is_ok()) {
+            let x = a.area(h);
+            if x.prev != rb_prev(a, h) || x.next != rb_next(a, h) {
+                return Err(format!(
+                    "{what}: the list links of [{:#x}, {:#x}) differ from the tree's in-order neighbours",
+                    x.va_start, x.va_end
+                ));
+            }
+        }
+        self.black_heights(a, what)
     }
 
-    /// Black height of the subtree at `n`, checking each node of the region on the way; below
-    /// the region, the untouched subtrees are valid and one descent gives theirs.
-    fn black_height(&mut self, a: &Arena, n: u32, what: &str) -> Result<u32, String> {
-        if n == NIL {
-            return Ok(0);
-        }
-        let x = *a.area(n);
-        let Ok(i) = self.region.binary_search(&n) else {
-            let (mut c, mut y) = (0, n);
-            while y != NIL {
-                let yv = a.area(y);
-                c += u32::from(yv.is_black());
-                y = yv.left;
+    /// The black heights of the region, bottom-up, cached per node. A region node off the
+    /// paths has no child in the region (a child in it would have been climbed through), so
+    /// its children's cached heights give its own; then the paths, the last climb first and
+    /// each from its bottom: a climb ends below a node of an earlier one, so every path node
+    /// comes after its descendants.
+    fn black_heights(&mut self, a: &Arena, what: &str) -> Result<(), String> {
+        let gen = self.gen;
+        for k in 0..self.region.len() {
+            let n = self.region[k];
+            if self.slots[ix(n)].path != gen {
+                self.set_bh(a, n, what)?;
             }
-            return Ok(c);
-        };
-        if self.memo[i] != u32::MAX {
-            return Ok(self.memo[i]);
         }
-        let l = self.black_height(a, x.left, what)?;
-        let r = self.black_height(a, x.right, what)?;
+        let mut end = self.path.len();
+        for c in (0..self.climbs.len()).rev() {
+            let start = self.climbs[c];
+            for k in start..end {
+                let n = self.path[k];
+                self.set_bh(a, n, what)?;
+            }
+            end = start;
+        }
+        Ok(())
+    }
+
+    /// One node's black height from its children's cached ones, which must agree.
+    #[inline(always)]
+    fn set_bh(&mut self, a: &Arena, n: u32, what: &str) -> Result<(), String> {
+        let x = a.area(n);
+        let l = self.cached_bh(a, x.left);
+        let r = self.cached_bh(a, x.right);
         if l != r {
             return Err(format!("{what}: black heights differ under [{:#x}, {:#x})", x.va_start, x.va_end));
         }
-        self.memo[i] = l + u32::from(x.is_black());
-        Ok(self.memo[i])
+        self.slots[ix(n)].bh = l.saturating_add(u8::from(x.is_black())).min(BH_UNKNOWN - 1);
+        Ok(())
+    }
+
+    /// The cached black height of a subtree (0 for none); never cached (cannot happen after a
+    /// full check): one bounded descent.
+    #[inline(always)]
+    fn cached_bh(&self, a: &Arena, n: u32) -> u8 {
+        let Some(s) = self.slots.get(ix(n)).filter(|_| n != NIL) else { return 0 };
+        if s.bh != BH_UNKNOWN {
+            return s.bh;
+        }
+        let (mut c, mut y) = (0u8, n);
+        for _ in 0..MAX_DEPTH {
+            let Some(yv) = a.try_area(y) else { break };
+            c = c.saturating_add(u8::from(yv.is_black()));
+            y = yv.left;
+        }
+        c
     }
 
     // ------------------------------------------------------------------ maple-rfc
@@ -541,17 +703,14 @@ fn local(a: &Arena, t: &VaTree, n: u32, augmented: bool, what: &str) -> Result<(
             ));
         }
     }
-    // The list around it is the in-order walk, linked both ways, in order (free blocks
-    // neither overlap nor touch).
-    let (pr, nx) = (rb_prev(a, n), rb_next(a, n));
-    if x.prev != pr || x.next != nx {
-        return Err(format!("{what}: the list links of {} differ from the tree's in-order neighbours", at()));
+    // Its list links, both ways and in order (free blocks neither overlap nor touch); a
+    // touched object's are also compared with the tree's in-order walk (region_check).
+    let (pr, nx) = (x.prev, x.next);
+    if (pr == NIL && t.first != n) || (pr != NIL && a.try_area(pr).is_none_or(|y| y.next != n)) {
+        return Err(format!("{what}: the list links before {} are broken", at()));
     }
-    if (pr == NIL && t.first != n) || (pr != NIL && a.area(pr).next != n) {
-        return Err(format!("{what}: broken next link before {}", at()));
-    }
-    if (nx == NIL && t.last != n) || (nx != NIL && a.area(nx).prev != n) {
-        return Err(format!("{what}: broken prev link after {}", at()));
+    if (nx == NIL && t.last != n) || (nx != NIL && a.try_area(nx).is_none_or(|y| y.prev != n)) {
+        return Err(format!("{what}: the list links after {} are broken", at()));
     }
     if nx != NIL {
         let y = a.area(nx);
@@ -565,6 +724,20 @@ fn local(a: &Arena, t: &VaTree, n: u32, augmented: bool, what: &str) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Cache the black heights of the subtree at `n` (a valid tree: the full check passed, or a
+/// subtree no operation changed since), returning its own.
+fn fill_bh(a: &Arena, slots: &mut [Slot], n: u32) -> u8 {
+    let Some(x) = a.try_area(n) else { return 0 };
+    let (l, r, black) = (x.left, x.right, x.is_black());
+    let b = fill_bh(a, slots, l);
+    fill_bh(a, slots, r);
+    let b = b.saturating_add(u8::from(black)).min(BH_UNKNOWN - 1);
+    if let Some(s) = slots.get_mut(ix(n)) {
+        s.bh = b;
+    }
+    b
 }
 
 fn leftmost(a: &Arena, mut n: u32) -> u32 {
@@ -593,4 +766,29 @@ fn first_ending_after(a: &Arena, t: &VaTree, addr: u64) -> Option<(u64, u64)> {
         }
     }
     best
+}
+
+#[cfg(test)]
+impl IncrementalCheck {
+    /// The first tree node whose cached black height differs from a recount, if any.
+    pub(crate) fn stale_black_height(&self, v: &Vmap) -> Option<String> {
+        let a = &v.arena;
+        for t in Self::trees(v) {
+            for (h, x) in Self::tree(v, t).iter(a) {
+                let (mut c, mut y) = (0u8, h);
+                while y != NIL {
+                    c += u8::from(a.area(y).is_black());
+                    y = a.area(y).left;
+                }
+                let cached = self.slots.get(ix(h)).map_or(BH_UNKNOWN, |s| s.bh);
+                if cached != c {
+                    return Some(format!(
+                        "{t:?}: [{:#x}, {:#x}) has black height {c}, cached {cached}",
+                        x.va_start, x.va_end
+                    ));
+                }
+            }
+        }
+        None
+    }
 }

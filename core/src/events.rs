@@ -82,6 +82,10 @@ pub trait Observer {
     /// A size pool of a vmap node that was looked at or changed (linux-6.9).
     #[inline(always)]
     fn touch_pool(&mut self, _nid: u32, _idx: usize) {}
+    /// A red-black node whose parent word (parent link or colour) was written: a rotation,
+    /// a recolour, a node taking an erased one's place.
+    #[inline(always)]
+    fn touch_node(&mut self, _h: u32) {}
     /// An event after which the busy, lazy or pooled areas may differ, with the whole
     /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
@@ -95,6 +99,14 @@ pub trait Observer {
 pub(crate) fn touch<O: Observer>(obs: &mut O, h: u32) {
     if O::TOUCH {
         obs.touch(h);
+    }
+}
+
+/// Report a red-black node whose parent word was written (see [`Observer::touch_node`]).
+#[inline(always)]
+pub(crate) fn touch_node<O: Observer>(obs: &mut O, h: u32) {
+    if O::TOUCH {
+        obs.touch_node(h);
     }
 }
 
@@ -135,6 +147,10 @@ impl<T: Observer> Observer for &mut T {
     #[inline(always)]
     fn touch_pool(&mut self, nid: u32, idx: usize) {
         (**self).touch_pool(nid, idx)
+    }
+    #[inline(always)]
+    fn touch_node(&mut self, h: u32) {
+        (**self).touch_node(h)
     }
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {

@@ -12,7 +12,7 @@
 
 use crate::addr::{Addr, Hex};
 use crate::area::{Arena, VaTree, NIL, RB_BLACK};
-use crate::events::{AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
+use crate::events::{touch_node, AugmentCause, Color, Dir, Event, IndexView, Observer, RbPhase};
 
 /// The three augment callbacks of `struct rb_augment_callbacks`.
 pub(crate) trait Augment {
@@ -126,14 +126,16 @@ fn is_red(a: &Arena, n: u32) -> bool {
 
 /// `rb_set_black`.
 #[inline(always)]
-fn set_black(a: &mut Arena, n: u32) {
+fn set_black<O: Observer>(a: &mut Arena, n: u32, obs: &mut O) {
     a.at(n).set_black();
+    touch_node(obs, n);
 }
 
 /// `rb_set_parent_color`: one write of the parent word, colour in its bit 0.
 #[inline(always)]
-fn set_parent_color(a: &mut Arena, n: u32, parent: u32, black: bool) {
+fn set_parent_color<O: Observer>(a: &mut Arena, n: u32, parent: u32, black: bool, obs: &mut O) {
     a.at(n).set_parent_color(parent, black);
+    touch_node(obs, n);
 }
 
 /// `__rb_change_child`: in `parent` (or at the root), replace `old` by `new`.
@@ -150,11 +152,12 @@ fn change_child(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, parent: u32) 
 
 /// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour; `old` hangs under `new`.
 #[inline(always)]
-fn rotate_set_parents(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, black: bool) {
+fn rotate_set_parents<O: Observer>(a: &mut Arena, t: &mut VaTree, old: u32, new: u32, black: bool, obs: &mut O) {
     let pc = a.get(old).parent_color();
     a.at(new).set_parent_color_word(pc);
+    touch_node(obs, new);
     let parent = pc & !RB_BLACK;
-    set_parent_color(a, old, new, black);
+    set_parent_color(a, old, new, black, obs);
     change_child(a, t, old, new, parent);
 }
 
@@ -200,7 +203,7 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
     loop {
         if parent == NIL {
             // The inserted node (or a case-1 grandparent) is the root: paint it black.
-            set_parent_color(a, node, NIL, true);
+            set_parent_color(a, node, NIL, true, obs);
             emit!(
                 obs,
                 a,
@@ -225,14 +228,14 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 //    /            /
                 //   n            n
                 // Each recolour is reported once written, so a view of each step shows it alone.
-                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, tmp, gparent, true, obs);
                 emit!(
                     obs,
                     a,
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
-                set_parent_color(a, parent, gparent, true);
+                set_parent_color(a, parent, gparent, true, obs);
                 emit!(
                     obs,
                     a,
@@ -241,7 +244,7 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 );
                 node = gparent;
                 parent = a.get(node).parent();
-                set_parent_color(a, node, parent, false);
+                set_parent_color(a, node, parent, false, obs);
                 emit!(
                     obs,
                     a,
@@ -263,11 +266,12 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 a.at(parent).right = tmp;
                 a.at(node).left = parent;
                 if tmp != NIL {
-                    set_parent_color(a, tmp, parent, true);
+                    set_parent_color(a, tmp, parent, true, obs);
                 }
-                set_parent_color(a, parent, node, false);
+                set_parent_color(a, parent, node, false, obs);
                 // Extra (see module doc): keep G -> n walkable until case 3.
                 a.at(node).set_parent(gparent);
+                touch_node(obs, node);
                 a.at(gparent).left = node;
                 emit!(
                     obs,
@@ -295,9 +299,9 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
             a.at(gparent).left = tmp;
             a.at(parent).right = gparent;
             if tmp != NIL {
-                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, tmp, gparent, true, obs);
             }
-            rotate_set_parents(a, t, gparent, parent, false);
+            rotate_set_parents(a, t, gparent, parent, false, obs);
             emit!(
                 obs,
                 a,
@@ -317,14 +321,14 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
             tmp = a.get(gparent).left;
             if is_red(a, tmp) {
                 // Each recolour is reported once written, so a view of each step shows it alone.
-                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, tmp, gparent, true, obs);
                 emit!(
                     obs,
                     a,
                     t,
                     Event::Recolor { phase: RbPhase::Insert, case: 1, id: a.get(tmp).id, color: Color::Black }
                 );
-                set_parent_color(a, parent, gparent, true);
+                set_parent_color(a, parent, gparent, true, obs);
                 emit!(
                     obs,
                     a,
@@ -333,7 +337,7 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 );
                 node = gparent;
                 parent = a.get(node).parent();
-                set_parent_color(a, node, parent, false);
+                set_parent_color(a, node, parent, false, obs);
                 emit!(
                     obs,
                     a,
@@ -349,10 +353,11 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
                 a.at(parent).left = tmp;
                 a.at(node).right = parent;
                 if tmp != NIL {
-                    set_parent_color(a, tmp, parent, true);
+                    set_parent_color(a, tmp, parent, true, obs);
                 }
-                set_parent_color(a, parent, node, false);
+                set_parent_color(a, parent, node, false, obs);
                 a.at(node).set_parent(gparent);
+                touch_node(obs, node);
                 a.at(gparent).right = node;
                 emit!(
                     obs,
@@ -374,9 +379,9 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
             a.at(gparent).right = tmp;
             a.at(parent).left = gparent;
             if tmp != NIL {
-                set_parent_color(a, tmp, gparent, true);
+                set_parent_color(a, tmp, gparent, true, obs);
             }
-            rotate_set_parents(a, t, gparent, parent, false);
+            rotate_set_parents(a, t, gparent, parent, false, obs);
             emit!(
                 obs,
                 a,
@@ -410,7 +415,7 @@ pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node
         let node_black = a.get(node).is_black();
         change_child(a, t, node, child, parent);
         if child != NIL {
-            set_parent_color(a, child, parent, node_black);
+            set_parent_color(a, child, parent, node_black, obs);
             rebalance = NIL;
         } else {
             rebalance = if node_black { parent } else { NIL };
@@ -421,7 +426,7 @@ pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node
         // Case 1b: only a left child, which is red: it takes node's place and colour.
         let parent = a.get(node).parent();
         let node_black = a.get(node).is_black();
-        set_parent_color(a, tmp, parent, node_black);
+        set_parent_color(a, tmp, parent, node_black, obs);
         change_child(a, t, node, tmp, parent);
         rebalance = NIL;
         propagate_from = parent;
@@ -469,6 +474,7 @@ pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node
             a.at(parent).left = child2;
             a.at(successor).right = child;
             a.at(child).set_parent(successor);
+            touch_node(obs, child);
             A::copy(a, t.root, node, successor, obs);
             A::propagate(a, t.root, parent, successor, obs);
             case = "3";
@@ -476,17 +482,18 @@ pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node
         tmp = a.get(node).left;
         a.at(successor).left = tmp;
         a.at(tmp).set_parent(successor);
+        touch_node(obs, tmp);
 
         let node_parent = a.get(node).parent();
         let node_black = a.get(node).is_black();
         change_child(a, t, node, successor, node_parent);
         if child2 != NIL {
-            set_parent_color(a, successor, node_parent, node_black);
-            set_parent_color(a, child2, parent, true);
+            set_parent_color(a, successor, node_parent, node_black, obs);
+            set_parent_color(a, child2, parent, true, obs);
             rebalance = NIL;
         } else {
             let s_was_black = a.get(successor).is_black();
-            set_parent_color(a, successor, node_parent, node_black);
+            set_parent_color(a, successor, node_parent, node_black, obs);
             rebalance = if s_was_black { parent } else { NIL };
         }
         propagate_from = successor;
@@ -529,8 +536,8 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 let tmp1 = a.get(sibling).left;
                 a.at(parent).right = tmp1;
                 a.at(sibling).left = parent;
-                set_parent_color(a, tmp1, parent, true);
-                rotate_set_parents(a, t, parent, sibling, false);
+                set_parent_color(a, tmp1, parent, true, obs);
+                rotate_set_parents(a, t, parent, sibling, false, obs);
                 emit!(
                     obs,
                     a,
@@ -551,7 +558,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 let tmp2 = a.get(sibling).left;
                 if !is_red(a, tmp2) {
                     // Case 2: sibling black with black children: paint it red.
-                    set_parent_color(a, sibling, parent, false);
+                    set_parent_color(a, sibling, parent, false, obs);
                     emit!(
                         obs,
                         a,
@@ -564,7 +571,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         }
                     );
                     if is_red(a, parent) {
-                        set_black(a, parent);
+                        set_black(a, parent, obs);
                         emit!(
                             obs,
                             a,
@@ -599,11 +606,13 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(tmp2).right = sibling;
                 a.at(parent).right = tmp2;
                 if tmp1 != NIL {
-                    set_parent_color(a, tmp1, sibling, true);
+                    set_parent_color(a, tmp1, sibling, true, obs);
                 }
                 // Extra (see module doc): parent pointers, colours kept; case 4 rewrites both.
                 a.at(sibling).set_parent(tmp2);
+                touch_node(obs, sibling);
                 a.at(tmp2).set_parent(parent);
+                touch_node(obs, tmp2);
                 emit!(
                     obs,
                     a,
@@ -630,11 +639,12 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             let tmp2 = a.get(sibling).left;
             a.at(parent).right = tmp2;
             a.at(sibling).left = parent;
-            set_parent_color(a, tmp1, sibling, true);
+            set_parent_color(a, tmp1, sibling, true, obs);
             if tmp2 != NIL {
                 a.at(tmp2).set_parent(parent);
+                touch_node(obs, tmp2);
             }
-            rotate_set_parents(a, t, parent, sibling, true);
+            rotate_set_parents(a, t, parent, sibling, true, obs);
             emit!(
                 obs,
                 a,
@@ -657,8 +667,8 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 let tmp1 = a.get(sibling).right;
                 a.at(parent).left = tmp1;
                 a.at(sibling).right = parent;
-                set_parent_color(a, tmp1, parent, true);
-                rotate_set_parents(a, t, parent, sibling, false);
+                set_parent_color(a, tmp1, parent, true, obs);
+                rotate_set_parents(a, t, parent, sibling, false, obs);
                 emit!(
                     obs,
                     a,
@@ -679,7 +689,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 let tmp2 = a.get(sibling).right;
                 if !is_red(a, tmp2) {
                     // Case 2.
-                    set_parent_color(a, sibling, parent, false);
+                    set_parent_color(a, sibling, parent, false, obs);
                     emit!(
                         obs,
                         a,
@@ -692,7 +702,7 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                         }
                     );
                     if is_red(a, parent) {
-                        set_black(a, parent);
+                        set_black(a, parent, obs);
                         emit!(
                             obs,
                             a,
@@ -719,10 +729,12 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
                 a.at(tmp2).left = sibling;
                 a.at(parent).left = tmp2;
                 if tmp1 != NIL {
-                    set_parent_color(a, tmp1, sibling, true);
+                    set_parent_color(a, tmp1, sibling, true, obs);
                 }
                 a.at(sibling).set_parent(tmp2);
+                touch_node(obs, sibling);
                 a.at(tmp2).set_parent(parent);
+                touch_node(obs, tmp2);
                 emit!(
                     obs,
                     a,
@@ -743,11 +755,12 @@ fn erase_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, mut paren
             let tmp2 = a.get(sibling).right;
             a.at(parent).left = tmp2;
             a.at(sibling).right = parent;
-            set_parent_color(a, tmp1, sibling, true);
+            set_parent_color(a, tmp1, sibling, true, obs);
             if tmp2 != NIL {
                 a.at(tmp2).set_parent(parent);
+                touch_node(obs, tmp2);
             }
-            rotate_set_parents(a, t, parent, sibling, true);
+            rotate_set_parents(a, t, parent, sibling, true, obs);
             emit!(
                 obs,
                 a,

@@ -33,9 +33,9 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   FILE|-          the trace to replay (- for standard input)
   --check         after each operation, verify the invariants on what it touched (the tree paths,
                   list links, busy index entries, pools, lazy count; maple-rfc: the maple nodes on
-                  the paths); all of them every 4096 operations and at the end
+                  the paths); all of them every max(4096, live areas) operations and at the end
   --check-every N verify all of them after every N-th operation and at the end; with --check, the
-                  interval of that full check (the backstop) instead of 4096
+                  interval of that full check (the backstop) instead of max(4096, live areas)
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr (the trace is read
                   whole first: at most 64 MiB)
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
@@ -266,7 +266,8 @@ fn main() -> ExitCode {
         }
     };
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut inc = IncrementalCheck::new(args.check_every.unwrap_or(DEFAULT_EVERY));
+    // The backstop: exactly every N-th operation when told, else every max(4096, live objects).
+    let mut inc = args.check_every.map_or_else(IncrementalCheck::default, IncrementalCheck::new);
     let code = match (args.counters, args.check) {
         (true, true) => {
             let mut c = CounterObserver::default();

@@ -190,3 +190,83 @@ fn a_wrong_maple_pivot_is_caught_on_the_path_of_the_next_store() {
     let e = t.validate_ranges(&[(0x0f_ffff, 0x10_1000)]).unwrap_err();
     assert!(matches!(e, ValidateError::Pivot { .. }), "{e:?}");
 }
+
+/// The black heights the check caches for subtrees outside an operation's region (so as not to
+/// descend into them) equal a recount after every operation of `test_vmalloc` (every test of
+/// the module, 4 CPUs, small loops; 5.1 and 5.2 purge many lazy areas out of the busy tree in
+/// one operation) under each rbtree profile, and the check passes: every node whose subtree an
+/// insert, erase, rotation or recolour changed was in a region.
+#[test]
+fn cached_black_heights_stay_exact() {
+    for p in [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618] {
+        let params = crate::workload::WorkloadParams {
+            seed: 7,
+            loops: 400,
+            cpus: 4,
+            keep: Some(600),
+            run_test_mask: Some(0x7fff_ffff),
+            profile: p,
+            ..Default::default()
+        };
+        let ops = crate::workload::generate("test_vmalloc", &params).unwrap();
+        let mut r = Replayer::new(p);
+        let mut c = IncrementalCheck::new(FAR);
+        let mut out = String::new();
+        for op in &ops {
+            out.clear();
+            r.apply(op, &mut out, &mut c).unwrap();
+            c.after_op(&r.vmap, op, &out).unwrap_or_else(|e| panic!("{p}: after {op}: {e}"));
+            if let Some(m) = c.stale_black_height(&r.vmap) {
+                panic!("{p}: after {op}: {m}");
+            }
+        }
+        assert!(ops.len() > 5000, "{p}: {} operations", ops.len());
+        assert_eq!(c.full_checks, 1, "{p}: the incremental check alone");
+        c.finish(&r.vmap).unwrap();
+    }
+}
+
+/// The backstop of the default check comes every max(4096, live objects) operations: a
+/// corruption no operation's region reaches (a red leaf of the busy tree at its far end turned
+/// black while the churn stays at the low end) is caught by it, within that many operations.
+#[test]
+fn the_adaptive_backstop_catches_what_no_operation_reaches() {
+    let p = Profile::Linux52;
+    let mut r = Replayer::new(p);
+    let mut c = IncrementalCheck::default();
+    step(&mut r, &mut c, &Op::Profile(p)).unwrap();
+    let mut addrs = Vec::new();
+    for _ in 0..6000 {
+        let mut out = String::new();
+        r.apply(&alloc(PAGE_SIZE), &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &alloc(PAGE_SIZE), &out).unwrap();
+        addrs.push(u64::from_str_radix(out.trim().trim_start_matches("alloc -> 0x"), 16).unwrap());
+    }
+    let live = r.vmap.arena.live() as u64;
+    assert!(live > 4096, "{live} objects: the interval is theirs, not 4096");
+    // A full check now: the next one is `live` operations away.
+    c.finish(&r.vmap).unwrap();
+    // The last red leaf of the busy tree in address order (the high end).
+    let busy = &r.vmap.nodes[0].busy;
+    let (leaf, _) = busy
+        .iter(&r.vmap.arena)
+        .filter(|(_, x)| !x.is_black() && x.left == NIL && x.right == NIL)
+        .last()
+        .expect("a red leaf");
+    let v = *r.vmap.arena.get(leaf);
+    r.vmap.arena.at(leaf).set_parent_color(v.parent(), true);
+    let full = c.full_checks;
+    // Churn at the low end: free the lowest area and allocate it again.
+    let mut n = 0u64;
+    let e = loop {
+        let op = if n.is_multiple_of(2) { Op::Free(addrs[0]) } else { alloc(PAGE_SIZE) };
+        n += 1;
+        if let Err(e) = step(&mut r, &mut c, &op) {
+            break e;
+        }
+        assert!(n <= live + 6000, "not caught");
+    };
+    assert!(e.contains("black heights differ"), "{e}");
+    assert_eq!(c.full_checks, full + 1, "caught by the backstop");
+    assert!(n > 4096 && n <= live, "caught after {n} operations, {live} objects live");
+}
