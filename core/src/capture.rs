@@ -22,6 +22,13 @@
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
 //!   node's pool, it was that node, and the replay starts over.
 //!
+//! Both are learnt only while the replay is exact (every allocation so far equal or explained):
+//! after an unexplained one the model's free space may not be the kernel's, and a different
+//! answer shows nothing about the start state. A pool's entries from before the capture that
+//! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
+//! the entries it gave back were in front of them and no allocation shows them, so the first
+//! purge's decay leaves the learnt ones alone, behind the entries pooled by that purge.
+//!
 //! The replay follows the kernel: where its address differs, the report says why (or that
 //! nothing known explains it, showing the first such allocation whole) and the model takes the
 //! kernel's address, so that one difference does not hide the rest.
@@ -418,6 +425,11 @@ struct Pass<'p, 'a> {
     /// Lazy areas in the order they were freed (model addresses).
     lazy_order: Vec<u64>,
     full_purge_due: bool,
+    /// No purge replayed yet: the pools hold only entries from before the capture.
+    first_purge: bool,
+    /// An unexplained allocation was met: the model's state may differ from the kernel's from
+    /// here on, so nothing more is learnt about the start state in this replay.
+    diverged: bool,
     ops: Vec<Op>,
 }
 
@@ -581,6 +593,8 @@ fn run_pass(
         untouched,
         lazy_order,
         full_purge_due: false,
+        first_purge: true,
+        diverged: false,
         ops,
     };
     for (k, n) in &p.trace_notes {
@@ -700,6 +714,7 @@ impl Pass<'_, '_> {
                 self.report.explanations.push((e.line, why));
             }
             Verdict::Unexplained(why) => {
+                self.diverged = true;
                 self.report.unexplained += 1;
                 self.report.unexplained_lines.push(e.line);
                 if self.report.first_unexplained.is_none() {
@@ -731,6 +746,7 @@ impl Pass<'_, '_> {
         let verdict = match (place, pred.node) {
             // Kernel took from a pool an area the model has in another node's pool: an area
             // of the before file allocated for another node than its address's.
+            _ if self.diverged => Verdict::Unexplained(whole),
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
                     self.learnt.nodes.insert(x, n);
@@ -819,7 +835,12 @@ impl Pass<'_, '_> {
             Vec::new()
         };
         let full = std::mem::take(&mut self.full_purge_due);
+        // The first purge: the pools hold only entries from before the capture, learnt because
+        // the kernel took them later; its decay (of len >> 2 from the head) gave back others
+        // that no allocation shows, in front of them.
+        let before = if std::mem::take(&mut self.first_purge) && !full { self.vmap.hold_pools() } else { Vec::new() };
         let r = if full { self.vmap.reclaim(&mut NoObserver) } else { self.vmap.purge(&mut NoObserver) };
+        self.vmap.restore_pools_behind(before);
         self.ops.push(if full { Op::Reclaim } else { Op::Purge });
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);

@@ -289,10 +289,58 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
         assert_eq!(r.allocations, 4311);
         assert_eq!(r.final_busy_equal, Some(true), "{r}");
         assert_eq!((r.purges_equal, r.purges), (12, 12), "{r}");
-        assert!(r.unexplained <= 276, "{}", r.summary_line());
+        // Before pool entries were learnt only while the replay was exact, and before the first
+        // purge's decay was left to entries no allocation shows: 276, the first at line 2212.
+        assert!(r.unexplained <= 241, "{}", r.summary_line());
+        assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 5086), "{}", r.summary_line());
     }
     let r = replay_dir(&root.join("tests/data/capture-6.18-workload"));
     assert_eq!(r.allocations, 6634);
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
-    assert!(r.unexplained <= 1066, "{}", r.summary_line());
+    // 1066 while allocations after the first unexplained one (line 199) could still be read as
+    // pool entries from before the capture; those readings rested on a state already wrong.
+    assert!(r.unexplained <= 1115, "{}", r.summary_line());
+}
+
+/// A pool's entries from before the capture and the first purge. Four areas of two pages, free
+/// in the before file and touched by nothing, are taken by the kernel on CPU 0 after a purge:
+/// each was in node 0's pool (the free tree's answer is the lowest free block, VS + 0x2000).
+/// `decay_va_pool_node` gives back `len >> 2` entries from the head at that purge; had the pool
+/// held only these four, it would have given back the first (A1), and the kernel could not have
+/// taken A1 from the pool afterwards. So the pool held entries in front of them that no
+/// allocation shows: the replay lets the first purge's decay take those, and keeps the four, in
+/// the order the kernel took them. Four explained, none unexplained.
+#[test]
+fn the_first_purge_decays_pool_entries_no_allocation_shows() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let a: Vec<u64> = (1..=4).map(|k| VS + k * 0x10000).collect();
+    let mut trace = purge(0, VS, VS + 0x2000, 0);
+    for &x in &a {
+        trace.push_str(&alloc(0, x, 0x2000, 1));
+    }
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 0, 4, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![2, 3, 4, 5], "{r}");
+}
+
+/// Nothing is learnt once an allocation is unexplained: from there the model's free space may
+/// not be the kernel's, so a free-tree answer that differs no longer shows a pool entry. The
+/// kernel takes [VS, VS + 0x2000), busy in the before file (unexplained); then an untouched area
+/// at VS + 0x10000, which before the first unexplained allocation would have been read as a
+/// pool entry from before the capture: unexplained too, and the report names no unknown.
+#[test]
+fn nothing_is_learnt_after_the_first_unexplained_allocation() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = format!("{}{}", alloc(0, VS, 0x2000, 1), alloc(0, VS + 0x10000, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 0, 0, 2), "{r}");
+    assert_eq!(r.unexplained_lines, vec![1, 2], "{r}");
+    assert!(r.explanations.is_empty(), "{r}");
+    // The same untouched area taken first is a pool entry from before the capture.
+    let (_, r) =
+        replay_capture(bundle(&before, &alloc(0, VS + 0x10000, 0x2000, 1), None, "0-1\n0-1\n"), Profile::Linux618)
+            .unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (1, 1, 0), "{r}");
 }

@@ -282,6 +282,32 @@ impl Vmap {
         }
     }
 
+    /// Take every pool's entries out (for [`Vmap::restore_pools_behind`]): at the first purge of
+    /// a capture the pools hold only entries from before it, and those the kernel took later
+    /// were not among the ones its decay gave back.
+    pub fn hold_pools(&mut self) -> Vec<(u32, usize, Vec<u32>)> {
+        let mut held = Vec::new();
+        for (nid, n) in self.nodes.iter_mut().enumerate() {
+            for (idx, q) in n.pools.iter_mut().enumerate() {
+                if !q.is_empty() {
+                    held.push((nid as u32, idx, q.drain(..).collect()));
+                }
+            }
+        }
+        held
+    }
+
+    /// Put entries taken by [`Vmap::hold_pools`] back, behind the ones pooled since.
+    pub fn restore_pools_behind(&mut self, held: Vec<(u32, usize, Vec<u32>)>) {
+        for (nid, idx, entries) in held {
+            let pools = &mut self.nodes[nid as usize].pools;
+            if pools.len() <= idx {
+                pools.resize_with(super::MAX_VA_SIZE_PAGES, Default::default);
+            }
+            pools[idx].extend(entries);
+        }
+    }
+
     /// Lazy areas on every node's list.
     pub fn lazy_count(&self) -> usize {
         self.nodes.iter().map(|n| n.lazy.len).sum()
