@@ -179,7 +179,10 @@ struct Ev {
     ev: FtraceEvent,
 }
 
-fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Vec<(usize, String)>), CaptureError> {
+/// Notes on the trace's lines (lost events), by line.
+type Notes = Vec<(usize, String)>;
+
+fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
     let mut evs = Vec::new();
     let mut notes = Vec::new();
     for (i, raw) in p.text.lines().enumerate() {
@@ -648,12 +651,10 @@ impl Pass<'_, '_> {
     }
 
     fn event(&mut self, e: &Ev) {
-        if self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1 {
-            if e.cpu != self.vmap.cpu() {
-                // Checked against the online CPUs when parsing.
-                let _ = self.vmap.set_cpu(u64::from(e.cpu));
-                self.ops.push(Op::Cpu(u64::from(e.cpu)));
-            }
+        if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && e.cpu != self.vmap.cpu() {
+            // Checked against the online CPUs when parsing.
+            let _ = self.vmap.set_cpu(u64::from(e.cpu));
+            self.ops.push(Op::Cpu(u64::from(e.cpu)));
         }
         match e.ev {
             FtraceEvent::Alloc { addr, req, failed } => self.alloc(e, addr, req, failed),
@@ -700,8 +701,8 @@ impl Pass<'_, '_> {
         } else {
             let v = self.mismatch(e, x, req, pred);
             if let Verdict::Explained(why) = &v {
-                if !self.learnt.facts.contains_key(&e.line) {
-                    self.learnt.facts.insert(e.line, why.clone());
+                if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
+                    v.insert(why.clone());
                     self.learnt.changed = true;
                 }
             }
@@ -904,7 +905,9 @@ impl Pass<'_, '_> {
                 klazy.push(Vec::new());
             }
             prev = a.start;
-            klazy.last_mut().map(|v| v.push((a.start, a.end)));
+            if let Some(v) = klazy.last_mut() {
+                v.push((a.start, a.end));
+            }
         }
         let mut mlazy: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.vmap.nr_vmap_nodes() as usize];
         for (n, i) in self.vmap.lazy_areas_by_node() {
