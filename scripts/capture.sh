@@ -14,8 +14,8 @@
 #
 # It runs as root, mounts tracefs if needed, records into a trace instance of its own (the
 # global buffer is left alone), and puts kptr_restrict back as it found it. The "before" file is
-# read just before the events are switched on and the "after" file just after they are switched
-# off: an allocation in either gap is in one file but not in the trace.
+# read with the events on (a marker in the trace says when the read ended); the "after" file is
+# read just after they are switched off: an allocation in that gap is in it but not in the trace.
 set -euo pipefail
 
 out=""
@@ -68,8 +68,13 @@ uname -r > "$out/uname.txt"
 
 # kptr_restrict=1: root reads the real addresses (0 would too; 2 hides them).
 echo 1 > /proc/sys/kernel/kptr_restrict
-cat /proc/vmallocinfo | gzip > "$out/vmallocinfo.before.gz"
+# The events are on while the before file is read, and a marker says when it was read to its
+# end: an allocation or a free during the read is then in the trace, and the replay leaves out
+# those the file already shows (a node's list printed after them).
 echo 1 > "$inst/tracing_on"
+cat /proc/vmallocinfo > "$out/vmallocinfo.before"
+echo "vmapviz: vmallocinfo.before read" > "$inst/trace_marker"
+gzip -f "$out/vmallocinfo.before"
 
 status=0
 if [ $# -gt 0 ]; then

@@ -177,13 +177,20 @@ struct Ev {
     line: usize,
     cpu: u32,
     ev: FtraceEvent,
+    /// Traced before the before file was read to its end (the trace has the marker
+    /// [`BEFORE_READ`]): the file may already show what it did.
+    in_read: bool,
 }
+
+/// What `scripts/capture.sh` writes into `trace_marker` once the before file is read: the
+/// events are on while it is read, and those traced before this marker may or may not be in it.
+pub const BEFORE_READ: &str = "vmapviz: vmallocinfo.before read";
 
 /// Notes on the trace's lines (lost events), by line.
 type Notes = Vec<(usize, String)>;
 
 fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
-    let mut evs = Vec::new();
+    let mut evs: Vec<Ev> = Vec::new();
     let mut notes = Vec::new();
     for (i, raw) in p.text.lines().enumerate() {
         let line = i + 1;
@@ -211,8 +218,16 @@ fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
         let l = split_ftrace(raw).ok_or_else(|| {
             cerr(p.name, line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`")
         })?;
+        if l.event == "tracing_mark_write" {
+            if l.rest.trim() == BEFORE_READ {
+                for e in evs.iter_mut() {
+                    e.in_read = true;
+                }
+            }
+            continue;
+        }
         let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
-        evs.push(Ev { line, cpu: l.cpu, ev });
+        evs.push(Ev { line, cpu: l.cpu, ev, in_read: false });
     }
     if evs.is_empty() {
         return Err(cerr(p.name, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
@@ -257,16 +272,25 @@ struct Learnt {
     nodes: BTreeMap<u64, u32>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
-    facts: BTreeMap<usize, String>,
+    facts: BTreeMap<usize, (Unknown, String)>,
     /// Something new was learnt in this replay.
     changed: bool,
+}
+
+/// The unknowns of the start state an explanation can resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unknown {
+    /// An entry of a node's pool before the capture.
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for.
+    AreaNode,
 }
 
 /// How one allocation compared.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Verdict {
     Equal,
-    Explained(String),
+    Explained(Unknown, String),
     Unexplained(String),
 }
 
@@ -287,6 +311,12 @@ pub struct CaptureReport {
     pub unexplained: usize,
     /// Each explained allocation: (trace line, why).
     pub explanations: Vec<(usize, String)>,
+    /// Unknowns of the start state resolved (one per explained allocation): pool entries from
+    /// before the capture, and busy areas of the before file whose node was learnt.
+    pub resolved_pool_entries: usize,
+    pub resolved_area_nodes: usize,
+    /// Events traced while the before file was read that it already shows (left out).
+    pub in_before_file: usize,
     /// The first unexplained allocation, whole.
     pub first_unexplained: Option<String>,
     pub unexplained_lines: Vec<usize>,
@@ -329,6 +359,13 @@ impl fmt::Display for CaptureReport {
         }
         let lazy: Vec<String> = self.start_lazy.iter().enumerate().map(|(i, n)| format!("node {i}: {n}")).collect();
         writeln!(f, "start: {} busy areas, lazy areas {}", self.start_busy, lazy.join(", "))?;
+        if self.in_before_file > 0 {
+            writeln!(
+                f,
+                "{} events traced while the before file was read are already in it: left out",
+                self.in_before_file
+            )?;
+        }
         for n in &self.notes {
             writeln!(f, "note: {n}")?;
         }
@@ -341,6 +378,14 @@ impl fmt::Display for CaptureReport {
         }
         for (line, why) in &self.explanations {
             writeln!(f, "explained, trace line {line}: {why}")?;
+        }
+        if self.explained > 0 {
+            writeln!(
+                f,
+                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes \
+                 (each once, one per explained allocation)",
+                self.resolved_pool_entries, self.resolved_area_nodes
+            )?;
         }
         if let Some(u) = &self.first_unexplained {
             writeln!(f, "first unexplained: {u}")?;
@@ -656,11 +701,31 @@ impl Pass<'_, '_> {
             let _ = self.vmap.set_cpu(u64::from(e.cpu));
             self.ops.push(Op::Cpu(u64::from(e.cpu)));
         }
+        if e.in_read && self.already_in_before(e) {
+            return;
+        }
         match e.ev {
             FtraceEvent::Alloc { addr, req, failed } => self.alloc(e, addr, req, failed),
             FtraceEvent::Free { va_start, .. } => self.free(e, va_start),
             FtraceEvent::Purge { start, end, num_purged } => self.purge(e, start, end, num_purged),
         }
+    }
+
+    /// An event traced while the before file was read, that the file already shows: an area it
+    /// lists busy where the allocation put it, or lazy where the free sent it. Left out (the
+    /// others came after the file printed that node's list, and are replayed).
+    fn already_in_before(&mut self, e: &Ev) -> bool {
+        let shown = match e.ev {
+            FtraceEvent::Alloc { addr, req, failed: false } => {
+                matches!(self.vmap.locate(addr), Place::Busy { start, end, .. } if start == addr && end == addr.wrapping_add(req.size))
+            }
+            FtraceEvent::Free { va_start, .. } => self.is_lazy(va_start),
+            _ => false,
+        };
+        if shown {
+            self.report.in_before_file += 1;
+        }
+        shown
     }
 
     fn describe(&self, req: AllocReq, cpu: u32) -> String {
@@ -695,14 +760,14 @@ impl Pass<'_, '_> {
             }
             // An equal address that rests on something learnt here before is explained by it.
             match self.learnt.facts.get(&e.line) {
-                Some(why) => Verdict::Explained(why.clone()),
+                Some((u, why)) => Verdict::Explained(*u, why.clone()),
                 None => Verdict::Equal,
             }
         } else {
             let v = self.mismatch(e, x, req, pred);
-            if let Verdict::Explained(why) = &v {
+            if let Verdict::Explained(u, why) = &v {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
-                    v.insert(why.clone());
+                    v.insert((*u, why.clone()));
                     self.learnt.changed = true;
                 }
             }
@@ -710,8 +775,12 @@ impl Pass<'_, '_> {
         };
         match verdict {
             Verdict::Equal => self.report.equal += 1,
-            Verdict::Explained(why) => {
+            Verdict::Explained(u, why) => {
                 self.report.explained += 1;
+                match u {
+                    Unknown::PoolEntry => self.report.resolved_pool_entries += 1,
+                    Unknown::AreaNode => self.report.resolved_area_nodes += 1,
+                }
                 self.report.explanations.push((e.line, why));
             }
             Verdict::Unexplained(why) => {
@@ -752,11 +821,14 @@ impl Pass<'_, '_> {
                 if self.guessed_node.remove(&x) {
                     self.learnt.nodes.insert(x, n);
                     self.learnt.changed = true;
-                    Verdict::Explained(format!(
+                    Verdict::Explained(
+                        Unknown::AreaNode,
+                        format!(
                         "[{x:#x}, {:#x}), busy before the capture, had been allocated for node {n}, not node {pn} (the \
                          node of its address, assumed): the kernel took it from node {n}'s pool",
                         x + size
-                    ))
+                    ),
+                    )
                 } else {
                     Verdict::Unexplained(whole)
                 }
@@ -767,16 +839,20 @@ impl Pass<'_, '_> {
                 if pool_size
                     && x & align.wrapping_sub(1) == 0
                     && is_untouched(&self.untouched, x, x + size)
-                    && pred.pool_hit.is_none() =>
+                    && pred.pool_hit.is_none()
+                    && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x) =>
             {
                 self.learnt.pooled.push((n, x, size));
                 self.learnt.changed = true;
-                Verdict::Explained(format!(
+                Verdict::Explained(
+                    Unknown::PoolEntry,
+                    format!(
                     "[{x:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture (vmallocinfo does not show \
                      pools): the kernel took it from there, the model searched the free tree",
                     x + size,
                     size / PAGE_SIZE
-                ))
+                ),
+                )
             }
             // The model's pool head is an area of the before file whose node was a guess: the
             // kernel's pool of this node did not hold it, so it was allocated for another node.
@@ -787,11 +863,14 @@ impl Pass<'_, '_> {
                 let other = self.learnt.nodes.get(&y).map_or((n + 1) % nodes, |&m| (m + 1) % nodes);
                 self.learnt.nodes.insert(y, if other == n { (other + 1) % nodes } else { other });
                 self.learnt.changed = true;
-                Verdict::Explained(format!(
+                Verdict::Explained(
+                    Unknown::AreaNode,
+                    format!(
                     "[{y:#x}, {:#x}), busy before the capture, had not been allocated for node {n} (the node of its \
                      address was assumed; the before file does not say): the kernel's pool of node {n} did not hold it",
                     y + size
-                ))
+                ),
+                )
             }
             _ => Verdict::Unexplained(whole),
         };
