@@ -26,6 +26,8 @@ pub enum VmapError {
     BadCpus { cpus: u64 },
     /// `cpu N` with N >= the CPU count.
     BadCpu { cpu: u64, cpus: u32 },
+    /// `online N` with N = 0 or N above the CPU count.
+    BadOnline { online: u64, cpus: u32 },
     /// `pcpu` with an invalid layout (the kernel BUGs).
     BadPcpu { why: String },
     /// `cpus` lowered to or below the current CPU.
@@ -58,6 +60,7 @@ impl VmapError {
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
+            | VmapError::BadOnline { .. }
             | VmapError::BadPcpu { .. }
             | VmapError::CpuOffline { .. }
             | VmapError::EndlessSearch { .. }
@@ -172,6 +175,9 @@ impl fmt::Display for VmapError {
                 write!(f, "init range [{start:#x}, {end:#x}) is empty: start must be below end")
             }
             VmapError::BadCpus { cpus } => write!(f, "cpus {cpus} is out of range: it must be 1..=65536"),
+            VmapError::BadOnline { online, cpus } => {
+                write!(f, "online {online}: between 1 and the {cpus} possible CPUs (`cpus`) can be online")
+            }
             VmapError::BadCpu { cpu, cpus } => {
                 write!(f, "cpu {cpu} is not online: there are {cpus} CPUs (0..={})", cpus - 1)
             }

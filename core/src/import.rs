@@ -77,7 +77,7 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    fn new(format: ImportFormat) -> Self {
+    pub(crate) fn new(format: ImportFormat) -> Self {
         ImportReport { format, mapped: 0, skipped: Vec::new(), notes: Vec::new(), purge_events: 0, mismatches: 0 }
     }
 }
@@ -320,21 +320,21 @@ fn fields<const N: usize>(event: &str, rest: &str, want: [&str; N]) -> Result<[u
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct AllocReq {
-    size: u64,
-    align: u64,
-    vstart: u64,
-    vend: u64,
+pub(crate) struct AllocReq {
+    pub(crate) size: u64,
+    pub(crate) align: u64,
+    pub(crate) vstart: u64,
+    pub(crate) vend: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
-enum FtraceEvent {
+pub(crate) enum FtraceEvent {
     Alloc { addr: u64, req: AllocReq, failed: bool },
-    Free { va_start: u64, nr_lazy_max: u64 },
-    Purge,
+    Free { va_start: u64, nr_lazy: u64, nr_lazy_max: u64 },
+    Purge { start: u64, end: u64, num_purged: u64 },
 }
 
-fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
+pub(crate) fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
     match l.event {
         "alloc_vmap_area" => {
             let rest = l
@@ -361,13 +361,13 @@ fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
             Ok(FtraceEvent::Alloc { addr, req: AllocReq { size, align, vstart, vend }, failed: failed == 1 })
         }
         "free_vmap_area_noflush" => {
-            let [va_start, _nr_lazy, nr_lazy_max] =
+            let [va_start, nr_lazy, nr_lazy_max] =
                 fields("free_vmap_area_noflush", l.rest, ["va_start", "nr_lazy", "nr_lazy_max"])?;
-            Ok(FtraceEvent::Free { va_start, nr_lazy_max })
+            Ok(FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max })
         }
         "purge_vmap_area_lazy" => {
-            fields("purge_vmap_area_lazy", l.rest, ["start", "end", "num_purged"])?;
-            Ok(FtraceEvent::Purge)
+            let [start, end, num_purged] = fields("purge_vmap_area_lazy", l.rest, ["start", "end", "num_purged"])?;
+            Ok(FtraceEvent::Purge { start, end, num_purged })
         }
         other => Err(format!(
             "unknown ftrace event `{}` (only the vmalloc events alloc_vmap_area, free_vmap_area_noflush and \
@@ -529,7 +529,7 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
         while let Some(x) = lost_iter.next_if(|&x| x < line) {
             lost_line = x;
         }
-        if let FtraceEvent::Purge = ev {
+        if let FtraceEvent::Purge { .. } = ev {
             report.purge_events += 1;
             if own_purges > 0 {
                 // The replay already purged here (over its threshold at once, or in an
@@ -655,7 +655,7 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
                     ),
                 )),
             },
-            FtraceEvent::Purge => {}
+            FtraceEvent::Purge { .. } => {}
         }
     }
     report.skipped.sort_by_key(|s| s.0);
@@ -698,7 +698,7 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
 // /proc/vmallocinfo
 // ----------------------------------------------------------------------
 
-fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
+pub(crate) fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
     let (a, b) = tok.split_once('-').ok_or_else(|| format!("`{}` is not a range 0xSTART-0xEND", quote(tok)))?;
     if !a.starts_with("0x") || !b.starts_with("0x") {
         return Err(format!("`{}` is not a range 0xSTART-0xEND", quote(tok)));
@@ -710,11 +710,11 @@ fn parse_vmallocinfo_range(tok: &str) -> Result<(u64, u64), String> {
 
 /// The lowest address of the kernel half of a 64-bit address space: a `%pK` value below it
 /// (and not zero) is a hash, not an address.
-const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
+pub(crate) const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
 
 /// What kind of area a line describes, from the words `s_show` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum InfoKind {
+pub(crate) enum InfoKind {
     /// `vmalloc` (`VM_ALLOC`).
     Vmalloc,
     /// `ioremap` (`VM_IOREMAP`).
@@ -758,13 +758,13 @@ fn is_caller(tok: &str) -> bool {
     (tok.contains('+') && tok.contains('/')) || (tok.starts_with("0x") && parse_num(tok).is_ok())
 }
 
-struct InfoLine {
-    line: usize,
-    start: u64,
-    end: u64,
-    size: u64,
-    label: String,
-    kind: InfoKind,
+pub(crate) struct InfoLine {
+    pub(crate) line: usize,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) size: u64,
+    pub(crate) label: String,
+    pub(crate) kind: InfoKind,
 }
 
 /// One line after its range and size: the caller label and the kind; words `s_show` never
@@ -823,8 +823,15 @@ fn classify(line: usize, rest: &[&str], report: &mut ImportReport) -> (String, I
 /// the areas are laid out one after the other from `VMALLOC_START`, in file order, each as long
 /// as its size column, and the report says so.
 pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Imported, ParseError> {
-    check_text(text)?;
     let mut report = ImportReport::new(ImportFormat::Vmallocinfo);
+    let areas = parse_vmallocinfo(text, &mut report)?;
+    import_vmallocinfo_areas(areas, report, profile)
+}
+
+/// The lines of a `/proc/vmallocinfo`, in file order: range, size column, label and kind
+/// (all or nothing: the first bad line is the error).
+pub(crate) fn parse_vmallocinfo(text: &str, report: &mut ImportReport) -> Result<Vec<InfoLine>, ParseError> {
+    check_text(text)?;
     let mut areas = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -847,10 +854,17 @@ pub fn import_vmallocinfo(text: &str, profile: Option<Profile>) -> Result<Import
             return Err(err(line, format!("size {size} is not a multiple of PAGE_SIZE (4096)")));
         }
         let rest: Vec<&str> = toks.collect();
-        let (label, kind) = classify(line, &rest, &mut report);
+        let (label, kind) = classify(line, &rest, report);
         areas.push(InfoLine { line, start, end, size, label, kind });
     }
+    Ok(areas)
+}
 
+fn import_vmallocinfo_areas(
+    areas: Vec<InfoLine>,
+    mut report: ImportReport,
+    profile: Option<Profile>,
+) -> Result<Imported, ParseError> {
     // Real addresses, or hidden / hashed ones?
     let zeroed = areas.iter().filter(|a| (a.start, a.end) == (0, 0)).count();
     let hashed = areas.iter().find(|a| (a.start, a.end) != (0, 0) && (a.start < KERNEL_HALF || a.end < KERNEL_HALF));
@@ -1086,6 +1100,9 @@ enum JsonOp {
     Cpus {
         n: Count,
     },
+    Online {
+        n: Count,
+    },
     Cpu {
         n: Count,
     },
@@ -1138,6 +1155,7 @@ impl From<&Op> for JsonOp {
             Op::Profile(p) => JsonOp::Profile { name: p },
             Op::Init { start, end } => JsonOp::Init { start: Num(start), end: Num(end) },
             Op::Cpus(n) => JsonOp::Cpus { n: Count(n) },
+            Op::Online(n) => JsonOp::Online { n: Count(n) },
             Op::Cpu(n) => JsonOp::Cpu { n: Count(n) },
             Op::Alloc { size, align, vstart, vend } => {
                 JsonOp::Alloc { size: Num(size), align: Num(align), vstart: Num(vstart), vend: Num(vend) }
@@ -1167,6 +1185,7 @@ impl From<JsonOp> for Op {
             JsonOp::Profile { name } => Op::Profile(name),
             JsonOp::Init { start, end } => Op::Init { start: start.0, end: end.0 },
             JsonOp::Cpus { n } => Op::Cpus(n.0),
+            JsonOp::Online { n } => Op::Online(n.0),
             JsonOp::Cpu { n } => Op::Cpu(n.0),
             JsonOp::Alloc { size, align, vstart, vend } => {
                 Op::Alloc { size: size.0, align: align.0, vstart: vstart.0, vend: vend.0 }

@@ -14,6 +14,7 @@
 pub mod addr;
 pub mod area;
 pub mod busy_index;
+pub mod capture;
 pub mod check;
 pub mod check_inc;
 pub mod contention;

@@ -74,6 +74,7 @@ impl Replayer {
                 }
             }
             Op::Cpus(n) => v.set_cpus(n)?,
+            Op::Online(n) => v.set_online(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => match v.alloc(size, align, vstart, vend, obs) {
                 Ok(a) => push_line(out, "alloc -> ", a, "\n"),

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //!   profile linux-6.1            # first line, optional
-//!   cpus 4                       # online CPUs (lazy_max_pages, 6.9 nodes)
+//!   cpus 4                       # CPUs (6.9 nodes: possible; lazy_max_pages: online)
+//!   online 2                     # fewer of them online (lazy_max_pages only)
 //!   cpu 1                        # current CPU
 //!   init 0x1000 0x100000         # reset: free space [START, END)
 //!   alloc SIZE ALIGN VSTART VEND # alloc_vmap_area
@@ -26,6 +27,8 @@ pub enum Op {
         end: u64,
     },
     Cpus(u64),
+    /// `online N`: N of the `cpus` CPUs are online (`lazy_max_pages`); `cpus` alone means all.
+    Online(u64),
     Cpu(u64),
     Alloc {
         size: u64,
@@ -65,7 +68,10 @@ impl Op {
     /// Lines that only set the stage (profile, CPUs, the bump overlay) or print: an import of
     /// these alone has nothing to show, and is refused.
     pub fn is_setting(&self) -> bool {
-        matches!(self, Op::Profile(_) | Op::Cpus(_) | Op::Cpu(_) | Op::Bump(_) | Op::Dump | Op::Busy | Op::Pools)
+        matches!(
+            self,
+            Op::Profile(_) | Op::Cpus(_) | Op::Online(_) | Op::Cpu(_) | Op::Bump(_) | Op::Dump | Op::Busy | Op::Pools
+        )
     }
 }
 
@@ -182,6 +188,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
             Op::Init { start, end }
         }
         "cpus" => Op::Cpus(args(cmd, rest, ["N"])?[0]),
+        "online" => Op::Online(args(cmd, rest, ["N"])?[0]),
         "cpu" => Op::Cpu(args(cmd, rest, ["N"])?[0]),
         "alloc" => {
             let [size, align, vstart, vend] = args(cmd, rest, ["SIZE", "ALIGN", "VSTART", "VEND"])?;
@@ -215,7 +222,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         }
         other => {
             return Err(format!(
-                "unknown command `{}` (known: profile, cpus, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early)",
+                "unknown command `{}` (known: profile, cpus, online, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early)",
                 quote(other)
             ))
         }
@@ -290,6 +297,7 @@ impl fmt::Display for Op {
             Op::Profile(p) => write!(f, "profile {p}"),
             Op::Init { start, end } => write!(f, "init {start:#x} {end:#x}"),
             Op::Cpus(n) => write!(f, "cpus {n}"),
+            Op::Online(n) => write!(f, "online {n}"),
             Op::Cpu(n) => write!(f, "cpu {n}"),
             Op::Alloc { size, align, vstart, vend } => write!(f, "alloc {size:#x} {align:#x} {vstart:#x} {vend:#x}"),
             Op::Free(a) => write!(f, "free {a:#x}"),

@@ -8,6 +8,7 @@
 //!             [--preset performance|stress|smoke] [--json]
 //! vmap-replay --list-workloads
 //! vmap-replay --import ftrace|vmallocinfo|json [--profile P] [--json] FILE|-
+//! vmap-replay --import capture [--profile P] BUNDLE_DIR
 //! ```
 
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -30,6 +31,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
                    [--preset performance|stress|smoke] [--json]
        vmap-replay --list-workloads
        vmap-replay --import ftrace|vmallocinfo|json [--profile NAME] [--json] FILE|-
+       vmap-replay --import capture [--profile NAME] BUNDLE_DIR
   FILE|-          the trace to replay (- for standard input)
   --check         after each operation, verify the invariants on what it touched (the tree paths,
                   list links, busy index entries, pools, lazy count; maple-rfc: the maple nodes on
@@ -64,7 +66,12 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   --preset MODE         test_vmalloc.sh mode: performance, stress or smoke (applied before the other options)
   --json                print the trace in its JSON form instead of text
  import (print the trace on stdout, the report on stderr):
-  --import FORMAT       ftrace (/sys/kernel/tracing/trace), vmallocinfo (/proc/vmallocinfo) or json";
+  --import FORMAT       ftrace (/sys/kernel/tracing/trace), vmallocinfo (/proc/vmallocinfo) or json
+  --import capture DIR  a bundle of scripts/capture.sh (vmallocinfo.before, trace.txt, vmallocinfo.after,
+                        cpus.txt, uname.txt; each may be .gz): replayed from the before state (profile
+                        linux-6.18 unless --profile) and compared with the kernel allocation by allocation;
+                        the report on stderr ends with `capture: A allocations, E equal, X explained, U
+                        unexplained; final busy equal|differs; purges P of Q equal`";
 
 #[derive(Default)]
 struct Args {
@@ -81,6 +88,8 @@ struct Args {
     params: WorkloadParams,
     preset: Option<Preset>,
     import: Option<ImportFormat>,
+    /// `--import capture`: the file is a bundle directory.
+    capture: bool,
     json: bool,
     counters: bool,
 }
@@ -172,9 +181,13 @@ fn parse_args() -> Result<Args, String> {
             }
             "--import" => {
                 let n = value(&mut it, "--import")?;
-                a.import = Some(ImportFormat::parse(&n).ok_or_else(|| {
-                    format!("unknown import format `{}` (known: ftrace, vmallocinfo, json)", quote(&n))
-                })?);
+                if n == "capture" {
+                    a.capture = true;
+                } else {
+                    a.import = Some(ImportFormat::parse(&n).ok_or_else(|| {
+                        format!("unknown import format `{}` (known: ftrace, vmallocinfo, json, capture)", quote(&n))
+                    })?);
+                }
             }
             "--json" => a.json = true,
             "-h" | "--help" => return Err(String::new()),
@@ -238,6 +251,9 @@ fn main() -> ExitCode {
         return print_workload(name, &args);
     }
     let file = args.file.clone().unwrap_or_default();
+    if args.capture {
+        return print_capture(&file, &args);
+    }
     if args.import.is_some() || args.bench {
         // The importers read the whole capture; `--bench` parses first so that only the
         // replay is timed. Both read within the limits (JSON: the total only).
@@ -636,6 +652,83 @@ fn print_import(fmt: ImportFormat, bytes: &[u8], args: &Args) -> ExitCode {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     eprint!("{}", imported.report);
+    ExitCode::SUCCESS
+}
+
+/// `--import capture DIR`: read the bundle's parts (each plain or `.gz`), replay, print the
+/// capture's operations as a trace on stdout and the comparison on stderr.
+fn print_capture(dir: &str, args: &Args) -> ExitCode {
+    use vmapviz_core::capture::{self, Bundle, Part};
+    let base = std::path::Path::new(dir);
+    if !base.is_dir() {
+        eprintln!("vmap-replay: {dir}: not a directory (a capture bundle is a directory; see scripts/capture.sh)");
+        return ExitCode::from(2);
+    }
+    // Each part: (its path as named in messages, its text), or None when absent.
+    let read = |name: &str| -> Result<Option<(String, String)>, String> {
+        for n in [name.to_string(), format!("{name}.gz")] {
+            let path = base.join(&n);
+            match std::fs::read(&path) {
+                Ok(bytes) => {
+                    let shown = path.display().to_string();
+                    return capture::part_text(&shown, &bytes).map(|t| Some((shown, t))).map_err(|e| e.to_string());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+        Ok(None)
+    };
+    let mut parts = Vec::new();
+    for name in capture::PARTS {
+        match read(name) {
+            Ok(p) => parts.push(p),
+            Err(e) => {
+                eprintln!("vmap-replay: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let need = |i: usize| -> Result<Part<'_>, String> {
+        parts[i].as_ref().map(|(n, t)| Part { name: n, text: t }).ok_or_else(|| {
+            format!(
+                "{}: missing (nor {}.gz): every bundle has it",
+                base.join(capture::PARTS[i]).display(),
+                capture::PARTS[i]
+            )
+        })
+    };
+    let opt = |i: usize| parts[i].as_ref().map(|(n, t)| Part { name: n, text: t });
+    let bundle = match (need(0), need(1), need(3)) {
+        (Ok(before), Ok(trace), Ok(cpus)) => Bundle { before, trace, after: opt(2), cpus, uname: opt(4) },
+        (a, b, c) => {
+            for e in [a.err(), b.err(), c.err()].into_iter().flatten() {
+                eprintln!("vmap-replay: {e}");
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let profile = args.profile.unwrap_or(Profile::Linux618);
+    let start = Instant::now();
+    let (ops, report) = match capture::replay_capture(bundle, profile) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("vmap-replay: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let took = start.elapsed();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let _ = writeln!(
+        out,
+        "# the capture's operations: the start state of the before file, then each event (the comparison, \
+         which follows the kernel where they differ, is the report on stderr)"
+    );
+    let text = if args.json { import::to_json(&ops) + "\n" } else { vmapviz_core::trace::format_trace(&ops) };
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    eprintln!("replayed in {:.2} s", took.as_secs_f64());
+    eprint!("{report}");
     ExitCode::SUCCESS
 }
 

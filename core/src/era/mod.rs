@@ -30,6 +30,7 @@
 
 pub mod free_tree;
 pub mod maple_rfc;
+pub mod oracle;
 pub mod v51;
 pub mod v52;
 pub mod v61;
@@ -77,6 +78,12 @@ pub struct Vmap {
     /// `vmap_lazy_nr`, in pages.
     pub(crate) vmap_lazy_nr: u64,
     pub(crate) cpus: u32,
+    /// Online CPUs when fewer than `cpus` (the possible ones): `lazy_max_pages()` counts online
+    /// CPUs, `vmap_init_nodes` possible ones. 0: all possible CPUs are online.
+    pub(crate) online: u32,
+    /// The lazy threshold schedules the drain work (`schedule_work(&drain_vmap_work)`) instead
+    /// of purging at once: a replay that follows a capture purges where the kernel traced it.
+    pub(crate) defer_drain: bool,
     pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
     pub(crate) zone_size: u64,
@@ -211,6 +218,8 @@ impl Vmap {
             purge_tree: VaTree::default(),
             vmap_lazy_nr: 0,
             cpus: 1,
+            online: 0,
+            defer_drain: false,
             cpu: 0,
             zone_size: 1,
             space: (1, ULONG_MAX),
@@ -295,7 +304,30 @@ impl Vmap {
             r.set_cpus(n)?;
         }
         self.cpus = n as u32;
+        self.online = 0;
         Ok(())
+    }
+
+    /// `online N`: N of the `cpus` possible CPUs are online (the lazy threshold counts them;
+    /// the vmap nodes count the possible ones).
+    pub fn set_online(&mut self, n: u64) -> Result<(), VmapError> {
+        if n == 0 || n > u64::from(self.cpus) {
+            return Err(VmapError::BadOnline { online: n, cpus: self.cpus });
+        }
+        if self.rfc.is_some() {
+            return Err(VmapError::Unsupported { why: "`online` is not modelled for maple-rfc".into() });
+        }
+        self.online = if n == u64::from(self.cpus) { 0 } else { n as u32 };
+        Ok(())
+    }
+
+    /// Online CPUs (`num_online_cpus()`).
+    pub fn online_cpus(&self) -> u32 {
+        if self.online == 0 {
+            self.cpus
+        } else {
+            self.online
+        }
     }
 
     pub fn set_cpu(&mut self, n: u64) -> Result<(), VmapError> {
@@ -310,9 +342,9 @@ impl Vmap {
         Ok(())
     }
 
-    /// `lazy_max_pages()`: `fls(ncpu) * 32 MiB / PAGE_SIZE`.
+    /// `lazy_max_pages()`: `fls(num_online_cpus()) * 32 MiB / PAGE_SIZE`.
     pub fn lazy_max_pages(&self) -> u64 {
-        u64::from(fls(u64::from(self.cpus))) * (32 * 1024 * 1024 / PAGE_SIZE)
+        u64::from(fls(u64::from(self.online_cpus()))) * (32 * 1024 * 1024 / PAGE_SIZE)
     }
 
     pub fn nr_vmap_nodes(&self) -> u32 {
@@ -514,7 +546,7 @@ impl Vmap {
             };
             obs.areas_event(ev, self);
         }
-        if nr_lazy > lazy_max {
+        if nr_lazy > lazy_max && !self.defer_drain {
             self.purge_era(PurgeCause::Threshold, obs);
         }
     }

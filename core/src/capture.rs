@@ -1,0 +1,1016 @@
+//! Capture bundles: a real kernel's `/proc/vmallocinfo` read before and after a workload, the
+//! ftrace `vmalloc` events in between, and its CPUs (`scripts/capture.sh` writes one), replayed
+//! from the state of the "before" file and compared with the kernel address by address.
+//!
+//! ```text
+//!   vmallocinfo.before --> start state: busy areas (node of their address), lazy areas on the
+//!                          lazy list of the node that printed them (its vn_id), in file order
+//!   cpus.txt           --> vmap nodes = possible CPUs (clamp 1..128), lazy_max_pages = online
+//!   trace.txt          --> alloc_vmap_area on its CPU, free_vmap_area_noflush, and each
+//!                          purge_vmap_area_lazy where it was traced, with as many lazy areas as
+//!                          the kernel purged (num_purged: a free traced just before the purge's
+//!                          event can belong to the next one)
+//!   vmallocinfo.after  --> the final busy set compared
+//! ```
+//!
+//! What the files cannot tell is an explicit unknown, resolved from what the kernel did later:
+//! * **a pool's contents before the capture** (`vmallocinfo` never shows pools): when the
+//!   kernel's address was in space the "before" file shows free and nothing has touched since,
+//!   and the request would have looked at a pool, the area was in that node's pool: it is put
+//!   there (behind every entry pooled during the capture) and the replay starts over;
+//! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
+//!   sends it): first taken to be the node of its address; when the kernel takes it from another
+//!   node's pool, it was that node, and the replay starts over.
+//!
+//! Both are learnt only while the replay is exact (every allocation so far equal or explained):
+//! after an unexplained one the model's free space may not be the kernel's, and a different
+//! answer shows nothing about the start state. A pool's entries from before the capture that
+//! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
+//! the entries it gave back were in front of them and no allocation shows them, so the first
+//! purge's decay leaves the learnt ones alone, behind the entries pooled by that purge.
+//!
+//! The replay follows the kernel: where its address differs, the report says why (or that
+//! nothing known explains it, showing the first such allocation whole) and the model takes the
+//! kernel's address, so that one difference does not hide the rest.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::{self, Write};
+
+use crate::era::oracle::{Place, Prediction};
+use crate::era::Vmap;
+use crate::events::NoObserver;
+use crate::import::{self, parse_event, split_ftrace, AllocReq, FtraceEvent, ImportReport, InfoKind, KERNEL_HALF};
+use crate::profile::Profile;
+use crate::trace::{quote, Op};
+use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
+
+/// The file names of a bundle (each may also be gzipped, with `.gz` added).
+pub const PARTS: [&str; 5] = ["vmallocinfo.before", "trace.txt", "vmallocinfo.after", "cpus.txt", "uname.txt"];
+
+/// One part of a bundle: its name (for messages) and its text.
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+/// A bundle's parts; the "after" file and `uname.txt` may be missing.
+#[derive(Clone, Copy, Debug)]
+pub struct Bundle<'a> {
+    pub before: Part<'a>,
+    pub trace: Part<'a>,
+    pub after: Option<Part<'a>>,
+    pub cpus: Part<'a>,
+    pub uname: Option<Part<'a>>,
+}
+
+/// A part that is missing or damaged: the file, the line (0: the whole file), what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureError {
+    pub file: String,
+    pub line: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.msg)
+        } else {
+            write!(f, "{}: line {}: {}", self.file, self.line, self.msg)
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+fn cerr(file: &str, line: usize, msg: impl Into<String>) -> CaptureError {
+    CaptureError { file: file.to_string(), line, msg: msg.into() }
+}
+
+/// The bytes of a part: gunzipped when they start with the gzip magic, else as they are; then
+/// UTF-8 text. Errors name the file (and the line of a byte that is not UTF-8).
+pub fn part_text(name: &str, bytes: &[u8]) -> Result<String, CaptureError> {
+    let raw = if bytes.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        let mut d = flate2::read::MultiGzDecoder::new(bytes).take(import_limit() as u64 + 1);
+        d.read_to_end(&mut out).map_err(|e| cerr(name, 0, format!("damaged gzip data: {e}")))?;
+        if out.len() > import_limit() {
+            return Err(cerr(name, 0, format!("more than {} MiB once unzipped", import_limit() >> 20)));
+        }
+        out
+    } else {
+        bytes.to_vec()
+    };
+    if raw.is_empty() {
+        return Err(cerr(name, 0, "empty file"));
+    }
+    String::from_utf8(raw).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        cerr(name, line, format!("binary data: byte {at} is not UTF-8 text"))
+    })
+}
+
+fn import_limit() -> usize {
+    crate::trace::MAX_TRACE_BYTES
+}
+
+/// `0-3,5,7-8` (a kernel cpulist) as the CPU numbers it names.
+pub fn parse_cpulist(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.trim().split(',') {
+        let part = part.trim();
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let num = |t: &str| -> Result<u32, String> {
+            if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) || t.len() > 6 {
+                return Err(format!("`{}` is not a CPU list such as 0-3,5", quote(s.trim())));
+            }
+            t.parse::<u32>().map_err(|_| format!("`{}` is not a CPU number", quote(t)))
+        };
+        let (a, b) = (num(a)?, num(b)?);
+        if b < a || b >= crate::era::MAX_CPUS as u32 {
+            return Err(format!("`{}`: bad range {a}-{b}", quote(part)));
+        }
+        out.extend(a..=b);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// `cpus.txt`: the possible CPUs on its first line, the online ones on its second (each a
+/// cpulist, as `/sys/devices/system/cpu/{possible,online}` print them; a `possible:` or
+/// `online:` label before each is allowed).
+pub fn parse_cpus(p: Part<'_>) -> Result<(Vec<u32>, Vec<u32>), CaptureError> {
+    let lines: Vec<(usize, &str)> = p
+        .text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    if lines.len() != 2 {
+        return Err(cerr(
+            p.name,
+            lines.get(2).map_or(0, |l| l.0),
+            format!("expected two lines, the possible CPUs then the online ones (such as 0-3), found {}", lines.len()),
+        ));
+    }
+    let mut lists = Vec::new();
+    for (k, (line, l)) in lines.into_iter().enumerate() {
+        let label = ["possible:", "online:"][k];
+        let body = l.strip_prefix(label).unwrap_or(l);
+        lists.push(parse_cpulist(body).map_err(|m| cerr(p.name, line, m))?);
+    }
+    let online = lists.pop().unwrap_or_default();
+    let possible = lists.pop().unwrap_or_default();
+    if let Some(c) = online.iter().find(|c| !possible.contains(c)) {
+        return Err(cerr(p.name, 2, format!("CPU {c} is online but not possible")));
+    }
+    Ok((possible, online))
+}
+
+/// One event of the trace, by line.
+struct Ev {
+    line: usize,
+    cpu: u32,
+    ev: FtraceEvent,
+    /// Traced before the before file was read to its end (the trace has the marker
+    /// [`BEFORE_READ`]): the file may already show what it did.
+    in_read: bool,
+}
+
+/// What `scripts/capture.sh` writes into `trace_marker` once the before file is read: the
+/// events are on while it is read, and those traced before this marker may or may not be in it.
+pub const BEFORE_READ: &str = "vmapviz: vmallocinfo.before read";
+
+/// Notes on the trace's lines (lost events), by line.
+type Notes = Vec<(usize, String)>;
+
+fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
+    let mut evs: Vec<Ev> = Vec::new();
+    let mut notes = Vec::new();
+    for (i, raw) in p.text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if let Some(h) = t.strip_prefix("# entries-in-buffer/entries-written:") {
+            // "N/M   #P:K": more written than in the buffer means the ring buffer overwrote events.
+            let nums: Vec<&str> = h.split_whitespace().next().unwrap_or("").split('/').collect();
+            if let [a, b] = nums[..] {
+                if a != b {
+                    notes.push((
+                        line,
+                        format!("{a} events in the buffer but {b} written: the ring buffer lost the oldest ones"),
+                    ));
+                }
+            }
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if t.starts_with("CPU:") && t.contains("[LOST") {
+            notes.push((line, format!("the ring buffer lost events here ({t}): the replay may diverge")));
+            continue;
+        }
+        let l = split_ftrace(raw).ok_or_else(|| {
+            cerr(p.name, line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`")
+        })?;
+        if l.event == "tracing_mark_write" {
+            if l.rest.trim() == BEFORE_READ {
+                for e in evs.iter_mut() {
+                    e.in_read = true;
+                }
+            }
+            continue;
+        }
+        let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
+        evs.push(Ev { line, cpu: l.cpu, ev, in_read: false });
+    }
+    if evs.is_empty() {
+        return Err(cerr(p.name, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
+    }
+    Ok((evs, notes))
+}
+
+/// A `vmallocinfo` with real addresses: its areas in file order.
+fn parse_info(p: Part<'_>) -> Result<Vec<import::InfoLine>, CaptureError> {
+    let mut rep = ImportReport::new(import::ImportFormat::Vmallocinfo);
+    let areas = import::parse_vmallocinfo(p.text, &mut rep).map_err(|e| cerr(p.name, e.line, e.msg))?;
+    if areas.is_empty() {
+        return Err(cerr(p.name, 0, "no area: this is not /proc/vmallocinfo"));
+    }
+    for a in &areas {
+        if a.start < KERNEL_HALF || a.end <= a.start {
+            return Err(cerr(
+                p.name,
+                a.line,
+                "the addresses are hidden or hashed (kptr_restrict): read it as root with kptr_restrict=1 \
+                 (scripts/capture.sh does)",
+            ));
+        }
+        if a.end - a.start != a.size {
+            return Err(cerr(
+                p.name,
+                a.line,
+                format!("the range spans {} bytes but the size column says {}", a.end - a.start, a.size),
+            ));
+        }
+    }
+    Ok(areas)
+}
+
+/// What the replay learnt about the start state from what the kernel did later.
+#[derive(Clone, Debug, Default)]
+struct Learnt {
+    /// Pool entries before the capture: (node, start, size), in the order they were found
+    /// (each at the tail of its pool, behind the ones found before it).
+    pooled: Vec<(u32, u64, u64)>,
+    /// Busy areas of the "before" file allocated for another node than their address's.
+    nodes: BTreeMap<u64, u32>,
+    /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
+    /// address showed it); in a later replay the allocation is explained by it.
+    facts: BTreeMap<usize, (Unknown, String)>,
+    /// Something new was learnt in this replay.
+    changed: bool,
+}
+
+/// The unknowns of the start state an explanation can resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unknown {
+    /// An entry of a node's pool before the capture.
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for.
+    AreaNode,
+}
+
+/// How one allocation compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    Equal,
+    Explained(Unknown, String),
+    Unexplained(String),
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug, Default)]
+pub struct CaptureReport {
+    pub kernel: Option<String>,
+    pub profile: Option<Profile>,
+    pub possible: u32,
+    pub online: u32,
+    pub nodes: u32,
+    pub lazy_max_pages: u64,
+    pub start_busy: usize,
+    pub start_lazy: Vec<usize>,
+    pub allocations: usize,
+    pub equal: usize,
+    pub explained: usize,
+    pub unexplained: usize,
+    /// Each explained allocation: (trace line, why).
+    pub explanations: Vec<(usize, String)>,
+    /// Unknowns of the start state resolved (one per explained allocation): pool entries from
+    /// before the capture, and busy areas of the before file whose node was learnt.
+    pub resolved_pool_entries: usize,
+    pub resolved_area_nodes: usize,
+    /// Events traced while the before file was read that it already shows (left out).
+    pub in_before_file: usize,
+    /// The first unexplained allocation, whole.
+    pub first_unexplained: Option<String>,
+    pub unexplained_lines: Vec<usize>,
+    /// `None`: no "after" file.
+    pub final_busy_equal: Option<bool>,
+    pub final_detail: Vec<String>,
+    pub purges: usize,
+    pub purges_equal: usize,
+    pub purge_detail: Vec<String>,
+    pub notes: Vec<String>,
+    /// Replays run (each learnt something about the start state and started over).
+    pub passes: usize,
+}
+
+impl CaptureReport {
+    /// The last line, for scripts.
+    pub fn summary_line(&self) -> String {
+        let fin = match self.final_busy_equal {
+            Some(true) => "equal",
+            Some(false) | None => "differs",
+        };
+        format!(
+            "capture: {} allocations, {} equal, {} explained, {} unexplained; final busy {fin}; purges {} of {} equal",
+            self.allocations, self.equal, self.explained, self.unexplained, self.purges_equal, self.purges
+        )
+    }
+}
+
+impl fmt::Display for CaptureReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(k) = &self.kernel {
+            writeln!(f, "kernel {k}")?;
+        }
+        if let Some(p) = self.profile {
+            writeln!(
+                f,
+                "replayed under {p}: {} possible CPUs ({} vmap nodes), {} online (lazy_max_pages {})",
+                self.possible, self.nodes, self.online, self.lazy_max_pages
+            )?;
+        }
+        let lazy: Vec<String> = self.start_lazy.iter().enumerate().map(|(i, n)| format!("node {i}: {n}")).collect();
+        writeln!(f, "start: {} busy areas, lazy areas {}", self.start_busy, lazy.join(", "))?;
+        if self.in_before_file > 0 {
+            writeln!(
+                f,
+                "{} events traced while the before file was read are already in it: left out",
+                self.in_before_file
+            )?;
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        if self.passes > 1 {
+            writeln!(
+                f,
+                "{} replays: each learnt from the kernel's addresses what the before file cannot show, and started over",
+                self.passes
+            )?;
+        }
+        for (line, why) in &self.explanations {
+            writeln!(f, "explained, trace line {line}: {why}")?;
+        }
+        if self.explained > 0 {
+            writeln!(
+                f,
+                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes \
+                 (each once, one per explained allocation)",
+                self.resolved_pool_entries, self.resolved_area_nodes
+            )?;
+        }
+        if let Some(u) = &self.first_unexplained {
+            writeln!(f, "first unexplained: {u}")?;
+            if self.unexplained_lines.len() > 1 {
+                let more: Vec<String> = self.unexplained_lines.iter().skip(1).take(20).map(|l| l.to_string()).collect();
+                writeln!(
+                    f,
+                    "unexplained also at trace lines {}{}",
+                    more.join(", "),
+                    if self.unexplained_lines.len() > 21 { ", ..." } else { "" }
+                )?;
+            }
+        }
+        for d in &self.purge_detail {
+            writeln!(f, "purge: {d}")?;
+        }
+        for d in &self.final_detail {
+            writeln!(f, "final: {d}")?;
+        }
+        writeln!(f, "{}", self.summary_line())
+    }
+}
+
+/// Parsed parts, ready to replay.
+struct Parsed<'a> {
+    bundle: Bundle<'a>,
+    before: Vec<import::InfoLine>,
+    after: Option<Vec<import::InfoLine>>,
+    events: Vec<Ev>,
+    trace_notes: Vec<(usize, String)>,
+    possible: Vec<u32>,
+    online: Vec<u32>,
+}
+
+/// Parse every part (all or nothing: the first damaged part is the error).
+fn parse_bundle<'a>(b: Bundle<'a>) -> Result<Parsed<'a>, CaptureError> {
+    let (possible, online) = parse_cpus(b.cpus)?;
+    let before = parse_info(b.before)?;
+    let after = b.after.map(parse_info).transpose()?;
+    let (events, trace_notes) = parse_trace_part(b.trace)?;
+    let max_cpu = possible.last().copied().unwrap_or(0);
+    if let Some(e) = events.iter().find(|e| e.cpu > max_cpu || !online.contains(&e.cpu)) {
+        return Err(cerr(
+            b.trace.name,
+            e.line,
+            format!("CPU {} is not online in {} (online: {:?})", e.cpu, b.cpus.name, online),
+        ));
+    }
+    Ok(Parsed { bundle: b, before, after, events, trace_notes, possible, online })
+}
+
+/// Replay a bundle under `profile` and compare (see the module documentation). The trace it
+/// returns is the capture's operations in the trace language (start state, then each event),
+/// for a replay elsewhere; the report is the comparison.
+pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, CaptureReport), CaptureError> {
+    let p = parse_bundle(b)?;
+    let mut learnt = Learnt::default();
+    let mut passes = 0;
+    loop {
+        passes += 1;
+        let (ops, mut report, mut new) = run_pass(&p, profile, &learnt)?;
+        let grew = std::mem::take(&mut new.changed);
+        if !grew || passes >= 16 {
+            report.passes = passes;
+            if grew {
+                report.notes.push("stopped after 16 replays that each learnt something new".into());
+            }
+            return Ok((ops, report));
+        }
+        learnt = new;
+    }
+}
+
+/// The state of one replay.
+struct Pass<'p, 'a> {
+    p: &'p Parsed<'a>,
+    vmap: Vmap,
+    report: CaptureReport,
+    learnt: Learnt,
+    /// Busy areas of the "before" file whose node is a guess (the node of their address).
+    guessed_node: HashSet<u64>,
+    /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
+    /// nothing since, by start -> end. A pool entry from before the capture can only be there.
+    untouched: BTreeMap<u64, u64>,
+    /// Lazy areas in the order they were freed (model addresses).
+    lazy_order: Vec<u64>,
+    full_purge_due: bool,
+    /// No purge replayed yet: the pools hold only entries from before the capture.
+    first_purge: bool,
+    /// An unexplained allocation was met: the model's state may differ from the kernel's from
+    /// here on, so nothing more is learnt about the start state in this replay.
+    diverged: bool,
+    ops: Vec<Op>,
+}
+
+fn run_pass(
+    p: &Parsed<'_>,
+    profile: Profile,
+    learnt: &Learnt,
+) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
+    let bname = p.bundle.before.name;
+    let possible = p.possible.len() as u64;
+    let online = p.online.len() as u64;
+    let mut vmap = Vmap::new(profile);
+    vmap.set_cpus(possible).map_err(|e| cerr(p.bundle.cpus.name, 1, e.to_string()))?;
+    if online < possible {
+        vmap.set_online(online).map_err(|e| cerr(p.bundle.cpus.name, 2, e.to_string()))?;
+    }
+    vmap.set_defer_drain(true);
+    vmap.ensure_init();
+    let nodes = vmap.nr_vmap_nodes();
+    let mut report = CaptureReport {
+        kernel: p.bundle.uname.map(|u| u.text.trim().to_string()),
+        profile: Some(profile),
+        possible: possible as u32,
+        online: online as u32,
+        nodes,
+        lazy_max_pages: vmap.lazy_max_pages(),
+        start_lazy: vec![0; nodes as usize],
+        ..Default::default()
+    };
+    let mut ops = vec![Op::Profile(profile), Op::Cpus(possible)];
+    if online < possible {
+        ops.push(Op::Online(online));
+    }
+
+    // The before file: busy areas, every node's in turn, then the lazy ones, every node's in
+    // turn; each list ascending. A drop in address starts the next node's list.
+    let busy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind != InfoKind::Unpurged).collect();
+    let lazy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind == InfoKind::Unpurged).collect();
+    if let Some(first_lazy) = lazy.first() {
+        if let Some(late) = busy.iter().find(|a| a.line > first_lazy.line) {
+            report.notes.push(format!(
+                "{bname} line {}: a busy area after the first unpurged one (line {}): not the order vmalloc_info_show prints",
+                late.line, first_lazy.line
+            ));
+        }
+    }
+    let mut prev_node = 0;
+    for a in &busy {
+        let n = vmap.addr_to_node_id(a.start);
+        if n < prev_node && report.notes.len() < 20 {
+            report.notes.push(format!(
+                "{bname} line {}: [{:#x}, {:#x}) belongs to node {n} by its address but comes after node {prev_node}'s \
+                 areas: the file changed while it was read, or {} does not give the kernel's possible CPUs",
+                a.line, a.start, a.end, p.bundle.cpus.name
+            ));
+        }
+        prev_node = prev_node.max(n);
+    }
+    let mut seg = 0u32;
+    let mut prev = 0u64;
+    let mut lazy_node: Vec<u32> = Vec::with_capacity(lazy.len());
+    for a in &lazy {
+        if a.start < prev {
+            seg += 1;
+        }
+        prev = a.start;
+        lazy_node.push(seg);
+    }
+    let segs = if lazy.is_empty() { 0 } else { seg + 1 };
+    if segs > nodes {
+        return Err(cerr(
+            bname,
+            lazy.get(lazy_node.iter().position(|&s| s == nodes).unwrap_or(0)).map_or(0, |a| a.line),
+            format!(
+                "{segs} lazy lists (unpurged vm_area runs) but {nodes} vmap nodes: {} does not match",
+                p.bundle.cpus.name
+            ),
+        ));
+    }
+    if segs > 0 && segs < nodes {
+        report.notes.push(format!(
+            "{segs} of the {nodes} nodes print lazy areas: taken to be nodes 0..{} (an empty lazy list prints nothing, \
+             so which nodes they are is a guess)",
+            segs - 1
+        ));
+    }
+
+    // Place every area, in address order (so that each lands in a free block).
+    let mut order: Vec<(u64, u64, Option<u32>, usize)> = Vec::new();
+    let mut guessed_node = HashSet::new();
+    for a in &busy {
+        let in_window = a.start >= VMALLOC_START && a.end <= VMALLOC_END;
+        let node = if !in_window || nodes < 2 {
+            None
+        } else if let Some(&n) = learnt.nodes.get(&a.start) {
+            if nodes > 2 {
+                // One of the other nodes; still a guess until the kernel takes it from a pool.
+                guessed_node.insert(a.start);
+            }
+            Some(n)
+        } else {
+            guessed_node.insert(a.start);
+            Some(vmap.addr_to_node_id(a.start))
+        };
+        order.push((a.start, a.end, node, a.line));
+    }
+    for (a, &n) in lazy.iter().zip(&lazy_node) {
+        order.push((a.start, a.end, Some(n), a.line));
+    }
+    order.sort_by_key(|o| o.0);
+    let mut untouched = BTreeMap::new();
+    let mut cursor = VMALLOC_START;
+    for w in order.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(cerr(
+                bname,
+                w[1].3,
+                format!("[{:#x}, {:#x}) overlaps the area of line {}", w[1].0, w[1].1, w[0].3),
+            ));
+        }
+    }
+    for &(s, e, node, line) in &order {
+        let busy_node = if profile.has_vmap_nodes() { node } else { None };
+        vmap.place_busy(s, e, busy_node).map_err(|m| cerr(bname, line, m))?;
+        ops.push(Op::Alloc { size: e - s, align: 1, vstart: s, vend: e });
+        if s > cursor && s <= VMALLOC_END {
+            untouched.insert(cursor, s.min(VMALLOC_END));
+        }
+        cursor = cursor.max(e);
+    }
+    if cursor < VMALLOC_END {
+        untouched.insert(cursor, VMALLOC_END);
+    }
+    for (a, &n) in lazy.iter().zip(&lazy_node) {
+        if profile.has_vmap_nodes() && nodes > 1 {
+            // Lazy on node n's list: its vn_id names node n (else it would be on the list of its
+            // address's node, which may be n too: then taken to be n as well).
+            vmap.make_lazy(a.start, n, Some(n)).map_err(|m| cerr(bname, a.line, m))?;
+        } else {
+            vmap.vfree(a.start, &mut NoObserver).map_err(|e| cerr(bname, a.line, e.to_string()))?;
+        }
+        ops.push(Op::Vfree(a.start));
+        report.start_lazy[n.min(nodes - 1) as usize] += 1;
+    }
+    report.start_busy = busy.len();
+    let lazy_order: Vec<u64> = lazy.iter().map(|a| a.start).collect();
+
+    // Pool entries learnt in earlier passes, at the tails, in the order they were found.
+    for &(node, start, size) in &learnt.pooled {
+        if vmap.pool_at_tail(start, size, node) {
+            take_untouched(&mut untouched, start, start + size);
+        }
+    }
+
+    let mut pass = Pass {
+        p,
+        vmap,
+        report,
+        learnt: learnt.clone(),
+        guessed_node,
+        untouched,
+        lazy_order,
+        full_purge_due: false,
+        first_purge: true,
+        diverged: false,
+        ops,
+    };
+    for (k, n) in &p.trace_notes {
+        pass.report.notes.push(format!("{} line {k}: {n}", p.bundle.trace.name));
+    }
+    if let Some(first_free) = p.events.iter().find_map(|e| match e.ev {
+        FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => Some((e.line, va_start, nr_lazy, nr_lazy_max)),
+        _ => None,
+    }) {
+        let (line, _, _, max) = first_free;
+        if max != pass.vmap.lazy_max_pages() {
+            pass.report.notes.push(format!(
+                "{} line {line}: nr_lazy_max={max}, but {} online CPUs give lazy_max_pages {}",
+                p.bundle.trace.name,
+                online,
+                pass.vmap.lazy_max_pages()
+            ));
+        }
+    }
+    for e in &p.events {
+        pass.event(e);
+    }
+    pass.compare_after();
+    Ok((pass.ops, pass.report, pass.learnt))
+}
+
+/// Remove `[s, e)` from the untouched space.
+fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
+    let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
+    for (a, b) in hits {
+        if b <= s || a >= e {
+            continue;
+        }
+        u.remove(&a);
+        if a < s {
+            u.insert(a, s);
+        }
+        if e < b {
+            u.insert(e, b);
+        }
+    }
+}
+
+fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
+    u.range(..=s).next_back().is_some_and(|(_, &ue)| ue >= e)
+}
+
+impl Pass<'_, '_> {
+    fn tname(&self) -> &str {
+        self.p.bundle.trace.name
+    }
+
+    fn event(&mut self, e: &Ev) {
+        if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && e.cpu != self.vmap.cpu() {
+            // Checked against the online CPUs when parsing.
+            let _ = self.vmap.set_cpu(u64::from(e.cpu));
+            self.ops.push(Op::Cpu(u64::from(e.cpu)));
+        }
+        if e.in_read && self.already_in_before(e) {
+            return;
+        }
+        match e.ev {
+            FtraceEvent::Alloc { addr, req, failed } => self.alloc(e, addr, req, failed),
+            FtraceEvent::Free { va_start, .. } => self.free(e, va_start),
+            FtraceEvent::Purge { start, end, num_purged } => self.purge(e, start, end, num_purged),
+        }
+    }
+
+    /// An event traced while the before file was read, that the file already shows: an area it
+    /// lists busy where the allocation put it, or lazy where the free sent it. Left out (the
+    /// others came after the file printed that node's list, and are replayed).
+    fn already_in_before(&mut self, e: &Ev) -> bool {
+        let shown = match e.ev {
+            FtraceEvent::Alloc { addr, req, failed: false } => {
+                matches!(self.vmap.locate(addr), Place::Busy { start, end, .. } if start == addr && end == addr.wrapping_add(req.size))
+            }
+            FtraceEvent::Free { va_start, .. } => self.is_lazy(va_start),
+            _ => false,
+        };
+        if shown {
+            self.report.in_before_file += 1;
+        }
+        shown
+    }
+
+    fn describe(&self, req: AllocReq, cpu: u32) -> String {
+        format!("alloc {:#x} {:#x} {:#x} {:#x} on CPU {cpu}", req.size, req.align, req.vstart, req.vend)
+    }
+
+    fn alloc(&mut self, e: &Ev, x: u64, req: AllocReq, failed: bool) {
+        let AllocReq { size, align, vstart, vend } = req;
+        let pred = self.vmap.predict_alloc(size, align, vstart, vend);
+        if failed {
+            // The kernel found no space; reclaim_and_purge_vmap_areas follows (a full decay),
+            // traced as a purge, then the retry.
+            self.full_purge_due = true;
+            if let Some(y) = pred.addr() {
+                self.report.notes.push(format!(
+                    "{} line {}: the kernel's attempt failed, the model would give {y:#x}",
+                    self.tname(),
+                    e.line
+                ));
+            }
+            return;
+        }
+        self.report.allocations += 1;
+        self.ops.push(Op::Alloc { size, align, vstart, vend });
+        let verdict = if pred.addr() == Some(x) {
+            let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
+            debug_assert_eq!(got, Ok(x));
+            take_untouched(&mut self.untouched, x, x + size);
+            if let Some(p) = pred.pool_hit {
+                // Taken from a pool: the area is no longer a guess about a node.
+                self.guessed_node.remove(&p);
+            }
+            // An equal address that rests on something learnt here before is explained by it.
+            match self.learnt.facts.get(&e.line) {
+                Some((u, why)) => Verdict::Explained(*u, why.clone()),
+                None => Verdict::Equal,
+            }
+        } else {
+            let v = self.mismatch(e, x, req, pred);
+            if let Verdict::Explained(u, why) = &v {
+                if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
+                    v.insert((*u, why.clone()));
+                    self.learnt.changed = true;
+                }
+            }
+            v
+        };
+        match verdict {
+            Verdict::Equal => self.report.equal += 1,
+            Verdict::Explained(u, why) => {
+                self.report.explained += 1;
+                match u {
+                    Unknown::PoolEntry => self.report.resolved_pool_entries += 1,
+                    Unknown::AreaNode => self.report.resolved_area_nodes += 1,
+                }
+                self.report.explanations.push((e.line, why));
+            }
+            Verdict::Unexplained(why) => {
+                self.diverged = true;
+                self.report.unexplained += 1;
+                self.report.unexplained_lines.push(e.line);
+                if self.report.first_unexplained.is_none() {
+                    self.report.first_unexplained = Some(format!("{} line {}: {why}", self.tname(), e.line));
+                }
+            }
+        }
+    }
+
+    fn mismatch(&mut self, e: &Ev, x: u64, req: AllocReq, pred: Prediction) -> Verdict {
+        let AllocReq { size, align, .. } = req;
+        let place = self.vmap.locate(x);
+        let ours = match (pred.pool_hit, pred.tree) {
+            (Some(y), _) => format!("{y:#x} from node {}'s pool", pred.node.unwrap_or(0)),
+            (None, Some(y)) => format!("{y:#x} from the free tree ({})", self.vmap.locate(y)),
+            (None, None) => "no space (it would purge and retry)".into(),
+        };
+        let whole = format!(
+            "{}: the kernel got {x:#x}, the model {ours}; in the model {x:#x} is {place}",
+            self.describe(req, e.cpu)
+        );
+        if pred.rotate {
+            // node_pool_del_va moved the misaligned head to the tail, in the kernel as here.
+            if let Some(n) = pred.node {
+                self.vmap.rotate_pool_head(n, size);
+            }
+        }
+        let pool_size = size <= 256 * PAGE_SIZE;
+        let verdict = match (place, pred.node) {
+            // Kernel took from a pool an area the model has in another node's pool: an area
+            // of the before file allocated for another node than its address's.
+            _ if self.diverged => Verdict::Unexplained(whole),
+            (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
+                if self.guessed_node.remove(&x) {
+                    self.learnt.nodes.insert(x, n);
+                    self.learnt.changed = true;
+                    Verdict::Explained(
+                        Unknown::AreaNode,
+                        format!(
+                        "[{x:#x}, {:#x}), busy before the capture, had been allocated for node {n}, not node {pn} (the \
+                         node of its address, assumed): the kernel took it from node {n}'s pool",
+                        x + size
+                    ),
+                    )
+                } else {
+                    Verdict::Unexplained(whole)
+                }
+            }
+            // The kernel took from a pool an area the model has free and nothing has touched
+            // since the start: it was pooled before the capture.
+            (Place::Free { .. }, Some(n))
+                if pool_size
+                    && x & align.wrapping_sub(1) == 0
+                    && is_untouched(&self.untouched, x, x + size)
+                    && pred.pool_hit.is_none()
+                    && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x) =>
+            {
+                self.learnt.pooled.push((n, x, size));
+                self.learnt.changed = true;
+                Verdict::Explained(
+                    Unknown::PoolEntry,
+                    format!(
+                    "[{x:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture (vmallocinfo does not show \
+                     pools): the kernel took it from there, the model searched the free tree",
+                    x + size,
+                    size / PAGE_SIZE
+                ),
+                )
+            }
+            // The model's pool head is an area of the before file whose node was a guess: the
+            // kernel's pool of this node did not hold it, so it was allocated for another node.
+            (_, Some(n)) if pred.pool_hit.is_some_and(|y| self.guessed_node.contains(&y)) => {
+                let y = pred.pool_hit.unwrap_or(0);
+                self.guessed_node.remove(&y);
+                let nodes = self.vmap.nr_vmap_nodes();
+                let other = self.learnt.nodes.get(&y).map_or((n + 1) % nodes, |&m| (m + 1) % nodes);
+                self.learnt.nodes.insert(y, if other == n { (other + 1) % nodes } else { other });
+                self.learnt.changed = true;
+                Verdict::Explained(
+                    Unknown::AreaNode,
+                    format!(
+                    "[{y:#x}, {:#x}), busy before the capture, had not been allocated for node {n} (the node of its \
+                     address was assumed; the before file does not say): the kernel's pool of node {n} did not hold it",
+                    y + size
+                ),
+                )
+            }
+            _ => Verdict::Unexplained(whole),
+        };
+        let node = pred.node;
+        if self.vmap.take_at(x, size, node).is_none() {
+            self.report.notes.push(format!(
+                "{} line {}: the model cannot take {x:#x} as the kernel did ({place}); the replay goes on without it",
+                self.tname(),
+                e.line
+            ));
+        } else {
+            take_untouched(&mut self.untouched, x, x + size);
+        }
+        verdict
+    }
+
+    fn free(&mut self, e: &Ev, va: u64) {
+        match self.vmap.vfree(va, &mut NoObserver) {
+            Ok(()) => {
+                self.ops.push(Op::Vfree(va));
+                self.lazy_order.push(va);
+            }
+            Err(err) => {
+                if self.report.notes.len() < 100 {
+                    self.report.notes.push(format!("{} line {}: vfree {va:#x}: {err}; left out", self.tname(), e.line));
+                }
+            }
+        }
+    }
+
+    fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
+        self.report.purges += 1;
+        let lazy = self.vmap.lazy_count() as u64;
+        // The kernel's purge took the lazy lists when it began and traced when it ended: frees
+        // traced in between were not in it. Keep the newest back.
+        let held = if num_purged < lazy {
+            let keep = (lazy - num_purged) as usize;
+            let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a)).collect();
+            let tail: Vec<u64> = still[still.len().saturating_sub(keep)..].to_vec();
+            self.vmap.hold_lazy(&tail)
+        } else {
+            Vec::new()
+        };
+        let full = std::mem::take(&mut self.full_purge_due);
+        // The first purge: the pools hold only entries from before the capture, learnt because
+        // the kernel took them later; its decay (of len >> 2 from the head) gave back others
+        // that no allocation shows, in front of them.
+        let before = if std::mem::take(&mut self.first_purge) && !full { self.vmap.hold_pools() } else { Vec::new() };
+        let r = if full { self.vmap.reclaim(&mut NoObserver) } else { self.vmap.purge(&mut NoObserver) };
+        self.vmap.restore_pools_behind(before);
+        self.ops.push(if full { Op::Reclaim } else { Op::Purge });
+        let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
+        self.vmap.restore_lazy(held);
+        self.lazy_order = kept;
+        if u64::from(r.entries) == num_purged {
+            self.report.purges_equal += 1;
+        } else if self.report.purge_detail.len() < 20 {
+            self.report.purge_detail.push(format!(
+                "{} line {}: the kernel purged {num_purged} areas ([{start:#x}, {end:#x})), the model {} of its {lazy} lazy",
+                self.tname(),
+                e.line,
+                r.entries
+            ));
+        }
+    }
+
+    fn is_lazy(&self, a: u64) -> bool {
+        matches!(self.vmap.locate(a), Place::Lazy { start, .. } if start == a)
+    }
+
+    /// The final state against the "after" file: busy areas, and lazy ones per node.
+    fn compare_after(&mut self) {
+        let Some(after) = &self.p.after else {
+            self.report.final_detail.push("no vmallocinfo.after: the final state is not compared".into());
+            return;
+        };
+        let aname = self.p.bundle.after.map_or("vmallocinfo.after", |a| a.name);
+        let kernel: Vec<(u64, u64)> =
+            after.iter().filter(|a| a.kind != InfoKind::Unpurged).map(|a| (a.start, a.end)).collect();
+        let model: Vec<(u64, u64)> =
+            self.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
+        let ks: HashSet<(u64, u64)> = kernel.iter().copied().collect();
+        let ms: HashSet<(u64, u64)> = model.iter().copied().collect();
+        let mut only_k: Vec<&(u64, u64)> = kernel.iter().filter(|a| !ms.contains(a)).collect();
+        let mut only_m: Vec<&(u64, u64)> = model.iter().filter(|a| !ks.contains(a)).collect();
+        only_k.sort();
+        only_m.sort();
+        let equal = only_k.is_empty() && only_m.is_empty();
+        self.report.final_busy_equal = Some(equal);
+        if equal {
+            self.report.final_detail.push(format!("busy areas equal to {aname}'s ({})", kernel.len()));
+        } else {
+            let mut s = format!(
+                "busy areas differ from {aname}'s: {} only in the kernel's, {} only in the model's",
+                only_k.len(),
+                only_m.len()
+            );
+            if let Some((a, b)) = only_k.first() {
+                let _ = write!(s, "; first of the kernel's: [{a:#x}, {b:#x})");
+            }
+            if let Some((a, b)) = only_m.first() {
+                let _ = write!(s, "; first of the model's: [{a:#x}, {b:#x})");
+            }
+            self.report.final_detail.push(s);
+        }
+        // Lazy per node: the file's runs against the model's lists.
+        let mut klazy: Vec<Vec<(u64, u64)>> = vec![Vec::new()];
+        let mut prev = 0;
+        for a in after.iter().filter(|a| a.kind == InfoKind::Unpurged) {
+            if a.start < prev {
+                klazy.push(Vec::new());
+            }
+            prev = a.start;
+            if let Some(v) = klazy.last_mut() {
+                v.push((a.start, a.end));
+            }
+        }
+        let mut mlazy: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.vmap.nr_vmap_nodes() as usize];
+        for (n, i) in self.vmap.lazy_areas_by_node() {
+            mlazy[n as usize].push((i.va_start.0, i.va_end.0));
+        }
+        mlazy.retain(|v| !v.is_empty());
+        klazy.retain(|v| !v.is_empty());
+        let kn: Vec<usize> = klazy.iter().map(Vec::len).collect();
+        let mn: Vec<usize> = mlazy.iter().map(Vec::len).collect();
+        self.report.final_detail.push(format!(
+            "lazy areas per node (non-empty lists): kernel {kn:?}, model {mn:?}{}",
+            if klazy == mlazy { ", equal" } else { ", differ" }
+        ));
+    }
+}
+
+impl Vmap {
+    /// `node_pool_del_va`'s move of a misaligned head to the tail, alone.
+    fn rotate_pool_head(&mut self, node: u32, size: u64) {
+        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
+        if let Some(q) = self.nodes.get_mut(node as usize).and_then(|n| n.pools.get_mut(idx)) {
+            if let Some(h) = q.pop_front() {
+                q.push_back(h);
+            }
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! Capture bundles (core/src/capture.rs): every part missing or damaged gives a message naming
+//! the file and the line; the start state is the "before" file's, areas in their vmap nodes in
+//! the file's per-node order; the report classifies each allocation.
+
+use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
+use vmapviz_core::Profile;
+
+const VS: u64 = 0xffff_c900_0000_0000;
+const VE: u64 = 0xffff_e8ff_ffff_ffff;
+
+fn p<'a>(name: &'a str, text: &'a str) -> Part<'a> {
+    Part { name, text }
+}
+
+/// A `/proc/vmallocinfo` line for `[s, e)`.
+fn info(s: u64, e: u64, what: &str) -> String {
+    format!("0x{s:x}-0x{e:x} {:7} {what}\n", e - s)
+}
+
+/// An ftrace line of the vmalloc events on `cpu`.
+fn ev(cpu: u32, body: &str) -> String {
+    format!("          python3-100     [{cpu:03}] .....  10.000000: {body}\n")
+}
+
+fn alloc(cpu: u32, addr: u64, size: u64, align: u64) -> String {
+    ev(
+        cpu,
+        &format!("alloc_vmap_area: va_start: {addr} size={size} align={align} vstart={VS:#x} vend={VE:#x} failed=0"),
+    )
+}
+
+fn free(cpu: u32, addr: u64, nr_lazy: u64) -> String {
+    ev(cpu, &format!("free_vmap_area_noflush: va_start={addr:#x} nr_lazy={nr_lazy} nr_lazy_max=16384"))
+}
+
+fn purge(cpu: u32, s: u64, e: u64, n: u64) -> String {
+    ev(cpu, &format!("purge_vmap_area_lazy: start={s:#x} end={e:#x} num_purged={n}"))
+}
+
+fn bundle<'a>(before: &'a str, trace: &'a str, after: Option<&'a str>, cpus: &'a str) -> Bundle<'a> {
+    Bundle {
+        before: p("vmallocinfo.before", before),
+        trace: p("trace.txt", trace),
+        after: after.map(|a| p("vmallocinfo.after", a)),
+        cpus: p("cpus.txt", cpus),
+        uname: None,
+    }
+}
+
+fn err_of(b: Bundle<'_>) -> String {
+    match replay_capture(b, Profile::Linux618) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn cpulists_parse_as_the_kernel_prints_them() {
+    assert_eq!(parse_cpulist("0-3,5,7-8").unwrap(), vec![0, 1, 2, 3, 5, 7, 8]);
+    assert_eq!(parse_cpulist("0\n").unwrap(), vec![0]);
+    for bad in ["", "a", "3-1", "0-", "0,,1", "-1"] {
+        assert!(parse_cpulist(bad).is_err(), "{bad:?}");
+    }
+    let (pos, on) = parse_cpus(p("cpus.txt", "0-3\n0-1\n")).unwrap();
+    assert_eq!((pos.len(), on.len()), (4, 2));
+    let (pos, on) = parse_cpus(p("cpus.txt", "possible: 0-1\nonline: 0\n")).unwrap();
+    assert_eq!((pos.len(), on.len()), (2, 1));
+}
+
+#[test]
+fn every_damaged_part_names_its_file_and_line() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = alloc(0, VS + 0x2000, 0x2000, 1);
+    // cpus.txt
+    let e = err_of(bundle(&before, &trace, None, "0-1\n"));
+    assert!(e.starts_with("cpus.txt: ") && e.contains("two lines"), "{e}");
+    let e = err_of(bundle(&before, &trace, None, "0-1\nzero\n"));
+    assert!(e.starts_with("cpus.txt: line 2: "), "{e}");
+    let e = err_of(bundle(&before, &trace, None, "0\n0-1\n"));
+    assert!(e.starts_with("cpus.txt: line 2: ") && e.contains("not possible"), "{e}");
+    // vmallocinfo.before
+    let e = err_of(bundle(&format!("{before}0xffffc90000004000-0xffffc90000003000 4096 x\n"), &trace, None, "0\n0\n"));
+    assert!(e.starts_with("vmallocinfo.before: line 2: "), "{e}");
+    let hashed = "0x000000001234abcd-0x00000000deadbeef    8192 f+0x1/0x2 pages=1 vmalloc\n";
+    let e = err_of(bundle(hashed, &trace, None, "0\n0\n"));
+    assert!(e.starts_with("vmallocinfo.before: line 1: ") && e.contains("kptr_restrict"), "{e}");
+    let e = err_of(bundle("", &trace, None, "0\n0\n"));
+    assert!(e.starts_with("vmallocinfo.before: "), "{e}");
+    // overlapping areas
+    let two = format!("{before}{}", info(VS + 0x1000, VS + 0x3000, "g+0x1/0x2 vmap"));
+    let e = err_of(bundle(&two, &trace, None, "0\n0\n"));
+    assert!(e.starts_with("vmallocinfo.before: line 2: ") && e.contains("overlaps the area of line 1"), "{e}");
+    // trace.txt
+    let e = err_of(bundle(&before, &format!("# tracer: nop\n{trace}garbage here\n"), None, "0\n0\n"));
+    assert!(e.starts_with("trace.txt: line 3: ") && e.contains("not an ftrace line"), "{e}");
+    let e = err_of(bundle(&before, &ev(0, "sched_switch: a=1"), None, "0\n0\n"));
+    assert!(e.starts_with("trace.txt: line 1: ") && e.contains("unknown ftrace event"), "{e}");
+    let e = err_of(bundle(&before, "# tracer: nop\n#\n", None, "0\n0\n"));
+    assert!(e.starts_with("trace.txt: ") && e.contains("no vmalloc event"), "{e}");
+    let e = err_of(bundle(&before, &format!("{trace}{}", alloc(3, VS + 0x4000, 0x2000, 1)), None, "0-1\n0-1\n"));
+    assert!(e.starts_with("trace.txt: line 2: ") && e.contains("CPU 3"), "{e}");
+    // vmallocinfo.after
+    let e = err_of(bundle(&before, &trace, Some("0xffffc90000000000 8192\n"), "0\n0\n"));
+    assert!(e.starts_with("vmallocinfo.after: line 1: "), "{e}");
+}
+
+#[test]
+fn gzip_parts_are_read_and_damaged_gzip_is_named() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"0-1\n0-1\n").unwrap();
+    let bytes = gz.finish().unwrap();
+    assert_eq!(part_text("cpus.txt.gz", &bytes).unwrap(), "0-1\n0-1\n");
+    let e = part_text("cpus.txt.gz", &bytes[..bytes.len() / 2]).unwrap_err().to_string();
+    assert!(e.starts_with("cpus.txt.gz: ") && e.contains("gzip"), "{e}");
+    let e = part_text("trace.txt", b"ok\n\xff\xfe\n").unwrap_err().to_string();
+    assert!(e.starts_with("trace.txt: line 2: "), "{e}");
+    assert!(part_text("x", b"").is_err());
+}
+
+/// The start state: two vmap nodes (zones of 16 pages: node = (addr >> 16) & 1). The busy
+/// areas print node 0's list then node 1's, the lazy ones likewise; a lazy area whose address
+/// is in node 0's zone but that node 1's list prints goes back to node 1 (its vn_id). The
+/// trace frees nothing and purges once, with num_purged = 2 (both lazy areas): the kernel's
+/// count. vmallocinfo.after lists the busy areas only: the final busy set is equal.
+#[test]
+fn the_start_state_keeps_each_lazy_area_in_the_node_that_printed_it() {
+    let a = VS; // node 0
+    let b = VS + 0x10000; // node 1
+    let c = VS + 0x20000; // node 0, lazy on node 1's list
+    let d = VS + 0x30000; // node 1, lazy on node 1's list
+    let before = format!(
+        "{}{}{}{}",
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(c, c + 0x3000, "unpurged vm_area"),
+        info(d, d + 0x2000, "unpurged vm_area"),
+    );
+    let trace = purge(1, c, d + 0x2000, 2);
+    let after = format!(
+        "{}{}",
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    // One run of lazy areas, ascending: taken as node 0's (only one list prints), noted.
+    assert_eq!(r.start_lazy, vec![2, 0]);
+    assert!(r.notes.iter().any(|n| n.contains("1 of the 2 nodes print lazy areas")), "{:?}", r.notes);
+    assert_eq!((r.purges, r.purges_equal), (1, 1));
+    assert_eq!(r.final_busy_equal, Some(true));
+    assert!(ops.iter().any(|o| o.to_string() == "purge"));
+
+    // Two runs: node 0's [d], then node 1's [c] (c < d: the drop starts node 1's list).
+    let before2 = format!(
+        "{}{}{}{}",
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(d, d + 0x2000, "unpurged vm_area"),
+        info(c, c + 0x3000, "unpurged vm_area"),
+    );
+    // After the purge, c (3 pages) is in node 1's pool (its list's node) and d (2 pages) in
+    // node 0's: a 3-page request on CPU 1 pops c, a 2-page one on CPU 0 pops d. Both equal.
+    let trace2 = format!("{}{}{}", purge(1, c, d + 0x2000, 2), alloc(1, c, 0x3000, 1), alloc(0, d, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before2, &trace2, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_lazy, vec![1, 1]);
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 2, 0, 0), "{r}");
+    assert_eq!(r.final_busy_equal, None);
+    assert!(r.summary_line().ends_with("final busy differs; purges 1 of 1 equal"), "{}", r.summary_line());
+}
+
+/// The classification. Before: one busy area at VMALLOC_START (node 0), and free space above.
+/// * A 2-page request on CPU 1 that the kernel serves at VS + 0x2000: node 1's pool is empty,
+///   so the free tree's lowest fit: equal.
+/// * A 2-page request on CPU 0 served at VS + 0x8000, while the model's lowest fit is
+///   VS + 0x4000: VS + 0x8000 is space the before file shows free and nothing touched since, so
+///   it was in node 0's pool before the capture (a pool vmallocinfo does not show): explained,
+///   and the replay starts over with it there.
+/// * A 2-page request on CPU 0 served at VS + 0x2000, which the kernel gave earlier and nobody
+///   freed: nothing explains it (it is busy): unexplained, shown whole.
+#[test]
+fn allocations_are_equal_explained_or_unexplained() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = format!(
+        "{}{}{}",
+        alloc(1, VS + 0x2000, 0x2000, 1),
+        alloc(0, VS + 0x8000, 0x2000, 1),
+        alloc(0, VS + 0x2000, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 1, 1), "{r}");
+    assert_eq!(r.explanations.len(), 1);
+    assert_eq!(r.explanations[0].0, 2);
+    // One unknown of the start state per explained allocation: here a pool entry.
+    assert_eq!((r.resolved_pool_entries, r.resolved_area_nodes), (1, 0), "{r}");
+    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages before the capture"), "{}", r.explanations[0].1);
+    let u = r.first_unexplained.clone().unwrap();
+    assert!(u.starts_with("trace.txt line 3: alloc 0x2000 0x1 "), "{u}");
+    assert!(u.contains("the kernel got 0xffffc90000002000") && u.contains("busy in node 0"), "{u}");
+    // After the restart the pooled area is the model's answer too: still counted explained,
+    // once, at the allocation that showed it.
+    assert!(r.passes >= 2);
+    assert_eq!(
+        r.summary_line(),
+        "capture: 3 allocations, 1 equal, 1 explained, 1 unexplained; final busy differs; purges 0 of 0 equal"
+    );
+}
+
+/// The deferred purge: the kernel's drain takes the lazy lists when it starts and traces when it
+/// ends, so a free traced between the two is not in it. Two areas of the before file are freed,
+/// then a purge traced with num_purged=1: the first free only (the second came after the lists
+/// were taken); the next purge takes the second. A replay that purged every lazy area at the
+/// first event would count 2 there, and 0 at the second.
+#[test]
+fn a_free_traced_just_before_a_purge_can_belong_to_the_next_one() {
+    let a = VS;
+    let b = VS + 0x10000;
+    let before = format!(
+        "{}{}",
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let trace =
+        format!("{}{}{}{}", free(0, a, 2), free(1, b, 4), purge(0, a, a + 0x2000, 1), purge(0, b, b + 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+}
+
+/// `online N`: the lazy threshold counts online CPUs, the vmap nodes possible ones (cpus.txt's
+/// two lines): 4 possible and 2 online give 4 nodes and fls(2) * 8192 = 16384 pages.
+#[test]
+fn online_cpus_set_the_lazy_threshold_and_possible_ones_the_nodes() {
+    use vmapviz_core::{parse_trace, NoObserver, Replayer};
+    let lines = parse_trace("profile linux-6.18\ncpus 4\nonline 2\n").unwrap();
+    let mut r = Replayer::new(Profile::Linux618);
+    let mut out = String::new();
+    for l in &lines {
+        r.apply(&l.op, &mut out, &mut NoObserver).unwrap();
+    }
+    r.vmap.ensure_init();
+    assert_eq!((r.vmap.nr_vmap_nodes(), r.vmap.lazy_max_pages()), (4, 16384));
+    assert!(parse_trace("online 0\n").is_ok());
+    let mut r = Replayer::new(Profile::Linux618);
+    assert!(r.apply(&parse_trace("online 5\n").unwrap()[0].op, &mut out, &mut NoObserver).is_err());
+    // The capture: cpus.txt "0-3" possible, "0-1" online.
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = alloc(1, VS + 0x2000, 0x2000, 1);
+    let (ops, rep) = replay_capture(bundle(&before, &trace, None, "0-3\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((rep.nodes, rep.online, rep.lazy_max_pages), (4, 2, 16384));
+    assert!(ops.iter().any(|o| o.to_string() == "online 2"));
+}
+
+/// Read a bundle directory as `vmap-replay --import capture` does (each part plain or `.gz`).
+fn replay_dir(dir: &std::path::Path) -> vmapviz_core::capture::CaptureReport {
+    let mut texts = Vec::new();
+    for name in vmapviz_core::capture::PARTS {
+        let plain = dir.join(name);
+        let gz = dir.join(format!("{name}.gz"));
+        let (shown, bytes) = match std::fs::read(&plain) {
+            Ok(b) => (plain.display().to_string(), b),
+            Err(_) => match std::fs::read(&gz) {
+                Ok(b) => (gz.display().to_string(), b),
+                Err(_) => {
+                    texts.push(None);
+                    continue;
+                }
+            },
+        };
+        texts.push(Some((shown.clone(), part_text(&shown, &bytes).unwrap())));
+    }
+    let part = |i: usize| texts[i].as_ref().map(|(n, t)| Part { name: n, text: t });
+    let b = Bundle {
+        before: part(0).unwrap(),
+        trace: part(1).unwrap(),
+        after: part(2),
+        cpus: part(3).unwrap(),
+        uname: part(4),
+    };
+    replay_capture(b, Profile::Linux618).unwrap().1
+}
+
+/// Real captures of a 6.18 kernel (2 CPUs): the shared one of issue 32 and one taken on the
+/// machine this was written on with scripts/capture.sh (the same workload, seed 3). The final
+/// busy set must equal the after file's; the figures of the report are pinned where they stand,
+/// so that a change that makes the replay worse fails here (the goal is zero unexplained).
+#[test]
+fn real_captures_replay_with_their_final_busy_set_equal() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../../shared/captures/linux-6.18-mixed");
+    if shared.is_dir() {
+        let r = replay_dir(&shared);
+        assert_eq!(r.allocations, 4311);
+        assert_eq!(r.final_busy_equal, Some(true), "{r}");
+        assert_eq!((r.purges_equal, r.purges), (12, 12), "{r}");
+        // Before pool entries were learnt only while the replay was exact, and before the first
+        // purge's decay was left to entries no allocation shows: 276, the first at line 2212.
+        assert!(r.unexplained <= 241, "{}", r.summary_line());
+        assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 5086), "{}", r.summary_line());
+    }
+    let r = replay_dir(&root.join("tests/data/capture-6.18-workload"));
+    assert_eq!(r.allocations, 6634);
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    // 1066 while allocations after the first unexplained one (line 199) could still be read as
+    // pool entries from before the capture; those readings rested on a state already wrong.
+    assert!(r.unexplained <= 1115, "{}", r.summary_line());
+    // Taken with the before file read under tracing (the marker): the two events the file
+    // already shows are left out, and no free of an area in neither file is refused.
+    let r = replay_dir(&root.join("tests/data/capture-6.18-small"));
+    assert_eq!((r.allocations, r.in_before_file), (2016, 2), "{r}");
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    assert!(r.unexplained <= 508, "{}", r.summary_line());
+    assert_eq!(r.explained, r.resolved_pool_entries + r.resolved_area_nodes, "{r}");
+}
+
+/// A pool's entries from before the capture and the first purge. Four areas of two pages, free
+/// in the before file and touched by nothing, are taken by the kernel on CPU 0 after a purge:
+/// each was in node 0's pool (the free tree's answer is the lowest free block, VS + 0x2000).
+/// `decay_va_pool_node` gives back `len >> 2` entries from the head at that purge; had the pool
+/// held only these four, it would have given back the first (A1), and the kernel could not have
+/// taken A1 from the pool afterwards. So the pool held entries in front of them that no
+/// allocation shows: the replay lets the first purge's decay take those, and keeps the four, in
+/// the order the kernel took them. Four explained, none unexplained.
+#[test]
+fn the_first_purge_decays_pool_entries_no_allocation_shows() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let a: Vec<u64> = (1..=4).map(|k| VS + k * 0x10000).collect();
+    let mut trace = purge(0, VS, VS + 0x2000, 0);
+    for &x in &a {
+        trace.push_str(&alloc(0, x, 0x2000, 1));
+    }
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 0, 4, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![2, 3, 4, 5], "{r}");
+    assert_eq!((r.resolved_pool_entries, r.resolved_area_nodes), (4, 0), "{r}");
+}
+
+/// Nothing is learnt once an allocation is unexplained: from there the model's free space may
+/// not be the kernel's, so a free-tree answer that differs no longer shows a pool entry. The
+/// kernel takes [VS, VS + 0x2000), busy in the before file (unexplained); then an untouched area
+/// at VS + 0x10000, which before the first unexplained allocation would have been read as a
+/// pool entry from before the capture: unexplained too, and the report names no unknown.
+#[test]
+fn nothing_is_learnt_after_the_first_unexplained_allocation() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = format!("{}{}", alloc(0, VS, 0x2000, 1), alloc(0, VS + 0x10000, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 0, 0, 2), "{r}");
+    assert_eq!(r.unexplained_lines, vec![1, 2], "{r}");
+    assert!(r.explanations.is_empty(), "{r}");
+    // The same untouched area taken first is a pool entry from before the capture.
+    let (_, r) =
+        replay_capture(bundle(&before, &alloc(0, VS + 0x10000, 0x2000, 1), None, "0-1\n0-1\n"), Profile::Linux618)
+            .unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (1, 1, 0), "{r}");
+}
+
+/// The before file is read with the events on, and `scripts/capture.sh` marks in the trace when
+/// the read ended: an event traced before the mark may already be in the file (its node's list
+/// printed after it). The file shows [VS, VS + 0x2000) busy and [VS + 0x10000, +0x2000) lazy;
+/// before the mark the trace has the allocation of the first and the free of the second (both
+/// already in the file: left out) and an allocation the file does not show (replayed: node 0's
+/// pool is empty, the free tree's lowest fit is VS + 0x2000, equal). After the mark, the first
+/// area is freed and a purge takes both lazy areas: num_purged 2. Replayed as plain events, the
+/// first allocation would be unexplained (busy in the model) and the free refused.
+#[test]
+fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
+    let lazy = VS + 0x10000;
+    let before = format!(
+        "{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(lazy, lazy + 0x2000, "unpurged vm_area")
+    );
+    let trace = format!(
+        "{}{}{}{}{}{}",
+        alloc(0, VS, 0x2000, 1),
+        free(0, lazy, 2),
+        alloc(0, VS + 0x2000, 0x2000, 1),
+        ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ)),
+        free(0, VS, 4),
+        purge(0, VS, lazy + 0x2000, 2)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained), (1, 1, 0), "{r}");
+    assert_eq!(r.in_before_file, 2, "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("vfree")), "{r}");
+    // Without the mark the same events are replayed as they come.
+    let plain = trace.replace(&ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ)), "");
+    let (_, r) = replay_capture(bundle(&before, &plain, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.in_before_file, r.unexplained), (0, 1), "{r}");
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Capture this machine's vmalloc allocator for `vmap-replay --import capture DIR`: a bundle of
+#   vmallocinfo.before.gz  /proc/vmallocinfo before the workload (real addresses: kptr_restrict=1)
+#   trace.txt.gz           the ftrace `vmalloc` events during it (alloc_vmap_area,
+#                          free_vmap_area_noflush, purge_vmap_area_lazy)
+#   vmallocinfo.after.gz   /proc/vmallocinfo after it
+#   cpus.txt               the possible CPUs, then the online ones (cpulists)
+#   uname.txt              uname -r
+#
+# usage: sudo scripts/capture.sh [-o DIR] [-b KB_PER_CPU] [-- CMD [ARG...]]
+#   -o DIR   where to write the bundle (default: capture-<kernel>-<date>)
+#   -b KB    ring buffer per CPU in KiB (default 65536); a capture that lost events says so
+#   CMD      the workload; without it, capture until Ctrl-C
+#
+# It runs as root, mounts tracefs if needed, records into a trace instance of its own (the
+# global buffer is left alone), and puts kptr_restrict back as it found it. The "before" file is
+# read with the events on (a marker in the trace says when the read ended); the "after" file is
+# read just after they are switched off: an allocation in that gap is in it but not in the trace.
+set -euo pipefail
+
+out=""
+kb=65536
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-o) out="$2"; shift 2 ;;
+	-b) kb="$2"; shift 2 ;;
+	--) shift; break ;;
+	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "capture.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "capture.sh: run it as root (sudo $0 ...)" >&2; exit 1; }
+case "$kb" in ''|*[!0-9]*) echo "capture.sh: -b takes a number of KiB" >&2; exit 2 ;; esac
+[ -n "$out" ] || out="capture-$(uname -r)-$(date +%Y%m%d-%H%M%S)"
+
+T=/sys/kernel/tracing
+if [ ! -e "$T/events" ]; then
+	mount -t tracefs nodev "$T" 2>/dev/null || true
+fi
+if [ ! -e "$T/events" ] && [ -e /sys/kernel/debug/tracing/events ]; then
+	T=/sys/kernel/debug/tracing
+fi
+[ -e "$T/events" ] || { echo "capture.sh: no tracefs (mount -t tracefs nodev /sys/kernel/tracing failed)" >&2; exit 1; }
+[ -e "$T/events/vmalloc/enable" ] || {
+	echo "capture.sh: this kernel has no vmalloc trace events (they came in 6.3: trace/events/vmalloc.h)" >&2
+	exit 1
+}
+
+mkdir -p "$out"
+inst="$T/instances/vmapviz-capture.$$"
+kptr=$(cat /proc/sys/kernel/kptr_restrict)
+cleanup() {
+	if [ -d "$inst" ]; then
+		echo 0 > "$inst/tracing_on" 2>/dev/null || true
+		echo 0 > "$inst/events/vmalloc/enable" 2>/dev/null || true
+		rmdir "$inst" 2>/dev/null || true
+	fi
+	echo "$kptr" > /proc/sys/kernel/kptr_restrict
+}
+trap cleanup EXIT
+mkdir "$inst"
+echo 0 > "$inst/tracing_on"
+echo "$kb" > "$inst/buffer_size_kb"
+echo 1 > "$inst/events/vmalloc/enable"
+
+uname -r > "$out/uname.txt"
+{ cat /sys/devices/system/cpu/possible; cat /sys/devices/system/cpu/online; } > "$out/cpus.txt"
+
+# kptr_restrict=1: root reads the real addresses (0 would too; 2 hides them).
+echo 1 > /proc/sys/kernel/kptr_restrict
+# The events are on while the before file is read, and a marker says when it was read to its
+# end: an allocation or a free during the read is then in the trace, and the replay leaves out
+# those the file already shows (a node's list printed after them).
+echo 1 > "$inst/tracing_on"
+cat /proc/vmallocinfo > "$out/vmallocinfo.before"
+echo "vmapviz: vmallocinfo.before read" > "$inst/trace_marker"
+gzip -f "$out/vmallocinfo.before"
+
+status=0
+if [ $# -gt 0 ]; then
+	echo "capture.sh: tracing while $* runs" >&2
+	"$@" || status=$?
+else
+	echo "capture.sh: tracing; press Ctrl-C to stop" >&2
+	stop=""
+	trap 'stop=1' INT
+	while [ -z "$stop" ]; do sleep 1; done
+	trap - INT
+fi
+
+echo 0 > "$inst/tracing_on"
+cat /proc/vmallocinfo | gzip > "$out/vmallocinfo.after.gz"
+echo "$kptr" > /proc/sys/kernel/kptr_restrict
+echo 0 > "$inst/events/vmalloc/enable"
+cat "$inst/trace" | gzip > "$out/trace.txt.gz"
+
+lost=0
+for s in "$inst"/per_cpu/cpu*/stats; do
+	n=$(awk '/^overrun:/ {print $2}' "$s")
+	lost=$((lost + ${n:-0}))
+done
+events=$(zcat "$out/trace.txt.gz" | grep -c -v '^#' || true)
+echo "capture.sh: $events events in $out" >&2
+if [ "$lost" -gt 0 ]; then
+	echo "capture.sh: the ring buffer lost $lost events: capture again with a larger -b (now $kb KiB per CPU)" >&2
+	status=3
+fi
+[ "$status" = 0 ] || echo "capture.sh: exit status $status" >&2
+exit "$status"
