@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   window.addEventListener('hashchange', (e) => app.openHash(new URL(e.newURL).hash));
   // `trap` is a test hook (e2e/trap.spec.ts): it makes the core trap as a panic would.
   window.vmapviz = { app, trap: debugTrap };
+  performance.mark('vmapviz:ready');
   document.body.dataset.ready = 'true';
+  // After the first open, never part of it: the offline copy (web/src/offline.ts).
   registerOffline(document.body);
 }
 
