@@ -92,6 +92,9 @@ pub struct IncrementalCheck {
     lazy_count: usize,
     /// maple-rfc: per node, the lazy list's length and page sum last seen; the purge count.
     rfc_lazy: Vec<(usize, u64)>,
+    /// maple-rfc: the ranges `[start, end - 1]` of the lazy areas seen since the last purge; a
+    /// purge erases them from the occupied tree, so its check walks their paths.
+    rfc_lazy_ranges: Vec<(u64, u64)>,
     rfc_purges: u64,
     /// False until a full check has set the running sums up (and after a reset).
     synced: bool,
@@ -189,6 +192,7 @@ impl IncrementalCheck {
             lazy_sum: 0,
             lazy_count: 0,
             rfc_lazy: Vec::new(),
+            rfc_lazy_ranges: Vec::new(),
             rfc_purges: 0,
             synced: false,
             every,
@@ -257,11 +261,7 @@ impl IncrementalCheck {
         self.lazy_count = 0;
         self.rfc_lazy.clear();
         if let Some(m) = v.rfc() {
-            self.rfc_purges = m.counters.purges;
-            for n in &m.nodes {
-                let pages = n.lazy.iter().map(|&va| m.arena.get(va).size() >> PAGE_SHIFT).sum();
-                self.rfc_lazy.push((n.lazy.len(), pages));
-            }
+            self.resync_rfc(m);
             return;
         }
         let a = &v.arena;
@@ -621,38 +621,91 @@ impl IncrementalCheck {
 
     // ------------------------------------------------------------------ maple-rfc
 
+    /// maple-rfc's running sums (each node's lazy list: its length and pages) and the lazy
+    /// ranges a purge will erase, from the state.
+    fn resync_rfc(&mut self, m: &crate::maple_rfc::MapleRfc) {
+        self.rfc_purges = m.counters.purges;
+        self.rfc_lazy.clear();
+        self.rfc_lazy_ranges.clear();
+        for n in &m.nodes {
+            let mut pages = 0;
+            for &va in &n.lazy {
+                let a = m.arena.get(va);
+                pages += a.size() >> PAGE_SHIFT;
+                self.rfc_lazy_ranges.push((a.va_start, a.va_end.saturating_sub(1)));
+            }
+            self.rfc_lazy.push((n.lazy.len(), pages));
+        }
+    }
+
     fn check_rfc(&mut self, v: &Vmap, m: &crate::maple_rfc::MapleRfc, op: &Op, out: &str) -> Result<(), String> {
-        // The ranges an allocation or a free walked; anything else is checked whole.
-        let range = match *op {
-            Op::Alloc { size, .. } => match out.strip_prefix("alloc -> 0x") {
-                Some(hex) => u64::from_str_radix(hex.trim_end(), 16).ok().map(|s| (s, s.saturating_add(size))),
-                None => Some((0, 0)),
-            },
-            Op::Free(addr) | Op::Vfree(addr) => Some((addr, addr.saturating_add(1))),
-            _ => None,
-        };
-        let Some((s, e)) = range else { return self.full(v) };
-        if m.counters.purges != self.rfc_purges || m.nodes.len() != self.rfc_lazy.len() {
+        // The ranges the operation walked, as [first, last] around each area it placed or freed;
+        // an operation that only reads the state changes nothing; the others are checked whole.
+        let mut placed: Vec<(u64, u64, u64)> = Vec::new();
+        let mut near = |s: u64, e: u64| placed.push((s, s.saturating_sub(1), e));
+        match op {
+            Op::Alloc { size, .. } => {
+                if let Some(s) =
+                    out.strip_prefix("alloc -> 0x").and_then(|h| u64::from_str_radix(h.trim_end(), 16).ok())
+                {
+                    near(s, s.saturating_add(*size));
+                }
+            }
+            Op::Free(addr) | Op::Vfree(addr) => near(*addr, addr.saturating_add(1)),
+            // pcpu -> BASE0 BASE1 ...: each area of the group at its address.
+            Op::Pcpu { areas, .. } => {
+                if let Some(list) = out.strip_prefix("pcpu -> ") {
+                    for (w, &(_, size)) in list.split_whitespace().zip(areas) {
+                        if let Some(s) = w.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()) {
+                            near(s, s.saturating_add(size));
+                        }
+                    }
+                }
+            }
+            Op::Purge | Op::Reclaim | Op::Cpu(_) => {}
+            Op::Dump | Op::Busy | Op::Pools => return Ok(()),
+            _ => return self.full(v),
+        }
+        if m.nodes.len() != self.rfc_lazy.len() {
             return self.full(v);
         }
-        if s < e {
-            let r = [(s.saturating_sub(1), e)];
-            m.occupied.validate_ranges(&r).map_err(|x| format!("occupied tree: {x}"))?;
-            let nid = m.addr_to_node_id(s) as usize;
-            if let Some(n) = m.nodes.get(nid) {
-                n.busy.validate_ranges(&r).map_err(|x| format!("busy tree {nid}: {x}"))?;
+        let mut ranges: Vec<(u64, u64)> = placed.iter().map(|&(_, s, e)| (s, e)).collect();
+        let purged = m.counters.purges != self.rfc_purges;
+        if purged {
+            // A purge (asked for, on the lazy threshold, or an allocation's retry) erased every
+            // lazy area it took from the occupied tree: walk their paths, and start the running
+            // sums again from the lists it left. Its work counts towards the next full check,
+            // which also covers the pools it decayed.
+            let taken = std::mem::take(&mut self.rfc_lazy_ranges);
+            self.since = self.since.saturating_add(taken.len() as u64);
+            ranges.extend(taken);
+        }
+        // The busy tree of the node each placed or freed area belongs to.
+        for &(at, s, e) in &placed {
+            if let Some(n) = m.nodes.get(m.addr_to_node_id(at) as usize) {
+                n.busy.validate_ranges(&[(s, e)]).map_err(|x| format!("busy tree of {at:#x}: {x}"))?;
             }
         }
-        // The lazy lists only grow between purges: add the new tails' pages.
-        let mut total = 0;
-        for (n, seen) in m.nodes.iter().zip(self.rfc_lazy.iter_mut()) {
-            if n.lazy.len() < seen.0 {
-                return Err("a lazy list shrank without a purge".into());
-            }
-            seen.1 += n.lazy[seen.0..].iter().map(|&va| m.arena.get(va).size() >> PAGE_SHIFT).sum::<u64>();
-            seen.0 = n.lazy.len();
-            total += seen.1;
+        if !ranges.is_empty() {
+            m.occupied.validate_ranges(&ranges).map_err(|x| format!("occupied tree: {x}"))?;
         }
+        if purged {
+            self.resync_rfc(m);
+        } else {
+            // The lazy lists only grow between purges: add the new tails' pages.
+            for (n, seen) in m.nodes.iter().zip(self.rfc_lazy.iter_mut()) {
+                if n.lazy.len() < seen.0 {
+                    return Err("a lazy list shrank without a purge".into());
+                }
+                for &va in &n.lazy[seen.0..] {
+                    let a = m.arena.get(va);
+                    seen.1 += a.size() >> PAGE_SHIFT;
+                    self.rfc_lazy_ranges.push((a.va_start, a.va_end.saturating_sub(1)));
+                }
+                seen.0 = n.lazy.len();
+            }
+        }
+        let total: u64 = self.rfc_lazy.iter().map(|s| s.1).sum();
         if total != m.vmap_lazy_nr {
             return Err(format!("vmap_lazy_nr {} but lazy areas hold {total} pages", m.vmap_lazy_nr));
         }

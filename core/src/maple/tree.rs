@@ -2524,7 +2524,27 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     fn validate_in(&self, filter: Option<&[(u64, u64)]>) -> Result<(), ValidateError> {
-        let meets = |lo: u64, hi: u64| filter.is_none_or(|f| f.iter().any(|&(a, b)| a <= hi && lo <= b));
+        // The ranges sorted and merged, so "does [lo, hi] meet one" is a binary search (a purge
+        // hands in one range per area it took: a scan of all of them per node was quadratic).
+        let merged: Option<Vec<(u64, u64)>> = filter.map(|f| {
+            let mut v = f.to_vec();
+            v.sort_unstable();
+            let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+            for (a, b) in v {
+                match out.last_mut() {
+                    Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                    _ => out.push((a, b)),
+                }
+            }
+            out
+        });
+        let meets = |lo: u64, hi: u64| {
+            merged.as_deref().is_none_or(|f| {
+                // The first range ending at or after lo; it meets [lo, hi] when it starts by hi.
+                let k = f.partition_point(|&(_, b)| b < lo);
+                f.get(k).is_some_and(|&(a, _)| a <= hi)
+            })
+        };
         // With a filter, the max of the last leaf visited: a NULL ending it matters to the next
         // leaf only when that one starts right after it.
         let mut prev_leaf_max: Option<u64> = None;

@@ -270,3 +270,72 @@ fn the_adaptive_backstop_catches_what_no_operation_reaches() {
     assert_eq!(c.full_checks, full + 1, "caught by the backstop");
     assert!(n > 4096 && n <= live, "caught after {n} operations, {live} objects live");
 }
+
+/// maple-rfc with the bump overlay off: 400 one-page areas in the occupied tree (three levels),
+/// the first four vfreed (lazy, not yet purged). The check is synced and has seen the lazy areas.
+fn rfc_with_lazy_areas() -> (Replayer, IncrementalCheck) {
+    let mut r = Replayer::new(Profile::MapleRfc);
+    let mut c = IncrementalCheck::new(FAR);
+    for op in [Op::Profile(Profile::MapleRfc), Op::Bump(false)] {
+        step(&mut r, &mut c, &op).unwrap();
+    }
+    let mut addrs = Vec::new();
+    for _ in 0..400 {
+        let mut out = String::new();
+        r.apply(&alloc(PAGE_SIZE), &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &alloc(PAGE_SIZE), &out).unwrap();
+        addrs.push(u64::from_str_radix(out.trim().trim_start_matches("alloc -> 0x"), 16).unwrap());
+    }
+    for &a in &addrs[..4] {
+        step(&mut r, &mut c, &Op::Vfree(a)).unwrap();
+    }
+    assert!(r.vmap.rfc().unwrap().occupied().height() >= 2);
+    (r, c)
+}
+
+#[test]
+fn maple_rfc_a_wrong_lazy_count_is_caught_next_op_and_after_a_purge() {
+    let (mut r, mut c) = rfc_with_lazy_areas();
+    r.vmap.rfc.as_mut().unwrap().vmap_lazy_nr += 1;
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("vmap_lazy_nr"), "{e}");
+    // After a purge the sums restart from the lists: a count the purge left wrong is seen.
+    let (mut r, mut c) = rfc_with_lazy_areas();
+    r.vmap.rfc.as_mut().unwrap().vmap_lazy_nr += 1;
+    let e = step(&mut r, &mut c, &Op::Purge).unwrap_err();
+    assert!(e.contains("vmap_lazy_nr"), "{e}");
+}
+
+/// A purge is checked on the paths of the areas it took, not skipped and not checked whole: a
+/// pivot of the occupied tree's root made out of order is seen by the purge (which walks the
+/// root to erase the lazy areas), with the backstop far away.
+#[test]
+fn maple_rfc_a_purge_checks_the_occupied_paths_of_the_areas_it_took() {
+    let (mut r, mut c) = rfc_with_lazy_areas();
+    let full = c.full_checks;
+    let m = r.vmap.rfc.as_mut().unwrap();
+    let root = m.occupied().root_id().unwrap();
+    m.occupied_mut().corrupt_pivot(root, 1);
+    let e = step(&mut r, &mut c, &Op::Purge).unwrap_err();
+    assert!(e.contains("occupied tree") && e.contains("pivot"), "{e}");
+    assert_eq!(c.full_checks, full, "found by the purge's own check");
+}
+
+/// Operations that only print the state are not checked whole (a trace of many `dump` lines
+/// with --check would cost O(state) a line); one that places a pcpu group is checked on the
+/// group's paths.
+#[test]
+fn maple_rfc_reads_and_pcpu_groups_are_not_checked_whole() {
+    let (mut r, mut c) = rfc_with_lazy_areas();
+    let full = c.full_checks;
+    for op in [
+        Op::Dump,
+        Op::Busy,
+        Op::Pools,
+        Op::Purge,
+        Op::Pcpu { align: PAGE_SIZE, areas: vec![(0, PAGE_SIZE), (2 * PAGE_SIZE, PAGE_SIZE)] },
+    ] {
+        step(&mut r, &mut c, &op).unwrap();
+    }
+    assert_eq!(c.full_checks, full);
+}
