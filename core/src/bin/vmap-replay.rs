@@ -50,7 +50,8 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   switch, only first); `dump` prints the occupied maple tree, `busy` adds chunk lines. Exact: the maple
   tree (v6.16), the window loop, seeding, the bump overlay. Modelled [infer]: busy-tree flags, lazy list
   in vfree order, purge/decay erasing occupied ranges, pcpu on the stale free tree (an overlap is refused
-  as \"stale free tree overlap\"); the busy overlap check covers every node [choice]
+  as \"stale free tree overlap\"); the busy overlap check reads the busy tree of the
+  address's node only, as the RFC does (an overlap it misses is inserted and reported)
  workloads (print the trace on stdout; numbers decimal or 0x-hex):
   --workload NAME       a test of lib/test_vmalloc.c, `test_vmalloc` (the whole module) or a teaching scenario
   --list-workloads      list the workloads with a description
