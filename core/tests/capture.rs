@@ -2,6 +2,8 @@
 //! the file and the line; the start state is the "before" file's, areas in their vmap nodes in
 //! the file's per-node order; the report classifies each allocation.
 
+mod common;
+
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
 use vmapviz_core::Profile;
 
@@ -389,4 +391,30 @@ fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
     let plain = trace.replace(&ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ)), "");
     let (_, r) = replay_capture(bundle(&before, &plain, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.in_before_file, r.unexplained), (0, 1), "{r}");
+}
+
+/// Issue 36 item 1 and issue 32's 10^5 events: the capture replay is linear in the events, on a
+/// trace that mixes allocations the model gives (equal), allocations at addresses it does not
+/// give (unexplained), frees of areas it never saw and purges: 4n events cost about 4 times n.
+#[test]
+fn the_capture_replay_is_linear_in_its_events() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = |n: usize| {
+        let mut t = String::new();
+        let mut next = VS + 0x2000;
+        for k in 0..n / 4 {
+            t += &alloc(0, next, 0x2000, 1);
+            next += 0x2000;
+            t += &alloc(1, VS + 0x4000_0000 + k as u64 * 0x2000, 0x2000, 1);
+            t += &free(0, VS + 0x8000_0000 + k as u64 * 0x1000, 1);
+            t += &purge(0, VS + 0x8000_0000, VS + 0x8000_1000, 0);
+        }
+        t
+    };
+    let run = |t: &str| {
+        let (_, r) = replay_capture(bundle(&before, t, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+        assert!(r.allocations > 0 && r.equal > 0 && r.unexplained > 0, "{r}");
+    };
+    let (a, b) = (trace(10_000), trace(40_000));
+    common::assert_linear_with("capture replay, 10,000 and 40,000 events", &|| run(&a), &|| run(&b));
 }

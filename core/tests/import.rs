@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+mod common;
+
 use vmapviz_core::events::{Event, IndexView, Observer, PurgeCause};
 use vmapviz_core::import::*;
 use vmapviz_core::trace::{format_trace, MAX_TRACE_BYTES};
@@ -958,19 +960,86 @@ fn json_import_is_linear() {
             .collect();
         to_json(&ops)
     };
-    let best = |text: &str, n: usize| {
-        (0..3)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                assert_eq!(from_json(text).expect("json").len(), n);
-                t.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min)
-    };
     let (small, large) = (json_of(25_000), json_of(100_000));
-    let (ts, tl) = (best(&small, 25_000), best(&large, 100_000));
-    assert!(tl < 10.0 * ts.max(1e-4), "25k ops {ts:.4}s, 100k ops {tl:.4}s: not linear");
+    common::assert_linear_with("json import", &|| assert_eq!(from_json(&small).expect("json").len(), 25_000), &|| {
+        assert_eq!(from_json(&large).expect("json").len(), 100_000)
+    });
     // The line of an operation far down is still right.
     let e = from_json(&large.replacen("\"alloc\"", "\"allok\"", 1)).unwrap_err();
     assert!(e.to_string().contains("line 2"), "{e}");
+}
+
+/// Issue 36 item 1: `vmap-replay --import FORMAT FILE` is linear in every format, on inputs that
+/// mix what imports with what is skipped or refused by line: 4n lines cost about 4 times n.
+/// - vmallocinfo: hashed pointers laid out by size, busy and unpurged (lazy) areas of every form;
+/// - ftrace: a random-size workload's capture, with frees of areas from before the capture (the
+///   replay skips them, by line) and lines of other events (ignored);
+/// - json: allocations, vfrees of nothing (warned) and allocations that cannot fit their window.
+#[test]
+fn every_import_format_of_vmap_replay_is_linear() {
+    let dir = std::env::temp_dir().join(format!("vmapviz-import-linear-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |format: &str, name: &str, text: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+            .args(["--import", format])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "--import {format}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let linear = |what: &str, small: &dyn Fn(), large: &dyn Fn()| {
+        common::assert_linear_with(&format!("--import {what}"), small, large)
+    };
+
+    // vmallocinfo: n areas, a third of them unpurged.
+    let info = |n: usize| generated_vmallocinfo(n - n / 3, n / 3).0;
+    let (a, b) = (info(5_000), info(20_000));
+    linear("vmallocinfo", &|| assert!(run("vmallocinfo", "a.info", &a).lines().count() > 5_000), &|| {
+        assert!(run("vmallocinfo", "b.info", &b).lines().count() > 20_000)
+    });
+
+    // ftrace: the capture of random_size_alloc_test, with a free of an area from before the
+    // capture after every tenth line (skipped by line).
+    let ftrace = |loops: u64| {
+        let p = WorkloadParams { seed: 5, loops, cpus: 2, profile: Profile::Linux61, ..Default::default() };
+        let text = capture(&generate("random_size_alloc_test", &p).unwrap(), ".....", 1);
+        let mut out = String::new();
+        for (i, l) in text.lines().enumerate() {
+            out += l;
+            out.push('\n');
+            if i > 20 && i % 10 == 0 {
+                out += &format!(
+                    "      vmalloc_test/0-412     [001] .....    98.{i:06}: free_vmap_area_noflush: va_start={:#x} nr_lazy=1 nr_lazy_max=32768\n",
+                    0xffff_c800_0000_0000u64 + (i as u64) * 0x1000
+                );
+            }
+        }
+        out
+    };
+    let (a, b) = (ftrace(2_500), ftrace(10_000));
+    linear("ftrace", &|| assert!(run("ftrace", "a.ftrace", &a).contains("alloc")), &|| {
+        assert!(run("ftrace", "b.ftrace", &b).contains("alloc"))
+    });
+
+    // json: a quarter each of allocations that fit, vfrees of nothing, allocations that cannot
+    // fit a one-page window, and purges.
+    let json = |n: usize| {
+        let ops: Vec<Op> = (0..n)
+            .map(|i| match i % 4 {
+                0 => Op::Alloc { size: 2 * PAGE_SIZE, align: 1, vstart: VMALLOC_START, vend: VMALLOC_END },
+                1 => Op::Vfree(0x1000),
+                2 => Op::Alloc { size: 3 * PAGE_SIZE, align: 1, vstart: 0x10000, vend: 0x11000 },
+                _ => Op::Purge,
+            })
+            .collect();
+        to_json(&ops)
+    };
+    let (a, b) = (json(10_000), json(40_000));
+    linear("json", &|| assert_eq!(run("json", "a.json", &a).matches("vfree 0x1000").count(), 2_500), &|| {
+        assert_eq!(run("json", "b.json", &b).matches("vfree 0x1000").count(), 10_000)
+    });
+    let _ = std::fs::remove_dir_all(&dir);
 }
