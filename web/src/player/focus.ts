@@ -162,6 +162,10 @@ export function focusOf(of: OpFrames, f: number, nodes: Map<number, FreeNode>): 
       add(marks, oldTop, 'rotate');
       add(marks, newTop, 'rotate');
       callouts.push({ id: newTop ?? -1, text: `rotate ${String(ev.dir)} (case ${String(ev.case)})`, tone: 'change' });
+      // The node above the rotated pair (the grandparent of an insert's case 2): the three
+      // nodes a fix-up lines up stay in view together.
+      const above = newTop === null ? null : (nodes.get(newTop)?.parent ?? null);
+      if (above !== null) context.push(above);
       break;
     }
     case 'recolor':
