@@ -14,7 +14,7 @@ const MIN_PX = 16;
 async function smallTexts(page: import('@playwright/test').Page, min: number): Promise<string[]> {
   return page.evaluate((min) => {
     const out: string[] = [];
-    const widgets = ['space-bar', 'free-tree', 'maple-tree', 'narration', 'code', 'player'];
+    const widgets = ['space-bar', 'free-tree', 'maple-tree', 'narration', 'code', 'player', 'lesson'];
     for (const w of widgets) {
       const root = document.querySelector(`[data-widget="${w}"]`);
       if (!root) continue;
@@ -57,6 +57,21 @@ test('lecture mode at 1280×720: every text of the bar, tree, code, narration an
   }
   await page.mouse.move(0, 0);
   await page.screenshot({ path: 'test-results/lecture-type-1280x720.png' });
+  expect([...small]).toEqual([]);
+  expect(app.problems).toEqual([]);
+});
+
+test('lecture mode at 1280×720: the lessons\' stops, the card included, keep every text at least 16 px', async ({ page }) => {
+  test.setTimeout(90_000);
+  const app = new AppPage(page);
+  const small = new Set<string>();
+  // The first and a middle stop of each lesson (the whole course is walked by hand, docs/lecturers.md).
+  for (const [id, stop] of [['walk', 1], ['free-tree', 1], ['free-tree', 9], ['lazy', 4], ['nodes', 5], ['maple', 1], ['maple', 7], ['maple-rfc', 6]] as const) {
+    await app.open(`./#lesson=${id}&stop=${stop}&lecture=1`);
+    await expect(page.locator('[data-widget="lesson"]')).toContainText(`stop ${stop} /`);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    for (const s of await smallTexts(page, MIN_PX)) small.add(`${id} ${stop}: ${s}`);
+  }
   expect([...small]).toEqual([]);
   expect(app.problems).toEqual([]);
 });
