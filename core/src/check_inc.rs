@@ -161,6 +161,10 @@ impl<O: Observer> Observer for WithCheck<'_, O> {
         self.inner.areas_event(ev, v)
     }
     #[inline(always)]
+    fn rfc_areas_event(&mut self, ev: Event, r: &crate::maple_rfc::MapleRfc) {
+        self.inner.rfc_areas_event(ev, r)
+    }
+    #[inline(always)]
     fn touch(&mut self, h: u32) {
         self.check.touch(h)
     }

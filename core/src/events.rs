@@ -92,6 +92,12 @@ pub trait Observer {
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
         self.event(ev, v.index_view());
     }
+    /// [`Observer::areas_event`] from maple-rfc, which sees its own allocator only. By default,
+    /// just [`Observer::event`].
+    #[inline(always)]
+    fn rfc_areas_event(&mut self, ev: Event, r: &crate::era::maple_rfc::MapleRfc) {
+        self.event(ev, IndexView::Maple(r.occupied()));
+    }
 }
 
 /// Report `h` to an observer that wants touches (nothing otherwise: a constant test).
@@ -155,6 +161,10 @@ impl<T: Observer> Observer for &mut T {
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
         (**self).areas_event(ev, v)
+    }
+    #[inline(always)]
+    fn rfc_areas_event(&mut self, ev: Event, r: &crate::era::maple_rfc::MapleRfc) {
+        (**self).rfc_areas_event(ev, r)
     }
 }
 

@@ -301,3 +301,48 @@ fn counters_count_the_maple_work_from_the_events() {
         }
     }
 }
+
+/// A purge's frames follow it area by area (issue 33: S3's reclaim drew the 20 purged areas lazy
+/// for all of its micro-steps while the occupied tree already showed them gone). The areas in
+/// force at each `purge_area` frame hold one lazy area fewer than at the one before; a pooled
+/// area is in its pool from its `pooled` frame on; after the purge none is lazy.
+#[test]
+fn a_purge_takes_its_lazy_areas_one_frame_at_a_time() {
+    let mut t = String::from("profile maple-rfc\nbump off\ncpus 2\n");
+    for _ in 0..12 {
+        t += &format!("alloc 0x2000 0x1 {VS:#x} {VE:#x}\n");
+    }
+    let s = Session::load(&t).unwrap();
+    let addrs: Vec<u64> = (3..s.len())
+        .map(|k| u64::from_str_radix(s.op_output(k).trim().trim_start_matches("alloc -> 0x"), 16).unwrap())
+        .collect();
+    for a in &addrs {
+        t += &format!("vfree {a:#x}\n");
+    }
+    for purge in ["purge", "reclaim"] {
+        let mut t = t.clone();
+        t += &format!("{purge}\n");
+        let s = Session::load(&t).unwrap();
+        let f = s.frames(s.len() - 1).unwrap();
+        assert_eq!(f.before.lazy.len(), 12, "{purge}: 12 lazy areas before");
+        let mut lazy_seen = Vec::new();
+        let mut pooled_after = 0;
+        for fr in &f.frames {
+            let a = &f.areas[fr.areas];
+            match fr.event {
+                Event::PurgeArea { .. } => lazy_seen.push(a.lazy.len()),
+                Event::Pooled { .. } => pooled_after = a.pools.iter().map(|p| p.entries.len()).sum(),
+                _ => {}
+            }
+        }
+        assert_eq!(lazy_seen, (0..12).rev().collect::<Vec<usize>>(), "{purge}: one lazy area fewer at each purge_area");
+        assert!(f.after.lazy.is_empty());
+        if purge == "purge" {
+            // A plain purge pools areas of at most 256 pages (purge_vmap_node): all 12 here.
+            assert_eq!(pooled_after, 12, "the last pooled frame shows every area in a pool");
+        } else {
+            // reclaim purges with full = true: nothing is pooled, every range becomes NULL.
+            assert_eq!(pooled_after, 0);
+        }
+    }
+}

@@ -145,6 +145,11 @@ pub struct MapleRfc {
     busy_by_start: BTreeMap<u64, u32>,
     /// `vmap_lazy_nr`, in pages.
     pub(crate) vmap_lazy_nr: u64,
+    /// For an observer only, during a purge: the areas it took off the lazy lists (the nodes'
+    /// purge lists, in order) and how many of them it has dealt with. The rest are still drawn
+    /// lazy, so a view's picture follows the purge area by area. Empty between operations.
+    purging: Vec<(u32, u32)>,
+    purged_upto: usize,
     pub(crate) cpus: u32,
     pub(crate) cpu: u32,
     pub(crate) zone_size: u64,
@@ -338,6 +343,8 @@ impl MapleRfc {
             nodes: vec![RfcNode::default()],
             busy_by_start: BTreeMap::new(),
             vmap_lazy_nr: 0,
+            purging: Vec::new(),
+            purged_upto: 0,
             cpus: 1,
             cpu: 0,
             zone_size: 1,
@@ -1261,6 +1268,11 @@ impl MapleRfc {
             self.decay_va_pool_node(nid, full, obs);
             lists.push(std::mem::take(&mut self.nodes[nid].lazy));
         }
+        if O::ON {
+            self.purging =
+                lists.iter().enumerate().flat_map(|(nid, l)| l.iter().map(move |&va| (nid as u32, va))).collect();
+            self.purged_upto = 0;
+        }
         let mut count = 0u32;
         for (nid, list) in lists.into_iter().enumerate() {
             let mut local = Vec::new();
@@ -1269,7 +1281,10 @@ impl MapleRfc {
                 self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
                 count += 1;
                 if O::ON {
-                    obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.view());
+                    // Off the purge list: no longer drawn lazy (pooled next, or its range made
+                    // NULL by reclaim_list_global below).
+                    self.purged_upto += 1;
+                    obs.rfc_areas_event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);
                 }
                 let idx = (v.size().wrapping_sub(1) / PAGE_SIZE) as usize;
                 if !full && self.decode_vn_id(v.flags()).is_some() && idx < MAX_VA_SIZE_PAGES {
@@ -1280,7 +1295,7 @@ impl MapleRfc {
                     pools[idx].push_front(va);
                     self.arena.at(va).set_flags((v.flags() & !F_LAZY) | F_POOLED);
                     if O::ON {
-                        obs.event(Event::pooled(nid, idx, &v), self.view());
+                        obs.rfc_areas_event(Event::pooled(nid, idx, &v), self);
                     }
                     continue;
                 }
@@ -1289,6 +1304,8 @@ impl MapleRfc {
             self.reclaim_list_global(&local, obs);
         }
         if O::ON {
+            self.purging.clear();
+            self.purged_upto = 0;
             obs.event(Event::PurgeEnd { purged: count }, self.view());
         }
         count
@@ -1562,12 +1579,14 @@ impl MapleRfc {
         out
     }
 
-    /// Lazy areas with their node, in list order.
+    /// Lazy areas with their node, in list order (inside a purge, for an observer, the ones it
+    /// has taken and not yet dealt with come after them).
     pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
         let mut out = Vec::new();
         for (nid, n) in self.nodes.iter().enumerate() {
             out.extend(n.lazy.iter().map(|&va| (nid as u32, self.info(va))));
         }
+        out.extend(self.purging.iter().skip(self.purged_upto).map(|&(nid, va)| (nid, self.info(va))));
         out
     }
 
