@@ -192,3 +192,27 @@ fn split_events_carry_the_cut() {
         assert!(cut < b_end && cut + 1 >= 6, "cut {cut} of {b_end}");
     }
 }
+
+/// A split names the node it cuts: the first split of a store that chose `wr_split_store` is
+/// of the leaf the store was at (`mas_split` starts from it; the view draws the cut there).
+#[test]
+fn a_split_names_the_leaf_its_store_chose() {
+    let (_, per_line, _) = replay("02_leaf_split");
+    let mut checked = 0;
+    for (_, events) in &per_line {
+        let mut leaf = None;
+        for e in events {
+            match e {
+                MapleEvent::StoreTypeChosen { store: StoreType::SplitStore, node, .. } => leaf = Some(*node),
+                MapleEvent::Split { node, .. } => {
+                    if let Some(l) = leaf.take() {
+                        assert_eq!(*node, l, "the first split is of the store's leaf");
+                        checked += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(checked > 0);
+}

@@ -198,8 +198,9 @@ pub enum MapleEvent {
         node: u32,
         new_end: usize,
     },
-    /// `mab_calc_split` cut the big node after slot `cut` (`mid` for a 3-way split).
-    Split { b_end: usize, cut: usize, mid: usize },
+    /// `mab_calc_split` cut the big node after slot `cut` (`mid` for a 3-way split); the big
+    /// node holds the data of `node` (the left one of a spanning store) with the new entries.
+    Split { node: u32, b_end: usize, cut: usize, mid: usize },
     /// A node was pushed into a sibling instead of splitting further.
     #[serde(rename = "push_sibling")]
     PushToSibling { left: bool },
@@ -1747,7 +1748,7 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_mab_to_node`: allocate left (and right, middle) for the big node; the cut points.
-    fn mab_to_node(&mut self, bn: &BigNode) -> (u32, u32, u32, usize, usize) {
+    fn mab_to_node(&mut self, bn: &BigNode, node: u32) -> (u32, u32, u32, usize, usize) {
         let slot_count = bn.kind.slots();
         let left = self.alloc_node(bn.kind);
         let mut right = NIL;
@@ -1761,7 +1762,7 @@ impl<O: MapleObserver> MapleTree<O> {
             split = s;
             mid_split = m;
             if O::ON {
-                self.obs.event(MapleEvent::Split { b_end: bn.b_end, cut: s, mid: m });
+                self.obs.event(MapleEvent::Split { node, b_end: bn.b_end, cut: s, mid: m });
             }
             right = self.alloc_node(bn.kind);
         }
@@ -1905,7 +1906,7 @@ impl<O: MapleObserver> MapleTree<O> {
             count -= 1;
             mast.bn.b_end = mast.bn.b_end.saturating_sub(1);
             mast.bn.kind = self.kind(mast.orig_l.node);
-            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn);
+            let (l, r, m, split, mid_split) = self.mab_to_node(&mast.bn, mast.orig_l.node);
             left = l;
             right = r;
             middle = m;
@@ -2243,7 +2244,7 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             let (split, _mid) = Self::mab_calc_split(&mast.bn);
             if O::ON {
-                self.obs.event(MapleEvent::Split { b_end: mast.bn.b_end, cut: split, mid: 0 });
+                self.obs.event(MapleEvent::Split { node: mas.node, b_end: mast.bn.b_end, cut: split, mid: 0 });
             }
             self.mast_split_data(&mut mast, mas, split);
             mast.r.max = mas.max;

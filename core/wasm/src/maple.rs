@@ -61,8 +61,8 @@ pub fn event_json(e: &MapleEvent) -> String {
                 store_name(store)
             )
         }
-        MapleEvent::Split { b_end, cut, mid } => {
-            format!("{{\"kind\":\"split\",\"b_end\":{b_end},\"cut\":{cut},\"mid\":{mid}}}")
+        MapleEvent::Split { node, b_end, cut, mid } => {
+            format!("{{\"kind\":\"split\",\"node\":{node},\"b_end\":{b_end},\"cut\":{cut},\"mid\":{mid}}}")
         }
         MapleEvent::PushToSibling { left } => format!("{{\"kind\":\"push_sibling\",\"left\":{left}}}"),
         MapleEvent::Rebalance { node } => format!("{{\"kind\":\"rebalance\",\"node\":{node}}}"),

@@ -403,8 +403,12 @@ export function mapleFocus(of: MapleOpFrames, i: number): MapleFocus {
         if (id !== null) node = id;
         break;
       case 'split':
-        // The event names no node: the cut is in the node the step is at (the store's leaf, whose
-        // data with the new entry is the big node being cut).
+        // The node whose data (with the new entries) is the big node being cut: the store's leaf,
+        // a parent on the way up, or the left node of a spanning store.
+        if (id !== null) {
+          node = id;
+          if (!path.includes(id)) path.push(id);
+        }
         cut = node !== null && j === i ? { node, after: Number(e.cut) } : null;
         break;
       case 'gap_update':
