@@ -107,6 +107,17 @@ struct Node {
 }
 
 impl Node {
+    /// The first slot in `from..end` whose pivot is at or above `index`, else `end` (or `from`
+    /// past `end`). The kernel walks the pivots one by one; they rise strictly up to the data
+    /// end, so halving the range lands on the same slot.
+    #[inline]
+    fn pivot_slot(&self, from: usize, end: usize, index: u64) -> usize {
+        match self.pivot.get(from..end) {
+            Some(p) => from + p.partition_point(|&x| x < index),
+            None => from,
+        }
+    }
+
     fn new(kind: NodeKind) -> Node {
         Node {
             kind,
@@ -1089,10 +1100,7 @@ impl<O: MapleObserver> MapleTree<O> {
         let count = self.data_end(mas.node, mas.max);
         mas.end = count;
         let n = self.n(mas.node);
-        let mut offset = mas.offset;
-        while offset < count && mas.index > n.pivot[offset] {
-            offset += 1;
-        }
+        let offset = n.pivot_slot(mas.offset, count, mas.index);
         wr.r_max = if offset < count { n.pivot[offset] } else { mas.max };
         wr.r_min = self.safe_min(mas.node, offset, mas.min);
         wr.offset_end = offset;
@@ -1115,38 +1123,44 @@ impl<O: MapleObserver> MapleTree<O> {
         mas.depth += 1;
     }
 
-    /// `mas_is_span_wr`.
-    fn is_span_wr(&self, mas: &Mas, wr: &WrMas) -> bool {
-        let mut max = wr.r_max;
-        let last = mas.last;
-        if last < max {
-            return false;
-        }
-        if wr.kind.is_leaf() {
-            max = mas.max;
-            if last < max {
-                return false;
-            }
-        }
-        if last == max && (!wr.entry.is_null() || last == MAX) {
-            return false;
-        }
-        true
-    }
-
     /// `mas_wr_walk`: false when the write spans nodes.
+    /// Each level is `mas_wr_walk_descend`, `mas_is_span_wr` and `mas_wr_walk_traverse`, run on
+    /// locals and written back to `mas` and `wr` once at the end.
     fn wr_walk(&self, mas: &mut Mas, wr: &mut WrMas) -> bool {
-        loop {
-            self.wr_walk_descend(mas, wr);
-            if self.is_span_wr(mas, wr) {
-                return false;
+        let (index, last) = (mas.index, mas.last);
+        let (mut node, mut min, mut max, mut offset) = (mas.node, mas.min, mas.max, mas.offset);
+        let mut depth = mas.depth;
+        let mut content = wr.content;
+        let mut levels = 0;
+        let (kind, end, off, r_min, r_max, leaf) = loop {
+            let n = self.n(node);
+            let kind = n.kind;
+            let end = self.data_end(node, max);
+            let off = n.pivot_slot(offset, end, index);
+            let r_max = if off < end { n.pivot[off] } else { max };
+            let r_min = if off > 0 { n.pivot[off - 1].wrapping_add(1) } else { min };
+            levels += 1;
+            // mas_is_span_wr
+            let top = if kind.is_leaf() { max } else { r_max };
+            if last >= r_max && last >= top && !(last == top && (!wr.entry.is_null() || last == MAX)) {
+                break (kind, end, off, r_min, r_max, false);
             }
-            wr.content = self.n(mas.node).slot[mas.offset];
-            if wr.kind.is_leaf() {
-                return true;
+            content = n.slot[off];
+            if kind.is_leaf() {
+                break (kind, end, off, r_min, r_max, true);
             }
-            self.wr_walk_traverse(mas, wr);
-        }
+            (min, max) = (r_min, r_max);
+            node = match content {
+                Slot::Node(c) => c,
+                _ => NIL,
+            };
+            offset = 0;
+            depth += 1;
+        };
+        self.touched.set(self.touched.get() + levels);
+        (mas.node, mas.min, mas.max, mas.offset, mas.end, mas.depth) = (node, min, max, off, end, depth);
+        (wr.kind, wr.r_min, wr.r_max, wr.offset_end, wr.content) = (kind, r_min, r_max, off, content);
+        leaf
     }
 
     /// `mas_wr_walk_index`.
@@ -1332,18 +1346,11 @@ impl<O: MapleObserver> MapleTree<O> {
             Root::Node(id) => (id, 0, MAX),
         };
         loop {
-            let end = self.data_end(id, max).min(self.kind(id).slots() - 1);
-            let mut lo = min;
-            let mut off = 0;
-            let mut hi = self.safe_pivot(id, 0, max);
-            while off < end && hi < index {
-                lo = hi.wrapping_add(1);
-                off += 1;
-                hi = self.safe_pivot(id, off, max);
-            }
-            if off == end {
-                hi = max;
-            }
+            let n = self.n(id);
+            let end = self.data_end(id, max).min(n.kind.slots() - 1);
+            let off = n.pivot_slot(0, end, index);
+            let lo = if off == 0 { min } else { n.pivot[off - 1].wrapping_add(1) };
+            let hi = if off == end { max } else { n.pivot[off] };
             match self.n(id).slot[off] {
                 Slot::Node(c) => {
                     id = c;
@@ -2857,18 +2864,11 @@ impl RevCursor {
             Root::Node(id) => (id, 0, MAX),
         };
         loop {
-            let end = t.data_end(id, max).min(t.kind(id).slots() - 1);
-            let mut lo = min;
-            let mut off = 0;
-            let mut hi = t.safe_pivot(id, 0, max);
-            while off < end && hi < index {
-                lo = hi.wrapping_add(1);
-                off += 1;
-                hi = t.safe_pivot(id, off, max);
-            }
-            if off == end {
-                hi = max;
-            }
+            let n = t.n(id);
+            let end = t.data_end(id, max).min(n.kind.slots() - 1);
+            let off = n.pivot_slot(0, end, index);
+            let lo = if off == 0 { min } else { n.pivot[off - 1].wrapping_add(1) };
+            let hi = if off == end { max } else { n.pivot[off] };
             self.path.push((id, min, max, off));
             match t.n(id).slot[off] {
                 Slot::Node(c) => {
