@@ -412,6 +412,9 @@ pub struct MapleTree<O: MapleObserver = NoMapleObserver> {
     alloc: bool,
     /// Nodes touched (walked by a store or a search, or created) since the counter was reset.
     touched: std::cell::Cell<u64>,
+    /// Scratch for `topiary_replace`'s walks over the new and the replaced nodes (kept, so a
+    /// split does not allocate).
+    stack: Vec<u32>,
     pub obs: O,
 }
 
@@ -437,6 +440,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: 0,
             alloc,
             touched: Default::default(),
+            stack: Vec::new(),
             obs,
         }
     }
@@ -450,6 +454,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: self.height,
             alloc: self.alloc,
             touched: self.touched,
+            stack: self.stack,
             obs,
         }
     }
@@ -464,6 +469,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: self.height,
             alloc: self.alloc,
             touched: self.touched,
+            stack: self.stack,
             obs,
         };
         (t, self.obs)
@@ -1626,15 +1632,16 @@ impl<O: MapleObserver> MapleTree<O> {
     /// nodes it replaced.
     fn topiary_replace(&mut self, mas: &Mas, old: u32) {
         self.put_in_tree(mas);
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         // Children of new nodes point at them already; adopt all children of every new node.
-        let mut stack = vec![mas.node];
+        stack.push(mas.node);
         while let Some(x) = stack.pop() {
             if self.is_leaf(x) {
                 continue;
             }
-            let slots = self.n(x).slot;
-            for (i, s) in slots.iter().enumerate().take(self.kind(x).slots()) {
-                if let Slot::Node(c) = *s {
+            for i in 0..self.kind(x).slots() {
+                if let Slot::Node(c) = self.n(x).slot[i] {
                     let was_new = self.parent_of(c) == x;
                     self.set_parent(c, x, i);
                     if was_new {
@@ -1644,11 +1651,11 @@ impl<O: MapleObserver> MapleTree<O> {
             }
         }
         // The replaced nodes: the old top and, below it, every node still pointing at a dead one.
-        let mut stack = vec![old];
+        stack.push(old);
         while let Some(x) = stack.pop() {
             if !self.is_leaf(x) {
-                for s in self.n(x).slot {
-                    if let Slot::Node(c) = s {
+                for i in 0..16 {
+                    if let Slot::Node(c) = self.n(x).slot[i] {
                         if self.parent_of(c) == x && self.n(c).live {
                             stack.push(c);
                         }
@@ -1657,6 +1664,7 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             self.free_node(x);
         }
+        self.stack = stack;
     }
 
     /// `mas_wmb_replace`.
