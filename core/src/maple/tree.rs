@@ -1574,11 +1574,18 @@ impl<O: MapleObserver> MapleTree<O> {
         if mas.last == wr.end_piv {
             offset_end += 1;
         }
-        let old = self.n(mas.node).clone();
-        let mut nn = Node::new(old.kind);
-        nn.parent = old.parent;
-        nn.pivot[..mas.offset].copy_from_slice(&old.pivot[..mas.offset]);
-        nn.slot[..mas.offset].copy_from_slice(&old.slot[..mas.offset]);
+        // A fresh node of the same kind and parent, built in place from a copy of the old one's
+        // pivots and slots.
+        let nn = &mut self.nodes[mas.node as usize];
+        let old_pivot = nn.pivot;
+        let old_slot = nn.slot;
+        nn.pivot = [0; 15];
+        nn.slot = [Slot::Null; 16];
+        nn.gap = [0; 10];
+        nn.meta_end = 0;
+        nn.meta_gap = 0;
+        nn.pivot[..mas.offset].copy_from_slice(&old_pivot[..mas.offset]);
+        nn.slot[..mas.offset].copy_from_slice(&old_slot[..mas.offset]);
         if wr.r_min < mas.index {
             nn.slot[mas.offset] = wr.content;
             nn.pivot[mas.offset] = mas.index - 1;
@@ -1593,12 +1600,12 @@ impl<O: MapleObserver> MapleTree<O> {
             let copy_size = mas.end - offset_end + 1;
             for k in 0..copy_size {
                 if dst_offset + k < 16 && offset_end + k < 16 {
-                    nn.slot[dst_offset + k] = old.slot[offset_end + k];
+                    nn.slot[dst_offset + k] = old_slot[offset_end + k];
                 }
             }
             for k in 0..copy_size - 1 {
                 if dst_offset + k < 15 && offset_end + k < 15 {
-                    nn.pivot[dst_offset + k] = old.pivot[offset_end + k];
+                    nn.pivot[dst_offset + k] = old_pivot[offset_end + k];
                 }
             }
             if new_end < node_pivots {
@@ -1609,7 +1616,6 @@ impl<O: MapleObserver> MapleTree<O> {
             nn.meta_gap = 0;
             nn.meta_end = new_end as u8;
         }
-        *self.nm(mas.node) = nn;
         self.update_gap(mas);
         mas.end = new_end;
     }
