@@ -875,16 +875,19 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         j += 1;
         bn.b_end = j;
+        // Slots (and gaps) past the node's own read as NULL (and 0).
         let count = j - mab_start;
-        for k in 0..count {
-            let src = mas_start + k;
-            bn.slot[mab_start + k] = if src < kind.slots() { n.slot[src] } else { Slot::Null };
-        }
+        let dst = &mut bn.slot[mab_start..j];
+        let have = kind.slots().saturating_sub(mas_start).min(count);
+        let from = mas_start.min(n.slot.len());
+        dst[..have].copy_from_slice(&n.slot[from..from + have]);
+        dst[have..].fill(Slot::Null);
         if !kind.is_leaf() && self.alloc {
-            for k in 0..count {
-                let src = mas_start + k;
-                bn.gap[mab_start + k] = if src < 10 { n.gap[src] } else { 0 };
-            }
+            let dst = &mut bn.gap[mab_start..j];
+            let have = 10usize.saturating_sub(mas_start).min(count);
+            let from = mas_start.min(n.gap.len());
+            dst[..have].copy_from_slice(&n.gap[from..from + have]);
+            dst[have..].fill(0);
         }
     }
 
@@ -901,22 +904,15 @@ impl<O: MapleObserver> MapleTree<O> {
         if node.pivot[npiv - 1] == 0 {
             node.slot[npiv] = Slot::Null;
         }
-        let mut i = mab_start;
-        let mut j = 0;
-        loop {
-            if j < npiv {
-                node.pivot[j] = bn.pivot[i];
-            }
-            j += 1;
-            i += 1;
-            if !(i <= mab_end && i < BIG && bn.pivot[i] != 0) {
-                break;
-            }
-        }
-        let count = i - mab_start;
-        for k in 0..count.min(kind.slots()) {
-            node.slot[k] = bn.slot[mab_start + k];
-        }
+        // The first pivot always, then on up to `mab_end` while the pivots are set.
+        let stop = (mab_end + 1).min(BIG);
+        let count = 1 + bn.pivot.get(mab_start + 1..stop).map_or(0, |p| p.iter().take_while(|&&x| x != 0).count());
+        let mut i = mab_start + count;
+        let mut j = count;
+        let np = count.min(npiv);
+        node.pivot[..np].copy_from_slice(&bn.pivot[mab_start..mab_start + np]);
+        let ns = count.min(kind.slots());
+        node.slot[..ns].copy_from_slice(&bn.slot[mab_start..mab_start + ns]);
         if new_max {
             mas.max = bn.pivot[i - 1];
         }
