@@ -107,6 +107,17 @@ struct Node {
 }
 
 impl Node {
+    /// The first slot in `from..end` whose pivot is at or above `index`, else `end` (or `from`
+    /// past `end`). The kernel walks the pivots one by one; they rise strictly up to the data
+    /// end, so halving the range lands on the same slot.
+    #[inline]
+    fn pivot_slot(&self, from: usize, end: usize, index: u64) -> usize {
+        match self.pivot.get(from..end) {
+            Some(p) => from + p.partition_point(|&x| x < index),
+            None => from,
+        }
+    }
+
     fn new(kind: NodeKind) -> Node {
         Node {
             kind,
@@ -402,6 +413,9 @@ pub struct MapleTree<O: MapleObserver = NoMapleObserver> {
     alloc: bool,
     /// Nodes touched (walked by a store or a search, or created) since the counter was reset.
     touched: std::cell::Cell<u64>,
+    /// Scratch for `topiary_replace`'s walks over the new and the replaced nodes (kept, so a
+    /// split does not allocate).
+    stack: Vec<u32>,
     pub obs: O,
 }
 
@@ -427,6 +441,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: 0,
             alloc,
             touched: Default::default(),
+            stack: Vec::new(),
             obs,
         }
     }
@@ -440,6 +455,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: self.height,
             alloc: self.alloc,
             touched: self.touched,
+            stack: self.stack,
             obs,
         }
     }
@@ -454,6 +470,7 @@ impl<O: MapleObserver> MapleTree<O> {
             height: self.height,
             alloc: self.alloc,
             touched: self.touched,
+            stack: self.stack,
             obs,
         };
         (t, self.obs)
@@ -859,16 +876,19 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         j += 1;
         bn.b_end = j;
+        // Slots (and gaps) past the node's own read as NULL (and 0).
         let count = j - mab_start;
-        for k in 0..count {
-            let src = mas_start + k;
-            bn.slot[mab_start + k] = if src < kind.slots() { n.slot[src] } else { Slot::Null };
-        }
+        let dst = &mut bn.slot[mab_start..j];
+        let have = kind.slots().saturating_sub(mas_start).min(count);
+        let from = mas_start.min(n.slot.len());
+        dst[..have].copy_from_slice(&n.slot[from..from + have]);
+        dst[have..].fill(Slot::Null);
         if !kind.is_leaf() && self.alloc {
-            for k in 0..count {
-                let src = mas_start + k;
-                bn.gap[mab_start + k] = if src < 10 { n.gap[src] } else { 0 };
-            }
+            let dst = &mut bn.gap[mab_start..j];
+            let have = 10usize.saturating_sub(mas_start).min(count);
+            let from = mas_start.min(n.gap.len());
+            dst[..have].copy_from_slice(&n.gap[from..from + have]);
+            dst[have..].fill(0);
         }
     }
 
@@ -885,22 +905,15 @@ impl<O: MapleObserver> MapleTree<O> {
         if node.pivot[npiv - 1] == 0 {
             node.slot[npiv] = Slot::Null;
         }
-        let mut i = mab_start;
-        let mut j = 0;
-        loop {
-            if j < npiv {
-                node.pivot[j] = bn.pivot[i];
-            }
-            j += 1;
-            i += 1;
-            if !(i <= mab_end && i < BIG && bn.pivot[i] != 0) {
-                break;
-            }
-        }
-        let count = i - mab_start;
-        for k in 0..count.min(kind.slots()) {
-            node.slot[k] = bn.slot[mab_start + k];
-        }
+        // The first pivot always, then on up to `mab_end` while the pivots are set.
+        let stop = (mab_end + 1).min(BIG);
+        let count = 1 + bn.pivot.get(mab_start + 1..stop).map_or(0, |p| p.iter().take_while(|&&x| x != 0).count());
+        let mut i = mab_start + count;
+        let mut j = count;
+        let np = count.min(npiv);
+        node.pivot[..np].copy_from_slice(&bn.pivot[mab_start..mab_start + np]);
+        let ns = count.min(kind.slots());
+        node.slot[..ns].copy_from_slice(&bn.slot[mab_start..mab_start + ns]);
         if new_max {
             mas.max = bn.pivot[i - 1];
         }
@@ -1090,10 +1103,7 @@ impl<O: MapleObserver> MapleTree<O> {
         let count = self.data_end(mas.node, mas.max);
         mas.end = count;
         let n = self.n(mas.node);
-        let mut offset = mas.offset;
-        while offset < count && mas.index > n.pivot[offset] {
-            offset += 1;
-        }
+        let offset = n.pivot_slot(mas.offset, count, mas.index);
         wr.r_max = if offset < count { n.pivot[offset] } else { mas.max };
         wr.r_min = self.safe_min(mas.node, offset, mas.min);
         wr.offset_end = offset;
@@ -1116,38 +1126,44 @@ impl<O: MapleObserver> MapleTree<O> {
         mas.depth += 1;
     }
 
-    /// `mas_is_span_wr`.
-    fn is_span_wr(&self, mas: &Mas, wr: &WrMas) -> bool {
-        let mut max = wr.r_max;
-        let last = mas.last;
-        if last < max {
-            return false;
-        }
-        if wr.kind.is_leaf() {
-            max = mas.max;
-            if last < max {
-                return false;
-            }
-        }
-        if last == max && (!wr.entry.is_null() || last == MAX) {
-            return false;
-        }
-        true
-    }
-
     /// `mas_wr_walk`: false when the write spans nodes.
+    /// Each level is `mas_wr_walk_descend`, `mas_is_span_wr` and `mas_wr_walk_traverse`, run on
+    /// locals and written back to `mas` and `wr` once at the end.
     fn wr_walk(&self, mas: &mut Mas, wr: &mut WrMas) -> bool {
-        loop {
-            self.wr_walk_descend(mas, wr);
-            if self.is_span_wr(mas, wr) {
-                return false;
+        let (index, last) = (mas.index, mas.last);
+        let (mut node, mut min, mut max, mut offset) = (mas.node, mas.min, mas.max, mas.offset);
+        let mut depth = mas.depth;
+        let mut content = wr.content;
+        let mut levels = 0;
+        let (kind, end, off, r_min, r_max, leaf) = loop {
+            let n = self.n(node);
+            let kind = n.kind;
+            let end = self.data_end(node, max);
+            let off = n.pivot_slot(offset, end, index);
+            let r_max = if off < end { n.pivot[off] } else { max };
+            let r_min = if off > 0 { n.pivot[off - 1].wrapping_add(1) } else { min };
+            levels += 1;
+            // mas_is_span_wr
+            let top = if kind.is_leaf() { max } else { r_max };
+            if last >= r_max && last >= top && !(last == top && (!wr.entry.is_null() || last == MAX)) {
+                break (kind, end, off, r_min, r_max, false);
             }
-            wr.content = self.n(mas.node).slot[mas.offset];
-            if wr.kind.is_leaf() {
-                return true;
+            content = n.slot[off];
+            if kind.is_leaf() {
+                break (kind, end, off, r_min, r_max, true);
             }
-            self.wr_walk_traverse(mas, wr);
-        }
+            (min, max) = (r_min, r_max);
+            node = match content {
+                Slot::Node(c) => c,
+                _ => NIL,
+            };
+            offset = 0;
+            depth += 1;
+        };
+        self.touched.set(self.touched.get() + levels);
+        (mas.node, mas.min, mas.max, mas.offset, mas.end, mas.depth) = (node, min, max, off, end, depth);
+        (wr.kind, wr.r_min, wr.r_max, wr.offset_end, wr.content) = (kind, r_min, r_max, off, content);
+        leaf
     }
 
     /// `mas_wr_walk_index`.
@@ -1333,18 +1349,11 @@ impl<O: MapleObserver> MapleTree<O> {
             Root::Node(id) => (id, 0, MAX),
         };
         loop {
-            let end = self.data_end(id, max).min(self.kind(id).slots() - 1);
-            let mut lo = min;
-            let mut off = 0;
-            let mut hi = self.safe_pivot(id, 0, max);
-            while off < end && hi < index {
-                lo = hi.wrapping_add(1);
-                off += 1;
-                hi = self.safe_pivot(id, off, max);
-            }
-            if off == end {
-                hi = max;
-            }
+            let n = self.n(id);
+            let end = self.data_end(id, max).min(n.kind.slots() - 1);
+            let off = n.pivot_slot(0, end, index);
+            let lo = if off == 0 { min } else { n.pivot[off - 1].wrapping_add(1) };
+            let hi = if off == end { max } else { n.pivot[off] };
             match self.n(id).slot[off] {
                 Slot::Node(c) => {
                     id = c;
@@ -1562,11 +1571,18 @@ impl<O: MapleObserver> MapleTree<O> {
         if mas.last == wr.end_piv {
             offset_end += 1;
         }
-        let old = self.n(mas.node).clone();
-        let mut nn = Node::new(old.kind);
-        nn.parent = old.parent;
-        nn.pivot[..mas.offset].copy_from_slice(&old.pivot[..mas.offset]);
-        nn.slot[..mas.offset].copy_from_slice(&old.slot[..mas.offset]);
+        // A fresh node of the same kind and parent, built in place from a copy of the old one's
+        // pivots and slots.
+        let nn = &mut self.nodes[mas.node as usize];
+        let old_pivot = nn.pivot;
+        let old_slot = nn.slot;
+        nn.pivot = [0; 15];
+        nn.slot = [Slot::Null; 16];
+        nn.gap = [0; 10];
+        nn.meta_end = 0;
+        nn.meta_gap = 0;
+        nn.pivot[..mas.offset].copy_from_slice(&old_pivot[..mas.offset]);
+        nn.slot[..mas.offset].copy_from_slice(&old_slot[..mas.offset]);
         if wr.r_min < mas.index {
             nn.slot[mas.offset] = wr.content;
             nn.pivot[mas.offset] = mas.index - 1;
@@ -1581,12 +1597,12 @@ impl<O: MapleObserver> MapleTree<O> {
             let copy_size = mas.end - offset_end + 1;
             for k in 0..copy_size {
                 if dst_offset + k < 16 && offset_end + k < 16 {
-                    nn.slot[dst_offset + k] = old.slot[offset_end + k];
+                    nn.slot[dst_offset + k] = old_slot[offset_end + k];
                 }
             }
             for k in 0..copy_size - 1 {
                 if dst_offset + k < 15 && offset_end + k < 15 {
-                    nn.pivot[dst_offset + k] = old.pivot[offset_end + k];
+                    nn.pivot[dst_offset + k] = old_pivot[offset_end + k];
                 }
             }
             if new_end < node_pivots {
@@ -1597,7 +1613,6 @@ impl<O: MapleObserver> MapleTree<O> {
             nn.meta_gap = 0;
             nn.meta_end = new_end as u8;
         }
-        *self.nm(mas.node) = nn;
         self.update_gap(mas);
         mas.end = new_end;
     }
@@ -1620,15 +1635,16 @@ impl<O: MapleObserver> MapleTree<O> {
     /// nodes it replaced.
     fn topiary_replace(&mut self, mas: &Mas, old: u32) {
         self.put_in_tree(mas);
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         // Children of new nodes point at them already; adopt all children of every new node.
-        let mut stack = vec![mas.node];
+        stack.push(mas.node);
         while let Some(x) = stack.pop() {
             if self.is_leaf(x) {
                 continue;
             }
-            let slots = self.n(x).slot;
-            for (i, s) in slots.iter().enumerate().take(self.kind(x).slots()) {
-                if let Slot::Node(c) = *s {
+            for i in 0..self.kind(x).slots() {
+                if let Slot::Node(c) = self.n(x).slot[i] {
                     let was_new = self.parent_of(c) == x;
                     self.set_parent(c, x, i);
                     if was_new {
@@ -1638,11 +1654,11 @@ impl<O: MapleObserver> MapleTree<O> {
             }
         }
         // The replaced nodes: the old top and, below it, every node still pointing at a dead one.
-        let mut stack = vec![old];
+        stack.push(old);
         while let Some(x) = stack.pop() {
             if !self.is_leaf(x) {
-                for s in self.n(x).slot {
-                    if let Slot::Node(c) = s {
+                for i in 0..16 {
+                    if let Slot::Node(c) = self.n(x).slot[i] {
                         if self.parent_of(c) == x && self.n(c).live {
                             stack.push(c);
                         }
@@ -1651,6 +1667,7 @@ impl<O: MapleObserver> MapleTree<O> {
             }
             self.free_node(x);
         }
+        self.stack = stack;
     }
 
     /// `mas_wmb_replace`.
@@ -2878,18 +2895,11 @@ impl RevCursor {
             Root::Node(id) => (id, 0, MAX),
         };
         loop {
-            let end = t.data_end(id, max).min(t.kind(id).slots() - 1);
-            let mut lo = min;
-            let mut off = 0;
-            let mut hi = t.safe_pivot(id, 0, max);
-            while off < end && hi < index {
-                lo = hi.wrapping_add(1);
-                off += 1;
-                hi = t.safe_pivot(id, off, max);
-            }
-            if off == end {
-                hi = max;
-            }
+            let n = t.n(id);
+            let end = t.data_end(id, max).min(n.kind.slots() - 1);
+            let off = n.pivot_slot(0, end, index);
+            let lo = if off == 0 { min } else { n.pivot[off - 1].wrapping_add(1) };
+            let hi = if off == end { max } else { n.pivot[off] };
             self.path.push((id, min, max, off));
             match t.n(id).slot[off] {
                 Slot::Node(c) => {
