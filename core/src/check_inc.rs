@@ -124,6 +124,9 @@ pub struct IncrementalCheck {
     /// maple-rfc: per node, the lazy list's length and page sum last seen; the purge count.
     rfc_lazy: Vec<(usize, u64)>,
     rfc_purges: u64,
+    /// maple-rfc: every pool was empty at the last purge or full check (pools only grow in a
+    /// purge, `purge_nodes`).
+    rfc_pools_empty: bool,
     /// False until a full check has set the running sums up (and after a reset).
     synced: bool,
     /// A full check every this many operations (0: only at the start and at the end).
@@ -223,6 +226,7 @@ impl IncrementalCheck {
             lazy_count: 0,
             rfc_lazy: Vec::new(),
             rfc_purges: 0,
+            rfc_pools_empty: false,
             synced: false,
             every,
             adaptive: false,
@@ -291,6 +295,7 @@ impl IncrementalCheck {
         self.ends.clear();
         if let Some(m) = v.rfc() {
             self.rfc_purges = m.counters.purges;
+            self.rfc_pools_empty = m.nodes.iter().all(|n| n.pools.iter().all(|p| p.is_empty()));
             for n in &m.nodes {
                 let pages = n.lazy.iter().map(|&va| m.arena.get(va).size() >> PAGE_SHIFT).sum();
                 self.rfc_lazy.push((n.lazy.len(), pages));
@@ -656,8 +661,21 @@ impl IncrementalCheck {
             _ => None,
         };
         let Some((s, e)) = range else { return self.full(v) };
-        if m.counters.purges != self.rfc_purges || m.nodes.len() != self.rfc_lazy.len() {
+        if m.nodes.len() != self.rfc_lazy.len() {
             return self.full(v);
+        }
+        if m.counters.purges != self.rfc_purges {
+            // A purge in an allocation (which adds no lazy area) with every lazy list and
+            // pool empty before it (the retry finding nothing to reclaim) changes nothing: `decay_va_pool_node` takes nothing
+            // and no list has an area. Empty after it too, or the full check.
+            let idle = matches!(op, Op::Alloc { .. })
+                && self.rfc_pools_empty
+                && self.rfc_lazy.iter().all(|s| s.0 == 0)
+                && m.nodes.iter().all(|n| n.lazy.is_empty() && n.pools.iter().all(|p| p.is_empty()));
+            if !idle {
+                return self.full(v);
+            }
+            self.rfc_purges = m.counters.purges;
         }
         if s < e {
             let r = [(s.saturating_sub(1), e)];
