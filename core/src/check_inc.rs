@@ -115,9 +115,9 @@ pub struct IncrementalCheck {
     slots: Vec<Slot>,
     /// The operation's stamp for the membership climbs.
     op_gen: u32,
-    /// Per tree ([`TreeId::index`]): `(root, first, last)` when the walk to its leftmost and
-    /// rightmost nodes last found them the list's ends.
-    ends: Vec<(u32, u32, u32)>,
+    /// Per tree ([`TreeId::index`]): `(first, last)` as last found to be its leftmost and
+    /// rightmost nodes ([`IncrementalCheck::ends_check`]).
+    ends: Vec<(u32, u32)>,
     /// The lazy areas' pages as last seen, summed, and their number.
     lazy_sum: u64,
     lazy_count: usize,
@@ -603,10 +603,12 @@ impl IncrementalCheck {
     }
 
     /// Tree `k`'s root is black with no parent; its list's ends are its leftmost and rightmost
-    /// nodes. The walks to them only when the root or an end changed since they last agreed:
-    /// with the three unchanged, a node put before `first` or after `last` (or taking an end's
-    /// place) is in the region with no list neighbour, and [`local`] wants it to be the
-    /// list's end.
+    /// nodes. An end the same as when it was last found right needs no walk: a node put before
+    /// `first` (or after `last`), or an end unlinked, puts a node with no list neighbour in
+    /// the region, and [`local`] wants it to be the list's end. A new end that is a touched
+    /// object of the tree needs none either: its list link outward must be empty, and
+    /// [`Self::region_check`] compares that link with `rb_prev` (`rb_next`), empty only at
+    /// the leftmost (rightmost) node. Any other new end: the walk from the root.
     fn ends_check(&mut self, a: &Arena, tree: &VaTree, k: u16) -> Result<(), String> {
         let what = Self::what(k);
         if tree.root == NIL {
@@ -619,18 +621,22 @@ impl IncrementalCheck {
         if r.parent() != NIL || !r.is_black() {
             return Err(format!("{what}: the root has a parent or is red"));
         }
-        let now = (tree.root, tree.first, tree.last);
-        let k = usize::from(k);
-        if self.ends.get(k) != Some(&now) {
-            let ends = (leftmost(a, tree.root), rightmost(a, tree.root));
-            if ends != (tree.first, tree.last) || a.area(tree.first).prev != NIL || a.area(tree.last).next != NIL {
-                return Err(format!("{what}: the list's ends are not the tree's"));
-            }
-            if self.ends.len() <= k {
-                self.ends.resize(k + 1, (NIL, NIL, NIL));
-            }
-            self.ends[k] = now;
+        let i = usize::from(k);
+        if self.ends.len() <= i {
+            self.ends.resize(i + 1, (NIL, NIL));
         }
+        let (first, last) = self.ends[i];
+        let touched = |h: u32| self.inorder.iter().any(|&(t, x)| t == k && x == h);
+        let first_ok = (tree.first == first && first != NIL)
+            || (touched(tree.first) && a.try_area(tree.first).is_some_and(|x| x.prev == NIL))
+            || (leftmost(a, tree.root) == tree.first && a.area(tree.first).prev == NIL);
+        let last_ok = (tree.last == last && last != NIL)
+            || (touched(tree.last) && a.try_area(tree.last).is_some_and(|x| x.next == NIL))
+            || (rightmost(a, tree.root) == tree.last && a.area(tree.last).next == NIL);
+        if !first_ok || !last_ok {
+            return Err(format!("{what}: the list's ends are not the tree's"));
+        }
+        self.ends[i] = (tree.first, tree.last);
         Ok(())
     }
 
