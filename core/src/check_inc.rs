@@ -21,9 +21,12 @@
 //! and the black heights of the region, bottom-up. A subtree hanging off the region was not
 //! changed, so its black height is the one cached for its root when it was last in a region
 //! (or at the last full check): O(1), not a descent. A touched object's list links are also
-//! compared with its in-order neighbours (`rb_prev`, `rb_next`). Dedup and the region use
-//! per-object generation stamps, not sorting: the cost is O(path × touched trees) per
-//! operation with no allocation once warm. Besides: the busy index under each touched
+//! compared with its in-order neighbours (`rb_prev`, `rb_next`). The climb that finds which
+//! tree an object is in is the region's path: each node it passes is stamped with the
+//! operation and the tree, and a later climb stops at a stamped node, so an operation pays
+//! for the union of its paths once, with no sorting and no allocation once warm. The walks
+//! from a root to its leftmost and rightmost nodes (the list's ends) are made only when the
+//! root or an end changed since they last agreed. Besides: the busy index under each touched
 //! start, each touched pool's ends, `vmap_lazy_nr` against a running sum of the lazy areas'
 //! pages, no touched area overlapping the free tree (or a touched free block a busy or lazy
 //! area). What needs the whole state (the tiling of the space, the object count, entries of
@@ -57,12 +60,35 @@ enum TreeId {
     Purge,
 }
 
+impl TreeId {
+    /// Its place in [`IncrementalCheck::trees`]' order.
+    fn index(self) -> usize {
+        match self {
+            TreeId::Free => 0,
+            TreeId::Purge => 1,
+            TreeId::Busy(n) => 2 + 2 * n,
+            TreeId::Lazy(n) => 3 + 2 * n,
+        }
+    }
+
+    fn from_index(k: u16) -> Option<TreeId> {
+        Some(match k {
+            NO_TREE => return None,
+            0 => TreeId::Free,
+            1 => TreeId::Purge,
+            k if k % 2 == 0 => TreeId::Busy(usize::from(k - 2) / 2),
+            k => TreeId::Lazy(usize::from(k - 3) / 2),
+        })
+    }
+}
+
 /// What the check keeps per arena slot (index = handle / [`STRIDE`]).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    /// The generation of the region check that last put it in the region or on a path.
-    region: u32,
-    path: u32,
+    /// The operation whose membership climb last passed it (so it is on the region's paths),
+    /// and the tree that climb found ([`NO_TREE`]: none).
+    op: u32,
+    tree: u16,
     /// The black height of its subtree as last checked ([`BH_UNKNOWN`]: never).
     bh: u8,
     /// A lazy area's pages as last seen, plus one (0: not lazy).
@@ -70,7 +96,8 @@ struct Slot {
 }
 
 const BH_UNKNOWN: u8 = u8::MAX;
-const BLANK: Slot = Slot { region: 0, path: 0, bh: BH_UNKNOWN, lazy: 0 };
+const NO_TREE: u16 = u16::MAX;
+const BLANK: Slot = Slot { op: 0, tree: NO_TREE, bh: BH_UNKNOWN, lazy: 0 };
 
 #[inline(always)]
 fn ix(h: u32) -> usize {
@@ -86,7 +113,11 @@ pub struct IncrementalCheck {
     seeds: Vec<u32>,
     pools: Vec<(u32, usize)>,
     slots: Vec<Slot>,
-    gen: u32,
+    /// The operation's stamp for the membership climbs.
+    op_gen: u32,
+    /// Per tree ([`TreeId::index`]): `(first, last)` as last found to be its leftmost and
+    /// rightmost nodes ([`IncrementalCheck::ends_check`]).
+    ends: Vec<(u32, u32)>,
     /// The lazy areas' pages as last seen, summed, and their number.
     lazy_sum: u64,
     lazy_count: usize,
@@ -106,14 +137,15 @@ pub struct IncrementalCheck {
     since: u64,
     /// Full checks run (for tests and the report).
     pub full_checks: u64,
-    region: Vec<u32>,
-    /// The touched objects in a tree (sorted): their list links are compared with rb_prev/rb_next.
-    inorder: Vec<u32>,
+    /// The touched objects in a tree (tree index, handle): their list links are compared with
+    /// rb_prev/rb_next.
+    inorder: Vec<(u16, u32)>,
+    /// The trees the climbs reached.
+    seen: Vec<u16>,
     /// The region's path nodes, in the order the climbs met them (each climb bottom-up), and
     /// where each climb starts in it.
     path: Vec<u32>,
     climbs: Vec<usize>,
-    members: Vec<(TreeId, u32)>,
 }
 
 impl Default for IncrementalCheck {
@@ -192,7 +224,8 @@ impl IncrementalCheck {
             seeds: Vec::new(),
             pools: Vec::new(),
             slots: Vec::new(),
-            gen: 0,
+            op_gen: 0,
+            ends: Vec::new(),
             lazy_sum: 0,
             lazy_count: 0,
             rfc_lazy: Vec::new(),
@@ -203,11 +236,10 @@ impl IncrementalCheck {
             adaptive: false,
             since: 0,
             full_checks: 0,
-            region: Vec::new(),
+            seen: Vec::new(),
             inorder: Vec::new(),
             path: Vec::new(),
             climbs: Vec::new(),
-            members: Vec::new(),
         }
     }
 
@@ -264,6 +296,7 @@ impl IncrementalCheck {
         self.lazy_sum = 0;
         self.lazy_count = 0;
         self.rfc_lazy.clear();
+        self.ends.clear();
         if let Some(m) = v.rfc() {
             self.resync_rfc(m);
             return;
@@ -305,39 +338,88 @@ impl IncrementalCheck {
         [TreeId::Free, TreeId::Purge].into_iter().chain((0..nr).flat_map(|n| [TreeId::Busy(n), TreeId::Lazy(n)]))
     }
 
+    /// The tree at index `k` ([`TreeId::index`]).
+    #[inline(always)]
+    fn tree_at(v: &Vmap, k: u16) -> &VaTree {
+        match k {
+            0 => &v.free,
+            1 => &v.purge_tree,
+            k if k % 2 == 0 => &v.nodes[usize::from(k - 2) / 2].busy,
+            k => &v.nodes[usize::from(k - 3) / 2].lazy,
+        }
+    }
+
+    fn what(k: u16) -> &'static str {
+        match TreeId::from_index(k) {
+            Some(TreeId::Free) => "free tree",
+            Some(TreeId::Busy(_)) => "busy tree",
+            Some(TreeId::Lazy(_)) => "lazy tree",
+            _ => "purge tree",
+        }
+    }
+
     /// The tree `h` is linked in, if any: the root its parent links lead to, each parent
     /// naming the node below as a child (an object that left its tree may keep stale links;
-    /// a chain of child links from the root is what makes it a member).
-    fn member(v: &Vmap, h: u32) -> Option<TreeId> {
+    /// a chain of child links from the root is what makes it a member). The answer is stamped
+    /// on every node of the climb for this operation, and a later climb stops where it meets
+    /// one, so the climbs of an operation cost the union of their paths, and they are the
+    /// region's paths: each climb is appended to `path` bottom-up (its start in `climbs`).
+    fn member(&mut self, v: &Vmap, h: u32) -> Option<TreeId> {
         let a = &v.arena;
+        let start = self.path.len();
         let mut r = h;
+        let mut found = NO_TREE;
         for _ in 0..MAX_DEPTH {
-            let p = a.try_area(r)?.parent();
+            let Some(x) = a.try_area(r) else { break };
+            let s = &self.slots[ix(r)];
+            if s.op == self.op_gen {
+                found = s.tree;
+                break;
+            }
+            self.path.push(r);
+            let p = x.parent();
             if p == NIL {
-                return Self::trees(v).find(|&t| Self::tree(v, t).root == r);
+                found = Self::trees(v).find(|&t| Self::tree(v, t).root == r).map_or(NO_TREE, |t| t.index() as u16);
+                break;
             }
-            let pv = a.try_area(p)?;
-            if pv.left != r && pv.right != r {
-                return None;
+            match a.try_area(p) {
+                Some(pv) if pv.left == r || pv.right == r => r = p,
+                _ => break,
             }
-            r = p;
         }
-        None
+        for &n in &self.path[start..] {
+            let s = &mut self.slots[ix(n)];
+            (s.op, s.tree) = (self.op_gen, found);
+        }
+        if self.path.len() > start {
+            self.climbs.push(start);
+        }
+        if found != NO_TREE && !self.seen.contains(&found) {
+            self.seen.push(found);
+        }
+        TreeId::from_index(found)
     }
 
     fn check_touched(&mut self, v: &Vmap) -> Result<(), String> {
         let a = &v.arena;
         self.grow(a);
+        self.op_gen = self.op_gen.wrapping_add(1);
+        if self.op_gen == 0 {
+            self.slots.iter_mut().for_each(|s| s.op = 0);
+            self.op_gen = 1;
+        }
+        self.path.clear();
+        self.climbs.clear();
+        self.seen.clear();
+        self.inorder.clear();
         self.touched.sort_unstable();
         self.touched.dedup();
-        let mut members = std::mem::take(&mut self.members);
-        members.clear();
         let touched = std::mem::take(&mut self.touched);
         let mut r = Ok(());
         for &h in touched.iter().filter(|&&h| a.try_area(h).is_some()) {
-            let m = Self::member(v, h);
+            let m = self.member(v, h);
             if let Some(t) = m {
-                members.push((t, h));
+                self.inorder.push((t.index() as u16, h));
             }
             if let Err(e) = self.object(v, h, m) {
                 r = Err(e);
@@ -346,31 +428,17 @@ impl IncrementalCheck {
         }
         self.touched = touched;
         r?;
-        // A node a rotation, recolour or erase rewrote: its path is in the region (tagged
-        // NIL-first so that the touched objects' in-order check can tell them apart).
-        let objects = members.len();
+        // A node a rotation, recolour or erase rewrote: its path is in the region too.
         self.seeds.sort_unstable();
         self.seeds.dedup();
-        for &h in &self.seeds {
+        let seeds = std::mem::take(&mut self.seeds);
+        for &h in &seeds {
             if self.touched.binary_search(&h).is_err() {
-                if let Some(t) = Self::member(v, h) {
-                    members.push((t, h));
-                }
+                self.member(v, h);
             }
         }
-        self.inorder.clear();
-        self.inorder.extend(members[..objects].iter().map(|m| m.1));
-        members.sort_unstable();
-        let mut i = 0;
-        let mut r = Ok(());
-        while i < members.len() && r.is_ok() {
-            let t = members[i].0;
-            let j = i + members[i..].iter().take_while(|m| m.0 == t).count();
-            r = self.region_check(v, t, &members[i..j]);
-            i = j;
-        }
-        self.members = members;
-        r?;
+        self.seeds = seeds;
+        self.region_check(v)?;
         let mut pools = std::mem::take(&mut self.pools);
         pools.sort_unstable();
         pools.dedup();
@@ -480,147 +548,109 @@ impl IncrementalCheck {
         Ok(())
     }
 
-    /// Put `n` (a link read from the tree) in this generation's region.
-    fn add(&mut self, a: &Arena, n: u32, what: &str) -> Result<(), String> {
-        if a.try_area(n).is_none() {
-            return Err(format!("{what}: a link names a handle outside the arena"));
-        }
-        let s = &mut self.slots[ix(n)];
-        if s.region != self.gen {
-            s.region = self.gen;
-            self.region.push(n);
-        }
-        Ok(())
-    }
-
-    /// The region of tree `t` around the paths to `hs` (see the module comment).
-    fn region_check(&mut self, v: &Vmap, t: TreeId, hs: &[(TreeId, u32)]) -> Result<(), String> {
+    /// The region (see the module comment) of every tree the climbs reached: the root and the
+    /// list's ends of each, then each region node's [`local`] checks and black height,
+    /// bottom-up, cached per node. A child of a path node that no climb passed is off the
+    /// paths and has no child on them (a climb would have passed it), so its children's
+    /// cached heights give its own: those first. Then the paths, the last climb first and
+    /// each from its bottom: a climb ends below a node of an earlier one (or at a root), so
+    /// every path node comes after its descendants.
+    fn region_check(&mut self, v: &Vmap) -> Result<(), String> {
         let a = &v.arena;
-        let tree = Self::tree(v, t);
-        let what = match t {
-            TreeId::Free => "free tree",
-            TreeId::Busy(_) => "busy tree",
-            TreeId::Lazy(_) => "lazy tree",
-            TreeId::Purge => "purge tree",
-        };
-        let augmented = t == TreeId::Free;
-        self.gen = self.gen.wrapping_add(1);
-        if self.gen == 0 {
-            // The stamps wrapped: start them afresh.
-            self.slots.iter_mut().for_each(|s| (s.region, s.path) = (0, 0));
-            self.gen = 1;
+        for i in 0..self.seen.len() {
+            let k = self.seen[i];
+            self.ends_check(a, Self::tree_at(v, k), k)?;
         }
-        self.region.clear();
-        self.path.clear();
-        self.climbs.clear();
-        // Each path climbs until it meets one already climbed (its top is in the region).
-        for &(_, h) in hs {
-            let mut n = h;
-            self.climbs.push(self.path.len());
-            for _ in 0..MAX_DEPTH {
-                if n == NIL || self.slots[ix(n)].path == self.gen {
-                    break;
+        for i in 0..self.path.len() {
+            let n = self.path[i];
+            let k = self.slots[ix(n)].tree;
+            if k == NO_TREE {
+                continue;
+            }
+            let x = a.area(n);
+            for c in [x.left, x.right] {
+                if c != NIL && a.try_area(c).is_none_or(|_| self.slots[ix(c)].op != self.op_gen) {
+                    self.node(a, Self::tree_at(v, k), c, k)?;
                 }
-                self.slots[ix(n)].path = self.gen;
-                self.path.push(n);
-                self.add(a, n, what)?;
-                let x = a.area(n);
-                let (l, r, p) = (x.left, x.right, x.parent());
-                for c in [l, r] {
-                    if c != NIL {
-                        self.add(a, c, what)?;
-                    }
-                }
-                if p != NIL && a.try_area(p).is_none() {
-                    return Err(format!("{what}: a parent link names a handle outside the arena"));
-                }
-                n = p;
-            }
-        }
-        // The tree's ends.
-        if tree.root == NIL {
-            if tree.first != NIL || tree.last != NIL {
-                return Err(format!("{what}: empty tree with a list"));
-            }
-        } else {
-            let r = a.area(tree.root);
-            if r.parent() != NIL || !r.is_black() {
-                return Err(format!("{what}: the root has a parent or is red"));
-            }
-            let ends = (leftmost(a, tree.root), rightmost(a, tree.root));
-            if ends != (tree.first, tree.last) || a.area(tree.first).prev != NIL || a.area(tree.last).next != NIL {
-                return Err(format!("{what}: the list's ends are not the tree's"));
-            }
-        }
-        for &n in &self.region {
-            local(a, tree, n, augmented, what)?;
-        }
-        // A touched object's list neighbours are its in-order neighbours.
-        for &(_, h) in hs.iter().filter(|m| self.inorder.binary_search(&m.1).is_ok()) {
-            let x = a.area(h);
-            if x.prev != rb_prev(a, h) || x.next != rb_next(a, h) {
-                return Err(format!(
-                    "{what}: the list links of [{:#x}, {:#x}) differ from the tree's in-order neighbours",
-                    x.va_start, x.va_end
-                ));
-            }
-        }
-        self.black_heights(a, what)
-    }
-
-    /// The black heights of the region, bottom-up, cached per node. A region node off the
-    /// paths has no child in the region (a child in it would have been climbed through), so
-    /// its children's cached heights give its own; then the paths, the last climb first and
-    /// each from its bottom: a climb ends below a node of an earlier one, so every path node
-    /// comes after its descendants.
-    fn black_heights(&mut self, a: &Arena, what: &str) -> Result<(), String> {
-        let gen = self.gen;
-        for k in 0..self.region.len() {
-            let n = self.region[k];
-            if self.slots[ix(n)].path != gen {
-                self.set_bh(a, n, what)?;
             }
         }
         let mut end = self.path.len();
         for c in (0..self.climbs.len()).rev() {
             let start = self.climbs[c];
-            for k in start..end {
-                let n = self.path[k];
-                self.set_bh(a, n, what)?;
+            for i in start..end {
+                let n = self.path[i];
+                let k = self.slots[ix(n)].tree;
+                if k != NO_TREE {
+                    self.node(a, Self::tree_at(v, k), n, k)?;
+                }
             }
             end = start;
         }
+        // A touched object's list neighbours are its in-order neighbours.
+        for &(k, h) in &self.inorder {
+            let x = a.area(h);
+            if x.prev != rb_prev(a, h) || x.next != rb_next(a, h) {
+                return Err(format!(
+                    "{}: the list links of [{:#x}, {:#x}) differ from the tree's in-order neighbours",
+                    Self::what(k),
+                    x.va_start,
+                    x.va_end
+                ));
+            }
+        }
         Ok(())
     }
 
-    /// One node's black height from its children's cached ones, which must agree.
-    #[inline(always)]
-    fn set_bh(&mut self, a: &Arena, n: u32, what: &str) -> Result<(), String> {
-        let x = a.area(n);
-        let l = self.cached_bh(a, x.left);
-        let r = self.cached_bh(a, x.right);
-        if l != r {
-            return Err(format!("{what}: black heights differ under [{:#x}, {:#x})", x.va_start, x.va_end));
+    /// Tree `k`'s root is black with no parent; its list's ends are its leftmost and rightmost
+    /// nodes. An end the same as when it was last found right needs no walk: a node put before
+    /// `first` (or after `last`), or an end unlinked, puts a node with no list neighbour in
+    /// the region, and [`local`] wants it to be the list's end. A new end that is a touched
+    /// object of the tree needs none either: its list link outward must be empty, and
+    /// [`Self::region_check`] compares that link with `rb_prev` (`rb_next`), empty only at
+    /// the leftmost (rightmost) node. Any other new end: the walk from the root.
+    fn ends_check(&mut self, a: &Arena, tree: &VaTree, k: u16) -> Result<(), String> {
+        let what = Self::what(k);
+        if tree.root == NIL {
+            if tree.first != NIL || tree.last != NIL {
+                return Err(format!("{what}: empty tree with a list"));
+            }
+            return Ok(());
         }
-        self.slots[ix(n)].bh = l.saturating_add(u8::from(x.is_black())).min(BH_UNKNOWN - 1);
+        let r = a.area(tree.root);
+        if r.parent() != NIL || !r.is_black() {
+            return Err(format!("{what}: the root has a parent or is red"));
+        }
+        let i = usize::from(k);
+        if self.ends.len() <= i {
+            self.ends.resize(i + 1, (NIL, NIL));
+        }
+        let (first, last) = self.ends[i];
+        let touched = |h: u32| self.inorder.iter().any(|&(t, x)| t == k && x == h);
+        let first_ok = (tree.first == first && first != NIL)
+            || (touched(tree.first) && a.try_area(tree.first).is_some_and(|x| x.prev == NIL))
+            || (leftmost(a, tree.root) == tree.first && a.area(tree.first).prev == NIL);
+        let last_ok = (tree.last == last && last != NIL)
+            || (touched(tree.last) && a.try_area(tree.last).is_some_and(|x| x.next == NIL))
+            || (rightmost(a, tree.root) == tree.last && a.area(tree.last).next == NIL);
+        if !first_ok || !last_ok {
+            return Err(format!("{what}: the list's ends are not the tree's"));
+        }
+        self.ends[i] = (tree.first, tree.last);
         Ok(())
     }
 
-    /// The cached black height of a subtree (0 for none); never cached (cannot happen after a
-    /// full check): one bounded descent.
+    /// One region node of tree `k`: the checks of [`local`] and its black height from its
+    /// children's cached ones, which must agree ([`fast_node`]; the messages are built only on
+    /// a failure).
     #[inline(always)]
-    fn cached_bh(&self, a: &Arena, n: u32) -> u8 {
-        let Some(s) = self.slots.get(ix(n)).filter(|_| n != NIL) else { return 0 };
-        if s.bh != BH_UNKNOWN {
-            return s.bh;
+    fn node(&mut self, a: &Arena, tree: &VaTree, n: u32, k: u16) -> Result<(), String> {
+        match fast_node(a, &self.slots, tree, n, k == 0) {
+            Some(b) => {
+                self.slots[ix(n)].bh = b;
+                Ok(())
+            }
+            None => Err(node_error(a, tree, n, k == 0, Self::what(k))),
         }
-        let (mut c, mut y) = (0u8, n);
-        for _ in 0..MAX_DEPTH {
-            let Some(yv) = a.try_area(y) else { break };
-            c = c.saturating_add(u8::from(yv.is_black()));
-            y = yv.left;
-        }
-        c
     }
 
     // ------------------------------------------------------------------ maple-rfc
@@ -715,6 +745,79 @@ impl IncrementalCheck {
         }
         Ok(())
     }
+}
+
+/// The black height cached for the subtree at `n` (0 for none); never cached (cannot happen
+/// after a full check): one bounded descent.
+#[inline(always)]
+fn cached_bh(a: &Arena, slots: &[Slot], n: u32) -> u8 {
+    if n == NIL {
+        return 0;
+    }
+    match slots.get(ix(n)) {
+        Some(s) if s.bh != BH_UNKNOWN => s.bh,
+        _ => descent_bh(a, n),
+    }
+}
+
+#[cold]
+fn descent_bh(a: &Arena, n: u32) -> u8 {
+    let (mut c, mut y) = (0u8, n);
+    for _ in 0..MAX_DEPTH {
+        let Some(yv) = a.try_area(y) else { break };
+        c = c.saturating_add(u8::from(yv.is_black()));
+        y = yv.left;
+    }
+    c
+}
+
+/// [`local`] and the black-height test of a region node in one pass, without messages: its
+/// black height, or `None` when [`local`] fails or its children's cached heights differ.
+#[inline(always)]
+fn fast_node(a: &Arena, slots: &[Slot], t: &VaTree, n: u32, augmented: bool) -> Option<u8> {
+    let x = a.try_area(n)?;
+    let (l, r, p, black) = (x.left, x.right, x.parent(), x.is_black());
+    let mut ok = x.va_start < x.va_end;
+    ok &= if p == NIL { t.root == n } else { a.try_area(p).is_some_and(|pv| pv.left == n || pv.right == n) };
+    let (mut m, mut bl, mut br) = (x.size(), 0, 0);
+    if l != NIL {
+        let c = a.try_area(l)?;
+        ok &= c.parent() == n && (black || c.is_black()) && c.va_end <= x.va_start;
+        if augmented {
+            m = m.max(c.subtree_max_size());
+        }
+        bl = cached_bh(a, slots, l);
+    }
+    if r != NIL {
+        let c = a.try_area(r)?;
+        ok &= c.parent() == n && (black || c.is_black()) && c.va_start >= x.va_end;
+        if augmented {
+            m = m.max(c.subtree_max_size());
+        }
+        br = cached_bh(a, slots, r);
+    }
+    ok &= !augmented || x.subtree_max_size() == m;
+    let (pr, nx) = (x.prev, x.next);
+    ok &= if pr == NIL { t.first == n } else { a.try_area(pr).is_some_and(|y| y.next == n) };
+    ok &= if nx == NIL {
+        t.last == n
+    } else {
+        a.try_area(nx).is_some_and(|y| y.prev == n && y.va_start >= x.va_end && !(augmented && y.va_start == x.va_end))
+    };
+    (ok && bl == br).then(|| bl.saturating_add(u8::from(black)).min(BH_UNKNOWN - 1))
+}
+
+/// What [`fast_node`] found wrong at `n`, in words.
+#[cold]
+fn node_error(a: &Arena, t: &VaTree, n: u32, augmented: bool, what: &str) -> String {
+    let Some(x) = a.try_area(n) else { return format!("{what}: a link names a handle outside the arena") };
+    if [x.parent(), x.left, x.right].into_iter().any(|h| h != NIL && a.try_area(h).is_none()) {
+        return format!("{what}: a link of [{:#x}, {:#x}) names a handle outside the arena", x.va_start, x.va_end);
+    }
+    if let Err(e) = local(a, t, n, augmented, what) {
+        return e;
+    }
+    format!("{what}: black heights differ under [{:#x}, {:#x})", x.va_start, x.va_end)
 }
 
 /// The checks of one node `n` of `t` that need only its neighbourhood.

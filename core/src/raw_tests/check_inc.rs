@@ -339,3 +339,51 @@ fn maple_rfc_reads_and_pcpu_groups_are_not_checked_whole() {
     }
     assert_eq!(c.full_checks, full);
 }
+
+/// The walks to a tree's list ends are made only when its root, `first` or `last` changed
+/// since they last agreed: a wrong `last` (here the block before the real last one, which an
+/// allocation at the low end does not touch) is such a change, so the next operation on the
+/// tree walks and catches it.
+#[test]
+fn a_wrong_list_end_is_caught_next_op() {
+    let (mut r, mut c, _) = fragmented(Profile::Linux69);
+    let last = r.vmap.free.last;
+    let before = r.vmap.arena.get(last).prev;
+    assert_ne!(before, NIL);
+    r.vmap.free.last = before;
+    let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
+    assert!(e.contains("the list's ends are not the tree's"), "{e}");
+    assert_eq!(c.full_checks, 1, "caught by the incremental check, not the backstop");
+}
+
+/// maple-rfc: an allocation that fails purges and retries (`purge_nodes(true, AllocRetry)`).
+/// With every lazy list and pool empty the purge changes nothing; with a lazy area to reclaim
+/// it erases that area's range. Neither is a full check: the purge is checked on the paths of
+/// the areas it took.
+#[test]
+fn an_idle_maple_rfc_purge_is_not_a_full_check() {
+    let w = "0xffffc90000000000 0xffffc90000001000";
+    let text = format!(
+        "profile maple-rfc\nbump off\nalloc 0x1000 0x1000 {w}\nalloc 0x1000 0x1000 {w}\n\
+         vfree 0xffffc90000000000\nalloc 0x1000 0x1000 {w}\n"
+    );
+    let mut r = Replayer::new(Profile::MapleRfc);
+    let mut c = IncrementalCheck::new(FAR);
+    let mut outs = Vec::new();
+    let mut fulls = Vec::new();
+    for l in crate::trace::parse_trace(&text).unwrap() {
+        let mut out = String::new();
+        r.apply(&l.op, &mut out, &mut c).unwrap();
+        c.after_op(&r.vmap, &l.op, &out).unwrap();
+        outs.push(out);
+        fulls.push(c.full_checks);
+    }
+    // The one-page window holds one area: the second allocation fails (after its idle purge);
+    // the vfree leaves the area lazy, so the third one's purge reclaims it and it succeeds.
+    assert_eq!(outs[3], "alloc -> FAIL\n");
+    assert_eq!(outs[5], "alloc -> 0xffffc90000000000\n");
+    assert_eq!(r.vmap.rfc().unwrap().counters.purges, 2);
+    assert_eq!(fulls[3], fulls[2], "the idle purge: incremental");
+    assert_eq!(fulls[5], fulls[4], "the purge that reclaimed: on its paths");
+    c.finish(&r.vmap).unwrap();
+}
