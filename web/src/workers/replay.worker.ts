@@ -15,6 +15,7 @@ import init, {
 } from '../pkg-workbench/vmapviz_wasm.js';
 import type { Envelope, Opened, Reply, Source } from './protocol';
 import { parseReport } from '../panels/api';
+import { thin } from './thin';
 
 const ready = init();
 let session: Vmapviz | null = null;
@@ -55,8 +56,8 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   let text: string | null = null;
   let report: string | null = null;
   let format = 'trace';
-  if (source.kind === 'text') {
-    text = source.text;
+  if (source.kind === 'text' || source.kind === 'link') {
+    text = source.kind === 'text' ? source.text : new TextDecoder().decode(source.bytes);
     loader = new Loader(text);
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
@@ -134,7 +135,8 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = open(id, req.source, req.largeOps, req.chunk);
         break;
       case 'state':
-        value = need().state(req.k);
+        // A state of more areas than the page can take is thinned here (web/src/workers/thin.ts).
+        value = thin(need().state(req.k));
         break;
       case 'frames':
         value = need().frames(req.k);
