@@ -3,6 +3,8 @@
 /** Where the trace of an `open` comes from. */
 export type Source =
   | { kind: 'text'; text: string }
+  /** A link's trace, decompressed in the link worker (web/src/workers/linkRead.ts): UTF-8. */
+  | { kind: 'link'; bytes: Uint8Array }
   | { kind: 'import'; format: string; profile: string; text?: string; bytes?: Uint8Array }
   | { kind: 'workload'; name: string; params: string };
 
