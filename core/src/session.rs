@@ -387,7 +387,19 @@ pub struct Session {
     warnings: Vec<(usize, VmapError)>,
     checkpoints: Vec<Replayer>,
     every: usize,
+    /// Live objects the checkpoints hold together (their memory grows with it).
+    held: usize,
     current: Replayer,
+}
+
+/// The most live objects all checkpoints may hold together (about 60 bytes each in a copy of
+/// the allocator: some 240 MB). Past it, every other checkpoint is dropped and the spacing
+/// doubles, so a trace that keeps 555,000 areas alive keeps about 14 copies, not 256 (4 GB).
+pub const CHECKPOINT_OBJECTS: usize = 4 << 20;
+
+/// What a checkpoint holds: the allocator's live objects (areas, free blocks), at least 1.
+fn weight(r: &Replayer) -> usize {
+    r.vmap.rfc.as_deref().map_or_else(|| r.vmap.arena.live(), |m| m.live_areas()) + 1
 }
 
 impl Session {
@@ -405,6 +417,7 @@ impl Session {
             output: String::new(),
             out_ends: Vec::new(),
             warnings: Vec::new(),
+            held: weight(&r),
             checkpoints: vec![r.clone()],
             every: every.max(1),
             current: r,
@@ -432,6 +445,8 @@ impl Session {
         let k = self.ops.len();
         if k > 0 && k.is_multiple_of(self.every) && self.checkpoints.len() <= k / self.every {
             self.checkpoints.push(self.current.clone());
+            self.held += weight(&self.current);
+            self.thin_checkpoints();
         }
         if let Op::Profile(_) = l.op {
             if k > 0 {
@@ -468,6 +483,25 @@ impl Session {
                 Err(ReplayError { line: l.line, msg: e.to_string() })
             }
         }
+    }
+
+    /// Past [`CHECKPOINT_OBJECTS`], keep C0, C2, C4, ... and double the spacing (checkpoint `i`
+    /// stays the state before op `i * every`), until the rest fit.
+    fn thin_checkpoints(&mut self) {
+        while self.held > CHECKPOINT_OBJECTS && self.checkpoints.len() > 2 {
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.every *= 2;
+            self.held = self.checkpoints.iter().map(weight).sum();
+        }
+    }
+
+    /// The spacing of the checkpoints now (doubled each time they were thinned).
+    pub fn checkpoint_every(&self) -> usize {
+        self.every
     }
 
     /// Parse one line and append it.
@@ -519,6 +553,7 @@ impl Session {
         if k == 0 {
             self.checkpoints[0] = self.initial.clone();
         }
+        self.held = self.checkpoints.iter().map(weight).sum();
     }
 
     pub fn len(&self) -> usize {
