@@ -393,9 +393,9 @@ pub struct Session {
 }
 
 /// The most live objects all checkpoints may hold together (about 60 bytes each in a copy of
-/// the allocator: some 240 MB). Past it, every other checkpoint is dropped and the spacing
-/// doubles, so a trace that keeps 555,000 areas alive keeps about 14 copies, not 256 (4 GB).
-pub const CHECKPOINT_OBJECTS: usize = 4 << 20;
+/// the allocator: some 120 MB). Past it, every other checkpoint is dropped and the spacing
+/// doubles, so a trace that keeps 555,000 areas alive keeps a few copies, not 256 (4 GB).
+pub const CHECKPOINT_OBJECTS: usize = 2 << 20;
 
 /// What a checkpoint holds: the allocator's live objects (areas, free blocks), at least 1.
 fn weight(r: &Replayer) -> usize {

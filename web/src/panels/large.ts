@@ -5,7 +5,7 @@
 import { freeNodes, type OpSummary, type State } from '../bridge';
 import { summarizeOutput } from '../views/player';
 import type { RemoteSession } from '../workers/client';
-import type { Thinned } from '../workers/thin';
+import { THIN_MAX, type Thinned } from '../workers/protocol';
 import { button, download, grouped, h, seconds } from './dom';
 import { MiniViews } from './views';
 
@@ -285,7 +285,7 @@ export class LargeTracePanel {
 
 /** What the navigator drew of a thinned state (web/src/workers/thin.ts). */
 function thinNote(t: Thinned): string {
-  const tree = t.free > 4000 ? ` The free tree's ${grouped(t.free)} nodes are too many to draw.` : '';
+  const tree = t.free > THIN_MAX ? ` The free tree's ${grouped(t.free)} nodes are too many to draw.` : '';
   return `${grouped(t.busy + t.lazy)} live areas, drawn as ${grouped(t.runs)} runs of neighbouring areas.${tree} Playing an operation's micro-steps is off at this size.`;
 }
 

@@ -2,8 +2,7 @@
 // cancellation by terminating the worker (a replay in progress cannot be interrupted otherwise,
 // and a terminated worker frees its whole wasm memory at once).
 import { parseFrames, parseStateValue, parseSummaries, type OpFrames, type OpSummary, type State } from '../bridge';
-import type { Thinned } from './thin';
-import type { Envelope, Opened, Reply, Request, Source } from './protocol';
+import type { Envelope, Opened, Reply, Request, Source, Thinned } from './protocol';
 
 export class Cancelled extends Error {
   constructor() {

@@ -44,3 +44,14 @@ export interface Envelope {
   id: number;
   req: Request;
 }
+
+/** A navigator's state holds at most this many busy and lazy entries, and free-tree nodes, each (`Vmapviz.state_thin`). */
+export const THIN_MAX = 4000;
+
+/** What a thinned state had: its busy, lazy and free-tree counts, and the runs sent. */
+export interface Thinned {
+  busy: number;
+  lazy: number;
+  free: number;
+  runs: number;
+}

@@ -13,9 +13,8 @@ import init, {
   workload,
   type ImportResult,
 } from '../pkg-workbench/vmapviz_wasm.js';
-import type { Envelope, Opened, Reply, Source } from './protocol';
+import { THIN_MAX, type Envelope, type Opened, type Reply, type Source } from './protocol';
 import { parseReport } from '../panels/api';
-import { thin } from './thin';
 
 const ready = init();
 let session: Vmapviz | null = null;
@@ -56,9 +55,14 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   let text: string | null = null;
   let report: string | null = null;
   let format = 'trace';
-  if (source.kind === 'text' || source.kind === 'link') {
-    text = source.kind === 'text' ? source.text : new TextDecoder().decode(source.bytes);
+  if (source.kind === 'text') {
+    text = source.text;
     loader = new Loader(text);
+  } else if (source.kind === 'link') {
+    // A link's trace (more than the player holds: it stays here). Neither its bytes nor its text
+    // are kept once parsed: up to 64 MiB each.
+    loader = new Loader(new TextDecoder().decode(source.bytes));
+    (source.bytes.buffer as ArrayBuffer & { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
   } else {
@@ -135,8 +139,8 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = open(id, req.source, req.largeOps, req.chunk);
         break;
       case 'state':
-        // A state of more areas than the page can take is thinned here (web/src/workers/thin.ts).
-        value = thin(need().state(req.k));
+        // A state of more areas than the page can take comes thinned (`Vmapviz.state_thin`).
+        value = need().state_thin(req.k, THIN_MAX);
         break;
       case 'frames':
         value = need().frames(req.k);
