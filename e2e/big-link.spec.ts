@@ -224,7 +224,7 @@ test('a plain #trace= link of 50,000 operations opens in the navigator; Cancel k
   await expect(nav(page).getByTestId('large-step')).toHaveText('step 30,000 / 50,001');
   await expect(page.locator('#app')).toHaveAttribute('data-step', before ?? '');
   const f = await figures(page, '__navAt');
-  expect(f.said[0]).toBe('Opening the link: counting its operations…');
+  expect(f.said[0]).toBe('Opening the trace from the link…');
   const mb = await rendererPeakMb(browser);
   log('50,000 operations (#trace=, followed)', f, mb);
   bounded(f, mb);

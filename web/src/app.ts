@@ -75,11 +75,7 @@ function span<T>(name: string, f: () => T): T {
 }
 
 
-/** Whether `text` has at least `n` line breaks (more lines than the player holds operations, maybe). */
-function manyLines(text: string, n: number): boolean {
-  for (let i = -1; n > 0; n--) if ((i = text.indexOf('\n', i + 1)) < 0) return false;
-  return true;
-}
+const DEFAULT_NOTE = 'Showing the default scenario instead.';
 
 /** A trace that opens on the maple view (its `profile` line comes first). */
 const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
@@ -299,14 +295,8 @@ export class App {
     this.mountPanels();
   }
 
-  private stub: WorkbenchStub | null = null;
-  private bench: Promise<Workbench> | null = null;
-
   /** The workbench, loaded now if it is not yet (on its large-trace tab). */
-  private workbench(): Promise<Workbench> {
-    this.stub?.start({ tab: 'large', focus: false }, false);
-    return this.bench ?? Promise.reject(new Error('this page has no workbench'));
-  }
+  private workbench: () => Promise<Workbench> | null = () => null;
 
   /** Panels of the workbench (web/src/panels/**), mounted through the public API below. */
   private mountPanels(): void {
@@ -315,12 +305,14 @@ export class App {
     // then its shell (stub.ts) shows the heading and the tabs.
     const host = this.root.querySelector<HTMLElement>('[data-widget="workbench"]');
     if (!host) return;
-    this.stub = new WorkbenchStub(host, (hand) =>
-      (this.bench = import('./panels').then((m) => m.mountWorkbench(this, this.root, hand)).catch((e: unknown) => {
+    let bench: Promise<Workbench> | null = null;
+    const stub = new WorkbenchStub(host, (hand) =>
+      (bench = import('./panels').then((m) => m.mountWorkbench(this, this.root, hand)).catch((e: unknown) => {
         console.error('the workbench did not mount', e);
         throw e;
       })),
     );
+    this.workbench = () => (stub.start({ tab: 'large', focus: false }, false), bench);
     // panels:end
   }
 
@@ -503,8 +495,8 @@ export class App {
     if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       // More lines than the player holds operations: counted exactly before choosing.
-      if (!counted && manyLines(link.trace, LARGE_OPS)) {
-        const { ctl, note } = this.startOpening('Opening the link: counting its operations…');
+      if (!counted && link.trace.split('\n', LARGE_OPS + 1).length > LARGE_OPS) {
+        const { ctl, note } = this.startOpening();
         void this.openBig(ctl, note, { text: link.trace }, link.step, frame, problems);
         return;
       }
@@ -528,7 +520,7 @@ export class App {
     if (problems.length > 0 && this.keepShown(problems)) return;
     // The default scenario opens at its start, ready to play.
     this.open(this.deps.load(DEFAULT_TRACE), 0, null);
-    if (problems.length > 0) problems.push('Showing the default scenario instead.');
+    if (problems.length > 0) problems.push(DEFAULT_NOTE);
     this.showError(problems);
   }
 
@@ -541,7 +533,7 @@ export class App {
     if (!this.session) return false;
     // Nothing of the failed link applies, its `lecture=` included.
     this.setLecture(this.lectureBefore, false);
-    this.showError([...problems, this.standIn ? 'Showing the default scenario instead.' : 'The trace shown before is kept.']);
+    this.showError([...problems, this.standIn ? DEFAULT_NOTE : 'The trace shown before is kept.']);
     this.writeLink(true);
     return true;
   }
@@ -579,11 +571,11 @@ export class App {
   }
 
   /** The progress line and Cancel of a long link (what was shown stays meanwhile). */
-  private startOpening(text: string): { ctl: AbortController; note: HTMLElement } {
+  private startOpening(text?: string): { ctl: AbortController; note: HTMLElement } {
     const ctl = new AbortController();
     this.opening = ctl;
     const note = this.openingNote(ctl);
-    (note.querySelector('[data-role="progress"]') as HTMLElement).textContent = text;
+    if (text) (note.querySelector('[data-role="progress"]') as HTMLElement).textContent = text;
     this.openingNoteEl = note;
     document.body.dataset.opening = 'true';
     ctl.signal.addEventListener('abort', () => {
@@ -609,17 +601,15 @@ export class App {
           live,
           label: note.querySelector('[data-role="progress"]') as HTMLElement,
           player: (text) => end() && this.openLink({ trace: text, step }, frame, problems, true),
-          fail: (why) => end() && this.fallBack([why, ...problems]),
-          standIn: () => {
+          end: (msg, open) => end() && (open ? this.showError : this.fallBack).call(this, [msg, ...problems]),
+          workbench: () => {
             // Never a blank player (the address bar keeps the link while it opens).
             if (!this.session) {
               this.open(this.deps.load(DEFAULT_TRACE), 0, null);
               this.standIn = true;
             }
-            return this.standIn;
+            return [this.standIn, this.workbench()];
           },
-          workbench: () => this.workbench(),
-          done: (msg) => end() && this.showError([msg, ...problems]),
         },
         src,
         step,
@@ -686,7 +676,7 @@ export class App {
   private fallBack(problems: string[]): void {
     if (this.keepShown(problems)) return;
     span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
-    this.showError([...problems, 'Showing the default scenario instead.']);
+    this.showError([...problems, DEFAULT_NOTE]);
   }
 
   private openingNote(ctl: AbortController): HTMLElement {

@@ -76,13 +76,16 @@ export interface BigHost {
   label: HTMLElement;
   /** Open a trace the player holds, as any link. */
   player(text: string): void;
-  /** Not opened: say why; the page keeps what it showed, or opens the default scenario. */
-  fail(why: string): void;
-  /** Before the navigator starts: on a first load, the default scenario in the player (true). */
-  standIn(): boolean;
-  workbench(): Promise<Workbench>;
-  /** Opened in the navigator: say so. */
-  done(msg: string): void;
+  /**
+   * Say how it ended: open in the navigator (`open`), or not opened (the page keeps what it
+   * showed, or opens the default scenario).
+   */
+  end(msg: string, open: boolean): void;
+  /**
+   * The workbench, loaded if it is not yet; before it, on a first load, the default scenario in
+   * the player (then the first of the pair is true).
+   */
+  workbench(): [boolean, Promise<Workbench> | null];
 }
 
 /** Read the link, then open it where it fits. */
@@ -91,17 +94,18 @@ export async function openBig(host: BigHost, src: { z: string } | { text: string
     const r = await readLink(src, LARGE_OPS, signal);
     if (!host.live()) return;
     if (r.kind === 'small') return host.player(r.text);
-    if (r.kind === 'refused') return host.fail(r.message);
+    if (r.kind === 'refused') return host.end(r.message, false);
     host.label.textContent = intro(r.ops, LARGE_OPS);
-    const standIn = host.standIn();
-    const wb = await host.workbench();
+    const [standIn, bench] = host.workbench();
+    const wb = await bench;
     if (!host.live()) return;
+    if (!wb) return host.end('This page has no large-trace navigator: the link is not opened.', false);
     const source = r.bytes ? { kind: 'link' as const, bytes: r.bytes } : { kind: 'text' as const, text: 'text' in src ? src.text : '' };
     const o = await wb.openLink(source, step, (d, t) => host.live() && (host.label.textContent = progress(r.ops, LARGE_OPS, d, t)), signal);
     if (!host.live()) return;
     if (o.text !== null) host.player(o.text);
-    else host.done(opened(o.total, LARGE_OPS, o.step, standIn));
+    else host.end(opened(o.total, LARGE_OPS, o.step, standIn), true);
   } catch (e) {
-    if (host.live()) host.fail(`Could not load the trace from the link: ${bounded(errorMessage(e))}`);
+    if (host.live()) host.end(`Could not load the trace from the link: ${bounded(errorMessage(e))}`, false);
   }
 }
