@@ -177,9 +177,17 @@ test('a long #z= link is decompressed and counted off the main thread, with the 
   expect(said.some((s) => s.startsWith('Opening the trace from the link: replaying'))).toBe(true);
   expect(app.problems).toEqual([]);
 
-  // Cancel while it decompresses: the page keeps what it showed.
-  await page.evaluate((h) => (location.hash = h), `#z=${z}&step=5`);
-  await page.locator('[data-action="cancel-opening"]').click();
+  // Cancel while it decompresses (pressed by the page as the progress line appears: the link
+  // worker may be done before a click from here lands): the page keeps what it showed.
+  await page.evaluate((h) => {
+    new MutationObserver((_, o) => {
+      const b = document.querySelector<HTMLButtonElement>('[data-action="cancel-opening"]');
+      if (!b) return;
+      o.disconnect();
+      b.click();
+    }).observe(document.body, { subtree: true, childList: true });
+    location.hash = h;
+  }, `#z=${z}&step=5`);
   await expect(page.getByTestId('load-error')).toContainText('cancelled');
   await expect(page.locator('#app')).toHaveAttribute('data-step', '1000');
 });
