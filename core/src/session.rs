@@ -17,6 +17,7 @@ use crate::addr::Addr;
 use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
 use crate::era::Vmap;
+use crate::error::VmapError;
 use crate::events::{Event, FitType, IndexView, NoObserver, Observer, TreeView};
 use crate::maple::MapleTreeJson;
 use crate::profile::Profile;
@@ -419,11 +420,25 @@ pub struct Session {
     /// Concatenated output; `out_ends[k]` is where op k's output ends.
     output: String,
     out_ends: Vec<usize>,
-    /// `(operation, message)` of each operation that warned, in operation order.
-    warnings: Vec<(usize, String)>,
+    /// `(operation, error)` of each operation that warned, in operation order. The error, not
+    /// its message: worded only when asked, so a trace of 10^6 refused frees keeps 10^6 small
+    /// records, not 10^6 sentences.
+    warnings: Vec<(usize, VmapError)>,
     checkpoints: Vec<Replayer>,
     every: usize,
+    /// Live objects the checkpoints hold together (their memory grows with it).
+    held: usize,
     current: Replayer,
+}
+
+/// The most live objects all checkpoints may hold together (about 60 bytes each in a copy of
+/// the allocator: some 120 MB). Past it, every other checkpoint is dropped and the spacing
+/// doubles, so a trace that keeps 555,000 areas alive keeps a few copies, not 256 (4 GB).
+pub const CHECKPOINT_OBJECTS: usize = 2 << 20;
+
+/// What a checkpoint holds: the allocator's live objects (areas, free blocks), at least 1.
+fn weight(r: &Replayer) -> usize {
+    r.vmap.rfc.as_deref().map_or_else(|| r.vmap.arena.live(), |m| m.live_areas()) + 1
 }
 
 impl Session {
@@ -441,6 +456,7 @@ impl Session {
             output: String::new(),
             out_ends: Vec::new(),
             warnings: Vec::new(),
+            held: weight(&r),
             checkpoints: vec![r.clone()],
             every: every.max(1),
             current: r,
@@ -468,6 +484,8 @@ impl Session {
         let k = self.ops.len();
         if k > 0 && k.is_multiple_of(self.every) && self.checkpoints.len() <= k / self.every {
             self.checkpoints.push(self.current.clone());
+            self.held += weight(&self.current);
+            self.thin_checkpoints();
         }
         if let Op::Profile(_) = l.op {
             if k > 0 {
@@ -484,7 +502,7 @@ impl Session {
         match res {
             Ok(outcome) => {
                 if let Outcome::Warned(e) = outcome {
-                    self.warnings.push((k, e.to_string()));
+                    self.warnings.push((k, e));
                 }
                 self.output = out;
                 self.out_ends.push(self.output.len());
@@ -504,6 +522,25 @@ impl Session {
                 Err(ReplayError { line: l.line, msg: e.to_string() })
             }
         }
+    }
+
+    /// Past [`CHECKPOINT_OBJECTS`], keep C0, C2, C4, ... and double the spacing (checkpoint `i`
+    /// stays the state before op `i * every`), until the rest fit.
+    fn thin_checkpoints(&mut self) {
+        while self.held > CHECKPOINT_OBJECTS && self.checkpoints.len() > 2 {
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.every *= 2;
+            self.held = self.checkpoints.iter().map(weight).sum();
+        }
+    }
+
+    /// The spacing of the checkpoints now (doubled each time they were thinned).
+    pub fn checkpoint_every(&self) -> usize {
+        self.every
     }
 
     /// Parse one line and append it.
@@ -555,6 +592,7 @@ impl Session {
         if k == 0 {
             self.checkpoints[0] = self.initial.clone();
         }
+        self.held = self.checkpoints.iter().map(weight).sum();
     }
 
     pub fn len(&self) -> usize {
@@ -582,7 +620,7 @@ impl Session {
     fn warning(&self, k: usize) -> Option<String> {
         // Pushed in operation order (and `truncate` keeps a prefix): a binary search, so asking
         // every operation's summary stays linear however many operations warned.
-        self.warnings.binary_search_by_key(&k, |w| w.0).ok().map(|i| self.warnings[i].1.clone())
+        self.warnings.binary_search_by_key(&k, |w| w.0).ok().map(|i| self.warnings[i].1.to_string())
     }
 
     /// The trace as text.

@@ -173,3 +173,33 @@ fn the_page_paths_are_linear_on_mixed_traces() {
         });
     }
 }
+
+/// A trace that keeps every area alive: the checkpoints' copies of the allocator are thinned
+/// past `CHECKPOINT_OBJECTS` (memory bounded by the budget, not by 256 copies of a growing
+/// state), and every state asked for is still the one a plain replay of that prefix reaches.
+#[test]
+fn checkpoints_of_a_trace_that_keeps_its_areas_alive_stay_within_the_budget() {
+    use vmapviz_core::session::snapshot_state;
+    use vmapviz_core::session::CHECKPOINT_OBJECTS;
+    use vmapviz_core::{events::NoObserver, replay::Replayer, trace::parse_trace};
+    let n = 300_000;
+    let text = "alloc 0x1000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n".repeat(n);
+    let s = Session::load(&text).expect("loads");
+    assert_eq!(s.len(), n);
+    // 256 copies at n / 256 apart would hold about 256 * n / 2 = 38 M objects: thinned, the
+    // spacing doubled at least three times, the copies (n / every of at most n objects) fit.
+    let every = s.checkpoint_every();
+    assert!(every >= 8 * (n / 256), "spacing {every}");
+    assert!((n / every + 1) * (n / 2) <= 2 * CHECKPOINT_OBJECTS, "spacing {every}");
+    let lines = parse_trace(&text).unwrap();
+    for k in [0, 1, every - 1, every, every + 1, 123_457, n - 1, n] {
+        let mut r = Replayer::default();
+        let mut out = String::new();
+        for l in &lines[..k] {
+            r.apply(&l.op, &mut out, &mut NoObserver).unwrap();
+        }
+        let st = s.state_before(k);
+        assert_eq!(st.busy.len(), k, "state before op {k}");
+        assert!(st == snapshot_state(&r.vmap), "state before op {k} differs from a plain replay");
+    }
+}

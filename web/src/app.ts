@@ -9,6 +9,8 @@ import { type Permalink, parseHash, resolveStep, type StepRef } from './permalin
 import { type BigZLink, bigZLink, expandHash, zPrefix } from './panels/zlink';
 import { LinkZipper } from './workers/zip';
 import { WorkbenchStub } from './panels/stub';
+import { LARGE_OPS } from './panels/limits';
+import type { Workbench } from './panels';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession, mapleSnapshotOf, type MapleSession, type MapleSnapshot } from './maple/bridge';
 import type { MapleUi } from './maple/ui';
@@ -72,6 +74,8 @@ function span<T>(name: string, f: () => T): T {
   }
 }
 
+
+const DEFAULT_NOTE = 'Showing the default scenario instead.';
 
 /** A trace that opens on the maple view (its `profile` line comes first). */
 const MAPLE_PROFILE = /^\s*profile[ \t]+maple-(rfc|tree)\b/;
@@ -291,6 +295,9 @@ export class App {
     this.mountPanels();
   }
 
+  /** The workbench, loaded now if it is not yet (on its large-trace tab). */
+  private workbench: () => Promise<Workbench> | null = () => null;
+
   /** Panels of the workbench (web/src/panels/**), mounted through the public API below. */
   private mountPanels(): void {
     // panels:begin
@@ -298,12 +305,14 @@ export class App {
     // then its shell (stub.ts) shows the heading and the tabs.
     const host = this.root.querySelector<HTMLElement>('[data-widget="workbench"]');
     if (!host) return;
-    new WorkbenchStub(host, (hand) =>
-      import('./panels').then((m) => m.mountWorkbench(this, this.root, hand)).catch((e: unknown) => {
+    let bench: Promise<Workbench> | null = null;
+    const stub = new WorkbenchStub(host, (hand) =>
+      (bench = import('./panels').then((m) => m.mountWorkbench(this, this.root, hand)).catch((e: unknown) => {
         console.error('the workbench did not mount', e);
         throw e;
-      }),
+      })),
     );
+    this.workbench = () => (stub.start({ tab: 'large', focus: false }, false), bench);
     // panels:end
   }
 
@@ -480,11 +489,17 @@ export class App {
    * Open a link's trace at its step (or, when it has none or fails, keep what is shown or open the
    * default scenario), saying `problems`.
    */
-  private openLink(link: Permalink | null, frame: number | null, problems: string[]): void {
+  private openLink(link: Permalink | null, frame: number | null, problems: string[], counted = false): void {
     // A maple profile's link needs the maple view's chunk: fetched while the core replays the
     // trace, not after (a third of the time to a long link's first drawing).
     if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
+      // More lines than the player holds operations: counted exactly before choosing.
+      if (!counted && link.trace.split('\n', LARGE_OPS + 1).length > LARGE_OPS) {
+        const { ctl, note } = this.startOpening();
+        void this.openBig(ctl, note, { text: link.trace }, link.step, frame, problems);
+        return;
+      }
       this.openSliced(link.trace, link.step, frame, problems);
       return;
     }
@@ -505,7 +520,7 @@ export class App {
     if (problems.length > 0 && this.keepShown(problems)) return;
     // The default scenario opens at its start, ready to play.
     this.open(this.deps.load(DEFAULT_TRACE), 0, null);
-    if (problems.length > 0) problems.push('Showing the default scenario instead.');
+    if (problems.length > 0) problems.push(DEFAULT_NOTE);
     this.showError(problems);
   }
 
@@ -518,12 +533,14 @@ export class App {
     if (!this.session) return false;
     // Nothing of the failed link applies, its `lecture=` included.
     this.setLecture(this.lectureBefore, false);
-    this.showError([...problems, 'The trace shown before is kept.']);
+    this.showError([...problems, this.standIn ? DEFAULT_NOTE : 'The trace shown before is kept.']);
     this.writeLink(true);
     return true;
   }
 
   private opening: AbortController | null = null;
+  /** The default scenario stands in while a first link opens in the large-trace navigator. */
+  private standIn = false;
   private lectureBefore = false;
   private openingNoteEl: HTMLElement | null = null;
 
@@ -548,10 +565,17 @@ export class App {
     this.setLecture(extra.lecture, false);
     this.lectureBefore = lectureBefore;
     this.stopOpening();
+    const { ctl, note } = this.startOpening('Opening the link: decompressing…');
+    const { link, error } = parseHash(`#trace=&step=${big.step}`);
+    void this.openBig(ctl, note, { z: big.z }, link?.step ?? 'end', extra.frame, error ? [error] : []);
+  }
+
+  /** The progress line and Cancel of a long link (what was shown stays meanwhile). */
+  private startOpening(text?: string): { ctl: AbortController; note: HTMLElement } {
     const ctl = new AbortController();
     this.opening = ctl;
     const note = this.openingNote(ctl);
-    (note.querySelector('[data-role="progress"]') as HTMLElement).textContent = 'Opening the link: decompressing…';
+    if (text) (note.querySelector('[data-role="progress"]') as HTMLElement).textContent = text;
     this.openingNoteEl = note;
     document.body.dataset.opening = 'true';
     ctl.signal.addEventListener('abort', () => {
@@ -560,16 +584,38 @@ export class App {
       this.endOpening(ctl, note);
       this.fallBack(['Opening the trace from the link was cancelled.']);
     });
-    void this.zipper.decompress(big.z).then((trace) => {
-      if (this.opening !== ctl) return;
-      this.endOpening(ctl, note);
-      if (trace === null) {
-        this.fallBack(['The compressed link (#z=) is damaged: it does not decompress.']);
-        return;
-      }
-      const { link, error } = parseHash(`#trace=&step=${big.step}`);
-      this.openLink(link && { trace, step: link.step }, extra.frame, error ? [error] : []);
-    });
+    return { ctl, note };
+  }
+
+  /**
+   * A long link, read off the main thread (web/src/player/bigLink.ts): a trace the player holds
+   * opens as any link; a longer one in the workbench's large-trace navigator at the link's step,
+   * the player keeping what it showed (on a first load, the default scenario, said so).
+   */
+  private openBig(ctl: AbortController, note: HTMLElement, src: { z: string } | { text: string }, step: StepRef, frame: number | null, problems: string[]): void {
+    const live = () => this.opening === ctl;
+    const end = () => live() && (this.endOpening(ctl, note), true);
+    void import('./player/bigLink').then((m) =>
+      m.openBig(
+        {
+          live,
+          label: note.querySelector('[data-role="progress"]') as HTMLElement,
+          player: (text) => end() && this.openLink({ trace: text, step }, frame, problems, true),
+          end: (msg, open) => end() && (open ? this.showError : this.fallBack).call(this, [msg, ...problems]),
+          workbench: () => {
+            // Never a blank player (the address bar keeps the link while it opens).
+            if (!this.session) {
+              this.open(this.deps.load(DEFAULT_TRACE), 0, null);
+              this.standIn = true;
+            }
+            return [this.standIn, this.workbench()];
+          },
+        },
+        src,
+        step,
+        ctl.signal,
+      ),
+    );
   }
 
   /**
@@ -630,7 +676,7 @@ export class App {
   private fallBack(problems: string[]): void {
     if (this.keepShown(problems)) return;
     span('default-scenario', () => this.open(this.deps.load(DEFAULT_TRACE), 0, null));
-    this.showError([...problems, 'Showing the default scenario instead.']);
+    this.showError([...problems, DEFAULT_NOTE]);
   }
 
   private openingNote(ctl: AbortController): HTMLElement {
@@ -660,6 +706,7 @@ export class App {
   }
 
   private open(session: Session, step: StepRef, frame: number | null): void {
+    this.standIn = false;
     this.pause();
     if (!this.openingLesson) this.leaveLesson(false);
     this.session?.dispose();

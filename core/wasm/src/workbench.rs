@@ -3,20 +3,112 @@
 //! The page's first screen does without it, so the main thread's build leaves it out and the
 //! workbench loads a second build that has it.
 
-use crate::{opt_profile, profile, to_json, Vmapviz};
+use crate::{opt_profile, profile, to_json, Addr, Vmapviz};
 use serde::Serialize;
 use ts_rs::TS;
 use vmapviz_core::contention::sweep_bump as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
+use vmapviz_core::session::{IndexSnap, StateSnap};
 use vmapviz_core::sweep::{sweep_bump, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
 use vmapviz_core::{Op, Profile, Session, TraceLine};
 use wasm_bindgen::prelude::*;
 
+/// What a thinned state had (web/src/panels/large.ts shows these counts, not the runs').
+#[derive(Serialize)]
+struct Thinned {
+    busy: usize,
+    lazy: usize,
+    free: usize,
+    /// Busy and lazy entries sent.
+    runs: usize,
+}
+
+#[derive(Serialize)]
+struct ThinState {
+    #[serde(flatten)]
+    state: StateSnap,
+    thinned: Thinned,
+}
+
+/// `v` sorted by start as at most `max` runs: areas that touch and are `same` first, then, past
+/// `max`, across the smallest gaps (far below a pixel of the overview at that count). A run
+/// keeps its first area's id and fields.
+fn runs<T>(
+    mut v: Vec<T>,
+    max: usize,
+    span: impl Fn(&T) -> (u64, u64),
+    same: impl Fn(&T, &T) -> bool,
+    set_end: impl Fn(&mut T, u64),
+) -> Vec<T> {
+    v.sort_by_key(|a| span(a).0);
+    let mut out: Vec<T> = Vec::new();
+    for a in v {
+        match out.last_mut() {
+            Some(last) if span(last).1 == span(&a).0 && same(last, &a) => set_end(last, span(&a).1),
+            _ => out.push(a),
+        }
+    }
+    if out.len() <= max.max(1) {
+        return out;
+    }
+    let gaps: Vec<u64> = out.windows(2).map(|w| span(&w[1]).0.saturating_sub(span(&w[0]).1)).collect();
+    let mut sorted = gaps.clone();
+    let n = out.len() - max.max(1) - 1;
+    let (_, cut, _) = sorted.select_nth_unstable(n);
+    let cut = *cut;
+    let mut merged: Vec<T> = Vec::with_capacity(max);
+    for (i, a) in out.into_iter().enumerate() {
+        match merged.last_mut() {
+            Some(last) if gaps[i - 1] <= cut => {
+                let end = span(last).1.max(span(&a).1);
+                set_end(last, end);
+            }
+            _ => merged.push(a),
+        }
+    }
+    merged
+}
+
 #[wasm_bindgen]
 impl Vmapviz {
+    /// `state(k)` for a page that cannot take hundreds of thousands of areas: with more than
+    /// `max` busy, lazy or free-tree entries, the busy and lazy areas come as at most `max` runs
+    /// each ([`runs`]), a free tree of more than `max` nodes is left out, and `thinned` says what
+    /// the state had. Otherwise the same JSON as `state(k)`.
+    pub fn state_thin(&self, k: usize, max: usize) -> String {
+        let mut st = self.s.state_before(k);
+        let free = match &st.index {
+            IndexSnap::FreeTree { nodes, .. } => nodes.len(),
+            IndexSnap::Maple { .. } => 0,
+        };
+        if st.busy.len() <= max && st.lazy.len() <= max && free <= max {
+            return to_json(&st);
+        }
+        let mut t = Thinned { busy: st.busy.len(), lazy: st.lazy.len(), free, runs: 0 };
+        st.busy = runs(
+            std::mem::take(&mut st.busy),
+            max,
+            |a| (a.va_start.0, a.va_end.0),
+            |a, b| a.lazy == b.lazy && a.node == b.node,
+            |a, e| a.va_end = Addr(e),
+        );
+        st.lazy = runs(
+            std::mem::take(&mut st.lazy),
+            max,
+            |a| (a.va_start.0, a.va_end.0),
+            |a, b| a.node == b.node,
+            |a, e| a.va_end = Addr(e),
+        );
+        if free > max {
+            st.index = IndexSnap::FreeTree { root: None, nodes: Vec::new() };
+        }
+        t.runs = st.busy.len() + st.lazy.len();
+        to_json(&ThinState { state: st, thinned: t })
+    }
+
     /// JSON `{ per_op: [Counters...], total: Counters }` for ops `from..to` (events counted on
     /// a replay; costs time proportional to the range).
     pub fn counters(&self, from: usize, to: usize) -> String {
@@ -348,6 +440,21 @@ mod tests {
         assert_eq!(json, serde_json::to_string(core).unwrap());
         let cpus: Vec<f64> = parse(json).iter().map(|p| field(p, "cpus")).collect();
         assert_eq!(cpus, core.iter().map(|r| f64::from(r.cpus)).collect::<Vec<_>>());
+    }
+
+    /// Touching areas of one kind merge; past `max`, the smallest gaps close first.
+    #[test]
+    fn runs_merge_touching_areas_then_the_nearest() {
+        let span = |a: &(u64, u64, bool)| (a.0, a.1);
+        let same = |a: &(u64, u64, bool), b: &(u64, u64, bool)| a.2 == b.2;
+        let set = |a: &mut (u64, u64, bool), e: u64| a.1 = e;
+        // Out of order; [0,1) [1,2) [2,3) touch; [3,4) is another kind; [16,17) after a hole.
+        let v = vec![(2, 3, false), (0, 1, false), (1, 2, false), (3, 4, true), (16, 17, false)];
+        assert_eq!(runs(v.clone(), 10, span, same, set), vec![(0, 3, false), (3, 4, true), (16, 17, false)]);
+        // Pages 0, 2, 4, 100, 200: gaps 1, 1, 95, 99; three runs close the two gaps of 1.
+        let w: Vec<(u64, u64, bool)> = [0u64, 2, 4, 100, 200].iter().map(|&p| (p, p + 1, false)).collect();
+        assert_eq!(runs(w.clone(), 3, span, same, set), vec![(0, 5, false), (100, 101, false), (200, 201, false)]);
+        assert_eq!(runs(w, 1, span, same, set), vec![(0, 201, false)]);
     }
 
     #[test]

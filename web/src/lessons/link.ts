@@ -9,6 +9,8 @@ export function parseLessonLink(hash: string): { id: string; stop: number } | nu
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     const key = part.slice(0, eq);
+    // Only these two are read: a link's megabytes of trace are not decoded here too.
+    if (key !== 'lesson' && key !== 'stop') continue;
     let value: string;
     try {
       value = decodeURIComponent(part.slice(eq + 1));

@@ -73,6 +73,18 @@ class JobBar {
 export interface Workbench {
   /** Import or generate and open (what the panels use; exposed for tools and tests). */
   open(source: Source, what: string, t0?: number): Promise<ImportOutcome>;
+  /**
+   * A link's trace of more than LARGE_OPS operations (web/src/player/bigLink.ts): replayed in a
+   * worker and shown in the navigator at `step`; `signal` cancels (rejects with `Cancelled`).
+   * `text`: the worker found it short after all; the player opens it.
+   */
+  openLink(source: Source, step: number | 'end', progress: (done: number, total: number) => void, signal: AbortSignal): Promise<LinkOpened>;
+}
+
+export interface LinkOpened {
+  total: number;
+  step: number;
+  text: string | null;
 }
 
 /** Mount the workbench under the app's views. */
@@ -143,6 +155,36 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       throw e;
     } finally {
       job.stop();
+      busy = false;
+      host!.dataset.job = 'idle';
+      pool.prepare();
+    }
+  }
+
+  async function openLink(source: Source, step: number | 'end', progress: (done: number, total: number) => void, signal: AbortSignal): Promise<LinkOpened> {
+    if (busy) throw new Error('the workbench is opening another trace; cancel it there first');
+    busy = true;
+    const t0 = performance.now();
+    const w = pool.take();
+    const stop = () => w.terminate();
+    signal.addEventListener('abort', stop);
+    host!.dataset.job = 'running';
+    try {
+      const o = await w.open(source, LARGE_OPS, progress);
+      if (o.kind === 'small') {
+        w.terminate();
+        return { total: o.total, step: 0, text: o.text ?? '' };
+      }
+      select('large');
+      const k = step === 'end' ? o.total : Math.min(o.total, step);
+      await large.show(new RemoteSession(w, o.total), { what: "The link's trace", total: o.total, parseMs: o.parseMs, replayMs: o.replayMs }, k);
+      large.setWall(performance.now() - t0);
+      return { total: o.total, step: k, text: null };
+    } catch (e) {
+      w.terminate();
+      throw e;
+    } finally {
+      signal.removeEventListener('abort', stop);
       busy = false;
       host!.dataset.job = 'idle';
       pool.prepare();
@@ -258,5 +300,5 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   pool.prepare();
   host.dataset.panelsReady = 'true';
   document.body.dataset.panelsReady = 'true';
-  return { open };
+  return { open, openLink };
 }

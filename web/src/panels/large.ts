@@ -5,6 +5,7 @@
 import { freeNodes, type OpSummary, type State } from '../bridge';
 import { summarizeOutput } from '../views/player';
 import type { RemoteSession } from '../workers/client';
+import { THIN_MAX, type Thinned } from '../workers/protocol';
 import { button, download, grouped, h, seconds } from './dom';
 import { MiniViews } from './views';
 
@@ -138,8 +139,8 @@ export class LargeTracePanel {
     return this.session;
   }
 
-  /** Show a replayed large trace (the previous one's worker is freed). */
-  async show(session: RemoteSession, info: LargeInfo): Promise<void> {
+  /** Show a replayed large trace at `step` (default: its end); the previous one's worker is freed. */
+  async show(session: RemoteSession, info: LargeInfo, step = info.total): Promise<void> {
     this.session?.dispose();
     this.session = session;
     this.info = info;
@@ -150,7 +151,7 @@ export class LargeTracePanel {
     this.step = -1;
     this.root.dataset.total = String(info.total);
     this.describe();
-    await this.draw(info.total);
+    await this.draw(session.clamp(step));
   }
 
   /** Record the wall time the page measured (shown in the header, read by the benchmark). */
@@ -219,12 +220,20 @@ export class LargeTracePanel {
     this.renderStats(state);
     this.renderOps(ops, k);
     this.views.render(state);
-    this.caption.textContent = k > 0 ? '' : 'The initial state, before the first operation.';
+    const t = state.thinned;
+    // Too many areas to animate an operation on them (its frames carry whole states).
+    this.play.disabled = !!t;
+    this.root.dataset.thinned = t ? 'true' : 'false';
+    this.caption.textContent = t ? thinNote(t) : k > 0 ? '' : 'The initial state, before the first operation.';
   }
 
-  private renderStats(state: State): void {
-    const lazy = state.busy.filter((b) => b.lazy).length + state.lazy.length;
-    this.stats.textContent = `${state.profile} · ${state.cpus} CPU${state.cpus === 1 ? '' : 's'} · ${grouped(freeNodes(state.index).length)} free blocks · ${grouped(state.busy.length - state.busy.filter((b) => b.lazy).length)} busy · ${grouped(lazy)} lazy · lazy pages ${grouped(state.lazyNr)} / ${grouped(state.lazyMax)}`;
+  private renderStats(state: State & { thinned?: Thinned }): void {
+    const t = state.thinned;
+    const lazyBusy = t ? 0 : state.busy.filter((b) => b.lazy).length;
+    const lazy = t ? t.lazy : lazyBusy + state.lazy.length;
+    const busy = t ? t.busy : state.busy.length - lazyBusy;
+    const free = t ? t.free : freeNodes(state.index).length;
+    this.stats.textContent = `${state.profile} · ${state.cpus} CPU${state.cpus === 1 ? '' : 's'} · ${grouped(free)} free blocks · ${grouped(busy)} busy${t ? ' (with the lazy ones)' : ''} · ${grouped(lazy)} lazy · lazy pages ${grouped(state.lazyNr)} / ${grouped(state.lazyMax)}`;
   }
 
   private renderOps(ops: OpSummary[], k: number): void {
@@ -272,6 +281,12 @@ export class LargeTracePanel {
     await this.draw(k + 1);
     this.caption.textContent = `${f.text} → ${summarizeOutput(f.output) || 'done'} (${f.frames.length} micro-steps)`;
   }
+}
+
+/** What the navigator drew of a thinned state (web/src/workers/thin.ts). */
+function thinNote(t: Thinned): string {
+  const tree = t.free > THIN_MAX ? ` The free tree's ${grouped(t.free)} nodes are too many to draw.` : '';
+  return `${grouped(t.busy + t.lazy)} live areas, drawn as ${grouped(t.runs)} runs of neighbouring areas.${tree} Playing an operation's micro-steps is off at this size.`;
 }
 
 /** One line for a step event: its kind and the fields that matter. */

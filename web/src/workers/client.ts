@@ -1,8 +1,8 @@
 // The page's side of the replay worker: typed calls with promises, progress callbacks, and
 // cancellation by terminating the worker (a replay in progress cannot be interrupted otherwise,
 // and a terminated worker frees its whole wasm memory at once).
-import { parseFrames, parseState, parseSummaries, type OpFrames, type OpSummary, type State } from '../bridge';
-import type { Envelope, Opened, Reply, Request, Source } from './protocol';
+import { parseFrames, parseStateValue, parseSummaries, type OpFrames, type OpSummary, type State } from '../bridge';
+import type { Envelope, Opened, Reply, Request, Source, Thinned } from './protocol';
 
 export class Cancelled extends Error {
   constructor() {
@@ -57,7 +57,8 @@ export class ReplayWorker {
   /** Open a trace; `largeOps` decides whether the session stays here (more operations) or the text comes back. */
   open(source: Source, largeOps: number, progress?: (done: number, total: number) => void, chunk = CHUNK): Promise<Opened> {
     // A file's bytes move to the worker (no copy of tens of MiB on the page's thread).
-    const transfer = source.kind === 'import' && source.bytes ? [source.bytes.buffer as ArrayBuffer] : [];
+    const bytes = source.kind === 'import' || source.kind === 'link' ? source.bytes : undefined;
+    const transfer = bytes ? [bytes.buffer as ArrayBuffer] : [];
     return this.call<Opened>({ type: 'open', source, largeOps, chunk }, progress, transfer);
   }
 
@@ -90,8 +91,11 @@ export class RemoteSession {
     readonly length: number,
   ) {}
 
-  async state(k: number): Promise<State> {
-    return parseState(await this.worker.call<string>({ type: 'state', k: this.clamp(k) }));
+  /** The state before op `k`; `thinned` when the worker merged its areas to send it. */
+  async state(k: number): Promise<State & { thinned?: Thinned }> {
+    const raw = JSON.parse(await this.worker.call<string>({ type: 'state', k: this.clamp(k) })) as { thinned?: Thinned };
+    const state = parseStateValue(raw);
+    return raw.thinned ? { ...state, thinned: raw.thinned } : state;
   }
 
   async frames(k: number): Promise<OpFrames | null> {

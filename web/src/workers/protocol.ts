@@ -3,6 +3,8 @@
 /** Where the trace of an `open` comes from. */
 export type Source =
   | { kind: 'text'; text: string }
+  /** A link's trace, decompressed in the link worker (web/src/workers/linkRead.ts): UTF-8. */
+  | { kind: 'link'; bytes: Uint8Array }
   | { kind: 'import'; format: string; profile: string; text?: string; bytes?: Uint8Array }
   | { kind: 'workload'; name: string; params: string };
 
@@ -41,4 +43,15 @@ export type Reply =
 export interface Envelope {
   id: number;
   req: Request;
+}
+
+/** A navigator's state holds at most this many busy and lazy entries, and free-tree nodes, each (`Vmapviz.state_thin`). */
+export const THIN_MAX = 4000;
+
+/** What a thinned state had: its busy, lazy and free-tree counts, and the runs sent. */
+export interface Thinned {
+  busy: number;
+  lazy: number;
+  free: number;
+  runs: number;
 }

@@ -13,7 +13,7 @@ import init, {
   workload,
   type ImportResult,
 } from '../pkg-workbench/vmapviz_wasm.js';
-import type { Envelope, Opened, Reply, Source } from './protocol';
+import { THIN_MAX, type Envelope, type Opened, type Reply, type Source } from './protocol';
 import { parseReport } from '../panels/api';
 
 const ready = init();
@@ -58,6 +58,11 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   if (source.kind === 'text') {
     text = source.text;
     loader = new Loader(text);
+  } else if (source.kind === 'link') {
+    // A link's trace (more than the player holds: it stays here). Neither its bytes nor its text
+    // are kept once parsed: up to 64 MiB each.
+    loader = new Loader(new TextDecoder().decode(source.bytes));
+    (source.bytes.buffer as ArrayBuffer & { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
   } else {
@@ -134,7 +139,8 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = open(id, req.source, req.largeOps, req.chunk);
         break;
       case 'state':
-        value = need().state(req.k);
+        // A state of more areas than the page can take comes thinned (`Vmapviz.state_thin`).
+        value = need().state_thin(req.k, THIN_MAX);
         break;
       case 'frames':
         value = need().frames(req.k);

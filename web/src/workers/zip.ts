@@ -1,32 +1,25 @@
 // The page's side of the link compressor (zlink.worker.ts): one small worker, started on first
-// use, that turns a trace into the lz-string text of a `#z=` link, and a long link's text back
-// into its trace (a 143 KB link holds 30 MB of trace: 2.9 s on the main thread). Where a worker
-// cannot start, the work is done on the main thread, after the current task.
-import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
+// use, that turns a trace into the lz-string text of a `#z=` link. (A long link is read back by
+// the link worker: web/src/workers/linkRead.ts.) Where a worker cannot start, the work is done
+// on the main thread, after the current task.
+import { compressToEncodedURIComponent } from 'lz-string';
 
 export interface ZipRequest {
   id: number;
-  /** zip: `text` is a trace; unzip: `text` is a link's lz-string text. */
-  op: 'zip' | 'unzip';
+  /** `text` is a trace. */
+  op: 'zip';
   text: string;
 }
 
 export interface ZipReply {
   id: number;
-  /** zip: the lz-string text; unzip: the trace, or null when the text does not decompress. */
+  /** The lz-string text. */
   z: string | null;
 }
 
 /** What one request does (in the worker, or here when it cannot start). */
-export function work(op: ZipRequest['op'], text: string): string | null {
-  if (op === 'zip') return compressToEncodedURIComponent(text);
-  try {
-    // lz-string answers garbage with null or an empty string.
-    const t = decompressFromEncodedURIComponent(text);
-    return t === null || (t === '' && text !== '' && text !== 'Q') ? null : t;
-  } catch {
-    return null;
-  }
+export function work(_op: ZipRequest['op'], text: string): string {
+  return compressToEncodedURIComponent(text);
 }
 
 export class LinkZipper {
@@ -38,11 +31,6 @@ export class LinkZipper {
   /** The lz-string (URI-safe) form of `text`. */
   compress(text: string): Promise<string> {
     return this.ask('zip', text) as Promise<string>;
-  }
-
-  /** The trace a `#z=` link's text holds, or null when it does not decompress. */
-  decompress(z: string): Promise<string | null> {
-    return this.ask('unzip', z);
   }
 
   private ask(op: ZipRequest['op'], text: string): Promise<string | null> {
