@@ -22,9 +22,8 @@ import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/
 import { findEvent, type AnyEvent, type EventKind, type EventSource } from './player/events';
 import { LessonCard, LessonPicker } from './lessons/panel';
 import type { Lesson } from './lessons/model';
-import { checkClaim, resolveStop } from './lessons/resolve';
 import { lessonLink, parseLessonLink } from './lessons/link';
-import { isRight, pickText, resolveAsk, type AskKind, type Pick, type Resolved as AskResolved } from './lessons/question';
+import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { inPurge, narrate, type MarkerKind, type Narration } from './narrate/narrate';
 import { around } from './layout/zoom';
@@ -135,6 +134,8 @@ export class App {
   private readonly picker: LessonPicker;
   /** The lessons' module (their words and traces), loaded on first use. */
   private lessons: Promise<readonly Lesson[]> | null = null;
+  /** The lessons' functions, loaded with the catalogue (web/src/lessons/lazy.ts). */
+  private lessonFns: typeof import('./lessons/lazy') | null = null;
   /** The lesson shown: which stop, where it sits (null when it could not be placed), its trace. */
   private lesson: { lesson: Lesson; index: number; pos: Pos | null; problem: string | null; trace: string; q?: Question | null } | null = null;
   /** `&embed=1`: only the views and the transport (an iframe); no questions asked. */
@@ -832,7 +833,8 @@ export class App {
 
   /** The lessons (their module is loaded once, on first use). */
   private loadLessons(): Promise<readonly Lesson[]> {
-    this.lessons ??= import('./lessons/catalogue').then((m) => {
+    this.lessons ??= Promise.all([import('./lessons/catalogue'), import('./lessons/lazy')]).then(([m, fns]) => {
+      this.lessonFns = fns;
       this.lessonOrder = m.LESSONS.map((l) => l.id);
       return m.LESSONS;
     });
@@ -931,6 +933,8 @@ export class App {
     // ] and [ then go to the next event of the kind the stop is about.
     this.transport.kind = stop.claim.kind;
     const s = this.session as Session;
+    // Loaded with the catalogue, which a lesson open has awaited.
+    const { resolveStop, checkClaim, resolveAsk } = this.lessonFns as typeof import('./lessons/lazy');
     const r = resolveStop(this.eventSource(s), stop);
     if ('error' in r) {
       l.pos = null;
@@ -967,9 +971,10 @@ export class App {
   /** A student's answer: right or wrong, then the answer is revealed. */
   private answer(p: Pick): void {
     const q = this.lesson?.q;
-    if (!q || q.revealed || q.r.answer.ask !== p.ask) return;
-    q.pick = pickText(p);
-    q.right = isRight(q.r.answer, p);
+    const fns = this.lessonFns;
+    if (!q || q.revealed || q.r.answer.ask !== p.ask || !fns) return;
+    q.pick = fns.pickText(p);
+    q.right = fns.isRight(q.r.answer, p);
     this.reveal();
   }
 

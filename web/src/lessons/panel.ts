@@ -4,7 +4,8 @@
 import { el } from '../views/common';
 import { kindInfo } from '../player/events';
 import type { Lesson, Stop } from './model';
-import { STORE_TYPES, type AskKind } from './question';
+import type { AskKind } from './question';
+import { STORE_TYPES } from './storeTypes';
 
 /** A stop's "your turn" question as the card shows it. */
 export interface QuestionView {

@@ -18,18 +18,9 @@ export interface Ask {
   nth?: number;
 }
 
-/** The store types `mas_wr_store_type` can pick, in the order the buttons list them. */
-export const STORE_TYPES = [
-  'wr_store_root',
-  'wr_exact_fit',
-  'wr_append',
-  'wr_slot_store',
-  'wr_node_store',
-  'wr_split_store',
-  'wr_rebalance',
-  'wr_spanning_store',
-  'wr_new_root',
-] as const;
+// The store types (a file of their own: the lesson card lists them on the first open, the rest
+// of this module comes with the catalogue).
+export { STORE_TYPES } from './storeTypes';
 
 export type Answer =
   | { ask: 'land'; start: bigint; end: bigint }
