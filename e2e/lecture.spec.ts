@@ -308,14 +308,19 @@ test('a link step keeps the new node and the parent the narration names in view'
 });
 
 test('a tree larger than its view has an overview; a click there moves the view', async ({ page }) => {
-  // The default scenario's end at 1280×720 in lecture mode: three levels, too tall for cards of
-  // a readable size, so the view shows part of the tree.
+  // 60 one-page allocations, every other one freed: 30 free blocks, five levels, too tall and
+  // too wide at 1280×720 in lecture mode even as compact cards of a readable size, so the view
+  // shows part of the tree. (The default scenario's three levels now fit there, compact.)
   await page.setViewportSize({ width: 1280, height: 720 });
   const app = new AppPage(page);
-  await app.open(`./#trace=${encodeURIComponent(DEFAULT_TRACE)}&step=end&lecture=1`);
+  const lines = ['init 0x100000 0x200000'];
+  for (let i = 0; i < 60; i++) lines.push('alloc 0x1000 0x1 0x100000 0x200000');
+  for (let i = 0; i < 60; i += 2) lines.push(`free 0x${(0x100000 + i * 0x1000).toString(16)}`);
+  await app.open(`./#trace=${encodeURIComponent(lines.join('\n'))}&step=end&lecture=1`);
   const overview = page.locator('[data-widget="tree-overview"]');
   await expect(overview).toBeVisible();
-  await expect(overview).toHaveAttribute('data-nodes', String(await app.tree.nodes.count()));
+  // Every node of the tree (a compact tree draws only those near the screen).
+  await expect(overview).toHaveAttribute('data-nodes', (await app.tree.root.getAttribute('data-nodes')) ?? '');
   // It covers none of the step's nodes the view shows whole.
   const box = (await overview.boundingBox())!;
   const svg = (await app.tree.root.locator('svg.free-tree-svg').boundingBox())!;
@@ -338,10 +343,30 @@ test('a tree larger than its view has an overview; a click there moves the view'
     expect(covered, `the overview covers block #${id}`).toBe(false);
   }
   expect(hiddenBefore.length, 'nodes out of view').toBeGreaterThan(0);
-  // A click at the bottom of the overview brings the deepest level into view.
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height - 3);
+  // A click on a node of the deepest level in the overview brings it into view.
+  const deepest = await overview.locator('svg').evaluate((svg) => {
+    let best: [number, number] | null = null;
+    for (const p of svg.querySelectorAll('path')) {
+      for (const m of (p.getAttribute('d') ?? '').matchAll(/M([\d.]+),([\d.]+)h([\d.]+)v([\d.]+)/g)) {
+        const [x, y, w, h] = m.slice(1).map(Number);
+        if (!best || y + h / 2 > best[1]) best = [x + w / 2, y + h / 2];
+      }
+    }
+    const r = svg.getBoundingClientRect();
+    return best ? [r.left + best[0], r.top + best[1]] : null;
+  });
+  if (!deepest) throw new Error('the overview draws no node');
+  await page.mouse.click(deepest[0], deepest[1]);
   await expect(app.tree.root).toHaveAttribute('data-auto-fit', 'false');
-  await expect.poll(async () => (await Promise.all(hiddenBefore.map(inView))).some(Boolean)).toBe(true);
+  // (A compact tree draws only the nodes near the view: compare the ids in view, drawn or not before.)
+  const shownBefore = ids.map(([id]) => id).filter((id) => !hiddenBefore.includes(id));
+  await expect
+    .poll(async () => {
+      const now = await app.tree.nodes.evaluateAll((gs) => gs.map((g) => g.getAttribute('data-id') ?? ''));
+      for (const id of now) if (!shownBefore.includes(id) && (await inView(id))) return true;
+      return false;
+    })
+    .toBe(true);
   // The whole tree in view: no overview, from the moment the view sets off (decided by where it
   // goes, not by each frame of the flight, which showed the map while a tree that fits moved).
   const hiddenAtOnce = await page.locator('[data-widget="free-tree"] button.whole').evaluate((b) => {

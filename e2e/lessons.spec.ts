@@ -182,6 +182,33 @@ test('a lesson stop at 1440×900 and in lecture mode at 1280×720 (screenshots)'
   expect(app.problems).toEqual([]);
 });
 
+test('lecture mode at 1280×720: a rotation keeps its three nodes (grandparent, parent, child) on screen', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  // Issue 33: full cards at lecture size need about 450 px for three levels; the panel has 335.
+  // free-tree stop 8 is the insert fix-up's case 2: "Rotate left at block #1 ...: block #3
+  // takes its place", under the root #0 (the lesson's trace, web/src/lessons/traces/fixups.trace).
+  await app.open('./#lesson=free-tree&stop=8&lecture=1');
+  const card = page.locator('[data-widget="lesson"]');
+  await expect(card).toHaveAttribute('data-stop', '8');
+  await expect(app.narration.text).toContainText('Rotate left at block #1');
+  await expect(app.narration.text).toContainText('block #3');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const box = await app.tree.root.locator('svg.free-tree-svg').boundingBox();
+  if (!box) throw new Error('no tree');
+  for (const id of ['0', '1', '3']) {
+    const b = await app.tree.root.locator(`g.node[data-id="${id}"]`).boundingBox();
+    expect(b, `node #${id} drawn`).not.toBeNull();
+    if (!b) continue;
+    expect(b.y, `node #${id} top`).toBeGreaterThanOrEqual(box.y - 0.5);
+    expect(b.y + b.height, `node #${id} bottom`).toBeLessThanOrEqual(box.y + box.height + 0.5);
+    expect(b.x).toBeGreaterThanOrEqual(box.x - 0.5);
+    expect(b.x + b.width).toBeLessThanOrEqual(box.x + box.width + 0.5);
+  }
+  await page.screenshot({ path: 'test-results/lesson-rotation-lecture-1280x720.png' });
+  expect(app.problems).toEqual([]);
+});
+
 test('an unknown lesson or a stop past the end says so; a lesson over one\'s own trace can be undone', async ({ page }) => {
   const app = new AppPage(page);
   await app.open('./#lesson=nope&stop=2');

@@ -219,6 +219,17 @@ export class FreeTree {
 
   private size = { w: 0, h: 0 };
 
+  /**
+   * Lecture mode on a panel too short for three levels of full cards at the readable scale
+   * (1280×720: 335 px against about 510): compact cards, so that a rotation's three nodes
+   * (grandparent, parent, child) are on screen together, each text still LECTURE_TEXT_PX.
+   */
+  private shortLecture(): boolean {
+    if (!document.body.classList.contains('lecture') || this.size.h <= 0) return false;
+    const k = LECTURE_TEXT_PX / LECTURE_FONT.full;
+    return this.size.h < (2 * LEVEL_H + NODE_H + 2 * MARGIN + 26) * k;
+  }
+
   private rerender(): void {
     if (this.nodes) this.render(this.nodes, { ...this.opts, duration: 0 });
   }
@@ -239,7 +250,11 @@ export class FreeTree {
     const initialized = options.initialized ?? true;
     const focus = options.focus ?? NO_FOCUS;
     const ms = options.duration ?? 0;
-    const compactNow = nodes.length > COMPACT_AT;
+    if (!this.size.w) {
+      const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
+      this.size = { w: box.width, h: box.height };
+    }
+    const compactNow = nodes.length > COMPACT_AT || this.shortLecture();
     const shape = Number.isFinite(this.maxDepth) ? null : shapeKey(nodes, compactNow);
     this.root.dataset.nodes = String(nodes.length);
     this.svg.classed('preview', !initialized);
@@ -402,7 +417,7 @@ export class FreeTree {
           n.append('rect').attr('class', 'card').attr('width', g.w).attr('height', g.h).attr('rx', g.compact ? 6 : 9);
           if (g.compact) {
             n.append('text').attr('class', 'marker').attr('x', 9).attr('y', 15);
-            n.append('text').attr('class', 'size').attr('x', 19).attr('y', 16);
+            n.append('text').attr('class', 'size').attr('x', g.w / 2).attr('y', 16);
             n.append('text').attr('class', 'id').attr('x', g.w - 6).attr('y', 15);
             n.append('text').attr('class', 'max').attr('x', g.w / 2).attr('y', 31);
           } else {
