@@ -31,6 +31,11 @@ for (const [w, h, lecture] of [
     const view = (await page.locator('[data-widget="maple-tree"] svg').first().boundingBox())!;
     expect(x, 'the cut in view').toBeGreaterThanOrEqual(view.x);
     expect(x, 'the cut in view').toBeLessThanOrEqual(view.x + view.width);
+    // Its words whole inside the drawing too (they were clipped at the panel's right edge).
+    const label = (await cut.locator('.cut-label').boundingBox())!;
+    await expect(cut.locator('.cut-label')).toHaveText(`cut after slot ${n}`);
+    expect(label.x, 'the label in view').toBeGreaterThanOrEqual(view.x);
+    expect(label.x + label.width, 'the label in view').toBeLessThanOrEqual(view.x + view.width);
     // It crosses the node from top to bottom.
     const frame = (await node.locator('rect.frame').boundingBox())!;
     expect(line.y).toBeLessThanOrEqual(frame.y);

@@ -911,7 +911,8 @@ export class MapleTreeView {
     if (g.__focus === key) return;
     g.__focus = key;
     this.drawCut(g, d, cut);
-    const cells = g.lastElementChild?.children;
+    // The cells' group (not the last child: the split's cut is drawn after it, on top).
+    const cells = g.querySelector(':scope > g.cells')?.children;
     if (!cells) return;
     for (let i = 0; i < cells.length && i < base.length; i++) {
       let cls = base[i];
@@ -928,7 +929,7 @@ export class MapleTreeView {
 
   /**
    * The split's cut on the full node: a marked line between slot `after` and `after + 1`, from
-   * above the node to below it, with the words "cut" (none when `after` is -1).
+   * above the node to below it, with the words "cut after slot N" (none when `after` is -1).
    */
   private drawCut(g: NodeEl, d: MapleNode, after: number): void {
     let cut = g.querySelector<SVGGElement>(':scope > g.split-cut');
@@ -948,7 +949,9 @@ export class MapleTreeView {
     const [line, text] = Array.from(cut.children);
     for (const [e, a] of [
       [line, { x1: x, x2: x, y1: -10, y2: h + 10 }],
-      [text, { x: x + 4, y: -3 }],
+      // Left of the line (the view keeps the node's start and the slot after the cut in view,
+      // so the right side can be off screen), unless the cut is too near the node's start.
+      [text, after >= 1 ? { x: x - 4, y: -3, 'text-anchor': 'end' } : { x: x + 4, y: -3, 'text-anchor': 'start' }],
     ] as const)
       for (const [k, v] of Object.entries(a)) setAttr(e, k, String(v));
     text.textContent = `cut after slot ${after}`;
