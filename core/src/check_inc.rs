@@ -82,7 +82,8 @@ impl TreeId {
     }
 }
 
-/// What the check keeps per arena slot (index = handle / [`STRIDE`]).
+/// What the check keeps per arena slot (index = handle / 2: handles are even, so the table
+/// has [`STRIDE`] / 2 entries per object, of which one is used, and no division is made).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     /// The operation whose membership climb last passed it (so it is on the region's paths),
@@ -101,7 +102,7 @@ const BLANK: Slot = Slot { op: 0, tree: NO_TREE, bh: BH_UNKNOWN, lazy: 0 };
 
 #[inline(always)]
 fn ix(h: u32) -> usize {
-    (h / STRIDE) as usize
+    (h >> 1) as usize
 }
 
 /// Collects what an operation touched (as an [`Observer`]) and checks it ([`IncrementalCheck::after_op`]).
@@ -286,8 +287,9 @@ impl IncrementalCheck {
 
     /// The per-slot table covers every handle of the arena.
     fn grow(&mut self, a: &Arena) {
-        if self.slots.len() < a.slots() {
-            self.slots.resize(a.slots(), BLANK);
+        let n = a.slots() * (STRIDE / 2) as usize;
+        if self.slots.len() < n {
+            self.slots.resize(n, BLANK);
         }
     }
 
@@ -561,16 +563,21 @@ impl IncrementalCheck {
             let k = self.seen[i];
             self.ends_check(a, Self::tree_at(v, k), k)?;
         }
+        // Consecutive path nodes are mostly of one tree: look it up when it changes.
+        let (mut tk, mut tree) = (NO_TREE, &v.free);
         for i in 0..self.path.len() {
             let n = self.path[i];
             let k = self.slots[ix(n)].tree;
             if k == NO_TREE {
                 continue;
             }
+            if k != tk {
+                (tk, tree) = (k, Self::tree_at(v, k));
+            }
             let x = a.area(n);
             for c in [x.left, x.right] {
                 if c != NIL && a.try_area(c).is_none_or(|_| self.slots[ix(c)].op != self.op_gen) {
-                    self.node(a, Self::tree_at(v, k), c, k)?;
+                    self.node(a, tree, c, k)?;
                 }
             }
         }
@@ -581,7 +588,10 @@ impl IncrementalCheck {
                 let n = self.path[i];
                 let k = self.slots[ix(n)].tree;
                 if k != NO_TREE {
-                    self.node(a, Self::tree_at(v, k), n, k)?;
+                    if k != tk {
+                        (tk, tree) = (k, Self::tree_at(v, k));
+                    }
+                    self.node(a, tree, n, k)?;
                 }
             }
             end = start;
