@@ -20,7 +20,7 @@ import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
 import { findEvent, type AnyEvent, type EventKind, type EventSource } from './player/events';
-import { LessonCard, LessonPicker } from './lessons/panel';
+import type { LessonCard, LessonPicker } from './lessons/panel';
 import type { Lesson } from './lessons/model';
 import { lessonLink, parseLessonLink } from './lessons/link';
 import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
@@ -130,8 +130,11 @@ export class App {
   private readonly popover: FreePopover;
   private readonly banner: HTMLElement;
   private readonly undo: UndoToast;
-  private readonly lessonCard: LessonCard;
-  private readonly picker: LessonPicker;
+  /** The lesson's card and the picker: built when the lessons load (their code loads with them). */
+  private lessonCard: LessonCard | null = null;
+  private readonly cardRoot: HTMLElement;
+  private picker: LessonPicker | null = null;
+  private readonly pickRoot: HTMLElement;
   /** The lessons' module (their words and traces), loaded on first use. */
   private lessons: Promise<readonly Lesson[]> | null = null;
   /** The lessons' functions, loaded with the catalogue (web/src/lessons/lazy.ts). */
@@ -274,17 +277,13 @@ export class App {
     const side = root.querySelector('.side');
     if (side) side.prepend(card);
     else root.append(card);
-    this.lessonCard = new LessonCard(card, {
-      onStop: (dir) => this.stepStop(dir),
-      onReturn: () => this.toStop(),
-      onLeave: () => this.leaveLesson(),
-      onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
-      onReveal: () => this.reveal(),
-    });
+    card.hidden = true;
+    this.cardRoot = card;
     const pick = document.createElement('div');
     pick.dataset.widget = 'lessons';
+    pick.hidden = true;
     part(root, 'help').after(pick);
-    this.picker = new LessonPicker(pick, (id) => void this.openLesson(id, 0));
+    this.pickRoot = pick;
     // Outside #app so that lecture mode, which hides the rest, still shows it.
     this.undo = new UndoToast(root.ownerDocument.body);
     root.ownerDocument.addEventListener('keydown', (e) => this.onKey(e));
@@ -833,8 +832,16 @@ export class App {
 
   /** The lessons (their module is loaded once, on first use). */
   private loadLessons(): Promise<readonly Lesson[]> {
-    this.lessons ??= Promise.all([import('./lessons/catalogue'), import('./lessons/lazy')]).then(([m, fns]) => {
+    this.lessons ??= Promise.all([import('./lessons/catalogue'), import('./lessons/lazy'), import('./lessons/panel')]).then(([m, fns, ui]) => {
       this.lessonFns = fns;
+      this.lessonCard = new ui.LessonCard(this.cardRoot, {
+        onStop: (dir) => this.stepStop(dir),
+        onReturn: () => this.toStop(),
+        onLeave: () => this.leaveLesson(),
+        onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
+        onReveal: () => this.reveal(),
+      });
+      this.picker = new ui.LessonPicker(this.pickRoot, (id) => void this.openLesson(id, 0));
       this.lessonOrder = m.LESSONS.map((l) => l.id);
       return m.LESSONS;
     });
@@ -845,7 +852,7 @@ export class App {
   async showLessons(): Promise<void> {
     try {
       const all = await this.loadLessons();
-      this.picker.show(all, this.lesson?.lesson.id ?? null);
+      this.picker?.show(all, this.lesson?.lesson.id ?? null);
     } catch (e) {
       this.showError([`The lessons did not load: ${errorMessage(e)}`]);
     }
@@ -1019,7 +1026,7 @@ export class App {
     else delete document.body.dataset.asking;
     const order = this.lessonOrder;
     const at = l ? order.indexOf(l.lesson.id) : -1;
-    this.lessonCard.render(
+    this.lessonCard?.render(
       l
         ? {
             lesson: l.lesson, index: l.index, atStop, problem: l.problem, hasPrev: at > 0, hasNext: at >= 0 && at < order.length - 1,
@@ -1466,7 +1473,7 @@ export class App {
       return;
     }
     if (this.help.open && e.key !== '?') return;
-    if (this.picker.open) return;
+    if (this.picker?.open) return;
     // Space on a focused button or link activates it, as everywhere else.
     if ((e.key === ' ' || e.key === 'Spacebar') && t instanceof HTMLElement && t.closest('button, a[href], summary')) return;
     // Lecture mode: a presenter remote's buttons (PageDown/PageUp, or ↓/↑ on some) step, and its
