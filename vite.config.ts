@@ -137,6 +137,16 @@ export default defineConfig({
     outDir: '../dist',
     emptyOutDir: true,
     target: 'es2022',
+    // Every browser of the es2022 target preloads modules itself: no polyfill (with two pages it
+    // became a chunk of its own on the first open).
+    modulePreload: { polyfill: false },
+    // The page, and the presenter view a lesson opens in a second window (web/src/presenter/).
+    rollupOptions: {
+      input: {
+        index: resolve(import.meta.dirname, 'web/index.html'),
+        presenter: resolve(import.meta.dirname, 'web/presenter.html'),
+      },
+    },
   },
   server: { host: '127.0.0.1', port: 5173 },
   preview: { host: '127.0.0.1', port: 5173 },

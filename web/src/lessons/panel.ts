@@ -6,6 +6,7 @@ import { kindInfo } from '../player/events';
 import type { Lesson, Stop } from './model';
 import type { AskKind } from './question';
 import { STORE_TYPES } from './storeTypes';
+import { isMessage, openChannel, type PresenterState } from '../presenter/channel';
 
 /** A stop's "your turn" question as the card shows it. */
 export interface QuestionView {
@@ -119,9 +120,52 @@ export class LessonCard {
     leave.type = 'button';
     leave.dataset.action = 'lesson-leave';
     leave.addEventListener('click', () => this.opts.onLeave());
+    // The presenter view: a second window with the stop's notes and the next stop, which
+    // follows the card and steps it (src/presenter/).
+    const presenter = row.appendChild(el('button', 'btn btn-small lesson-presenter', 'Presenter view'));
+    presenter.type = 'button';
+    presenter.dataset.action = 'lesson-presenter';
+    presenter.title = 'Open the presenter view in a second window: notes, the next stop, a clock';
+    presenter.addEventListener('click', () => {
+      window.open(new URL('presenter.html', location.href).href, 'vmapviz-presenter', 'popup,width=960,height=640');
+    });
+    if (this.channel) {
+      this.channel.onmessage = (e: MessageEvent) => {
+        if (!isMessage(e.data) || e.data.type !== 'cmd') return;
+        if (e.data.cmd === 'hello') this.channel?.postMessage(this.posted);
+        else if (this.posted.lesson === null) return;
+        // As the remote's PageDown on the page: a question waiting is revealed first.
+        else if (e.data.cmd === 'next' && this.posted.question?.revealed === false) this.opts.onReveal();
+        else this.opts.onStop(e.data.cmd === 'next' ? 1 : -1);
+      };
+    }
+  }
+
+  private readonly channel = openChannel();
+  private posted: PresenterState = { type: 'state', lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false };
+
+  /** Tell a presenter view (if one is open) where the lesson is. */
+  private post(v: LessonView | null): void {
+    if (!this.channel) return;
+    const stops = v?.lesson.stops ?? [];
+    const at = v ? stops[v.index] : undefined;
+    const after = v ? stops[v.index + 1] : undefined;
+    const q = v?.question ?? null;
+    this.posted = {
+      type: 'state',
+      lesson: v ? v.lesson.title : null,
+      stop: v ? v.index + 1 : 0,
+      stops: stops.length,
+      current: at ? { title: at.title, text: at.text } : null,
+      next: after ? { title: after.title, text: after.text } : null,
+      question: q ? { prompt: q.prompt, answer: q.why, revealed: q.revealed } : null,
+      atStop: v?.atStop ?? false,
+    };
+    this.channel.postMessage(this.posted);
   }
 
   render(v: LessonView | null): void {
+    this.post(v);
     this.root.hidden = v === null;
     document.body.classList.toggle('in-lesson', v !== null);
     if (!v) return;

@@ -1,0 +1,66 @@
+// Issue 33, item 1: the presenter view. The lesson card opens a second window (presenter.html)
+// that shows the stop's notes and the next stop, follows the page, and drives it with a remote's
+// keys through a BroadcastChannel.
+import { expect, test } from '@playwright/test';
+import { AppPage } from './pages/app';
+
+test('the presenter view follows the lesson and steps it: notes, the next stop, the keys', async ({ page, context }) => {
+  const app = new AppPage(page);
+  await app.open('./#lesson=free-tree&stop=3');
+  const card = page.locator('[data-widget="lesson"]');
+  await expect(card).toHaveAttribute('data-stop', '3');
+  const [p] = await Promise.all([context.waitForEvent('page'), card.locator('button[data-action="lesson-presenter"]').click()]);
+  const problems: string[] = [];
+  p.on('console', (m) => (m.type() === 'error' ? problems.push(m.text()) : undefined));
+  p.on('pageerror', (e) => problems.push(String(e)));
+  await p.waitForLoadState();
+  expect(new URL(p.url()).pathname).toMatch(/presenter\.html$/);
+  // The stop's notes, as the page's card shows them.
+  const title3 = (await card.getByTestId('lesson-title').textContent()) ?? '';
+  await expect(p.getByTestId('p-title')).toHaveText(title3);
+  await expect(p.getByTestId('p-text')).toHaveText((await card.getByTestId('lesson-text').textContent()) ?? '');
+  await expect(p.getByTestId('p-where')).toContainText('stop 3 / 13');
+  const next3 = (await p.getByTestId('p-next-title').textContent()) ?? '';
+  expect(next3).not.toBe('');
+  // Stop 3 asks a question: the presenter reads its answer before the hall does, and a remote's
+  // first PageDown reveals it on the page, as on the page itself.
+  await expect(p.getByTestId('p-question')).toContainText('not revealed yet');
+  await expect(p.getByTestId('p-question')).toContainText('Answer:');
+  await p.keyboard.press('PageDown');
+  await expect(card).toHaveAttribute('data-revealed', 'true');
+  await expect(p.getByTestId('p-question')).toContainText('(revealed)');
+  // The next PageDown steps the page to the next stop, whose title is the one the presenter
+  // announced as next.
+  await p.keyboard.press('PageDown');
+  await expect(card).toHaveAttribute('data-stop', '4');
+  await expect(card.getByTestId('lesson-title')).toHaveText(next3);
+  await expect(p.getByTestId('p-title')).toHaveText(next3);
+  await expect(p.getByTestId('p-where')).toContainText('stop 4 / 13');
+  // Its button back, and the page's own keys move the presenter too.
+  await p.locator('button[data-action="p-prev"]').click();
+  await expect(card).toHaveAttribute('data-stop', '3');
+  await expect(p.getByTestId('p-title')).toHaveText(title3);
+  await page.bringToFront();
+  await page.keyboard.press('PageUp');
+  await expect(card).toHaveAttribute('data-stop', '2');
+  await expect(p.getByTestId('p-where')).toContainText('stop 2 / 13');
+  // Stepping away from the stop on the page is said in the presenter view.
+  await page.keyboard.press('ArrowRight');
+  await expect(p.getByTestId('p-away')).toBeVisible();
+  // Leaving the lesson: the presenter says there is none.
+  await card.locator('button[data-action="lesson-leave"]').click();
+  await expect(p.locator('[data-widget="presenter"]')).toHaveAttribute('data-state', 'none');
+  expect(problems).toEqual([]);
+  expect(app.problems).toEqual([]);
+});
+
+test('a presenter view opened first waits, then picks the lesson up', async ({ page, context }) => {
+  const p = await context.newPage();
+  await p.goto('./presenter.html');
+  await expect(p.getByTestId('p-where')).toContainText('Waiting for the page');
+  const app = new AppPage(page);
+  await app.open('./#lesson=maple&stop=5');
+  await expect(page.locator('[data-widget="lesson"]')).toHaveAttribute('data-stop', '5');
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 9');
+  await expect(p.getByTestId('p-title')).toHaveText((await page.locator('[data-widget="lesson"]').getByTestId('lesson-title').textContent()) ?? '');
+});
