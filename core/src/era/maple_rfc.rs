@@ -743,13 +743,32 @@ impl MapleRfc {
 
     /// `insert_vmap_area_busy_locked`: into the node of `va_start`.
     fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let s = self.busy_store(va, obs);
+        self.busy_by_start.insert(s, va);
+    }
+
+    /// The busy tree's half of [`MapleRfc::busy_insert`] (the store); returns `va_start`. The
+    /// caller puts the area in `busy_by_start`.
+    fn busy_store<O: Observer>(&mut self, va: u32, obs: &mut O) -> u64 {
         let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
         let nid = self.addr_to_node_id(s) as usize;
         let entry = Some(MapleEntry::Value(va));
         let _ =
             lend!(self, self.nodes[nid].busy, obs, MapleTreeKind::Busy, nid as u32, |t| t.store_range(s, e - 1, entry));
         self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
-        self.busy_by_start.insert(s, va);
+        s
+    }
+
+    /// Many areas into `busy_by_start` at once (a pcpu carve; distinct starts). When they are at
+    /// least as many as the index holds, one merge (`BTreeMap::append`, linear) instead of a
+    /// search from the root per area; the index ends the same either way.
+    fn busy_index_extend(&mut self, batch: Vec<(u64, u32)>) {
+        if batch.len() >= self.busy_by_start.len() {
+            let mut more: BTreeMap<u64, u32> = batch.into_iter().collect();
+            self.busy_by_start.append(&mut more);
+        } else {
+            self.busy_by_start.extend(batch);
+        }
     }
 
     fn vmap_bump_eligible(size: u64, align: u64, vstart: u64, vend: u64) -> bool {
@@ -1359,6 +1378,16 @@ impl MapleRfc {
                             return Err(VmapError::BusyOverlap { start: s, end: e, other });
                         }
                     }
+                    // Room for the nodes the carve's stores make (each area adds at most two
+                    // ranges to each tree), so the arenas do not grow by doubling copies.
+                    let nodes_for = |n: usize| n / 4 + 8;
+                    self.free_mt.reserve_nodes(nodes_for(carved.len()));
+                    self.occupied.reserve_nodes(nodes_for(carved.len()));
+                    if self.nodes.len() == 1 {
+                        self.nodes[0].busy.reserve_nodes(nodes_for(carved.len()));
+                    }
+                    // busy_by_start is read by nothing below: filled once, after the stores.
+                    let mut batch = Vec::with_capacity(carved.len());
                     for (i, &s) in carved.iter().enumerate() {
                         let size = sizes[i];
                         // Checked by pcpu_place: every area lies inside one free block.
@@ -1369,7 +1398,7 @@ impl MapleRfc {
                         self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
                         let va = self.arena.alloc(s, s + size);
                         self.arena.at(va).set_flags(F_OCC);
-                        self.busy_insert(va, obs);
+                        batch.push((self.busy_store(va, obs), va));
                         if O::ON {
                             obs.event(
                                 Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(size) },
@@ -1377,6 +1406,7 @@ impl MapleRfc {
                             );
                         }
                     }
+                    self.busy_index_extend(batch);
                     return Ok(carved);
                 }
                 Ok(None) => {
