@@ -759,16 +759,12 @@ impl MapleRfc {
         s
     }
 
-    /// Many areas into `busy_by_start` at once (a pcpu carve; distinct starts). When they are at
-    /// least as many as the index holds, one merge (`BTreeMap::append`, linear) instead of a
-    /// search from the root per area; the index ends the same either way.
+    /// Many areas into `busy_by_start` at once (a pcpu carve at least as big as the index;
+    /// distinct starts): one merge (`BTreeMap::append`, linear) instead of a search from the
+    /// root per area; the index ends the same.
     fn busy_index_extend(&mut self, batch: Vec<(u64, u32)>) {
-        if batch.len() >= self.busy_by_start.len() {
-            let mut more: BTreeMap<u64, u32> = batch.into_iter().collect();
-            self.busy_by_start.append(&mut more);
-        } else {
-            self.busy_by_start.extend(batch);
-        }
+        let mut more: BTreeMap<u64, u32> = batch.into_iter().collect();
+        self.busy_by_start.append(&mut more);
     }
 
     fn vmap_bump_eligible(size: u64, align: u64, vstart: u64, vend: u64) -> bool {
@@ -1365,14 +1361,26 @@ impl MapleRfc {
                 }
                 Ok(Some(base)) => {
                     let carved: Vec<u64> = offsets.iter().map(|&o| base.wrapping_add(o)).collect();
-                    // Check everything first: the occupied tree, then the busy trees.
+                    // Check everything first: the occupied tree, then the busy trees. First over
+                    // the span of the whole group: where that meets nothing, no area meets
+                    // anything, and the area by area check of that tree is skipped. (The busy
+                    // check asks for the area starting last below the end: over the span, none
+                    // meeting means no area starts inside the span, so each area's check finds
+                    // that same one, ending below the span.)
+                    let lo = carved.iter().copied().min().unwrap_or(0);
+                    let hi = carved.iter().zip(sizes).map(|(&s, &sz)| s + sz).max().unwrap_or(0);
+                    let occ_clear = self.occupied_overlap(lo, hi).is_none();
+                    let busy_clear = self.busy_overlap(lo, hi).is_none();
                     for (i, &s) in carved.iter().enumerate() {
+                        if occ_clear && busy_clear {
+                            break;
+                        }
                         let e = s + sizes[i];
-                        if let Some((os, ol)) = self.occupied_overlap(s, e) {
+                        if let Some((os, ol)) = if occ_clear { None } else { self.occupied_overlap(s, e) } {
                             restore(self, &mut before);
                             return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
                         }
-                        if let Some(other) = self.busy_overlap(s, e) {
+                        if let Some(other) = if busy_clear { None } else { self.busy_overlap(s, e) } {
                             restore(self, &mut before);
                             self.counters.overlap_warnings += 1;
                             return Err(VmapError::BusyOverlap { start: s, end: e, other });
@@ -1386,19 +1394,40 @@ impl MapleRfc {
                     if self.nodes.len() == 1 {
                         self.nodes[0].busy.reserve_nodes(nodes_for(carved.len()));
                     }
-                    // busy_by_start is read by nothing below: filled once, after the stores.
-                    let mut batch = Vec::with_capacity(carved.len());
+                    // busy_by_start is read by nothing below: for a big group, filled once after
+                    // the stores.
+                    let bulk = carved.len() >= self.busy_by_start.len();
+                    let mut batch = Vec::with_capacity(if bulk { carved.len() } else { 0 });
+                    // The upper part `[first, last]` of the free block the last clip cut: still
+                    // one range of the free tree, with the block's entry (no clip stores there).
+                    let mut rest: Option<(u64, u64)> = None;
                     for (i, &s) in carved.iter().enumerate() {
                         let size = sizes[i];
+                        let e = s + size - 1;
                         // Checked by pcpu_place: every area lies inside one free block.
-                        let (bs, bl, block) = self.free_mt.range_at(s);
-                        if block.is_some() && s + size - 1 <= bl {
+                        let (bs, bl, block) = match rest {
+                            Some((rs, rl)) if rs <= s && e <= rl => (rs, rl, true),
+                            _ => {
+                                let (bs, bl, b) = self.free_mt.range_at(s);
+                                (bs, bl, b.is_some())
+                            }
+                        };
+                        rest = None;
+                        if block && e <= bl {
                             self.va_clip(bs, bl, s, size);
+                            if e < bl {
+                                rest = Some((e + 1, bl));
+                            }
                         }
                         self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
                         let va = self.arena.alloc(s, s + size);
                         self.arena.at(va).set_flags(F_OCC);
-                        batch.push((self.busy_store(va, obs), va));
+                        let start = self.busy_store(va, obs);
+                        if bulk {
+                            batch.push((start, va));
+                        } else {
+                            self.busy_by_start.insert(start, va);
+                        }
                         if O::ON {
                             obs.event(
                                 Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(size) },
@@ -1406,7 +1435,9 @@ impl MapleRfc {
                             );
                         }
                     }
-                    self.busy_index_extend(batch);
+                    if bulk {
+                        self.busy_index_extend(batch);
+                    }
                     return Ok(carved);
                 }
                 Ok(None) => {
@@ -1470,7 +1501,7 @@ impl MapleRfc {
             }
             0
         };
-        let mut cur = RevCursor::default();
+        let mut cur = RevCursor::for_tree(tree);
         let mut area = last_area;
         let mut term = last_area;
         let mut start = offsets[area];

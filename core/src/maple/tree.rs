@@ -2900,6 +2900,11 @@ pub struct RevCursor {
 }
 
 impl RevCursor {
+    /// A cursor with room for a path down `t` (no growth on the way).
+    pub fn for_tree<O: MapleObserver>(t: &MapleTree<O>) -> RevCursor {
+        RevCursor { path: Vec::with_capacity(t.height as usize + 1) }
+    }
+
     /// The stored range holding `index`, else the nearest one below it.
     pub fn seek<O: MapleObserver>(&mut self, t: &MapleTree<O>, index: u64) -> Option<(u64, u64, MapleEntry)> {
         self.path.clear();
