@@ -1361,26 +1361,40 @@ impl MapleRfc {
                 }
                 Ok(Some(base)) => {
                     let carved: Vec<u64> = offsets.iter().map(|&o| base.wrapping_add(o)).collect();
-                    // Check everything first: the occupied tree, then the busy trees. First over
-                    // the span of the whole group: where that meets nothing, no area meets
-                    // anything, and the area by area check of that tree is skipped. (The busy
-                    // check asks for the area starting last below the end: over the span, none
-                    // meeting means no area starts inside the span, so each area's check finds
-                    // that same one, ending below the span.)
+                    // Check everything first: the occupied tree, then the busy trees, area by
+                    // area. Both are asked once over the span of the group [lo, hi) first, and
+                    // an area's answer is read from that where it follows:
+                    // * occupied: the first range meeting the span is (os, ol), all NULL below
+                    //   it from lo; an area ending by os meets nothing, an area starting by ol
+                    //   (and ending past os) meets that same range first.
+                    // * busy: `busy_overlap` looks at the area starting last below the end. The
+                    //   one below hi starts at k: no area starts in (k, hi), so for an area
+                    //   ending past k it is that same one.
                     let lo = carved.iter().copied().min().unwrap_or(0);
                     let hi = carved.iter().zip(sizes).map(|(&s, &sz)| s + sz).max().unwrap_or(0);
-                    let occ_clear = self.occupied_overlap(lo, hi).is_none();
-                    let busy_clear = self.busy_overlap(lo, hi).is_none();
+                    let occ = self.occupied_overlap(lo, hi);
+                    let last_below = self.busy_by_start.range(..hi).next_back().map(|(&k, &va)| {
+                        let v = self.arena.get(va);
+                        (k, v.va_start, v.va_end)
+                    });
                     for (i, &s) in carved.iter().enumerate() {
-                        if occ_clear && busy_clear {
-                            break;
-                        }
                         let e = s + sizes[i];
-                        if let Some((os, ol)) = if occ_clear { None } else { self.occupied_overlap(s, e) } {
+                        let hit = match occ {
+                            None => None,
+                            Some((os, _)) if e <= os => None,
+                            Some((os, ol)) if s <= ol => Some((os, ol)),
+                            Some(_) => self.occupied_overlap(s, e),
+                        };
+                        if let Some((os, ol)) = hit {
                             restore(self, &mut before);
                             return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
                         }
-                        if let Some(other) = if busy_clear { None } else { self.busy_overlap(s, e) } {
+                        let other = match last_below {
+                            None => None,
+                            Some((k, vs, ve)) if e > k => (ve > s).then_some((vs, ve)),
+                            Some(_) => self.busy_overlap(s, e),
+                        };
+                        if let Some(other) = other {
                             restore(self, &mut before);
                             self.counters.overlap_warnings += 1;
                             return Err(VmapError::BusyOverlap { start: s, end: e, other });
@@ -1557,7 +1571,13 @@ impl MapleRfc {
             end = start + sizes[area];
             va = enclose(&mut cur, base.wrapping_add(end));
         }
-        // Every area must sit inside one block (the carve's NOTHING_FIT check).
+        // Every area must sit inside one block (the carve's NOTHING_FIT check). Without a
+        // wrap-around the walk has shown it already: it ends after every area passed against
+        // the final base, each inside the free range holding its end, so the range holding
+        // its start is that one.
+        if base.checked_add(last_end).is_some() {
+            return Ok(Some(base));
+        }
         for i in 0..nr {
             let s = base.wrapping_add(offsets[i]);
             let inside = enclose(&mut cur, s)

@@ -1605,16 +1605,12 @@ impl<O: MapleObserver> MapleTree<O> {
         if offset_end <= mas.end {
             let dst_offset = mas.offset + 1;
             let copy_size = mas.end - offset_end + 1;
-            for k in 0..copy_size {
-                if dst_offset + k < 16 && offset_end + k < 16 {
-                    nn.slot[dst_offset + k] = old_slot[offset_end + k];
-                }
-            }
-            for k in 0..copy_size - 1 {
-                if dst_offset + k < 15 && offset_end + k < 15 {
-                    nn.pivot[dst_offset + k] = old_pivot[offset_end + k];
-                }
-            }
+            // The tail: `copy_size` slots and one pivot fewer, as far as both nodes reach.
+            let room = |len: usize| len.saturating_sub(dst_offset).min(len.saturating_sub(offset_end));
+            let ns = copy_size.min(room(16));
+            nn.slot[dst_offset..dst_offset + ns].copy_from_slice(&old_slot[offset_end..offset_end + ns]);
+            let np = (copy_size - 1).min(room(15));
+            nn.pivot[dst_offset..dst_offset + np].copy_from_slice(&old_pivot[offset_end..offset_end + np]);
             if new_end < node_pivots {
                 nn.pivot[new_end] = mas.max;
             }
