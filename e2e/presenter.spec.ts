@@ -64,3 +64,32 @@ test('a presenter view opened first waits, then picks the lesson up', async ({ p
   await expect(p.getByTestId('p-where')).toContainText('stop 5 / 9');
   await expect(p.getByTestId('p-title')).toHaveText((await page.locator('[data-widget="lesson"]').getByTestId('lesson-title').textContent()) ?? '');
 });
+
+test('with two tabs of vmapviz open, the presenter view steps only the page that opened it', async ({ page, context }) => {
+  const a = new AppPage(page);
+  await a.open('./#lesson=free-tree&stop=5');
+  const other = await context.newPage();
+  const b = new AppPage(other);
+  await b.open('./#lesson=free-tree&stop=7');
+  const cardA = page.locator('[data-widget="lesson"]');
+  const cardB = other.locator('[data-widget="lesson"]');
+  await expect(cardB).toHaveAttribute('data-stop', '7');
+  await page.bringToFront();
+  const [p] = await Promise.all([context.waitForEvent('page'), cardA.locator('button[data-action="lesson-presenter"]').click()]);
+  await p.waitForLoadState();
+  // It shows tab A's stop, not B's (B posts its state too, on the same channel).
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 13');
+  await p.locator('button[data-action="p-next"]').click();
+  await expect(cardA).toHaveAttribute('data-stop', '6');
+  await expect(p.getByTestId('p-where')).toContainText('stop 6 / 13');
+  // B heard the command too and left it alone; its own step does not move the presenter.
+  await other.bringToFront();
+  await other.keyboard.press('PageUp');
+  await expect(cardB).toHaveAttribute('data-stop', '6');
+  await p.locator('button[data-action="p-prev"]').click();
+  await expect(cardA).toHaveAttribute('data-stop', '5');
+  await expect(cardB).toHaveAttribute('data-stop', '6');
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 13');
+  expect(a.problems).toEqual([]);
+  expect(b.problems).toEqual([]);
+});

@@ -6,7 +6,7 @@ import { kindInfo } from '../player/events';
 import type { Lesson, Stop } from './model';
 import type { AskKind } from './question';
 import { STORE_TYPES } from './storeTypes';
-import { isMessage, openChannel, type PresenterState } from '../presenter/channel';
+import { isMessage, newPageId, openChannel, type PresenterState } from '../presenter/channel';
 
 /** A stop's "your turn" question as the card shows it. */
 export interface QuestionView {
@@ -127,12 +127,15 @@ export class LessonCard {
     presenter.dataset.action = 'lesson-presenter';
     presenter.title = 'Open the presenter view in a second window: notes, the next stop, a clock';
     presenter.addEventListener('click', () => {
-      window.open(new URL('presenter.html', location.href).href, 'vmapviz-presenter', 'popup,width=960,height=640');
+      const url = new URL('presenter.html', location.href);
+      url.hash = `page=${this.pageId}`;
+      window.open(url.href, 'vmapviz-presenter', 'popup,width=960,height=640');
     });
     if (this.channel) {
       this.channel.onmessage = (e: MessageEvent) => {
         if (!isMessage(e.data) || e.data.type !== 'cmd') return;
         if (e.data.cmd === 'hello') this.channel?.postMessage(this.posted);
+        else if (e.data.to !== this.pageId) return;
         else if (this.posted.lesson === null) return;
         // As the remote's PageDown on the page: a question waiting is revealed first.
         else if (e.data.cmd === 'next' && this.posted.question?.revealed === false) this.opts.onReveal();
@@ -142,7 +145,8 @@ export class LessonCard {
   }
 
   private readonly channel = openChannel();
-  private posted: PresenterState = { type: 'state', lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false };
+  private readonly pageId = newPageId();
+  private posted: PresenterState = { type: 'state', from: this.pageId, lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false };
 
   /** Tell a presenter view (if one is open) where the lesson is. */
   private post(v: LessonView | null): void {
@@ -153,6 +157,7 @@ export class LessonCard {
     const q = v?.question ?? null;
     this.posted = {
       type: 'state',
+      from: this.pageId,
       lesson: v ? v.lesson.title : null,
       stop: v ? v.index + 1 : 0,
       stops: stops.length,

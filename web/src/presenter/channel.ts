@@ -1,6 +1,11 @@
 // The presenter view's link with the page: one BroadcastChannel between the windows of this
 // origin. The page's lesson card posts where the lesson is (the stop, its words, the next stop);
 // the presenter window asks for it when it opens and sends "next" / "prev" back.
+//
+// Every page has an id of its own, sent with each state. A presenter view follows one page: the
+// one that opened it (its id in the presenter's address, `#page=`), else the first page it
+// hears with a lesson open. Its commands name that page, and only that page obeys them, so
+// other tabs of vmapviz (another lesson, a second copy) are left alone.
 
 export const CHANNEL = 'vmapviz-presenter';
 
@@ -13,6 +18,8 @@ export interface StopNotes {
 /** Page -> presenter: where the lesson is. */
 export interface PresenterState {
   type: 'state';
+  /** The page that posted it (its id, see `pageId`). */
+  from: string;
   /** null: no lesson open. */
   lesson: string | null;
   /** 1-based. */
@@ -31,6 +38,8 @@ export interface PresenterState {
 export interface PresenterCommand {
   type: 'cmd';
   cmd: 'next' | 'prev' | 'hello';
+  /** The page that is to obey it (`hello` asks every page for its state: null). */
+  to: string | null;
 }
 
 export type PresenterMessage = PresenterState | PresenterCommand;
@@ -40,7 +49,20 @@ export function isMessage(m: unknown): m is PresenterMessage {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
   if (t === 'cmd') return ['next', 'prev', 'hello'].includes((m as { cmd?: unknown }).cmd as string);
-  return t === 'state' && typeof (m as { stop?: unknown }).stop === 'number';
+  return t === 'state' && typeof (m as { stop?: unknown }).stop === 'number' && typeof (m as { from?: unknown }).from === 'string';
+}
+
+/** An id for this page, fresh at each load (which presenter view follows which tab). */
+export function newPageId(): string {
+  const b = new Uint8Array(8);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+/** The page a presenter view was opened for (`#page=ID` in its address), or null. */
+export function pairedPage(hash: string): string | null {
+  const id = new URLSearchParams(hash.replace(/^#/, '')).get('page');
+  return id && /^[0-9a-f]{1,32}$/.test(id) ? id : null;
 }
 
 /** The channel, or null where the browser has none. */

@@ -1,12 +1,14 @@
 // The presenter view (presenter.html, opened from the lesson card): the stop's notes, the next
 // stop, a clock, and keys that drive the page's lesson through the channel. It holds no lesson
 // and no allocator: it shows what the page posts.
-import { isMessage, openChannel, type PresenterState } from './channel';
+import { isMessage, openChannel, pairedPage, type PresenterState } from './channel';
 import './presenter.css';
 
 const $ = (id: string) => document.querySelector<HTMLElement>(`[data-testid="${id}"]`) as HTMLElement;
 const root = document.getElementById('presenter') as HTMLElement;
 const channel = openChannel();
+/** The page this window follows and steps: the one that opened it, else the first with a lesson. */
+let page = pairedPage(location.hash);
 
 function show(s: PresenterState): void {
   root.dataset.state = s.lesson === null ? 'none' : 'lesson';
@@ -30,14 +32,17 @@ function show(s: PresenterState): void {
 }
 
 function send(cmd: 'next' | 'prev' | 'hello'): void {
-  channel?.postMessage({ type: 'cmd', cmd });
+  if (cmd !== 'hello' && page === null) return;
+  channel?.postMessage({ type: 'cmd', cmd, to: cmd === 'hello' ? null : page });
 }
 
 if (!channel) {
   $('p-where').textContent = 'This browser has no BroadcastChannel: the presenter view cannot follow the page.';
 } else {
   channel.onmessage = (e: MessageEvent) => {
-    if (isMessage(e.data) && e.data.type === 'state') show(e.data);
+    if (!isMessage(e.data) || e.data.type !== 'state') return;
+    if (page === null && e.data.lesson !== null) page = e.data.from;
+    if (e.data.from === page) show(e.data);
   };
   send('hello');
 }
