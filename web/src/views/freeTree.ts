@@ -303,10 +303,6 @@ export class FreeTree {
     this.points = points;
     this.positions = new Map(points.filter((p) => p.data.node).map((p) => [(p.data.node as FreeNode).id, [p.x, p.y]]));
     this.rootId = points[0]?.data.node?.id ?? null;
-    if (!this.size.w) {
-      const box = (this.svg.node() as SVGSVGElement).getBoundingClientRect();
-      this.size = { w: box.width, h: box.height };
-    }
     this.draw(focus, ms);
   }
 
