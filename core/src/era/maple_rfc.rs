@@ -761,7 +761,8 @@ impl MapleRfc {
 
     /// Many areas into `busy_by_start` at once (a pcpu carve at least as big as the index;
     /// distinct starts): one merge (`BTreeMap::append`, linear) instead of a search from the
-    /// root per area; the index ends the same.
+    /// root per area; the index ends the same. Not generic, out of line: one copy.
+    #[inline(never)]
     fn busy_index_extend(&mut self, batch: Vec<(u64, u32)>) {
         let mut more: BTreeMap<u64, u32> = batch.into_iter().collect();
         self.busy_by_start.append(&mut more);
@@ -1361,44 +1362,12 @@ impl MapleRfc {
                 }
                 Ok(Some(base)) => {
                     let carved: Vec<u64> = offsets.iter().map(|&o| base.wrapping_add(o)).collect();
-                    // Check everything first: the occupied tree, then the busy trees, area by
-                    // area. Both are asked once over the span of the group [lo, hi) first, and
-                    // an area's answer is read from that where it follows:
-                    // * occupied: the first range meeting the span is (os, ol), all NULL below
-                    //   it from lo; an area ending by os meets nothing, an area starting by ol
-                    //   (and ending past os) meets that same range first.
-                    // * busy: `busy_overlap` looks at the area starting last below the end. The
-                    //   one below hi starts at k: no area starts in (k, hi), so for an area
-                    //   ending past k it is that same one.
-                    let lo = carved.iter().copied().min().unwrap_or(0);
-                    let hi = carved.iter().zip(sizes).map(|(&s, &sz)| s + sz).max().unwrap_or(0);
-                    let occ = self.occupied_overlap(lo, hi);
-                    let last_below = self.busy_by_start.range(..hi).next_back().map(|(&k, &va)| {
-                        let v = self.arena.get(va);
-                        (k, v.va_start, v.va_end)
-                    });
-                    for (i, &s) in carved.iter().enumerate() {
-                        let e = s + sizes[i];
-                        let hit = match occ {
-                            None => None,
-                            Some((os, _)) if e <= os => None,
-                            Some((os, ol)) if s <= ol => Some((os, ol)),
-                            Some(_) => self.occupied_overlap(s, e),
-                        };
-                        if let Some((os, ol)) = hit {
-                            restore(self, &mut before);
-                            return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
-                        }
-                        let other = match last_below {
-                            None => None,
-                            Some((k, vs, ve)) if e > k => (ve > s).then_some((vs, ve)),
-                            Some(_) => self.busy_overlap(s, e),
-                        };
-                        if let Some(other) = other {
-                            restore(self, &mut before);
+                    if let Err(e) = self.pcpu_check_carve(&carved, sizes) {
+                        restore(self, &mut before);
+                        if matches!(e, VmapError::BusyOverlap { .. }) {
                             self.counters.overlap_warnings += 1;
-                            return Err(VmapError::BusyOverlap { start: s, end: e, other });
                         }
+                        return Err(e);
                     }
                     // Room for the nodes the carve's stores make (each area adds at most two
                     // ranges to each tree), so the arenas do not grow by doubling copies.
@@ -1408,13 +1377,13 @@ impl MapleRfc {
                     if self.nodes.len() == 1 {
                         self.nodes[0].busy.reserve_nodes(nodes_for(carved.len()));
                     }
+                    // The upper part `[first, last]` of the free block the last clip cut: still
+                    // one range of the free tree, with the block's entry (no clip stores there).
+                    let mut rest: Option<(u64, u64)> = None;
                     // busy_by_start is read by nothing below: for a big group, filled once after
                     // the stores.
                     let bulk = carved.len() >= self.busy_by_start.len();
                     let mut batch = Vec::with_capacity(if bulk { carved.len() } else { 0 });
-                    // The upper part `[first, last]` of the free block the last clip cut: still
-                    // one range of the free tree, with the block's entry (no clip stores there).
-                    let mut rest: Option<(u64, u64)> = None;
                     for (i, &s) in carved.iter().enumerate() {
                         let size = sizes[i];
                         let e = s + size - 1;
@@ -1471,6 +1440,48 @@ impl MapleRfc {
     /// The free tree's blocks `(first, last)` in address order.
     pub fn free_blocks(&self) -> Vec<(u64, u64)> {
         self.free_mt.iter().map(|(s, l, _)| (s, l)).collect()
+    }
+
+    /// A carve's areas checked before anything changes: none may meet a range of the occupied
+    /// tree or a busy area. Both are asked once over the span of the group [lo, hi) first, and
+    /// an area's answer is read from that where it follows:
+    /// * occupied: the first range meeting the span is (os, ol), all NULL below it from lo; an
+    ///   area ending by os meets nothing, an area starting by ol (and ending past os) meets
+    ///   that same range first.
+    /// * busy: `busy_overlap` looks at the area starting last below the end. The one below hi
+    ///   starts at k: no area starts in (k, hi), so for an area ending past k it is that one.
+    ///
+    /// Not generic over the observer, and kept out of line: one copy in every build.
+    #[inline(never)]
+    fn pcpu_check_carve(&self, carved: &[u64], sizes: &[u64]) -> Result<(), VmapError> {
+        let lo = carved.iter().copied().min().unwrap_or(0);
+        let hi = carved.iter().zip(sizes).map(|(&s, &sz)| s + sz).max().unwrap_or(0);
+        let occ = self.occupied_overlap(lo, hi);
+        let last_below = self.busy_by_start.range(..hi).next_back().map(|(&k, &va)| {
+            let v = self.arena.get(va);
+            (k, v.va_start, v.va_end)
+        });
+        for (i, &s) in carved.iter().enumerate() {
+            let e = s + sizes[i];
+            let hit = match occ {
+                None => None,
+                Some((os, _)) if e <= os => None,
+                Some((os, ol)) if s <= ol => Some((os, ol)),
+                Some(_) => self.occupied_overlap(s, e),
+            };
+            if let Some((os, ol)) = hit {
+                return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
+            }
+            let other = match last_below {
+                None => None,
+                Some((k, vs, ve)) if e > k => (ve > s).then_some((vs, ve)),
+                Some(_) => self.busy_overlap(s, e),
+            };
+            if let Some(other) = other {
+                return Err(VmapError::BusyOverlap { start: s, end: e, other });
+            }
+        }
+        Ok(())
     }
 
     /// The first occupied range `(first, last)` meeting `[s, e)`, if any.
