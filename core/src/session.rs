@@ -441,6 +441,14 @@ fn weight(r: &Replayer) -> usize {
     r.vmap.rfc.as_deref().map_or_else(|| r.vmap.arena.live(), |m| m.live_areas()) + 1
 }
 
+/// One operation with no one listening, out of line: the session's quiet callers (`push_line`,
+/// the trial of `push_checked`, `replayer_before`) share one copy of the allocator's paths
+/// rather than inline one each ([`Replayer::apply`] is inlined for the streaming replay).
+#[inline(never)]
+fn apply_quiet(r: &mut Replayer, op: &Op, out: &mut String) -> Result<Outcome, VmapError> {
+    r.apply(op, out, &mut NoObserver)
+}
+
 impl Session {
     pub fn new(profile: Profile) -> Session {
         Session::with_checkpoint_every(profile, 256)
@@ -498,7 +506,7 @@ impl Session {
         let mut out = std::mem::take(&mut self.output);
         let mark = out.len();
         // `apply` changes nothing when it fails, so no copy is needed for all-or-nothing.
-        let res = self.current.apply(&l.op, &mut out, &mut NoObserver);
+        let res = apply_quiet(&mut self.current, &l.op, &mut out);
         match res {
             Ok(outcome) => {
                 if let Outcome::Warned(e) = outcome {
@@ -569,7 +577,7 @@ impl Session {
         // A trial on a copy: what the operation would answer at the end of the trace.
         let mut probe = self.current.clone();
         let mut out = String::new();
-        match probe.apply(&op, &mut out, &mut NoObserver) {
+        match apply_quiet(&mut probe, &op, &mut out) {
             Ok(Outcome::Warned(e)) if e.is_caller_error() => return Err(ReplayError { line, msg: e.refusal() }),
             Err(e) => return Err(ReplayError { line, msg: e.refusal() }),
             _ => {}
@@ -640,7 +648,7 @@ impl Session {
         let mut sink = String::new();
         for l in &self.ops[c * self.every..k] {
             // These ops succeeded when pushed, so they succeed again.
-            let _ = r.apply(&l.op, &mut sink, &mut NoObserver);
+            let _ = apply_quiet(&mut r, &l.op, &mut sink);
             sink.clear();
         }
         r

@@ -743,13 +743,29 @@ impl MapleRfc {
 
     /// `insert_vmap_area_busy_locked`: into the node of `va_start`.
     fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let s = self.busy_store(va, obs);
+        self.busy_by_start.insert(s, va);
+    }
+
+    /// The busy tree's half of [`MapleRfc::busy_insert`] (the store); returns `va_start`. The
+    /// caller puts the area in `busy_by_start`.
+    fn busy_store<O: Observer>(&mut self, va: u32, obs: &mut O) -> u64 {
         let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
         let nid = self.addr_to_node_id(s) as usize;
         let entry = Some(MapleEntry::Value(va));
         let _ =
             lend!(self, self.nodes[nid].busy, obs, MapleTreeKind::Busy, nid as u32, |t| t.store_range(s, e - 1, entry));
         self.counters.maple_nodes_touched += self.nodes[nid].busy.take_touched();
-        self.busy_by_start.insert(s, va);
+        s
+    }
+
+    /// Many areas into `busy_by_start` at once (a pcpu carve at least as big as the index;
+    /// distinct starts): one merge (`BTreeMap::append`, linear) instead of a search from the
+    /// root per area; the index ends the same. Not generic, out of line: one copy.
+    #[inline(never)]
+    fn busy_index_extend(&mut self, batch: Vec<(u64, u32)>) {
+        let mut more: BTreeMap<u64, u32> = batch.into_iter().collect();
+        self.busy_by_start.append(&mut more);
     }
 
     fn vmap_bump_eligible(size: u64, align: u64, vstart: u64, vend: u64) -> bool {
@@ -1346,36 +1362,64 @@ impl MapleRfc {
                 }
                 Ok(Some(base)) => {
                     let carved: Vec<u64> = offsets.iter().map(|&o| base.wrapping_add(o)).collect();
-                    // Check everything first: the occupied tree, then the busy trees.
-                    for (i, &s) in carved.iter().enumerate() {
-                        let e = s + sizes[i];
-                        if let Some((os, ol)) = self.occupied_overlap(s, e) {
-                            restore(self, &mut before);
-                            return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
-                        }
-                        if let Some(other) = self.busy_overlap(s, e) {
-                            restore(self, &mut before);
+                    if let Err(e) = self.pcpu_check_carve(&carved, sizes) {
+                        restore(self, &mut before);
+                        if matches!(e, VmapError::BusyOverlap { .. }) {
                             self.counters.overlap_warnings += 1;
-                            return Err(VmapError::BusyOverlap { start: s, end: e, other });
                         }
+                        return Err(e);
                     }
+                    // Room for the nodes the carve's stores make (each area adds at most two
+                    // ranges to each tree), so the arenas do not grow by doubling copies.
+                    let nodes_for = |n: usize| n / 4 + 8;
+                    self.free_mt.reserve_nodes(nodes_for(carved.len()));
+                    self.occupied.reserve_nodes(nodes_for(carved.len()));
+                    if self.nodes.len() == 1 {
+                        self.nodes[0].busy.reserve_nodes(nodes_for(carved.len()));
+                    }
+                    // The upper part `[first, last]` of the free block the last clip cut: still
+                    // one range of the free tree, with the block's entry (no clip stores there).
+                    let mut rest: Option<(u64, u64)> = None;
+                    // busy_by_start is read by nothing below: for a big group, filled once after
+                    // the stores.
+                    let bulk = carved.len() >= self.busy_by_start.len();
+                    let mut batch = Vec::with_capacity(if bulk { carved.len() } else { 0 });
                     for (i, &s) in carved.iter().enumerate() {
                         let size = sizes[i];
+                        let e = s + size - 1;
                         // Checked by pcpu_place: every area lies inside one free block.
-                        let (bs, bl, block) = self.free_mt.range_at(s);
-                        if block.is_some() && s + size - 1 <= bl {
+                        let (bs, bl, block) = match rest {
+                            Some((rs, rl)) if rs <= s && e <= rl => (rs, rl, true),
+                            _ => {
+                                let (bs, bl, b) = self.free_mt.range_at(s);
+                                (bs, bl, b.is_some())
+                            }
+                        };
+                        rest = None;
+                        if block && e <= bl {
                             self.va_clip(bs, bl, s, size);
+                            if e < bl {
+                                rest = Some((e + 1, bl));
+                            }
                         }
                         self.occ_store(s, s + size - 1, Some(MapleEntry::Zero), obs);
                         let va = self.arena.alloc(s, s + size);
                         self.arena.at(va).set_flags(F_OCC);
-                        self.busy_insert(va, obs);
+                        let start = self.busy_store(va, obs);
+                        if bulk {
+                            batch.push((start, va));
+                        } else {
+                            self.busy_by_start.insert(start, va);
+                        }
                         if O::ON {
                             obs.event(
                                 Event::PcpuArea { index: i as u32, addr: Addr(s), size: Addr(size) },
                                 self.view(),
                             );
                         }
+                    }
+                    if bulk {
+                        self.busy_index_extend(batch);
                     }
                     return Ok(carved);
                 }
@@ -1396,6 +1440,48 @@ impl MapleRfc {
     /// The free tree's blocks `(first, last)` in address order.
     pub fn free_blocks(&self) -> Vec<(u64, u64)> {
         self.free_mt.iter().map(|(s, l, _)| (s, l)).collect()
+    }
+
+    /// A carve's areas checked before anything changes: none may meet a range of the occupied
+    /// tree or a busy area. Both are asked once over the span of the group [lo, hi) first, and
+    /// an area's answer is read from that where it follows:
+    /// * occupied: the first range meeting the span is (os, ol), all NULL below it from lo; an
+    ///   area ending by os meets nothing, an area starting by ol (and ending past os) meets
+    ///   that same range first.
+    /// * busy: `busy_overlap` looks at the area starting last below the end. The one below hi
+    ///   starts at k: no area starts in (k, hi), so for an area ending past k it is that one.
+    ///
+    /// Not generic over the observer, and kept out of line: one copy in every build.
+    #[inline(never)]
+    fn pcpu_check_carve(&self, carved: &[u64], sizes: &[u64]) -> Result<(), VmapError> {
+        let lo = carved.iter().copied().min().unwrap_or(0);
+        let hi = carved.iter().zip(sizes).map(|(&s, &sz)| s + sz).max().unwrap_or(0);
+        let occ = self.occupied_overlap(lo, hi);
+        let last_below = self.busy_by_start.range(..hi).next_back().map(|(&k, &va)| {
+            let v = self.arena.get(va);
+            (k, v.va_start, v.va_end)
+        });
+        for (i, &s) in carved.iter().enumerate() {
+            let e = s + sizes[i];
+            let hit = match occ {
+                None => None,
+                Some((os, _)) if e <= os => None,
+                Some((os, ol)) if s <= ol => Some((os, ol)),
+                Some(_) => self.occupied_overlap(s, e),
+            };
+            if let Some((os, ol)) = hit {
+                return Err(VmapError::StaleFreeOverlap { start: s, end: e, occupied: (os, ol + 1) });
+            }
+            let other = match last_below {
+                None => None,
+                Some((k, vs, ve)) if e > k => (ve > s).then_some((vs, ve)),
+                Some(_) => self.busy_overlap(s, e),
+            };
+            if let Some(other) = other {
+                return Err(VmapError::BusyOverlap { start: s, end: e, other });
+            }
+        }
+        Ok(())
     }
 
     /// The first occupied range `(first, last)` meeting `[s, e)`, if any.
@@ -1440,7 +1526,7 @@ impl MapleRfc {
             }
             0
         };
-        let mut cur = RevCursor::default();
+        let mut cur = RevCursor::for_tree(tree);
         let mut area = last_area;
         let mut term = last_area;
         let mut start = offsets[area];
@@ -1496,7 +1582,13 @@ impl MapleRfc {
             end = start + sizes[area];
             va = enclose(&mut cur, base.wrapping_add(end));
         }
-        // Every area must sit inside one block (the carve's NOTHING_FIT check).
+        // Every area must sit inside one block (the carve's NOTHING_FIT check). Without a
+        // wrap-around the walk has shown it already: it ends after every area passed against
+        // the final base, each inside the free range holding its end, so the range holding
+        // its start is that one.
+        if base.checked_add(last_end).is_some() {
+            return Ok(Some(base));
+        }
         for i in 0..nr {
             let s = base.wrapping_add(offsets[i]);
             let inside = enclose(&mut cur, s)

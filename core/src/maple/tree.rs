@@ -497,6 +497,12 @@ impl<O: MapleObserver> MapleTree<O> {
         self.touched.replace(0)
     }
 
+    /// Room for `n` more nodes than the free list holds (no node is made; ids are unchanged).
+    pub fn reserve_nodes(&mut self, n: usize) {
+        let more = n.saturating_sub(self.free.len());
+        self.nodes.reserve(more);
+    }
+
     fn alloc_node(&mut self, kind: NodeKind) -> u32 {
         self.touched.set(self.touched.get() + 1);
         if let Some(id) = self.free.pop() {
@@ -1296,15 +1302,19 @@ impl<O: MapleObserver> MapleTree<O> {
             StoreType::SlotStore => self.wr_slot_store(&mut mas, &mut wr),
             StoreType::NodeStore => self.wr_node_store(&mut mas, &mut wr, new_end),
             StoreType::SpanningStore => self.wr_spanning_store(&mut mas, &mut wr),
-            StoreType::SplitStore | StoreType::Rebalance => {
+            StoreType::Rebalance => {
                 let mut bn = BigNode::new();
                 let oe = wr.offset_end;
                 self.store_b_node(&mut mas, &mut wr, &mut bn, oe);
-                if st == StoreType::Rebalance {
-                    self.rebalance(&mut mas, bn);
-                } else {
-                    self.split(&mut mas, bn);
-                }
+                self.rebalance(&mut mas, bn);
+            }
+            StoreType::SplitStore => {
+                // The split's state is built here, its big node filled in place (not moved).
+                let blank = Mas::new(mas.index, mas.last);
+                let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn: BigNode::new() };
+                let oe = wr.offset_end;
+                self.store_b_node(&mut mas, &mut wr, &mut mast.bn, oe);
+                self.split(&mut mas, &mut mast);
             }
         }
         if O::ON {
@@ -1595,16 +1605,12 @@ impl<O: MapleObserver> MapleTree<O> {
         if offset_end <= mas.end {
             let dst_offset = mas.offset + 1;
             let copy_size = mas.end - offset_end + 1;
-            for k in 0..copy_size {
-                if dst_offset + k < 16 && offset_end + k < 16 {
-                    nn.slot[dst_offset + k] = old_slot[offset_end + k];
-                }
-            }
-            for k in 0..copy_size - 1 {
-                if dst_offset + k < 15 && offset_end + k < 15 {
-                    nn.pivot[dst_offset + k] = old_pivot[offset_end + k];
-                }
-            }
+            // The tail: `copy_size` slots and one pivot fewer, as far as both nodes reach.
+            let room = |len: usize| len.saturating_sub(dst_offset).min(len.saturating_sub(offset_end));
+            let ns = copy_size.min(room(16));
+            nn.slot[dst_offset..dst_offset + ns].copy_from_slice(&old_slot[offset_end..offset_end + ns]);
+            let np = (copy_size - 1).min(room(15));
+            nn.pivot[dst_offset..dst_offset + np].copy_from_slice(&old_pivot[offset_end..offset_end + np]);
             if new_end < node_pivots {
                 nn.pivot[new_end] = mas.max;
             }
@@ -1640,13 +1646,16 @@ impl<O: MapleObserver> MapleTree<O> {
         // Children of new nodes point at them already; adopt all children of every new node.
         stack.push(mas.node);
         while let Some(x) = stack.pop() {
-            if self.is_leaf(x) {
+            let n = self.n(x);
+            if n.kind.is_leaf() {
                 continue;
             }
-            for i in 0..self.kind(x).slots() {
-                if let Slot::Node(c) = self.n(x).slot[i] {
-                    let was_new = self.parent_of(c) == x;
-                    self.set_parent(c, x, i);
+            let (slots, count) = (n.slot, n.kind.slots());
+            for (i, &sl) in slots[..count].iter().enumerate() {
+                if let Slot::Node(c) = sl {
+                    let child = self.nm(c);
+                    let was_new = matches!(child.parent, Parent::Node(p, _) if p == x);
+                    child.parent = Parent::Node(x, i as u8);
                     if was_new {
                         stack.push(c);
                     }
@@ -1656,10 +1665,12 @@ impl<O: MapleObserver> MapleTree<O> {
         // The replaced nodes: the old top and, below it, every node still pointing at a dead one.
         stack.push(old);
         while let Some(x) = stack.pop() {
-            if !self.is_leaf(x) {
-                for i in 0..16 {
-                    if let Slot::Node(c) = self.n(x).slot[i] {
-                        if self.parent_of(c) == x && self.n(c).live {
+            let n = self.n(x);
+            if !n.kind.is_leaf() {
+                for &sl in &n.slot {
+                    if let Slot::Node(c) = sl {
+                        let child = self.n(c);
+                        if child.live && matches!(child.parent, Parent::Node(p, _) if p == x) {
                             stack.push(c);
                         }
                     }
@@ -2238,34 +2249,33 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_split`: split upwards from the leaf until a level absorbs the new node.
-    fn split(&mut self, mas: &mut Mas, bn: BigNode) {
+    /// `mast` comes blank (every maple state `Mas::new(index, last)`) with the big node filled.
+    fn split(&mut self, mas: &mut Mas, mast: &mut Mast) {
         mas.depth = self.height;
-        let blank = Mas::new(mas.index, mas.last);
-        let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn };
         let mut height = 0;
         while height <= mas.depth {
             height += 1;
             if mast.bn.kind.slots() > mast.bn.b_end {
-                self.split_final_node(&mut mast, mas, height);
+                self.split_final_node(mast, mas, height);
                 break;
             }
             mast.l = *mas;
             mast.r = *mas;
             mast.l.node = self.alloc_node(mast.bn.kind);
             mast.r.node = self.alloc_node(mast.bn.kind);
-            if self.push_data(mas, height, &mut mast, true) {
+            if self.push_data(mas, height, mast, true) {
                 break;
             }
-            if self.push_data(mas, height, &mut mast, false) {
+            if self.push_data(mas, height, mast, false) {
                 break;
             }
             let (split, _mid) = Self::mab_calc_split(&mast.bn);
             if O::ON {
                 self.obs.event(MapleEvent::Split { node: mas.node, b_end: mast.bn.b_end, cut: split, mid: 0 });
             }
-            self.mast_split_data(&mut mast, mas, split);
+            self.mast_split_data(mast, mas, split);
             mast.r.max = mas.max;
-            self.mast_fill_bnode(&mut mast, mas, 1);
+            self.mast_fill_bnode(mast, mas, 1);
             mast.orig_l = mast.l;
             mast.orig_r = mast.r;
         }
@@ -2886,6 +2896,11 @@ pub struct RevCursor {
 }
 
 impl RevCursor {
+    /// A cursor with room for a path down `t` (no growth on the way).
+    pub fn for_tree<O: MapleObserver>(t: &MapleTree<O>) -> RevCursor {
+        RevCursor { path: Vec::with_capacity(t.height as usize + 1) }
+    }
+
     /// The stored range holding `index`, else the nearest one below it.
     pub fn seek<O: MapleObserver>(&mut self, t: &MapleTree<O>, index: u64) -> Option<(u64, u64, MapleEntry)> {
         self.path.clear();
