@@ -20,9 +20,22 @@
 //!   there (behind every entry pooled during the capture) and the replay starts over;
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
-//!   node's pool, it was that node, and the replay starts over.
+//!   node's pool, it was that node, and the replay starts over;
+//! * **space the "before" file shows free that was held** (pool entries again: an entry is in no
+//!   tree, so the file shows its space free): when the kernel's free-tree search passed over
+//!   space untouched since the start to a higher address, and taking out the area the model
+//!   would take there makes the model's search give the kernel's address, that area was held.
+//!   Addresses rising through free space are the free tree's first fit, not a pool's (a purge
+//!   pools its areas with the highest at the head). The space is held until the kernel
+//!   allocates in it (its pool gave the entry, or a decay gave it back), and is then free.
 //!
-//! Both are learnt only while the replay is exact (every allocation so far equal or explained):
+//! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
+//! looks for the search length (size plus the alignment's overhead) and meets a shorter block
+//! that fits only if it lies on its path. When the kernel and the model each found a block the
+//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape (counted
+//! apart: nothing is learnt, the trees stay as they are).
+//!
+//! The three are learnt only while the replay is exact (every allocation so far equal or explained):
 //! after an unexplained one the model's free space may not be the kernel's, and a different
 //! answer shows nothing about the start state. A pool's entries from before the capture that
 //! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
@@ -270,6 +283,9 @@ struct Learnt {
     pooled: Vec<(u32, u64, u64)>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
+    /// Space the "before" file shows free that the kernel held (the free-tree search passed
+    /// over it), as [start, end), in the order it was found.
+    held: Vec<(u64, u64)>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -284,6 +300,11 @@ enum Unknown {
     PoolEntry,
     /// The node a busy area of the before file was allocated for.
     AreaNode,
+    /// Space the before file shows free that was held (pool entries from before the capture).
+    HeldFree,
+    /// The free tree's shape (which blocks shorter than the search length lie on the search
+    /// path): the kernel's tree was built by its whole history, the model's from the file.
+    TreeShape,
 }
 
 /// How one allocation compared.
@@ -315,6 +336,13 @@ pub struct CaptureReport {
     /// before the capture, and busy areas of the before file whose node was learnt.
     pub resolved_pool_entries: usize,
     pub resolved_area_nodes: usize,
+    /// Runs of space the before file shows free that the kernel held (one allocation can show
+    /// several), and the allocations that showed them or showed one taken at last.
+    pub resolved_held_free: usize,
+    pub explained_held: usize,
+    /// Allocations where the kernel's free-tree search and the model's met different blocks
+    /// shorter than the search length (the trees' shapes differ).
+    pub search_path: usize,
     /// Events traced while the before file was read that it already shows (left out).
     pub in_before_file: usize,
     /// The first unexplained allocation, whole.
@@ -382,10 +410,18 @@ impl fmt::Display for CaptureReport {
         if self.explained > 0 {
             writeln!(
                 f,
-                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes \
-                 (each once, one per explained allocation)",
-                self.resolved_pool_entries, self.resolved_area_nodes
+                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes, \
+                 {} areas shown free but held (each once; {} allocations showed them or their end)",
+                self.resolved_pool_entries, self.resolved_area_nodes, self.resolved_held_free, self.explained_held
             )?;
+            if self.search_path > 0 {
+                writeln!(
+                    f,
+                    "{} allocations explained by the free tree's shape (blocks shorter than the search length that lie \
+                     on the kernel's search path, or not: vmallocinfo does not show the tree)",
+                    self.search_path
+                )?;
+            }
         }
         if let Some(u) = &self.first_unexplained {
             writeln!(f, "first unexplained: {u}")?;
@@ -467,6 +503,8 @@ struct Pass<'p, 'a> {
     learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
+    /// Space shown free but held: [start, end) and the model's handle.
+    held: Vec<(u64, u64, u32)>,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
     untouched: BTreeMap<u64, u64>,
@@ -632,12 +670,23 @@ fn run_pass(
         }
     }
 
+    // Space shown free but held, learnt in earlier passes.
+    let mut held = Vec::new();
+    for &(s, e) in &learnt.held {
+        if let Some(va) = vmap.hold_free(s, e) {
+            take_untouched(&mut untouched, s, e);
+            held.push((s, e, va));
+            report.resolved_held_free += 1;
+        }
+    }
+
     let mut pass = Pass {
         p,
         vmap,
         report,
         learnt: learnt.clone(),
         guessed_node,
+        held,
         untouched,
         lazy_order,
         full_purge_due: false,
@@ -750,6 +799,27 @@ impl Pass<'_, '_> {
         }
         self.report.allocations += 1;
         self.ops.push(Op::Alloc { size, align, vstart, vend });
+        let mut pred = pred;
+        let mut held_why = None;
+        if let Some(i) = self.held.iter().position(|&(a, b, _)| a <= x && x < b) {
+            // Held space the kernel now allocates: a pool entry from before the capture that
+            // its pool gave, or that a decay gave back to the free tree. Free again here.
+            let (a, b, va) = self.held.remove(i);
+            self.vmap.release_held(va);
+            pred = self.vmap.predict_alloc(size, align, vstart, vend);
+            if pred.addr() == Some(x) {
+                held_why = Some(format!(
+                    "[{a:#x}, {b:#x}), held since before the capture (found where a free-tree search passed over it), \
+                     was a pool entry: the kernel allocated it (from its pool, or after a decay gave it back)"
+                ));
+            }
+        }
+        if pred.addr() != Some(x) && !self.diverged {
+            if let Some((p2, why)) = self.passed_over(x, req, pred) {
+                pred = p2;
+                held_why = Some(why);
+            }
+        }
         let verdict = if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
@@ -759,6 +829,9 @@ impl Pass<'_, '_> {
                 self.guessed_node.remove(&p);
             }
             // An equal address that rests on something learnt here before is explained by it.
+            if let Some(why) = held_why {
+                self.learnt.facts.entry(e.line).or_insert((Unknown::HeldFree, why));
+            }
             match self.learnt.facts.get(&e.line) {
                 Some((u, why)) => Verdict::Explained(*u, why.clone()),
                 None => Verdict::Equal,
@@ -780,6 +853,9 @@ impl Pass<'_, '_> {
                 match u {
                     Unknown::PoolEntry => self.report.resolved_pool_entries += 1,
                     Unknown::AreaNode => self.report.resolved_area_nodes += 1,
+                    // The runs are counted where they are taken out.
+                    Unknown::HeldFree => self.report.explained_held += 1,
+                    Unknown::TreeShape => self.report.search_path += 1,
                 }
                 self.report.explanations.push((e.line, why));
             }
@@ -792,6 +868,38 @@ impl Pass<'_, '_> {
                 }
             }
         }
+    }
+
+    /// The kernel's free-tree search passed over space the model has free and the before file
+    /// shows free, untouched since, below the kernel's address: that space was held before the
+    /// capture (a pool entry: `vmallocinfo` prints only the busy and the lazy areas). The area
+    /// the model's search would take is taken out of its free tree if the model's search then
+    /// gives the kernel's address; else nothing is changed (one unknown per allocation: space
+    /// passed over in several places reads better as a pool entry at the kernel's address).
+    /// The new prediction and why.
+    fn passed_over(&mut self, x: u64, req: AllocReq, pred: Prediction) -> Option<(Prediction, String)> {
+        let AllocReq { size, align, vstart, vend } = req;
+        let (None, Some(y)) = (pred.pool_hit, pred.tree) else { return None };
+        if y >= x || !is_untouched(&self.untouched, y, y + size) {
+            return None;
+        }
+        let mut trial = self.vmap.clone();
+        let va = trial.hold_free(y, y + size)?;
+        let p = trial.predict_alloc(size, align, vstart, vend);
+        if p.addr() != Some(x) {
+            return None;
+        }
+        self.vmap = trial;
+        take_untouched(&mut self.untouched, y, y + size);
+        self.held.push((y, y + size, va));
+        self.learnt.held.push((y, y + size));
+        self.report.resolved_held_free += 1;
+        let why = format!(
+            "[{y:#x}, {:#x}), free in the before file and untouched since, was held before the capture (a pool \
+             entry, which vmallocinfo does not show): the kernel's free-tree search passed over it to {x:#x}",
+            y + size
+        );
+        Some((p, why))
     }
 
     fn mismatch(&mut self, e: &Ev, x: u64, req: AllocReq, pred: Prediction) -> Verdict {
@@ -813,10 +921,32 @@ impl Pass<'_, '_> {
             }
         }
         let pool_size = size <= 256 * PAGE_SIZE;
+        let outcomes = self.vmap.search_outcomes(size, align, req.vstart, req.vend);
         let verdict = match (place, pred.node) {
             // Kernel took from a pool an area the model has in another node's pool: an area
             // of the before file allocated for another node than its address's.
             _ if self.diverged => Verdict::Unexplained(whole),
+            // Both searched the free tree (the model's pool gave nothing, and the kernel's
+            // address is free here) and each found a block the search can find: the lowest of
+            // the search length, or a shorter one below it that fits exactly and lay on the
+            // search path. Which shorter blocks lie on the path is the tree's shape.
+            (Place::Free { .. }, _)
+                if pred.pool_hit.is_none()
+                    && pred.tree.is_some_and(|y| outcomes.contains(&y))
+                    && outcomes.contains(&x) =>
+            {
+                let y = pred.tree.unwrap_or(0);
+                let (lo, on) = if x < y { (x, "lay") } else { (y, "did not lie") };
+                Verdict::Explained(
+                    Unknown::TreeShape,
+                    format!(
+                        "{}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is shorter than \
+                         the search length ({size:#x} + align - 1): it {on} on the kernel's search path (the free \
+                         tree's shape, which vmallocinfo does not show)",
+                        self.describe(req, e.cpu)
+                    ),
+                )
+            }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
                     self.learnt.nodes.insert(x, n);
