@@ -17,17 +17,22 @@
 //! * **a pool's contents before the capture** (`vmallocinfo` never shows pools): when the
 //!   kernel's address was in space the "before" file shows free and nothing has touched since,
 //!   and the request would have looked at a pool, the area was in that node's pool: it is put
-//!   there (behind every entry pooled during the capture) and the replay starts over;
+//!   there (behind every entry pooled during the capture) and the replay starts over. Not if
+//!   the kernel served that size on that node from its free tree before: the pool was empty
+//!   then, and an entry from before the capture would have been in it;
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
 //!   node's pool, it was that node, and the replay starts over;
 //! * **space the "before" file shows free that was held** (pool entries again: an entry is in no
 //!   tree, so the file shows its space free): when the kernel's free-tree search passed over
 //!   space untouched since the start to a higher address, and taking out the area the model
-//!   would take there makes the model's search give the kernel's address, that area was held.
-//!   Addresses rising through free space are the free tree's first fit, not a pool's (a purge
-//!   pools its areas with the highest at the head). The space is held until the kernel
-//!   allocates in it (its pool gave the entry, or a decay gave it back), and is then free.
+//!   would take there makes the model's search give the kernel's address, that area was held
+//!   (several areas, one unknown each, only where a pool entry at the kernel's address is
+//!   ruled out). Addresses rising through free space are the free tree's first fit, not a
+//!   pool's (a purge pools its areas with the highest at the head). The space is held until
+//!   the kernel allocates in it (its pool gave the entry, or a decay gave it back), and is then
+//!   free; if nothing then explains the kernel's address, the space was held elsewhere, and
+//!   the allocation that found it is read again in the next replay;
 //!
 //! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
 //! looks for the search length (size plus the alignment's overhead) and meets a shorter block
@@ -285,7 +290,10 @@ struct Learnt {
     nodes: BTreeMap<u64, u32>,
     /// Space the "before" file shows free that the kernel held (the free-tree search passed
     /// over it), as [start, end), in the order it was found.
-    held: Vec<(u64, u64)>,
+    held: Vec<(u64, u64, usize)>,
+    /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
+    /// the held space where the model, with it free again, would not): read otherwise.
+    bad_held: HashSet<usize>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -504,7 +512,7 @@ struct Pass<'p, 'a> {
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
     /// Space shown free but held: [start, end) and the model's handle.
-    held: Vec<(u64, u64, u32)>,
+    held: Vec<(u64, u64, u32, usize)>,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
     untouched: BTreeMap<u64, u64>,
@@ -513,6 +521,10 @@ struct Pass<'p, 'a> {
     full_purge_due: bool,
     /// No purge replayed yet: the pools hold only entries from before the capture.
     first_purge: bool,
+    /// (node, pool index) of default-window allocations the kernel served from its free tree:
+    /// that node's pool for that size was empty then (or its head misaligned), so it held no
+    /// entry from before the capture that it still held later.
+    tree_served: HashSet<(u32, usize)>,
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
@@ -672,25 +684,32 @@ fn run_pass(
 
     // Space shown free but held, learnt in earlier passes.
     let mut held = Vec::new();
-    for &(s, e) in &learnt.held {
+    for &(s, e, line) in &learnt.held {
+        if learnt.bad_held.contains(&line) {
+            continue;
+        }
         if let Some(va) = vmap.hold_free(s, e) {
             take_untouched(&mut untouched, s, e);
-            held.push((s, e, va));
+            held.push((s, e, va, line));
             report.resolved_held_free += 1;
         }
     }
 
+    let mut learnt = learnt.clone();
+    let bad = learnt.bad_held.clone();
+    learnt.facts.retain(|l, _| !bad.contains(l));
     let mut pass = Pass {
         p,
         vmap,
         report,
-        learnt: learnt.clone(),
+        learnt,
         guessed_node,
         held,
         untouched,
         lazy_order,
         full_purge_due: false,
         first_purge: true,
+        tree_served: HashSet::new(),
         diverged: false,
         ops,
     };
@@ -718,6 +737,11 @@ fn run_pass(
     Ok((pass.ops, pass.report, pass.learnt))
 }
 
+/// The index of the pool for `size` (`size_to_va_pool`: one pool per page count).
+fn pool_idx(size: u64) -> usize {
+    (size.wrapping_sub(1) / PAGE_SIZE) as usize
+}
+
 /// Remove `[s, e)` from the untouched space.
 fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
@@ -733,6 +757,24 @@ fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
             u.insert(e, b);
         }
     }
+}
+
+/// Give `[s, e)` back to the untouched space (held space found to be free again), merged with
+/// the runs it touches.
+fn add_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
+    let (mut s, mut e) = (s, e);
+    if let Some((&a, &b)) = u.range(..=s).next_back() {
+        if b >= s {
+            u.remove(&a);
+            s = a;
+            e = e.max(b);
+        }
+    }
+    while let Some((&a, &b)) = u.range(s..=e).next() {
+        u.remove(&a);
+        e = e.max(b);
+    }
+    u.insert(s, e);
 }
 
 fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
@@ -801,11 +843,15 @@ impl Pass<'_, '_> {
         self.ops.push(Op::Alloc { size, align, vstart, vend });
         let mut pred = pred;
         let mut held_why = None;
-        if let Some(i) = self.held.iter().position(|&(a, b, _)| a <= x && x < b) {
+        let mut released_from = None;
+        let was_exact = !self.diverged;
+        if let Some(i) = self.held.iter().position(|&(a, b, _, _)| a < x + size && x < b) {
             // Held space the kernel now allocates: a pool entry from before the capture that
             // its pool gave, or that a decay gave back to the free tree. Free again here.
-            let (a, b, va) = self.held.remove(i);
+            let (a, b, va, from) = self.held.remove(i);
             self.vmap.release_held(va);
+            add_untouched(&mut self.untouched, a, b);
+            released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
             if pred.addr() == Some(x) {
                 held_why = Some(format!(
@@ -815,7 +861,16 @@ impl Pass<'_, '_> {
             }
         }
         if pred.addr() != Some(x) && !self.diverged {
-            if let Some((p2, why)) = self.passed_over(x, req, pred) {
+            // One area held is one unknown, as a pool entry at the kernel's address would be;
+            // more only where that reading is out: no pool (outside the default window, or too
+            // big), or the kernel served this size on this node from its free tree before.
+            let entry_out = match pred.node {
+                Some(n) => size > 256 * PAGE_SIZE || self.tree_served.contains(&(n, pool_idx(size))),
+                None => true,
+            };
+            let found = self.passed_over(x, req, pred, 1, e.line);
+            let found = if found.is_none() && entry_out { self.passed_over(x, req, pred, 8, e.line) } else { found };
+            if let Some((p2, why)) = found {
                 pred = p2;
                 held_why = Some(why);
             }
@@ -824,6 +879,9 @@ impl Pass<'_, '_> {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
             take_untouched(&mut self.untouched, x, x + size);
+            if let (Some(n), None, false) = (pred.node, pred.pool_hit, pred.rotate) {
+                self.tree_served.insert((n, pool_idx(size)));
+            }
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
                 self.guessed_node.remove(&p);
@@ -846,6 +904,14 @@ impl Pass<'_, '_> {
             }
             v
         };
+        if let (Verdict::Unexplained(_), Some(from), true) = (&verdict, released_from, was_exact) {
+            // Held space the kernel allocated where neither its search with the space free
+            // nor anything else explains: what the search passed over at line `from` was held
+            // elsewhere. That line is read again in the next replay.
+            if self.learnt.bad_held.insert(from) {
+                self.learnt.changed = true;
+            }
+        }
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -872,32 +938,50 @@ impl Pass<'_, '_> {
 
     /// The kernel's free-tree search passed over space the model has free and the before file
     /// shows free, untouched since, below the kernel's address: that space was held before the
-    /// capture (a pool entry: `vmallocinfo` prints only the busy and the lazy areas). The area
-    /// the model's search would take is taken out of its free tree if the model's search then
-    /// gives the kernel's address; else nothing is changed (one unknown per allocation: space
-    /// passed over in several places reads better as a pool entry at the kernel's address).
-    /// The new prediction and why.
-    fn passed_over(&mut self, x: u64, req: AllocReq, pred: Prediction) -> Option<(Prediction, String)> {
+    /// capture (pool entries: `vmallocinfo` prints only the busy and the lazy areas). The area
+    /// the model's search would take is taken out of its free tree, and the next, at most
+    /// `max_runs`, until the model's search gives the kernel's address; if it does not, nothing
+    /// is changed. Each area is one unknown. The new prediction and why.
+    fn passed_over(
+        &mut self,
+        x: u64,
+        req: AllocReq,
+        pred: Prediction,
+        max_runs: usize,
+        line: usize,
+    ) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
-        let (None, Some(y)) = (pred.pool_hit, pred.tree) else { return None };
-        if y >= x || !is_untouched(&self.untouched, y, y + size) {
+        if self.learnt.bad_held.contains(&line) {
             return None;
         }
         let mut trial = self.vmap.clone();
-        let va = trial.hold_free(y, y + size)?;
-        let p = trial.predict_alloc(size, align, vstart, vend);
-        if p.addr() != Some(x) {
+        let mut p = pred;
+        let mut runs: Vec<(u64, u32)> = Vec::new();
+        while p.addr() != Some(x) {
+            let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
+            if runs.len() == max_runs || y >= x || !is_untouched(&self.untouched, y, y + size) {
+                return None;
+            }
+            runs.push((y, trial.hold_free(y, y + size)?));
+            p = trial.predict_alloc(size, align, vstart, vend);
+        }
+        if runs.is_empty() {
             return None;
         }
         self.vmap = trial;
-        take_untouched(&mut self.untouched, y, y + size);
-        self.held.push((y, y + size, va));
-        self.learnt.held.push((y, y + size));
-        self.report.resolved_held_free += 1;
+        let mut what = String::new();
+        for &(y, va) in &runs {
+            take_untouched(&mut self.untouched, y, y + size);
+            self.held.push((y, y + size, va, line));
+            self.learnt.held.push((y, y + size, line));
+            self.report.resolved_held_free += 1;
+            let _ = write!(what, "{}[{y:#x}, {:#x})", if what.is_empty() { "" } else { ", " }, y + size);
+        }
         let why = format!(
-            "[{y:#x}, {:#x}), free in the before file and untouched since, was held before the capture (a pool \
-             entry, which vmallocinfo does not show): the kernel's free-tree search passed over it to {x:#x}",
-            y + size
+            "{what}, free in the before file and untouched since, {} held before the capture (pool entries, which \
+             vmallocinfo does not show): the kernel's free-tree search passed over {} to {x:#x}",
+            if runs.len() == 1 { "was" } else { "were" },
+            if runs.len() == 1 { "it" } else { "them" }
         );
         Some((p, why))
     }
@@ -968,6 +1052,7 @@ impl Pass<'_, '_> {
             (Place::Free { .. }, Some(n))
                 if pool_size
                     && x & align.wrapping_sub(1) == 0
+                    && !self.tree_served.contains(&(n, pool_idx(size)))
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
                     && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x) =>

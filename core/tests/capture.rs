@@ -263,6 +263,45 @@ fn free_space_the_kernel_passes_over_was_held_until_it_allocates_it() {
     assert_eq!((r.allocations, r.equal, r.explained, r.resolved_held_free), (2, 2, 0, 0), "{r}");
 }
 
+/// Held space, several areas at once, only where a pool entry at the kernel's address cannot
+/// be: one unknown then would not do. Before: one-page busy area at VS, then busy areas of two
+/// pages at VS + 0x2000, 0x6000, 0xa000, 0xe000, with free gaps between them (one page at
+/// VS + 0x1000, two pages at VS + 0x4000, 0x8000, 0xc000) and free space from VS + 0x10000.
+/// On CPU 1 the kernel serves one page at VS + 0x1000 and two at VS + 0x4000, the free tree's
+/// first fits (equal): node 1's pools for one and two pages were empty, so they held no entry
+/// from before the capture (an entry found later would have been there then, at the head or
+/// behind entries the pool would have given first). Then two pages at VS + 0x10000: the free
+/// tree passed over the gaps at VS + 0x8000 and VS + 0xc000, untouched since the start: both
+/// held (two unknowns in one explanation; a pool entry at VS + 0x10000 is out). Without the
+/// second allocation the pool of two pages may have held it: a pool entry, one unknown.
+#[test]
+fn several_areas_are_read_as_held_only_where_no_pool_entry_can_be() {
+    let mut before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap");
+    for b in [VS + 0x2000, VS + 0x6000, VS + 0xa000, VS + 0xe000] {
+        before += &info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    }
+    let trace = format!(
+        "{}{}{}",
+        alloc(1, VS + 0x1000, 0x1000, 1),
+        alloc(1, VS + 0x4000, 0x2000, 1),
+        alloc(1, VS + 0x10000, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 2, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.explained_held, r.resolved_pool_entries), (2, 1, 0), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with(
+            "[0xffffc90000008000, 0xffffc9000000a000), [0xffffc9000000c000, 0xffffc9000000e000), free in the before \
+             file and untouched since, were held"
+        ),
+        "{r}"
+    );
+    let trace = format!("{}{}", alloc(1, VS + 0x1000, 0x1000, 1), alloc(1, VS + 0x10000, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (0, 1), "{r}");
+}
+
 /// The free tree's shape, which no file shows. `find_vmap_lowest_match` looks for the search
 /// length, size + align - 1 (5 pages at 16 KiB alignment: 0x8fff), so it finds the lowest
 /// block of that length; a shorter block that still fits is found only when it lies on the
@@ -397,7 +436,11 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     // 1066 while allocations after the first unexplained one (line 199) could still be read as
     // pool entries from before the capture; those readings rested on a state already wrong.
-    assert!(r.unexplained <= 1115, "{}", r.summary_line());
+    // 1115 (the first at line 295) before space shown free but held was an unknown, and before
+    // a pool entry was refused where the kernel had served that size on that node from its
+    // free tree.
+    assert!(r.unexplained <= 1086, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 669), "{}", r.summary_line());
     // Taken with the before file read under tracing (the marker): the two events the file
     // already shows are left out, and no free of an area in neither file is refused.
     let r = replay_dir(&root.join("tests/data/capture-6.18-small"));
