@@ -1090,7 +1090,13 @@ impl Pass<'_, '_> {
             _ => Verdict::Unexplained(whole),
         };
         let node = pred.node;
-        if self.vmap.take_at(x, size, node).is_none() {
+        let mut taken = self.vmap.take_at(x, size, node).is_some();
+        if !taken && self.vmap.unpool_overlapping(x, size) > 0 {
+            // The kernel allocated over entries the model has pooled: its pool no longer held
+            // them (a decay gave them back). So the model's pools give them back too.
+            taken = self.vmap.take_at(x, size, node).is_some();
+        }
+        if !taken {
             self.report.notes.push(format!(
                 "{} line {}: the model cannot take {x:#x} as the kernel did ({place}); the replay goes on without it",
                 self.tname(),

@@ -302,6 +302,32 @@ fn several_areas_are_read_as_held_only_where_no_pool_entry_can_be() {
     assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (0, 1), "{r}");
 }
 
+/// The kernel allocates over an entry the model has pooled: the kernel's pool no longer held it
+/// (a decay gave it back; the shrinker's decays are not traced). Before: busy [VS, VS + 0x2000)
+/// and a lazy area L = [VS + 0x4000, VS + 0x8000) on node 0's list; a purge pools L in node
+/// 0's pool of 4 pages. The kernel then serves 2 pages on CPU 1 at VS + 0x6000, inside L: not
+/// what the model gives (its free tree's VS + 0x2000), and nothing explains it (L was lazy in
+/// the before file: not untouched space): unexplained. The model gives L back to its free
+/// tree and takes the kernel's area, so that its free and the next purge (num_purged 1) replay
+/// as the kernel's: without that the free is refused and the purge counts 0.
+#[test]
+fn an_allocation_over_a_pooled_entry_gives_the_entry_back() {
+    let l = VS + 0x4000;
+    let before =
+        format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x4000, "unpurged vm_area"));
+    let trace = format!(
+        "{}{}{}{}",
+        purge(0, l, l + 0x4000, 1),
+        alloc(1, VS + 0x6000, 0x2000, 1),
+        free(1, VS + 0x6000, 2),
+        purge(0, VS + 0x6000, VS + 0x8000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained), (1, 1), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("vfree") || n.contains("cannot take")), "{r}");
+}
+
 /// The free tree's shape, which no file shows. `find_vmap_lowest_match` looks for the search
 /// length, size + align - 1 (5 pages at 16 KiB alignment: 0x8fff), so it finds the lowest
 /// block of that length; a shorter block that still fits is found only when it lies on the
@@ -439,14 +465,18 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     // 1115 (the first at line 295) before space shown free but held was an unknown, and before
     // a pool entry was refused where the kernel had served that size on that node from its
     // free tree.
-    assert!(r.unexplained <= 1086, "{}", r.summary_line());
+    // 1086 and purges 2 of 11 before an allocation over a pooled entry gave it back: the model
+    // could not take such an area, refused its free, and purged fewer than the kernel.
+    assert!(r.unexplained <= 855, "{}", r.summary_line());
     assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 669), "{}", r.summary_line());
+    assert!(r.purges_equal >= 10, "{}", r.summary_line());
     // Taken with the before file read under tracing (the marker): the two events the file
     // already shows are left out, and no free of an area in neither file is refused.
     let r = replay_dir(&root.join("tests/data/capture-6.18-small"));
     assert_eq!((r.allocations, r.in_before_file), (2016, 2), "{r}");
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
-    assert!(r.unexplained <= 508, "{}", r.summary_line());
+    assert!(r.unexplained <= 507, "{}", r.summary_line());
+    assert_eq!((r.purges_equal, r.purges), (4, 4), "{r}");
     assert_eq!(r.explained, r.resolved_pool_entries + r.resolved_area_nodes + r.explained_held + r.search_path, "{r}");
 }
 

@@ -295,6 +295,31 @@ impl Vmap {
         self.free_tree_add(va, &mut NoObserver);
     }
 
+    /// Give back to the free tree every pool entry that overlaps `[x, x + size)` (a decay the
+    /// kernel made gave them back, or they were never there: the kernel allocated over them).
+    /// How many.
+    pub fn unpool_overlapping(&mut self, x: u64, size: u64) -> usize {
+        let end = x.saturating_add(size);
+        let mut found = Vec::new();
+        for n in self.nodes.iter_mut() {
+            for q in n.pools.iter_mut() {
+                let arena = &self.arena;
+                q.retain(|&va| {
+                    let v = arena.get(va);
+                    let hit = v.va_start < end && x < v.va_end;
+                    if hit {
+                        found.push(va);
+                    }
+                    !hit
+                });
+            }
+        }
+        for &va in &found {
+            self.release_held(va);
+        }
+        found.len()
+    }
+
     /// Entries of `node`'s pool for `size`, head first.
     pub fn pool_entries(&self, node: u32, size: u64) -> Vec<u64> {
         let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
