@@ -863,9 +863,14 @@ impl Pass<'_, '_> {
         if pred.addr() != Some(x) && !self.diverged {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
             // more only where that reading is out: no pool (outside the default window, or too
-            // big), or the kernel served this size on this node from its free tree before.
+            // big), the kernel served this size on this node from its free tree before, or the
+            // kernel's area was touched since the start (not an entry from before the capture).
             let entry_out = match pred.node {
-                Some(n) => size > 256 * PAGE_SIZE || self.tree_served.contains(&(n, pool_idx(size))),
+                Some(n) => {
+                    size > 256 * PAGE_SIZE
+                        || self.tree_served.contains(&(n, pool_idx(size)))
+                        || !is_untouched(&self.untouched, x, x + size)
+                }
                 None => true,
             };
             let found = self.passed_over(x, req, pred, 1, e.line);
