@@ -17,12 +17,30 @@
 //! * **a pool's contents before the capture** (`vmallocinfo` never shows pools): when the
 //!   kernel's address was in space the "before" file shows free and nothing has touched since,
 //!   and the request would have looked at a pool, the area was in that node's pool: it is put
-//!   there (behind every entry pooled during the capture) and the replay starts over;
+//!   there (behind every entry pooled during the capture) and the replay starts over. Not if
+//!   the kernel served that size on that node from its free tree before: the pool was empty
+//!   then, and an entry from before the capture would have been in it;
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
-//!   node's pool, it was that node, and the replay starts over.
+//!   node's pool, it was that node, and the replay starts over;
+//! * **space the "before" file shows free that was held** (pool entries again: an entry is in no
+//!   tree, so the file shows its space free): when the kernel's free-tree search passed over
+//!   space untouched since the start to a higher address, and taking out the area the model
+//!   would take there makes the model's search give the kernel's address, that area was held
+//!   (several areas, one unknown each, only where a pool entry at the kernel's address is
+//!   ruled out). Addresses rising through free space are the free tree's first fit, not a
+//!   pool's (a purge pools its areas with the highest at the head). The space is held until
+//!   the kernel allocates in it (its pool gave the entry, or a decay gave it back), and is then
+//!   free; if nothing then explains the kernel's address, the space was held elsewhere, and
+//!   the allocation that found it is read again in the next replay;
 //!
-//! Both are learnt only while the replay is exact (every allocation so far equal or explained):
+//! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
+//! looks for the search length (size plus the alignment's overhead) and meets a shorter block
+//! that fits only if it lies on its path. When the kernel and the model each found a block the
+//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape (counted
+//! apart: nothing is learnt, the trees stay as they are).
+//!
+//! The three are learnt only while the replay is exact (every allocation so far equal or explained):
 //! after an unexplained one the model's free space may not be the kernel's, and a different
 //! answer shows nothing about the start state. A pool's entries from before the capture that
 //! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
@@ -270,6 +288,12 @@ struct Learnt {
     pooled: Vec<(u32, u64, u64)>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
+    /// Space the "before" file shows free that the kernel held (the free-tree search passed
+    /// over it), as [start, end), in the order it was found.
+    held: Vec<(u64, u64, usize)>,
+    /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
+    /// the held space where the model, with it free again, would not): read otherwise.
+    bad_held: HashSet<usize>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -284,6 +308,11 @@ enum Unknown {
     PoolEntry,
     /// The node a busy area of the before file was allocated for.
     AreaNode,
+    /// Space the before file shows free that was held (pool entries from before the capture).
+    HeldFree,
+    /// The free tree's shape (which blocks shorter than the search length lie on the search
+    /// path): the kernel's tree was built by its whole history, the model's from the file.
+    TreeShape,
 }
 
 /// How one allocation compared.
@@ -315,6 +344,13 @@ pub struct CaptureReport {
     /// before the capture, and busy areas of the before file whose node was learnt.
     pub resolved_pool_entries: usize,
     pub resolved_area_nodes: usize,
+    /// Runs of space the before file shows free that the kernel held (one allocation can show
+    /// several), and the allocations that showed them or showed one taken at last.
+    pub resolved_held_free: usize,
+    pub explained_held: usize,
+    /// Allocations where the kernel's free-tree search and the model's met different blocks
+    /// shorter than the search length (the trees' shapes differ).
+    pub search_path: usize,
     /// Events traced while the before file was read that it already shows (left out).
     pub in_before_file: usize,
     /// The first unexplained allocation, whole.
@@ -382,10 +418,18 @@ impl fmt::Display for CaptureReport {
         if self.explained > 0 {
             writeln!(
                 f,
-                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes \
-                 (each once, one per explained allocation)",
-                self.resolved_pool_entries, self.resolved_area_nodes
+                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes, \
+                 {} areas shown free but held (each once; {} allocations showed them or their end)",
+                self.resolved_pool_entries, self.resolved_area_nodes, self.resolved_held_free, self.explained_held
             )?;
+            if self.search_path > 0 {
+                writeln!(
+                    f,
+                    "{} allocations explained by the free tree's shape (blocks shorter than the search length that lie \
+                     on the kernel's search path, or not: vmallocinfo does not show the tree)",
+                    self.search_path
+                )?;
+            }
         }
         if let Some(u) = &self.first_unexplained {
             writeln!(f, "first unexplained: {u}")?;
@@ -467,6 +511,8 @@ struct Pass<'p, 'a> {
     learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
+    /// Space shown free but held: [start, end) and the model's handle.
+    held: Vec<(u64, u64, u32, usize)>,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
     untouched: BTreeMap<u64, u64>,
@@ -475,6 +521,10 @@ struct Pass<'p, 'a> {
     full_purge_due: bool,
     /// No purge replayed yet: the pools hold only entries from before the capture.
     first_purge: bool,
+    /// (node, pool index) of default-window allocations the kernel served from its free tree:
+    /// that node's pool for that size was empty then (or its head misaligned), so it held no
+    /// entry from before the capture that it still held later.
+    tree_served: HashSet<(u32, usize)>,
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
@@ -632,16 +682,34 @@ fn run_pass(
         }
     }
 
+    // Space shown free but held, learnt in earlier passes.
+    let mut held = Vec::new();
+    for &(s, e, line) in &learnt.held {
+        if learnt.bad_held.contains(&line) {
+            continue;
+        }
+        if let Some(va) = vmap.hold_free(s, e) {
+            take_untouched(&mut untouched, s, e);
+            held.push((s, e, va, line));
+            report.resolved_held_free += 1;
+        }
+    }
+
+    let mut learnt = learnt.clone();
+    let bad = learnt.bad_held.clone();
+    learnt.facts.retain(|l, _| !bad.contains(l));
     let mut pass = Pass {
         p,
         vmap,
         report,
-        learnt: learnt.clone(),
+        learnt,
         guessed_node,
+        held,
         untouched,
         lazy_order,
         full_purge_due: false,
         first_purge: true,
+        tree_served: HashSet::new(),
         diverged: false,
         ops,
     };
@@ -669,6 +737,11 @@ fn run_pass(
     Ok((pass.ops, pass.report, pass.learnt))
 }
 
+/// The index of the pool for `size` (`size_to_va_pool`: one pool per page count).
+fn pool_idx(size: u64) -> usize {
+    (size.wrapping_sub(1) / PAGE_SIZE) as usize
+}
+
 /// Remove `[s, e)` from the untouched space.
 fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
@@ -684,6 +757,24 @@ fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
             u.insert(e, b);
         }
     }
+}
+
+/// Give `[s, e)` back to the untouched space (held space found to be free again), merged with
+/// the runs it touches.
+fn add_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
+    let (mut s, mut e) = (s, e);
+    if let Some((&a, &b)) = u.range(..=s).next_back() {
+        if b >= s {
+            u.remove(&a);
+            s = a;
+            e = e.max(b);
+        }
+    }
+    while let Some((&a, &b)) = u.range(s..=e).next() {
+        u.remove(&a);
+        e = e.max(b);
+    }
+    u.insert(s, e);
 }
 
 fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
@@ -750,15 +841,60 @@ impl Pass<'_, '_> {
         }
         self.report.allocations += 1;
         self.ops.push(Op::Alloc { size, align, vstart, vend });
+        let mut pred = pred;
+        let mut held_why = None;
+        let mut released_from = None;
+        let was_exact = !self.diverged;
+        if let Some(i) = self.held.iter().position(|&(a, b, _, _)| a < x + size && x < b) {
+            // Held space the kernel now allocates: a pool entry from before the capture that
+            // its pool gave, or that a decay gave back to the free tree. Free again here.
+            let (a, b, va, from) = self.held.remove(i);
+            self.vmap.release_held(va);
+            add_untouched(&mut self.untouched, a, b);
+            released_from = Some(from);
+            pred = self.vmap.predict_alloc(size, align, vstart, vend);
+            if pred.addr() == Some(x) {
+                held_why = Some(format!(
+                    "[{a:#x}, {b:#x}), held since before the capture (found where a free-tree search passed over it), \
+                     was a pool entry: the kernel allocated it (from its pool, or after a decay gave it back)"
+                ));
+            }
+        }
+        if pred.addr() != Some(x) && !self.diverged {
+            // One area held is one unknown, as a pool entry at the kernel's address would be;
+            // more only where that reading is out: no pool (outside the default window, or too
+            // big), the kernel served this size on this node from its free tree before, or the
+            // kernel's area was touched since the start (not an entry from before the capture).
+            let entry_out = match pred.node {
+                Some(n) => {
+                    size > 256 * PAGE_SIZE
+                        || self.tree_served.contains(&(n, pool_idx(size)))
+                        || !is_untouched(&self.untouched, x, x + size)
+                }
+                None => true,
+            };
+            let found = self.passed_over(x, req, pred, 1, e.line);
+            let found = if found.is_none() && entry_out { self.passed_over(x, req, pred, 8, e.line) } else { found };
+            if let Some((p2, why)) = found {
+                pred = p2;
+                held_why = Some(why);
+            }
+        }
         let verdict = if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
             take_untouched(&mut self.untouched, x, x + size);
+            if let (Some(n), None, false) = (pred.node, pred.pool_hit, pred.rotate) {
+                self.tree_served.insert((n, pool_idx(size)));
+            }
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
                 self.guessed_node.remove(&p);
             }
             // An equal address that rests on something learnt here before is explained by it.
+            if let Some(why) = held_why {
+                self.learnt.facts.entry(e.line).or_insert((Unknown::HeldFree, why));
+            }
             match self.learnt.facts.get(&e.line) {
                 Some((u, why)) => Verdict::Explained(*u, why.clone()),
                 None => Verdict::Equal,
@@ -773,6 +909,14 @@ impl Pass<'_, '_> {
             }
             v
         };
+        if let (Verdict::Unexplained(_), Some(from), true) = (&verdict, released_from, was_exact) {
+            // Held space the kernel allocated where neither its search with the space free
+            // nor anything else explains: what the search passed over at line `from` was held
+            // elsewhere. That line is read again in the next replay.
+            if self.learnt.bad_held.insert(from) {
+                self.learnt.changed = true;
+            }
+        }
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -780,6 +924,9 @@ impl Pass<'_, '_> {
                 match u {
                     Unknown::PoolEntry => self.report.resolved_pool_entries += 1,
                     Unknown::AreaNode => self.report.resolved_area_nodes += 1,
+                    // The runs are counted where they are taken out.
+                    Unknown::HeldFree => self.report.explained_held += 1,
+                    Unknown::TreeShape => self.report.search_path += 1,
                 }
                 self.report.explanations.push((e.line, why));
             }
@@ -792,6 +939,56 @@ impl Pass<'_, '_> {
                 }
             }
         }
+    }
+
+    /// The kernel's free-tree search passed over space the model has free and the before file
+    /// shows free, untouched since, below the kernel's address: that space was held before the
+    /// capture (pool entries: `vmallocinfo` prints only the busy and the lazy areas). The area
+    /// the model's search would take is taken out of its free tree, and the next, at most
+    /// `max_runs`, until the model's search gives the kernel's address; if it does not, nothing
+    /// is changed. Each area is one unknown. The new prediction and why.
+    fn passed_over(
+        &mut self,
+        x: u64,
+        req: AllocReq,
+        pred: Prediction,
+        max_runs: usize,
+        line: usize,
+    ) -> Option<(Prediction, String)> {
+        let AllocReq { size, align, vstart, vend } = req;
+        if self.learnt.bad_held.contains(&line) {
+            return None;
+        }
+        let mut trial = self.vmap.clone();
+        let mut p = pred;
+        let mut runs: Vec<(u64, u32)> = Vec::new();
+        while p.addr() != Some(x) {
+            let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
+            if runs.len() == max_runs || y >= x || !is_untouched(&self.untouched, y, y + size) {
+                return None;
+            }
+            runs.push((y, trial.hold_free(y, y + size)?));
+            p = trial.predict_alloc(size, align, vstart, vend);
+        }
+        if runs.is_empty() {
+            return None;
+        }
+        self.vmap = trial;
+        let mut what = String::new();
+        for &(y, va) in &runs {
+            take_untouched(&mut self.untouched, y, y + size);
+            self.held.push((y, y + size, va, line));
+            self.learnt.held.push((y, y + size, line));
+            self.report.resolved_held_free += 1;
+            let _ = write!(what, "{}[{y:#x}, {:#x})", if what.is_empty() { "" } else { ", " }, y + size);
+        }
+        let why = format!(
+            "{what}, free in the before file and untouched since, {} held before the capture (pool entries, which \
+             vmallocinfo does not show): the kernel's free-tree search passed over {} to {x:#x}",
+            if runs.len() == 1 { "was" } else { "were" },
+            if runs.len() == 1 { "it" } else { "them" }
+        );
+        Some((p, why))
     }
 
     fn mismatch(&mut self, e: &Ev, x: u64, req: AllocReq, pred: Prediction) -> Verdict {
@@ -813,10 +1010,32 @@ impl Pass<'_, '_> {
             }
         }
         let pool_size = size <= 256 * PAGE_SIZE;
+        let outcomes = self.vmap.search_outcomes(size, align, req.vstart, req.vend);
         let verdict = match (place, pred.node) {
             // Kernel took from a pool an area the model has in another node's pool: an area
             // of the before file allocated for another node than its address's.
             _ if self.diverged => Verdict::Unexplained(whole),
+            // Both searched the free tree (the model's pool gave nothing, and the kernel's
+            // address is free here) and each found a block the search can find: the lowest of
+            // the search length, or a shorter one below it that fits exactly and lay on the
+            // search path. Which shorter blocks lie on the path is the tree's shape.
+            (Place::Free { .. }, _)
+                if pred.pool_hit.is_none()
+                    && pred.tree.is_some_and(|y| outcomes.contains(&y))
+                    && outcomes.contains(&x) =>
+            {
+                let y = pred.tree.unwrap_or(0);
+                let (lo, on) = if x < y { (x, "lay") } else { (y, "did not lie") };
+                Verdict::Explained(
+                    Unknown::TreeShape,
+                    format!(
+                        "{}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is shorter than \
+                         the search length ({size:#x} + align - 1): it {on} on the kernel's search path (the free \
+                         tree's shape, which vmallocinfo does not show)",
+                        self.describe(req, e.cpu)
+                    ),
+                )
+            }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
                     self.learnt.nodes.insert(x, n);
@@ -838,6 +1057,7 @@ impl Pass<'_, '_> {
             (Place::Free { .. }, Some(n))
                 if pool_size
                     && x & align.wrapping_sub(1) == 0
+                    && !self.tree_served.contains(&(n, pool_idx(size)))
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
                     && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x) =>
@@ -875,7 +1095,13 @@ impl Pass<'_, '_> {
             _ => Verdict::Unexplained(whole),
         };
         let node = pred.node;
-        if self.vmap.take_at(x, size, node).is_none() {
+        let mut taken = self.vmap.take_at(x, size, node).is_some();
+        if !taken && self.vmap.unpool_overlapping(x, size) > 0 {
+            // The kernel allocated over entries the model has pooled: its pool no longer held
+            // them (a decay gave them back). So the model's pools give them back too.
+            taken = self.vmap.take_at(x, size, node).is_some();
+        }
+        if !taken {
             self.report.notes.push(format!(
                 "{} line {}: the model cannot take {x:#x} as the kernel did ({place}); the replay goes on without it",
                 self.tname(),

@@ -172,39 +172,196 @@ fn the_start_state_keeps_each_lazy_area_in_the_node_that_printed_it() {
 
 /// The classification. Before: one busy area at VMALLOC_START (node 0), and free space above.
 /// * A 2-page request on CPU 1 that the kernel serves at VS + 0x2000: node 1's pool is empty,
-///   so the free tree's lowest fit: equal.
-/// * A 2-page request on CPU 0 served at VS + 0x8000, while the model's lowest fit is
-///   VS + 0x4000: VS + 0x8000 is space the before file shows free and nothing touched since, so
-///   it was in node 0's pool before the capture (a pool vmallocinfo does not show): explained,
+///   so the free tree's lowest fit: equal. It is freed and purged (its vn_id names node 1:
+///   into node 1's pool).
+/// * A 2-page request outside the default window ([VS + 0x4000, VS + 0x6000) asked for
+///   exactly: no pool, no vn_id), freed and purged: back to the free tree, so that space was
+///   free in the kernel too (the trace shows it given back).
+/// * A 2-page request on CPU 0 served at VS + 0x8000, while the model's lowest fit is that
+///   space, VS + 0x4000: the kernel's free tree would have given it, so the kernel took
+///   VS + 0x8000 from node 0's pool; it is space the before file shows free and nothing touched
+///   since, so it was there before the capture (a pool vmallocinfo does not show): explained,
 ///   and the replay starts over with it there.
-/// * A 2-page request on CPU 0 served at VS + 0x2000, which the kernel gave earlier and nobody
-///   freed: nothing explains it (it is busy): unexplained, shown whole.
+/// * A 2-page request on CPU 0 served at VS, busy since before the capture: nothing explains
+///   it: unexplained, shown whole.
 #[test]
 fn allocations_are_equal_explained_or_unexplained() {
     let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let (w, we) = (VS + 0x4000, VS + 0x6000);
     let trace = format!(
-        "{}{}{}",
+        "{}{}{}{}{}{}{}",
         alloc(1, VS + 0x2000, 0x2000, 1),
+        free(1, VS + 0x2000, 2),
+        ev(0, &format!("alloc_vmap_area: va_start: {w} size=8192 align=1 vstart={w:#x} vend={we:#x} failed=0")),
+        free(0, w, 4),
+        purge(0, VS + 0x2000, we, 2),
         alloc(0, VS + 0x8000, 0x2000, 1),
-        alloc(0, VS + 0x2000, 0x2000, 1)
+        alloc(0, VS, 0x2000, 1),
     );
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 1, 1), "{r}");
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 2, 1, 1), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
     assert_eq!(r.explanations.len(), 1);
-    assert_eq!(r.explanations[0].0, 2);
+    assert_eq!(r.explanations[0].0, 6);
     // One unknown of the start state per explained allocation: here a pool entry.
-    assert_eq!((r.resolved_pool_entries, r.resolved_area_nodes), (1, 0), "{r}");
+    assert_eq!((r.resolved_pool_entries, r.resolved_area_nodes, r.resolved_held_free), (1, 0, 0), "{r}");
     assert!(r.explanations[0].1.contains("node 0's pool of 2 pages before the capture"), "{}", r.explanations[0].1);
     let u = r.first_unexplained.clone().unwrap();
-    assert!(u.starts_with("trace.txt line 3: alloc 0x2000 0x1 "), "{u}");
-    assert!(u.contains("the kernel got 0xffffc90000002000") && u.contains("busy in node 0"), "{u}");
+    assert!(u.starts_with("trace.txt line 7: alloc 0x2000 0x1 "), "{u}");
+    assert!(u.contains("the kernel got 0xffffc90000000000") && u.contains("busy in node 0"), "{u}");
     // After the restart the pooled area is the model's answer too: still counted explained,
     // once, at the allocation that showed it.
     assert!(r.passes >= 2);
     assert_eq!(
         r.summary_line(),
-        "capture: 3 allocations, 1 equal, 1 explained, 1 unexplained; final busy differs; purges 0 of 0 equal"
+        "capture: 4 allocations, 2 equal, 1 explained, 1 unexplained; final busy differs; purges 1 of 1 equal"
     );
+}
+
+/// Space the before file shows free but the kernel held (a pool entry: in no tree, so
+/// vmallocinfo shows its space free). Before: busy [VS, VS + 0x2000) and [VS + 0x4000,
+/// VS + 0x6000); free between and above. On CPU 1 (node 1's pool empty) the kernel serves a
+/// 2-page request at VS + 0x6000: its free tree's first fit passed over [VS + 0x2000,
+/// VS + 0x4000), untouched since the start; with that held the model's first fit is
+/// VS + 0x6000 too: explained, one run held. Then the kernel serves the same request at
+/// VS + 0x2000: the held space was allocated at last (its pool gave it, or a decay gave it
+/// back): explained, and free again in the model. The third request is the free tree's first
+/// fit, VS + 0x8000: equal.
+#[test]
+fn free_space_the_kernel_passes_over_was_held_until_it_allocates_it() {
+    let before = format!(
+        "{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(VS + 0x4000, VS + 0x6000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let trace = format!(
+        "{}{}{}",
+        alloc(1, VS + 0x6000, 0x2000, 1),
+        alloc(1, VS + 0x2000, 0x2000, 1),
+        alloc(1, VS + 0x8000, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 2, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.explained_held, r.resolved_pool_entries), (1, 2, 0), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![1, 2], "{r}");
+    assert!(
+        r.explanations[0].1.starts_with("[0xffffc90000002000, 0xffffc90000004000), free in the before file"),
+        "{r}"
+    );
+    assert!(r.explanations[1].1.contains("was a pool entry: the kernel allocated it"), "{r}");
+    // The space touched first (allocated, freed, purged into node 1's pool by its vn_id, and
+    // taken from there by the next request on CPU 1): equal, nothing held.
+    let trace = format!(
+        "{}{}{}{}",
+        alloc(1, VS + 0x2000, 0x2000, 1),
+        free(1, VS + 0x2000, 2),
+        purge(1, VS + 0x2000, VS + 0x4000, 1),
+        alloc(1, VS + 0x2000, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.resolved_held_free), (2, 2, 0, 0), "{r}");
+}
+
+/// Held space, several areas at once, only where a pool entry at the kernel's address cannot
+/// be: one unknown then would not do. Before: one-page busy area at VS, then busy areas of two
+/// pages at VS + 0x2000, 0x6000, 0xa000, 0xe000, with free gaps between them (one page at
+/// VS + 0x1000, two pages at VS + 0x4000, 0x8000, 0xc000) and free space from VS + 0x10000.
+/// On CPU 1 the kernel serves one page at VS + 0x1000 and two at VS + 0x4000, the free tree's
+/// first fits (equal): node 1's pools for one and two pages were empty, so they held no entry
+/// from before the capture (an entry found later would have been there then, at the head or
+/// behind entries the pool would have given first). Then two pages at VS + 0x10000: the free
+/// tree passed over the gaps at VS + 0x8000 and VS + 0xc000, untouched since the start: both
+/// held (two unknowns in one explanation; a pool entry at VS + 0x10000 is out). Without the
+/// second allocation the pool of two pages may have held it: a pool entry, one unknown.
+#[test]
+fn several_areas_are_read_as_held_only_where_no_pool_entry_can_be() {
+    let mut before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap");
+    for b in [VS + 0x2000, VS + 0x6000, VS + 0xa000, VS + 0xe000] {
+        before += &info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    }
+    let trace = format!(
+        "{}{}{}",
+        alloc(1, VS + 0x1000, 0x1000, 1),
+        alloc(1, VS + 0x4000, 0x2000, 1),
+        alloc(1, VS + 0x10000, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 2, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.explained_held, r.resolved_pool_entries), (2, 1, 0), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with(
+            "[0xffffc90000008000, 0xffffc9000000a000), [0xffffc9000000c000, 0xffffc9000000e000), free in the before \
+             file and untouched since, were held"
+        ),
+        "{r}"
+    );
+    let trace = format!("{}{}", alloc(1, VS + 0x1000, 0x1000, 1), alloc(1, VS + 0x10000, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (0, 1), "{r}");
+}
+
+/// The kernel allocates over an entry the model has pooled: the kernel's pool no longer held it
+/// (a decay gave it back; the shrinker's decays are not traced). Before: busy [VS, VS + 0x2000)
+/// and a lazy area L = [VS + 0x4000, VS + 0x8000) on node 0's list; a purge pools L in node
+/// 0's pool of 4 pages. The kernel then serves 2 pages on CPU 1 at VS + 0x6000, inside L: not
+/// what the model gives (its free tree's VS + 0x2000), and nothing explains it (L was lazy in
+/// the before file: not untouched space): unexplained. The model gives L back to its free
+/// tree and takes the kernel's area, so that its free and the next purge (num_purged 1) replay
+/// as the kernel's: without that the free is refused and the purge counts 0.
+#[test]
+fn an_allocation_over_a_pooled_entry_gives_the_entry_back() {
+    let l = VS + 0x4000;
+    let before =
+        format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x4000, "unpurged vm_area"));
+    let trace = format!(
+        "{}{}{}{}",
+        purge(0, l, l + 0x4000, 1),
+        alloc(1, VS + 0x6000, 0x2000, 1),
+        free(1, VS + 0x6000, 2),
+        purge(0, VS + 0x6000, VS + 0x8000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained), (1, 1), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("vfree") || n.contains("cannot take")), "{r}");
+}
+
+/// The free tree's shape, which no file shows. `find_vmap_lowest_match` looks for the search
+/// length, size + align - 1 (5 pages at 16 KiB alignment: 0x8fff), so it finds the lowest
+/// block of that length; a shorter block that still fits is found only when it lies on the
+/// path down to that block (where the walk turns right). Before: one-page busy areas at VS,
+/// VS + 0x2000, VS + 0xb000 and VS + 0xd000; free between them a page, the short block
+/// S = [VS + 0x3000, VS + 0xb000) (5 pages at VS + 0x4000 end at VS + 0x9000), a page, and
+/// from VS + 0xe000 on (the lowest long block: VS + 0x10000 once aligned). The search can end
+/// at VS + 0x4000 or VS + 0x10000, nowhere else. In the model's tree S is off the path: it
+/// gives VS + 0x10000.
+/// * The kernel gives VS + 0x4000: S lay on its path: explained by the shape.
+/// * The kernel gives VS + 0x10000: equal.
+/// * The kernel gives VS + 0x14000, where the search cannot end: not the shape's doing.
+#[test]
+fn the_free_tree_shape_decides_whether_a_short_block_is_met() {
+    let mut before = String::new();
+    let mut v = vmapviz_core::Vmap::new(Profile::Linux618);
+    v.set_cpus(2).unwrap();
+    v.ensure_init();
+    for b in [VS, VS + 0x2000, VS + 0xb000, VS + 0xd000] {
+        before += &info(b, b + 0x1000, "f+0x1/0x2 vmap");
+        v.place_busy(b, b + 0x1000, None).unwrap();
+    }
+    assert_eq!(v.search_outcomes(0x5000, 0x4000, VS, VE), vec![VS + 0x4000, VS + 0x10000]);
+    assert_eq!(v.predict_alloc(0x5000, 0x4000, VS, VE).addr(), Some(VS + 0x10000));
+    let run = |x: u64| {
+        replay_capture(bundle(&before, &alloc(0, x, 0x5000, 0x4000), None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1
+    };
+    let r = run(VS + 0x4000);
+    assert_eq!((r.allocations, r.explained, r.search_path, r.unexplained), (1, 1, 1, 0), "{r}");
+    assert!(r.explanations[0].1.contains("it lay on the kernel's search path"), "{r}");
+    let r = run(VS + 0x10000);
+    assert_eq!((r.equal, r.explained), (1, 0), "{r}");
+    let r = run(VS + 0x14000);
+    assert_eq!(r.search_path, 0, "{r}");
 }
 
 /// The deferred purge: the kernel's drain takes the lazy lists when it starts and traces when it
@@ -293,24 +450,44 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
         assert_eq!(r.allocations, 4311);
         assert_eq!(r.final_busy_equal, Some(true), "{r}");
         assert_eq!((r.purges_equal, r.purges), (12, 12), "{r}");
-        // Before pool entries were learnt only while the replay was exact, and before the first
-        // purge's decay was left to entries no allocation shows: 276, the first at line 2212.
-        assert!(r.unexplained <= 241, "{}", r.summary_line());
-        assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 5086), "{}", r.summary_line());
+        // 241 unexplained (the first at line 5086) and 375 explained, 372 of them as pool entries
+        // from before the capture, before space shown free but held was an unknown: those
+        // "entries" rose through free space, the free tree's first fit past held areas.
+        assert_eq!((r.unexplained, r.equal), (0, 4295), "{r}");
+        assert_eq!(r.explained, r.resolved_pool_entries + r.resolved_area_nodes + r.explained_held + r.search_path);
+        assert!(r.resolved_held_free <= 4 && r.resolved_pool_entries == 0, "{r}");
     }
     let r = replay_dir(&root.join("tests/data/capture-6.18-workload"));
     assert_eq!(r.allocations, 6634);
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     // 1066 while allocations after the first unexplained one (line 199) could still be read as
     // pool entries from before the capture; those readings rested on a state already wrong.
-    assert!(r.unexplained <= 1115, "{}", r.summary_line());
+    // 1115 (the first at line 295) before space shown free but held was an unknown, and before
+    // a pool entry was refused where the kernel had served that size on that node from its
+    // free tree.
+    // 1086 and purges 2 of 11 before an allocation over a pooled entry gave it back: the model
+    // could not take such an area, refused its free, and purged fewer than the kernel.
+    assert!(r.unexplained <= 855, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 669), "{}", r.summary_line());
+    assert!(r.purges_equal >= 10, "{}", r.summary_line());
     // Taken with the before file read under tracing (the marker): the two events the file
     // already shows are left out, and no free of an area in neither file is refused.
     let r = replay_dir(&root.join("tests/data/capture-6.18-small"));
     assert_eq!((r.allocations, r.in_before_file), (2016, 2), "{r}");
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
-    assert!(r.unexplained <= 508, "{}", r.summary_line());
-    assert_eq!(r.explained, r.resolved_pool_entries + r.resolved_area_nodes, "{r}");
+    assert!(r.unexplained <= 507, "{}", r.summary_line());
+    assert_eq!((r.purges_equal, r.purges), (4, 4), "{r}");
+    // The shared capture's workload, whole, seed 7, taken as the README says: a capture "made
+    // the same way". The first unexplained allocation (402 pages, line 291) passes over 727
+    // pages the before file shows free: later allocations of 17 and 18 pages inside them show
+    // pool entries from before the capture that split them, but they come after it.
+    let r = replay_dir(&root.join("tests/data/capture-6.18-seed7"));
+    assert_eq!((r.allocations, r.in_before_file), (5022, 1), "{r}");
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    assert_eq!((r.purges_equal, r.purges), (11, 11), "{r}");
+    assert!(r.unexplained <= 1490, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 291), "{}", r.summary_line());
+    assert_eq!(r.explained, r.resolved_pool_entries + r.resolved_area_nodes + r.explained_held + r.search_path, "{r}");
 }
 
 /// A pool's entries from before the capture and the first purge. Four areas of two pages, free

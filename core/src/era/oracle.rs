@@ -162,6 +162,36 @@ impl Vmap {
         p
     }
 
+    /// What `find_vmap_lowest_match` may return for this request whatever the free tree's
+    /// shape: the address in the lowest free block of at least the search length (size plus
+    /// the alignment's overhead: that block is found by the subtree sizes alone), and the
+    /// addresses in the lower blocks that fit the request exactly but are shorter than the
+    /// search length (found only if one lies on the path to that block, where the walk turns
+    /// right: the tree's shape decides). Ascending.
+    pub fn search_outcomes(&self, size: u64, align: u64, vstart: u64, vend: u64) -> Vec<u64> {
+        let length = self.profile.search_rule().length(size, align, vstart, vend);
+        let mut out = Vec::new();
+        for (va, _) in self.free.iter(&self.arena) {
+            let v = self.arena.get(va);
+            if v.va_end <= vstart {
+                continue;
+            }
+            if v.va_start >= vend {
+                break;
+            }
+            let nva = align_up(v.va_start.max(vstart), align);
+            let fits = nva >= v.va_start && nva.checked_add(size).is_some_and(|e| e <= v.va_end && e <= vend);
+            if !fits {
+                continue;
+            }
+            out.push(nva);
+            if v.va_end - v.va_start >= length && v.va_start >= vstart {
+                break;
+            }
+        }
+        out
+    }
+
     /// Where `addr` is: a free block, a pool entry, a busy or a lazy area.
     pub fn locate(&self, addr: u64) -> Place {
         let f = self.free.find_containing(&self.arena, addr);
@@ -238,6 +268,56 @@ impl Vmap {
         }
         pools[idx].push_back(va);
         true
+    }
+
+    /// Take `[start, end)` out of the free tree into nothing (no tree, no pool): space the
+    /// before file shows free that the kernel held all the same (pool entries from before the
+    /// capture, whose sizes and nodes nothing shows). The handle, for [`Vmap::release_held`];
+    /// `None` (nothing changed) when the range is not inside one free block.
+    pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
+        if end <= start || start & (PAGE_SIZE - 1) != 0 || end & (PAGE_SIZE - 1) != 0 {
+            return None;
+        }
+        match self.__alloc_vmap_area(end - start, 1, start, end, &mut NoObserver) {
+            Ok(Some((a, _))) if a == start => {}
+            _ => return None,
+        }
+        let va = self.arena.alloc(start, end);
+        self.arena.detach(va);
+        Some(va)
+    }
+
+    /// Give space taken by [`Vmap::hold_free`] back to the free tree (merged with its
+    /// neighbours, as `reclaim_list_global` does).
+    pub fn release_held(&mut self, va: u32) {
+        self.arena.detach(va);
+        self.arena.at(va).set_flags(0);
+        self.free_tree_add(va, &mut NoObserver);
+    }
+
+    /// Give back to the free tree every pool entry that overlaps `[x, x + size)` (a decay the
+    /// kernel made gave them back, or they were never there: the kernel allocated over them).
+    /// How many.
+    pub fn unpool_overlapping(&mut self, x: u64, size: u64) -> usize {
+        let end = x.saturating_add(size);
+        let mut found = Vec::new();
+        for n in self.nodes.iter_mut() {
+            for q in n.pools.iter_mut() {
+                let arena = &self.arena;
+                q.retain(|&va| {
+                    let v = arena.get(va);
+                    let hit = v.va_start < end && x < v.va_end;
+                    if hit {
+                        found.push(va);
+                    }
+                    !hit
+                });
+            }
+        }
+        for &va in &found {
+            self.release_held(va);
+        }
+        found.len()
     }
 
     /// Entries of `node`'s pool for `size`, head first.
