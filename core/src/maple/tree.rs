@@ -118,6 +118,20 @@ impl Node {
         }
     }
 
+    /// `ma_data_end` (a node of 16 slots fills them all when its last pivot is set and is not
+    /// the limit).
+    #[inline]
+    fn data_end(&self, max: u64) -> usize {
+        if self.kind == NodeKind::Arange {
+            return self.meta_end as usize;
+        }
+        match self.pivot[14] {
+            0 => self.meta_end as usize,
+            p if p == max => 14,
+            _ => 15,
+        }
+    }
+
     fn new(kind: NodeKind) -> Node {
         Node {
             kind,
@@ -380,8 +394,14 @@ impl BigNode {
     fn new() -> BigNode {
         BigNode { pivot: [0; BIG], slot: [Slot::Null; BIG], gap: [0; BIG], b_end: 0, kind: NodeKind::Leaf }
     }
+    /// Blank for a new fill. Only the pivots are zeroed (as `memset` leaves them): a fill
+    /// writes a slot (and, in an internal node of an allocation tree, its gap) with every pivot,
+    /// and every reader stops at the first zero pivot past the data, so stale slots and gaps
+    /// beyond it are never read.
     fn clear(&mut self) {
-        *self = BigNode::new();
+        self.pivot = [0; BIG];
+        self.b_end = 0;
+        self.kind = NodeKind::Leaf;
     }
 }
 
@@ -392,7 +412,7 @@ struct Mast {
     l: Mas,
     m: Mas,
     r: Mas,
-    bn: BigNode,
+    bn: Box<BigNode>,
 }
 
 /// The root pointer: empty, a single entry kept in the pointer, or a node.
@@ -416,6 +436,8 @@ pub struct MapleTree<O: MapleObserver = NoMapleObserver> {
     /// Scratch for `topiary_replace`'s walks over the new and the replaced nodes (kept, so a
     /// split does not allocate).
     stack: Vec<u32>,
+    /// The write path's big node, kept between stores (taken while a store uses it).
+    big: Option<Box<BigNode>>,
     pub obs: O,
 }
 
@@ -442,6 +464,7 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc,
             touched: Default::default(),
             stack: Vec::new(),
+            big: None,
             obs,
         }
     }
@@ -456,6 +479,7 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc: self.alloc,
             touched: self.touched,
             stack: self.stack,
+            big: self.big,
             obs,
         }
     }
@@ -471,6 +495,7 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc: self.alloc,
             touched: self.touched,
             stack: self.stack,
+            big: self.big,
             obs,
         };
         (t, self.obs)
@@ -501,6 +526,13 @@ impl<O: MapleObserver> MapleTree<O> {
     pub fn reserve_nodes(&mut self, n: usize) {
         let more = n.saturating_sub(self.free.len());
         self.nodes.reserve(more);
+    }
+
+    /// The scratch big node, blank.
+    fn take_big(&mut self) -> Box<BigNode> {
+        let mut bn = self.big.take().unwrap_or_else(|| Box::new(BigNode::new()));
+        bn.clear();
+        bn
     }
 
     fn alloc_node(&mut self, kind: NodeKind) -> u32 {
@@ -581,18 +613,7 @@ impl<O: MapleObserver> MapleTree<O> {
 
     /// `ma_data_end`.
     fn data_end(&self, id: u32, max: u64) -> usize {
-        let n = self.n(id);
-        if n.kind == NodeKind::Arange {
-            return n.meta_end as usize;
-        }
-        let off = n.kind.pivots() - 1;
-        if n.pivot[off] == 0 {
-            return n.meta_end as usize;
-        }
-        if n.pivot[off] == max {
-            return off;
-        }
-        n.kind.pivots()
+        self.n(id).data_end(max)
     }
 
     fn mas_data_end(&self, mas: &Mas) -> usize {
@@ -869,14 +890,21 @@ impl<O: MapleObserver> MapleTree<O> {
                 }
                 j += 1;
             }
+            // The pivots up to the first that is 0 or the node's max (copied too, and the end).
             let piv_end = mas_end.min(kind.pivots());
-            while i < piv_end {
-                bn.pivot[j] = n.pivot[i];
-                if bn.pivot[j] == 0 || bn.pivot[j] == mas.max {
-                    break 'complete;
+            if i < piv_end {
+                let src = &n.pivot[i..piv_end];
+                let dst = &mut bn.pivot[j.min(BIG)..(j + src.len()).min(BIG)];
+                let mut k = 0;
+                for (d, &p) in dst.iter_mut().zip(src) {
+                    *d = p;
+                    if p == 0 || p == mas.max {
+                        j += k;
+                        break 'complete;
+                    }
+                    k += 1;
                 }
-                i += 1;
-                j += 1;
+                (i, j) = (i + k, j + k);
             }
             bn.pivot[j] = self.safe_pivot(mas.node, i, mas.max);
         }
@@ -913,7 +941,11 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         // The first pivot always, then on up to `mab_end` while the pivots are set.
         let stop = (mab_end + 1).min(BIG);
-        let count = 1 + bn.pivot.get(mab_start + 1..stop).map_or(0, |p| p.iter().take_while(|&&x| x != 0).count());
+        let mut k = mab_start + 1;
+        while k < stop && bn.pivot[k] != 0 {
+            k += 1;
+        }
+        let count = k - mab_start;
         let mut i = mab_start + count;
         let mut j = count;
         let np = count.min(npiv);
@@ -1137,21 +1169,26 @@ impl<O: MapleObserver> MapleTree<O> {
     /// locals and written back to `mas` and `wr` once at the end.
     fn wr_walk(&self, mas: &mut Mas, wr: &mut WrMas) -> bool {
         let (index, last) = (mas.index, mas.last);
+        // mas_is_span_wr: a write ending on the limit does not span, unless it stores NULL
+        // below MAX.
+        let stay = !wr.entry.is_null() || last == MAX;
         let (mut node, mut min, mut max, mut offset) = (mas.node, mas.min, mas.max, mas.offset);
-        let mut depth = mas.depth;
+        let depth0 = mas.depth;
+        let mut depth = depth0;
         let mut content = wr.content;
-        let mut levels = 0;
         let (kind, end, off, r_min, r_max, leaf) = loop {
             let n = self.n(node);
             let kind = n.kind;
-            let end = self.data_end(node, max);
-            let off = n.pivot_slot(offset, end, index);
+            let end = n.data_end(max);
+            // pivot_slot, with the slot kept inside the pivots it searched.
+            let lim = end.min(15);
+            let from = offset.min(lim);
+            let off = from + n.pivot[from..lim].partition_point(|&x| x < index);
+            let off = off.min(lim);
             let r_max = if off < end { n.pivot[off] } else { max };
             let r_min = if off > 0 { n.pivot[off - 1].wrapping_add(1) } else { min };
-            levels += 1;
-            // mas_is_span_wr
             let top = if kind.is_leaf() { max } else { r_max };
-            if last >= r_max && last >= top && !(last == top && (!wr.entry.is_null() || last == MAX)) {
+            if last >= r_max && last >= top && !(last == top && stay) {
                 break (kind, end, off, r_min, r_max, false);
             }
             content = n.slot[off];
@@ -1166,7 +1203,7 @@ impl<O: MapleObserver> MapleTree<O> {
             offset = 0;
             depth += 1;
         };
-        self.touched.set(self.touched.get() + levels);
+        self.touched.set(self.touched.get() + u64::from(depth - depth0) + 1);
         (mas.node, mas.min, mas.max, mas.offset, mas.end, mas.depth) = (node, min, max, off, end, depth);
         (wr.kind, wr.r_min, wr.r_max, wr.offset_end, wr.content) = (kind, r_min, r_max, off, content);
         leaf
@@ -1303,7 +1340,7 @@ impl<O: MapleObserver> MapleTree<O> {
             StoreType::NodeStore => self.wr_node_store(&mut mas, &mut wr, new_end),
             StoreType::SpanningStore => self.wr_spanning_store(&mut mas, &mut wr),
             StoreType::Rebalance => {
-                let mut bn = BigNode::new();
+                let mut bn = self.take_big();
                 let oe = wr.offset_end;
                 self.store_b_node(&mut mas, &mut wr, &mut bn, oe);
                 self.rebalance(&mut mas, bn);
@@ -1311,10 +1348,12 @@ impl<O: MapleObserver> MapleTree<O> {
             StoreType::SplitStore => {
                 // The split's state is built here, its big node filled in place (not moved).
                 let blank = Mas::new(mas.index, mas.last);
-                let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn: BigNode::new() };
+                let bn = self.take_big();
+                let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn };
                 let oe = wr.offset_end;
                 self.store_b_node(&mut mas, &mut wr, &mut mast.bn, oe);
                 self.split(&mut mas, &mut mast);
+                self.big = Some(mast.bn);
             }
         }
         if O::ON {
@@ -2018,7 +2057,7 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_rebalance`.
-    fn rebalance(&mut self, mas: &mut Mas, mut bn: BigNode) {
+    fn rebalance(&mut self, mas: &mut Mas, mut bn: Box<BigNode>) {
         if O::ON {
             self.obs.event(MapleEvent::Rebalance { node: mas.node });
         }
@@ -2045,6 +2084,7 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         let mut mast = Mast { orig_l: l_mas, orig_r: r_mas, l: *mas, m: *mas, r: *mas, bn };
         self.spanning_rebalance(mas, &mut mast, empty_count);
+        self.big = Some(mast.bn);
     }
 
     /// `mas_extend_spanning_null`.
@@ -2110,7 +2150,7 @@ impl<O: MapleObserver> MapleTree<O> {
             self.new_root(mas, wr.entry);
             return;
         }
-        let mut bn = BigNode::new();
+        let mut bn = self.take_big();
         let le = l_mas.end;
         self.store_b_node(&mut l_mas, &mut l_wr, &mut bn, le);
         if r_mas.max > r_mas.last {
@@ -2123,6 +2163,7 @@ impl<O: MapleObserver> MapleTree<O> {
         l_mas.last = mas.index;
         let mut mast = Mast { orig_l: l_mas, orig_r: r_mas, l: *mas, m: *mas, r: *mas, bn };
         self.spanning_rebalance(mas, &mut mast, height + 1);
+        self.big = Some(mast.bn);
     }
 
     // ---------------------------------------------------------------- split
