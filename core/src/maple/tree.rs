@@ -118,6 +118,20 @@ impl Node {
         }
     }
 
+    /// `pivot_slot` from slot 0 with `end <= 15`: the pivots below `index` among the first
+    /// `end`, counted by halving steps of 8, 4, 2 and 1 (they rise strictly up to the data end,
+    /// so the count is the first slot at or above `index`). No step reads past pivot 14.
+    #[inline]
+    fn pivot_below(&self, end: usize, index: u64) -> usize {
+        let mut off = 0;
+        for step in [8, 4, 2, 1] {
+            if off + step <= end && self.pivot[off + step - 1] < index {
+                off += step;
+            }
+        }
+        off
+    }
+
     /// `ma_data_end` (a node of 16 slots fills them all when its last pivot is set and is not
     /// the limit).
     #[inline]
@@ -1180,16 +1194,15 @@ impl<O: MapleObserver> MapleTree<O> {
             let n = self.n(node);
             let kind = n.kind;
             let end = n.data_end(max);
-            // pivot_slot, with the slot kept inside the pivots it searched.
             let lim = end.min(15);
-            let from = offset.min(lim);
-            let off = from + n.pivot[from..lim].partition_point(|&x| x < index);
-            let off = off.min(lim);
-            let r_max = if off < end { n.pivot[off] } else { max };
+            let off = n.pivot_below(lim, index).max(offset.min(lim));
+            let r_max = if off < lim { n.pivot[off] } else { max };
             let r_min = if off > 0 { n.pivot[off - 1].wrapping_add(1) } else { min };
-            let top = if kind.is_leaf() { max } else { r_max };
-            if last >= r_max && last >= top && !(last == top && stay) {
-                break (kind, end, off, r_min, r_max, false);
+            if last >= r_max {
+                let top = if kind.is_leaf() { max } else { r_max };
+                if last >= top && !(last == top && stay) {
+                    break (kind, end, off, r_min, r_max, false);
+                }
             }
             content = n.slot[off];
             if kind.is_leaf() {
@@ -1613,51 +1626,49 @@ impl<O: MapleObserver> MapleTree<O> {
         }
     }
 
-    /// `mas_wr_node_store`: rewrite the leaf (in place: the tree is not in RCU mode).
+    /// `mas_wr_node_store`: rewrite the leaf (in place: the tree is not in RCU mode). The node
+    /// ends as a fresh one filled by the kernel: the slots before the write as they were, the
+    /// new range(s), the tail moved next to them, and zeros past the data.
     fn wr_node_store(&mut self, mas: &mut Mas, wr: &mut WrMas, new_end: usize) {
         let mut offset_end = wr.offset_end;
         let node_pivots = wr.kind.pivots();
         if mas.last == wr.end_piv {
             offset_end += 1;
         }
-        // A fresh node of the same kind and parent, built in place from a copy of the old one's
-        // pivots and slots.
         let nn = &mut self.nodes[mas.node as usize];
-        let old_pivot = nn.pivot;
-        let old_slot = nn.slot;
-        nn.pivot = [0; 15];
-        nn.slot = [Slot::Null; 16];
-        nn.gap = [0; 10];
-        nn.meta_end = 0;
-        nn.meta_gap = 0;
-        nn.pivot[..mas.offset].copy_from_slice(&old_pivot[..mas.offset]);
-        nn.slot[..mas.offset].copy_from_slice(&old_slot[..mas.offset]);
-        if wr.r_min < mas.index {
-            nn.slot[mas.offset] = wr.content;
-            nn.pivot[mas.offset] = mas.index - 1;
-            mas.offset += 1;
-        }
-        if mas.offset < node_pivots {
-            nn.pivot[mas.offset] = mas.last;
-        }
-        nn.slot[mas.offset] = wr.entry;
-        if offset_end <= mas.end {
-            let dst_offset = mas.offset + 1;
+        let o0 = mas.offset;
+        let o = o0 + usize::from(wr.r_min < mas.index);
+        let dst = o + 1;
+        let tail = offset_end <= mas.end;
+        // The tail first (it may start at the write's own slot): `copy_size` slots and one pivot
+        // fewer, as far as both places reach.
+        let (mut s0, mut p0) = (dst, if o < node_pivots { dst } else { o });
+        if tail {
             let copy_size = mas.end - offset_end + 1;
-            // The tail: `copy_size` slots and one pivot fewer, as far as both nodes reach.
-            let room = |len: usize| len.saturating_sub(dst_offset).min(len.saturating_sub(offset_end));
+            let room = |len: usize| len.saturating_sub(dst).min(len.saturating_sub(offset_end));
             let ns = copy_size.min(room(16));
-            nn.slot[dst_offset..dst_offset + ns].copy_from_slice(&old_slot[offset_end..offset_end + ns]);
+            nn.slot.copy_within(offset_end..offset_end + ns, dst);
             let np = (copy_size - 1).min(room(15));
-            nn.pivot[dst_offset..dst_offset + np].copy_from_slice(&old_pivot[offset_end..offset_end + np]);
-            if new_end < node_pivots {
-                nn.pivot[new_end] = mas.max;
-            }
+            nn.pivot.copy_within(offset_end..offset_end + np, dst);
+            (s0, p0) = (dst + ns, dst + np);
         }
-        if new_end < 15 {
-            nn.meta_gap = 0;
-            nn.meta_end = new_end as u8;
+        nn.slot[s0.min(16)..].fill(Slot::Null);
+        nn.pivot[p0.min(15)..].fill(0);
+        nn.gap = [0; 10];
+        if o > o0 {
+            nn.slot[o0] = wr.content;
+            nn.pivot[o0] = mas.index - 1;
         }
+        if o < node_pivots {
+            nn.pivot[o] = mas.last;
+        }
+        nn.slot[o] = wr.entry;
+        if tail && new_end < node_pivots {
+            nn.pivot[new_end] = mas.max;
+        }
+        nn.meta_gap = 0;
+        nn.meta_end = if new_end < 15 { new_end as u8 } else { 0 };
+        mas.offset = o;
         self.update_gap(mas);
         mas.end = new_end;
     }
@@ -1706,7 +1717,7 @@ impl<O: MapleObserver> MapleTree<O> {
         while let Some(x) = stack.pop() {
             let n = self.n(x);
             if !n.kind.is_leaf() {
-                for &sl in &n.slot {
+                for &sl in &n.slot[..n.kind.slots()] {
                     if let Slot::Node(c) = sl {
                         let child = self.n(c);
                         if child.live && matches!(child.parent, Parent::Node(p, _) if p == x) {
