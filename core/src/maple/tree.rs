@@ -408,14 +408,8 @@ impl BigNode {
     fn new() -> BigNode {
         BigNode { pivot: [0; BIG], slot: [Slot::Null; BIG], gap: [0; BIG], b_end: 0, kind: NodeKind::Leaf }
     }
-    /// Blank for a new fill. Only the pivots are zeroed (as `memset` leaves them): a fill
-    /// writes a slot (and, in an internal node of an allocation tree, its gap) with every pivot,
-    /// and every reader stops at the first zero pivot past the data, so stale slots and gaps
-    /// beyond it are never read.
     fn clear(&mut self) {
-        self.pivot = [0; BIG];
-        self.b_end = 0;
-        self.kind = NodeKind::Leaf;
+        *self = BigNode::new();
     }
 }
 
@@ -426,7 +420,7 @@ struct Mast {
     l: Mas,
     m: Mas,
     r: Mas,
-    bn: Box<BigNode>,
+    bn: BigNode,
 }
 
 /// The root pointer: empty, a single entry kept in the pointer, or a node.
@@ -450,8 +444,6 @@ pub struct MapleTree<O: MapleObserver = NoMapleObserver> {
     /// Scratch for `topiary_replace`'s walks over the new and the replaced nodes (kept, so a
     /// split does not allocate).
     stack: Vec<u32>,
-    /// The write path's big node, kept between stores (taken while a store uses it).
-    big: Option<Box<BigNode>>,
     pub obs: O,
 }
 
@@ -478,7 +470,6 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc,
             touched: Default::default(),
             stack: Vec::new(),
-            big: None,
             obs,
         }
     }
@@ -493,7 +484,6 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc: self.alloc,
             touched: self.touched,
             stack: self.stack,
-            big: self.big,
             obs,
         }
     }
@@ -509,7 +499,6 @@ impl<O: MapleObserver> MapleTree<O> {
             alloc: self.alloc,
             touched: self.touched,
             stack: self.stack,
-            big: self.big,
             obs,
         };
         (t, self.obs)
@@ -540,13 +529,6 @@ impl<O: MapleObserver> MapleTree<O> {
     pub fn reserve_nodes(&mut self, n: usize) {
         let more = n.saturating_sub(self.free.len());
         self.nodes.reserve(more);
-    }
-
-    /// The scratch big node, blank.
-    fn take_big(&mut self) -> Box<BigNode> {
-        let mut bn = self.big.take().unwrap_or_else(|| Box::new(BigNode::new()));
-        bn.clear();
-        bn
     }
 
     fn alloc_node(&mut self, kind: NodeKind) -> u32 {
@@ -904,21 +886,14 @@ impl<O: MapleObserver> MapleTree<O> {
                 }
                 j += 1;
             }
-            // The pivots up to the first that is 0 or the node's max (copied too, and the end).
             let piv_end = mas_end.min(kind.pivots());
-            if i < piv_end {
-                let src = &n.pivot[i..piv_end];
-                let dst = &mut bn.pivot[j.min(BIG)..(j + src.len()).min(BIG)];
-                let mut k = 0;
-                for (d, &p) in dst.iter_mut().zip(src) {
-                    *d = p;
-                    if p == 0 || p == mas.max {
-                        j += k;
-                        break 'complete;
-                    }
-                    k += 1;
+            while i < piv_end {
+                bn.pivot[j] = n.pivot[i];
+                if bn.pivot[j] == 0 || bn.pivot[j] == mas.max {
+                    break 'complete;
                 }
-                (i, j) = (i + k, j + k);
+                i += 1;
+                j += 1;
             }
             bn.pivot[j] = self.safe_pivot(mas.node, i, mas.max);
         }
@@ -955,11 +930,7 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         // The first pivot always, then on up to `mab_end` while the pivots are set.
         let stop = (mab_end + 1).min(BIG);
-        let mut k = mab_start + 1;
-        while k < stop && bn.pivot[k] != 0 {
-            k += 1;
-        }
-        let count = k - mab_start;
+        let count = 1 + bn.pivot.get(mab_start + 1..stop).map_or(0, |p| p.iter().take_while(|&&x| x != 0).count());
         let mut i = mab_start + count;
         let mut j = count;
         let np = count.min(npiv);
@@ -1353,7 +1324,7 @@ impl<O: MapleObserver> MapleTree<O> {
             StoreType::NodeStore => self.wr_node_store(&mut mas, &mut wr, new_end),
             StoreType::SpanningStore => self.wr_spanning_store(&mut mas, &mut wr),
             StoreType::Rebalance => {
-                let mut bn = self.take_big();
+                let mut bn = BigNode::new();
                 let oe = wr.offset_end;
                 self.store_b_node(&mut mas, &mut wr, &mut bn, oe);
                 self.rebalance(&mut mas, bn);
@@ -1361,12 +1332,10 @@ impl<O: MapleObserver> MapleTree<O> {
             StoreType::SplitStore => {
                 // The split's state is built here, its big node filled in place (not moved).
                 let blank = Mas::new(mas.index, mas.last);
-                let bn = self.take_big();
-                let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn };
+                let mut mast = Mast { orig_l: blank, orig_r: blank, l: blank, m: blank, r: blank, bn: BigNode::new() };
                 let oe = wr.offset_end;
                 self.store_b_node(&mut mas, &mut wr, &mut mast.bn, oe);
                 self.split(&mut mas, &mut mast);
-                self.big = Some(mast.bn);
             }
         }
         if O::ON {
@@ -1626,49 +1595,51 @@ impl<O: MapleObserver> MapleTree<O> {
         }
     }
 
-    /// `mas_wr_node_store`: rewrite the leaf (in place: the tree is not in RCU mode). The node
-    /// ends as a fresh one filled by the kernel: the slots before the write as they were, the
-    /// new range(s), the tail moved next to them, and zeros past the data.
+    /// `mas_wr_node_store`: rewrite the leaf (in place: the tree is not in RCU mode).
     fn wr_node_store(&mut self, mas: &mut Mas, wr: &mut WrMas, new_end: usize) {
         let mut offset_end = wr.offset_end;
         let node_pivots = wr.kind.pivots();
         if mas.last == wr.end_piv {
             offset_end += 1;
         }
+        // A fresh node of the same kind and parent, built in place from a copy of the old one's
+        // pivots and slots.
         let nn = &mut self.nodes[mas.node as usize];
-        let o0 = mas.offset;
-        let o = o0 + usize::from(wr.r_min < mas.index);
-        let dst = o + 1;
-        let tail = offset_end <= mas.end;
-        // The tail first (it may start at the write's own slot): `copy_size` slots and one pivot
-        // fewer, as far as both places reach.
-        let (mut s0, mut p0) = (dst, if o < node_pivots { dst } else { o });
-        if tail {
-            let copy_size = mas.end - offset_end + 1;
-            let room = |len: usize| len.saturating_sub(dst).min(len.saturating_sub(offset_end));
-            let ns = copy_size.min(room(16));
-            nn.slot.copy_within(offset_end..offset_end + ns, dst);
-            let np = (copy_size - 1).min(room(15));
-            nn.pivot.copy_within(offset_end..offset_end + np, dst);
-            (s0, p0) = (dst + ns, dst + np);
-        }
-        nn.slot[s0.min(16)..].fill(Slot::Null);
-        nn.pivot[p0.min(15)..].fill(0);
+        let old_pivot = nn.pivot;
+        let old_slot = nn.slot;
+        nn.pivot = [0; 15];
+        nn.slot = [Slot::Null; 16];
         nn.gap = [0; 10];
-        if o > o0 {
-            nn.slot[o0] = wr.content;
-            nn.pivot[o0] = mas.index - 1;
-        }
-        if o < node_pivots {
-            nn.pivot[o] = mas.last;
-        }
-        nn.slot[o] = wr.entry;
-        if tail && new_end < node_pivots {
-            nn.pivot[new_end] = mas.max;
-        }
+        nn.meta_end = 0;
         nn.meta_gap = 0;
-        nn.meta_end = if new_end < 15 { new_end as u8 } else { 0 };
-        mas.offset = o;
+        nn.pivot[..mas.offset].copy_from_slice(&old_pivot[..mas.offset]);
+        nn.slot[..mas.offset].copy_from_slice(&old_slot[..mas.offset]);
+        if wr.r_min < mas.index {
+            nn.slot[mas.offset] = wr.content;
+            nn.pivot[mas.offset] = mas.index - 1;
+            mas.offset += 1;
+        }
+        if mas.offset < node_pivots {
+            nn.pivot[mas.offset] = mas.last;
+        }
+        nn.slot[mas.offset] = wr.entry;
+        if offset_end <= mas.end {
+            let dst_offset = mas.offset + 1;
+            let copy_size = mas.end - offset_end + 1;
+            // The tail: `copy_size` slots and one pivot fewer, as far as both nodes reach.
+            let room = |len: usize| len.saturating_sub(dst_offset).min(len.saturating_sub(offset_end));
+            let ns = copy_size.min(room(16));
+            nn.slot[dst_offset..dst_offset + ns].copy_from_slice(&old_slot[offset_end..offset_end + ns]);
+            let np = (copy_size - 1).min(room(15));
+            nn.pivot[dst_offset..dst_offset + np].copy_from_slice(&old_pivot[offset_end..offset_end + np]);
+            if new_end < node_pivots {
+                nn.pivot[new_end] = mas.max;
+            }
+        }
+        if new_end < 15 {
+            nn.meta_gap = 0;
+            nn.meta_end = new_end as u8;
+        }
         self.update_gap(mas);
         mas.end = new_end;
     }
@@ -1717,7 +1688,7 @@ impl<O: MapleObserver> MapleTree<O> {
         while let Some(x) = stack.pop() {
             let n = self.n(x);
             if !n.kind.is_leaf() {
-                for &sl in &n.slot[..n.kind.slots()] {
+                for &sl in &n.slot {
                     if let Slot::Node(c) = sl {
                         let child = self.n(c);
                         if child.live && matches!(child.parent, Parent::Node(p, _) if p == x) {
@@ -2068,7 +2039,7 @@ impl<O: MapleObserver> MapleTree<O> {
     }
 
     /// `mas_rebalance`.
-    fn rebalance(&mut self, mas: &mut Mas, mut bn: Box<BigNode>) {
+    fn rebalance(&mut self, mas: &mut Mas, mut bn: BigNode) {
         if O::ON {
             self.obs.event(MapleEvent::Rebalance { node: mas.node });
         }
@@ -2095,7 +2066,6 @@ impl<O: MapleObserver> MapleTree<O> {
         }
         let mut mast = Mast { orig_l: l_mas, orig_r: r_mas, l: *mas, m: *mas, r: *mas, bn };
         self.spanning_rebalance(mas, &mut mast, empty_count);
-        self.big = Some(mast.bn);
     }
 
     /// `mas_extend_spanning_null`.
@@ -2161,7 +2131,7 @@ impl<O: MapleObserver> MapleTree<O> {
             self.new_root(mas, wr.entry);
             return;
         }
-        let mut bn = self.take_big();
+        let mut bn = BigNode::new();
         let le = l_mas.end;
         self.store_b_node(&mut l_mas, &mut l_wr, &mut bn, le);
         if r_mas.max > r_mas.last {
@@ -2174,7 +2144,6 @@ impl<O: MapleObserver> MapleTree<O> {
         l_mas.last = mas.index;
         let mut mast = Mast { orig_l: l_mas, orig_r: r_mas, l: *mas, m: *mas, r: *mas, bn };
         self.spanning_rebalance(mas, &mut mast, height + 1);
-        self.big = Some(mast.bn);
     }
 
     // ---------------------------------------------------------------- split
