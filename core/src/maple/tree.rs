@@ -118,6 +118,34 @@ impl Node {
         }
     }
 
+    /// `pivot_slot` from slot 0 with `end <= 15`: the pivots below `index` among the first
+    /// `end`, counted by halving steps of 8, 4, 2 and 1 (they rise strictly up to the data end,
+    /// so the count is the first slot at or above `index`). No step reads past pivot 14.
+    #[inline]
+    fn pivot_below(&self, end: usize, index: u64) -> usize {
+        let mut off = 0;
+        for step in [8, 4, 2, 1] {
+            if off + step <= end && self.pivot[off + step - 1] < index {
+                off += step;
+            }
+        }
+        off
+    }
+
+    /// `ma_data_end` (a node of 16 slots fills them all when its last pivot is set and is not
+    /// the limit).
+    #[inline]
+    fn data_end(&self, max: u64) -> usize {
+        if self.kind == NodeKind::Arange {
+            return self.meta_end as usize;
+        }
+        match self.pivot[14] {
+            0 => self.meta_end as usize,
+            p if p == max => 14,
+            _ => 15,
+        }
+    }
+
     fn new(kind: NodeKind) -> Node {
         Node {
             kind,
@@ -581,18 +609,7 @@ impl<O: MapleObserver> MapleTree<O> {
 
     /// `ma_data_end`.
     fn data_end(&self, id: u32, max: u64) -> usize {
-        let n = self.n(id);
-        if n.kind == NodeKind::Arange {
-            return n.meta_end as usize;
-        }
-        let off = n.kind.pivots() - 1;
-        if n.pivot[off] == 0 {
-            return n.meta_end as usize;
-        }
-        if n.pivot[off] == max {
-            return off;
-        }
-        n.kind.pivots()
+        self.n(id).data_end(max)
     }
 
     fn mas_data_end(&self, mas: &Mas) -> usize {
@@ -1137,22 +1154,26 @@ impl<O: MapleObserver> MapleTree<O> {
     /// locals and written back to `mas` and `wr` once at the end.
     fn wr_walk(&self, mas: &mut Mas, wr: &mut WrMas) -> bool {
         let (index, last) = (mas.index, mas.last);
+        // mas_is_span_wr: a write ending on the limit does not span, unless it stores NULL
+        // below MAX.
+        let stay = !wr.entry.is_null() || last == MAX;
         let (mut node, mut min, mut max, mut offset) = (mas.node, mas.min, mas.max, mas.offset);
-        let mut depth = mas.depth;
+        let depth0 = mas.depth;
+        let mut depth = depth0;
         let mut content = wr.content;
-        let mut levels = 0;
         let (kind, end, off, r_min, r_max, leaf) = loop {
             let n = self.n(node);
             let kind = n.kind;
-            let end = self.data_end(node, max);
-            let off = n.pivot_slot(offset, end, index);
-            let r_max = if off < end { n.pivot[off] } else { max };
+            let end = n.data_end(max);
+            let lim = end.min(15);
+            let off = n.pivot_below(lim, index).max(offset.min(lim));
+            let r_max = if off < lim { n.pivot[off] } else { max };
             let r_min = if off > 0 { n.pivot[off - 1].wrapping_add(1) } else { min };
-            levels += 1;
-            // mas_is_span_wr
-            let top = if kind.is_leaf() { max } else { r_max };
-            if last >= r_max && last >= top && !(last == top && (!wr.entry.is_null() || last == MAX)) {
-                break (kind, end, off, r_min, r_max, false);
+            if last >= r_max {
+                let top = if kind.is_leaf() { max } else { r_max };
+                if last >= top && !(last == top && stay) {
+                    break (kind, end, off, r_min, r_max, false);
+                }
             }
             content = n.slot[off];
             if kind.is_leaf() {
@@ -1166,7 +1187,7 @@ impl<O: MapleObserver> MapleTree<O> {
             offset = 0;
             depth += 1;
         };
-        self.touched.set(self.touched.get() + levels);
+        self.touched.set(self.touched.get() + u64::from(depth - depth0) + 1);
         (mas.node, mas.min, mas.max, mas.offset, mas.end, mas.depth) = (node, min, max, off, end, depth);
         (wr.kind, wr.r_min, wr.r_max, wr.offset_end, wr.content) = (kind, r_min, r_max, off, content);
         leaf
