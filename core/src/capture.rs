@@ -57,6 +57,7 @@ use std::fmt::{self, Write};
 use crate::era::oracle::{Place, Prediction};
 use crate::era::Vmap;
 use crate::events::NoObserver;
+use crate::follow::{Follow, Mark};
 use crate::import::{self, parse_event, split_ftrace, AllocReq, FtraceEvent, ImportReport, InfoKind, KERNEL_HALF};
 use crate::profile::Profile;
 use crate::trace::{quote, Op};
@@ -561,6 +562,7 @@ fn run_pass(
     if online < possible {
         ops.push(Op::Online(online));
     }
+    ops.push(follow(Follow::DeferDrain));
 
     // The before file: busy areas, every node's in turn, then the lazy ones, every node's in
     // turn; each list ascending. A drop in address starts the next node's list.
@@ -652,7 +654,7 @@ fn run_pass(
     for &(s, e, node, line) in &order {
         let busy_node = if profile.has_vmap_nodes() { node } else { None };
         vmap.place_busy(s, e, busy_node).map_err(|m| cerr(bname, line, m))?;
-        ops.push(Op::Alloc { size: e - s, align: 1, vstart: s, vend: e });
+        ops.push(follow(Follow::Place { start: s, end: e, node: busy_node }));
         if s > cursor && s <= VMALLOC_END {
             untouched.insert(cursor, s.min(VMALLOC_END));
         }
@@ -666,10 +668,11 @@ fn run_pass(
             // Lazy on node n's list: its vn_id names node n (else it would be on the list of its
             // address's node, which may be n too: then taken to be n as well).
             vmap.make_lazy(a.start, n, Some(n)).map_err(|m| cerr(bname, a.line, m))?;
+            ops.push(follow(Follow::Lazy { start: a.start, node: n }));
         } else {
             vmap.vfree(a.start, &mut NoObserver).map_err(|e| cerr(bname, a.line, e.to_string()))?;
+            ops.push(Op::Vfree(a.start));
         }
-        ops.push(Op::Vfree(a.start));
         report.start_lazy[n.min(nodes - 1) as usize] += 1;
     }
     report.start_busy = busy.len();
@@ -679,6 +682,7 @@ fn run_pass(
     for &(node, start, size) in &learnt.pooled {
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
+            ops.push(follow(Follow::Pooled { node, start, size }));
         }
     }
 
@@ -689,6 +693,7 @@ fn run_pass(
             continue;
         }
         if let Some(va) = vmap.hold_free(s, e) {
+            ops.push(follow(Follow::Hold { start: s, end: e }));
             take_untouched(&mut untouched, s, e);
             held.push((s, e, va, line));
             report.resolved_held_free += 1;
@@ -735,6 +740,11 @@ fn run_pass(
     }
     pass.compare_after();
     Ok((pass.ops, pass.report, pass.learnt))
+}
+
+/// A capture-following line ([`crate::follow`]).
+fn follow(f: Follow) -> Op {
+    Op::Follow(Box::new(f))
 }
 
 /// The index of the pool for `size` (`size_to_va_pool`: one pool per page count).
@@ -840,7 +850,6 @@ impl Pass<'_, '_> {
             return;
         }
         self.report.allocations += 1;
-        self.ops.push(Op::Alloc { size, align, vstart, vend });
         let mut pred = pred;
         let mut held_why = None;
         let mut released_from = None;
@@ -850,6 +859,7 @@ impl Pass<'_, '_> {
             // its pool gave, or that a decay gave back to the free tree. Free again here.
             let (a, b, va, from) = self.held.remove(i);
             self.vmap.release_held(va);
+            self.ops.push(follow(Follow::Release { start: a }));
             add_untouched(&mut self.untouched, a, b);
             released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
@@ -917,6 +927,17 @@ impl Pass<'_, '_> {
                 self.learnt.changed = true;
             }
         }
+        let mark = match &verdict {
+            Verdict::Equal => Mark::Equal,
+            Verdict::Explained(u, _) => match u {
+                Unknown::PoolEntry => Mark::PoolEntry,
+                Unknown::AreaNode => Mark::AreaNode,
+                Unknown::HeldFree => Mark::HeldFree,
+                Unknown::TreeShape => Mark::TreeShape,
+            },
+            Verdict::Unexplained(_) => Mark::Unexplained,
+        };
+        self.ops.push(follow(Follow::Alloc { size, align, vstart, vend, addr: x, mark }));
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -977,6 +998,7 @@ impl Pass<'_, '_> {
         let mut what = String::new();
         for &(y, va) in &runs {
             take_untouched(&mut self.untouched, y, y + size);
+            self.ops.push(follow(Follow::Hold { start: y, end: y + size }));
             self.held.push((y, y + size, va, line));
             self.learnt.held.push((y, y + size, line));
             self.report.resolved_held_free += 1;
@@ -1144,10 +1166,18 @@ impl Pass<'_, '_> {
         // The first purge: the pools hold only entries from before the capture, learnt because
         // the kernel took them later; its decay (of len >> 2 from the head) gave back others
         // that no allocation shows, in front of them.
-        let before = if std::mem::take(&mut self.first_purge) && !full { self.vmap.hold_pools() } else { Vec::new() };
+        let behind = std::mem::take(&mut self.first_purge) && !full;
+        let before = if behind { self.vmap.hold_pools() } else { Vec::new() };
+        let keep: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         let r = if full { self.vmap.reclaim(&mut NoObserver) } else { self.vmap.purge(&mut NoObserver) };
         self.vmap.restore_pools_behind(before);
-        self.ops.push(if full { Op::Reclaim } else { Op::Purge });
+        self.ops.push(if behind || !keep.is_empty() {
+            follow(Follow::Purge { full, behind, keep })
+        } else if full {
+            Op::Reclaim
+        } else {
+            Op::Purge
+        });
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);
         self.lazy_order = kept;
@@ -1226,17 +1256,5 @@ impl Pass<'_, '_> {
             "lazy areas per node (non-empty lists): kernel {kn:?}, model {mn:?}{}",
             if klazy == mlazy { ", equal" } else { ", differ" }
         ));
-    }
-}
-
-impl Vmap {
-    /// `node_pool_del_va`'s move of a misaligned head to the tail, alone.
-    fn rotate_pool_head(&mut self, node: u32, size: u64) {
-        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-        if let Some(q) = self.nodes.get_mut(node as usize).and_then(|n| n.pools.get_mut(idx)) {
-            if let Some(h) = q.pop_front() {
-                q.push_back(h);
-            }
-        }
     }
 }

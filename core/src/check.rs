@@ -164,6 +164,11 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
             }
         }
     }
+    for &va in &v.held {
+        let x = a.area(va);
+        spans.push((x.va_start, x.va_end, "held"));
+        objects += 1;
+    }
     for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
         let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;

@@ -250,6 +250,14 @@ impl IncrementalCheck {
         if matches!(op, Op::Profile(_) | Op::Init { .. }) {
             self.synced = false;
         }
+        if let Op::Follow(f) = op {
+            // Capture lines change the state without reporting touches (the start state, held
+            // space, an area taken where the kernel took it): the whole check. An allocation
+            // the model made itself reports as any other.
+            if !matches!(**f, crate::follow::Follow::Alloc { mark: crate::follow::Mark::Equal, .. }) {
+                self.synced = false;
+            }
+        }
         self.since += 1;
         let every = match (self.adaptive, v.rfc()) {
             (false, _) => self.every,

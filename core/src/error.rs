@@ -48,6 +48,10 @@ pub enum VmapError {
     StaleFreeOverlap { start: u64, end: u64, occupied: (u64, u64) },
     /// A request the model cannot take at this point (said why).
     Unsupported { why: String },
+    /// A capture's allocation (`alloc ... = ADDR`): the kernel returned `kernel`, the model's
+    /// own answer was `model`; what explains it (or nothing), and whether the model could take
+    /// the kernel's area. A note, not a failure.
+    Followed { kernel: u64, model: Option<u64>, mark: crate::follow::Mark, taken: bool },
 }
 
 impl VmapError {
@@ -67,7 +71,7 @@ impl VmapError {
             | VmapError::PcpuOutside { .. }
             | VmapError::Unsupported { .. }
             | VmapError::EndlessWalk { .. } => true,
-            VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } => false,
+            VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } | VmapError::Followed { .. } => false,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -214,6 +218,27 @@ impl fmt::Display for VmapError {
                  the hot path no longer updates, but the occupied tree holds [{os:#x}, {oe:#x}); refused, nothing changes"
             ),
             VmapError::Unsupported { why } => write!(f, "{why}"),
+            VmapError::Followed { kernel, model, mark, taken } => {
+                use crate::follow::Mark;
+                let ours = match model {
+                    Some(m) if m == kernel => "the model's answer too".to_string(),
+                    Some(m) => format!("the model's answer was {m:#x}"),
+                    None => "the model found no space".to_string(),
+                };
+                match mark {
+                    Mark::Unexplained => write!(f, "unexplained: the kernel returned {kernel:#x}, {ours}; nothing known explains it")?,
+                    Mark::Equal => write!(f, "the kernel returned {kernel:#x}, {ours}")?,
+                    m => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", m.unknown())?,
+                }
+                if *model != Some(*kernel) {
+                    f.write_str(if *taken {
+                        "; the model takes the kernel's area, as the kernel did"
+                    } else {
+                        "; the model cannot take the kernel's area, and goes on without it"
+                    })?;
+                }
+                Ok(())
+            }
         }
     }
 }

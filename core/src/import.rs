@@ -1137,6 +1137,10 @@ enum JsonOp {
         vstart: Num,
         vend: Num,
     },
+    /// A line that follows a capture ([`crate::follow`]), in the trace language.
+    Follow {
+        line: String,
+    },
 }
 
 /// The outer object; each op is kept raw so that an error in it can name its own line.
@@ -1175,13 +1179,16 @@ impl From<&Op> for JsonOp {
             Op::Early { size, align, vstart, vend } => {
                 JsonOp::Early { size: Num(size), align: Num(align), vstart: Num(vstart), vend: Num(vend) }
             }
+            Op::Follow(ref f) => JsonOp::Follow { line: f.to_string() },
         }
     }
 }
 
-impl From<JsonOp> for Op {
-    fn from(j: JsonOp) -> Op {
-        match j {
+impl TryFrom<JsonOp> for Op {
+    type Error = String;
+
+    fn try_from(j: JsonOp) -> Result<Op, String> {
+        Ok(match j {
             JsonOp::Profile { name } => Op::Profile(name),
             JsonOp::Init { start, end } => Op::Init { start: start.0, end: end.0 },
             JsonOp::Cpus { n } => Op::Cpus(n.0),
@@ -1204,7 +1211,12 @@ impl From<JsonOp> for Op {
             JsonOp::Early { size, align, vstart, vend } => {
                 Op::Early { size: size.0, align: align.0, vstart: vstart.0, vend: vend.0 }
             }
-        }
+            JsonOp::Follow { line } => {
+                let toks: Vec<&str> = line.split_whitespace().collect();
+                let (cmd, rest) = toks.split_first().ok_or("an empty `follow` line")?;
+                Op::Follow(Box::new(crate::follow::Follow::parse(cmd, rest)?))
+            }
+        })
     }
 }
 
@@ -1320,7 +1332,7 @@ fn json_lines(text: &str) -> Result<Vec<TraceLine>, ParseError> {
     for (i, raw) in t.ops.into_iter().enumerate() {
         let (line, col) = at(raw);
         let j: JsonOp = serde_json::from_str(raw.get()).map_err(|e| json_error(&e, line, col))?;
-        let op = Op::from(j);
+        let op = Op::try_from(j).map_err(|m| err(line, format!("ops[{i}]: {m}")))?;
         if matches!(op, Op::Profile(_)) && !ops.is_empty() {
             return Err(err(
                 line,

@@ -6,7 +6,8 @@
 //! * [`era`]: the allocator as a whole, one module per kernel era ([`Profile`]) behind one
 //!   interface ([`Vmap`]): alloc, free, vfree, purge, `pcpu_get_vm_areas`, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
-//! * [`trace`] and [`replay`]: the trace language and the conformance output.
+//! * [`trace`] and [`replay`]: the trace language and the conformance output; [`follow`]: the
+//!   lines a capture's replay prints to follow a real kernel ([`capture`]).
 //! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
 //! * [`check`]: invariants for tests and `vmap-replay --check`; [`check_inc`]: the same after
 //!   each operation for what it touched only, with a full check every N operations.
@@ -23,6 +24,7 @@ pub mod counters;
 pub mod era;
 pub mod error;
 pub mod events;
+pub mod follow;
 pub mod import;
 pub mod maple;
 pub mod memory;

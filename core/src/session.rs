@@ -371,6 +371,10 @@ pub const MARK_SPLIT: u8 = 1;
 pub const MARK_MERGE: u8 = 2;
 /// [`Session::marks`]: the operation rotated the free tree.
 pub const MARK_ROTATE: u8 = 4;
+/// A capture's allocation that an unknown of its start state explains ([`crate::follow`]).
+pub const MARK_EXPLAINED: u8 = 8;
+/// A capture's allocation that nothing known explains.
+pub const MARK_UNEXPLAINED: u8 = 16;
 
 struct MarkObserver(u8);
 
@@ -679,12 +683,22 @@ impl Session {
     }
 
     /// What each operation in `from..to` (clamped) did that a timeline marks: a bit set of
-    /// [`MARK_SPLIT`] (an NE fit), [`MARK_MERGE`] and [`MARK_ROTATE`]. A replay without
+    /// [`MARK_SPLIT`] (an NE fit), [`MARK_MERGE`] and [`MARK_ROTATE`], and a capture's
+    /// [`MARK_EXPLAINED`] and [`MARK_UNEXPLAINED`] allocations. A replay without
     /// snapshots, for traces too large to ask every operation for its frames.
     pub fn marks(&self, from: usize, to: usize) -> Vec<u8> {
         let mut m = MarkObserver(0);
         let mut out = Vec::new();
         self.replay_range(from, to, &mut m, |m| out.push(std::mem::take(&mut m.0)));
+        for (k, bits) in (from..).zip(out.iter_mut()) {
+            if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
+                *bits |= match f.mark() {
+                    crate::follow::Mark::Equal => 0,
+                    crate::follow::Mark::Unexplained => MARK_UNEXPLAINED,
+                    _ => MARK_EXPLAINED,
+                };
+            }
+        }
         out
     }
 

@@ -13,10 +13,14 @@
 //!   dump | busy | pools          # print the free tree, busy/lazy areas, pools
 //! ```
 //!
+//! A replay of a real kernel's capture adds the lines of [`crate::follow`] (`place`, `lazy`,
+//! `pooled`, `hold`, `release`, `defer-drain`, `alloc ... = ADDR`, `purge keep ...`).
+//!
 //! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
 
 use std::fmt;
 
+use crate::follow::Follow;
 use crate::profile::{Profile, ProfileName};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +61,8 @@ pub enum Op {
         vstart: u64,
         vend: u64,
     },
+    /// A line that follows a real kernel's capture ([`crate::follow`]).
+    Follow(Box<crate::follow::Follow>),
 }
 
 impl Op {
@@ -190,6 +196,9 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         "cpus" => Op::Cpus(args(cmd, rest, ["N"])?[0]),
         "online" => Op::Online(args(cmd, rest, ["N"])?[0]),
         "cpu" => Op::Cpu(args(cmd, rest, ["N"])?[0]),
+        "alloc" if rest.len() > 4 && rest[4] == "=" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        "purge" | "reclaim" if !rest.is_empty() => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
         "alloc" => {
             let [size, align, vstart, vend] = args(cmd, rest, ["SIZE", "ALIGN", "VSTART", "VEND"])?;
             Op::Alloc { size, align, vstart, vend }
@@ -222,7 +231,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         }
         other => {
             return Err(format!(
-                "unknown command `{}` (known: profile, cpus, online, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early)",
+                "unknown command `{}` (known: profile, cpus, online, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early; following a capture: defer-drain, place, lazy, pooled, hold, release)",
                 quote(other)
             ))
         }
@@ -316,6 +325,7 @@ impl fmt::Display for Op {
             Op::Pools => f.write_str("pools"),
             Op::Bump(on) => f.write_str(if *on { "bump on" } else { "bump off" }),
             Op::Early { size, align, vstart, vend } => write!(f, "early {size:#x} {align:#x} {vstart:#x} {vend:#x}"),
+            Op::Follow(x) => write!(f, "{x}"),
         }
     }
 }

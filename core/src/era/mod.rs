@@ -84,6 +84,9 @@ pub struct Vmap {
     /// The lazy threshold schedules the drain work (`schedule_work(&drain_vmap_work)`) instead
     /// of purging at once: a replay that follows a capture purges where the kernel traced it.
     pub(crate) defer_drain: bool,
+    /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
+    /// capture's before file shows free but the kernel held (pool entries it cannot show).
+    pub(crate) held: Vec<u32>,
     pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
     pub(crate) zone_size: u64,
@@ -220,6 +223,7 @@ impl Vmap {
             cpus: 1,
             online: 0,
             defer_drain: false,
+            held: Vec::new(),
             cpu: 0,
             zone_size: 1,
             space: (1, ULONG_MAX),

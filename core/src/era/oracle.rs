@@ -284,12 +284,19 @@ impl Vmap {
         }
         let va = self.arena.alloc(start, end);
         self.arena.detach(va);
+        self.held.push(va);
         Some(va)
+    }
+
+    /// The space held since [`Vmap::hold_free`] that starts at `start`, if any.
+    pub fn held_at(&self, start: u64) -> Option<u32> {
+        self.held.iter().copied().find(|&va| self.arena.get(va).va_start == start)
     }
 
     /// Give space taken by [`Vmap::hold_free`] back to the free tree (merged with its
     /// neighbours, as `reclaim_list_global` does).
     pub fn release_held(&mut self, va: u32) {
+        self.held.retain(|&h| h != va);
         self.arena.detach(va);
         self.arena.at(va).set_flags(0);
         self.free_tree_add(va, &mut NoObserver);
@@ -391,6 +398,16 @@ impl Vmap {
     /// Lazy areas on every node's list.
     pub fn lazy_count(&self) -> usize {
         self.nodes.iter().map(|n| n.lazy.len).sum()
+    }
+
+    /// `node_pool_del_va`'s move of a misaligned head to the tail, alone.
+    pub fn rotate_pool_head(&mut self, node: u32, size: u64) {
+        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
+        if let Some(q) = self.nodes.get_mut(node as usize).and_then(|n| n.pools.get_mut(idx)) {
+            if let Some(h) = q.pop_front() {
+                q.push_back(h);
+            }
+        }
     }
 
     /// The lazy threshold schedules the drain instead of purging (see `defer_drain`).

@@ -1,0 +1,350 @@
+//! Lines that follow a real kernel's capture ([`crate::capture`]): the start state its
+//! `/proc/vmallocinfo` shows, what the replay learnt that the file cannot show, and the
+//! kernel's own answer to each allocation. `vmap-replay --import capture` prints them, so that
+//! the page (and any replay) gives the states the capture's replay gave, step by step.
+//!
+//! ```text
+//!   defer-drain                  the lazy threshold schedules the drain; purges come as traced
+//!   place START END [node N]     a busy area of the before file, allocated for node N
+//!   lazy START node N            that area lazily freed, on node N's lazy list
+//!   pooled N START SIZE          a pool entry from before the capture, at the tail of N's pool
+//!   hold START END               space shown free that the kernel held (pool entries unseen)
+//!   release START                held space the kernel allocated in: free again
+//!   alloc SIZE ALIGN VSTART VEND = ADDR [explained KIND | unexplained]
+//!                                the kernel returned ADDR: where the model's answer differs,
+//!                                the model takes ADDR as the kernel did (and says why)
+//!   purge|reclaim [behind] [keep ADDR ...]
+//!                                the kernel's purge: the lazy areas kept were freed after it
+//!                                took the lists; `behind`: entries pooled before the capture
+//!                                stay behind the ones this purge pools
+//! ```
+//!
+//! KIND is the unknown of the start state the allocation resolved: `pool-entry`, `area-node`,
+//! `held-free` or `tree-shape` (see [`crate::capture`]).
+
+use std::fmt::{self, Write};
+
+use crate::era::Vmap;
+use crate::error::VmapError;
+use crate::events::Observer;
+use crate::replay::{push_line, Outcome};
+use crate::trace::{parse_num, quote};
+
+/// What the capture's replay said of one allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// The model's answer was the kernel's, with nothing learnt.
+    Equal,
+    /// A pool entry from before the capture (`vmallocinfo` shows no pools).
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for (the file does not say).
+    AreaNode,
+    /// Space the before file shows free was held (pool entries it cannot show).
+    HeldFree,
+    /// The free tree's shape (which shorter blocks lie on the search path).
+    TreeShape,
+    /// Nothing known explains the kernel's address.
+    Unexplained,
+}
+
+impl Mark {
+    const KINDS: [(Mark, &'static str); 4] = [
+        (Mark::PoolEntry, "pool-entry"),
+        (Mark::AreaNode, "area-node"),
+        (Mark::HeldFree, "held-free"),
+        (Mark::TreeShape, "tree-shape"),
+    ];
+
+    /// The unknown in words, for a message.
+    pub fn unknown(self) -> &'static str {
+        match self {
+            Mark::Equal => "nothing",
+            Mark::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
+            Mark::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
+            Mark::HeldFree => {
+                "space the before file shows free was held (pool entries from before the capture, which vmallocinfo \
+                 does not show)"
+            }
+            Mark::TreeShape => {
+                "the free tree's shape: which blocks shorter than the search length lie on the search path \
+                 (vmallocinfo does not show the tree)"
+            }
+            Mark::Unexplained => "nothing known",
+        }
+    }
+}
+
+/// One capture-following line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Follow {
+    DeferDrain,
+    Place { start: u64, end: u64, node: Option<u32> },
+    Lazy { start: u64, node: u32 },
+    Pooled { node: u32, start: u64, size: u64 },
+    Hold { start: u64, end: u64 },
+    Release { start: u64 },
+    Alloc { size: u64, align: u64, vstart: u64, vend: u64, addr: u64, mark: Mark },
+    Purge { full: bool, behind: bool, keep: Vec<u64> },
+}
+
+fn num(what: &str, t: Option<&&str>) -> Result<u64, String> {
+    let t = t.ok_or_else(|| format!("{what} is missing"))?;
+    parse_num(t).map_err(|e| format!("{what}: {e}"))
+}
+
+fn node(t: Option<&&str>) -> Result<u32, String> {
+    let n = num("node N", t)?;
+    u32::try_from(n).ok().filter(|&n| n < 1 << 16).ok_or_else(|| format!("node {n} is out of range"))
+}
+
+fn done(cmd: &str, rest: &[&str], used: usize, usage: &str) -> Result<(), String> {
+    match rest.get(used) {
+        None => Ok(()),
+        Some(t) => Err(format!("`{cmd}`: unexpected `{}`: usage `{usage}`", quote(t))),
+    }
+}
+
+impl Follow {
+    /// Parse a line whose command is `cmd` (one of `defer-drain`, `place`, `lazy`, `pooled`,
+    /// `hold`, `release`, `alloc` with `= ADDR`, `purge`/`reclaim` with arguments).
+    pub fn parse(cmd: &str, rest: &[&str]) -> Result<Follow, String> {
+        let f = match cmd {
+            "defer-drain" => {
+                done(cmd, rest, 0, "defer-drain")?;
+                Follow::DeferDrain
+            }
+            "place" => {
+                const U: &str = "place START END [node N]";
+                let start = num("place START", rest.first())?;
+                let end = num("place END", rest.get(1))?;
+                let node = match rest.get(2) {
+                    None => None,
+                    Some(&"node") => Some(node(rest.get(3))?),
+                    Some(t) => return Err(format!("`place`: unexpected `{}`: usage `{U}`", quote(t))),
+                };
+                done(cmd, rest, if node.is_some() { 4 } else { 2 }, U)?;
+                Follow::Place { start, end, node }
+            }
+            "lazy" => {
+                const U: &str = "lazy START node N";
+                let start = num("lazy START", rest.first())?;
+                if rest.get(1) != Some(&"node") {
+                    return Err(format!("`lazy` takes START and `node N`: usage `{U}`"));
+                }
+                let n = node(rest.get(2))?;
+                done(cmd, rest, 3, U)?;
+                Follow::Lazy { start, node: n }
+            }
+            "pooled" => {
+                let n = node(rest.first())?;
+                let start = num("pooled START", rest.get(1))?;
+                let size = num("pooled SIZE", rest.get(2))?;
+                done(cmd, rest, 3, "pooled N START SIZE")?;
+                Follow::Pooled { node: n, start, size }
+            }
+            "hold" => {
+                let start = num("hold START", rest.first())?;
+                let end = num("hold END", rest.get(1))?;
+                done(cmd, rest, 2, "hold START END")?;
+                Follow::Hold { start, end }
+            }
+            "release" => {
+                let start = num("release START", rest.first())?;
+                done(cmd, rest, 1, "release START")?;
+                Follow::Release { start }
+            }
+            "alloc" => {
+                const U: &str = "alloc SIZE ALIGN VSTART VEND = ADDR [explained KIND | unexplained]";
+                if rest.len() < 6 || rest[4] != "=" {
+                    return Err(format!("`alloc` with the kernel's answer: usage `{U}`"));
+                }
+                let size = num("alloc SIZE", rest.first())?;
+                let align = num("alloc ALIGN", rest.get(1))?;
+                let vstart = num("alloc VSTART", rest.get(2))?;
+                let vend = num("alloc VEND", rest.get(3))?;
+                let addr = num("alloc ADDR", rest.get(5))?;
+                let (mark, used) = match rest.get(6) {
+                    None => (Mark::Equal, 6),
+                    Some(&"unexplained") => (Mark::Unexplained, 7),
+                    Some(&"explained") => {
+                        let k = rest.get(7).ok_or_else(|| format!("`explained` needs a KIND: usage `{U}`"))?;
+                        let m = Mark::KINDS.iter().find(|(_, n)| n == k).map(|&(m, _)| m).ok_or_else(|| {
+                            format!("unknown KIND `{}` (known: pool-entry, area-node, held-free, tree-shape)", quote(k))
+                        })?;
+                        (m, 8)
+                    }
+                    Some(t) => return Err(format!("`alloc`: unexpected `{}`: usage `{U}`", quote(t))),
+                };
+                done(cmd, rest, used, U)?;
+                Follow::Alloc { size, align, vstart, vend, addr, mark }
+            }
+            "purge" | "reclaim" => {
+                let mut behind = false;
+                let mut keep = Vec::new();
+                let mut i = 0;
+                if rest.first() == Some(&"behind") {
+                    behind = true;
+                    i = 1;
+                }
+                if i < rest.len() {
+                    if rest[i] != "keep" {
+                        return Err(format!("`{cmd}`: unexpected `{}`: usage `{cmd} [behind] [keep ADDR ...]`", quote(rest[i])));
+                    }
+                    if i + 1 == rest.len() {
+                        return Err(format!("`{cmd} keep` needs at least one ADDR"));
+                    }
+                    for t in &rest[i + 1..] {
+                        keep.push(parse_num(t).map_err(|e| format!("{cmd} keep ADDR: {e}"))?);
+                    }
+                }
+                Follow::Purge { full: cmd == "reclaim", behind, keep }
+            }
+            _ => return Err(format!("unknown command `{}`", quote(cmd))),
+        };
+        Ok(f)
+    }
+
+    /// The timeline's mark bits of this line (see [`crate::session::MARK_EXPLAINED`]).
+    pub fn mark(&self) -> Mark {
+        match self {
+            Follow::Alloc { mark, .. } => *mark,
+            _ => Mark::Equal,
+        }
+    }
+}
+
+impl fmt::Display for Follow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Follow::DeferDrain => f.write_str("defer-drain"),
+            Follow::Place { start, end, node: None } => write!(f, "place {start:#x} {end:#x}"),
+            Follow::Place { start, end, node: Some(n) } => write!(f, "place {start:#x} {end:#x} node {n}"),
+            Follow::Lazy { start, node } => write!(f, "lazy {start:#x} node {node}"),
+            Follow::Pooled { node, start, size } => write!(f, "pooled {node} {start:#x} {size:#x}"),
+            Follow::Hold { start, end } => write!(f, "hold {start:#x} {end:#x}"),
+            Follow::Release { start } => write!(f, "release {start:#x}"),
+            Follow::Alloc { size, align, vstart, vend, addr, mark } => {
+                write!(f, "alloc {size:#x} {align:#x} {vstart:#x} {vend:#x} = {addr:#x}")?;
+                match mark {
+                    Mark::Equal => Ok(()),
+                    Mark::Unexplained => f.write_str(" unexplained"),
+                    m => {
+                        let k = Mark::KINDS.iter().find(|(x, _)| x == m).map_or("", |&(_, n)| n);
+                        write!(f, " explained {k}")
+                    }
+                }
+            }
+            Follow::Purge { full, behind, keep } => {
+                f.write_str(if *full { "reclaim" } else { "purge" })?;
+                if *behind {
+                    f.write_str(" behind")?;
+                }
+                if !keep.is_empty() {
+                    f.write_str(" keep")?;
+                    for a in keep {
+                        write!(f, " {a:#x}")?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn refused(why: String) -> VmapError {
+    VmapError::Unsupported { why }
+}
+
+/// Apply one line to `v`, printing its output. A line that cannot apply (the range is not
+/// free, no such area or node) is refused and changes nothing: these lines come from a
+/// capture's replay, which made each of them on the same state.
+#[inline(never)]
+pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+    if v.rfc.is_some() {
+        return Err(refused(format!("`{f}` follows a capture of a vmap-node kernel; this trace runs {}", v.profile())));
+    }
+    v.ensure_init();
+    match *f {
+        Follow::DeferDrain => v.set_defer_drain(true),
+        Follow::Place { start, end, node } => {
+            v.place_busy(start, end, node).map_err(refused)?;
+            push_line(out, "place ", start, " ok\n");
+        }
+        Follow::Lazy { start, node } => {
+            v.make_lazy(start, node, Some(node)).map_err(refused)?;
+            push_line(out, "lazy ", start, " ok\n");
+        }
+        Follow::Pooled { node, start, size } => {
+            if !v.pool_at_tail(start, size, node) {
+                return Err(refused(format!(
+                    "pooled {node} {start:#x} {size:#x}: not a free range with a pool of node {node} ({})",
+                    v.locate(start)
+                )));
+            }
+            push_line(out, "pooled ", start, " ok\n");
+        }
+        Follow::Hold { start, end } => {
+            if v.hold_free(start, end).is_none() {
+                return Err(refused(format!("hold [{start:#x}, {end:#x}): not inside one free block ({})", v.locate(start))));
+            }
+            push_line(out, "hold ", start, " ok\n");
+        }
+        Follow::Release { start } => {
+            let va = v.held_at(start).ok_or_else(|| refused(format!("release {start:#x}: no space held there")))?;
+            v.release_held(va);
+            push_line(out, "release ", start, " ok\n");
+        }
+        Follow::Alloc { size, align, vstart, vend, addr, mark } => return kernel_alloc(v, [size, align, vstart, vend], addr, mark, out, obs),
+        Follow::Purge { full, behind, ref keep } => {
+            let held = v.hold_lazy(keep);
+            let pools = if behind { v.hold_pools() } else { Vec::new() };
+            let r = if full { v.reclaim(obs) } else { v.purge(obs) };
+            v.restore_pools_behind(pools);
+            v.restore_lazy(held);
+            let _ = writeln!(out, "{} {}", if full { "reclaim" } else { "purge" }, r.entries);
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+/// The kernel returned `x`: the model's own allocation when it gives `x` (its steps shown),
+/// else `x` taken where the kernel took it (from a pool entry, or clipped out of its free
+/// block), with a misaligned pool head moved to the tail as `node_pool_del_va` does.
+fn kernel_alloc<O: Observer>(
+    v: &mut Vmap,
+    [size, align, vstart, vend]: [u64; 4],
+    x: u64,
+    mark: Mark,
+    out: &mut String,
+    obs: &mut O,
+) -> Result<Outcome, VmapError> {
+    let pred = v.predict_alloc(size, align, vstart, vend);
+    let model = pred.addr();
+    if model == Some(x) {
+        let got = v.alloc(size, align, vstart, vend, obs)?;
+        debug_assert_eq!(got, x);
+    } else {
+        // As the capture's replay did: a misaligned head moves to the tail, then the kernel's
+        // area is taken; over entries the model pooled, those go back to the free tree first
+        // (the kernel's pool no longer held them). If it still cannot be taken, the replay
+        // goes on without it (said in the warning).
+        if pred.rotate {
+            if let Some(n) = pred.node {
+                v.rotate_pool_head(n, size);
+            }
+        }
+        let mut taken = v.take_at(x, size, pred.node).is_some();
+        if !taken && v.unpool_overlapping(x, size) > 0 {
+            taken = v.take_at(x, size, pred.node).is_some();
+        }
+        if !taken {
+            out.push_str("alloc -> FAIL\n");
+            return Ok(Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: false }));
+        }
+    }
+    push_line(out, "alloc -> ", x, "\n");
+    Ok(match (mark, model == Some(x)) {
+        (Mark::Equal, true) => Outcome::Done,
+        _ => Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: true }),
+    })
+}

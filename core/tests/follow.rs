@@ -1,0 +1,197 @@
+//! The trace a capture's replay prints (core/src/follow.rs lines: the before file's start state,
+//! what was learnt, each allocation with the kernel's answer) replays, on its own and checked
+//! after every operation, to the kernel's own addresses and purge counts, and ends with the
+//! after file's busy areas. Everything compared here is read from the kernel's files directly.
+
+use std::path::Path;
+
+use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
+use vmapviz_core::check_inc::IncrementalCheck;
+use vmapviz_core::follow::{Follow, Mark};
+use vmapviz_core::trace::{format_trace, parse_trace};
+use vmapviz_core::{NoObserver, Op, Profile, Replayer};
+
+fn read_part(dir: &Path, name: &str) -> Option<(String, String)> {
+    for n in [name.to_string(), format!("{name}.gz")] {
+        if let Ok(b) = std::fs::read(dir.join(&n)) {
+            return Some((n.clone(), part_text(&n, &b).unwrap()));
+        }
+    }
+    None
+}
+
+/// The numbers after `key` on a tracefs line (`va_start: 123`, `num_purged=4`).
+fn field(line: &str, key: &str) -> Option<u64> {
+    let rest = &line[line.find(key)? + key.len()..];
+    let tok = rest.trim_start().split(|c: char| c.is_whitespace()).next()?;
+    match tok.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => tok.parse().ok(),
+    }
+}
+
+fn check_dir(dir: &Path) {
+    let parts: Vec<Option<(String, String)>> = PARTS.iter().map(|n| read_part(dir, n)).collect();
+    let part = |i: usize| parts[i].as_ref().map(|(n, t)| Part { name: n, text: t });
+    let b = Bundle { before: part(0).unwrap(), trace: part(1).unwrap(), after: part(2), cpus: part(3).unwrap(), uname: part(4) };
+    let (ops, report) = replay_capture(b, Profile::Linux618).unwrap();
+
+    // The kernel's answers and purges, in trace order, straight from tracefs's lines.
+    let trace = &parts[1].as_ref().unwrap().1;
+    let mut kernel_addrs = Vec::new();
+    let mut kernel_purged = Vec::new();
+    for l in trace.lines() {
+        if l.contains("alloc_vmap_area:") && l.contains("failed=0") {
+            kernel_addrs.push(field(l, "va_start:").unwrap());
+        } else if l.contains("purge_vmap_area_lazy:") {
+            kernel_purged.push(field(l, "num_purged=").unwrap());
+        }
+    }
+
+    // The printed trace, parsed back and replayed alone, checked after every operation.
+    let text = format_trace(&ops);
+    let lines = parse_trace(&text).unwrap();
+    assert_eq!(lines.len(), ops.len());
+    let mut r = Replayer::new(Profile::Linux618);
+    let mut check = IncrementalCheck::new(4096);
+    let mut got_addrs = Vec::new();
+    let mut got_purged = Vec::new();
+    let mut marked = [0usize; 3];
+    for l in &lines {
+        let mut out = String::new();
+        r.apply(&l.op, &mut out, &mut check).unwrap_or_else(|e| panic!("line {}: {e}", l.line));
+        check.after_op(&r.vmap, &l.op, &out).unwrap_or_else(|e| panic!("{}: line {}: {e}", dir.display(), l.line));
+        let follow = match &l.op {
+            Op::Follow(f) => Some(&**f),
+            _ => None,
+        };
+        if let Some(Follow::Alloc { mark, .. }) = follow {
+            let a = out.trim().strip_prefix("alloc -> 0x").unwrap_or_else(|| panic!("line {}: {out}", l.line));
+            got_addrs.push(u64::from_str_radix(a, 16).unwrap());
+            marked[match mark {
+                Mark::Equal => 0,
+                Mark::Unexplained => 2,
+                _ => 1,
+            }] += 1;
+        }
+        if matches!(l.op, Op::Purge | Op::Reclaim) || matches!(follow, Some(Follow::Purge { .. })) {
+            got_purged.push(out.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap());
+        }
+    }
+    check.finish(&r.vmap).unwrap();
+
+    // Every allocation the kernel made, in order, but those the before file already showed.
+    let mut k = kernel_addrs.iter();
+    for (i, a) in got_addrs.iter().enumerate() {
+        assert!(k.any(|x| x == a), "{}: allocation {i} ({a:#x}) is not the kernel's next one", dir.display());
+    }
+    assert!(kernel_addrs.len() - got_addrs.len() <= report.in_before_file, "{}", dir.display());
+    assert_eq!(marked, [report.equal, report.explained, report.unexplained], "{}", dir.display());
+    assert_eq!(got_purged.len(), kernel_purged.len(), "{}", dir.display());
+    let equal = got_purged.iter().zip(&kernel_purged).filter(|(a, b)| a == b).count();
+    assert_eq!(equal, report.purges_equal, "{}", dir.display());
+
+    // The final busy set is the after file's.
+    let after = &parts[2].as_ref().unwrap().1;
+    let mut want: Vec<(u64, u64)> = after
+        .lines()
+        .filter(|l| !l.contains("unpurged vm_area"))
+        .filter_map(|l| {
+            let (s, e) = l.split_whitespace().next()?.split_once('-')?;
+            Some((u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()?, u64::from_str_radix(e.strip_prefix("0x")?, 16).ok()?))
+        })
+        .collect();
+    let mut have: Vec<(u64, u64)> = r.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
+    want.sort_unstable();
+    have.sort_unstable();
+    assert_eq!(have, want, "{}", dir.display());
+}
+
+#[test]
+fn a_printed_capture_replays_to_the_kernels_addresses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../../shared/captures/linux-6.18-mixed");
+    if shared.is_dir() {
+        check_dir(&shared);
+    }
+    for c in ["small", "seed7", "workload"] {
+        check_dir(&root.join(format!("tests/data/capture-6.18-{c}")));
+    }
+}
+
+/// Each line's syntax, and what is refused: a line that cannot apply changes nothing.
+#[test]
+fn follow_lines_parse_print_and_refuse() {
+    let good = [
+        "defer-drain",
+        "place 0xffffc90000000000 0xffffc90000002000",
+        "place 0xffffc90000000000 0xffffc90000002000 node 1",
+        "lazy 0xffffc90000000000 node 1",
+        "pooled 0 0xffffc90000004000 0x2000",
+        "hold 0xffffc90000004000 0xffffc90000006000",
+        "release 0xffffc90000004000",
+        "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000004000",
+        "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000004000 explained pool-entry",
+        "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000004000 unexplained",
+        "purge behind keep 0xffffc90000000000 0xffffc90000008000",
+        "reclaim keep 0xffffc90000000000",
+        "purge behind",
+    ];
+    for g in good {
+        let ops = parse_trace(g).unwrap_or_else(|e| panic!("{g}: {e}"));
+        assert_eq!(ops[0].op.to_string(), g);
+    }
+    for (bad, says) in [
+        ("place 0x1000", "END is missing"),
+        ("place 0x1000 0x2000 node", "node N is missing"),
+        ("place 0x1000 0x2000 nod 1", "unexpected `nod`"),
+        ("lazy 0x1000 1", "`node N`"),
+        ("alloc 0x1000 0x1 0x0 0x10000 = ", "usage"),
+        ("alloc 0x1000 0x1 0x0 0x10000 = 0x2000 explained maybe", "unknown KIND `maybe`"),
+        ("purge keep", "at least one ADDR"),
+        ("purge soon", "unexpected `soon`"),
+        ("release 0x1000 0x2000", "unexpected `0x2000`"),
+    ] {
+        let e = parse_trace(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    // Two nodes; the area at VS is placed, so a second place over it, a lazy of an area that is
+    // not busy, a hold over busy space and a release of nothing held are refused, state unchanged.
+    let start = "profile linux-6.18\ncpus 2\ndefer-drain\nplace 0xffffc90000000000 0xffffc90000002000 node 1\n";
+    let mut r = Replayer::new(Profile::Linux618);
+    let mut out = String::new();
+    r.run(&parse_trace(start).unwrap(), &mut out, &mut NoObserver).unwrap();
+    let before = format!("{:?}", r.vmap.busy_areas_all());
+    for bad in [
+        "place 0xffffc90000001000 0xffffc90000003000",
+        "lazy 0xffffc90000004000 node 0",
+        "lazy 0xffffc90000000000 node 7",
+        "hold 0xffffc90000000000 0xffffc90000001000",
+        "release 0xffffc90000000000",
+        "pooled 0 0xffffc90000001000 0x1000",
+    ] {
+        let op = &parse_trace(bad).unwrap()[0].op;
+        assert!(r.apply(op, &mut out, &mut NoObserver).is_err(), "{bad}");
+        assert_eq!(format!("{:?}", r.vmap.busy_areas_all()), before, "{bad}");
+        assert!(vmapviz_core::check::check_invariants(&r.vmap).is_ok(), "{bad}");
+    }
+    // The kernel's answer where the model's differs: the model takes the kernel's area (the
+    // lowest free block is right after the placed area; the kernel took one higher up), and the
+    // operation warns with both addresses.
+    let op = &parse_trace("alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained")
+        .unwrap()[0]
+        .op;
+    let mut out = String::new();
+    let w = r.apply(op, &mut out, &mut NoObserver).unwrap();
+    assert_eq!(out, "alloc -> 0xffffc90000010000\n");
+    let msg = format!("{w:?}");
+    assert!(msg.contains("Followed"), "{msg}");
+    let vmapviz_core::replay::Outcome::Warned(e) = w else { panic!() };
+    let m = e.to_string();
+    assert!(m.starts_with("unexplained: the kernel returned 0xffffc90000010000"), "{m}");
+    assert!(m.contains("the model's answer was 0xffffc90000002000"), "{m}");
+    assert!(vmapviz_core::check::check_invariants(&r.vmap).is_ok());
+    // Not under maple-rfc, whose state is a maple tree.
+    let mut m = Replayer::new(Profile::MapleRfc);
+    assert!(m.apply(&parse_trace("defer-drain").unwrap()[0].op, &mut out, &mut NoObserver).is_err());
+}
