@@ -250,6 +250,7 @@ impl IncrementalCheck {
         if matches!(op, Op::Profile(_) | Op::Init { .. }) {
             self.synced = false;
         }
+        #[cfg(feature = "capture")]
         if let Op::Follow(f) = op {
             // Capture lines change the state without reporting touches (the start state, held
             // space, an area taken where the kernel took it): the whole check. An allocation

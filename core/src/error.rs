@@ -51,6 +51,7 @@ pub enum VmapError {
     /// A capture's allocation (`alloc ... = ADDR`): the kernel returned `kernel`, the model's
     /// own answer was `model`; what explains it (or nothing), and whether the model could take
     /// the kernel's area. A note, not a failure.
+    #[cfg(feature = "capture")]
     Followed { kernel: u64, model: Option<u64>, mark: crate::follow::Mark, taken: bool },
 }
 
@@ -71,7 +72,9 @@ impl VmapError {
             | VmapError::PcpuOutside { .. }
             | VmapError::Unsupported { .. }
             | VmapError::EndlessWalk { .. } => true,
-            VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } | VmapError::Followed { .. } => false,
+            VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } => false,
+            #[cfg(feature = "capture")]
+            VmapError::Followed { .. } => false,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -218,6 +221,7 @@ impl fmt::Display for VmapError {
                  the hot path no longer updates, but the occupied tree holds [{os:#x}, {oe:#x}); refused, nothing changes"
             ),
             VmapError::Unsupported { why } => write!(f, "{why}"),
+            #[cfg(feature = "capture")]
             VmapError::Followed { kernel, model, mark, taken } => {
                 use crate::follow::Mark;
                 let ours = match model {

@@ -257,13 +257,45 @@ fn refused(why: String) -> VmapError {
 
 /// Apply one line to `v`, printing its output. A line that cannot apply (the range is not
 /// free, no such area or node) is refused and changes nothing: these lines come from a
-/// capture's replay, which made each of them on the same state.
+/// capture's replay, which made each of them on the same state. Only the model's own
+/// allocation and the purge have steps to show; the rest is one non-generic function, so that
+/// each observer's copy of this one stays small.
 #[inline(never)]
 pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+    match *f {
+        Follow::Alloc { size, align, vstart, vend, addr, mark } => {
+            let model = match follow_alloc(v, [size, align, vstart, vend], addr, mark, out)? {
+                Step::Done(o) => return Ok(o),
+                Step::Model(m) => m,
+            };
+            let got = v.alloc(size, align, vstart, vend, obs)?;
+            debug_assert_eq!(got, addr);
+            push_line(out, "alloc -> ", got, "\n");
+            Ok(alloc_outcome(addr, model, mark))
+        }
+        Follow::Purge { full, behind, ref keep } => {
+            let held = purge_begin(v, keep, behind)?;
+            let r = if full { v.reclaim(obs) } else { v.purge(obs) };
+            purge_end(v, held);
+            let _ = writeln!(out, "{} {}", if full { "reclaim" } else { "purge" }, r.entries);
+            Ok(Outcome::Done)
+        }
+        _ => apply_setup(v, f, out),
+    }
+}
+
+fn vnode_profile(v: &mut Vmap, f: &Follow) -> Result<(), VmapError> {
     if v.rfc.is_some() {
         return Err(refused(format!("`{f}` follows a capture of a vmap-node kernel; this trace runs {}", v.profile())));
     }
     v.ensure_init();
+    Ok(())
+}
+
+/// The lines that set up state (no steps to show).
+#[inline(never)]
+fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, VmapError> {
+    vnode_profile(v, f)?;
     match *f {
         Follow::DeferDrain => v.set_defer_drain(true),
         Follow::Place { start, end, node } => {
@@ -294,57 +326,69 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
             v.release_held(va);
             push_line(out, "release ", start, " ok\n");
         }
-        Follow::Alloc { size, align, vstart, vend, addr, mark } => return kernel_alloc(v, [size, align, vstart, vend], addr, mark, out, obs),
-        Follow::Purge { full, behind, ref keep } => {
-            let held = v.hold_lazy(keep);
-            let pools = if behind { v.hold_pools() } else { Vec::new() };
-            let r = if full { v.reclaim(obs) } else { v.purge(obs) };
-            v.restore_pools_behind(pools);
-            v.restore_lazy(held);
-            let _ = writeln!(out, "{} {}", if full { "reclaim" } else { "purge" }, r.entries);
-        }
+        Follow::Alloc { .. } | Follow::Purge { .. } => {}
     }
     Ok(Outcome::Done)
 }
 
-/// The kernel returned `x`: the model's own allocation when it gives `x` (its steps shown),
-/// else `x` taken where the kernel took it (from a pool entry, or clipped out of its free
-/// block), with a misaligned pool head moved to the tail as `node_pool_del_va` does.
-fn kernel_alloc<O: Observer>(
-    v: &mut Vmap,
-    [size, align, vstart, vend]: [u64; 4],
-    x: u64,
-    mark: Mark,
-    out: &mut String,
-    obs: &mut O,
-) -> Result<Outcome, VmapError> {
+type HeldForPurge = (Vec<(u32, u32)>, Vec<(u32, usize, Vec<u32>)>);
+
+/// Before the kernel's purge: the lazy areas freed after it took the lists, off them; with
+/// `behind`, every pool's entries (from before the capture) set aside, to go behind the new.
+#[inline(never)]
+fn purge_begin(v: &mut Vmap, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
+    vnode_profile(v, &Follow::Purge { full: false, behind, keep: Vec::new() })?;
+    let held = v.hold_lazy(keep);
+    let pools = if behind { v.hold_pools() } else { Vec::new() };
+    Ok((held, pools))
+}
+
+#[inline(never)]
+fn purge_end(v: &mut Vmap, (held, pools): HeldForPurge) {
+    v.restore_pools_behind(pools);
+    v.restore_lazy(held);
+}
+
+enum Step {
+    Done(Outcome),
+    /// The model's own allocation gives the kernel's address: made by the caller, with steps.
+    Model(Option<u64>),
+}
+
+fn alloc_outcome(x: u64, model: Option<u64>, mark: Mark) -> Outcome {
+    match (mark, model == Some(x)) {
+        (Mark::Equal, true) => Outcome::Done,
+        _ => Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: true }),
+    }
+}
+
+/// The kernel returned `x`. When the model's answer is `x`, the caller makes the allocation;
+/// else `x` is taken where the kernel took it (from a pool entry, or clipped out of its free
+/// block), as the capture's replay did: a misaligned pool head moves to the tail as
+/// `node_pool_del_va` does; over entries the model pooled, those go back to the free tree
+/// first (the kernel's pool no longer held them); if it still cannot be taken, the replay
+/// goes on without it (said in the warning).
+#[inline(never)]
+fn follow_alloc(v: &mut Vmap, [size, align, vstart, vend]: [u64; 4], x: u64, mark: Mark, out: &mut String) -> Result<Step, VmapError> {
+    vnode_profile(v, &Follow::DeferDrain)?;
     let pred = v.predict_alloc(size, align, vstart, vend);
     let model = pred.addr();
     if model == Some(x) {
-        let got = v.alloc(size, align, vstart, vend, obs)?;
-        debug_assert_eq!(got, x);
-    } else {
-        // As the capture's replay did: a misaligned head moves to the tail, then the kernel's
-        // area is taken; over entries the model pooled, those go back to the free tree first
-        // (the kernel's pool no longer held them). If it still cannot be taken, the replay
-        // goes on without it (said in the warning).
-        if pred.rotate {
-            if let Some(n) = pred.node {
-                v.rotate_pool_head(n, size);
-            }
-        }
-        let mut taken = v.take_at(x, size, pred.node).is_some();
-        if !taken && v.unpool_overlapping(x, size) > 0 {
-            taken = v.take_at(x, size, pred.node).is_some();
-        }
-        if !taken {
-            out.push_str("alloc -> FAIL\n");
-            return Ok(Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: false }));
+        return Ok(Step::Model(model));
+    }
+    if pred.rotate {
+        if let Some(n) = pred.node {
+            v.rotate_pool_head(n, size);
         }
     }
+    let mut taken = v.take_at(x, size, pred.node).is_some();
+    if !taken && v.unpool_overlapping(x, size) > 0 {
+        taken = v.take_at(x, size, pred.node).is_some();
+    }
+    if !taken {
+        out.push_str("alloc -> FAIL\n");
+        return Ok(Step::Done(Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: false })));
+    }
     push_line(out, "alloc -> ", x, "\n");
-    Ok(match (mark, model == Some(x)) {
-        (Mark::Equal, true) => Outcome::Done,
-        _ => Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: true }),
-    })
+    Ok(Step::Done(alloc_outcome(x, model, mark)))
 }

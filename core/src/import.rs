@@ -327,6 +327,8 @@ pub(crate) struct AllocReq {
     pub(crate) vend: u64,
 }
 
+// The capture replay (feature `capture`) reads every field; the ftrace import some.
+#[cfg_attr(not(feature = "capture"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum FtraceEvent {
     Alloc { addr: u64, req: AllocReq, failed: bool },
@@ -1137,7 +1139,8 @@ enum JsonOp {
         vstart: Num,
         vend: Num,
     },
-    /// A line that follows a capture ([`crate::follow`]), in the trace language.
+    /// A line that follows a capture (`crate::follow`), in the trace language.
+    #[cfg(feature = "capture")]
     Follow {
         line: String,
     },
@@ -1179,6 +1182,7 @@ impl From<&Op> for JsonOp {
             Op::Early { size, align, vstart, vend } => {
                 JsonOp::Early { size: Num(size), align: Num(align), vstart: Num(vstart), vend: Num(vend) }
             }
+            #[cfg(feature = "capture")]
             Op::Follow(ref f) => JsonOp::Follow { line: f.to_string() },
         }
     }
@@ -1211,6 +1215,7 @@ impl TryFrom<JsonOp> for Op {
             JsonOp::Early { size, align, vstart, vend } => {
                 Op::Early { size: size.0, align: align.0, vstart: vstart.0, vend: vend.0 }
             }
+            #[cfg(feature = "capture")]
             JsonOp::Follow { line } => {
                 let toks: Vec<&str> = line.split_whitespace().collect();
                 let (cmd, rest) = toks.split_first().ok_or("an empty `follow` line")?;

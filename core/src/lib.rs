@@ -15,6 +15,7 @@
 pub mod addr;
 pub mod area;
 pub mod busy_index;
+#[cfg(feature = "capture")]
 pub mod capture;
 pub mod check;
 pub mod check_inc;
@@ -24,6 +25,7 @@ pub mod counters;
 pub mod era;
 pub mod error;
 pub mod events;
+#[cfg(feature = "capture")]
 pub mod follow;
 pub mod import;
 pub mod maple;

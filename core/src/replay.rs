@@ -170,6 +170,7 @@ impl Replayer {
                 v.ensure_init();
                 dump_pools(v, out);
             }
+            #[cfg(feature = "capture")]
             Op::Follow(ref f) => return crate::follow::apply(v, f, out, obs),
         }
         Ok(Outcome::Done)

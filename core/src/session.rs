@@ -690,6 +690,7 @@ impl Session {
         let mut m = MarkObserver(0);
         let mut out = Vec::new();
         self.replay_range(from, to, &mut m, |m| out.push(std::mem::take(&mut m.0)));
+        #[cfg(feature = "capture")]
         for (k, bits) in (from..).zip(out.iter_mut()) {
             if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
                 *bits |= match f.mark() {

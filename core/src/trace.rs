@@ -13,13 +13,14 @@
 //!   dump | busy | pools          # print the free tree, busy/lazy areas, pools
 //! ```
 //!
-//! A replay of a real kernel's capture adds the lines of [`crate::follow`] (`place`, `lazy`,
+//! A replay of a real kernel's capture adds the lines of `crate::follow` (`place`, `lazy`,
 //! `pooled`, `hold`, `release`, `defer-drain`, `alloc ... = ADDR`, `purge keep ...`).
 //!
 //! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
 
 use std::fmt;
 
+#[cfg(feature = "capture")]
 use crate::follow::Follow;
 use crate::profile::{Profile, ProfileName};
 
@@ -61,7 +62,8 @@ pub enum Op {
         vstart: u64,
         vend: u64,
     },
-    /// A line that follows a real kernel's capture ([`crate::follow`]).
+    /// A line that follows a real kernel's capture (`crate::follow`).
+    #[cfg(feature = "capture")]
     Follow(Box<crate::follow::Follow>),
 }
 
@@ -196,9 +198,16 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         "cpus" => Op::Cpus(args(cmd, rest, ["N"])?[0]),
         "online" => Op::Online(args(cmd, rest, ["N"])?[0]),
         "cpu" => Op::Cpu(args(cmd, rest, ["N"])?[0]),
+        #[cfg(feature = "capture")]
         "alloc" if rest.len() > 4 && rest[4] == "=" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        #[cfg(feature = "capture")]
         "purge" | "reclaim" if !rest.is_empty() => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        #[cfg(feature = "capture")]
         "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        #[cfg(not(feature = "capture"))]
+        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" => {
+            return Err(format!("`{cmd}` follows a kernel's capture: this build of the core has no capture replay"))
+        }
         "alloc" => {
             let [size, align, vstart, vend] = args(cmd, rest, ["SIZE", "ALIGN", "VSTART", "VEND"])?;
             Op::Alloc { size, align, vstart, vend }
@@ -325,6 +334,7 @@ impl fmt::Display for Op {
             Op::Pools => f.write_str("pools"),
             Op::Bump(on) => f.write_str(if *on { "bump on" } else { "bump off" }),
             Op::Early { size, align, vstart, vend } => write!(f, "early {size:#x} {align:#x} {vstart:#x} {vend:#x}"),
+            #[cfg(feature = "capture")]
             Op::Follow(x) => write!(f, "{x}"),
         }
     }

@@ -45,6 +45,8 @@ export interface AppDeps {
   load: (text: string) => Session;
   /** Open a trace a slice at a time (long links: the page stays responsive); optional. */
   begin?: (text: string) => Slices;
+  /** A promise to await before `load` can open this trace (a capture's: another core build), or null. */
+  coreFor?: (text: string) => Promise<void> | null;
 }
 
 /** A link's trace longer than this (characters) opens in slices between frames, cancellable. */
@@ -493,6 +495,15 @@ export class App {
     // A maple profile's link needs the maple view's chunk: fetched while the core replays the
     // trace, not after (a third of the time to a long link's first drawing).
     if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.loadMapleUi();
+    // A capture's trace replays in the workbench's core build: loaded first, then opened.
+    const core = link ? this.deps.coreFor?.(link.trace) : null;
+    if (core) {
+      core.then(
+        () => this.openLink(link, frame, problems, counted),
+        (e: unknown) => this.openLink(null, frame, [`Could not load the core that replays captures: ${errorMessage(e)}`, ...problems], counted),
+      );
+      return;
+    }
     if (link && this.deps.begin && link.trace.length > SLICED_LINK) {
       // More lines than the player holds operations: counted exactly before choosing.
       if (!counted && link.trace.split('\n', LARGE_OPS + 1).length > LARGE_OPS) {

@@ -402,11 +402,16 @@ export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] 
   });
 }
 
-/** What a timeline marks on an operation: an NE split, a merge, a rotation. */
-export type MarkKind = 'split' | 'merge' | 'rotate';
+/**
+ * What a timeline marks on an operation: an NE split, a merge, a rotation; and in a capture's
+ * replay, an allocation an unknown of the start state explains, or one nothing explains.
+ */
+export type MarkKind = 'split' | 'merge' | 'rotate' | 'explained' | 'unexplained';
 
-/** The core's mark bits (`MARK_SPLIT`, `MARK_MERGE`, `MARK_ROTATE` in core/src/session.rs). */
+/** The core's mark bits (`MARK_SPLIT`, `MARK_MERGE`, `MARK_ROTATE`, `MARK_EXPLAINED`, `MARK_UNEXPLAINED` in core/src/session.rs). */
 const MARK_BITS: [number, MarkKind][] = [
+  [8, 'explained'],
+  [16, 'unexplained'],
   [1, 'split'],
   [2, 'merge'],
   [4, 'rotate'],

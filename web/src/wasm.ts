@@ -14,10 +14,43 @@ export function initCore(): Promise<string> {
   return ready;
 }
 
+type CaptureCore = typeof import('./pkg-workbench/vmapviz_wasm.js');
+let capture: CaptureCore | null = null;
+let captureReady: Promise<void> | null = null;
+
+/**
+ * Whether a trace follows a real kernel's capture (core/src/follow.rs: `place`, `hold`, ...).
+ * Those lines replay in the workbench's build of the core, which has the capture replay; the
+ * first screen's build leaves it out (its weight).
+ */
+export function isCaptureTrace(text: string): boolean {
+  return /^[ \t]*(defer-drain|place|lazy|pooled|hold|release)\b/m.test(text);
+}
+
+/** Load the core that replays captures (the workbench's build; once). */
+export function loadCaptureCore(): Promise<void> {
+  captureReady ??= import('./pkg-workbench/vmapviz_wasm.js').then(async (m) => {
+    await m.default();
+    capture = m;
+  });
+  return captureReady;
+}
+
+/** A promise to await before `loadTrace(text)` can open it, or null when it can now. */
+export function coreFor(text: string): Promise<void> | null {
+  return capture || !isCaptureTrace(text) ? null : loadCaptureCore();
+}
+
+function captureCore(): CaptureCore {
+  if (!capture) throw new Error('this trace follows a kernel capture (place, hold, ... lines): its core is still loading; try again in a moment');
+  return capture;
+}
+
 /** Replay a whole trace; throws an Error `line N: ...` when it is invalid. */
 export function loadTrace(text: string): Session {
   // A `profile maple-tree` trace opens on the core's maple tree (web/src/maple/bridge.ts).
   if (isMapleTrace(text)) return new MapleSession(MapleView.load(text));
+  if (isCaptureTrace(text)) return new Session(captureCore().Vmapviz.load(text));
   return new Session(Vmapviz.load(text));
 }
 
@@ -40,7 +73,7 @@ export function beginTrace(text: string): Slices {
       free: () => s?.dispose(),
     };
   }
-  const op = new Opener(text);
+  const op = isCaptureTrace(text) ? new (captureCore().Opener)(text) : new Opener(text);
   return {
     advance: (n) => op.advance(n),
     finish: () => {

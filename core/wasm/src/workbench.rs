@@ -335,6 +335,75 @@ pub fn import_bytes(format_name: &str, bytes: &[u8], profile_name: &str) -> Resu
     import_text(format_name, text, profile_name)
 }
 
+/// A capture bundle (scripts/capture.sh) replayed from its before file and compared with the
+/// kernel (`vmap-replay --import capture`): the trace it prints (core/src/follow.rs lines, so
+/// that the page's replay gives the capture's states) and the comparison as the report's notes,
+/// its last line the summary. `names`: the parts' file names, one a line, in the order
+/// vmallocinfo.before, trace.txt, vmallocinfo.after, cpus.txt, uname.txt (empty: missing; each
+/// part plain or gzipped). Errors name the file and the line.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn import_capture(
+    names: &str,
+    before: &[u8],
+    trace: &[u8],
+    after: Option<Vec<u8>>,
+    cpus: &[u8],
+    uname: Option<Vec<u8>>,
+    profile_name: &str,
+) -> Result<ImportResult, JsError> {
+    use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
+    let given: Vec<&str> = names.split('\n').collect();
+    let name = |i: usize| given.get(i).copied().filter(|n| !n.is_empty()).unwrap_or(PARTS[i]);
+    let text = |i: usize, b: &[u8]| part_text(name(i), b).map_err(|e| JsError::new(&e.to_string()));
+    let (tb, tt, tc) = (text(0, before)?, text(1, trace)?, text(3, cpus)?);
+    let ta = after.as_deref().map(|b| text(2, b)).transpose()?;
+    let tu = uname.as_deref().map(|b| text(4, b)).transpose()?;
+    fn part<'a>(name: &'a str, text: &'a str) -> Part<'a> {
+        Part { name, text }
+    }
+    let b = Bundle {
+        before: part(name(0), &tb),
+        trace: part(name(1), &tt),
+        after: ta.as_deref().map(|t| part(name(2), t)),
+        cpus: part(name(3), &tc),
+        uname: tu.as_deref().map(|t| part(name(4), t)),
+    };
+    let profile = opt_profile(profile_name)?.unwrap_or(Profile::Linux618);
+    let (ops, r) = replay_capture(b, profile).map_err(|e| JsError::new(&e.to_string()))?;
+    let shown = r.to_string();
+    let notes: Vec<Remark<'_>> = shown.lines().map(|text| Remark { line: 0, text }).collect();
+    let report = to_json(&CaptureReportJson {
+        format: "capture",
+        mapped: r.allocations,
+        skipped: Vec::new(),
+        notes,
+        purge_events: r.purges,
+        mismatches: r.unexplained,
+        labels: Vec::new(),
+        equal: r.equal,
+        explained: r.explained,
+        summary: r.summary_line(),
+    });
+    Ok(ImportResult { text: vmapviz_core::trace::format_trace(&ops), ops: ops.len(), report })
+}
+
+/// What `ImportResult.report` holds for a capture: [`ImportReportJson`]'s fields (`mapped`:
+/// the kernel's allocations, `mismatches`: the unexplained ones) and the comparison's counts.
+#[derive(Serialize)]
+struct CaptureReportJson<'a> {
+    format: &'static str,
+    mapped: usize,
+    skipped: Vec<Remark<'a>>,
+    notes: Vec<Remark<'a>>,
+    purge_events: usize,
+    mismatches: usize,
+    labels: Vec<Label<'a>>,
+    equal: usize,
+    explained: usize,
+    summary: String,
+}
+
 /// The JSON form of a trace text.
 #[wasm_bindgen]
 pub fn trace_to_json(text: &str) -> Result<String, JsError> {

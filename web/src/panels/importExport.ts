@@ -3,7 +3,7 @@
 // PNG). Imports are all or nothing: the worker imports and replays first, and only a trace that
 // replays is handed to the app, so a bad line leaves the page as it was.
 import { trace_to_json } from '../pkg-workbench/vmapviz_wasm.js';
-import type { Source } from '../workers/protocol';
+import { isBundlePart, type Source } from '../workers/protocol';
 import { parseReport, type ImportReport } from './api';
 import type { AppApi } from './context';
 import { button, download, grouped, h, select } from './dom';
@@ -38,6 +38,7 @@ const PROFILES: [string, string][] = [
   ['linux-5.2', 'linux-5.2'],
   ['linux-6.1', 'linux-6.1'],
   ['linux-6.9', 'linux-6.9'],
+  ['linux-6.18', 'linux-6.18'],
 ];
 
 export class ImportExportPanel {
@@ -61,10 +62,10 @@ export class ImportExportPanel {
     this.format.setAttribute('aria-label', 'Input format');
     this.profile = select('import-profile', PROFILES, '');
     this.profile.setAttribute('aria-label', 'Profile for the import');
-    this.file = h('input', { type: 'file', class: 'wb-file', 'data-testid': 'import-file', 'aria-label': 'Import a file' });
+    this.file = h('input', { type: 'file', multiple: true, class: 'wb-file', 'data-testid': 'import-file', 'aria-label': 'Import a file, or the files of a capture bundle' });
     this.file.addEventListener('change', () => {
-      const f = this.file.files?.[0];
-      if (f) void this.importFile(f);
+      const fs = [...(this.file.files ?? [])];
+      if (fs.length) void this.importFiles(fs);
       this.file.value = '';
     });
     this.paste = h('textarea', {
@@ -103,7 +104,7 @@ export class ImportExportPanel {
       h(
         'small',
         {},
-        `Trace text, JSON, ftrace or /proc/vmallocinfo, up to ${mib(FILE_LIMIT)}; a paste up to ${mib(PASTE_LIMIT)}. Traces of more than 20,000 operations open in the large-trace navigator.`,
+        `Trace text, JSON, ftrace or /proc/vmallocinfo, up to ${mib(FILE_LIMIT)}; a paste up to ${mib(PASTE_LIMIT)}. Or all the files of a capture bundle at once (scripts/capture.sh: vmallocinfo.before, trace.txt, vmallocinfo.after, cpus.txt), replayed from the before file and compared with the kernel. Traces of more than 20,000 operations open in the large-trace navigator.`,
       ),
     );
     for (const ev of ['dragenter', 'dragover'] as const) {
@@ -116,8 +117,8 @@ export class ImportExportPanel {
     this.drop.addEventListener('drop', (e) => {
       e.preventDefault();
       this.drop.classList.remove('over');
-      const f = e.dataTransfer?.files?.[0];
-      if (f) void this.importFile(f);
+      const fs = [...(e.dataTransfer?.files ?? [])];
+      if (fs.length) void this.importFiles(fs);
       else {
         const text = e.dataTransfer?.getData('text/plain');
         if (text) void this.importText(text, 'dropped text');
@@ -198,6 +199,25 @@ export class ImportExportPanel {
     this.error.textContent = '';
   }
 
+  /** One file, or a capture bundle: several files, or one named as a bundle's part. */
+  async importFiles(fs: File[]): Promise<void> {
+    if (fs.length === 1 && !isBundlePart(fs[0].name)) return this.importFile(fs[0]);
+    return this.importBundle(fs);
+  }
+
+  /** A capture bundle's files: replayed from the before file in the worker, compared with the kernel. */
+  async importBundle(fs: File[]): Promise<void> {
+    const t0 = performance.now();
+    this.clear();
+    const big = fs.find((f) => f.size > FILE_LIMIT);
+    if (big) {
+      this.fail(`${big.name}: the file is ${mib(big.size)}; the limit is ${mib(FILE_LIMIT)}. Nothing was imported.`);
+      return;
+    }
+    const parts = await Promise.all(fs.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+    await this.run({ kind: 'capture', profile: this.profile.value, parts }, `the capture bundle (${fs.length} file${fs.length === 1 ? '' : 's'})`, t0);
+  }
+
   async importFile(f: File): Promise<void> {
     const t0 = performance.now();
     this.clear();
@@ -269,6 +289,11 @@ export class ImportExportPanel {
     this.report.dataset.mapped = String(r.mapped);
     this.report.dataset.skipped = String(r.skipped.length);
     const facts: string[] = [`${r.format}: ${grouped(r.mapped)} record${r.mapped === 1 ? '' : 's'} mapped`, `${r.skipped.length} skipped`];
+    if (r.format === 'capture') {
+      // The comparison's last line: allocations equal, explained, unexplained; final busy; purges.
+      facts.splice(0, facts.length, r.notes[r.notes.length - 1]?.text ?? '');
+      this.report.dataset.unexplained = String(r.mismatches);
+    } else delete this.report.dataset.unexplained;
     if (r.format === 'ftrace') facts.push(`${r.purgeEvents} purge events (replayed where the replay had not purged by itself)`, `${r.mismatches} address mismatches`);
     const lines = (title: string, cls: string, items: { line: number; text: string }[]) =>
       items.length

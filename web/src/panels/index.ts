@@ -18,6 +18,7 @@ import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
+import { loadCaptureCore } from '../wasm';
 import init from '../pkg-workbench/vmapviz_wasm.js';
 import type { Handover } from './stub';
 import { savedTab, TAB_KEY, TABS, WORKBENCH_NOTE, type TabId } from './tabs';
@@ -138,6 +139,8 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       const o = await w.open(source, LARGE_OPS, (d, t) => job.progress(d, t));
       if (o.kind === 'small') {
         w.terminate();
+        // A capture's trace replays in this build of the core (the workbench's), loaded already.
+        if (source.kind === 'capture') await loadCaptureCore();
         app.loadTrace(o.text ?? '', step);
         return { summary: `${what}: ${grouped(o.total)} operation${o.total === 1 ? '' : 's'}, opened in the main view.`, report: o.report };
       }

@@ -58,7 +58,7 @@ export class ReplayWorker {
   open(source: Source, largeOps: number, progress?: (done: number, total: number) => void, chunk = CHUNK): Promise<Opened> {
     // A file's bytes move to the worker (no copy of tens of MiB on the page's thread).
     const bytes = source.kind === 'import' || source.kind === 'link' ? source.bytes : undefined;
-    const transfer = bytes ? [bytes.buffer as ArrayBuffer] : [];
+    const transfer = source.kind === 'capture' ? source.parts.map((p) => p.bytes.buffer as ArrayBuffer) : bytes ? [bytes.buffer as ArrayBuffer] : [];
     return this.call<Opened>({ type: 'open', source, largeOps, chunk }, progress, transfer);
   }
 

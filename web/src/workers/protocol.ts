@@ -6,7 +6,17 @@ export type Source =
   /** A link's trace, decompressed in the link worker (web/src/workers/linkRead.ts): UTF-8. */
   | { kind: 'link'; bytes: Uint8Array }
   | { kind: 'import'; format: string; profile: string; text?: string; bytes?: Uint8Array }
-  | { kind: 'workload'; name: string; params: string };
+  | { kind: 'workload'; name: string; params: string }
+  /** A capture bundle's files (scripts/capture.sh), each plain or gzipped, by file name. */
+  | { kind: 'capture'; profile: string; parts: { name: string; bytes: Uint8Array }[] };
+
+/** A capture bundle's parts in the order `import_capture` takes them; the first, second and fourth are required. */
+export const BUNDLE_PARTS = ['vmallocinfo.before', 'trace.txt', 'vmallocinfo.after', 'cpus.txt', 'uname.txt'];
+
+/** Whether a file's name is one of a capture bundle's parts (plain or `.gz`). */
+export function isBundlePart(name: string): boolean {
+  return BUNDLE_PARTS.includes(name.replace(/\.gz$/, ''));
+}
 
 export type Request =
   | { type: 'warm' }

@@ -7,13 +7,14 @@ import init, {
   cost_sweep,
   detect_format,
   import_bytes,
+  import_capture,
   import_text,
   Loader,
   Vmapviz,
   workload,
   type ImportResult,
 } from '../pkg-workbench/vmapviz_wasm.js';
-import { THIN_MAX, type Envelope, type Opened, type Reply, type Source } from './protocol';
+import { BUNDLE_PARTS, THIN_MAX, type Envelope, type Opened, type Reply, type Source } from './protocol';
 import { parseReport } from '../panels/api';
 
 const ready = init();
@@ -39,7 +40,27 @@ function converted(msg: string, text: string, format: string): string {
   return `operation ${op} of the trace converted from ${format} (its line ${line}): ${m[2]}`;
 }
 
-const INPUTS: Record<string, string> = { trace: 'trace', json: 'JSON trace', ftrace: 'ftrace capture', vmallocinfo: '/proc/vmallocinfo' };
+const INPUTS: Record<string, string> = {
+  trace: 'trace',
+  json: 'JSON trace',
+  ftrace: 'ftrace capture',
+  vmallocinfo: '/proc/vmallocinfo',
+  capture: 'capture bundle',
+};
+
+/** The capture bundle's files by part: each plain or `.gz`; a missing required part is an error naming it. */
+function bundle(parts: { name: string; bytes: Uint8Array }[]): { names: string; bytes: (Uint8Array | undefined)[] } {
+  const base = (n: string) => (n.split('/').pop() ?? n).replace(/\.gz$/, '');
+  const found = BUNDLE_PARTS.map((p) => parts.find((f) => base(f.name) === p));
+  const missing = [0, 1, 3].filter((i) => !found[i]).map((i) => BUNDLE_PARTS[i]);
+  if (missing.length) {
+    const names = parts.map((f) => f.name).join(', ');
+    throw new Error(
+      `a capture bundle needs ${missing.join(', ')} (plain or .gz) besides what was given (${names}): choose all the files of the bundle's folder together (scripts/capture.sh writes vmallocinfo.before, trace.txt, vmallocinfo.after, cpus.txt and uname.txt)`,
+    );
+  }
+  return { names: found.map((f) => f?.name ?? '').join('\n'), bytes: found.map((f) => f?.bytes) };
+}
 
 /** An import that gives no operation (a `profile` aside) would show an empty trace: refused, as an empty file is. */
 function nothing(format: string, report: string | null): string {
@@ -65,6 +86,15 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
     (source.bytes.buffer as ArrayBuffer & { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
+  } else if (source.kind === 'capture') {
+    const b = bundle(source.parts);
+    const [before, trace, after, cpus, uname] = b.bytes;
+    const r = import_capture(b.names, before!, trace!, after, cpus!, uname, source.profile);
+    report = r.report;
+    format = 'capture';
+    text = r.text;
+    r.free();
+    loader = new Loader(text);
   } else {
     // The trace language itself goes straight to the loader (one parse, errors at the input's
     // lines); the other formats, and bytes that are not UTF-8, go through the core's importers.
@@ -93,7 +123,7 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
     }
   }
   const total = loader.total();
-  if (source.kind === 'import' && loader.acting() === 0) {
+  if ((source.kind === 'import' || source.kind === 'capture') && loader.acting() === 0) {
     loader.free();
     throw new Error(nothing(format, report));
   }

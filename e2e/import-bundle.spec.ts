@@ -1,0 +1,67 @@
+// A capture bundle (scripts/capture.sh) through the workbench's import (issue 32): all its files
+// chosen together are replayed in the worker from the before file, compared with the kernel,
+// and opened in the main view, where the timeline marks the allocations the replay explained
+// and those nothing explains, and each one's note says which (from the core, not the page).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { Workbench } from './panels/workbench';
+
+const BUNDLE = fileURLToPath(new URL('../core/tests/data/capture-6.18-small', import.meta.url));
+
+test('import: a capture bundle opens from its before file, with explained and unexplained allocations marked', async ({ page }) => {
+  test.setTimeout(120_000);
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('io');
+  const io = wb.root.locator('[data-widget="import-export"]');
+  const files = readdirSync(BUNDLE).map((f) => join(BUNDLE, f));
+  expect(files.length).toBeGreaterThanOrEqual(4);
+  await wb.root.getByTestId('import-file').setInputFiles(files);
+  await expect(io).toHaveAttribute('data-imports', '1', { timeout: 60_000 });
+  await expect(wb.importError).toBeHidden();
+  await expect(wb.importStatus).toContainText('opened in the main view');
+  await expect(wb.report).toHaveAttribute('data-format', 'capture');
+  // The comparison's last line, as `vmap-replay --import capture` prints it.
+  const facts = (await wb.report.locator('.wb-report-facts').textContent()) ?? '';
+  const m = /^capture: 2016 allocations, (\d+) equal, (\d+) explained, (\d+) unexplained; final busy equal; purges 4 of 4 equal$/.exec(facts);
+  expect(m, facts).not.toBeNull();
+  const [equal, explained, unexplained] = (m as RegExpExecArray).slice(1).map(Number);
+  expect(equal + explained + unexplained).toBe(2016);
+  expect(explained).toBeGreaterThan(0);
+  await expect(wb.report).toHaveAttribute('data-unexplained', String(unexplained));
+
+  // The timeline: one tall marker per explained or unexplained allocation, and their legend.
+  await expect(page.locator('[data-markers="ready"]')).toBeAttached({ timeout: 60_000 });
+  await expect(page.locator('.markers .mk-explained')).toHaveCount(explained);
+  await expect(page.locator('.markers .mk-unexplained')).toHaveCount(unexplained);
+  await expect(page.locator('.marker-legend .mk-unexplained')).toBeVisible();
+
+  // Right after an unexplained allocation, its note: the kernel's address and the model's.
+  const op = Number(await page.locator('.markers .mk-unexplained').first().getAttribute('data-op'));
+  const scrub = page.getByRole('slider', { name: 'Timeline: operations' });
+  await scrub.fill(String(op + 1));
+  const warning = page.getByTestId('narration-warning');
+  await expect(warning).toBeVisible();
+  await expect(warning).toContainText(/^unexplained: the kernel returned 0x[0-9a-f]+, the model's answer was 0x[0-9a-f]+; nothing known explains it; the model takes the kernel's area/);
+  // And after an explained one, the unknown it resolved.
+  const ex = Number(await page.locator('.markers .mk-explained').first().getAttribute('data-op'));
+  await scrub.fill(String(ex + 1));
+  await expect(warning).toContainText(/^explained: the kernel returned 0x[0-9a-f]+, .*this resolved an unknown of the start state: /);
+});
+
+test('import: a bundle without its trace names what is missing, and nothing changes', async ({ page }) => {
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('io');
+  const io = wb.root.locator('[data-widget="import-export"]');
+  const files = readdirSync(BUNDLE)
+    .filter((f) => !f.startsWith('trace.txt'))
+    .map((f) => join(BUNDLE, f));
+  await wb.root.getByTestId('import-file').setInputFiles(files);
+  await expect(io).toHaveAttribute('data-imports', '1', { timeout: 30_000 });
+  await expect(wb.importError).toBeVisible();
+  await expect(wb.importError).toContainText('a capture bundle needs trace.txt');
+  await expect(wb.importStatus).toContainText('Nothing changed');
+});
