@@ -188,7 +188,10 @@ impl Follow {
                 }
                 if i < rest.len() {
                     if rest[i] != "keep" {
-                        return Err(format!("`{cmd}`: unexpected `{}`: usage `{cmd} [behind] [keep ADDR ...]`", quote(rest[i])));
+                        return Err(format!(
+                            "`{cmd}`: unexpected `{}`: usage `{cmd} [behind] [keep ADDR ...]`",
+                            quote(rest[i])
+                        ));
                     }
                     if i + 1 == rest.len() {
                         return Err(format!("`{cmd} keep` needs at least one ADDR"));
@@ -317,7 +320,10 @@ fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, Vm
         }
         Follow::Hold { start, end } => {
             if v.hold_free(start, end).is_none() {
-                return Err(refused(format!("hold [{start:#x}, {end:#x}): not inside one free block ({})", v.locate(start))));
+                return Err(refused(format!(
+                    "hold [{start:#x}, {end:#x}): not inside one free block ({})",
+                    v.locate(start)
+                )));
             }
             push_line(out, "hold ", start, " ok\n");
         }
@@ -369,7 +375,13 @@ fn alloc_outcome(x: u64, model: Option<u64>, mark: Mark) -> Outcome {
 /// first (the kernel's pool no longer held them); if it still cannot be taken, the replay
 /// goes on without it (said in the warning).
 #[inline(never)]
-fn follow_alloc(v: &mut Vmap, [size, align, vstart, vend]: [u64; 4], x: u64, mark: Mark, out: &mut String) -> Result<Step, VmapError> {
+fn follow_alloc(
+    v: &mut Vmap,
+    [size, align, vstart, vend]: [u64; 4],
+    x: u64,
+    mark: Mark,
+    out: &mut String,
+) -> Result<Step, VmapError> {
     vnode_profile(v, &Follow::DeferDrain)?;
     let pred = v.predict_alloc(size, align, vstart, vend);
     let model = pred.addr();

@@ -33,7 +33,13 @@ fn field(line: &str, key: &str) -> Option<u64> {
 fn check_dir(dir: &Path) {
     let parts: Vec<Option<(String, String)>> = PARTS.iter().map(|n| read_part(dir, n)).collect();
     let part = |i: usize| parts[i].as_ref().map(|(n, t)| Part { name: n, text: t });
-    let b = Bundle { before: part(0).unwrap(), trace: part(1).unwrap(), after: part(2), cpus: part(3).unwrap(), uname: part(4) };
+    let b = Bundle {
+        before: part(0).unwrap(),
+        trace: part(1).unwrap(),
+        after: part(2),
+        cpus: part(3).unwrap(),
+        uname: part(4),
+    };
     let (ops, report) = replay_capture(b, Profile::Linux618).unwrap();
 
     // The kernel's answers and purges, in trace order, straight from tracefs's lines.
@@ -98,10 +104,14 @@ fn check_dir(dir: &Path) {
         .filter(|l| !l.contains("unpurged vm_area"))
         .filter_map(|l| {
             let (s, e) = l.split_whitespace().next()?.split_once('-')?;
-            Some((u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()?, u64::from_str_radix(e.strip_prefix("0x")?, 16).ok()?))
+            Some((
+                u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()?,
+                u64::from_str_radix(e.strip_prefix("0x")?, 16).ok()?,
+            ))
         })
         .collect();
-    let mut have: Vec<(u64, u64)> = r.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
+    let mut have: Vec<(u64, u64)> =
+        r.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
     want.sort_unstable();
     have.sort_unstable();
     assert_eq!(have, want, "{}", dir.display());
