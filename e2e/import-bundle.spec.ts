@@ -65,3 +65,22 @@ test('import: a bundle without its trace names what is missing, and nothing chan
   await expect(wb.importError).toContainText('a capture bundle needs trace.txt');
   await expect(wb.importStatus).toContainText('Nothing changed');
 });
+
+test('a link to a capture trace loads the core that replays it, then opens it', async ({ page }) => {
+  // Node 1's area at VMALLOC_START, then an allocation the kernel served higher than the model's
+  // lowest fit (VMALLOC_START + 0x2000): the model takes the kernel's area, as the kernel did.
+  const trace = [
+    'profile linux-6.18',
+    'cpus 2',
+    'defer-drain',
+    'place 0xffffc90000000000 0xffffc90000002000 node 1',
+    'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained',
+  ].join('\n');
+  await page.goto(`./#trace=${encodeURIComponent(trace)}&step=end`);
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
+  await expect(page.getByRole('slider', { name: 'Timeline: operations' })).toHaveAttribute('max', '5');
+  await expect(page.getByTestId('narration-warning')).toContainText(
+    'unexplained: the kernel returned 0xffffc90000010000, the model\'s answer was 0xffffc90000002000; nothing known explains it',
+  );
+  await expect(page.locator('.markers .mk-unexplained')).toHaveCount(1);
+});
