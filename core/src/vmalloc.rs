@@ -46,11 +46,9 @@ pub(crate) fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstar
 fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
     // `ALIGN` of the larger of the two: the kernel's two-armed `if`, with one `ALIGN`.
     let nva = align_up(v.va_start.max(vstart), align);
-    // A wrapped ALIGN or a wrapped end cannot fit.
-    match nva.checked_add(size) {
-        Some(end) if nva >= vstart => end <= v.va_end,
-        _ => false,
-    }
+    // A wrapped ALIGN (below vstart) cannot fit, nor can a wrapped end: `nva + size <= va_end`
+    // without wrapping is `nva <= va_end` and `va_end - nva >= size`.
+    nva >= vstart && v.va_end.checked_sub(nva).is_some_and(|room| room >= size)
 }
 
 /// The search-length rule of a profile.
@@ -181,28 +179,27 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                 }
                 return Ok(node);
             }
-            if vstart <= v.va_start {
-                let r = v.right;
-                let rv = a.try_get(r);
-                if rv.map_or(length == 0, |rv| rv.subtree_max_size() >= length) {
-                    // Back from this very right subtree with the same vstart: entering it again
-                    // repeats the walk exactly, forever (5.16 added the vstart move for this).
-                    if !rule.move_vstart && from == r {
-                        return Err(EndlessSearch);
-                    }
-                    let new_vstart = if rule.move_vstart { Some(v.va_start.wrapping_add(1)) } else { None };
-                    if O::ON {
-                        obs.event(rollback(a, node, vstart, RollBackStep::Right, new_vstart), view(a, t));
-                    }
-                    if let Some(nv) = new_vstart {
-                        vstart = nv;
-                    }
-                    let Some(rv) = rv else {
-                        break 'descend;
-                    };
-                    (node, v) = (r, rv);
-                    continue 'descend;
+            // The kernel's order: the right subtree's size, then vstart (both only read).
+            let r = v.right;
+            let rv = a.try_get(r);
+            if rv.map_or(length == 0, |rv| rv.subtree_max_size() >= length) && vstart <= v.va_start {
+                // Back from this very right subtree with the same vstart: entering it again
+                // repeats the walk exactly, forever (5.16 added the vstart move for this).
+                if !rule.move_vstart && from == r {
+                    return Err(EndlessSearch);
                 }
+                let new_vstart = if rule.move_vstart { Some(v.va_start.wrapping_add(1)) } else { None };
+                if O::ON {
+                    obs.event(rollback(a, node, vstart, RollBackStep::Right, new_vstart), view(a, t));
+                }
+                if let Some(nv) = new_vstart {
+                    vstart = nv;
+                }
+                let Some(rv) = rv else {
+                    break 'descend;
+                };
+                (node, v) = (r, rv);
+                continue 'descend;
             }
             if O::ON {
                 obs.event(rollback(a, node, vstart, RollBackStep::Up, None), view(a, t));
