@@ -627,7 +627,7 @@ mod tests {
     /// `checked-arena`): `get_nil_panics` below relies on it.
     #[test]
     fn tests_keep_the_bounds_test() {
-        assert!(!UNCHECKED);
+        const { assert!(!UNCHECKED) };
     }
 
     #[test]
