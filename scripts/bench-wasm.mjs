@@ -6,7 +6,7 @@
 //   wasm-pack build core/wasm --target nodejs --out-dir /tmp/pkg-bench --release -- \
 //       --no-default-features --features bench
 //   node scripts/bench-wasm.mjs --pkg /tmp/pkg-bench [--bin target/release/vmap-replay] \
-//       [--runs N] [--traces "fixed_s44 mixed_s42"] [--profile NAME]
+//       [--runs N] [--traces "fixed_s44 mixed_s42"] [--profile NAME] [--pin CPU]
 //
 // In Chromium instead of Node (`--browser`; the page's engine, often a newer V8 than Node's),
 // from a `--target web` build, served from a local port and timed in the page:
@@ -21,10 +21,19 @@
 // Several builds at once (`--pkg A,B,...`): each loads in its own page (or module), and the
 // runs alternate between all of them and the native binary, so that two wasm builds can be
 // compared on the same machine state; one line per build and trace.
+//
+// `--pin CPU` (opt-in; a CPU list as `taskset -c` takes it, e.g. `1`): runs the native binary
+// under `taskset -c CPU` and launches Chromium the same way (through a wrapper that execs
+// `taskset -c CPU chromium`, so its renderer and GPU processes inherit the mask), so that both
+// sides run on the same core. In Node (no `--browser`) the wasm runs in this process: start
+// it under `taskset -c CPU node ...` to pin that side too. On the shared 2-core machine
+// (issue 34 item 2, session 19) both sides pinned to CPU 1 passed the 1.3x goal in 4 of 5 runs
+// of five, unpinned 2 of 5.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { option, ROOT } from './lib.mjs';
 
@@ -36,7 +45,11 @@ const PROFILE = opt('--profile', '');
 const BIN = resolve(opt('--bin', join(ROOT, 'target/release/vmap-replay')));
 const PKGS = opt('--pkg', '').split(',').filter(Boolean);
 const BROWSER = args.includes('--browser');
+const PIN = opt('--pin', '');
 if (!PKGS.length) throw new Error('--pkg DIR is required (a wasm-pack build with --features bench)');
+if (args.includes('--pin') && !/^[0-9]+([,-][0-9]+)*$/.test(PIN)) {
+  throw new Error(`--pin takes a CPU list as taskset -c does (e.g. 1 or 0,1), not ${JSON.stringify(PIN)}`);
+}
 
 /** Node: the `--target nodejs` build, loaded here. */
 function nodeEngine(PKG) {
@@ -113,7 +126,8 @@ async function browserEngine(PKG, browser) {
 
 function runNative(file) {
   const a = [...(PROFILE ? ['--profile', PROFILE] : []), '--bench', file];
-  const r = spawnSync(BIN, a, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const [cmd, argv] = PIN ? ['taskset', ['-c', PIN, BIN, ...a]] : [BIN, a];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const got = /ops=(\d+) ns_per_op=([0-9.]+)/.exec(r.stderr || '');
   if (r.status !== 0 || !got) throw new Error(`${BIN} on ${file}: exit ${r.status}: ${r.stderr}`);
   return { ops: Number(got[1]), ns: Number(got[2]) };
@@ -122,14 +136,22 @@ function runNative(file) {
 let browser = null;
 if (BROWSER) {
   const { chromium } = await import('@playwright/test');
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  let executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (PIN) {
+    // `exec` keeps the process Playwright started, now under the CPU mask its children inherit.
+    const wrapper = join(mkdtempSync(join(tmpdir(), 'bench-wasm-')), 'chromium-pinned');
+    writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c ${PIN} ${JSON.stringify(executablePath)} "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    executablePath = wrapper;
+  }
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
 }
 const engines = [];
 for (const pkg of PKGS) engines.push(BROWSER ? await browserEngine(pkg, browser) : nodeEngine(pkg));
-console.log(`wasm (${engines[0].name}): ${PKGS.map((p) => resolve(p)).join(', ')}   native: ${BIN}   best of ${RUNS}, alternating`);
+const pinned = PIN ? `   pinned to CPU ${PIN}${BROWSER ? '' : ' (native only)'}` : '';
+console.log(
+  `wasm (${engines[0].name}): ${PKGS.map((p) => resolve(p)).join(', ')}   native: ${BIN}   best of ${RUNS}, alternating${pinned}`,
+);
 try {
   for (const t of TRACES) {
     const file = join(ROOT, 'target/perf', `${t}.trace`);

@@ -183,11 +183,13 @@ impl VmapArea {
 }
 
 /// Whether the allocator's own accesses ([`Arena::get`], [`Arena::try_get`], [`Arena::at`])
-/// leave out the bounds test: in the WebAssembly build only, without `debug_assertions`. There,
-/// V8 keeps the test's operands (`lim`, the handle) live across the red-black fix-ups and
-/// spills them; the native code folds the test away almost for free. The native build keeps
-/// the test, so the test suite (native, millions of checked operations) turns any stray handle
-/// into a panic rather than a wild read.
+/// leave out the bounds test: in every optimised build (native and WebAssembly) without
+/// `debug_assertions`, unless the feature `checked-arena` is on, which the crate's own tests turn
+/// on (a dev-dependency of the crate on itself), so that the test suite, `--release` included,
+/// turns any stray handle into a panic rather than a wild read. In wasm, V8 kept the test's
+/// operands (`lim`, the handle) live across the red-black fix-ups and spilled them; natively the
+/// test was 2 instructions per access, 76–88 per operation on the perf traces (BENCHMARKS.md,
+/// issue 34, session 20).
 ///
 /// Leaving it out is sound because of an ownership invariant:
 ///
@@ -203,7 +205,7 @@ impl VmapArea {
 /// 3. The crate dereferences with `get`/`at` only handles that are not `NIL` by the invariants
 ///    of the structure they come from (which `check::check_invariants` verifies after every
 ///    operation of the test suite).
-pub(crate) const UNCHECKED: bool = cfg!(all(target_arch = "wasm32", not(debug_assertions)));
+pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "checked-arena")));
 
 /// Slab of `vmap_area` objects, addressed by `u32` handles.
 ///
@@ -566,7 +568,7 @@ pub struct AreaInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::{Arena, NIL, STRIDE, UNIT};
+    use super::{Arena, NIL, STRIDE, UNCHECKED, UNIT};
 
     /// Handles from `alloc` reach their own object, stay distinct, and a released handle is
     /// handed out again with a fresh id; `NIL` and everything past the slab read as nothing.
@@ -619,6 +621,13 @@ mod tests {
         let mut sorted = hs.clone();
         sorted.sort_unstable();
         assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * STRIDE));
+    }
+
+    /// The tests run with the bounds test on, `--release` included (the dev-dependency turns on
+    /// `checked-arena`): `get_nil_panics` below relies on it.
+    #[test]
+    fn tests_keep_the_bounds_test() {
+        const { assert!(!UNCHECKED) };
     }
 
     #[test]

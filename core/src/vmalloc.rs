@@ -46,12 +46,9 @@ pub(crate) fn is_within_this_va(a: &Arena, va: u32, size: u64, align: u64, vstar
 fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
     // `ALIGN` of the larger of the two: the kernel's two-armed `if`, with one `ALIGN`.
     let nva = align_up(v.va_start.max(vstart), align);
-    // A wrapped ALIGN or a wrapped end cannot fit.
-    let end = nva.wrapping_add(size);
-    if end < nva || nva < vstart {
-        return false;
-    }
-    end <= v.va_end
+    // A wrapped ALIGN (below vstart) cannot fit, nor can a wrapped end: `nva + size <= va_end`
+    // without wrapping is `nva <= va_end` and `va_end - nva >= size`.
+    nva >= vstart && v.va_end.checked_sub(nva).is_some_and(|room| room >= size)
 }
 
 /// The search-length rule of a profile.
@@ -113,16 +110,34 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
     obs: &mut O,
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
-    'descend: while let Some(v) = a.try_get(node) {
+    // `v` is the object at `node`, read once per step: each move below tests the child it goes
+    // to for NIL while reading its size, and carries it down. (A child's NIL test doubles as
+    // `smax`'s: a NIL subtree has size 0, which passes only a wrapped `length` of 0; the kernel
+    // then steps to NULL and its loop ends, so does this one.)
+    let Some(mut v) = a.try_get(node) else {
+        return Ok(search_none(a, t, obs));
+    };
+    'descend: loop {
         // The kernel tests the left subtree's size first; both tests only read, so the one
         // without a load goes first.
-        if vstart < v.va_start && a.smax(v.left) >= length {
-            if O::ON {
-                let ev = visit(a, node, vstart, Branch::Left);
-                obs.event(ev, view(a, t));
+        if vstart < v.va_start {
+            let l = v.left;
+            match a.try_get(l) {
+                Some(lv) if lv.subtree_max_size() >= length => {
+                    if O::ON {
+                        obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
+                    }
+                    (node, v) = (l, lv);
+                    continue;
+                }
+                None if length == 0 => {
+                    if O::ON {
+                        obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
+                    }
+                    break 'descend;
+                }
+                _ => {}
             }
-            node = v.left;
-            continue;
         }
         if is_within(v, size, align, vstart) {
             if O::ON {
@@ -130,45 +145,60 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
             }
             return Ok(node);
         }
-        if a.smax(v.right) >= length {
-            if O::ON {
-                obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
+        let r = v.right;
+        match a.try_get(r) {
+            Some(rv) if rv.subtree_max_size() >= length => {
+                if O::ON {
+                    obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
+                }
+                (node, v) = (r, rv);
+                continue;
             }
-            node = v.right;
-            continue;
+            None if length == 0 => {
+                if O::ON {
+                    obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
+                }
+                break 'descend;
+            }
+            _ => {}
         }
         if O::ON {
             obs.event(visit(a, node, vstart, Branch::RollBack), view(a, t));
         }
         // Roll back to the first ancestor that fits or whose right subtree may.
-        let mut p = v;
         loop {
             let from = node;
-            node = p.parent();
+            node = v.parent();
             let Some(up) = a.try_get(node) else {
                 break 'descend;
             };
-            p = up;
-            if is_within(p, size, align, vstart) {
+            v = up;
+            if is_within(v, size, align, vstart) {
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::This, None), view(a, t));
                 }
                 return Ok(node);
             }
-            if vstart <= p.va_start && a.smax(p.right) >= length {
+            // The kernel's order: the right subtree's size, then vstart (both only read).
+            let r = v.right;
+            let rv = a.try_get(r);
+            if rv.map_or(length == 0, |rv| rv.subtree_max_size() >= length) && vstart <= v.va_start {
                 // Back from this very right subtree with the same vstart: entering it again
                 // repeats the walk exactly, forever (5.16 added the vstart move for this).
-                if !rule.move_vstart && from == p.right {
+                if !rule.move_vstart && from == r {
                     return Err(EndlessSearch);
                 }
-                let new_vstart = if rule.move_vstart { Some(p.va_start.wrapping_add(1)) } else { None };
+                let new_vstart = if rule.move_vstart { Some(v.va_start.wrapping_add(1)) } else { None };
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::Right, new_vstart), view(a, t));
                 }
                 if let Some(nv) = new_vstart {
                     vstart = nv;
                 }
-                node = p.right;
+                let Some(rv) = rv else {
+                    break 'descend;
+                };
+                (node, v) = (r, rv);
                 continue 'descend;
             }
             if O::ON {
@@ -176,10 +206,16 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
             }
         }
     }
+    Ok(search_none(a, t, obs))
+}
+
+/// The search found nothing: report it, return `NIL`.
+#[inline(always)]
+fn search_none<O: Observer>(a: &Arena, t: &VaTree, obs: &mut O) -> u32 {
     if O::ON {
         obs.event(Event::SearchNone, view(a, t));
     }
-    Ok(NIL)
+    NIL
 }
 
 fn visit(a: &Arena, n: u32, vstart: u64, branch: Branch) -> Event {

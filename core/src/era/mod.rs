@@ -119,8 +119,8 @@ pub struct PurgeResult {
 }
 
 /// Read access to the state, for views and tests. The fields are the crate's to write: most
-/// carry handles into the arena, which the allocator follows without a bounds test in the
-/// WebAssembly build (see [`crate::area::UNCHECKED`]), and the others (the profile, the node
+/// carry handles into the arena, which the allocator follows without a bounds test in an
+/// optimised build (see [`crate::area::UNCHECKED`]), and the others (the profile, the node
 /// layout) decide which structure holds which area.
 impl Vmap {
     pub fn profile(&self) -> Profile {
