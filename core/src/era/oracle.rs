@@ -329,6 +329,19 @@ impl Vmap {
             .map_or_else(Vec::new, |q| q.iter().map(|&va| self.arena.get(va).va_start).collect())
     }
 
+    /// Every non-empty pool: (node, index, its entries' starts, head first).
+    pub fn pools_snapshot(&self) -> Vec<(u32, usize, Vec<u64>)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            for (idx, q) in n.pools.iter().enumerate() {
+                if !q.is_empty() {
+                    out.push((nid as u32, idx, q.iter().map(|&va| self.arena.get(va).va_start).collect()));
+                }
+            }
+        }
+        out
+    }
+
     /// Take the lazy areas starting at `starts` off their lazy lists for a while (a purge the
     /// kernel made before they were freed, though it traced them first): their handles and
     /// nodes, for [`Vmap::restore_lazy`].
