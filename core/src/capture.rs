@@ -295,6 +295,10 @@ struct Learnt {
     /// (no free run of the search length in them: pool entries and pieces too short), as
     /// [start, end) and the line that showed it, in the order found.
     blocks: Vec<(u64, u64, usize)>,
+    /// Pools whose decay at a purge gave back more than the model's: (purge line, node, pool
+    /// index) -> how many of the entries the model's decay kept went back too (the least that
+    /// every later address of the kernel needs).
+    pool_lengths: BTreeMap<(usize, u32, usize), usize>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
     /// the held space where the model, with it free again, would not): read otherwise.
     bad_held: HashSet<usize>,
@@ -553,8 +557,6 @@ struct Pass<'p, 'a> {
     /// the purge pooled its own in front of them; the line of that purge.
     kept: BTreeMap<(u32, usize), Vec<u64>>,
     kept_line: usize,
-    /// Pools whose length at a purge was learnt: (purge line, node, index).
-    pool_lengths: HashSet<(usize, u32, usize)>,
     /// Shape facts met in this replay: (short block start, its end, search length) -> (it lay
     /// on the kernel's search path, the line that showed it).
     shapes: BTreeMap<(u64, u64, u64), (bool, usize)>,
@@ -766,7 +768,6 @@ fn run_pass(
         shapes: BTreeMap::new(),
         kept: BTreeMap::new(),
         kept_line: 0,
-        pool_lengths: HashSet::new(),
         untouched,
         lazy_order,
         full_purge_due: false,
@@ -858,6 +859,12 @@ fn add_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
         e = e.max(b);
     }
     u.insert(s, e);
+}
+
+/// The untouched runs inside `[s, e)`, clipped to it, ascending.
+fn untouched_in(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> Vec<(u64, u64)> {
+    let first = u.range(..=s).next_back().map_or(s, |(&a, _)| a);
+    u.range(first..e).map(|(&a, &b)| (a.max(s), b.min(e))).filter(|(a, b)| a < b).collect()
 }
 
 fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
@@ -1144,10 +1151,18 @@ impl Pass<'_, '_> {
             // The block holding x too: its part below x was passed over (the kernel's free
             // block began at x: its first fit with no alignment starts a block).
             let end = if end > x && align <= PAGE_SIZE { x } else { end };
-            if y >= x || end > x || found.len() == 64 || !is_untouched(&self.untouched, start, end) {
+            if y >= x || end > x || found.len() >= 64 {
                 return None;
             }
-            found.push((start, end, trial.hold_free(start, end)?));
+            // Its space untouched since the start (the rest was allocated or given back
+            // during the capture, and is known): where the entries that split it were.
+            let runs = untouched_in(&self.untouched, start, end);
+            if runs.is_empty() {
+                return None;
+            }
+            for (a, b) in runs {
+                found.push((a, b, trial.hold_free(a, b)?));
+            }
             p = trial.predict_alloc(size, align, vstart, vend);
         }
         Some((trial, p, found))
@@ -1224,10 +1239,12 @@ impl Pass<'_, '_> {
     /// decay kept: `decay_va_pool_node` gives back `len >> 2` entries from the head, and the
     /// kernel's `len` counted entries from before the capture that the model's pool does not
     /// hold, so its decay gave back more: every kept entry up to the last one under the
-    /// kernel's area (those in front of it went first). One unknown per pool and purge, given
-    /// back in a copy; only if the model's search then gives the kernel's address (whole blocks
-    /// below it passed over held as in [`Pass::passed_over_blocks`]); or, for an entry at the
-    /// kernel's address in the pool it asked, if the pool's head is then that entry.
+    /// kernel's area (those in front of it went first). Given back in a copy; only if the
+    /// model's search then gives the kernel's address (whole blocks below it passed over held
+    /// as in [`Pass::passed_over_blocks`]); or, for an entry at the kernel's address in the pool
+    /// it asked, if the pool's head is then that entry. One unknown per pool and purge: learnt
+    /// as the least count that every such allocation needs, and given back by that purge's
+    /// decay itself in the next replay.
     fn decayed_more(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
         let end = x.checked_add(size)?;
@@ -1244,7 +1261,7 @@ impl Pass<'_, '_> {
                 }
             }
         }
-        if hits.is_empty() || hits.keys().any(|&(n, idx)| self.pool_lengths.contains(&(self.kept_line, n, idx))) {
+        if hits.is_empty() {
             return None;
         }
         let give_back = |upto_excl: bool| {
@@ -1280,8 +1297,13 @@ impl Pass<'_, '_> {
         self.vmap = trial;
         let mut what = String::new();
         for (&(n, idx), &pos) in &hits {
-            self.pool_lengths.insert((self.kept_line, n, idx));
-            self.report.resolved_pool_lengths += 1;
+            // Learnt for the next replay, where that purge's decay gives them back itself.
+            let more = pos + 1 - usize::from(own);
+            *self.learnt.pool_lengths.entry((self.kept_line, n, idx)).or_insert(0) += more;
+            self.learnt.changed = true;
+            if let Some(list) = self.kept.get_mut(&(n, idx)) {
+                list.drain(..more.min(list.len()));
+            }
             let _ = write!(
                 what,
                 "{}node {n}'s pool of {} pages gave back its first {} kept entries",
@@ -1513,6 +1535,23 @@ impl Pass<'_, '_> {
             .filter(|(_, v)| !v.is_empty())
             .collect();
         self.kept_line = e.line;
+        // Pools whose decay here gave back more, learnt from later allocations.
+        let more: Vec<((u32, usize), usize)> = self
+            .learnt
+            .pool_lengths
+            .range((e.line, 0, 0)..=(e.line, u32::MAX, usize::MAX))
+            .map(|(&(_, n, idx), &k)| ((n, idx), k))
+            .collect();
+        for ((n, idx), k) in more {
+            if let Some(list) = self.kept.get_mut(&(n, idx)) {
+                for a in list.drain(..k.min(list.len())) {
+                    if matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
+                        self.vmap.unpool_overlapping(a, PAGE_SIZE);
+                    }
+                }
+                self.report.resolved_pool_lengths += 1;
+            }
+        }
         self.ops.push(if full { Op::Reclaim } else { Op::Purge });
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);

@@ -480,8 +480,10 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     // could not take such an area, refused its free, and purged fewer than the kernel.
     // 855 (the first at line 669, a 33-page request passing over 26 free blocks of 35-203
     // pages) before a block the search passed over was held whole as one unknown.
-    assert!(r.unexplained <= 753, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 5040), "{}", r.summary_line());
+    // 753 (the first at line 5040) before a pool's length at a purge was learnt once for every
+    // allocation that needed it and given back by that purge's decay.
+    assert!(r.unexplained <= 489, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 6238), "{}", r.summary_line());
     assert!(r.purges_equal >= 10, "{}", r.summary_line());
     assert_eq!(r.explained, accounted(&r), "{r}");
     // Taken with the before file read under tracing (the marker): the two events the file
@@ -491,8 +493,8 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     // 507 (the first at line 62: 1,025 pages passing over six blocks of 1,259-3,635 pages)
     // before blocks held whole and the pieces the kernel took from them.
-    assert!(r.unexplained <= 56, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2543), "{}", r.summary_line());
+    assert!(r.unexplained <= 54, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2647), "{}", r.summary_line());
     assert_eq!((r.purges_equal, r.purges), (4, 4), "{r}");
     assert_eq!(r.explained, accounted(&r), "{r}");
     // The shared capture's workload, whole, seed 7, taken as the README says: a capture "made
@@ -504,8 +506,8 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!((r.purges_equal, r.purges), (11, 11), "{r}");
     // 1490 (the first at line 291) before blocks held whole; 860 before an allocation the model
     // could not take gave back the held space and pool entries under it.
-    assert!(r.unexplained <= 848, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2469), "{}", r.summary_line());
+    assert!(r.unexplained <= 701, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2210), "{}", r.summary_line());
     assert_eq!(r.explained, accounted(&r), "{r}");
 }
 
