@@ -558,7 +558,8 @@ struct Pass<'p, 'a> {
     kept: BTreeMap<(u32, usize), Vec<u64>>,
     kept_line: usize,
     /// Shape facts met in this replay: (short block start, its end, search length) -> (it lay
-    /// on the kernel's search path, the line that showed it).
+    /// on the kernel's search path, the line that showed it). While the block lasts: until an
+    /// allocation takes from it or a purge gives the free tree entries back.
     shapes: BTreeMap<(u64, u64, u64), (bool, usize)>,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
@@ -1020,6 +1021,9 @@ impl Pass<'_, '_> {
                 self.learnt.changed = true;
             }
         }
+        // A short block the allocation took from is another block from here on: its shape facts
+        // end (the kernel's tree changed there too).
+        self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -1396,15 +1400,36 @@ impl Pass<'_, '_> {
             {
                 let y = pred.tree.unwrap_or(0);
                 let (lo, on) = if x < y { (x, "lay") } else { (y, "did not lie") };
-                Verdict::Explained(
-                    Unknown::TreeShape,
-                    format!(
-                        "{}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is shorter than \
-                         the search length ({size:#x} + align - 1): it {on} on the kernel's search path (the free \
-                         tree's shape, which vmallocinfo does not show)",
-                        self.describe(req, e.cpu)
+                // One fact per short block and search length: a repeat rests on the first, a
+                // contrary one is no shape of one tree.
+                let blk = match self.vmap.locate(lo) {
+                    Place::Free { start, end } => (start, end),
+                    _ => (lo, lo),
+                };
+                let key = (blk.0, blk.1, size.wrapping_add(align).wrapping_sub(1));
+                let d = self.describe(req, e.cpu);
+                match self.shapes.get(&key).copied() {
+                    None => {
+                        self.shapes.insert(key, (x < y, e.line));
+                        self.report.resolved_tree_shapes += 1;
+                        Verdict::Explained(
+                            Unknown::TreeShape,
+                            format!(
+                                "{d}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is \
+                                 shorter than the search length ({size:#x} + align - 1): it {on} on the kernel's search \
+                                 path (the free tree's shape, which vmallocinfo does not show)"
+                            ),
+                        )
+                    }
+                    Some((was_on, first)) if was_on == (x < y) => Verdict::Explained(
+                        Unknown::TreeShape,
+                        format!(
+                            "{d}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} {on} on the \
+                             kernel's search path for this length, as at trace line {first} (the same shape fact)"
+                        ),
                     ),
-                )
+                    Some(_) => Verdict::Unexplained(whole),
+                }
             }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
@@ -1521,6 +1546,8 @@ impl Pass<'_, '_> {
         };
         let full = std::mem::take(&mut self.full_purge_due);
         let pools_before = self.vmap.pools_snapshot();
+        // The decay and the purge give the free tree its entries back: new blocks, a new shape.
+        self.shapes.clear();
         // The first purge: the pools hold only entries from before the capture, learnt because
         // the kernel took them later; its decay (of len >> 2 from the head) gave back others
         // that no allocation shows, in front of them.
