@@ -1328,6 +1328,13 @@ impl Pass<'_, '_> {
         Some((p, why))
     }
 
+    fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
+        match self.decayed_more(x, req, pred, line) {
+            Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
+            None => Verdict::Unexplained(whole),
+        }
+    }
+
     /// `[x, end)` lies in held blocks and free space, at least partly in a block: a piece the
     /// kernel could allocate there (the part that is free here was given back since).
     fn covered_by_blocks(&self, x: u64, end: u64) -> bool {
@@ -1444,7 +1451,7 @@ impl Pass<'_, '_> {
                     ),
                     )
                 } else {
-                    Verdict::Unexplained(whole)
+                    self.decay_verdict(x, req, pred, e.line, whole)
                 }
             }
             // The kernel took from a pool an area the model has free and nothing has touched
@@ -1488,10 +1495,7 @@ impl Pass<'_, '_> {
                 )
             }
             // Over entries the model still has pooled: the kernel's decay gave back more.
-            _ => match self.decayed_more(x, req, pred, e.line) {
-                Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
-                None => Verdict::Unexplained(whole),
-            },
+            _ => self.decay_verdict(x, req, pred, e.line, whole),
         };
         let node = pred.node;
         let mut taken = self.vmap.take_at(x, size, node).is_some();
