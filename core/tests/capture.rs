@@ -729,3 +729,45 @@ fn a_pools_length_at_a_purge_is_learnt_once() {
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!(r.unexplained, 1, "{r}");
 }
+
+/// One shape fact per short block and search length. Before: one-page busy areas (each node's
+/// list in turn, as the file prints them) with free blocks of 8, 8, 6, 8, 7, 8, 11 and 11
+/// pages between them from VS + 0x1000, and free space from VS + 0x4c000 on. The 6- and 7-page
+/// blocks are allocated exactly (windows of their own: no pool, no vn_id), freed and purged
+/// back to the free tree. For 5 pages at 16 KiB alignment the search length is 0x8fff: the
+/// six blocks below VS + 0x34000 fit but are short, [VS + 0x34000, VS + 0x3f000) (11 pages)
+/// is the lowest long one. The model's tree has S = [VS + 0x1000,
+/// VS + 0x9000) on its path (checked: the model gives VS + 0x4000).
+/// * The kernel gets VS + 0x34000: S did not lie on its path: one fact, one unknown. The long
+///   block is clipped at its left edge (`adjust_va_to_fit_type`, LE fit: no node inserted or
+///   removed), so the tree's shape around S is unchanged.
+/// * The kernel gets VS + 0x40000, the next long block (what is left of the first is short
+///   now): S again off its path: the same fact, no new unknown.
+#[test]
+fn a_shape_fact_is_resolved_once_per_block_and_length() {
+    let mut before = String::new();
+    for b in [0u64, 0x9000, 0x22000, 0x2a000, 0x4b000, 0x12000, 0x19000, 0x33000, 0x3f000] {
+        before += &info(VS + b, VS + b + 0x1000, "f+0x1/0x2 vmap");
+    }
+    let own = |a: u64, e: u64| {
+        ev(0, &format!("alloc_vmap_area: va_start: {a} size={} align=1 vstart={a:#x} vend={e:#x} failed=0", e - a))
+    };
+    let (a, b) = ((VS + 0x13000, VS + 0x19000), (VS + 0x23000, VS + 0x2a000));
+    let touch = format!(
+        "{}{}{}{}{}",
+        own(a.0, a.1),
+        own(b.0, b.1),
+        free(0, a.0, 6),
+        free(0, b.0, 13),
+        purge(0, a.0, b.1, 2)
+    );
+    let run = |t: &str| replay_capture(bundle(&before, t, None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1;
+    // The setup: the model's search for 5 pages meets S.
+    let r = run(&format!("{touch}{}", alloc(0, VS + 0x4000, 0x5000, 0x4000)));
+    assert_eq!((r.allocations, r.equal), (3, 3), "{r}");
+    let r = run(&format!("{touch}{}{}", alloc(0, VS + 0x34000, 0x5000, 0x4000), alloc(0, VS + 0x40000, 0x5000, 0x4000)));
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 2, 2, 0), "{r}");
+    assert_eq!((r.search_path, r.resolved_tree_shapes), (2, 1), "{r}");
+    assert!(r.explanations[0].1.contains("it did not lie on the kernel's search path"), "{r}");
+    assert!(r.explanations[1].1.contains("as at trace line 6 (the same shape fact)"), "{r}");
+}
