@@ -33,14 +33,34 @@
 //!   the kernel allocates in it (its pool gave the entry, or a decay gave it back), and is then
 //!   free; if nothing then explains the kernel's address, the space was held elsewhere, and
 //!   the allocation that found it is read again in the next replay;
+//! * **a free block whose layout is unknown** (the same pool entries, many): where that
+//!   area-by-area reading does not reach (more than eight areas, or a pool entry at the
+//!   kernel's address possible), `find_vmap_lowest_match` still says that every free block
+//!   below the kernel's address that the model's search would take had no free run of the
+//!   search length. Each (its part untouched since the start, and only the part below the
+//!   kernel's address of the block holding it) is held whole, one unknown per block, if the
+//!   model's search then gives the kernel's address. What the kernel allocates inside one later
+//!   is **a piece** of it, one unknown each: an entry of the pool the request looks at (if
+//!   that pool gave nothing here and never had its size served from the free tree: learnt
+//!   into the pool, so that the next replay checks its order), or a free piece (the first fit:
+//!   nothing lower fits). The rest stays held; an allocation the model cannot take gives back
+//!   the held space under it;
+//! * **a pool's length at a purge**: `decay_va_pool_node` gives back `len >> 2` entries from
+//!   the head, and `len` counts the entries from before the capture, so the kernel's decay can
+//!   give back more than the model's. When the kernel allocates over entries that the last
+//!   purge's decay kept in the model, it gave back every kept entry up to them. Learnt as the
+//!   least count all such allocations need, one unknown per pool and purge, and given back by
+//!   that purge's decay in the next replay; the allocations that showed it are explained by it.
 //!
 //! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
 //! looks for the search length (size plus the alignment's overhead) and meets a shorter block
 //! that fits only if it lies on its path. When the kernel and the model each found a block the
-//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape (counted
-//! apart: nothing is learnt, the trees stay as they are).
+//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape: one
+//! fact per short block and search length, while the block lasts (until an allocation takes
+//! from it or a purge gives the free tree entries back); a repeat rests on it, a contrary one
+//! is unexplained. Nothing is learnt: the trees stay as they are.
 //!
-//! The three are learnt only while the replay is exact (every allocation so far equal or explained):
+//! These are learnt only while the replay is exact (every allocation so far equal or explained):
 //! after an unexplained one the model's free space may not be the kernel's, and a different
 //! answer shows nothing about the start state. A pool's entries from before the capture that
 //! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
