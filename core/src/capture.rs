@@ -1230,7 +1230,8 @@ impl Pass<'_, '_> {
         });
         let mut extra = String::new();
         if pool.is_none() {
-            let (trial, _, found) = self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
+            let (trial, _, found) =
+                self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
             self.vmap = trial;
             if !found.is_empty() {
                 let what = self.commit_blocks(&found, line);
@@ -1238,9 +1239,7 @@ impl Pass<'_, '_> {
             }
         }
         let (a, b, from) = self.unhold_blocks(x, end)?;
-        if self.vmap.take_at(x, size, pred.node).is_none() {
-            return None;
-        }
+        self.vmap.take_at(x, size, pred.node)?;
         let reading = match pool {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
             None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),

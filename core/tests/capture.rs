@@ -753,19 +753,14 @@ fn a_shape_fact_is_resolved_once_per_block_and_length() {
         ev(0, &format!("alloc_vmap_area: va_start: {a} size={} align=1 vstart={a:#x} vend={e:#x} failed=0", e - a))
     };
     let (a, b) = ((VS + 0x13000, VS + 0x19000), (VS + 0x23000, VS + 0x2a000));
-    let touch = format!(
-        "{}{}{}{}{}",
-        own(a.0, a.1),
-        own(b.0, b.1),
-        free(0, a.0, 6),
-        free(0, b.0, 13),
-        purge(0, a.0, b.1, 2)
-    );
+    let touch =
+        format!("{}{}{}{}{}", own(a.0, a.1), own(b.0, b.1), free(0, a.0, 6), free(0, b.0, 13), purge(0, a.0, b.1, 2));
     let run = |t: &str| replay_capture(bundle(&before, t, None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1;
     // The setup: the model's search for 5 pages meets S.
     let r = run(&format!("{touch}{}", alloc(0, VS + 0x4000, 0x5000, 0x4000)));
     assert_eq!((r.allocations, r.equal), (3, 3), "{r}");
-    let r = run(&format!("{touch}{}{}", alloc(0, VS + 0x34000, 0x5000, 0x4000), alloc(0, VS + 0x40000, 0x5000, 0x4000)));
+    let r =
+        run(&format!("{touch}{}{}", alloc(0, VS + 0x34000, 0x5000, 0x4000), alloc(0, VS + 0x40000, 0x5000, 0x4000)));
     assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 2, 2, 0), "{r}");
     assert_eq!((r.search_path, r.resolved_tree_shapes), (2, 1), "{r}");
     assert!(r.explanations[0].1.contains("it did not lie on the kernel's search path"), "{r}");
