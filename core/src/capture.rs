@@ -478,6 +478,14 @@ impl fmt::Display for CaptureReport {
                     self.resolved_held_blocks, self.explained_blocks, self.resolved_held_pieces
                 )?;
             }
+            if self.resolved_pool_lengths > 0 {
+                writeln!(
+                    f,
+                    "{} pools whose length at a purge counted entries from before the capture (their decay gave back \
+                     more; each once, {} allocations showed them)",
+                    self.resolved_pool_lengths, self.explained_pool_lengths
+                )?;
+            }
             if self.search_path > 0 {
                 writeln!(
                     f,
