@@ -33,14 +33,34 @@
 //!   the kernel allocates in it (its pool gave the entry, or a decay gave it back), and is then
 //!   free; if nothing then explains the kernel's address, the space was held elsewhere, and
 //!   the allocation that found it is read again in the next replay;
+//! * **a free block whose layout is unknown** (the same pool entries, many): where that
+//!   area-by-area reading does not reach (more than eight areas, or a pool entry at the
+//!   kernel's address possible), `find_vmap_lowest_match` still says that every free block
+//!   below the kernel's address that the model's search would take had no free run of the
+//!   search length. Each (its part untouched since the start, and only the part below the
+//!   kernel's address of the block holding it) is held whole, one unknown per block, if the
+//!   model's search then gives the kernel's address. What the kernel allocates inside one later
+//!   is **a piece** of it, one unknown each: an entry of the pool the request looks at (if
+//!   that pool gave nothing here and never had its size served from the free tree: learnt
+//!   into the pool, so that the next replay checks its order), or a free piece (the first fit:
+//!   nothing lower fits). The rest stays held; an allocation the model cannot take gives back
+//!   the held space under it;
+//! * **a pool's length at a purge**: `decay_va_pool_node` gives back `len >> 2` entries from
+//!   the head, and `len` counts the entries from before the capture, so the kernel's decay can
+//!   give back more than the model's. When the kernel allocates over entries that the last
+//!   purge's decay kept in the model, it gave back every kept entry up to them. Learnt as the
+//!   least count all such allocations need, one unknown per pool and purge, and given back by
+//!   that purge's decay in the next replay; the allocations that showed it are explained by it.
 //!
 //! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
 //! looks for the search length (size plus the alignment's overhead) and meets a shorter block
 //! that fits only if it lies on its path. When the kernel and the model each found a block the
-//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape (counted
-//! apart: nothing is learnt, the trees stay as they are).
+//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape: one
+//! fact per short block and search length, while the block lasts (until an allocation takes
+//! from it or a purge gives the free tree entries back); a repeat rests on it, a contrary one
+//! is unexplained. Nothing is learnt: the trees stay as they are.
 //!
-//! The three are learnt only while the replay is exact (every allocation so far equal or explained):
+//! These are learnt only while the replay is exact (every allocation so far equal or explained):
 //! after an unexplained one the model's free space may not be the kernel's, and a different
 //! answer shows nothing about the start state. A pool's entries from before the capture that
 //! the kernel took after the first purge survived that purge's decay (`len >> 2` from the head):
@@ -292,6 +312,14 @@ struct Learnt {
     /// Space the "before" file shows free that the kernel held (the free-tree search passed
     /// over it), as [start, end), in the order it was found.
     held: Vec<(u64, u64, usize)>,
+    /// Free blocks of the "before" file that the kernel's free-tree search passed over whole
+    /// (no free run of the search length in them: pool entries and pieces too short), as
+    /// [start, end) and the line that showed it, in the order found.
+    blocks: Vec<(u64, u64, usize)>,
+    /// Pools whose decay at a purge gave back more than the model's: (purge line, node, pool
+    /// index) -> how many of the entries the model's decay kept went back too (the least that
+    /// every later address of the kernel needs).
+    pool_lengths: BTreeMap<(usize, u32, usize), usize>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
     /// the held space where the model, with it free again, would not): read otherwise.
     bad_held: HashSet<usize>,
@@ -314,6 +342,14 @@ enum Unknown {
     /// The free tree's shape (which blocks shorter than the search length lie on the search
     /// path): the kernel's tree was built by its whole history, the model's from the file.
     TreeShape,
+    /// A free block of the before file whose layout was unknown: the kernel's search passed
+    /// over it whole, so pool entries from before the capture split it.
+    HeldBlock,
+    /// A piece of such a block that the kernel allocated: a pool entry or a free piece there.
+    HeldPiece,
+    /// How many entries a node's pool of one size held at a purge: `decay_va_pool_node`
+    /// gives back `len >> 2` from the head, and `len` counts entries from before the capture.
+    PoolLength,
 }
 
 /// How one allocation compared.
@@ -350,8 +386,20 @@ pub struct CaptureReport {
     pub resolved_held_free: usize,
     pub explained_held: usize,
     /// Allocations where the kernel's free-tree search and the model's met different blocks
-    /// shorter than the search length (the trees' shapes differ).
+    /// shorter than the search length (the trees' shapes differ), and the shape facts they
+    /// showed (one per short block and search length: a repeat rests on the first).
     pub search_path: usize,
+    pub resolved_tree_shapes: usize,
+    /// Free blocks of the before file the kernel's search passed over whole (layout unknown),
+    /// the allocations that showed them, and the pieces of them the kernel allocated later
+    /// (one unknown and one allocation each).
+    pub resolved_held_blocks: usize,
+    pub explained_blocks: usize,
+    pub resolved_held_pieces: usize,
+    /// Pools whose length at a purge was learnt (their decay gave back more entries than the
+    /// model's: entries from before the capture counted), and the allocations that showed it.
+    pub resolved_pool_lengths: usize,
+    pub explained_pool_lengths: usize,
     /// Events traced while the before file was read that it already shows (left out).
     pub in_before_file: usize,
     /// The first unexplained allocation, whole.
@@ -423,12 +471,29 @@ impl fmt::Display for CaptureReport {
                  {} areas shown free but held (each once; {} allocations showed them or their end)",
                 self.resolved_pool_entries, self.resolved_area_nodes, self.resolved_held_free, self.explained_held
             )?;
+            if self.resolved_held_blocks > 0 {
+                writeln!(
+                    f,
+                    "{} free blocks of the before file held whole (a free-tree search passed over them: pool entries \
+                     split them; {} allocations showed them), {} pieces of them allocated later (one unknown each)",
+                    self.resolved_held_blocks, self.explained_blocks, self.resolved_held_pieces
+                )?;
+            }
+            if self.resolved_pool_lengths > 0 {
+                writeln!(
+                    f,
+                    "{} pools whose length at a purge counted entries from before the capture (their decay gave back \
+                     more; each once, {} allocations showed them)",
+                    self.resolved_pool_lengths, self.explained_pool_lengths
+                )?;
+            }
             if self.search_path > 0 {
                 writeln!(
                     f,
                     "{} allocations explained by the free tree's shape (blocks shorter than the search length that lie \
-                     on the kernel's search path, or not: vmallocinfo does not show the tree)",
-                    self.search_path
+                     on the kernel's search path, or not: vmallocinfo does not show the tree), {} shape facts (one per \
+                     short block and search length)",
+                    self.search_path, self.resolved_tree_shapes
                 )?;
             }
         }
@@ -514,6 +579,17 @@ struct Pass<'p, 'a> {
     guessed_node: HashSet<u64>,
     /// Space shown free but held: [start, end) and the model's handle.
     held: Vec<(u64, u64, u32, usize)>,
+    /// Held blocks of unknown layout (what is left of them): [start, end), the model's handle,
+    /// the line that showed the block.
+    blocks: Vec<(u64, u64, u32, usize)>,
+    /// The entries each pool (node, index) kept at the last purge's decay, head first, before
+    /// the purge pooled its own in front of them; the line of that purge.
+    kept: BTreeMap<(u32, usize), Vec<u64>>,
+    kept_line: usize,
+    /// Shape facts met in this replay: (short block start, its end, search length) -> (it lay
+    /// on the kernel's search path, the line that showed it). While the block lasts: until an
+    /// allocation takes from it or a purge gives the free tree entries back.
+    shapes: BTreeMap<(u64, u64, u64), (bool, usize)>,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
     untouched: BTreeMap<u64, u64>,
@@ -686,6 +762,8 @@ fn run_pass(
         }
     }
 
+    // From here on, every change the requests do not say is logged for the printed trace.
+    vmap.log_oracle(true);
     // Space shown free but held, learnt in earlier passes.
     let mut held = Vec::new();
     for &(s, e, line) in &learnt.held {
@@ -693,12 +771,25 @@ fn run_pass(
             continue;
         }
         if let Some(va) = vmap.hold_free(s, e) {
-            ops.push(follow(Follow::Hold { start: s, end: e }));
             take_untouched(&mut untouched, s, e);
             held.push((s, e, va, line));
             report.resolved_held_free += 1;
         }
     }
+
+    // Blocks of unknown layout, learnt in earlier passes: held whole from the start.
+    let mut blocks = Vec::new();
+    for &(s, e, line) in &learnt.blocks {
+        // What of the block is free (the pool entries learnt in it are in their pools).
+        let pieces = hold_free_in(&mut vmap, s, e);
+        if !pieces.is_empty() {
+            take_untouched(&mut untouched, s, e);
+            report.resolved_held_blocks += 1;
+        }
+        blocks.extend(pieces.into_iter().map(|(a, b, va)| (a, b, va, line)));
+    }
+
+    ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
     let mut learnt = learnt.clone();
     let bad = learnt.bad_held.clone();
@@ -710,6 +801,10 @@ fn run_pass(
         learnt,
         guessed_node,
         held,
+        blocks,
+        shapes: BTreeMap::new(),
+        kept: BTreeMap::new(),
+        kept_line: 0,
         untouched,
         lazy_order,
         full_purge_due: false,
@@ -752,6 +847,27 @@ fn pool_idx(size: u64) -> usize {
     (size.wrapping_sub(1) / PAGE_SIZE) as usize
 }
 
+/// Hold every free piece of `[s, e)` (see [`Vmap::hold_free`]): (start, end, handle) each.
+fn hold_free_in(vmap: &mut Vmap, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
+    let mut out = Vec::new();
+    let mut at = s;
+    while at < e {
+        let next = match vmap.locate(at) {
+            Place::Free { end, .. } => {
+                let t = end.min(e);
+                if let Some(va) = vmap.hold_free(at, t) {
+                    out.push((at, t, va));
+                }
+                t
+            }
+            Place::Pooled { end, .. } | Place::Busy { end, .. } | Place::Lazy { end, .. } => end,
+            Place::Nowhere => at + PAGE_SIZE,
+        };
+        at = next.max(at + PAGE_SIZE);
+    }
+    out
+}
+
 /// Remove `[s, e)` from the untouched space.
 fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
@@ -787,11 +903,29 @@ fn add_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     u.insert(s, e);
 }
 
+/// The untouched runs inside `[s, e)`, clipped to it, ascending.
+fn untouched_in(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> Vec<(u64, u64)> {
+    let first = u.range(..=s).next_back().map_or(s, |(&a, _)| a);
+    u.range(first..e).map(|(&a, &b)| (a.max(s), b.min(e))).filter(|(a, b)| a < b).collect()
+}
+
 fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
     u.range(..=s).next_back().is_some_and(|(_, &ue)| ue >= e)
 }
 
 impl Pass<'_, '_> {
+    /// The model's logged changes ([`crate::era::oracle::OracleChange`]) as trace lines.
+    fn drain_log(&mut self) {
+        let log = self.vmap.take_oracle_log();
+        self.ops.extend(log.into_iter().map(|c| follow(c.into())));
+    }
+
+    /// An operation of the printed trace, after the changes made before it.
+    fn push(&mut self, op: Op) {
+        self.drain_log();
+        self.ops.push(op);
+    }
+
     fn tname(&self) -> &str {
         self.p.bundle.trace.name
     }
@@ -800,7 +934,7 @@ impl Pass<'_, '_> {
         if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && e.cpu != self.vmap.cpu() {
             // Checked against the online CPUs when parsing.
             let _ = self.vmap.set_cpu(u64::from(e.cpu));
-            self.ops.push(Op::Cpu(u64::from(e.cpu)));
+            self.push(Op::Cpu(u64::from(e.cpu)));
         }
         if e.in_read && self.already_in_before(e) {
             return;
@@ -852,6 +986,7 @@ impl Pass<'_, '_> {
         self.report.allocations += 1;
         let mut pred = pred;
         let mut held_why = None;
+        let mut piece = None;
         let mut released_from = None;
         let was_exact = !self.diverged;
         if let Some(i) = self.held.iter().position(|&(a, b, _, _)| a < x + size && x < b) {
@@ -859,14 +994,16 @@ impl Pass<'_, '_> {
             // its pool gave, or that a decay gave back to the free tree. Free again here.
             let (a, b, va, from) = self.held.remove(i);
             self.vmap.release_held(va);
-            self.ops.push(follow(Follow::Release { start: a }));
             add_untouched(&mut self.untouched, a, b);
             released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
             if pred.addr() == Some(x) {
-                held_why = Some(format!(
-                    "[{a:#x}, {b:#x}), held since before the capture (found where a free-tree search passed over it), \
-                     was a pool entry: the kernel allocated it (from its pool, or after a decay gave it back)"
+                held_why = Some((
+                    Unknown::HeldFree,
+                    format!(
+                        "[{a:#x}, {b:#x}), held since before the capture (found where a free-tree search passed over \
+                         it), was a pool entry: the kernel allocated it (from its pool, or after a decay gave it back)"
+                    ),
                 ));
             }
         }
@@ -887,10 +1024,19 @@ impl Pass<'_, '_> {
             let found = if found.is_none() && entry_out { self.passed_over(x, req, pred, 8, e.line) } else { found };
             if let Some((p2, why)) = found {
                 pred = p2;
-                held_why = Some(why);
+                held_why = Some((Unknown::HeldFree, why));
+            } else if self.covered_by_blocks(x, x + size) {
+                piece = self.held_piece(x, req, pred, e.line);
+            } else if entry_out {
+                if let Some((p2, why)) = self.passed_over_blocks(x, req, pred, e.line) {
+                    pred = p2;
+                    held_why = Some((Unknown::HeldBlock, why));
+                }
             }
         }
-        let verdict = if pred.addr() == Some(x) {
+        let verdict = if let Some(v) = piece {
+            v
+        } else if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
             take_untouched(&mut self.untouched, x, x + size);
@@ -902,8 +1048,8 @@ impl Pass<'_, '_> {
                 self.guessed_node.remove(&p);
             }
             // An equal address that rests on something learnt here before is explained by it.
-            if let Some(why) = held_why {
-                self.learnt.facts.entry(e.line).or_insert((Unknown::HeldFree, why));
+            if let Some((u, why)) = held_why {
+                self.learnt.facts.entry(e.line).or_insert((u, why));
             }
             match self.learnt.facts.get(&e.line) {
                 Some((u, why)) => Verdict::Explained(*u, why.clone()),
@@ -927,6 +1073,9 @@ impl Pass<'_, '_> {
                 self.learnt.changed = true;
             }
         }
+        // A short block the allocation took from is another block from here on: its shape facts
+        // end (the kernel's tree changed there too).
+        self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
         let mark = match &verdict {
             Verdict::Equal => Mark::Equal,
             Verdict::Explained(u, _) => match u {
@@ -934,10 +1083,13 @@ impl Pass<'_, '_> {
                 Unknown::AreaNode => Mark::AreaNode,
                 Unknown::HeldFree => Mark::HeldFree,
                 Unknown::TreeShape => Mark::TreeShape,
+                Unknown::HeldBlock => Mark::HeldBlock,
+                Unknown::HeldPiece => Mark::HeldPiece,
+                Unknown::PoolLength => Mark::PoolLength,
             },
             Verdict::Unexplained(_) => Mark::Unexplained,
         };
-        self.ops.push(follow(Follow::Alloc { size, align, vstart, vend, addr: x, mark }));
+        self.push(follow(Follow::Alloc { size, align, vstart, vend, addr: x, mark }));
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -948,6 +1100,9 @@ impl Pass<'_, '_> {
                     // The runs are counted where they are taken out.
                     Unknown::HeldFree => self.report.explained_held += 1,
                     Unknown::TreeShape => self.report.search_path += 1,
+                    Unknown::HeldBlock => self.report.explained_blocks += 1,
+                    Unknown::HeldPiece => self.report.resolved_held_pieces += 1,
+                    Unknown::PoolLength => self.report.explained_pool_lengths += 1,
                 }
                 self.report.explanations.push((e.line, why));
             }
@@ -998,7 +1153,6 @@ impl Pass<'_, '_> {
         let mut what = String::new();
         for &(y, va) in &runs {
             take_untouched(&mut self.untouched, y, y + size);
-            self.ops.push(follow(Follow::Hold { start: y, end: y + size }));
             self.held.push((y, y + size, va, line));
             self.learnt.held.push((y, y + size, line));
             self.report.resolved_held_free += 1;
@@ -1011,6 +1165,276 @@ impl Pass<'_, '_> {
             if runs.len() == 1 { "it" } else { "them" }
         );
         Some((p, why))
+    }
+
+    /// The kernel's free-tree search passed over whole free blocks below its address, each free
+    /// in the before file and untouched since: `find_vmap_lowest_match` returns the lowest block
+    /// with a free run of the search length, so none of them had one. Their free space was split
+    /// by pool entries from before the capture (in no tree: vmallocinfo shows them free) into
+    /// pieces too short, a layout nothing shows yet. Each block is held whole, one unknown
+    /// each, until the kernel allocates pieces of it ([`Pass::held_piece`]); only if the model's
+    /// search then gives the kernel's address (else nothing changes). The new prediction and why.
+    fn passed_over_blocks(
+        &mut self,
+        x: u64,
+        req: AllocReq,
+        pred: Prediction,
+        line: usize,
+    ) -> Option<(Prediction, String)> {
+        if self.learnt.bad_held.contains(&line) {
+            return None;
+        }
+        let (trial, p, found) = self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.addr() == Some(x))?;
+        if found.is_empty() {
+            return None;
+        }
+        self.vmap = trial;
+        let what = self.commit_blocks(&found, line);
+        let why = format!(
+            "{what}, free in the before file and untouched since, had no free run of the search length: the \
+             kernel's free-tree search passed over {} whole to {x:#x} (pool entries from before the capture split \
+             {}, where only the kernel's later allocations show)",
+            if found.len() == 1 { "it" } else { "them" },
+            if found.len() == 1 { "it" } else { "them" }
+        );
+        Some((p, why))
+    }
+
+    /// Hold, in a copy of the model, each whole free block its search for `req` would take
+    /// below `x` (each untouched since the start, below `x`; at most 64) until `done` holds for
+    /// the prediction. The copy, its prediction and the blocks (start, end, handle).
+    #[allow(clippy::type_complexity)]
+    fn hold_blocks_below(
+        &self,
+        mut trial: Vmap,
+        x: u64,
+        req: AllocReq,
+        pred: Prediction,
+        done: impl Fn(&Prediction) -> bool,
+    ) -> Option<(Vmap, Prediction, Vec<(u64, u64, u32)>)> {
+        let AllocReq { size, align, vstart, vend } = req;
+        let mut p = pred;
+        let mut found = Vec::new();
+        while !done(&p) {
+            let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
+            let Place::Free { start, end } = trial.locate(y) else { return None };
+            // The block holding x too: its part below x was passed over (the kernel's free
+            // block began at x: its first fit with no alignment starts a block).
+            let end = if end > x && align <= PAGE_SIZE { x } else { end };
+            if y >= x || end > x || found.len() >= 64 {
+                return None;
+            }
+            // Its space untouched since the start (the rest was allocated or given back
+            // during the capture, and is known): where the entries that split it were.
+            let runs = untouched_in(&self.untouched, start, end);
+            if runs.is_empty() {
+                return None;
+            }
+            for (a, b) in runs {
+                found.push((a, b, trial.hold_free(a, b)?));
+            }
+            p = trial.predict_alloc(size, align, vstart, vend);
+        }
+        Some((trial, p, found))
+    }
+
+    /// Record blocks held whole, found at `line`; their list for a message.
+    fn commit_blocks(&mut self, found: &[(u64, u64, u32)], line: usize) -> String {
+        let mut what = String::new();
+        for &(s, e, va) in found {
+            take_untouched(&mut self.untouched, s, e);
+            self.blocks.push((s, e, va, line));
+            self.learnt.blocks.push((s, e, line));
+            self.report.resolved_held_blocks += 1;
+            let _ = write!(what, "{}[{s:#x}, {e:#x})", if what.is_empty() { "" } else { ", " });
+        }
+        what
+    }
+
+    /// The kernel allocated `[x, x + size)` inside a block held whole (layout unknown): that
+    /// piece was a pool entry from before the capture or a free piece of the block, the one
+    /// unknown this resolves. Checked against the kernel's rule for each reading, else `None`:
+    /// a pool entry only if the model's pool for this size on this node gave nothing
+    /// (`node_alloc` pops the head; entries from before the capture are behind those pooled
+    /// since) and the kernel never served that size there from its free tree (the pool was
+    /// empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
+    /// first fit), other than whole untouched blocks below `x` that the search then passed
+    /// over (held too). The piece is taken, the rest of the block stays held.
+    fn held_piece(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<Verdict> {
+        let AllocReq { size, align, .. } = req;
+        let end = x.checked_add(size)?;
+        if pred.pool_hit.is_some() || x & align.wrapping_sub(1) != 0 {
+            return None;
+        }
+        // A pool entry from before the capture lies in space untouched since: in held blocks only.
+        let inside = self.blocks.iter().any(|&(a, b, _, _)| a <= x && end <= b);
+        let pool = pred.node.filter(|&n| {
+            inside
+                && size <= 256 * PAGE_SIZE
+                && !self.tree_served.contains(&(n, pool_idx(size)))
+                && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x)
+        });
+        let mut extra = String::new();
+        if pool.is_none() {
+            let (trial, _, found) =
+                self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
+            self.vmap = trial;
+            if !found.is_empty() {
+                let what = self.commit_blocks(&found, line);
+                extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
+            }
+        }
+        let (a, b, from) = self.unhold_blocks(x, end)?;
+        self.vmap.take_at(x, size, pred.node)?;
+        let reading = match pool {
+            Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
+            None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
+        };
+        let why = format!(
+            "[{x:#x}, {end:#x}) was {reading} of [{a:#x}, {b:#x}), held whole since trace line {from} (its layout \
+             unknown): the kernel allocated it{extra}"
+        );
+        if let Some(n) = pool {
+            // In its pool from the start in the next replay, behind the entries found before
+            // it: the order in which the kernel's pool gave them.
+            self.learnt.pooled.push((n, x, size));
+            self.learnt.facts.insert(line, (Unknown::HeldPiece, why.clone()));
+            self.learnt.changed = true;
+        }
+        Some(Verdict::Explained(Unknown::HeldPiece, why))
+    }
+
+    /// The kernel allocated over entries the model still has pooled, entries the last purge's
+    /// decay kept: `decay_va_pool_node` gives back `len >> 2` entries from the head, and the
+    /// kernel's `len` counted entries from before the capture that the model's pool does not
+    /// hold, so its decay gave back more: every kept entry up to the last one under the
+    /// kernel's area (those in front of it went first). Given back in a copy; only if the
+    /// model's search then gives the kernel's address (whole blocks below it passed over held
+    /// as in [`Pass::passed_over_blocks`]); or, for an entry at the kernel's address in the pool
+    /// it asked, if the pool's head is then that entry. One unknown per pool and purge: learnt
+    /// as the least count that every such allocation needs, and given back by that purge's
+    /// decay itself in the next replay.
+    fn decayed_more(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Prediction, String)> {
+        let AllocReq { size, align, vstart, vend } = req;
+        let end = x.checked_add(size)?;
+        if self.kept.is_empty() || self.learnt.bad_held.contains(&line) {
+            return None;
+        }
+        // Per pool, the position of the last kept entry still pooled under [x, end).
+        let mut hits: BTreeMap<(u32, usize), usize> = BTreeMap::new();
+        for (&(n, idx), list) in &self.kept {
+            let len = (idx as u64 + 1) * PAGE_SIZE;
+            for (pos, &a) in list.iter().enumerate() {
+                if a < end && x < a + len && matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
+                    hits.insert((n, idx), pos);
+                }
+            }
+        }
+        if hits.is_empty() {
+            return None;
+        }
+        let give_back = |upto_excl: bool| {
+            let mut t = self.vmap.clone();
+            for (&(n, idx), &pos) in &hits {
+                let list = &self.kept[&(n, idx)];
+                for &a in &list[..if upto_excl { pos } else { pos + 1 }] {
+                    if matches!(t.locate(a), Place::Pooled { start, .. } if start == a) {
+                        t.unpool_overlapping(a, PAGE_SIZE);
+                    }
+                }
+            }
+            t
+        };
+        // The entry at x, in the pool the request looks at: the kernel's head after its decay.
+        let own = hits.len() == 1
+            && matches!(self.vmap.locate(x), Place::Pooled { node, start, end: e, .. }
+                if start == x && e == end && Some(node) == pred.node);
+        let mut done = None;
+        if own {
+            let t = give_back(true);
+            let p = t.predict_alloc(size, align, vstart, vend);
+            if p.pool_hit == Some(x) {
+                done = Some((t, p, Vec::new()));
+            }
+        }
+        if done.is_none() {
+            let t = give_back(false);
+            let p = t.predict_alloc(size, align, vstart, vend);
+            done = self.hold_blocks_below(t, x, req, p, |p| p.addr() == Some(x));
+        }
+        let (trial, p, found) = done?;
+        self.vmap = trial;
+        let mut what = String::new();
+        for (&(n, idx), &pos) in &hits {
+            // Learnt for the next replay, where that purge's decay gives them back itself.
+            let more = pos + 1 - usize::from(own);
+            *self.learnt.pool_lengths.entry((self.kept_line, n, idx)).or_insert(0) += more;
+            self.learnt.changed = true;
+            if let Some(list) = self.kept.get_mut(&(n, idx)) {
+                list.drain(..more.min(list.len()));
+            }
+            let _ = write!(
+                what,
+                "{}node {n}'s pool of {} pages gave back its first {} kept entries",
+                if what.is_empty() { "" } else { "; " },
+                idx + 1,
+                pos + 1 - usize::from(own)
+            );
+        }
+        let mut why = format!(
+            "at the purge of trace line {}, {what}: the kernel allocated {x:#x} over them, so its decay (len >> 2 from \
+             the head) counted more entries than the model's pool holds (entries from before the capture)",
+            self.kept_line
+        );
+        if !found.is_empty() {
+            let blocks = self.commit_blocks(&found, line);
+            let _ = write!(why, "; below it {blocks}, untouched since the start, had no free run of the search length");
+        }
+        Some((p, why))
+    }
+
+    fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
+        match self.decayed_more(x, req, pred, line) {
+            Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
+            None => Verdict::Unexplained(whole),
+        }
+    }
+
+    /// `[x, end)` lies in held blocks and free space, at least partly in a block: a piece the
+    /// kernel could allocate there (the part that is free here was given back since).
+    fn covered_by_blocks(&self, x: u64, end: u64) -> bool {
+        let mut at = x;
+        let mut held = false;
+        while at < end {
+            if let Some(&(_, b, _, _)) = self.blocks.iter().find(|&&(a, b, _, _)| a <= at && at < b) {
+                held = true;
+                at = b;
+            } else if let Place::Free { end: fe, .. } = self.vmap.locate(at) {
+                at = fe;
+            } else {
+                return false;
+            }
+        }
+        held
+    }
+
+    /// Give `[x, end)` of the held blocks back to the free tree (the rest of each stays held):
+    /// the kernel allocated there. The first block met (its start, end, line), if any.
+    fn unhold_blocks(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
+        let mut first = None;
+        while let Some(i) = self.blocks.iter().position(|&(a, b, _, _)| a < end && x < b) {
+            let (a, b, va, from) = self.blocks.remove(i);
+            first.get_or_insert((a, b, from));
+            self.vmap.release_held(va);
+            for (s, t) in [(a, x.max(a)), (end.min(b), b)] {
+                if t > s {
+                    if let Some(v) = self.vmap.hold_free(s, t) {
+                        self.blocks.push((s, t, v, from));
+                    }
+                }
+            }
+        }
+        first
     }
 
     fn mismatch(&mut self, e: &Ev, x: u64, req: AllocReq, pred: Prediction) -> Verdict {
@@ -1048,15 +1472,36 @@ impl Pass<'_, '_> {
             {
                 let y = pred.tree.unwrap_or(0);
                 let (lo, on) = if x < y { (x, "lay") } else { (y, "did not lie") };
-                Verdict::Explained(
-                    Unknown::TreeShape,
-                    format!(
-                        "{}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is shorter than \
-                         the search length ({size:#x} + align - 1): it {on} on the kernel's search path (the free \
-                         tree's shape, which vmallocinfo does not show)",
-                        self.describe(req, e.cpu)
+                // One fact per short block and search length: a repeat rests on the first, a
+                // contrary one is no shape of one tree.
+                let blk = match self.vmap.locate(lo) {
+                    Place::Free { start, end } => (start, end),
+                    _ => (lo, lo),
+                };
+                let key = (blk.0, blk.1, size.wrapping_add(align).wrapping_sub(1));
+                let d = self.describe(req, e.cpu);
+                match self.shapes.get(&key).copied() {
+                    None => {
+                        self.shapes.insert(key, (x < y, e.line));
+                        self.report.resolved_tree_shapes += 1;
+                        Verdict::Explained(
+                            Unknown::TreeShape,
+                            format!(
+                                "{d}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} fits but is \
+                                 shorter than the search length ({size:#x} + align - 1): it {on} on the kernel's search \
+                                 path (the free tree's shape, which vmallocinfo does not show)"
+                            ),
+                        )
+                    }
+                    Some((was_on, first)) if was_on == (x < y) => Verdict::Explained(
+                        Unknown::TreeShape,
+                        format!(
+                            "{d}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} {on} on the \
+                             kernel's search path for this length, as at trace line {first} (the same shape fact)"
+                        ),
                     ),
-                )
+                    Some(_) => Verdict::Unexplained(whole),
+                }
             }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
@@ -1071,7 +1516,7 @@ impl Pass<'_, '_> {
                     ),
                     )
                 } else {
-                    Verdict::Unexplained(whole)
+                    self.decay_verdict(x, req, pred, e.line, whole)
                 }
             }
             // The kernel took from a pool an area the model has free and nothing has touched
@@ -1114,14 +1559,20 @@ impl Pass<'_, '_> {
                 ),
                 )
             }
-            _ => Verdict::Unexplained(whole),
+            // Over entries the model still has pooled: the kernel's decay gave back more.
+            _ => self.decay_verdict(x, req, pred, e.line, whole),
         };
         let node = pred.node;
         let mut taken = self.vmap.take_at(x, size, node).is_some();
-        if !taken && self.vmap.unpool_overlapping(x, size) > 0 {
+        if !taken {
             // The kernel allocated over entries the model has pooled: its pool no longer held
-            // them (a decay gave them back). So the model's pools give them back too.
-            taken = self.vmap.take_at(x, size, node).is_some();
+            // them (a decay gave them back). So the model's pools give them back too. And over
+            // space held since before the capture: that part was free or pooled in the kernel.
+            let n = self.vmap.unpool_overlapping(x, size);
+            let b = self.unhold_blocks(x, x + size).is_some();
+            if n > 0 || b {
+                taken = self.vmap.take_at(x, size, node).is_some();
+            }
         }
         if !taken {
             self.report.notes.push(format!(
@@ -1138,7 +1589,7 @@ impl Pass<'_, '_> {
     fn free(&mut self, e: &Ev, va: u64) {
         match self.vmap.vfree(va, &mut NoObserver) {
             Ok(()) => {
-                self.ops.push(Op::Vfree(va));
+                self.push(Op::Vfree(va));
                 self.lazy_order.push(va);
             }
             Err(err) => {
@@ -1163,6 +1614,9 @@ impl Pass<'_, '_> {
             Vec::new()
         };
         let full = std::mem::take(&mut self.full_purge_due);
+        let pools_before = self.vmap.pools_snapshot();
+        // The decay and the purge give the free tree its entries back: new blocks, a new shape.
+        self.shapes.clear();
         // The first purge: the pools hold only entries from before the capture, learnt because
         // the kernel took them later; its decay (of len >> 2 from the head) gave back others
         // that no allocation shows, in front of them.
@@ -1171,13 +1625,39 @@ impl Pass<'_, '_> {
         let keep: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         let r = if full { self.vmap.reclaim(&mut NoObserver) } else { self.vmap.purge(&mut NoObserver) };
         self.vmap.restore_pools_behind(before);
-        self.ops.push(if behind || !keep.is_empty() {
+        self.push(if behind || !keep.is_empty() {
             follow(Follow::Purge { full, behind, keep })
         } else if full {
             Op::Reclaim
         } else {
             Op::Purge
         });
+        // What each pool's decay kept, in its order (before the entries this purge pooled).
+        let after: HashSet<u64> = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+        self.kept = pools_before
+            .into_iter()
+            .map(|(n, idx, v)| ((n, idx), v.into_iter().filter(|a| after.contains(a)).collect::<Vec<u64>>()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        self.kept_line = e.line;
+        // Pools whose decay here gave back more, learnt from later allocations.
+        let more: Vec<((u32, usize), usize)> = self
+            .learnt
+            .pool_lengths
+            .range((e.line, 0, 0)..=(e.line, u32::MAX, usize::MAX))
+            .map(|(&(_, n, idx), &k)| ((n, idx), k))
+            .collect();
+        for ((n, idx), k) in more {
+            if let Some(list) = self.kept.get_mut(&(n, idx)) {
+                for a in list.drain(..k.min(list.len())) {
+                    if matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
+                        self.vmap.unpool_overlapping(a, PAGE_SIZE);
+                    }
+                }
+                self.report.resolved_pool_lengths += 1;
+            }
+        }
+        self.drain_log();
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);
         self.lazy_order = kept;

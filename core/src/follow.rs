@@ -10,6 +10,8 @@
 //!   pooled N START SIZE          a pool entry from before the capture, at the tail of N's pool
 //!   hold START END               space shown free that the kernel held (pool entries unseen)
 //!   release START                held space the kernel allocated in: free again
+//!   unpool START SIZE            pool entries over [START, START + SIZE) back to the free tree
+//!                                (a decay gave them back)
 //!   alloc SIZE ALIGN VSTART VEND = ADDR [explained KIND | unexplained]
 //!                                the kernel returned ADDR: where the model's answer differs,
 //!                                the model takes ADDR as the kernel did (and says why)
@@ -43,16 +45,26 @@ pub enum Mark {
     HeldFree,
     /// The free tree's shape (which shorter blocks lie on the search path).
     TreeShape,
+    /// A free block of the before file the kernel's search passed over whole (split by pool
+    /// entries it cannot show).
+    HeldBlock,
+    /// A piece of such a block the kernel allocated (a pool entry or a free piece there).
+    HeldPiece,
+    /// How many entries a pool held at a purge (the decay gives back a quarter, from the head).
+    PoolLength,
     /// Nothing known explains the kernel's address.
     Unexplained,
 }
 
 impl Mark {
-    const KINDS: [(Mark, &'static str); 4] = [
+    const KINDS: [(Mark, &'static str); 7] = [
         (Mark::PoolEntry, "pool-entry"),
         (Mark::AreaNode, "area-node"),
         (Mark::HeldFree, "held-free"),
         (Mark::TreeShape, "tree-shape"),
+        (Mark::HeldBlock, "held-block"),
+        (Mark::HeldPiece, "held-piece"),
+        (Mark::PoolLength, "pool-length"),
     ];
 
     /// The unknown in words, for a message.
@@ -69,6 +81,17 @@ impl Mark {
                 "the free tree's shape: which blocks shorter than the search length lie on the search path \
                  (vmallocinfo does not show the tree)"
             }
+            Mark::HeldBlock => {
+                "a free block of the before file had no free run long enough: pool entries from before the capture \
+                 split it (vmallocinfo shows them free)"
+            }
+            Mark::HeldPiece => {
+                "a piece of a block split by pool entries from before the capture: an entry of the pool, or a free piece"
+            }
+            Mark::PoolLength => {
+                "how many entries a pool held at a purge (vmallocinfo does not show pools; the decay gives back a \
+                 quarter of them, from the head)"
+            }
             Mark::Unexplained => "nothing known",
         }
     }
@@ -83,6 +106,7 @@ pub enum Follow {
     Pooled { node: u32, start: u64, size: u64 },
     Hold { start: u64, end: u64 },
     Release { start: u64 },
+    Unpool { start: u64, size: u64 },
     Alloc { size: u64, align: u64, vstart: u64, vend: u64, addr: u64, mark: Mark },
     Purge { full: bool, behind: bool, keep: Vec<u64> },
 }
@@ -101,6 +125,17 @@ fn done(cmd: &str, rest: &[&str], used: usize, usage: &str) -> Result<(), String
     match rest.get(used) {
         None => Ok(()),
         Some(t) => Err(format!("`{cmd}`: unexpected `{}`: usage `{usage}`", quote(t))),
+    }
+}
+
+impl From<crate::era::oracle::OracleChange> for Follow {
+    fn from(c: crate::era::oracle::OracleChange) -> Follow {
+        use crate::era::oracle::OracleChange as C;
+        match c {
+            C::Hold(start, end) => Follow::Hold { start, end },
+            C::Release(start) => Follow::Release { start },
+            C::Unpool(start, size) => Follow::Unpool { start, size },
+        }
     }
 }
 
@@ -148,6 +183,12 @@ impl Follow {
                 done(cmd, rest, 2, "hold START END")?;
                 Follow::Hold { start, end }
             }
+            "unpool" => {
+                let start = num("unpool START", rest.first())?;
+                let size = num("unpool SIZE", rest.get(1))?;
+                done(cmd, rest, 2, "unpool START SIZE")?;
+                Follow::Unpool { start, size }
+            }
             "release" => {
                 let start = num("release START", rest.first())?;
                 done(cmd, rest, 1, "release START")?;
@@ -169,7 +210,7 @@ impl Follow {
                     Some(&"explained") => {
                         let k = rest.get(7).ok_or_else(|| format!("`explained` needs a KIND: usage `{U}`"))?;
                         let m = Mark::KINDS.iter().find(|(_, n)| n == k).map(|&(m, _)| m).ok_or_else(|| {
-                            format!("unknown KIND `{}` (known: pool-entry, area-node, held-free, tree-shape)", quote(k))
+                            format!("unknown KIND `{}` (known: pool-entry, area-node, held-free, tree-shape, held-block, held-piece, pool-length)", quote(k))
                         })?;
                         (m, 8)
                     }
@@ -226,6 +267,7 @@ impl fmt::Display for Follow {
             Follow::Pooled { node, start, size } => write!(f, "pooled {node} {start:#x} {size:#x}"),
             Follow::Hold { start, end } => write!(f, "hold {start:#x} {end:#x}"),
             Follow::Release { start } => write!(f, "release {start:#x}"),
+            Follow::Unpool { start, size } => write!(f, "unpool {start:#x} {size:#x}"),
             Follow::Alloc { size, align, vstart, vend, addr, mark } => {
                 write!(f, "alloc {size:#x} {align:#x} {vstart:#x} {vend:#x} = {addr:#x}")?;
                 match mark {
@@ -331,6 +373,15 @@ fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, Vm
             let va = v.held_at(start).ok_or_else(|| refused(format!("release {start:#x}: no space held there")))?;
             v.release_held(va);
             push_line(out, "release ", start, " ok\n");
+        }
+        Follow::Unpool { start, size } => {
+            if v.unpool_overlapping(start, size) == 0 {
+                return Err(refused(format!(
+                    "unpool [{start:#x}, {:#x}): no pool entry there",
+                    start.saturating_add(size)
+                )));
+            }
+            push_line(out, "unpool ", start, " ok\n");
         }
         Follow::Alloc { .. } | Follow::Purge { .. } => {}
     }

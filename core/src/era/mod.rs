@@ -87,6 +87,10 @@ pub struct Vmap {
     /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
     /// capture's before file shows free but the kernel held (pool entries it cannot show).
     pub(crate) held: Vec<u32>,
+    /// What a capture's replay changed besides the requests, in order, while it is `Some`
+    /// (see [`oracle::OracleChange`]); cloned with the model, so a trial that is adopted
+    /// brings its changes along.
+    pub(crate) oracle_log: Option<Vec<oracle::OracleChange>>,
     pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
     pub(crate) zone_size: u64,
@@ -224,6 +228,7 @@ impl Vmap {
             online: 0,
             defer_drain: false,
             held: Vec::new(),
+            oracle_log: None,
             cpu: 0,
             zone_size: 1,
             space: (1, ULONG_MAX),

@@ -66,7 +66,34 @@ impl std::fmt::Display for Place {
     }
 }
 
+/// A change to the model that a capture's replay made besides the requests (held space, pool
+/// entries given back), logged in order while [`Vmap::log_oracle`] is on: the printed trace
+/// says each (core/src/follow.rs), so that it replays to the same states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OracleChange {
+    Hold(u64, u64),
+    Release(u64),
+    Unpool(u64, u64),
+}
+
 impl Vmap {
+    /// Log the changes of [`OracleChange`] from now on (`true`), or stop; what was logged is
+    /// dropped either way.
+    pub fn log_oracle(&mut self, on: bool) {
+        self.oracle_log = on.then(Vec::new);
+    }
+
+    /// The changes logged since the last call.
+    pub fn take_oracle_log(&mut self) -> Vec<OracleChange> {
+        self.oracle_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn logged(&mut self, c: OracleChange) {
+        if let Some(l) = self.oracle_log.as_mut() {
+            l.push(c);
+        }
+    }
+
     /// The vn_id `alloc_vmap_area` gives an area allocated on `node` (default window).
     fn vn_flags(node: Option<u32>) -> u32 {
         node.map_or(0, |n| Self::encode_vn_id(n) << VN_SHIFT)
@@ -285,6 +312,7 @@ impl Vmap {
         let va = self.arena.alloc(start, end);
         self.arena.detach(va);
         self.held.push(va);
+        self.logged(OracleChange::Hold(start, end));
         Some(va)
     }
 
@@ -296,6 +324,13 @@ impl Vmap {
     /// Give space taken by [`Vmap::hold_free`] back to the free tree (merged with its
     /// neighbours, as `reclaim_list_global` does).
     pub fn release_held(&mut self, va: u32) {
+        let start = self.arena.get(va).va_start;
+        self.logged(OracleChange::Release(start));
+        self.give_back(va);
+    }
+
+    /// Space out of every tree and pool back to the free tree, merged with its neighbours.
+    fn give_back(&mut self, va: u32) {
         self.held.retain(|&h| h != va);
         self.arena.detach(va);
         self.arena.at(va).set_flags(0);
@@ -322,7 +357,10 @@ impl Vmap {
             }
         }
         for &va in &found {
-            self.release_held(va);
+            self.give_back(va);
+        }
+        if !found.is_empty() {
+            self.logged(OracleChange::Unpool(x, size));
         }
         found.len()
     }
@@ -334,6 +372,19 @@ impl Vmap {
             .get(node as usize)
             .and_then(|n| n.pools.get(idx))
             .map_or_else(Vec::new, |q| q.iter().map(|&va| self.arena.get(va).va_start).collect())
+    }
+
+    /// Every non-empty pool: (node, index, its entries' starts, head first).
+    pub fn pools_snapshot(&self) -> Vec<(u32, usize, Vec<u64>)> {
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            for (idx, q) in n.pools.iter().enumerate() {
+                if !q.is_empty() {
+                    out.push((nid as u32, idx, q.iter().map(|&va| self.arena.get(va).va_start).collect()));
+                }
+            }
+        }
+        out
     }
 
     /// Take the lazy areas starting at `starts` off their lazy lists for a while (a purge the
