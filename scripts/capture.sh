@@ -7,10 +7,17 @@
 #   cpus.txt               the possible CPUs, then the online ones (cpulists)
 #   uname.txt              uname -r
 #
-# usage: sudo scripts/capture.sh [-o DIR] [-b KB_PER_CPU] [-- CMD [ARG...]]
+# usage: sudo scripts/capture.sh [-o DIR] [-b KB_PER_CPU] [-k] [-- CMD [ARG...]]
 #   -o DIR   where to write the bundle (default: capture-<kernel>-<date>)
 #   -b KB    ring buffer per CPU in KiB (default 65536); a capture that lost events says so
+#   -k       keep the vmap pools as they are (default: drain them first, see below)
 #   CMD      the workload; without it, capture until Ctrl-C
+#
+# Before the before file is read, `echo 2 > /proc/sys/vm/drop_caches` runs the shrinkers. Since
+# 6.10 ("mm: vmalloc: add a shrinker to drain vmap pools") one of them is the vmap node shrinker,
+# whose scan does a full decay of every node's pools: their areas go back to the free tree. The
+# pools are what vmallocinfo cannot show, so after the drain the before file is the whole state
+# but for one unknown, the node each busy area goes back to. Lazy areas stay (no purge is done).
 #
 # It runs as root, mounts tracefs if needed, records into a trace instance of its own (the
 # global buffer is left alone), and puts kptr_restrict back as it found it. The "before" file is
@@ -20,12 +27,14 @@ set -euo pipefail
 
 out=""
 kb=65536
+drain=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) out="$2"; shift 2 ;;
 	-b) kb="$2"; shift 2 ;;
+	-k) drain=0; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "capture.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -66,6 +75,10 @@ echo 1 > "$inst/events/vmalloc/enable"
 uname -r > "$out/uname.txt"
 { cat /sys/devices/system/cpu/possible; cat /sys/devices/system/cpu/online; } > "$out/cpus.txt"
 
+# Drain the pools (the vmap node shrinker's full decay) just before the events go on.
+if [ "$drain" = 1 ]; then
+	echo 2 > /proc/sys/vm/drop_caches
+fi
 # kptr_restrict=1: root reads the real addresses (0 would too; 2 hides them).
 echo 1 > /proc/sys/kernel/kptr_restrict
 # The events are on while the before file is read, and a marker says when it was read to its

@@ -411,6 +411,8 @@ pub struct CaptureReport {
     pub purges: usize,
     pub purges_equal: usize,
     pub purge_detail: Vec<String>,
+    /// Purges replayed before their event, where an allocation showed they had run.
+    pub purges_early: usize,
     pub notes: Vec<String>,
     /// Replays run (each learnt something about the start state and started over).
     pub passes: usize,
@@ -509,6 +511,14 @@ impl fmt::Display for CaptureReport {
                 )?;
             }
         }
+        if self.purges_early > 0 {
+            writeln!(
+                f,
+                "{} purges replayed before their event (an allocation traced before it saw what they did: a purge is \
+                 traced when it ends)",
+                self.purges_early
+            )?;
+        }
         for d in &self.purge_detail {
             writeln!(f, "purge: {d}")?;
         }
@@ -605,7 +615,28 @@ struct Pass<'p, 'a> {
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
+    /// The index in `p.events` of the event being replayed.
+    pos: usize,
+    /// A free traced `nr_lazy > nr_lazy_max` since the last purge: the drain work is scheduled
+    /// (`free_vmap_area_noflush`), and its purge may run before its event is traced.
+    drain_due: bool,
+    /// Purge events already replayed earlier, where an allocation showed they had run (by line).
+    purged_early: HashSet<usize>,
+    /// A purge replayed up to a node, its rest not yet.
+    split: Option<Split>,
     ops: Vec<Op>,
+}
+
+/// A purge split at a node: its event's line and figures, the areas processed so far, the
+/// model's lazy areas when it began.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    line: usize,
+    start: u64,
+    end: u64,
+    num_purged: u64,
+    entries: u32,
+    lazy: u64,
 }
 
 fn run_pass(
@@ -811,6 +842,10 @@ fn run_pass(
         first_purge: true,
         tree_served: HashSet::new(),
         diverged: false,
+        pos: 0,
+        drain_due: false,
+        purged_early: HashSet::new(),
+        split: None,
         ops,
     };
     for (k, n) in &p.trace_notes {
@@ -830,7 +865,8 @@ fn run_pass(
             ));
         }
     }
-    for e in &p.events {
+    for (i, e) in p.events.iter().enumerate() {
+        pass.pos = i;
         pass.event(e);
     }
     pass.compare_after();
@@ -931,6 +967,13 @@ impl Pass<'_, '_> {
     }
 
     fn event(&mut self, e: &Ev) {
+        if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains(&e.line) {
+            // Replayed before an allocation that saw it; what it left, here.
+            if let Some(sp) = self.split.filter(|sp| sp.line == e.line) {
+                self.purge_rest(sp);
+            }
+            return;
+        }
         if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && e.cpu != self.vmap.cpu() {
             // Checked against the online CPUs when parsing.
             let _ = self.vmap.set_cpu(u64::from(e.cpu));
@@ -941,7 +984,10 @@ impl Pass<'_, '_> {
         }
         match e.ev {
             FtraceEvent::Alloc { addr, req, failed } => self.alloc(e, addr, req, failed),
-            FtraceEvent::Free { va_start, .. } => self.free(e, va_start),
+            FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => {
+                self.drain_due |= nr_lazy > nr_lazy_max;
+                self.free(e, va_start)
+            }
             FtraceEvent::Purge { start, end, num_purged } => self.purge(e, start, end, num_purged),
         }
     }
@@ -985,6 +1031,11 @@ impl Pass<'_, '_> {
         }
         self.report.allocations += 1;
         let mut pred = pred;
+        if pred.addr() != Some(x) && !self.diverged {
+            if let Some(p2) = self.purge_early(e, x, req) {
+                pred = p2;
+            }
+        }
         let mut held_why = None;
         let mut piece = None;
         let mut released_from = None;
@@ -1586,6 +1637,81 @@ impl Pass<'_, '_> {
         verdict
     }
 
+    /// The drain's purge runs in a worker and is traced when it ends: allocations traced before
+    /// its event can see what it did. `__purge_vmap_area_lazy` decays every pool and takes
+    /// every node's lazy list when it begins, then processes the nodes in order (each node's
+    /// areas to its pools or back to the free tree), and traces last. When the drain was due
+    /// and the next purge, replayed now up to some node, makes the model give the kernel's
+    /// address, that purge had got that far by then: it is replayed here, the fewest nodes that
+    /// do (the rest at a later allocation that shows it, or at its event).
+    fn purge_early(&mut self, e: &Ev, x: u64, req: AllocReq) -> Option<Prediction> {
+        let predict = |v: &Vmap| v.predict_alloc(req.size, req.align, req.vstart, req.vend);
+        if let Some(sp) = self.split {
+            let mut t = self.vmap.clone();
+            t.log_oracle(false);
+            let _ = t.purge_rest(&mut NoObserver);
+            if predict(&t).addr() != Some(x) {
+                return None;
+            }
+            self.purge_rest(sp);
+            self.note(format!(
+                "{} line {}: the rest of the purge traced at line {} had run by then: replayed before this allocation",
+                self.tname(),
+                e.line,
+                sp.line
+            ));
+            return Some(predict(&self.vmap));
+        }
+        let lazy_x = matches!(self.vmap.locate(x), Place::Lazy { .. });
+        if !self.drain_due && !lazy_x {
+            return None;
+        }
+        // The next purge event, with no failed allocation before it (that one would be a
+        // reclaim, the retry's own).
+        let next = self.p.events[self.pos + 1..]
+            .iter()
+            .take_while(|n| !matches!(n.ev, FtraceEvent::Alloc { failed: true, .. }))
+            .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?;
+        let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
+        let lazy = self.vmap.lazy_count() as u64;
+        let keep = lazy.saturating_sub(num_purged) as usize;
+        let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a)).collect();
+        let keep = &still[still.len().saturating_sub(keep)..];
+        let nodes = self.vmap.nr_vmap_nodes();
+        let upto = (0..nodes.saturating_sub(1)).map(Some).chain(std::iter::once(None)).find(|&upto| {
+            let mut t = self.vmap.clone();
+            t.log_oracle(false);
+            let _ = t.hold_lazy(keep);
+            let _ = match upto {
+                Some(k) => t.purge_upto(k, &mut NoObserver),
+                None => t.purge(&mut NoObserver),
+            };
+            predict(&t).addr() == Some(x)
+        })?;
+        self.purge_part(next, start, end, num_purged, upto);
+        self.purged_early.insert(next.line);
+        self.report.purges_early += 1;
+        let how = match upto {
+            Some(0) => "its node 0 processed".to_string(),
+            Some(k) => format!("its nodes 0-{k} processed"),
+            None => "all of it".to_string(),
+        };
+        self.note(format!(
+            "{} line {}: the purge traced at line {} had run by then, {how} (a purge is traced when it ends): \
+             replayed before this allocation",
+            self.tname(),
+            e.line,
+            next.line
+        ));
+        Some(predict(&self.vmap))
+    }
+
+    fn note(&mut self, n: String) {
+        if self.report.notes.len() < 100 {
+            self.report.notes.push(n);
+        }
+    }
+
     fn free(&mut self, e: &Ev, va: u64) {
         match self.vmap.vfree(va, &mut NoObserver) {
             Ok(()) => {
@@ -1601,7 +1727,34 @@ impl Pass<'_, '_> {
     }
 
     fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
+        self.purge_part(e, start, end, num_purged, None)
+    }
+
+    /// The rest of a split purge ([`Pass::purge_part`] with `upto`): the nodes it left.
+    fn purge_rest(&mut self, sp: Split) {
+        self.split = None;
+        let r = self.vmap.purge_rest(&mut NoObserver);
+        self.push(follow(Follow::PurgeRest));
+        self.shapes.clear();
+        self.purge_count(sp.line, sp.start, sp.end, sp.num_purged, sp.entries + r.entries, sp.lazy);
+    }
+
+    fn purge_count(&mut self, line: usize, start: u64, end: u64, num_purged: u64, entries: u32, lazy: u64) {
+        if u64::from(entries) == num_purged {
+            self.report.purges_equal += 1;
+        } else if self.report.purge_detail.len() < 20 {
+            self.report.purge_detail.push(format!(
+                "{} line {line}: the kernel purged {num_purged} areas ([{start:#x}, {end:#x})), the model {entries} of \
+                 its {lazy} lazy",
+                self.tname(),
+            ));
+        }
+    }
+
+    /// A purge, whole or (`upto`) up to a node, the rest left for [`Pass::purge_rest`].
+    fn purge_part(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64, upto: Option<u32>) {
         self.report.purges += 1;
+        self.drain_due = false;
         let lazy = self.vmap.lazy_count() as u64;
         // The kernel's purge took the lazy lists when it began and traced when it ended: frees
         // traced in between were not in it. Keep the newest back.
@@ -1623,10 +1776,15 @@ impl Pass<'_, '_> {
         let behind = std::mem::take(&mut self.first_purge) && !full;
         let before = if behind { self.vmap.hold_pools() } else { Vec::new() };
         let keep: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
-        let r = if full { self.vmap.reclaim(&mut NoObserver) } else { self.vmap.purge(&mut NoObserver) };
+        let upto = upto.filter(|_| !full);
+        let r = match upto {
+            _ if full => self.vmap.reclaim(&mut NoObserver),
+            Some(k) => self.vmap.purge_upto(k, &mut NoObserver),
+            None => self.vmap.purge(&mut NoObserver),
+        };
         self.vmap.restore_pools_behind(before);
-        self.push(if behind || !keep.is_empty() {
-            follow(Follow::Purge { full, behind, keep })
+        self.push(if behind || upto.is_some() || !keep.is_empty() {
+            follow(Follow::Purge { full, behind, upto, keep })
         } else if full {
             Op::Reclaim
         } else {
@@ -1661,15 +1819,10 @@ impl Pass<'_, '_> {
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);
         self.lazy_order = kept;
-        if u64::from(r.entries) == num_purged {
-            self.report.purges_equal += 1;
-        } else if self.report.purge_detail.len() < 20 {
-            self.report.purge_detail.push(format!(
-                "{} line {}: the kernel purged {num_purged} areas ([{start:#x}, {end:#x})), the model {} of its {lazy} lazy",
-                self.tname(),
-                e.line,
-                r.entries
-            ));
+        if self.vmap.purging_count() > 0 {
+            self.split = Some(Split { line: e.line, start, end, num_purged, entries: r.entries, lazy });
+        } else {
+            self.purge_count(e.line, start, end, num_purged, r.entries, lazy);
         }
     }
 

@@ -169,6 +169,12 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "held"));
         objects += 1;
     }
+    for &va in v.purging.iter().flatten() {
+        let x = a.area(va);
+        lazy_pages += x.size() >> PAGE_SHIFT;
+        spans.push((x.va_start, x.va_end, "purging"));
+        objects += 1;
+    }
     for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
         let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;

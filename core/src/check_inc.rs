@@ -328,6 +328,7 @@ impl IncrementalCheck {
             }
         }
         v.purge_tree.iter(a).for_each(|(h, _)| add(self, h));
+        v.purging.iter().flatten().for_each(|&h| add(self, h));
         for t in Self::trees(v) {
             fill_bh(a, &mut self.slots, Self::tree(v, t).root);
         }
@@ -476,7 +477,9 @@ impl IncrementalCheck {
         let a = &v.arena;
         let x = *a.area(h);
         let marked = matches!(m, Some(TreeId::Busy(_))) && v.profile.lazy_in_busy() && x.flags() & F_LAZY != 0;
-        let lazy = marked || matches!(m, Some(TreeId::Lazy(_) | TreeId::Purge));
+        // A split purge's areas are in no tree and still lazy (`Vmap::purge_upto`).
+        let purging = m.is_none() && v.purging.iter().flatten().any(|&p| p == h);
+        let lazy = marked || purging || matches!(m, Some(TreeId::Lazy(_) | TreeId::Purge));
         let slot = &mut self.slots[ix(h)];
         if slot.lazy != 0 {
             self.lazy_sum -= slot.lazy - 1;

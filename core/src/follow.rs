@@ -101,14 +101,47 @@ impl Mark {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Follow {
     DeferDrain,
-    Place { start: u64, end: u64, node: Option<u32> },
-    Lazy { start: u64, node: u32 },
-    Pooled { node: u32, start: u64, size: u64 },
-    Hold { start: u64, end: u64 },
-    Release { start: u64 },
-    Unpool { start: u64, size: u64 },
-    Alloc { size: u64, align: u64, vstart: u64, vend: u64, addr: u64, mark: Mark },
-    Purge { full: bool, behind: bool, keep: Vec<u64> },
+    Place {
+        start: u64,
+        end: u64,
+        node: Option<u32>,
+    },
+    Lazy {
+        start: u64,
+        node: u32,
+    },
+    Pooled {
+        node: u32,
+        start: u64,
+        size: u64,
+    },
+    Hold {
+        start: u64,
+        end: u64,
+    },
+    Release {
+        start: u64,
+    },
+    Unpool {
+        start: u64,
+        size: u64,
+    },
+    Alloc {
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        addr: u64,
+        mark: Mark,
+    },
+    /// `upto N`: only nodes `0..=N` processed ([`Vmap::purge_upto`]); `purge-rest` does the rest.
+    Purge {
+        full: bool,
+        behind: bool,
+        upto: Option<u32>,
+        keep: Vec<u64>,
+    },
+    PurgeRest,
 }
 
 fn num(what: &str, t: Option<&&str>) -> Result<u64, String> {
@@ -219,20 +252,30 @@ impl Follow {
                 done(cmd, rest, used, U)?;
                 Follow::Alloc { size, align, vstart, vend, addr, mark }
             }
+            "purge-rest" => {
+                done(cmd, rest, 0, "purge-rest")?;
+                Follow::PurgeRest
+            }
             "purge" | "reclaim" => {
+                let usage = format!("{cmd} [behind] [upto N] [keep ADDR ...]");
                 let mut behind = false;
+                let mut upto = None;
                 let mut keep = Vec::new();
                 let mut i = 0;
                 if rest.first() == Some(&"behind") {
                     behind = true;
                     i = 1;
                 }
+                if rest.get(i) == Some(&"upto") {
+                    if cmd == "reclaim" {
+                        return Err("`reclaim` takes no `upto`: a full decay's purge is not split".into());
+                    }
+                    upto = Some(node(rest.get(i + 1))?);
+                    i += 2;
+                }
                 if i < rest.len() {
                     if rest[i] != "keep" {
-                        return Err(format!(
-                            "`{cmd}`: unexpected `{}`: usage `{cmd} [behind] [keep ADDR ...]`",
-                            quote(rest[i])
-                        ));
+                        return Err(format!("`{cmd}`: unexpected `{}`: usage `{usage}`", quote(rest[i])));
                     }
                     if i + 1 == rest.len() {
                         return Err(format!("`{cmd} keep` needs at least one ADDR"));
@@ -241,7 +284,7 @@ impl Follow {
                         keep.push(parse_num(t).map_err(|e| format!("{cmd} keep ADDR: {e}"))?);
                     }
                 }
-                Follow::Purge { full: cmd == "reclaim", behind, keep }
+                Follow::Purge { full: cmd == "reclaim", behind, upto, keep }
             }
             _ => return Err(format!("unknown command `{}`", quote(cmd))),
         };
@@ -279,10 +322,14 @@ impl fmt::Display for Follow {
                     }
                 }
             }
-            Follow::Purge { full, behind, keep } => {
+            Follow::PurgeRest => f.write_str("purge-rest"),
+            Follow::Purge { full, behind, upto, keep } => {
                 f.write_str(if *full { "reclaim" } else { "purge" })?;
                 if *behind {
                     f.write_str(" behind")?;
+                }
+                if let Some(n) = upto {
+                    write!(f, " upto {n}")?;
                 }
                 if !keep.is_empty() {
                     f.write_str(" keep")?;
@@ -318,11 +365,24 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
             push_line(out, "alloc -> ", got, "\n");
             Ok(alloc_outcome(addr, model, mark))
         }
-        Follow::Purge { full, behind, ref keep } => {
+        Follow::Purge { full, behind, upto, ref keep } => {
             let held = purge_begin(v, keep, behind)?;
-            let r = if full { v.reclaim(obs) } else { v.purge(obs) };
+            let r = match upto {
+                _ if full => v.reclaim(obs),
+                Some(n) => v.purge_upto(n, obs),
+                None => v.purge(obs),
+            };
             purge_end(v, held);
             let _ = writeln!(out, "{} {}", if full { "reclaim" } else { "purge" }, r.entries);
+            Ok(Outcome::Done)
+        }
+        Follow::PurgeRest => {
+            vnode_profile(v, f)?;
+            if v.purging_count() == 0 {
+                return Err(refused("purge-rest: no purge was split (`purge upto N` first)".into()));
+            }
+            let r = v.purge_rest(obs);
+            let _ = writeln!(out, "purge-rest {}", r.entries);
             Ok(Outcome::Done)
         }
         _ => apply_setup(v, f, out),
@@ -383,7 +443,7 @@ fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, Vm
             }
             push_line(out, "unpool ", start, " ok\n");
         }
-        Follow::Alloc { .. } | Follow::Purge { .. } => {}
+        Follow::Alloc { .. } | Follow::Purge { .. } | Follow::PurgeRest => {}
     }
     Ok(Outcome::Done)
 }
@@ -394,7 +454,7 @@ type HeldForPurge = (Vec<(u32, u32)>, Vec<(u32, usize, Vec<u32>)>);
 /// `behind`, every pool's entries (from before the capture) set aside, to go behind the new.
 #[inline(never)]
 fn purge_begin(v: &mut Vmap, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
-    vnode_profile(v, &Follow::Purge { full: false, behind, keep: Vec::new() })?;
+    vnode_profile(v, &Follow::Purge { full: false, behind, upto: None, keep: Vec::new() })?;
     let held = v.hold_lazy(keep);
     let pools = if behind { v.hold_pools() } else { Vec::new() };
     Ok((held, pools))

@@ -203,9 +203,9 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         #[cfg(feature = "capture")]
         "purge" | "reclaim" if !rest.is_empty() => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
         #[cfg(feature = "capture")]
-        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
         #[cfg(not(feature = "capture"))]
-        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" => {
+        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => {
             return Err(format!("`{cmd}` follows a kernel's capture: this build of the core has no capture replay"))
         }
         "alloc" => {

@@ -87,6 +87,13 @@ pub struct Vmap {
     /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
     /// capture's before file shows free but the kernel held (pool entries it cannot show).
     pub(crate) held: Vec<u32>,
+    /// 6.9+: the lists a purge took from the nodes after `upto` ([`Vmap::purge_upto`]), by
+    /// node, not yet processed (the kernel's `vn->purge_list` while the purge runs): what a
+    /// capture's replay shows when an allocation traced before the purge's event saw only the
+    /// first nodes processed. Their pages still count in `vmap_lazy_nr`.
+    pub(crate) purging: Vec<Vec<u32>>,
+    /// The split purge's `skip_populate` (a full decay pools nothing).
+    pub(crate) purging_full: bool,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
     /// (see [`oracle::OracleChange`]); cloned with the model, so a trial that is adopted
     /// brings its changes along.
@@ -228,6 +235,8 @@ impl Vmap {
             online: 0,
             defer_drain: false,
             held: Vec::new(),
+            purging: Vec::new(),
+            purging_full: false,
             oracle_log: None,
             cpu: 0,
             zone_size: 1,
@@ -268,6 +277,7 @@ impl Vmap {
         self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
         self.lazy_list.clear();
         self.purge_tree = VaTree::default();
+        self.purging.clear();
         self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
@@ -471,6 +481,29 @@ impl Vmap {
         self.purge_era(PurgeCause::Forced, obs)
     }
 
+    /// The drain's purge (6.9+) stopped after node `upto`: every pool decayed and every lazy
+    /// list taken, as the kernel does first, but only nodes `0..=upto` processed; the others
+    /// wait for [`Vmap::purge_rest`]. Other eras: the whole purge.
+    pub fn purge_upto<O: Observer>(&mut self, upto: u32, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        match self.profile {
+            Profile::Linux69 => self.purge_nodes(false, PurgeCause::Forced, Self::decay_va_pool_node, upto, obs),
+            Profile::Linux618 => self.purge_v618(PurgeCause::Forced, upto, obs),
+            _ => self.purge_era(PurgeCause::Forced, obs),
+        }
+    }
+
+    /// The rest of a purge split by [`Vmap::purge_upto`]: the nodes it left, in order.
+    pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        self.purge_pending(obs)
+    }
+
+    /// Areas a split purge took and has not processed yet.
+    pub fn purging_count(&self) -> usize {
+        self.purging.iter().map(Vec::len).sum()
+    }
+
     /// `reclaim_and_purge_vmap_areas` (6.9: full decay); the plain purge elsewhere.
     pub fn reclaim<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.ensure_init();
@@ -486,9 +519,9 @@ impl Vmap {
             Profile::Linux61 => self.purge_v61(cause, obs),
             Profile::Linux69 => {
                 let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-                self.purge_nodes(full, cause, Self::decay_va_pool_node, obs)
+                self.purge_nodes(full, cause, Self::decay_va_pool_node, u32::MAX, obs)
             }
-            Profile::Linux618 => self.purge_v618(cause, obs),
+            Profile::Linux618 => self.purge_v618(cause, u32::MAX, obs),
             Profile::MapleRfc => {
                 let r = self.rfc_mut();
                 let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
@@ -815,6 +848,9 @@ impl Vmap {
             Profile::Linux69 | Profile::Linux618 => {
                 for (nid, n) in self.nodes.iter().enumerate() {
                     out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
+                    if let Some(list) = self.purging.get(nid) {
+                        out.extend(list.iter().map(|&va| (nid as u32, info(self.arena.get(va)))));
+                    }
                 }
             }
             Profile::MapleRfc => {

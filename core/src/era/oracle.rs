@@ -235,6 +235,14 @@ impl Vmap {
                 return Place::Lazy { node: nid as u32, start: v.va_start, end: v.va_end };
             }
         }
+        for (nid, list) in self.purging.iter().enumerate() {
+            for &va in list {
+                let v = self.arena.get(va);
+                if v.va_start <= addr && addr < v.va_end {
+                    return Place::Lazy { node: nid as u32, start: v.va_start, end: v.va_end };
+                }
+            }
+        }
         for (nid, n) in self.nodes.iter().enumerate() {
             for (idx, q) in n.pools.iter().enumerate() {
                 for (pos, &va) in q.iter().enumerate() {

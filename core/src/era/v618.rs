@@ -52,8 +52,9 @@ impl Vmap {
     }
 
     /// `__purge_vmap_area_lazy` of 6.18: 6.9's, with 6.18's decay.
-    pub(super) fn purge_v618<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
+    /// Nodes after `upto` are left for [`Vmap::purge_rest`] (`u32::MAX`: none).
+    pub(super) fn purge_v618<O: Observer>(&mut self, cause: PurgeCause, upto: u32, obs: &mut O) -> PurgeResult {
         let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-        self.purge_nodes(full, cause, Self::decay_va_pool_node_v618, obs)
+        self.purge_nodes(full, cause, Self::decay_va_pool_node_v618, upto, obs)
     }
 }

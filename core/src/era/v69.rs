@@ -219,8 +219,11 @@ impl Vmap {
         full: bool,
         cause: PurgeCause,
         decay_va_pool_node: fn(&mut Vmap, u32, bool, &mut O),
+        upto: u32,
         obs: &mut O,
     ) -> PurgeResult {
+        // A split purge ends before the next begins (vmap_purge_lock): its areas count here.
+        let mut count = if self.purging.is_empty() { 0 } else { self.purge_pending(obs).entries };
         let nr = self.nodes.len();
         let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
@@ -233,47 +236,81 @@ impl Vmap {
             let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
             purge_lists.push(list);
         }
-        let mut count = 0u32;
         for (nid, list) in purge_lists.into_iter().enumerate() {
-            if list.is_empty() {
+            if nid as u32 > upto {
+                // Taken, not processed yet (`vn->purge_list`).
+                for &va in &list {
+                    self.arena.detach(va);
+                }
+                if self.purging.len() < nr {
+                    self.purging.resize_with(nr, Vec::new);
+                }
+                self.purging[nid] = list;
+                self.purging_full = full;
                 continue;
             }
-            let mut local: Vec<u32> = Vec::new();
-            let mut pages = 0;
-            for va in list {
-                let v = *self.arena.get(va);
-                pages += v.size() >> PAGE_SHIFT;
-                count += 1;
-                if O::ON {
-                    obs.event(
-                        Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) },
-                        self.tree_view(),
-                    );
-                }
-                if !full && self.decode_vn_id(v.vn_id()).is_some() {
-                    if let Some(idx) = Self::pool_index(v.size()) {
-                        self.arena.detach(va);
-                        self.pool_mut(nid as u32, idx).push_front(va);
-                        if O::TOUCH {
-                            obs.touch_pool(nid as u32, idx);
-                            obs.touch(va);
-                        }
-                        if O::ON {
-                            obs.areas_event(Event::pooled(nid, idx, &v), self);
-                        }
-                        continue;
-                    }
-                }
-                local.push(va);
-            }
-            self.vmap_lazy_nr -= pages;
-            // The local list was built by pushing at the head: descending order.
-            local.reverse();
-            self.reclaim_list_global(&local, obs);
+            count += self.purge_vmap_node(nid, list, full, obs);
         }
         if O::ON {
             obs.areas_event(Event::PurgeEnd { purged: count }, self);
         }
         PurgeResult { entries: count }
+    }
+
+    /// What a split purge left ([`Vmap::purge_upto`]), processed node by node.
+    pub(super) fn purge_pending<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        let lists = std::mem::take(&mut self.purging);
+        let total: usize = lists.iter().map(Vec::len).sum();
+        if O::ON {
+            obs.areas_event(Event::PurgeStart { cause: PurgeCause::Forced, count: total as u32 }, self);
+        }
+        let full = self.purging_full;
+        let mut count = 0;
+        for (nid, list) in lists.into_iter().enumerate() {
+            count += self.purge_vmap_node(nid, list, full, obs);
+        }
+        if O::ON {
+            obs.areas_event(Event::PurgeEnd { purged: count }, self);
+        }
+        PurgeResult { entries: count }
+    }
+
+    /// `purge_vmap_node`: each area of a node's purge list to that node's pool (if it was
+    /// allocated for a node and the purge pools), the rest back to the free tree, merged.
+    fn purge_vmap_node<O: Observer>(&mut self, nid: usize, list: Vec<u32>, full: bool, obs: &mut O) -> u32 {
+        if list.is_empty() {
+            return 0;
+        }
+        let mut count = 0;
+        let mut local: Vec<u32> = Vec::new();
+        let mut pages = 0;
+        for va in list {
+            let v = *self.arena.get(va);
+            pages += v.size() >> PAGE_SHIFT;
+            count += 1;
+            if O::ON {
+                obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
+            }
+            if !full && self.decode_vn_id(v.vn_id()).is_some() {
+                if let Some(idx) = Self::pool_index(v.size()) {
+                    self.arena.detach(va);
+                    self.pool_mut(nid as u32, idx).push_front(va);
+                    if O::TOUCH {
+                        obs.touch_pool(nid as u32, idx);
+                        obs.touch(va);
+                    }
+                    if O::ON {
+                        obs.areas_event(Event::pooled(nid, idx, &v), self);
+                    }
+                    continue;
+                }
+            }
+            local.push(va);
+        }
+        self.vmap_lazy_nr -= pages;
+        // The local list was built by pushing at the head: descending order.
+        local.reverse();
+        self.reclaim_list_global(&local, obs);
+        count
     }
 }
