@@ -317,9 +317,10 @@ struct Learnt {
     /// [start, end) and the line that showed it, in the order found.
     blocks: Vec<(u64, u64, usize)>,
     /// Pools whose decay at a purge gave back more than the model's: (purge line, node, pool
-    /// index) -> how many of the entries the model's decay kept went back too (the least that
-    /// every later address of the kernel needs).
-    pool_lengths: BTreeMap<(usize, u32, usize), usize>,
+    /// index) -> the last of the entries the model's decay kept that went back too (the least
+    /// that every later address of the kernel needs). By address, not count: a replay that
+    /// reads the start state otherwise (an area's node learnt since) may keep other entries.
+    pool_lengths: BTreeMap<(usize, u32, usize), u64>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
     /// the held space where the model, with it free again, would not): read otherwise.
     bad_held: HashSet<usize>,
@@ -1419,10 +1420,12 @@ impl Pass<'_, '_> {
         for (&(n, idx), &pos) in &hits {
             // Learnt for the next replay, where that purge's decay gives them back itself.
             let more = pos + 1 - usize::from(own);
-            *self.learnt.pool_lengths.entry((self.kept_line, n, idx)).or_insert(0) += more;
-            self.learnt.changed = true;
             if let Some(list) = self.kept.get_mut(&(n, idx)) {
-                list.drain(..more.min(list.len()));
+                let given: Vec<u64> = list.drain(..more.min(list.len())).collect();
+                if let Some(&last) = given.last() {
+                    self.learnt.pool_lengths.insert((self.kept_line, n, idx), last);
+                    self.learnt.changed = true;
+                }
             }
             let _ = write!(
                 what,
@@ -1799,15 +1802,18 @@ impl Pass<'_, '_> {
             .collect();
         self.kept_line = e.line;
         // Pools whose decay here gave back more, learnt from later allocations.
-        let more: Vec<((u32, usize), usize)> = self
+        let more: Vec<((u32, usize), u64)> = self
             .learnt
             .pool_lengths
             .range((e.line, 0, 0)..=(e.line, u32::MAX, usize::MAX))
-            .map(|(&(_, n, idx), &k)| ((n, idx), k))
+            .map(|(&(_, n, idx), &a)| ((n, idx), a))
             .collect();
-        for ((n, idx), k) in more {
-            if let Some(list) = self.kept.get_mut(&(n, idx)) {
-                for a in list.drain(..k.min(list.len())) {
+        for ((n, idx), last) in more {
+            // Up to the entry learnt, if this replay's decay kept it (a fact learnt on another
+            // reading of the start state, e.g. an area's node, may not hold here).
+            let Some(list) = self.kept.get_mut(&(n, idx)) else { continue };
+            if let Some(k) = list.iter().position(|&a| a == last) {
+                for a in list.drain(..=k) {
                     if matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
                         self.vmap.unpool_overlapping(a, PAGE_SIZE);
                     }
