@@ -327,6 +327,9 @@ struct Learnt {
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
+    /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
+    /// where node 1's lazy list begins.
+    lazy_split: Option<usize>,
     /// Something new was learnt in this replay.
     changed: bool,
 }
@@ -625,6 +628,9 @@ struct Pass<'p, 'a> {
     purged_early: HashSet<usize>,
     /// A purge replayed up to a node, its rest not yet.
     split: Option<Split>,
+    /// When the before file's lazy areas are one run for two nodes: each one's index in the
+    /// run, while it has not been allocated since (its node is then the allocating CPU's).
+    lazy_run: BTreeMap<u64, usize>,
     ops: Vec<Op>,
 }
 
@@ -717,7 +723,26 @@ fn run_pass(
             ),
         ));
     }
-    if segs > 0 && segs < nodes {
+    // Two nodes, one ascending run: node 0's list then node 1's, either maybe empty. Where
+    // node 1's begins is an unknown (first taken to be after the run), learnt when a pool
+    // shows it (`Pass::lazy_split_from`).
+    let ambiguous = segs == 1 && nodes == 2 && profile.has_vmap_nodes();
+    let mut lazy_run = BTreeMap::new();
+    if ambiguous {
+        let split = learnt.lazy_split.unwrap_or(lazy.len());
+        for (i, (n, a)) in lazy_node.iter_mut().zip(&lazy).enumerate() {
+            *n = u32::from(i >= split);
+            lazy_run.insert(a.start, i);
+        }
+        report.notes.push(format!(
+            "the {} lazy areas of {bname} are one ascending run: node 0's list, then node 1's; {}",
+            lazy.len(),
+            match learnt.lazy_split {
+                None => "taken to be all node 0's (where node 1's begins is learnt when a pool shows it)".to_string(),
+                Some(k) => format!("node 1's begins at the {}th (learnt from a pool)", k + 1),
+            }
+        ));
+    } else if segs > 0 && segs < nodes {
         report.notes.push(format!(
             "{segs} of the {nodes} nodes print lazy areas: taken to be nodes 0..{} (an empty lazy list prints nothing, \
              so which nodes they are is a guess)",
@@ -847,6 +872,7 @@ fn run_pass(
         drain_due: false,
         purged_early: HashSet::new(),
         split: None,
+        lazy_run,
         ops,
     };
     for (k, n) in &p.trace_notes {
@@ -1125,6 +1151,8 @@ impl Pass<'_, '_> {
                 self.learnt.changed = true;
             }
         }
+        // Allocated again: its node from here on is the CPU's, no longer the run's.
+        self.lazy_run.remove(&x);
         // A short block the allocation took from is another block from here on: its shape facts
         // end (the kernel's tree changed there too).
         self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
@@ -1557,6 +1585,14 @@ impl Pass<'_, '_> {
                     Some(_) => Verdict::Unexplained(whole),
                 }
             }
+            (Place::Pooled { node: pn, pos, start, .. }, Some(n))
+                if start == x && (pn != n || pos > 0) && self.lazy_split_from(x, pn, n, pos).is_some() =>
+            {
+                let (k, why) = self.lazy_split_from(x, pn, n, pos).unwrap_or_default();
+                self.learnt.lazy_split = Some(k);
+                self.learnt.changed = true;
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.remove(&x) {
                     self.learnt.nodes.insert(x, n);
@@ -1707,6 +1743,44 @@ impl Pass<'_, '_> {
             next.line
         ));
         Some(predict(&self.vmap))
+    }
+
+    /// The kernel took `x`, a lazy area of the before file never allocated since, from node
+    /// `n`'s pool, where the model has it in node `pn`'s at `pos`. With the file's lazy areas
+    /// one ascending run for two nodes (node 0's list, then node 1's), this says where node 1's
+    /// begins: at `x` if node 1 took it from node 0's list in the model; after it if node 0
+    /// did; and after it if node 0 took it from behind entries of the run above it (a purge
+    /// pools a node's areas with its highest at the head: those were node 1's). The new split
+    /// and why, if it moves.
+    fn lazy_split_from(&self, x: u64, pn: u32, n: u32, pos: u32) -> Option<(usize, String)> {
+        let &i = self.lazy_run.get(&x)?;
+        let len = self.lazy_run.len();
+        let cur = self.learnt.lazy_split.unwrap_or(len);
+        let k = match (pn, n) {
+            (0, 1) if i < cur => i,
+            (1, 0) if i >= cur => i + 1,
+            (0, 0) if pos > 0 && i + 1 < cur => {
+                // Every entry in front of it is an area of the run above it.
+                let Place::Pooled { node, idx, .. } = self.vmap.locate(x) else { return None };
+                let front = self.vmap.pool_entries(node, (u64::from(idx) + 1) * PAGE_SIZE);
+                let above = front.iter().take(pos as usize).all(|a| self.lazy_run.get(a).is_some_and(|&j| j > i));
+                if !above {
+                    return None;
+                }
+                i + 1
+            }
+            _ => return None,
+        };
+        let first = self.lazy_run.iter().find(|&(_, &j)| j == k).map_or(0, |(&a, _)| a);
+        Some((
+            k,
+            format!(
+                "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
+                 (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
+                 node {n}'s pool, so node 1's list began {} (the areas' node was the unknown)",
+                if k == len { "after the run".to_string() } else { format!("at {first:#x}, the {}th", k + 1) }
+            ),
+        ))
     }
 
     fn note(&mut self, n: String) {
