@@ -739,7 +739,7 @@ fn run_pass(
             lazy.len(),
             match learnt.lazy_split {
                 None => "taken to be all node 0's (where node 1's begins is learnt when a pool shows it)".to_string(),
-                Some(k) => format!("node 1's begins at the {}th (learnt from a pool)", k + 1),
+                Some(k) => format!("node 1's begins at area {} of the run (learnt from a pool)", k + 1),
             }
         ));
     } else if segs > 0 && segs < nodes {
@@ -1585,8 +1585,11 @@ impl Pass<'_, '_> {
                     Some(_) => Verdict::Unexplained(whole),
                 }
             }
-            (Place::Pooled { node: pn, pos, start, .. }, Some(n))
-                if start == x && (pn != n || pos > 0) && self.lazy_split_from(x, pn, n, pos).is_some() =>
+            (Place::Pooled { node: pn, pos, start, end, .. }, Some(n))
+                if start == x
+                    && end == x + size
+                    && (pn != n || pos > 0)
+                    && self.lazy_split_from(x, pn, n, pos).is_some() =>
             {
                 let (k, why) = self.lazy_split_from(x, pn, n, pos).unwrap_or_default();
                 self.learnt.lazy_split = Some(k);
@@ -1731,6 +1734,8 @@ impl Pass<'_, '_> {
         self.purged_early.insert(next.line);
         self.report.purges_early += 1;
         let how = match upto {
+            // Nothing was left for later: the whole purge.
+            _ if self.split.is_none() => "all of it".to_string(),
             Some(0) => "its node 0 processed".to_string(),
             Some(k) => format!("its nodes 0-{k} processed"),
             None => "all of it".to_string(),
@@ -1756,13 +1761,37 @@ impl Pass<'_, '_> {
         let &i = self.lazy_run.get(&x)?;
         let len = self.lazy_run.len();
         let cur = self.learnt.lazy_split.unwrap_or(len);
+        let size = match self.vmap.locate(x) {
+            Place::Pooled { start, end, .. } => end - start,
+            _ => return None,
+        };
+        // The run's areas went to the pools at one purge, each node's highest at the head;
+        // entries pooled later are in front of them.
+        let run_index = |a: &u64| self.lazy_run.get(a).copied();
         let k = match (pn, n) {
-            (0, 1) if i < cur => i,
-            (1, 0) if i >= cur => i + 1,
+            // Node 1's pool would be the areas from x up (of this size, still pooled): x its
+            // head only if none above it is pooled, and node 1's holds nothing else.
+            (0, 1) if i < cur => {
+                let moved_above =
+                    self.vmap.pool_entries(0, size).iter().any(|a| run_index(a).is_some_and(|j| j > i && j < cur));
+                if moved_above || !self.vmap.pool_entries(1, size).is_empty() {
+                    return None;
+                }
+                i
+            }
+            // Node 0's would get the areas up to x, above its own: x its head only if node
+            // 0's holds nothing but run areas (behind it, lower).
+            (1, 0) if i >= cur => {
+                if !self.vmap.pool_entries(0, size).iter().all(|a| run_index(a).is_some_and(|j| j < cur)) {
+                    return None;
+                }
+                i + 1
+            }
             (0, 0) if pos > 0 && i + 1 < cur => {
                 // Every entry in front of it is an area of the run above it.
                 let Place::Pooled { node, idx, .. } = self.vmap.locate(x) else { return None };
-                let front = self.vmap.pool_entries(node, (u64::from(idx) + 1) * PAGE_SIZE);
+                let _ = idx;
+                let front = self.vmap.pool_entries(node, size);
                 let above = front.iter().take(pos as usize).all(|a| self.lazy_run.get(a).is_some_and(|&j| j > i));
                 if !above {
                     return None;
@@ -1778,7 +1807,11 @@ impl Pass<'_, '_> {
                 "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
                  (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
                  node {n}'s pool, so node 1's list began {} (the areas' node was the unknown)",
-                if k == len { "after the run".to_string() } else { format!("at {first:#x}, the {}th", k + 1) }
+                if k == len {
+                    "after the run".to_string()
+                } else {
+                    format!("at {first:#x} (area {} of the run)", k + 1)
+                }
             ),
         ))
     }

@@ -145,9 +145,10 @@ fn the_start_state_keeps_each_lazy_area_in_the_node_that_printed_it() {
         info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
     );
     let (ops, r) = replay_capture(bundle(&before, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    // One run of lazy areas, ascending: taken as node 0's (only one list prints), noted.
+    // One run of lazy areas, ascending: node 0's list then node 1's, where one ends unknown:
+    // first taken as node 0's, noted.
     assert_eq!(r.start_lazy, vec![2, 0]);
-    assert!(r.notes.iter().any(|n| n.contains("1 of the 2 nodes print lazy areas")), "{:?}", r.notes);
+    assert!(r.notes.iter().any(|n| n.contains("are one ascending run")), "{:?}", r.notes);
     assert_eq!((r.purges, r.purges_equal), (1, 1));
     assert_eq!(r.final_busy_equal, Some(true));
     // The first purge: entries pooled before the capture go behind the ones it pools.
@@ -512,6 +513,34 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!(r.explained, accounted(&r), "{r}");
 }
 
+/// Captures taken as ../shared/captures/linux-6.18-mixed was, pools drained first (the README
+/// of each): every allocation equal or explained, the final busy set the after file's, every
+/// purge's count the kernel's. What each needed besides the rules above:
+/// * s3: a pool-length fact learnt while an area's node was still a guess did not hold once
+///   the node was learnt (it is named by the entry, not a count, since);
+/// * s7: allocations traced before a purge's event that saw it done, all of it (line 5302) or
+///   node 0's part only (line 6333);
+/// * s11: the 37 lazy areas of the before file are one ascending run; node 1's list began at
+///   the 4th.
+#[test]
+fn drained_captures_replay_with_no_unexplained_allocation() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (seed, allocations, early) in [(3, 6416, 0), (7, 6320, 2), (11, 6507, 1)] {
+        let r = replay_dir(&root.join(format!("tests/data/capture-6.18-drained-s{seed}")));
+        assert_eq!(r.allocations, allocations, "s{seed}: {r}");
+        assert_eq!(r.unexplained, 0, "s{seed}: {r}");
+        assert_eq!(r.final_busy_equal, Some(true), "s{seed}: {r}");
+        assert_eq!(r.purges_equal, r.purges, "s{seed}: {r}");
+        assert_eq!(r.purges_early, early, "s{seed}: {r}");
+        assert_eq!(r.explained, accounted(&r), "s{seed}: {r}");
+        // The pools were empty: nothing is read as an entry from before the capture.
+        assert_eq!(r.resolved_pool_entries, 0, "s{seed}: {r}");
+        if seed == 11 {
+            assert_eq!(r.start_lazy, vec![3, 34], "{r}");
+        }
+    }
+}
+
 /// A pool's entries from before the capture and the first purge. Four areas of two pages, free
 /// in the before file and touched by nothing, are taken by the kernel on CPU 0 after a purge:
 /// each was in node 0's pool (the free tree's answer is the lowest free block, VS + 0x2000).
@@ -766,4 +795,88 @@ fn a_shape_fact_is_resolved_once_per_block_and_length() {
     assert_eq!((r.search_path, r.resolved_tree_shapes), (2, 1), "{r}");
     assert!(r.explanations[0].1.contains("it did not lie on the kernel's search path"), "{r}");
     assert!(r.explanations[1].1.contains("as at trace line 6 (the same shape fact)"), "{r}");
+}
+
+/// A purge is traced when it ends (`trace_purge_vmap_area_lazy` is the last thing
+/// `__purge_vmap_area_lazy` does), and the drain's purge runs in a worker while allocations go
+/// on. Before: busy [VS, VS + 0x2000) and a lazy area L of 258 pages right above it (too big
+/// for a pool: the purge gives it back to the free tree, merged with the space above). The
+/// kernel serves a 2-page request at L's start, traced before the purge's event: only the
+/// purge could have freed it there (without it the first fit is above L). So the purge had run
+/// by then: replayed before the allocation, which is then the model's answer: equal.
+#[test]
+fn an_allocation_traced_before_a_purge_event_can_see_the_purge() {
+    let l = VS + 0x2000;
+    let le = l + 0x102000;
+    let before = format!("{}{}", info(VS, l, "f+0x1/0x2 pages=1 vmalloc"), info(l, le, "unpurged vm_area"));
+    let trace = format!("{}{}{}", alloc(1, l, 0x2000, 1), purge(0, l, le, 1), alloc(1, l + 0x2000, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 2, 0, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.purges_early), (1, 1, 1), "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("the purge traced at line 2 had run by then, all of it")), "{r}");
+    // The printed trace has the purge before the first allocation, once.
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let purge_at = text.iter().position(|t| t.starts_with("purge")).unwrap();
+    let alloc_at = text.iter().position(|t| t.starts_with("alloc")).unwrap();
+    assert!(purge_at < alloc_at, "{text:?}");
+    assert_eq!(text.iter().filter(|t| t.starts_with("purge")).count(), 1, "{text:?}");
+}
+
+/// The purge processes the nodes in order (`purge_vmap_node` of node 0, then node 1's): an
+/// allocation can see node 0's areas given back and not yet node 1's. Before (two nodes): busy
+/// [VS, VS + 0x2000) and [VS + 0x104000, VS + 0x200000); lazy L0 = [VS + 0x200000,
+/// VS + 0x302000) printed first (node 0's list), then L1 = [VS + 0x2000, VS + 0x104000), lower
+/// (a drop in address: node 1's list); both 258 pages, back to the free tree when purged. The
+/// kernel serves 258 pages on CPU 0 at L0's start before the purge's event: with node 0's areas
+/// given back that is the first fit, but with node 1's too it would be L1, lower. So the purge
+/// had done node 0 only: `purge upto 0`; the rest at its event (`purge-rest`), after which the
+/// same request gets L1. Both equal, and the purge's count is both parts'.
+#[test]
+fn an_allocation_can_see_a_purge_half_done() {
+    let (l1, l1e) = (VS + 0x2000, VS + 0x104000);
+    let (l0, l0e) = (VS + 0x200000, VS + 0x302000);
+    let before = format!(
+        "{}{}{}{}",
+        info(VS, l1, "f+0x1/0x2 pages=1 vmalloc"),
+        info(l1e, l0, "f+0x1/0x2 pages=252 vmalloc"),
+        info(l0, l0e, "unpurged vm_area"),
+        info(l1, l1e, "unpurged vm_area"),
+    );
+    let trace = format!("{}{}{}", alloc(0, l0, 0x102000, 1), purge(1, l1, l0e, 2), alloc(0, l1, 0x102000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_lazy, vec![1, 1]);
+    assert_eq!((r.allocations, r.equal, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.purges_early), (1, 1, 1), "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("its node 0 processed")), "{r}");
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = |p: &str| text.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
+    assert!(at("purge behind upto 0") < at("alloc 0x102000"), "{text:?}");
+    assert!(at("purge-rest") > at("alloc 0x102000"), "{text:?}");
+}
+
+/// `vmallocinfo` prints node 0's lazy list, then node 1's, each ascending: when the whole is
+/// one ascending run, where node 1's begins is not in the file. Four lazy areas of 2 pages,
+/// A1 < A2 < A3 < A4, one run; the truth here: A1, A2 on node 0's list, A3, A4 on node 1's. After
+/// the purge each node's pool has its highest area at the head (`purge_vmap_node` walks its
+/// list ascending and pushes each at the head). The kernel then takes A2 on CPU 0 and A4 on
+/// CPU 1. Read as all node 0's, the model's node 0 head is A4, with A3 next: the kernel's
+/// A2 came from behind entries of the run above it, so those were node 1's: node 1's list
+/// began at A3. One unknown (an area's node), learnt once; the replay starts over and both
+/// allocations are the model's answers.
+#[test]
+fn where_node_1s_lazy_list_begins_is_learnt_from_a_pool() {
+    let a: Vec<u64> = (1..=4).map(|k| VS + k * 0x20000).collect();
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    for &x in &a {
+        before.push_str(&info(x, x + 0x2000, "unpurged vm_area"));
+    }
+    let trace =
+        format!("{}{}{}", purge(0, a[0], a[3] + 0x2000, 4), alloc(0, a[1], 0x2000, 1), alloc(1, a[3], 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_lazy, vec![2, 2], "{r}");
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!(r.resolved_area_nodes, 1, "{r}");
+    assert!(r.explanations[0].1.contains("node 1's list began at 0xffffc90000060000 (area 3 of the run)"), "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("node 1's begins at area 3 of the run")), "{r}");
+    assert!(r.passes >= 2);
 }

@@ -80,8 +80,13 @@ fn check_dir(dir: &Path) {
                 _ => 1,
             }] += 1;
         }
+        let n = || out.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap();
         if matches!(l.op, Op::Purge | Op::Reclaim) || matches!(follow, Some(Follow::Purge { .. })) {
-            got_purged.push(out.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap());
+            got_purged.push(n());
+        }
+        // A purge split at a node (`purge upto N`): its rest counts with it.
+        if matches!(follow, Some(Follow::PurgeRest)) {
+            *got_purged.last_mut().unwrap() += n();
         }
     }
     check.finish(&r.vmap).unwrap();
@@ -124,7 +129,7 @@ fn a_printed_capture_replays_to_the_kernels_addresses() {
     if shared.is_dir() {
         check_dir(&shared);
     }
-    for c in ["small", "seed7", "workload"] {
+    for c in ["small", "seed7", "workload", "drained-s3", "drained-s7", "drained-s11"] {
         check_dir(&root.join(format!("tests/data/capture-6.18-{c}")));
     }
 }
@@ -146,6 +151,9 @@ fn follow_lines_parse_print_and_refuse() {
         "purge behind keep 0xffffc90000000000 0xffffc90000008000",
         "reclaim keep 0xffffc90000000000",
         "purge behind",
+        "purge upto 0",
+        "purge behind upto 1 keep 0xffffc90000000000",
+        "purge-rest",
     ];
     for g in good {
         let ops = parse_trace(g).unwrap_or_else(|e| panic!("{g}: {e}"));
@@ -161,6 +169,11 @@ fn follow_lines_parse_print_and_refuse() {
         ("purge keep", "at least one ADDR"),
         ("purge soon", "unexpected `soon`"),
         ("release 0x1000 0x2000", "unexpected `0x2000`"),
+        ("purge upto", "node N is missing"),
+        ("purge upto x", "node N"),
+        ("reclaim upto 0", "takes no `upto`"),
+        ("purge keep 0x1000 upto 0", "keep ADDR"),
+        ("purge-rest 0", "unexpected `0`"),
     ] {
         let e = parse_trace(bad).unwrap_err().to_string();
         assert!(e.contains(says), "{bad}: {e}");
@@ -179,6 +192,8 @@ fn follow_lines_parse_print_and_refuse() {
         "hold 0xffffc90000000000 0xffffc90000001000",
         "release 0xffffc90000000000",
         "pooled 0 0xffffc90000001000 0x1000",
+        // No purge was split.
+        "purge-rest",
     ] {
         let op = &parse_trace(bad).unwrap()[0].op;
         assert!(r.apply(op, &mut out, &mut NoObserver).is_err(), "{bad}");
@@ -204,4 +219,47 @@ fn follow_lines_parse_print_and_refuse() {
     // Not under maple-rfc, whose state is a maple tree.
     let mut m = Replayer::new(Profile::MapleRfc);
     assert!(m.apply(&parse_trace("defer-drain").unwrap()[0].op, &mut out, &mut NoObserver).is_err());
+}
+
+/// `purge upto N` then `purge-rest`: the kernel's purge takes every node's lazy list when it
+/// begins and then processes the nodes in order, so stopping after node 0 and doing the rest
+/// later ends in the same state as the whole purge when nothing happens in between. Two areas
+/// lazy on node 0's list and one on node 1's (2 pages each, vn_id valid: to their list's pool),
+/// one more of 300 pages on node 0's (too big for a pool: back to the free tree).
+#[test]
+fn a_split_purge_ends_as_the_whole_one() {
+    let setup = "profile linux-6.18\ncpus 2\ndefer-drain\n\
+        place 0xffffc90000000000 0xffffc90000002000 node 0\n\
+        place 0xffffc90000010000 0xffffc90000012000 node 1\n\
+        place 0xffffc90000020000 0xffffc90000022000 node 0\n\
+        place 0xffffc90000100000 0xffffc9000022c000 node 0\n\
+        lazy 0xffffc90000000000 node 0\nlazy 0xffffc90000020000 node 0\nlazy 0xffffc90000100000 node 0\n\
+        lazy 0xffffc90000010000 node 1\n";
+    let run = |extra: &str| {
+        let mut r = Replayer::new(Profile::Linux618);
+        let mut out = String::new();
+        r.run(&parse_trace(&format!("{setup}{extra}")).unwrap(), &mut out, &mut NoObserver).unwrap();
+        (r, out)
+    };
+    let (whole, out_w) = run("purge\n");
+    let (split, out_s) = run("purge upto 0\n");
+    // After node 0: its three areas are done (two pooled, one back to the free tree); node 1's
+    // waits, still lazy (on its purge list), its pages still in vmap_lazy_nr.
+    assert!(out_s.ends_with("purge 3\n"), "{out_s}");
+    assert_eq!(split.vmap.purging_count(), 1);
+    assert_eq!(split.vmap.lazy_areas_by_node().len(), 1);
+    assert_eq!(split.vmap.pool_entries(1, 0x2000), Vec::<u64>::new());
+    assert_eq!(split.vmap.pool_entries(0, 0x2000), vec![0xffffc90000020000, 0xffffc90000000000]);
+    assert!(vmapviz_core::check::check_invariants(&split.vmap).is_ok());
+    let (split, out_s) = run("purge upto 0\npurge-rest\n");
+    assert!(out_s.ends_with("purge 3\npurge-rest 1\n"), "{out_s}");
+    assert!(out_w.ends_with("purge 4\n"), "{out_w}");
+    assert_eq!(split.vmap.purging_count(), 0);
+    let free = |v: &vmapviz_core::Vmap| -> Vec<(u64, u64)> {
+        v.free_tree().iter(v.arena()).map(|(_, a)| (a.va_start, a.va_end)).collect()
+    };
+    assert_eq!(free(&split.vmap), free(&whole.vmap));
+    assert_eq!(format!("{:?}", split.vmap.pools()), format!("{:?}", whole.vmap.pools()));
+    assert_eq!(split.vmap.lazy_max_pages(), whole.vmap.lazy_max_pages());
+    assert!(vmapviz_core::check::check_invariants(&split.vmap).is_ok());
 }
