@@ -75,7 +75,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::{self, Write};
 
 use crate::era::oracle::{Place, Prediction};
-use crate::era::Vmap;
+use crate::era::{PurgeStop, Vmap};
 use crate::events::NoObserver;
 use crate::follow::{Follow, Mark};
 use crate::import::{self, parse_event, split_ftrace, AllocReq, FtraceEvent, ImportReport, InfoKind, KERNEL_HALF};
@@ -900,6 +900,19 @@ fn run_pass(
     Ok((pass.ops, pass.report, pass.learnt))
 }
 
+/// A purge's stage, for the report.
+fn stage_text(stage: Option<PurgeStop>) -> String {
+    match stage {
+        Some(PurgeStop::Decayed(0)) => "node 0's pools decayed and its lazy list taken, nothing given back".into(),
+        Some(PurgeStop::Decayed(k)) => {
+            format!("nodes 0-{k}'s pools decayed and their lazy lists taken, nothing given back")
+        }
+        Some(PurgeStop::Processed(0)) => "every node decayed, node 0's lazy areas given back".into(),
+        Some(PurgeStop::Processed(k)) => format!("every node decayed, nodes 0-{k}'s lazy areas given back"),
+        None => "all of it done".into(),
+    }
+}
+
 /// A capture-following line ([`crate::follow`]).
 fn follow(f: Follow) -> Op {
     Op::Follow(Box::new(f))
@@ -1688,19 +1701,37 @@ impl Pass<'_, '_> {
     /// do (the rest at a later allocation that shows it, or at its event).
     fn purge_early(&mut self, e: &Ev, x: u64, req: AllocReq) -> Option<Prediction> {
         let predict = |v: &Vmap| v.predict_alloc(req.size, req.align, req.vstart, req.vend);
+        let nodes = self.vmap.nr_vmap_nodes();
+        // The stages in the kernel's order: each node decayed and taken, then each processed;
+        // `None` is the end.
+        let all: Vec<Option<PurgeStop>> = (0..nodes)
+            .map(|k| Some(PurgeStop::Decayed(k)))
+            .chain((0..nodes.saturating_sub(1)).map(|k| Some(PurgeStop::Processed(k))))
+            .chain(std::iter::once(None))
+            .collect();
         if let Some(sp) = self.split {
-            let mut t = self.vmap.clone();
-            t.log_oracle(false);
-            let _ = t.purge_rest(&mut NoObserver);
-            if predict(&t).addr() != Some(x) {
-                return None;
+            // A purge part-way: did it get further by now?
+            let at = self.vmap.purge_stage();
+            let from = all.iter().position(|&s| s == at).map_or(all.len(), |i| i + 1);
+            let stage = all[from..].iter().copied().find(|&stage| {
+                let mut t = self.vmap.clone();
+                t.log_oracle(false);
+                let _ = match stage {
+                    Some(s) => t.purge_to(s, &mut NoObserver),
+                    None => t.purge_rest(&mut NoObserver),
+                };
+                predict(&t).addr() == Some(x)
+            })?;
+            match stage {
+                Some(s) => self.purge_further(sp, s),
+                None => self.purge_rest(sp),
             }
-            self.purge_rest(sp);
             self.note(format!(
-                "{} line {}: the rest of the purge traced at line {} had run by then: replayed before this allocation",
+                "{} line {}: the purge traced at line {} had got further by then: {} (replayed before this allocation)",
                 self.tname(),
                 e.line,
-                sp.line
+                sp.line,
+                stage_text(stage)
             ));
             return Some(predict(&self.vmap));
         }
@@ -1719,30 +1750,25 @@ impl Pass<'_, '_> {
         let keep = lazy.saturating_sub(num_purged) as usize;
         let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a)).collect();
         let keep = &still[still.len().saturating_sub(keep)..];
-        let nodes = self.vmap.nr_vmap_nodes();
-        let upto = (0..nodes.saturating_sub(1)).map(Some).chain(std::iter::once(None)).find(|&upto| {
+        let stage = all.iter().copied().find_map(|stage| {
             let mut t = self.vmap.clone();
             t.log_oracle(false);
             let _ = t.hold_lazy(keep);
-            let _ = match upto {
-                Some(k) => t.purge_upto(k, &mut NoObserver),
+            let _ = match stage {
+                Some(s) => t.purge_to(s, &mut NoObserver),
                 None => t.purge(&mut NoObserver),
             };
-            predict(&t).addr() == Some(x)
+            // Every list processed that had anything: the whole purge.
+            let whole = matches!(stage, Some(PurgeStop::Processed(_))) && t.purging_count() == 0;
+            (predict(&t).addr() == Some(x)).then_some(if whole { None } else { stage })
         })?;
-        self.purge_part(next, start, end, num_purged, upto);
+        self.purge_part(next, start, end, num_purged, stage);
         self.purged_early.insert(next.line);
         self.report.purges_early += 1;
-        let how = match upto {
-            // Nothing was left for later: the whole purge.
-            _ if self.split.is_none() => "all of it".to_string(),
-            Some(0) => "its node 0 processed".to_string(),
-            Some(k) => format!("its nodes 0-{k} processed"),
-            None => "all of it".to_string(),
-        };
+        let how = stage_text(stage);
         self.note(format!(
-            "{} line {}: the purge traced at line {} had run by then, {how} (a purge is traced when it ends): \
-             replayed before this allocation",
+            "{} line {}: the purge traced at line {} had begun by then: {how} (a purge is traced when it ends; \
+             replayed before this allocation)",
             self.tname(),
             e.line,
             next.line
@@ -1840,11 +1866,37 @@ impl Pass<'_, '_> {
         self.purge_part(e, start, end, num_purged, None)
     }
 
-    /// The rest of a split purge ([`Pass::purge_part`] with `upto`): the nodes it left.
+    /// A purge part-way ([`Pass::purge_part`] with a stage) taken further, not to its end.
+    fn purge_further(&mut self, mut sp: Split, stage: PurgeStop) {
+        let r = self.vmap.purge_to(stage, &mut NoObserver);
+        self.push(follow(Follow::Purge { full: false, behind: false, stop: Some(stage), keep: Vec::new() }));
+        self.shapes.clear();
+        sp.entries += r.entries;
+        self.split = Some(sp);
+    }
+
+    /// The rest of a purge part-way: the nodes not yet taken (their lists take the frees
+    /// traced since, but no more than the kernel's count: the newest wait), then every list.
     fn purge_rest(&mut self, sp: Split) {
         self.split = None;
+        let taken = match self.vmap.purge_stage() {
+            Some(PurgeStop::Decayed(k)) => k + 1,
+            _ => self.vmap.nr_vmap_nodes(),
+        };
+        let untaken: Vec<u64> = self
+            .lazy_order
+            .iter()
+            .copied()
+            .filter(|&a| matches!(self.vmap.locate(a), Place::Lazy { node, start, .. } if start == a && node >= taken))
+            .filter(|&a| self.is_lazy(a))
+            .collect();
+        let total = u64::from(sp.entries) + self.vmap.purging_count() as u64 + untaken.len() as u64;
+        let excess = total.saturating_sub(sp.num_purged) as usize;
+        let keep: Vec<u64> = untaken[untaken.len().saturating_sub(excess)..].to_vec();
+        let held = self.vmap.hold_lazy(&keep);
         let r = self.vmap.purge_rest(&mut NoObserver);
-        self.push(follow(Follow::PurgeRest));
+        self.vmap.restore_lazy(held);
+        self.push(follow(Follow::PurgeRest { keep }));
         self.shapes.clear();
         self.purge_count(sp.line, sp.start, sp.end, sp.num_purged, sp.entries + r.entries, sp.lazy);
     }
@@ -1861,8 +1913,8 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// A purge, whole or (`upto`) up to a node, the rest left for [`Pass::purge_rest`].
-    fn purge_part(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64, upto: Option<u32>) {
+    /// A purge, whole or stopped at `stage`, the rest left for [`Pass::purge_rest`].
+    fn purge_part(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64, stage: Option<PurgeStop>) {
         self.report.purges += 1;
         self.drain_due = false;
         let lazy = self.vmap.lazy_count() as u64;
@@ -1886,15 +1938,15 @@ impl Pass<'_, '_> {
         let behind = std::mem::take(&mut self.first_purge) && !full;
         let before = if behind { self.vmap.hold_pools() } else { Vec::new() };
         let keep: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
-        let upto = upto.filter(|_| !full);
-        let r = match upto {
+        let stop = stage.filter(|_| !full);
+        let r = match stop {
             _ if full => self.vmap.reclaim(&mut NoObserver),
-            Some(k) => self.vmap.purge_upto(k, &mut NoObserver),
+            Some(s) => self.vmap.purge_to(s, &mut NoObserver),
             None => self.vmap.purge(&mut NoObserver),
         };
         self.vmap.restore_pools_behind(before);
-        self.push(if behind || upto.is_some() || !keep.is_empty() {
-            follow(Follow::Purge { full, behind, upto, keep })
+        self.push(if behind || stop.is_some() || !keep.is_empty() {
+            follow(Follow::Purge { full, behind, stop, keep })
         } else if full {
             Op::Reclaim
         } else {
@@ -1932,7 +1984,7 @@ impl Pass<'_, '_> {
         let kept: Vec<u64> = held.iter().map(|&(va, _)| self.vmap.arena().area(va).va_start).collect();
         self.vmap.restore_lazy(held);
         self.lazy_order = kept;
-        if self.vmap.purging_count() > 0 {
+        if self.vmap.purge_stage().is_some() {
             self.split = Some(Split { line: e.line, start, end, num_purged, entries: r.entries, lazy });
         } else {
             self.purge_count(e.line, start, end, num_purged, r.entries, lazy);

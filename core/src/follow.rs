@@ -26,7 +26,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::era::Vmap;
+use crate::era::{PurgeStop, Vmap};
 use crate::error::VmapError;
 use crate::events::Observer;
 use crate::replay::{push_line, Outcome};
@@ -134,14 +134,20 @@ pub enum Follow {
         addr: u64,
         mark: Mark,
     },
-    /// `upto N`: only nodes `0..=N` processed ([`Vmap::purge_upto`]); `purge-rest` does the rest.
+    /// `decayed N` / `upto N`: stopped part-way ([`Vmap::purge_to`]: nodes `0..=N` decayed and
+    /// taken, or every node taken and `0..=N` processed); `purge-rest` does the rest, and
+    /// a `purge decayed|upto N` line while one is part-way takes it further.
     Purge {
         full: bool,
         behind: bool,
-        upto: Option<u32>,
+        stop: Option<PurgeStop>,
         keep: Vec<u64>,
     },
-    PurgeRest,
+    /// The rest of a purge part-way; `keep`: frees on nodes it had not taken yet that came
+    /// after it took them all the same (the kernel's count says how many).
+    PurgeRest {
+        keep: Vec<u64>,
+    },
 }
 
 fn num(what: &str, t: Option<&&str>) -> Result<u64, String> {
@@ -253,24 +259,40 @@ impl Follow {
                 Follow::Alloc { size, align, vstart, vend, addr, mark }
             }
             "purge-rest" => {
-                done(cmd, rest, 0, "purge-rest")?;
-                Follow::PurgeRest
+                let mut keep = Vec::new();
+                match rest.first() {
+                    None => {}
+                    Some(&"keep") if rest.len() > 1 => {
+                        for t in &rest[1..] {
+                            keep.push(parse_num(t).map_err(|e| format!("purge-rest keep ADDR: {e}"))?);
+                        }
+                    }
+                    Some(&"keep") => return Err("`purge-rest keep` needs at least one ADDR".into()),
+                    Some(t) => {
+                        return Err(format!(
+                            "`purge-rest`: unexpected `{}`: usage `purge-rest [keep ADDR ...]`",
+                            quote(t)
+                        ))
+                    }
+                }
+                Follow::PurgeRest { keep }
             }
             "purge" | "reclaim" => {
-                let usage = format!("{cmd} [behind] [upto N] [keep ADDR ...]");
+                let usage = format!("{cmd} [behind] [decayed N | upto N] [keep ADDR ...]");
                 let mut behind = false;
-                let mut upto = None;
+                let mut stop = None;
                 let mut keep = Vec::new();
                 let mut i = 0;
                 if rest.first() == Some(&"behind") {
                     behind = true;
                     i = 1;
                 }
-                if rest.get(i) == Some(&"upto") {
+                if let Some(&w @ ("upto" | "decayed")) = rest.get(i) {
                     if cmd == "reclaim" {
-                        return Err("`reclaim` takes no `upto`: a full decay's purge is not split".into());
+                        return Err(format!("`reclaim` takes no `{w}`: a full decay's purge is not split"));
                     }
-                    upto = Some(node(rest.get(i + 1))?);
+                    let n = node(rest.get(i + 1))?;
+                    stop = Some(if w == "upto" { PurgeStop::Processed(n) } else { PurgeStop::Decayed(n) });
                     i += 2;
                 }
                 if i < rest.len() {
@@ -284,7 +306,7 @@ impl Follow {
                         keep.push(parse_num(t).map_err(|e| format!("{cmd} keep ADDR: {e}"))?);
                     }
                 }
-                Follow::Purge { full: cmd == "reclaim", behind, upto, keep }
+                Follow::Purge { full: cmd == "reclaim", behind, stop, keep }
             }
             _ => return Err(format!("unknown command `{}`", quote(cmd))),
         };
@@ -322,14 +344,25 @@ impl fmt::Display for Follow {
                     }
                 }
             }
-            Follow::PurgeRest => f.write_str("purge-rest"),
-            Follow::Purge { full, behind, upto, keep } => {
+            Follow::PurgeRest { keep } => {
+                f.write_str("purge-rest")?;
+                if !keep.is_empty() {
+                    f.write_str(" keep")?;
+                    for a in keep {
+                        write!(f, " {a:#x}")?;
+                    }
+                }
+                Ok(())
+            }
+            Follow::Purge { full, behind, stop, keep } => {
                 f.write_str(if *full { "reclaim" } else { "purge" })?;
                 if *behind {
                     f.write_str(" behind")?;
                 }
-                if let Some(n) = upto {
-                    write!(f, " upto {n}")?;
+                match stop {
+                    Some(PurgeStop::Decayed(n)) => write!(f, " decayed {n}")?,
+                    Some(PurgeStop::Processed(n)) => write!(f, " upto {n}")?,
+                    None => {}
                 }
                 if !keep.is_empty() {
                     f.write_str(" keep")?;
@@ -365,23 +398,25 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
             push_line(out, "alloc -> ", got, "\n");
             Ok(alloc_outcome(addr, model, mark))
         }
-        Follow::Purge { full, behind, upto, ref keep } => {
+        Follow::Purge { full, behind, stop, ref keep } => {
             let held = purge_begin(v, keep, behind)?;
-            let r = match upto {
+            let r = match stop {
                 _ if full => v.reclaim(obs),
-                Some(n) => v.purge_upto(n, obs),
+                Some(s) => v.purge_to(s, obs),
                 None => v.purge(obs),
             };
             purge_end(v, held);
             let _ = writeln!(out, "{} {}", if full { "reclaim" } else { "purge" }, r.entries);
             Ok(Outcome::Done)
         }
-        Follow::PurgeRest => {
+        Follow::PurgeRest { ref keep } => {
             vnode_profile(v, f)?;
-            if v.purging_count() == 0 {
-                return Err(refused("purge-rest: no purge was split (`purge upto N` first)".into()));
+            if v.purge_stage().is_none() {
+                return Err(refused("purge-rest: no purge stopped part-way (`purge decayed|upto N` first)".into()));
             }
+            let held = v.hold_lazy(keep);
             let r = v.purge_rest(obs);
+            v.restore_lazy(held);
             let _ = writeln!(out, "purge-rest {}", r.entries);
             Ok(Outcome::Done)
         }
@@ -443,7 +478,7 @@ fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, Vm
             }
             push_line(out, "unpool ", start, " ok\n");
         }
-        Follow::Alloc { .. } | Follow::Purge { .. } | Follow::PurgeRest => {}
+        Follow::Alloc { .. } | Follow::Purge { .. } | Follow::PurgeRest { .. } => {}
     }
     Ok(Outcome::Done)
 }
@@ -454,7 +489,7 @@ type HeldForPurge = (Vec<(u32, u32)>, Vec<(u32, usize, Vec<u32>)>);
 /// `behind`, every pool's entries (from before the capture) set aside, to go behind the new.
 #[inline(never)]
 fn purge_begin(v: &mut Vmap, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
-    vnode_profile(v, &Follow::Purge { full: false, behind, upto: None, keep: Vec::new() })?;
+    vnode_profile(v, &Follow::Purge { full: false, behind, stop: None, keep: Vec::new() })?;
     let held = v.hold_lazy(keep);
     let pools = if behind { v.hold_pools() } else { Vec::new() };
     Ok((held, pools))

@@ -42,7 +42,7 @@ pub mod workload;
 
 pub use addr::{Addr, Hex};
 pub use area::{AreaInfo, Arena, VaTree, VmapArea, NIL};
-pub use era::Vmap;
+pub use era::{PurgeStop, Vmap};
 pub use error::VmapError;
 pub use events::{Event, IndexView, NoObserver, Observer, Recorder, TreeView};
 pub use profile::Profile;

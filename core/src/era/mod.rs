@@ -87,12 +87,16 @@ pub struct Vmap {
     /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
     /// capture's before file shows free but the kernel held (pool entries it cannot show).
     pub(crate) held: Vec<u32>,
-    /// 6.9+: the lists a purge took from the nodes after `upto` ([`Vmap::purge_upto`]), by
-    /// node, not yet processed (the kernel's `vn->purge_list` while the purge runs): what a
-    /// capture's replay shows when an allocation traced before the purge's event saw only the
-    /// first nodes processed. Their pages still count in `vmap_lazy_nr`.
+    /// 6.9+: a purge stopped part-way ([`Vmap::purge_to`]): what a capture's replay shows when
+    /// an allocation traced before the purge's event saw it half done. `purging[n]` is node
+    /// n's list once taken and until processed (the kernel's `vn->purge_list`; its pages still
+    /// count in `vmap_lazy_nr`); nodes `0..purge_taken` are decayed and taken, nodes
+    /// `0..purge_processed` processed.
     pub(crate) purging: Vec<Vec<u32>>,
-    /// The split purge's `skip_populate` (a full decay pools nothing).
+    pub(crate) purge_active: bool,
+    pub(crate) purge_taken: u32,
+    pub(crate) purge_processed: u32,
+    /// The purge's `skip_populate` (a full decay pools nothing).
     pub(crate) purging_full: bool,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
     /// (see [`oracle::OracleChange`]); cloned with the model, so a trial that is adopted
@@ -121,6 +125,18 @@ pub struct Vmap {
     /// (see `busy_insert_after_clip`). Always on; the tests turn it off
     /// ([`Vmap::set_busy_link_hints`]) to check that both ways build the same tree.
     pub(crate) busy_link_hints: bool,
+}
+
+/// Where a purge of the vmap-node eras stops part-way ([`Vmap::purge_to`]):
+/// `__purge_vmap_area_lazy` first decays each node's pools and takes its lazy list, node by
+/// node, then processes the taken lists, node by node; an allocation on another CPU can come
+/// between any two of those steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PurgeStop {
+    /// Nodes `0..=k` decayed and their lists taken; none processed.
+    Decayed(u32),
+    /// Every node decayed and taken; nodes `0..=k` processed.
+    Processed(u32),
 }
 
 /// What a purge returned.
@@ -236,6 +252,9 @@ impl Vmap {
             defer_drain: false,
             held: Vec::new(),
             purging: Vec::new(),
+            purge_active: false,
+            purge_taken: 0,
+            purge_processed: 0,
             purging_full: false,
             oracle_log: None,
             cpu: 0,
@@ -278,6 +297,7 @@ impl Vmap {
         self.lazy_list.clear();
         self.purge_tree = VaTree::default();
         self.purging.clear();
+        self.purge_active = false;
         self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
@@ -481,27 +501,57 @@ impl Vmap {
         self.purge_era(PurgeCause::Forced, obs)
     }
 
-    /// The drain's purge (6.9+) stopped after node `upto`: every pool decayed and every lazy
-    /// list taken, as the kernel does first, but only nodes `0..=upto` processed; the others
-    /// wait for [`Vmap::purge_rest`]. Other eras: the whole purge.
-    pub fn purge_upto<O: Observer>(&mut self, upto: u32, obs: &mut O) -> PurgeResult {
+    /// The drain's purge (6.9+) begun, or one begun taken further, to `stop` and no further:
+    /// the rest waits for [`Vmap::purge_rest`] (or the next purge). Other eras: the whole
+    /// purge. What it processed.
+    pub fn purge_to<O: Observer>(&mut self, stop: PurgeStop, obs: &mut O) -> PurgeResult {
         self.ensure_init();
+        if !matches!(self.profile, Profile::Linux69 | Profile::Linux618) {
+            return self.purge_era(PurgeCause::Forced, obs);
+        }
+        if self.purge_active {
+            let decay = self.era_decay::<O>();
+            return PurgeResult { entries: self.purge_advance(Some(stop), decay, obs) };
+        }
         match self.profile {
-            Profile::Linux69 => self.purge_nodes(false, PurgeCause::Forced, Self::decay_va_pool_node, upto, obs),
-            Profile::Linux618 => self.purge_v618(PurgeCause::Forced, upto, obs),
-            _ => self.purge_era(PurgeCause::Forced, obs),
+            Profile::Linux618 => self.purge_v618(PurgeCause::Forced, Some(stop), obs),
+            _ => self.purge_nodes(false, PurgeCause::Forced, Self::decay_va_pool_node, Some(stop), obs),
         }
     }
 
-    /// The rest of a purge split by [`Vmap::purge_upto`]: the nodes it left, in order.
+    /// The rest of a purge stopped by [`Vmap::purge_to`]: the nodes not yet taken, then every
+    /// list not yet processed, in node order.
     pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.ensure_init();
-        self.purge_pending(obs)
+        if !self.purge_active {
+            return PurgeResult { entries: 0 };
+        }
+        let decay = self.era_decay::<O>();
+        PurgeResult { entries: self.purge_advance(None, decay, obs) }
     }
 
-    /// Areas a split purge took and has not processed yet.
+    /// Where a purge stopped part-way stands: `None` when none is.
+    pub fn purge_stage(&self) -> Option<PurgeStop> {
+        if !self.purge_active {
+            None
+        } else if self.purge_processed > 0 || self.purge_taken as usize == self.nodes.len() {
+            Some(PurgeStop::Processed(self.purge_processed.wrapping_sub(1)))
+        } else {
+            Some(PurgeStop::Decayed(self.purge_taken.wrapping_sub(1)))
+        }
+    }
+
+    /// Areas a purge stopped part-way has taken and not processed yet.
     pub fn purging_count(&self) -> usize {
         self.purging.iter().map(Vec::len).sum()
+    }
+
+    /// The era's `decay_va_pool_node`.
+    fn era_decay<O: Observer>(&self) -> fn(&mut Vmap, u32, bool, &mut O) {
+        match self.profile {
+            Profile::Linux618 => Self::decay_va_pool_node_v618,
+            _ => Self::decay_va_pool_node,
+        }
     }
 
     /// `reclaim_and_purge_vmap_areas` (6.9: full decay); the plain purge elsewhere.
@@ -519,9 +569,9 @@ impl Vmap {
             Profile::Linux61 => self.purge_v61(cause, obs),
             Profile::Linux69 => {
                 let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-                self.purge_nodes(full, cause, Self::decay_va_pool_node, u32::MAX, obs)
+                self.purge_nodes(full, cause, Self::decay_va_pool_node, None, obs)
             }
-            Profile::Linux618 => self.purge_v618(cause, u32::MAX, obs),
+            Profile::Linux618 => self.purge_v618(cause, None, obs),
             Profile::MapleRfc => {
                 let r = self.rfc_mut();
                 let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };

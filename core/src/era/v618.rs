@@ -47,14 +47,19 @@ impl Vmap {
     }
 
     /// `decay_va_pool_node` of 6.18.
-    fn decay_va_pool_node_v618<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+    pub(super) fn decay_va_pool_node_v618<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
         self.decay_pools(nid, full, Self::n_decay_v618, obs)
     }
 
     /// `__purge_vmap_area_lazy` of 6.18: 6.9's, with 6.18's decay.
-    /// Nodes after `upto` are left for [`Vmap::purge_rest`] (`u32::MAX`: none).
-    pub(super) fn purge_v618<O: Observer>(&mut self, cause: PurgeCause, upto: u32, obs: &mut O) -> PurgeResult {
+    /// `stop`: where it stops part-way ([`Vmap::purge_to`]); `None`: the whole purge.
+    pub(super) fn purge_v618<O: Observer>(
+        &mut self,
+        cause: PurgeCause,
+        stop: Option<super::PurgeStop>,
+        obs: &mut O,
+    ) -> PurgeResult {
         let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-        self.purge_nodes(full, cause, Self::decay_va_pool_node_v618, upto, obs)
+        self.purge_nodes(full, cause, Self::decay_va_pool_node_v618, stop, obs)
     }
 }

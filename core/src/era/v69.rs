@@ -22,7 +22,7 @@ use crate::events::{Event, Observer, PurgeCause};
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{PurgeResult, Vmap, MAX_VA_SIZE_PAGES};
+use super::{PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
 
 impl Vmap {
     /// linux-6.9 `alloc_vmap_area`: in the default window with several nodes, first the pool
@@ -219,60 +219,69 @@ impl Vmap {
         full: bool,
         cause: PurgeCause,
         decay_va_pool_node: fn(&mut Vmap, u32, bool, &mut O),
-        upto: u32,
+        stop: Option<PurgeStop>,
         obs: &mut O,
     ) -> PurgeResult {
-        // A split purge ends before the next begins (vmap_purge_lock): its areas count here.
-        let mut count = if self.purging.is_empty() { 0 } else { self.purge_pending(obs).entries };
+        // A purge left part-done ends before the next begins (vmap_purge_lock): its areas
+        // count here.
+        let mut count = if self.purge_active { self.purge_advance(None, decay_va_pool_node, obs) } else { 0 };
         let nr = self.nodes.len();
-        let mut purge_lists: Vec<Vec<u32>> = Vec::with_capacity(nr);
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
         if O::ON {
             obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
         }
-        for nid in 0..nr {
-            decay_va_pool_node(self, nid as u32, full, obs);
-            let lazy = std::mem::take(&mut self.nodes[nid].lazy);
-            let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
-            purge_lists.push(list);
-        }
-        for (nid, list) in purge_lists.into_iter().enumerate() {
-            if nid as u32 > upto {
-                // Taken, not processed yet (`vn->purge_list`).
-                for &va in &list {
-                    self.arena.detach(va);
-                }
-                if self.purging.len() < nr {
-                    self.purging.resize_with(nr, Vec::new);
-                }
-                self.purging[nid] = list;
-                self.purging_full = full;
-                continue;
-            }
-            count += self.purge_vmap_node(nid, list, full, obs);
-        }
-        if O::ON {
-            obs.areas_event(Event::PurgeEnd { purged: count }, self);
-        }
+        self.purge_active = true;
+        self.purging = vec![Vec::new(); nr];
+        self.purge_taken = 0;
+        self.purge_processed = 0;
+        self.purging_full = full;
+        count += self.purge_advance(stop, decay_va_pool_node, obs);
         PurgeResult { entries: count }
     }
 
-    /// What a split purge left ([`Vmap::purge_upto`]), processed node by node.
-    pub(super) fn purge_pending<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
-        let lists = std::mem::take(&mut self.purging);
-        let total: usize = lists.iter().map(Vec::len).sum();
-        if O::ON {
-            obs.areas_event(Event::PurgeStart { cause: PurgeCause::Forced, count: total as u32 }, self);
-        }
+    /// `__purge_vmap_area_lazy`'s two loops, from where the purge stands to `stop` (`None`: to
+    /// its end). First every node in turn: its pools decayed and its lazy list taken (frees to
+    /// a node taken wait for the next purge; to the others, this one takes them). Then every
+    /// taken list processed in node order. What it processed.
+    pub(super) fn purge_advance<O: Observer>(
+        &mut self,
+        stop: Option<PurgeStop>,
+        decay_va_pool_node: fn(&mut Vmap, u32, bool, &mut O),
+        obs: &mut O,
+    ) -> u32 {
+        let nr = self.nodes.len() as u32;
+        let (take, process) = match stop {
+            Some(PurgeStop::Decayed(k)) => (k.saturating_add(1).min(nr), 0),
+            Some(PurgeStop::Processed(k)) => (nr, k.saturating_add(1).min(nr)),
+            None => (nr, nr),
+        };
         let full = self.purging_full;
+        while self.purge_taken < take {
+            let nid = self.purge_taken as usize;
+            decay_va_pool_node(self, nid as u32, full, obs);
+            let lazy = std::mem::take(&mut self.nodes[nid].lazy);
+            let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
+            for &va in &list {
+                self.arena.detach(va);
+            }
+            self.purging[nid] = list;
+            self.purge_taken += 1;
+        }
         let mut count = 0;
-        for (nid, list) in lists.into_iter().enumerate() {
+        while self.purge_processed < process {
+            let nid = self.purge_processed as usize;
+            let list = std::mem::take(&mut self.purging[nid]);
             count += self.purge_vmap_node(nid, list, full, obs);
+            self.purge_processed += 1;
         }
-        if O::ON {
-            obs.areas_event(Event::PurgeEnd { purged: count }, self);
+        if self.purge_processed == nr {
+            self.purge_active = false;
+            self.purging.clear();
+            if O::ON {
+                obs.areas_event(Event::PurgeEnd { purged: count }, self);
+            }
         }
-        PurgeResult { entries: count }
+        count
     }
 
     /// `purge_vmap_node`: each area of a node's purge list to that node's pool (if it was
