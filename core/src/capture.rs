@@ -1784,7 +1784,7 @@ impl Pass<'_, '_> {
     /// pools a node's areas with its highest at the head: those were node 1's). The new split
     /// and why, if it moves.
     fn lazy_split_from(&self, x: u64, pn: u32, n: u32, pos: u32) -> Option<(usize, String)> {
-        let &i = self.lazy_run.get(&x)?;
+        let ix = self.lazy_run.get(&x).copied();
         let len = self.lazy_run.len();
         let cur = self.learnt.lazy_split.unwrap_or(len);
         let size = match self.vmap.locate(x) {
@@ -1794,35 +1794,40 @@ impl Pass<'_, '_> {
         // The run's areas went to the pools at one purge, each node's highest at the head;
         // entries pooled later are in front of them.
         let run_index = |a: &u64| self.lazy_run.get(a).copied();
-        let k = match (pn, n) {
-            // Node 1's pool would be the areas from x up (of this size, still pooled): x its
-            // head only if none above it is pooled, and node 1's holds nothing else.
-            (0, 1) if i < cur => {
+        let k = match (pn, n, ix) {
+            // Node 1's pool would get the areas from x up (of this size, still pooled), at the
+            // purge that pooled its own list, in address order with them: x its head only if
+            // none above it is pooled there, on either node.
+            (0, 1, Some(i)) if i < cur => {
                 let moved_above =
                     self.vmap.pool_entries(0, size).iter().any(|a| run_index(a).is_some_and(|j| j > i && j < cur));
-                if moved_above || !self.vmap.pool_entries(1, size).is_empty() {
+                if moved_above || self.vmap.pool_entries(1, size).iter().any(|&a| a > x) {
                     return None;
                 }
                 i
             }
             // Node 0's would get the areas up to x, above its own: x its head only if node
             // 0's holds nothing but run areas (behind it, lower).
-            (1, 0) if i >= cur => {
+            (1, 0, Some(i)) if i >= cur => {
                 if !self.vmap.pool_entries(0, size).iter().all(|a| run_index(a).is_some_and(|j| j < cur)) {
                     return None;
                 }
                 i + 1
             }
-            (0, 0) if pos > 0 && i + 1 < cur => {
-                // Every entry in front of it is an area of the run above it.
-                let Place::Pooled { node, idx, .. } = self.vmap.locate(x) else { return None };
-                let _ = idx;
-                let front = self.vmap.pool_entries(node, size);
-                let above = front.iter().take(pos as usize).all(|a| self.lazy_run.get(a).is_some_and(|&j| j > i));
-                if !above {
-                    return None;
-                }
-                i + 1
+            // The kernel's head was behind entries of the run in the model's pool (x an area
+            // of the run or not): those were not on this node's list. Node 0's: they were
+            // node 1's, which begins at the lowest of them; node 1's: they were node 0's.
+            (m, m2, _) if m == m2 && pos > 0 => {
+                let front = self.vmap.pool_entries(m, size);
+                let js: Vec<usize> = front.iter().take(pos as usize).map(run_index).collect::<Option<_>>()?;
+                let k = if m == 0 {
+                    let k = *js.iter().min()?;
+                    (k < cur && ix.is_none_or(|i| i < k)).then_some(k)?
+                } else {
+                    let k = js.iter().max()? + 1;
+                    (k > cur && ix.is_none_or(|i| i >= k)).then_some(k)?
+                };
+                k
             }
             _ => return None,
         };

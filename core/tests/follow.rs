@@ -129,7 +129,7 @@ fn a_printed_capture_replays_to_the_kernels_addresses() {
     if shared.is_dir() {
         check_dir(&shared);
     }
-    for c in ["small", "seed7", "workload", "drained-s1", "drained-s3", "drained-s7", "drained-s11"] {
+    for c in ["small", "seed7", "workload", "drained-s1", "drained-s3", "drained-s7", "drained-s8", "drained-s11"] {
         check_dir(&root.join(format!("tests/data/capture-6.18-{c}")));
     }
 }
