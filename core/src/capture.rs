@@ -13,6 +13,26 @@
 //!   vmallocinfo.after  --> the final busy set compared
 //! ```
 //!
+//! `scripts/capture.sh` drains the pools before the before file is read (the vmap node
+//! shrinker's full decay), so that in its bundles the pools start empty; the rules below that
+//! read pool entries from before the capture serve bundles taken without (`-k`).
+//!
+//! A purge is traced when it ends (`trace_purge_vmap_area_lazy` is the last thing
+//! `__purge_vmap_area_lazy` does), and the drain runs it in a worker while allocations go on.
+//! The kernel first decays each node's pools and takes its lazy list, node by node, then gives
+//! each taken list back (to its pools or the free tree), node by node:
+//!
+//! ```text
+//!   D0 .. D(n-1)      nodes 0..k decayed and taken (later frees to them wait for the next purge)
+//!   P0 .. P(n-1)      every node taken; nodes 0..k given back; P(n-1) is the whole purge
+//! ```
+//!
+//! When an allocation traced before the event differs, and the drain was due (a free traced
+//! `nr_lazy > nr_lazy_max`) or its address is lazy in the model, the first stage at which the
+//! model gives the kernel's address is where the purge stood: it is replayed to there before
+//! the allocation (`Vmap::purge_to`), taken further by a later allocation that shows it, and
+//! finished at its event. Not an unknown of the start state: the report counts these apart.
+//!
 //! What the files cannot tell is an explicit unknown, resolved from what the kernel did later:
 //! * **a pool's contents before the capture** (`vmallocinfo` never shows pools): when the
 //!   kernel's address was in space the "before" file shows free and nothing has touched since,
@@ -23,6 +43,12 @@
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
 //!   node's pool, it was that node, and the replay starts over;
+//! * **where node 1's lazy list begins** (two nodes): `vmallocinfo` prints node 0's lazy list,
+//!   then node 1's, each ascending, so a drop in address starts node 1's; with none, the lazy
+//!   areas are one run, node 0's first and node 1's after, either maybe empty. First taken to
+//!   be all node 0's; learnt where a pool shows it (a purge pools a node's list with its highest
+//!   area at the head): the kernel took an area of the run from the other node's pool, or a
+//!   pool's head was behind areas of the run in the model's pool;
 //! * **space the "before" file shows free that was held** (pool entries again: an entry is in no
 //!   tree, so the file shows its space free): when the kernel's free-tree search passed over
 //!   space untouched since the start to a higher address, and taking out the area the model
