@@ -24,6 +24,8 @@
 //!
 //! ```text
 //!   D0 .. D(n-1)      nodes 0..k decayed and taken (later frees to them wait for the next purge)
+//!   through A         every node taken; the nodes before A's given back, A's walked up to A
+//!                     (each area pooled as the walk passes it; the rest freed when it ends)
 //!   P0 .. P(n-1)      every node taken; nodes 0..k given back; P(n-1) is the whole purge
 //! ```
 //!
@@ -935,6 +937,9 @@ fn stage_text(stage: Option<PurgeStop>) -> String {
         }
         Some(PurgeStop::Processed(0)) => "every node decayed, node 0's lazy areas given back".into(),
         Some(PurgeStop::Processed(k)) => format!("every node decayed, nodes 0-{k}'s lazy areas given back"),
+        Some(PurgeStop::Through(a)) => {
+            format!("every node decayed, the lazy areas of {a:#x}'s node given back in address order up to it")
+        }
         None => "all of it done".into(),
     }
 }
@@ -1730,16 +1735,31 @@ impl Pass<'_, '_> {
         let nodes = self.vmap.nr_vmap_nodes();
         // The stages in the kernel's order: each node decayed and taken, then each processed;
         // `None` is the end.
-        let all: Vec<Option<PurgeStop>> = (0..nodes)
+        let mut all: Vec<Option<PurgeStop>> = (0..nodes)
             .map(|k| Some(PurgeStop::Decayed(k)))
             .chain((0..nodes.saturating_sub(1)).map(|k| Some(PurgeStop::Processed(k))))
             .chain(std::iter::once(None))
             .collect();
+        // `purge_vmap_node` pushes each area to its pool as it walks: another CPU can take it
+        // before the walk ends. The area of the kernel's answer, if on a lazy (or taken) list:
+        // its node walked to it, after the nodes before it, before its own is done.
+        if let Some(m) = self.vmap.purge_list_node(x) {
+            let at = all.iter().position(|&s| s == Some(PurgeStop::Processed(m))).unwrap_or(all.len() - 1);
+            all.insert(at, Some(PurgeStop::Through(x)));
+        }
         if let Some(sp) = self.split {
             // A purge part-way: did it get further by now?
-            let at = self.vmap.purge_stage();
-            let from = all.iter().position(|&s| s == at).map_or(all.len(), |i| i + 1);
-            let stage = all[from..].iter().copied().find(|&stage| {
+            // The stages in order: (phase, node, area), the area's node for a walk to it.
+            let walking = self.vmap.purge_processed;
+            let rank = |s: Option<PurgeStop>| match s {
+                Some(PurgeStop::Decayed(k)) => (0, k, 0),
+                Some(PurgeStop::Through(a)) => (1, self.vmap.purge_list_node(a).unwrap_or(walking), a),
+                Some(PurgeStop::Processed(k)) => (1, k, u64::MAX),
+                None => (2, 0, 0),
+            };
+            let at = rank(self.vmap.purge_stage());
+            let later: Vec<Option<PurgeStop>> = all.iter().copied().filter(|&s| rank(s) > at).collect();
+            let stage = later.iter().copied().find(|&stage| {
                 let mut t = self.vmap.clone();
                 t.log_oracle(false);
                 let _ = match stage {

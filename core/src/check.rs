@@ -175,6 +175,13 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "purging"));
         objects += 1;
     }
+    // A node's walk part-way: its pages still count; its areas not pooled are in no tree.
+    lazy_pages += v.purge_walked_pages;
+    for &va in &v.purge_local {
+        let x = a.area(va);
+        spans.push((x.va_start, x.va_end, "purging"));
+        objects += 1;
+    }
     for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
         let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;

@@ -259,6 +259,10 @@ impl IncrementalCheck {
                 self.synced = false;
             }
         }
+        if v.purge_active {
+            // A purge part-way (a capture's): areas in no tree yet counted; the whole check.
+            self.synced = false;
+        }
         self.since += 1;
         let every = match (self.adaptive, v.rfc()) {
             (false, _) => self.every,
@@ -329,6 +333,7 @@ impl IncrementalCheck {
         }
         v.purge_tree.iter(a).for_each(|(h, _)| add(self, h));
         v.purging.iter().flatten().for_each(|&h| add(self, h));
+        self.lazy_sum += v.purge_walked_pages;
         for t in Self::trees(v) {
             fill_bh(a, &mut self.slots, Self::tree(v, t).root);
         }

@@ -134,9 +134,10 @@ pub enum Follow {
         addr: u64,
         mark: Mark,
     },
-    /// `decayed N` / `upto N`: stopped part-way ([`Vmap::purge_to`]: nodes `0..=N` decayed and
-    /// taken, or every node taken and `0..=N` processed); `purge-rest` does the rest, and
-    /// a `purge decayed|upto N` line while one is part-way takes it further.
+    /// `decayed N` / `upto N` / `through ADDR`: stopped part-way ([`Vmap::purge_to`]: nodes
+    /// `0..=N` decayed and taken; or every node taken and `0..=N` processed; or processed to
+    /// the area at ADDR); `purge-rest` does the rest, and such a line while one is part-way
+    /// takes it further.
     Purge {
         full: bool,
         behind: bool,
@@ -278,7 +279,7 @@ impl Follow {
                 Follow::PurgeRest { keep }
             }
             "purge" | "reclaim" => {
-                let usage = format!("{cmd} [behind] [decayed N | upto N] [keep ADDR ...]");
+                let usage = format!("{cmd} [behind] [decayed N | upto N | through ADDR] [keep ADDR ...]");
                 let mut behind = false;
                 let mut stop = None;
                 let mut keep = Vec::new();
@@ -287,12 +288,15 @@ impl Follow {
                     behind = true;
                     i = 1;
                 }
-                if let Some(&w @ ("upto" | "decayed")) = rest.get(i) {
+                if let Some(&w @ ("upto" | "decayed" | "through")) = rest.get(i) {
                     if cmd == "reclaim" {
                         return Err(format!("`reclaim` takes no `{w}`: a full decay's purge is not split"));
                     }
-                    let n = node(rest.get(i + 1))?;
-                    stop = Some(if w == "upto" { PurgeStop::Processed(n) } else { PurgeStop::Decayed(n) });
+                    stop = Some(match w {
+                        "upto" => PurgeStop::Processed(node(rest.get(i + 1))?),
+                        "decayed" => PurgeStop::Decayed(node(rest.get(i + 1))?),
+                        _ => PurgeStop::Through(num("purge through ADDR", rest.get(i + 1))?),
+                    });
                     i += 2;
                 }
                 if i < rest.len() {
@@ -362,6 +366,7 @@ impl fmt::Display for Follow {
                 match stop {
                     Some(PurgeStop::Decayed(n)) => write!(f, " decayed {n}")?,
                     Some(PurgeStop::Processed(n)) => write!(f, " upto {n}")?,
+                    Some(PurgeStop::Through(a)) => write!(f, " through {a:#x}")?,
                     None => {}
                 }
                 if !keep.is_empty() {

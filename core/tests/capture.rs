@@ -524,12 +524,16 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
 ///   the 4th;
 /// * s8: one run of 26 lazy areas: node 1's list began at the 24th (learnt in two steps: node
 ///   1's pool gave the 26th, then node 0's head was behind the 24th and 25th);
+/// * s4: allocations that saw node 1's list walked part-way (lines 6867, 6868), its areas
+///   pooled up to theirs;
 /// * s1: allocations that saw a purge with node 0's pools decayed and its list taken and
 ///   nothing given back yet (lines 2358, 11787), or both nodes' (line 5814).
 #[test]
 fn drained_captures_replay_with_no_unexplained_allocation() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (seed, allocations, early) in [(1, 6172, 3), (3, 6416, 0), (7, 6320, 2), (8, 6594, 0), (11, 6507, 1)] {
+    for (seed, allocations, early) in
+        [(1, 6172, 3), (3, 6416, 0), (4, 6200, 2), (7, 6320, 2), (8, 6594, 0), (11, 6507, 1)]
+    {
         let r = replay_dir(&root.join(format!("tests/data/capture-6.18-drained-s{seed}")));
         assert_eq!(r.allocations, allocations, "s{seed}: {r}");
         assert_eq!(r.unexplained, 0, "s{seed}: {r}");
@@ -883,4 +887,33 @@ fn where_node_1s_lazy_list_begins_is_learnt_from_a_pool() {
     assert!(r.explanations[0].1.contains("node 1's list began at 0xffffc90000060000 (area 3 of the run)"), "{r}");
     assert!(r.notes.iter().any(|n| n.contains("node 1's begins at area 3 of the run")), "{r}");
     assert!(r.passes >= 2);
+}
+
+/// `purge_vmap_node` walks a node's taken list in address order and pushes each area to its
+/// pool as it goes, under the pool's lock: another CPU can take one before the walk ends.
+/// Before (two nodes): node 0's lazy list [A], node 1's [B1, B2] (a drop in address starts
+/// it), 2 pages each. The kernel takes B1 on CPU 1 before the purge's event: after the whole
+/// purge node 1's pool would have B2 at its head (pushed last), and before node 1's walk its
+/// pool is empty (the free tree's first fit is lower). So the walk had got to B1 and not to
+/// B2: `purge through B1`; at the event the rest, and then CPU 1 takes B2.
+#[test]
+fn an_allocation_can_see_a_node_walked_part_way() {
+    let a = VS + 0x100000;
+    let (b1, b2) = (VS + 0x10000, VS + 0x30000);
+    let before = format!(
+        "{}{}{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(a, a + 0x2000, "unpurged vm_area"),
+        info(b1, b1 + 0x2000, "unpurged vm_area"),
+        info(b2, b2 + 0x2000, "unpurged vm_area"),
+    );
+    let trace = format!("{}{}{}", alloc(1, b1, 0x2000, 1), purge(0, b1, a + 0x2000, 3), alloc(1, b2, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_lazy, vec![1, 2]);
+    assert_eq!((r.allocations, r.equal, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.purges_early), (1, 1, 1), "{r}");
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = |p: &str| text.iter().position(|t| t.contains(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
+    assert!(at("through 0xffffc90000010000") < at("= 0xffffc90000010000"), "{text:?}");
+    assert!(at("purge-rest") < at("= 0xffffc90000030000"), "{text:?}");
 }

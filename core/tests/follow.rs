@@ -129,7 +129,17 @@ fn a_printed_capture_replays_to_the_kernels_addresses() {
     if shared.is_dir() {
         check_dir(&shared);
     }
-    for c in ["small", "seed7", "workload", "drained-s1", "drained-s3", "drained-s7", "drained-s8", "drained-s11"] {
+    for c in [
+        "small",
+        "seed7",
+        "workload",
+        "drained-s1",
+        "drained-s3",
+        "drained-s4",
+        "drained-s7",
+        "drained-s8",
+        "drained-s11",
+    ] {
         check_dir(&root.join(format!("tests/data/capture-6.18-{c}")));
     }
 }
@@ -154,6 +164,7 @@ fn follow_lines_parse_print_and_refuse() {
         "purge upto 0",
         "purge behind upto 1 keep 0xffffc90000000000",
         "purge decayed 1",
+        "purge through 0xffffc90000010000",
         "purge-rest",
         "purge-rest keep 0xffffc90000000000",
     ];
@@ -178,6 +189,8 @@ fn follow_lines_parse_print_and_refuse() {
         ("purge-rest 0", "unexpected `0`"),
         ("purge-rest keep", "at least one ADDR"),
         ("purge decayed", "node N is missing"),
+        ("purge through", "purge through ADDR is missing"),
+        ("reclaim through 0x1000", "takes no `through`"),
     ] {
         let e = parse_trace(bad).unwrap_err().to_string();
         assert!(e.contains(says), "{bad}: {e}");

@@ -96,6 +96,12 @@ pub struct Vmap {
     pub(crate) purge_active: bool,
     pub(crate) purge_taken: u32,
     pub(crate) purge_processed: u32,
+    /// The node being walked ([`PurgeStop::Through`]): its areas walked and not pooled (in no
+    /// tree until the walk ends), the pages walked (still in `vmap_lazy_nr` till then), and
+    /// the last area walked.
+    pub(crate) purge_local: Vec<u32>,
+    pub(crate) purge_walked_pages: u64,
+    pub(crate) purge_through: Option<u64>,
     /// The purge's `skip_populate` (a full decay pools nothing).
     pub(crate) purging_full: bool,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
@@ -137,6 +143,10 @@ pub enum PurgeStop {
     Decayed(u32),
     /// Every node decayed and taken; nodes `0..=k` processed.
     Processed(u32),
+    /// Every node decayed and taken; the nodes before the one whose list holds the area at
+    /// this address processed, that one walked to it: its pooled areas are in its pools (the
+    /// area at the head of its own), the others wait in no tree until the walk ends.
+    Through(u64),
 }
 
 /// What a purge returned.
@@ -255,6 +265,9 @@ impl Vmap {
             purge_active: false,
             purge_taken: 0,
             purge_processed: 0,
+            purge_local: Vec::new(),
+            purge_walked_pages: 0,
+            purge_through: None,
             purging_full: false,
             oracle_log: None,
             cpu: 0,
@@ -298,6 +311,9 @@ impl Vmap {
         self.purge_tree = VaTree::default();
         self.purging.clear();
         self.purge_active = false;
+        self.purge_local.clear();
+        self.purge_walked_pages = 0;
+        self.purge_through = None;
         self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
@@ -534,11 +550,23 @@ impl Vmap {
     pub fn purge_stage(&self) -> Option<PurgeStop> {
         if !self.purge_active {
             None
-        } else if self.purge_processed > 0 || self.purge_taken as usize == self.nodes.len() {
-            Some(PurgeStop::Processed(self.purge_processed.wrapping_sub(1)))
+        } else if let Some(a) = self.purge_through {
+            Some(PurgeStop::Through(a))
+        } else if self.purge_processed > 0 {
+            Some(PurgeStop::Processed(self.purge_processed - 1))
         } else {
-            Some(PurgeStop::Decayed(self.purge_taken.wrapping_sub(1)))
+            Some(PurgeStop::Decayed(self.purge_taken.saturating_sub(1)))
         }
+    }
+
+    /// The node whose lazy list (or, a purge part-way, whose taken list) holds the area
+    /// starting at `addr`.
+    pub fn purge_list_node(&self, addr: u64) -> Option<u32> {
+        let on = |list: &[u32]| list.iter().any(|&va| self.arena.get(va).va_start == addr);
+        if let Some(n) = self.purging.iter().position(|l| on(l)) {
+            return Some(n as u32);
+        }
+        self.nodes.iter().position(|n| n.lazy.find_start(&self.arena, addr) != NIL).map(|n| n as u32)
     }
 
     /// Areas a purge stopped part-way has taken and not processed yet.

@@ -253,7 +253,7 @@ impl Vmap {
         let (take, process) = match stop {
             Some(PurgeStop::Decayed(k)) => (k.saturating_add(1).min(nr), 0),
             Some(PurgeStop::Processed(k)) => (nr, k.saturating_add(1).min(nr)),
-            None => (nr, nr),
+            Some(PurgeStop::Through(_)) | None => (nr, nr),
         };
         let full = self.purging_full;
         while self.purge_taken < take {
@@ -268,11 +268,21 @@ impl Vmap {
             self.purge_taken += 1;
         }
         let mut count = 0;
+        // Through an area: the nodes before its list's given back whole, its own walked to it.
+        let through = match stop {
+            Some(PurgeStop::Through(a)) => (self.purge_processed as usize..nr as usize)
+                .find(|&m| self.purging[m].iter().any(|&va| self.arena.get(va).va_start == a))
+                .map(|m| (m as u32, a)),
+            _ => None,
+        };
+        let process = through.map_or(process, |(m, _)| m);
         while self.purge_processed < process {
             let nid = self.purge_processed as usize;
-            let list = std::mem::take(&mut self.purging[nid]);
-            count += self.purge_vmap_node(nid, list, full, obs);
+            count += self.purge_vmap_node(nid, None, obs);
             self.purge_processed += 1;
+        }
+        if let Some((m, a)) = through {
+            count += self.purge_vmap_node(m as usize, Some(a), obs);
         }
         if self.purge_processed == nr {
             self.purge_active = false;
@@ -284,18 +294,22 @@ impl Vmap {
         count
     }
 
-    /// `purge_vmap_node`: each area of a node's purge list to that node's pool (if it was
-    /// allocated for a node and the purge pools), the rest back to the free tree, merged.
-    fn purge_vmap_node<O: Observer>(&mut self, nid: usize, list: Vec<u32>, full: bool, obs: &mut O) -> u32 {
-        if list.is_empty() {
-            return 0;
-        }
+    /// `purge_vmap_node`, walking node `nid`'s taken list in address order up to and
+    /// including the area at `through` (`None`: to its end): each area to that node's pool
+    /// (if it was allocated for a node and the purge pools), at once, as the kernel pushes it;
+    /// the rest onto a local list, which goes back to the free tree, merged, when the walk
+    /// ends, with `vmap_lazy_nr` lowered once for the node. What it walked.
+    fn purge_vmap_node<O: Observer>(&mut self, nid: usize, through: Option<u64>, obs: &mut O) -> u32 {
+        let full = self.purging_full;
+        let n = match through {
+            None => self.purging[nid].len(),
+            Some(a) => self.purging[nid].iter().position(|&va| self.arena.get(va).va_start == a).map_or(0, |p| p + 1),
+        };
+        let walked: Vec<u32> = self.purging[nid].drain(..n).collect();
         let mut count = 0;
-        let mut local: Vec<u32> = Vec::new();
-        let mut pages = 0;
-        for va in list {
+        for va in walked {
             let v = *self.arena.get(va);
-            pages += v.size() >> PAGE_SHIFT;
+            self.purge_walked_pages += v.size() >> PAGE_SHIFT;
             count += 1;
             if O::ON {
                 obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
@@ -314,10 +328,18 @@ impl Vmap {
                     continue;
                 }
             }
-            local.push(va);
+            self.purge_local.push(va);
         }
-        self.vmap_lazy_nr -= pages;
+        if through.is_some() {
+            if count > 0 {
+                self.purge_through = through;
+            }
+            return count;
+        }
+        self.purge_through = None;
+        self.vmap_lazy_nr -= std::mem::take(&mut self.purge_walked_pages);
         // The local list was built by pushing at the head: descending order.
+        let mut local = std::mem::take(&mut self.purge_local);
         local.reverse();
         self.reclaim_list_global(&local, obs);
         count
