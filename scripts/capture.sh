@@ -7,10 +7,12 @@
 #   cpus.txt               the possible CPUs, then the online ones (cpulists)
 #   uname.txt              uname -r
 #
-# usage: sudo scripts/capture.sh [-o DIR] [-b KB_PER_CPU] [-k] [-- CMD [ARG...]]
+# usage: sudo scripts/capture.sh [-o DIR] [-b KB_PER_CPU] [-k] [-s SEC] [-- CMD [ARG...]]
 #   -o DIR   where to write the bundle (default: capture-<kernel>-<date>)
 #   -b KB    ring buffer per CPU in KiB (default 65536); a capture that lost events says so
 #   -k       keep the vmap pools as they are (default: drain them first, see below)
+#   -s SEC   after the workload, trace SEC more seconds (default 1): frees the kernel defers
+#            (a task's stack after RCU, vfree_atomic's work) land in the trace, not after it
 #   CMD      the workload; without it, capture until Ctrl-C
 #
 # Before the before file is read, `echo 2 > /proc/sys/vm/drop_caches` runs the shrinkers. Since
@@ -22,24 +24,29 @@
 # It runs as root, mounts tracefs if needed, records into a trace instance of its own (the
 # global buffer is left alone), and puts kptr_restrict back as it found it. The "before" file is
 # read with the events on (a marker in the trace says when the read ended); the "after" file is
-# read just after they are switched off: an allocation in that gap is in it but not in the trace.
+# read just after they are switched off (SEC seconds after the workload): an allocation or a
+# free in that gap is in it but not in the trace (the replay makes such frees: the file shows
+# them lazy).
 set -euo pipefail
 
 out=""
 kb=65536
 drain=1
+settle=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) out="$2"; shift 2 ;;
 	-b) kb="$2"; shift 2 ;;
 	-k) drain=0; shift ;;
+	-s) settle="$2"; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "capture.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || { echo "capture.sh: run it as root (sudo $0 ...)" >&2; exit 1; }
 case "$kb" in ''|*[!0-9]*) echo "capture.sh: -b takes a number of KiB" >&2; exit 2 ;; esac
+case "$settle" in ''|*[!0-9]*) echo "capture.sh: -s takes a number of seconds" >&2; exit 2 ;; esac
 [ -n "$out" ] || out="capture-$(uname -r)-$(date +%Y%m%d-%H%M%S)"
 
 T=/sys/kernel/tracing
@@ -101,6 +108,7 @@ else
 	trap - INT
 fi
 
+sleep "$settle"
 echo 0 > "$inst/tracing_on"
 cat /proc/vmallocinfo | gzip > "$out/vmallocinfo.after.gz"
 echo "$kptr" > /proc/sys/kernel/kptr_restrict

@@ -445,6 +445,8 @@ pub struct CaptureReport {
     pub purge_detail: Vec<String>,
     /// Purges replayed before their event, where an allocation showed they had run.
     pub purges_early: usize,
+    /// Areas the after file shows lazy that were busy when the events ended (freed untraced).
+    pub freed_after_trace: usize,
     pub notes: Vec<String>,
     /// Replays run (each learnt something about the start state and started over).
     pub passes: usize,
@@ -2053,6 +2055,30 @@ impl Pass<'_, '_> {
             return;
         };
         let aname = self.p.bundle.after.map_or("vmallocinfo.after", |a| a.name);
+        // Frees between the events' end and the after file's read are in no trace, but the
+        // file shows them: areas busy here that it lists lazy and not busy. Freed here, so that
+        // the final state (and the printed trace's) is the file's.
+        let shown: HashSet<(u64, u64)> =
+            after.iter().filter(|a| a.kind != InfoKind::Unpurged).map(|a| (a.start, a.end)).collect();
+        let late: Vec<u64> = after
+            .iter()
+            .filter(|a| a.kind == InfoKind::Unpurged && !shown.contains(&(a.start, a.end)))
+            .filter(|a| matches!(self.vmap.locate(a.start), Place::Busy { start, end, .. } if start == a.start && end == a.end))
+            .map(|a| a.start)
+            .collect();
+        for &a in &late {
+            if self.vmap.vfree(a, &mut NoObserver).is_ok() {
+                self.push(Op::Vfree(a));
+                self.report.freed_after_trace += 1;
+            }
+        }
+        if self.report.freed_after_trace > 0 {
+            self.report.final_detail.push(format!(
+                "{} areas busy when the events ended are lazy in {aname}: freed before it was read (no event traced \
+                 them); freed here",
+                self.report.freed_after_trace
+            ));
+        }
         let kernel: Vec<(u64, u64)> =
             after.iter().filter(|a| a.kind != InfoKind::Unpurged).map(|a| (a.start, a.end)).collect();
         let model: Vec<(u64, u64)> =

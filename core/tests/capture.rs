@@ -917,3 +917,25 @@ fn an_allocation_can_see_a_node_walked_part_way() {
     assert!(at("through 0xffffc90000010000") < at("= 0xffffc90000010000"), "{text:?}");
     assert!(at("purge-rest") < at("= 0xffffc90000030000"), "{text:?}");
 }
+
+/// Frees after the events were switched off and before the after file was read are in no
+/// trace, but the file shows them: an area busy at the trace's end that it lists lazy (and not
+/// busy). Before: one busy area; the trace allocates a second; the after file shows the first
+/// busy and the second lazy. The replay frees the second at the end (noted, counted), so that
+/// the final busy set is the file's; an area the file shows neither busy nor lazy stays a
+/// difference.
+#[test]
+fn frees_after_the_trace_shown_lazy_in_the_after_file_are_made() {
+    let b = VS + 0x2000;
+    let before = info(VS, b, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = alloc(0, b, 0x2000, 1);
+    let after = format!("{}{}", info(VS, b, "f+0x1/0x2 pages=1 vmalloc"), info(b, b + 0x2000, "unpurged vm_area"));
+    let (ops, r) = replay_capture(bundle(&before, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.freed_after_trace, 1, "{r}");
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    assert_eq!(ops.last().map(|o| o.to_string()), Some(format!("vfree {b:#x}")));
+    // Shown neither busy nor lazy: not a free the file shows, a difference.
+    let after2 = info(VS, b, "f+0x1/0x2 pages=1 vmalloc");
+    let (_, r) = replay_capture(bundle(&before, &trace, Some(&after2), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.freed_after_trace, r.final_busy_equal), (0, Some(false)), "{r}");
+}
