@@ -1285,8 +1285,10 @@ impl Pass<'_, '_> {
             let _ = write!(what, "{}[{y:#x}, {:#x})", if what.is_empty() { "" } else { ", " }, y + size);
         }
         let why = format!(
-            "{what}, free in the before file and untouched since, {} held before the capture (pool entries, which \
-             vmallocinfo does not show): the kernel's free-tree search passed over {} to {x:#x}",
+            "{what}, free in the before file and untouched since, {} held before the capture (by what vmallocinfo \
+             does not show: pool entries, or a busy area with no vm_struct yet or any more, which it skips): the \
+             kernel's free-tree \
+             search passed over {} to {x:#x}",
             if runs.len() == 1 { "was" } else { "were" },
             if runs.len() == 1 { "it" } else { "them" }
         );
