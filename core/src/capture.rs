@@ -445,8 +445,10 @@ pub struct CaptureReport {
     pub purge_detail: Vec<String>,
     /// Purges replayed before their event, where an allocation showed they had run.
     pub purges_early: usize,
-    /// Areas the after file shows lazy that were busy when the events ended (freed untraced).
+    /// Areas the after file shows lazy that were busy when the events ended (freed untraced),
+    /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
+    pub allocated_after_trace: usize,
     pub notes: Vec<String>,
     /// Replays run (each learnt something about the start state and started over).
     pub passes: usize,
@@ -2073,6 +2075,30 @@ impl Pass<'_, '_> {
                 self.push(Op::Vfree(a));
                 self.report.freed_after_trace += 1;
             }
+        }
+        // Allocations in that gap: busy in the file, free here (a range inside one free
+        // block). Placed as the start state's areas were.
+        let busy_here: HashSet<(u64, u64)> =
+            self.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
+        let placed: Vec<(u64, u64)> = after
+            .iter()
+            .filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end)))
+            .filter(|a| matches!(self.vmap.locate(a.start), Place::Free { end, .. } if a.end <= end))
+            .map(|a| (a.start, a.end))
+            .collect();
+        for (s, e) in placed {
+            let node = self.vmap.profile().has_vmap_nodes().then(|| self.vmap.addr_to_node_id(s));
+            if self.vmap.place_busy(s, e, node).is_ok() {
+                self.push(follow(Follow::Place { start: s, end: e, node }));
+                self.report.allocated_after_trace += 1;
+            }
+        }
+        if self.report.allocated_after_trace > 0 {
+            self.report.final_detail.push(format!(
+                "{} areas busy in {aname} were free when the events ended: allocated before it was read (no event \
+                 traced them); placed here",
+                self.report.allocated_after_trace
+            ));
         }
         if self.report.freed_after_trace > 0 {
             self.report.final_detail.push(format!(

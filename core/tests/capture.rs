@@ -925,7 +925,7 @@ fn an_allocation_can_see_a_node_walked_part_way() {
 /// the final busy set is the file's; an area the file shows neither busy nor lazy stays a
 /// difference.
 #[test]
-fn frees_after_the_trace_shown_lazy_in_the_after_file_are_made() {
+fn frees_and_allocations_after_the_trace_that_the_after_file_shows_are_made() {
     let b = VS + 0x2000;
     let before = info(VS, b, "f+0x1/0x2 pages=1 vmalloc");
     let trace = alloc(0, b, 0x2000, 1);
@@ -938,4 +938,16 @@ fn frees_after_the_trace_shown_lazy_in_the_after_file_are_made() {
     let after2 = info(VS, b, "f+0x1/0x2 pages=1 vmalloc");
     let (_, r) = replay_capture(bundle(&before, &trace, Some(&after2), "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.freed_after_trace, r.final_busy_equal), (0, Some(false)), "{r}");
+    // Busy in the file and free at the trace's end: allocated in the gap, placed (its node
+    // the one of its address, as for the start state's areas).
+    let c = VS + 0x10000;
+    let after3 = format!("{}{}", after, info(c, c + 0x3000, "f+0x1/0x2 pages=2 vmalloc"));
+    let (ops, r) = replay_capture(bundle(&before, &trace, Some(&after3), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.freed_after_trace, r.allocated_after_trace, r.final_busy_equal), (1, 1, Some(true)), "{r}");
+    assert!(ops.iter().any(|o| o.to_string() == format!("place {c:#x} {:#x} node 1", c + 0x3000)), "{ops:?}");
+    // Busy in the file over space busy here: no such allocation can have been made: differs.
+    let after4 =
+        format!("{}{}", info(VS, VS + 0x1000, "f+0x1/0x2 pages=1 vmalloc"), info(b, b + 0x2000, "unpurged vm_area"));
+    let (_, r) = replay_capture(bundle(&before, &trace, Some(&after4), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocated_after_trace, r.final_busy_equal), (0, Some(false)), "{r}");
 }
