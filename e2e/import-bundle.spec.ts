@@ -51,6 +51,25 @@ test('import: a capture bundle opens from its before file, with explained and un
   await expect(warning).toContainText(/^explained: the kernel returned 0x[0-9a-f]+, .*this resolved an unknown of the start state: /);
 });
 
+test('import: a drained capture replays with no unexplained allocation, purges seen half done included', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = fileURLToPath(new URL('../core/tests/data/capture-6.18-drained-s4', import.meta.url));
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('io');
+  const io = wb.root.locator('[data-widget="import-export"]');
+  await wb.root.getByTestId('import-file').setInputFiles(readdirSync(dir).map((f) => join(dir, f)));
+  await expect(io).toHaveAttribute('data-imports', '1', { timeout: 60_000 });
+  await expect(wb.importError).toBeHidden();
+  const facts = (await wb.report.locator('.wb-report-facts').textContent()) ?? '';
+  expect(facts).toMatch(/^capture: 6200 allocations, \d+ equal, \d+ explained, 0 unexplained; final busy equal; purges 11 of 11 equal$/);
+  await expect(wb.report).toHaveAttribute('data-unexplained', '0');
+  await expect(page.locator('[data-markers="ready"]')).toBeAttached({ timeout: 60_000 });
+  await expect(page.locator('.markers .mk-unexplained')).toHaveCount(0);
+  // The report says where an allocation saw a purge before its event.
+  await expect(wb.report).toContainText('had begun by then');
+});
+
 test('import: a bundle without its trace names what is missing, and nothing changes', async ({ page }) => {
   const wb = new Workbench(page);
   await wb.open();
