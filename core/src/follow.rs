@@ -404,7 +404,7 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
             Ok(alloc_outcome(addr, model, mark))
         }
         Follow::Purge { full, behind, stop, ref keep } => {
-            let held = purge_begin(v, keep, behind)?;
+            let held = purge_begin(v, f, keep, behind)?;
             let r = match stop {
                 _ if full => v.reclaim(obs),
                 Some(s) => v.purge_to(s, obs),
@@ -493,8 +493,8 @@ type HeldForPurge = (Vec<(u32, u32)>, Vec<(u32, usize, Vec<u32>)>);
 /// Before the kernel's purge: the lazy areas freed after it took the lists, off them; with
 /// `behind`, every pool's entries (from before the capture) set aside, to go behind the new.
 #[inline(never)]
-fn purge_begin(v: &mut Vmap, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
-    vnode_profile(v, &Follow::Purge { full: false, behind, stop: None, keep: Vec::new() })?;
+fn purge_begin(v: &mut Vmap, f: &Follow, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
+    vnode_profile(v, f)?;
     let held = v.hold_lazy(keep);
     let pools = if behind { v.hold_pools() } else { Vec::new() };
     Ok((held, pools))
@@ -533,7 +533,7 @@ fn follow_alloc(
     mark: Mark,
     out: &mut String,
 ) -> Result<Step, VmapError> {
-    vnode_profile(v, &Follow::DeferDrain)?;
+    vnode_profile(v, &Follow::Alloc { size, align, vstart, vend, addr: x, mark })?;
     let pred = v.predict_alloc(size, align, vstart, vend);
     let model = pred.addr();
     if model == Some(x) {

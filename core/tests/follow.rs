@@ -235,7 +235,15 @@ fn follow_lines_parse_print_and_refuse() {
     assert!(vmapviz_core::check::check_invariants(&r.vmap).is_ok());
     // Not under maple-rfc, whose state is a maple tree.
     let mut m = Replayer::new(Profile::MapleRfc);
-    assert!(m.apply(&parse_trace("defer-drain").unwrap()[0].op, &mut out, &mut NoObserver).is_err());
+    for line in [
+        "defer-drain",
+        "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained",
+        "purge upto 0 keep 0xffffc90000000000",
+    ] {
+        let e = m.apply(&parse_trace(line).unwrap()[0].op, &mut out, &mut NoObserver).unwrap_err().to_string();
+        // The refusal quotes the line refused.
+        assert!(e.contains(&format!("`{line}`")), "{line}: {e}");
+    }
 }
 
 /// `purge upto N` then `purge-rest`: the kernel's purge takes every node's lazy list when it
