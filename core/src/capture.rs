@@ -355,6 +355,8 @@ struct Learnt {
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
+    /// Areas of the before file whose node was learnt from the after file's lazy lists.
+    after_nodes: std::collections::BTreeSet<u64>,
     /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
@@ -449,6 +451,8 @@ pub struct CaptureReport {
     /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
     pub allocated_after_trace: usize,
+    /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
+    pub nodes_from_after: usize,
     pub notes: Vec<String>,
     /// Replays run (each learnt something about the start state and started over).
     pub passes: usize,
@@ -2150,6 +2154,33 @@ impl Pass<'_, '_> {
         let mut mlazy: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.vmap.nr_vmap_nodes() as usize];
         for (n, i) in self.vmap.lazy_areas_by_node() {
             mlazy[n as usize].push((i.va_start.0, i.va_end.0));
+        }
+        // One run per node in the file: each lazy area's node is known there. An area of the
+        // before file whose node was a guess, lazy here on another node's list, was allocated
+        // for that node (its vn_id sends it there): learnt for the next replay (no allocation
+        // showed it, so none is explained by it).
+        if klazy.len() == mlazy.len() && klazy.len() > 1 && !self.diverged {
+            for (k, run) in klazy.iter().enumerate() {
+                for &(a, _) in run {
+                    let here = mlazy.iter().position(|l| l.iter().any(|&(b, _)| b == a));
+                    if here.is_some_and(|m| m != k)
+                        && self.guessed_node.contains(&a)
+                        && self.learnt.nodes.get(&a) != Some(&(k as u32))
+                    {
+                        self.learnt.nodes.insert(a, k as u32);
+                        self.learnt.after_nodes.insert(a);
+                        self.learnt.changed = true;
+                    }
+                }
+            }
+        }
+        self.report.nodes_from_after = self.learnt.after_nodes.len();
+        if self.report.nodes_from_after > 0 {
+            self.report.final_detail.push(format!(
+                "{} areas of the before file were allocated for the node whose lazy list {aname} shows them on (their \
+                 node was a guess, and no allocation showed it)",
+                self.report.nodes_from_after
+            ));
         }
         mlazy.retain(|v| !v.is_empty());
         klazy.retain(|v| !v.is_empty());
