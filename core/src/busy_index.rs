@@ -8,18 +8,25 @@
 //!
 //! ```text
 //!   group g = high half of (hash(va_start) * groups)       8 slots of u32 per group (32 bytes)
-//!   slot:  0 EMPTY | 1 DELETED | (handle + 1) << 7 | tag      tag = 64 | 6 more bits of the hash
-//!   find:    the slots of g whose tag matches -> compare that area's va_start; an EMPTY slot
-//!            in g ends the search, else go on to g + 1
+//!   slot:  0 EMPTY | (handle + 1) << 7 | tag                  tag = 64 | 6 more bits of the hash
+//!   find:    the slots of g whose tag matches -> compare that area's va_start; then, when no
+//!            entry went past g (passed[g] == 0), the search ends, else go on to g + 1
+//!
+//!   home g   g+1      g+2                    passed[g]: entries whose home is before g
+//!   [full]   [full]   [x . . .]              (cyclically) and that sit past it
+//!     ^ x's probe went past g and g+1: passed[g] and passed[g+1] count it
 //! ```
 //!
 //! A slot holds the handle of the area, not its address (the key is read from the area
 //! itself, which the caller needs next anyway), plus 6 more bits of the hash, so that a probe
-//! reads one area in the usual case and the slots of a group are compared all at once. A
-//! removal writes EMPTY when its group still has an EMPTY slot (no search ever went past a
-//! group that was never full), else DELETED; inserts reuse both. The table is rebuilt (at a
-//! load of 0.55 when entries and DELETED slots pass 4/5 of it, 0.64 when entries fall under
-//! 1/2), so the index costs 5 to 8 bytes per busy area.
+//! reads one area in the usual case and the slots of a group are compared all at once. Each
+//! group counts the entries whose probe went past it (`passed`, the overflow counts of
+//! Facebook's F14 tables), so a removal always writes EMPTY and takes its entry off the counts
+//! of the groups it passed: no tombstones, so a steady number of areas never forces a rebuild
+//! (with tombstones, full groups filled with them and forced one every ~50,000 frees: 1.4 % of a
+//! replay natively, 3.5 % in Chromium). The table is rebuilt only when its entries pass 4/5 of
+//! it (to a load of 0.55) or fall under 1/2 (to 0.64), so the index costs 5.5 to 9 bytes per busy
+//! area.
 //!
 //! In wasm, `find`, `insert` and the probe of `remove` stay functions of their own: inlined into
 //! the replay loop they made it slower there than the descents they replace (V8 compiles the
@@ -42,7 +49,6 @@ const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
 /// Handles past this are not indexed (past 5.5 million objects, 268 MB of them).
 const MAX_HANDLE: u32 = (u32::MAX >> TAG_BITS) - 1;
 const EMPTY: u32 = 0;
-const DELETED: u32 = 1;
 /// Slots per group.
 const GROUP: usize = 8;
 /// The smallest table, in groups.
@@ -56,11 +62,14 @@ struct Group([u32; GROUP]);
 #[derive(Clone, Debug, Default)]
 pub struct BusyIndex {
     groups: Vec<Group>,
+    /// `passed[g]`: the entries whose home group is before `g` (cyclically) and that sit past
+    /// it. A search goes on past `g` only when this is not 0. Read only when a search misses in
+    /// a group, written only when an insert passes a full group or a removal takes an entry
+    /// that sits past its home.
+    passed: Vec<u32>,
     /// Entries.
     len: usize,
-    /// DELETED slots.
-    deleted: usize,
-    /// Rebuild when entries + DELETED reach this (4/5 of the slots)...
+    /// Rebuild when entries reach this (4/5 of the slots)...
     grow_at: usize,
     /// ... or when entries fall below this (1/2 of the slots, in a table past the smallest).
     shrink_below: usize,
@@ -144,7 +153,7 @@ impl BusyIndex {
     fn hash(key: u64, groups: usize) -> (usize, u32) {
         debug_assert!(groups as u64 <= u64::from(u32::MAX));
         let p = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) * groups as u64;
-        // Bit 6 always set: a tag never equals EMPTY or DELETED's low bits.
+        // Bit 6 always set: a tag is never EMPTY.
         ((p >> 32) as usize, (p as u32 >> 26) | 0x40)
     }
 
@@ -173,7 +182,7 @@ impl BusyIndex {
                 }
                 m &= m - 1;
             }
-            if mask(grp, !0, EMPTY) != 0 {
+            if self.passed[g] == 0 {
                 break;
             }
             g = if g + 1 == groups { 0 } else { g + 1 };
@@ -189,33 +198,28 @@ impl BusyIndex {
         if h > MAX_HANDLE {
             return;
         }
-        if self.len + self.deleted >= self.grow_at {
-            // Room for 45 % more before the next rebuild, whether growing or clearing DELETED
-            // slots: at a load of 0.64 the full groups of a steady number of areas filled with
-            // DELETED slots again within ~70,000 operations (mixed_s42: 19,600 areas, 8
-            // rebuilds), at 0.55 fewer groups fill.
+        if self.len >= self.grow_at {
+            // Room for 45 % more before the next rebuild (at 0.64, more groups fill and more
+            // searches go past their home).
             self.resize(a, self.len + 1, 55);
         }
         self.place(key, h);
     }
 
-    /// Put `h` in the first EMPTY or DELETED slot of its probe sequence (the load bound
-    /// guarantees one).
+    /// Put `h` in the first EMPTY slot of its probe sequence (the load bound guarantees one),
+    /// counting it on each full group it goes past.
     #[inline(always)]
     fn place(&mut self, key: u64, h: u32) {
         let groups = self.groups.len();
         let (mut g, tag) = Self::hash(key, groups);
         for _ in 0..groups {
-            let m = mask(self.group(g), !DELETED, EMPTY);
+            let m = mask(self.group(g), !0, EMPTY);
             if m != 0 {
-                let slot = &mut self.groups[g].0[m.trailing_zeros() as usize];
-                if *slot == DELETED {
-                    self.deleted -= 1;
-                }
-                *slot = ((h + 1) << TAG_BITS) | tag;
+                self.groups[g].0[m.trailing_zeros() as usize] = ((h + 1) << TAG_BITS) | tag;
                 self.len += 1;
                 return;
             }
+            self.passed[g] += 1;
             g = if g + 1 == groups { 0 } else { g + 1 };
         }
     }
@@ -229,7 +233,7 @@ impl BusyIndex {
         let last = self.last.get();
         let (g, i) = (last / GROUP, last % GROUP);
         if h <= MAX_HANDLE && self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
-            self.take(a, g, i);
+            self.take(a, key, g, i);
             return;
         }
         self.remove_probe(a, key, h);
@@ -248,31 +252,34 @@ impl BusyIndex {
             let grp = self.group(g);
             let m = mask(grp, !0, want);
             if m != 0 {
-                self.take(a, g, m.trailing_zeros() as usize);
+                self.take(a, key, g, m.trailing_zeros() as usize);
                 return;
             }
-            if mask(grp, !0, EMPTY) != 0 {
+            if self.passed[g] == 0 {
                 return;
             }
             g = if g + 1 == groups { 0 } else { g + 1 };
         }
     }
 
-    /// Empty slot `i` of group `g`: EMPTY when the group has an EMPTY slot (no search ever went
-    /// past it), else DELETED.
+    /// Empty slot `i` of group `g`, which holds `key`'s entry, and take that entry off the
+    /// counts of the groups before it on its probe sequence.
     #[inline(always)]
-    fn take(&mut self, a: &Arena, g: usize, i: usize) {
-        let empty = mask(self.group(g), !0, EMPTY) != 0;
-        self.groups[g].0[i] = if empty { EMPTY } else { DELETED };
-        self.deleted += usize::from(!empty);
+    fn take(&mut self, a: &Arena, key: u64, g: usize, i: usize) {
+        self.groups[g].0[i] = EMPTY;
+        let groups = self.groups.len();
+        let mut home = Self::hash(key, groups).0;
+        while home != g {
+            self.passed[home] -= 1;
+            home = if home + 1 == groups { 0 } else { home + 1 };
+        }
         self.len -= 1;
         if self.len < self.shrink_below {
             self.resize(a, self.len, 64);
         }
     }
 
-    /// Rebuild for `n` entries at a load of about `pct` % (inside the bounds 1/2 and 4/5),
-    /// dropping the DELETED slots.
+    /// Rebuild for `n` entries at a load of about `pct` % (inside the bounds 1/2 and 4/5).
     #[cold]
     fn resize(&mut self, a: &Arena, n: usize, pct: usize) {
         // n / load slots, rounded to whole groups without leaving [1/2, 4/5].
@@ -281,12 +288,12 @@ impl BusyIndex {
             groups += 1;
         }
         let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
+        self.passed = vec![0; groups];
         self.len = 0;
-        self.deleted = 0;
         self.grow_at = groups * GROUP * 4 / 5;
         self.shrink_below = if groups > MIN_GROUPS { groups * GROUP / 2 } else { 0 };
         for s in old.iter().flat_map(|g| g.0) {
-            if s > DELETED {
+            if s != EMPTY {
                 let h = handle_of(s);
                 if let Some(v) = a.try_get(h) {
                     self.place(v.va_start, h);
@@ -297,19 +304,21 @@ impl BusyIndex {
 
     /// Every indexed handle (for the invariant checks).
     pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
-        self.groups.iter().flat_map(|g| g.0).filter(|&s| s > DELETED).map(handle_of)
+        self.groups.iter().flat_map(|g| g.0).filter(|&s| s != EMPTY).map(handle_of)
     }
 
-    /// Every entry is reachable from its home group (no group on the way has an EMPTY slot)
-    /// and carries its key's tag; the counts are right. `Err` names the first slot that is not.
+    /// Every entry carries its key's tag, and each group's `passed` count is the number of
+    /// entries whose probe went past it (so every entry is reachable from its home group); the
+    /// entry count is right. `Err` names the first slot or group that is not.
     pub fn check(&self, a: &Arena) -> Result<(), String> {
         let groups = self.groups.len();
-        let (mut n, mut d) = (0, 0);
+        if self.passed.len() != groups {
+            return Err(format!("busy index: {} groups, {} pass counts", groups, self.passed.len()));
+        }
+        let mut passed = vec![0u32; groups];
+        let mut n = 0;
         for (pos, s) in self.groups.iter().flat_map(|g| g.0).enumerate() {
-            if s == DELETED {
-                d += 1;
-            }
-            if s <= DELETED {
+            if s == EMPTY {
                 continue;
             }
             n += 1;
@@ -321,14 +330,18 @@ impl BusyIndex {
                 return Err(format!("busy index slot {pos}: tag {}, the key's is {tag}", s & TAG_MASK));
             }
             while g != pos / GROUP {
-                if mask(self.group(g), !0, EMPTY) != 0 {
-                    return Err(format!("busy index slot {pos}: an EMPTY slot in group {g} hides it"));
-                }
+                passed[g] += 1;
                 g = if g + 1 == groups { 0 } else { g + 1 };
             }
         }
-        if (n, d) != (self.len, self.deleted) {
-            return Err(format!("busy index counts {}/{} entries/deleted, holds {n}/{d}", self.len, self.deleted));
+        if let Some(g) = (0..groups).find(|&g| passed[g] != self.passed[g]) {
+            return Err(format!(
+                "busy index group {g}: {} entries went past it, it counts {}",
+                passed[g], self.passed[g]
+            ));
+        }
+        if n != self.len {
+            return Err(format!("busy index counts {} entries, holds {n}", self.len));
         }
         Ok(())
     }
@@ -395,8 +408,10 @@ mod tests {
     }
 
     /// Keys that all share home group 0 (for tables of up to 16 groups): they spill into the
-    /// next groups, a removal from the full group leaves a DELETED slot that keeps the spilled
-    /// ones in reach, and an insert reuses it.
+    /// next groups and are counted on each group they pass; a removal from the full group
+    /// leaves an EMPTY slot and the spilled ones stay in reach (the count, not the slot, lets
+    /// the search go on); an insert reuses the slot; removing a spilled key takes it off the
+    /// counts, and the search then stops at its home again.
     #[test]
     fn keys_sharing_a_group_spill_and_stay_in_reach() {
         let mut keys = Vec::new();
@@ -418,16 +433,26 @@ mod tests {
         for (&k, &h) in keys.iter().zip(&hs).take(12) {
             assert_eq!(ix.find(&a, k), h);
         }
-        // Group 0 is full: removing from it must leave a DELETED slot, not an EMPTY one.
+        // Group 0 holds 8 of them; the other 4 went past it into group 1.
+        assert_eq!((ix.passed[0], ix.passed[1]), (4, 0));
         ix.remove(&a, keys[0], hs[0]);
         ix.check(&a).unwrap();
-        assert_eq!(ix.deleted, 1);
+        assert_eq!(mask(ix.group(0), !0, EMPTY).count_ones(), 1, "the removal leaves an EMPTY slot");
+        assert_eq!(ix.passed[0], 4);
         for (&k, &h) in keys.iter().zip(&hs).skip(1).take(11) {
-            assert_eq!(ix.find(&a, k), h, "a spilled key is still found past the DELETED slot");
+            assert_eq!(ix.find(&a, k), h, "a spilled key is still found past the EMPTY slot");
         }
         assert_eq!(ix.find(&a, keys[0]), NIL);
         ix.insert(&a, keys[12], hs[12]);
         ix.check(&a).unwrap();
-        assert_eq!((ix.deleted, ix.find(&a, keys[12])), (0, hs[12]), "the DELETED slot is reused");
+        assert_eq!(ix.find(&a, keys[12]), hs[12]);
+        assert_eq!(mask(ix.group(0), !0, EMPTY), 0, "the EMPTY slot is reused");
+        // The spilled ones (keys 8..12) leave: each takes itself off group 0's count.
+        for (&k, &h) in keys.iter().zip(&hs).skip(8).take(4) {
+            ix.remove(&a, k, h);
+            ix.check(&a).unwrap();
+        }
+        assert_eq!(ix.passed[0], 0);
+        assert_eq!(ix.find(&a, keys[8]), NIL);
     }
 }
