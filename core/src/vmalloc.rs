@@ -110,14 +110,16 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
     obs: &mut O,
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
-    // `v` is the object at `node`, read once per step: each move below tests the child it goes
-    // to for NIL while reading its size, and carries it down. (A child's NIL test doubles as
-    // `smax`'s: a NIL subtree has size 0, which passes only a wrapped `length` of 0; the kernel
-    // then steps to NULL and its loop ends, so does this one.)
-    let Some(mut v) = a.try_get(node) else {
+    // Each move below tests the child it goes to for NIL while reading its size, so `node` is
+    // never NIL at the top of the loop. (A child's NIL test doubles as `smax`'s: a NIL subtree
+    // has size 0, which passes only a wrapped `length` of 0; the kernel then steps to NULL and
+    // its loop ends, so does this one.) Only `node` is carried from step to step, not its
+    // object too: one register copy fewer a step.
+    if node == NIL {
         return Ok(search_none(a, t, obs));
-    };
+    }
     'descend: loop {
+        let mut v = a.get(node);
         // The kernel tests the left subtree's size first; both tests only read, so the one
         // without a load goes first.
         if vstart < v.va_start {
@@ -127,7 +129,7 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                     if O::ON {
                         obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
                     }
-                    (node, v) = (l, lv);
+                    node = l;
                     continue;
                 }
                 None if length == 0 => {
@@ -151,7 +153,7 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                 if O::ON {
                     obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
                 }
-                (node, v) = (r, rv);
+                node = r;
                 continue;
             }
             None if length == 0 => {
@@ -195,10 +197,10 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                 if let Some(nv) = new_vstart {
                     vstart = nv;
                 }
-                let Some(rv) = rv else {
+                if rv.is_none() {
                     break 'descend;
-                };
-                (node, v) = (r, rv);
+                }
+                node = r;
                 continue 'descend;
             }
             if O::ON {
