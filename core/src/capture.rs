@@ -1760,7 +1760,7 @@ impl Pass<'_, '_> {
         if let Some(sp) = self.split {
             // A purge part-way: did it get further by now?
             // The stages in order: (phase, node, area), the area's node for a walk to it.
-            let walking = self.vmap.purge_processed;
+            let walking = self.vmap.purge.as_deref().map_or(0, |p| p.processed);
             let rank = |s: Option<PurgeStop>| match s {
                 Some(PurgeStop::Decayed(k)) => (0, k, 0),
                 Some(PurgeStop::Through(a)) => (1, self.vmap.purge_list_node(a).unwrap_or(walking), a),

@@ -169,15 +169,16 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         spans.push((x.va_start, x.va_end, "held"));
         objects += 1;
     }
-    for &va in v.purging.iter().flatten() {
+    for va in v.purge_taken_areas() {
         let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;
         spans.push((x.va_start, x.va_end, "purging"));
         objects += 1;
     }
     // A node's walk part-way: its pages still count; its areas not pooled are in no tree.
-    lazy_pages += v.purge_walked_pages;
-    for &va in &v.purge_local {
+    let (walked_pages, walked_local) = v.purge.as_deref().map_or((0, &[][..]), |p| (p.walked_pages, &p.local[..]));
+    lazy_pages += walked_pages;
+    for &va in walked_local {
         let x = a.area(va);
         spans.push((x.va_start, x.va_end, "purging"));
         objects += 1;

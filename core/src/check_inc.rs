@@ -259,7 +259,7 @@ impl IncrementalCheck {
                 self.synced = false;
             }
         }
-        if v.purge_active {
+        if v.purge.is_some() {
             // A purge part-way (a capture's): areas in no tree yet counted; the whole check.
             self.synced = false;
         }
@@ -332,8 +332,8 @@ impl IncrementalCheck {
             }
         }
         v.purge_tree.iter(a).for_each(|(h, _)| add(self, h));
-        v.purging.iter().flatten().for_each(|&h| add(self, h));
-        self.lazy_sum += v.purge_walked_pages;
+        v.purge_taken_areas().for_each(|h| add(self, h));
+        self.lazy_sum += v.purge.as_deref().map_or(0, |p| p.walked_pages);
         for t in Self::trees(v) {
             fill_bh(a, &mut self.slots, Self::tree(v, t).root);
         }
@@ -483,7 +483,7 @@ impl IncrementalCheck {
         let x = *a.area(h);
         let marked = matches!(m, Some(TreeId::Busy(_))) && v.profile.lazy_in_busy() && x.flags() & F_LAZY != 0;
         // A split purge's areas are in no tree and still lazy (`Vmap::purge_upto`).
-        let purging = m.is_none() && v.purging.iter().flatten().any(|&p| p == h);
+        let purging = m.is_none() && v.purge_taken_areas().any(|p| p == h);
         let lazy = marked || purging || matches!(m, Some(TreeId::Lazy(_) | TreeId::Purge));
         let slot = &mut self.slots[ix(h)];
         if slot.lazy != 0 {

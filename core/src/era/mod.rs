@@ -87,23 +87,9 @@ pub struct Vmap {
     /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
     /// capture's before file shows free but the kernel held (pool entries it cannot show).
     pub(crate) held: Vec<u32>,
-    /// 6.9+: a purge stopped part-way ([`Vmap::purge_to`]): what a capture's replay shows when
-    /// an allocation traced before the purge's event saw it half done. `purging[n]` is node
-    /// n's list once taken and until processed (the kernel's `vn->purge_list`; its pages still
-    /// count in `vmap_lazy_nr`); nodes `0..purge_taken` are decayed and taken, nodes
-    /// `0..purge_processed` processed.
-    pub(crate) purging: Vec<Vec<u32>>,
-    pub(crate) purge_active: bool,
-    pub(crate) purge_taken: u32,
-    pub(crate) purge_processed: u32,
-    /// The node being walked ([`PurgeStop::Through`]): its areas walked and not pooled (in no
-    /// tree until the walk ends), the pages walked (still in `vmap_lazy_nr` till then), and
-    /// the last area walked.
-    pub(crate) purge_local: Vec<u32>,
-    pub(crate) purge_walked_pages: u64,
-    pub(crate) purge_through: Option<u64>,
-    /// The purge's `skip_populate` (a full decay pools nothing).
-    pub(crate) purging_full: bool,
+    /// 6.9+: a purge under way and stopped part-way ([`Vmap::purge_to`]), `None` between
+    /// purges.
+    pub(crate) purge: Option<Box<PartPurge>>,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
     /// (see [`oracle::OracleChange`]); cloned with the model, so a trial that is adopted
     /// brings its changes along.
@@ -131,6 +117,32 @@ pub struct Vmap {
     /// (see `busy_insert_after_clip`). Always on; the tests turn it off
     /// ([`Vmap::set_busy_link_hints`]) to check that both ways build the same tree.
     pub(crate) busy_link_hints: bool,
+}
+
+/// A purge of the vmap-node eras under way, stopped part-way ([`Vmap::purge_to`]): what a
+/// capture's replay shows when an allocation traced before the purge's event saw it half done.
+///
+/// ```text
+///   node:        0          1          2
+///   lists:    [taken]    [taken]     (lazy)      nodes 0..taken: decayed, lazy list taken
+///             processed  walking                 nodes 0..processed: walked to the end
+///                        ^ through: local holds the areas walked and not pooled
+/// ```
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PartPurge {
+    /// `lists[n]`: node n's lazy list once taken and until walked (the kernel's
+    /// `vn->purge_list`; its pages still count in `vmap_lazy_nr`).
+    pub(crate) lists: Vec<Vec<u32>>,
+    pub(crate) taken: u32,
+    pub(crate) processed: u32,
+    /// The node being walked ([`PurgeStop::Through`]): its areas walked and not pooled (in no
+    /// tree until the walk ends), the pages walked (still in `vmap_lazy_nr` till then), and
+    /// the last area walked.
+    pub(crate) local: Vec<u32>,
+    pub(crate) walked_pages: u64,
+    pub(crate) through: Option<u64>,
+    /// The purge's `skip_populate` (a full decay pools nothing).
+    pub(crate) full: bool,
 }
 
 /// Where a purge of the vmap-node eras stops part-way ([`Vmap::purge_to`]):
@@ -261,14 +273,7 @@ impl Vmap {
             online: 0,
             defer_drain: false,
             held: Vec::new(),
-            purging: Vec::new(),
-            purge_active: false,
-            purge_taken: 0,
-            purge_processed: 0,
-            purge_local: Vec::new(),
-            purge_walked_pages: 0,
-            purge_through: None,
-            purging_full: false,
+            purge: None,
             oracle_log: None,
             cpu: 0,
             zone_size: 1,
@@ -309,11 +314,7 @@ impl Vmap {
         self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
         self.lazy_list.clear();
         self.purge_tree = VaTree::default();
-        self.purging.clear();
-        self.purge_active = false;
-        self.purge_local.clear();
-        self.purge_walked_pages = 0;
-        self.purge_through = None;
+        self.purge = None;
         self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
@@ -525,7 +526,7 @@ impl Vmap {
         if !matches!(self.profile, Profile::Linux69 | Profile::Linux618) {
             return self.purge_era(PurgeCause::Forced, obs);
         }
-        if self.purge_active {
+        if self.purge.is_some() {
             let decay = self.era_decay::<O>();
             return PurgeResult { entries: self.purge_advance(Some(stop), decay, obs) };
         }
@@ -539,7 +540,7 @@ impl Vmap {
     /// list not yet processed, in node order.
     pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.ensure_init();
-        if !self.purge_active {
+        if self.purge.is_none() {
             return PurgeResult { entries: 0 };
         }
         let decay = self.era_decay::<O>();
@@ -548,22 +549,21 @@ impl Vmap {
 
     /// Where a purge stopped part-way stands: `None` when none is.
     pub fn purge_stage(&self) -> Option<PurgeStop> {
-        if !self.purge_active {
-            None
-        } else if let Some(a) = self.purge_through {
-            Some(PurgeStop::Through(a))
-        } else if self.purge_processed > 0 {
-            Some(PurgeStop::Processed(self.purge_processed - 1))
+        let p = self.purge.as_deref()?;
+        Some(if let Some(a) = p.through {
+            PurgeStop::Through(a)
+        } else if p.processed > 0 {
+            PurgeStop::Processed(p.processed - 1)
         } else {
-            Some(PurgeStop::Decayed(self.purge_taken.saturating_sub(1)))
-        }
+            PurgeStop::Decayed(p.taken.saturating_sub(1))
+        })
     }
 
     /// The node whose lazy list (or, a purge part-way, whose taken list) holds the area
     /// starting at `addr`.
     pub fn purge_list_node(&self, addr: u64) -> Option<u32> {
         let on = |list: &[u32]| list.iter().any(|&va| self.arena.get(va).va_start == addr);
-        if let Some(n) = self.purging.iter().position(|l| on(l)) {
+        if let Some(n) = self.purge.iter().flat_map(|p| &p.lists).position(|l| on(l)) {
             return Some(n as u32);
         }
         self.nodes.iter().position(|n| n.lazy.find_start(&self.arena, addr) != NIL).map(|n| n as u32)
@@ -571,7 +571,12 @@ impl Vmap {
 
     /// Areas a purge stopped part-way has taken and not processed yet.
     pub fn purging_count(&self) -> usize {
-        self.purging.iter().map(Vec::len).sum()
+        self.purge_taken_areas().count()
+    }
+
+    /// The areas a purge stopped part-way has taken and not walked yet (lazy, in no tree).
+    pub(crate) fn purge_taken_areas(&self) -> impl Iterator<Item = u32> + '_ {
+        self.purge.iter().flat_map(|p| p.lists.iter().flatten().copied())
     }
 
     /// The era's `decay_va_pool_node`.
@@ -926,7 +931,7 @@ impl Vmap {
             Profile::Linux69 | Profile::Linux618 => {
                 for (nid, n) in self.nodes.iter().enumerate() {
                     out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
-                    if let Some(list) = self.purging.get(nid) {
+                    if let Some(list) = self.purge.as_deref().and_then(|p| p.lists.get(nid)) {
                         out.extend(list.iter().map(|&va| (nid as u32, info(self.arena.get(va)))));
                     }
                 }

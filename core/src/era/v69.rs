@@ -22,7 +22,7 @@ use crate::events::{Event, Observer, PurgeCause};
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
+use super::{PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
 
 impl Vmap {
     /// linux-6.9 `alloc_vmap_area`: in the default window with several nodes, first the pool
@@ -224,17 +224,13 @@ impl Vmap {
     ) -> PurgeResult {
         // A purge left part-done ends before the next begins (vmap_purge_lock): its areas
         // count here.
-        let mut count = if self.purge_active { self.purge_advance(None, decay_va_pool_node, obs) } else { 0 };
+        let mut count = if self.purge.is_some() { self.purge_advance(None, decay_va_pool_node, obs) } else { 0 };
         let nr = self.nodes.len();
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
         if O::ON {
             obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
         }
-        self.purge_active = true;
-        self.purging = vec![Vec::new(); nr];
-        self.purge_taken = 0;
-        self.purge_processed = 0;
-        self.purging_full = full;
+        self.purge = Some(Box::new(PartPurge { lists: vec![Vec::new(); nr], full, ..PartPurge::default() }));
         count += self.purge_advance(stop, decay_va_pool_node, obs);
         PurgeResult { entries: count }
     }
@@ -255,38 +251,42 @@ impl Vmap {
             Some(PurgeStop::Processed(k)) => (nr, k.saturating_add(1).min(nr)),
             Some(PurgeStop::Through(_)) | None => (nr, nr),
         };
-        let full = self.purging_full;
-        while self.purge_taken < take {
-            let nid = self.purge_taken as usize;
+        let Some(full) = self.purge.as_deref().map(|p| p.full) else {
+            return 0;
+        };
+        while let Some(nid) = self.purge.as_deref().map(|p| p.taken).filter(|&t| t < take) {
+            let nid = nid as usize;
             decay_va_pool_node(self, nid as u32, full, obs);
             let lazy = std::mem::take(&mut self.nodes[nid].lazy);
             let list: Vec<u32> = lazy.iter(&self.arena).map(|(i, _)| i).collect();
             for &va in &list {
                 self.arena.detach(va);
             }
-            self.purging[nid] = list;
-            self.purge_taken += 1;
+            if let Some(p) = self.purge.as_deref_mut() {
+                p.lists[nid] = list;
+                p.taken += 1;
+            }
         }
         let mut count = 0;
         // Through an area: the nodes before its list's given back whole, its own walked to it.
-        let through = match stop {
-            Some(PurgeStop::Through(a)) => (self.purge_processed as usize..nr as usize)
-                .find(|&m| self.purging[m].iter().any(|&va| self.arena.get(va).va_start == a))
+        let through = match (stop, self.purge.as_deref()) {
+            (Some(PurgeStop::Through(a)), Some(p)) => (p.processed as usize..nr as usize)
+                .find(|&m| p.lists[m].iter().any(|&va| self.arena.get(va).va_start == a))
                 .map(|m| (m as u32, a)),
             _ => None,
         };
         let process = through.map_or(process, |(m, _)| m);
-        while self.purge_processed < process {
-            let nid = self.purge_processed as usize;
-            count += self.purge_vmap_node(nid, None, obs);
-            self.purge_processed += 1;
+        while let Some(nid) = self.purge.as_deref().map(|p| p.processed).filter(|&d| d < process) {
+            count += self.purge_vmap_node(nid as usize, None, obs);
+            if let Some(p) = self.purge.as_deref_mut() {
+                p.processed += 1;
+            }
         }
         if let Some((m, a)) = through {
             count += self.purge_vmap_node(m as usize, Some(a), obs);
         }
-        if self.purge_processed == nr {
-            self.purge_active = false;
-            self.purging.clear();
+        if self.purge.as_deref().is_some_and(|p| p.processed == nr) {
+            self.purge = None;
             if O::ON {
                 obs.areas_event(Event::PurgeEnd { purged: count }, self);
             }
@@ -300,16 +300,20 @@ impl Vmap {
     /// the rest onto a local list, which goes back to the free tree, merged, when the walk
     /// ends, with `vmap_lazy_nr` lowered once for the node. What it walked.
     fn purge_vmap_node<O: Observer>(&mut self, nid: usize, through: Option<u64>, obs: &mut O) -> u32 {
-        let full = self.purging_full;
-        let n = match through {
-            None => self.purging[nid].len(),
-            Some(a) => self.purging[nid].iter().position(|&va| self.arena.get(va).va_start == a).map_or(0, |p| p + 1),
+        let Some(p) = self.purge.as_deref_mut() else {
+            return 0;
         };
-        let walked: Vec<u32> = self.purging[nid].drain(..n).collect();
-        let mut count = 0;
+        let full = p.full;
+        let list = &mut p.lists[nid];
+        let n = match through {
+            None => list.len(),
+            Some(a) => list.iter().position(|&va| self.arena.get(va).va_start == a).map_or(0, |i| i + 1),
+        };
+        let walked: Vec<u32> = list.drain(..n).collect();
+        let (mut count, mut pages, mut local) = (0, 0, Vec::new());
         for va in walked {
             let v = *self.arena.get(va);
-            self.purge_walked_pages += v.size() >> PAGE_SHIFT;
+            pages += v.size() >> PAGE_SHIFT;
             count += 1;
             if O::ON {
                 obs.event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self.tree_view());
@@ -328,18 +332,23 @@ impl Vmap {
                     continue;
                 }
             }
-            self.purge_local.push(va);
+            local.push(va);
         }
+        let Some(p) = self.purge.as_deref_mut() else {
+            return count;
+        };
+        p.walked_pages += pages;
+        p.local.extend(local);
         if through.is_some() {
             if count > 0 {
-                self.purge_through = through;
+                p.through = through;
             }
             return count;
         }
-        self.purge_through = None;
-        self.vmap_lazy_nr -= std::mem::take(&mut self.purge_walked_pages);
+        p.through = None;
+        self.vmap_lazy_nr -= std::mem::take(&mut p.walked_pages);
         // The local list was built by pushing at the head: descending order.
-        let mut local = std::mem::take(&mut self.purge_local);
+        let mut local = std::mem::take(&mut p.local);
         local.reverse();
         self.reclaim_list_global(&local, obs);
         count
