@@ -1743,8 +1743,8 @@ impl Pass<'_, '_> {
     fn purge_early(&mut self, e: &Ev, x: u64, req: AllocReq) -> Option<Prediction> {
         let predict = |v: &Vmap| v.predict_alloc(req.size, req.align, req.vstart, req.vend);
         let nodes = self.vmap.nr_vmap_nodes();
-        // The stages in the kernel's order: each node decayed and taken, then each processed;
-        // `None` is the end.
+        // The stages: each node decayed and taken, then each processed (the last, the end:
+        // `None`).
         let mut all: Vec<Option<PurgeStop>> = (0..nodes)
             .map(|k| Some(PurgeStop::Decayed(k)))
             .chain((0..nodes.saturating_sub(1)).map(|k| Some(PurgeStop::Processed(k))))
@@ -1752,23 +1752,15 @@ impl Pass<'_, '_> {
             .collect();
         // `purge_vmap_node` pushes each area to its pool as it walks: another CPU can take it
         // before the walk ends. The area of the kernel's answer, if on a lazy (or taken) list:
-        // its node walked to it, after the nodes before it, before its own is done.
-        if let Some(m) = self.vmap.purge_list_node(x) {
-            let at = all.iter().position(|&s| s == Some(PurgeStop::Processed(m))).unwrap_or(all.len() - 1);
-            all.insert(at, Some(PurgeStop::Through(x)));
+        // its node walked to it.
+        if self.vmap.purge_list_node(x).is_some() {
+            all.push(Some(PurgeStop::Through(x)));
         }
+        all.sort_by_key(|&s| self.stage_rank(s));
         if let Some(sp) = self.split {
             // A purge part-way: did it get further by now?
-            // The stages in order: (phase, node, area), the area's node for a walk to it.
-            let walking = self.vmap.purge.as_deref().map_or(0, |p| p.processed);
-            let rank = |s: Option<PurgeStop>| match s {
-                Some(PurgeStop::Decayed(k)) => (0, k, 0),
-                Some(PurgeStop::Through(a)) => (1, self.vmap.purge_list_node(a).unwrap_or(walking), a),
-                Some(PurgeStop::Processed(k)) => (1, k, u64::MAX),
-                None => (2, 0, 0),
-            };
-            let at = rank(self.vmap.purge_stage());
-            let later: Vec<Option<PurgeStop>> = all.iter().copied().filter(|&s| rank(s) > at).collect();
+            let at = self.stage_rank(self.vmap.purge_stage());
+            let later: Vec<Option<PurgeStop>> = all.iter().copied().filter(|&s| self.stage_rank(s) > at).collect();
             let stage = later.iter().copied().find(|&stage| {
                 let mut t = self.vmap.clone();
                 t.log_oracle(false);
@@ -1803,13 +1795,11 @@ impl Pass<'_, '_> {
             .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?;
         let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
         let lazy = self.vmap.lazy_count() as u64;
-        let keep = lazy.saturating_sub(num_purged) as usize;
-        let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a)).collect();
-        let keep = &still[still.len().saturating_sub(keep)..];
+        let keep = self.newest_lazy(lazy.saturating_sub(num_purged) as usize, |_| true);
         let stage = all.iter().copied().find_map(|stage| {
             let mut t = self.vmap.clone();
             t.log_oracle(false);
-            let _ = t.hold_lazy(keep);
+            let _ = t.hold_lazy(&keep);
             let _ = match stage {
                 Some(s) => t.purge_to(s, &mut NoObserver),
                 None => t.purge(&mut NoObserver),
@@ -1944,16 +1934,10 @@ impl Pass<'_, '_> {
             Some(PurgeStop::Decayed(k)) => k + 1,
             _ => self.vmap.nr_vmap_nodes(),
         };
-        let untaken: Vec<u64> = self
-            .lazy_order
-            .iter()
-            .copied()
-            .filter(|&a| matches!(self.vmap.locate(a), Place::Lazy { node, start, .. } if start == a && node >= taken))
-            .filter(|&a| self.is_lazy(a))
-            .collect();
-        let total = u64::from(sp.entries) + self.vmap.purging_count() as u64 + untaken.len() as u64;
-        let excess = total.saturating_sub(sp.num_purged) as usize;
-        let keep: Vec<u64> = untaken[untaken.len().saturating_sub(excess)..].to_vec();
+        let on_untaken = |a: u64| matches!(self.vmap.locate(a), Place::Lazy { node, .. } if node >= taken);
+        let untaken = self.newest_lazy(usize::MAX, on_untaken).len();
+        let total = u64::from(sp.entries) + self.vmap.purging_count() as u64 + untaken as u64;
+        let keep = self.newest_lazy(total.saturating_sub(sp.num_purged) as usize, on_untaken);
         let held = self.vmap.hold_lazy(&keep);
         let r = self.vmap.purge_rest(&mut NoObserver);
         self.vmap.restore_lazy(held);
@@ -1982,9 +1966,7 @@ impl Pass<'_, '_> {
         // The kernel's purge took the lazy lists when it began and traced when it ended: frees
         // traced in between were not in it. Keep the newest back.
         let held = if num_purged < lazy {
-            let keep = (lazy - num_purged) as usize;
-            let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a)).collect();
-            let tail: Vec<u64> = still[still.len().saturating_sub(keep)..].to_vec();
+            let tail = self.newest_lazy((lazy - num_purged) as usize, |_| true);
             self.vmap.hold_lazy(&tail)
         } else {
             Vec::new()
@@ -2054,6 +2036,30 @@ impl Pass<'_, '_> {
 
     fn is_lazy(&self, a: u64) -> bool {
         matches!(self.vmap.locate(a), Place::Lazy { start, .. } if start == a)
+    }
+
+    /// The newest `n` areas lazy in the model that pass `also`, oldest first: frees traced
+    /// after the kernel's purge had taken the lazy lists, which it did not purge.
+    fn newest_lazy(&self, n: usize, also: impl Fn(u64) -> bool) -> Vec<u64> {
+        let still: Vec<u64> = self.lazy_order.iter().copied().filter(|&a| self.is_lazy(a) && also(a)).collect();
+        still[still.len().saturating_sub(n)..].to_vec()
+    }
+
+    /// Where a stage of the purge under way (or about to begin) comes in the kernel's order:
+    /// (phase, node, area). Every node decayed and its list taken (phase 0), then each list
+    /// walked (phase 1): through an area of it (its node's walk part-way; an area already
+    /// walked, off every list, counts on the node being walked), then to its end; the end of
+    /// the whole purge last.
+    fn stage_rank(&self, s: Option<PurgeStop>) -> (u32, u32, u64) {
+        match s {
+            Some(PurgeStop::Decayed(k)) => (0, k, 0),
+            Some(PurgeStop::Through(a)) => {
+                let walking = self.vmap.purge.as_deref().map_or(0, |p| p.processed);
+                (1, self.vmap.purge_list_node(a).unwrap_or(walking), a)
+            }
+            Some(PurgeStop::Processed(k)) => (1, k, u64::MAX),
+            None => (2, 0, 0),
+        }
     }
 
     /// The final state against the "after" file: busy areas, and lazy ones per node.
