@@ -500,7 +500,7 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'start',
         'purge',
         'Purge',
-        `Purge (${CAUSES[String(ev.cause)] ?? String(ev.cause)}): ${String(ev.count)} lazy areas go back to the free tree.`,
+        `Purge (${CAUSES[String(ev.cause)] ?? String(ev.cause)}): ${String(ev.count)} lazy areas leave the lazy lists; the steps that follow give each back to free space (from 6.9, to its node's pool when one holds its size).`,
       );
     case 'purge_area':
       return base(
@@ -509,7 +509,7 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
         'area',
         'purge',
         'Purge: return',
-        `${rangeOf(ev.va_start, ev.va_end)} returns to the free tree (merge_or_add_vmap_area).`,
+        `${rangeOf(ev.va_start, ev.va_end)} leaves the lazy list; the next steps give it back: to free space or, from 6.9, to its node's pool when one holds its size.`,
       );
     case 'purge_end':
       return base('__purge_vmap_area_lazy', '__purge_vmap_area_lazy', 'end', 'purge', 'Purge done', `Purge done: ${String(ev.purged)} areas returned.`);
