@@ -1643,9 +1643,8 @@ impl Pass<'_, '_> {
                 if start == x
                     && end == x + size
                     && (pn != n || pos > 0)
-                    && self.lazy_split_from(x, pn, n, pos).is_some() =>
+                    && let Some((k, why)) = self.lazy_split_from(x, pn, n, pos) =>
             {
-                let (k, why) = self.lazy_split_from(x, pn, n, pos).unwrap_or_default();
                 self.learnt.lazy_split = Some(k);
                 self.learnt.changed = true;
                 Verdict::Explained(Unknown::AreaNode, why)
