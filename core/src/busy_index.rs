@@ -73,9 +73,12 @@ pub struct BusyIndex {
     grow_at: usize,
     /// ... or when entries fall below this (1/2 of the slots, in a table past the smallest).
     shrink_below: usize,
-    /// Where [`BusyIndex::find`] last found an entry (group × 8 + slot): a `free` finds its
-    /// area, then removes it, and the removal looks there first.
+    /// Where [`BusyIndex::find`] last found an entry (group × 8 + slot), and that entry's home
+    /// group: a `free` finds its area, then removes it, and the removal looks there first (and
+    /// so needs no hash of its own). Forgotten (`usize::MAX`) whenever an entry leaves a slot or
+    /// the table is rebuilt, so while it is set, that slot still holds the entry `find` saw.
     last: Cell<usize>,
+    last_home: Cell<usize>,
 }
 
 #[inline(always)]
@@ -169,7 +172,8 @@ impl BusyIndex {
     pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
         // An empty table has no groups to probe: the loop below does not run.
         let groups = self.groups.len();
-        let (mut g, tag) = Self::hash(key, groups);
+        let (home, tag) = Self::hash(key, groups);
+        let mut g = home;
         for _ in 0..groups {
             let grp = self.group(g);
             let mut m = mask(grp, TAG_MASK, tag);
@@ -178,6 +182,7 @@ impl BusyIndex {
                 let h = handle_of(grp[i]);
                 if a.try_get(h).is_some_and(|v| v.va_start == key) {
                     self.last.set(g * GROUP + i);
+                    self.last_home.set(home);
                     return h;
                 }
                 m &= m - 1;
@@ -233,7 +238,7 @@ impl BusyIndex {
         let last = self.last.get();
         let (g, i) = (last / GROUP, last % GROUP);
         if h <= MAX_HANDLE && self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
-            self.take(a, key, g, i);
+            self.take(a, self.last_home.get(), g, i);
             return;
         }
         self.remove_probe(a, key, h);
@@ -246,13 +251,14 @@ impl BusyIndex {
         if groups == 0 || h > MAX_HANDLE {
             return;
         }
-        let (mut g, tag) = Self::hash(key, groups);
+        let (home, tag) = Self::hash(key, groups);
         let want = ((h + 1) << TAG_BITS) | tag;
+        let mut g = home;
         for _ in 0..groups {
             let grp = self.group(g);
             let m = mask(grp, !0, want);
             if m != 0 {
-                self.take(a, key, g, m.trailing_zeros() as usize);
+                self.take(a, home, g, m.trailing_zeros() as usize);
                 return;
             }
             if self.passed[g] == 0 {
@@ -262,13 +268,14 @@ impl BusyIndex {
         }
     }
 
-    /// Empty slot `i` of group `g`, which holds `key`'s entry, and take that entry off the
-    /// counts of the groups before it on its probe sequence.
+    /// Empty slot `i` of group `g`, which holds an entry whose home group is `home`, and take
+    /// that entry off the counts of the groups from its home up to its slot.
     #[inline(always)]
-    fn take(&mut self, a: &Arena, key: u64, g: usize, i: usize) {
+    fn take(&mut self, a: &Arena, mut home: usize, g: usize, i: usize) {
         self.groups[g].0[i] = EMPTY;
+        // The slot may take another entry (with another home) next: forget it.
+        self.last.set(usize::MAX);
         let groups = self.groups.len();
-        let mut home = Self::hash(key, groups).0;
         while home != g {
             self.passed[home] -= 1;
             home = if home + 1 == groups { 0 } else { home + 1 };
@@ -288,6 +295,8 @@ impl BusyIndex {
             groups += 1;
         }
         let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
+        // Entries move only here: forget where `find` saw one (its slot and home are stale).
+        self.last.set(usize::MAX);
         self.passed = vec![0; groups];
         self.len = 0;
         self.grow_at = groups * GROUP * 4 / 5;
@@ -367,6 +376,12 @@ mod tests {
                     model.insert(key, h);
                 }
                 (false, Some(h)) => {
+                    // As a `free` does (for two keys in three): find, then remove from the slot
+                    // found; else a removal with no find before it, which must not trust a slot
+                    // an earlier find gave (it may since hold another entry, with another home).
+                    if k % 3 != 0 {
+                        assert_eq!(ix.find(&a, key), h);
+                    }
                     ix.remove(&a, key, h);
                     a.release(h);
                     model.remove(&key);
@@ -454,5 +469,46 @@ mod tests {
         }
         assert_eq!(ix.passed[0], 0);
         assert_eq!(ix.find(&a, keys[8]), NIL);
+    }
+
+    /// A removal from the slot `find` saw trusts the home `find` computed, so that slot must be
+    /// forgotten once its entry leaves: here it is taken next by an entry from another home
+    /// (with the same, reused, handle), whose removal with no find before it must take it off
+    /// the count of the group it passed.
+    #[test]
+    fn a_slot_found_then_emptied_is_not_trusted_for_its_next_entry() {
+        let home = |g: usize| {
+            let mut k = 0u64;
+            std::iter::from_fn(move || loop {
+                k += 0x1000;
+                if BusyIndex::hash(k, 2).0 == g {
+                    return Some(k);
+                }
+            })
+        };
+        let (zeros, y): (Vec<u64>, u64) = (home(0).take(9).collect(), home(1).next().unwrap());
+        let mut a = Arena::new();
+        let mut ix = BusyIndex::default();
+        let hy = a.alloc(y, y + 0x1000);
+        ix.insert(&a, y, hy);
+        assert_eq!(ix.groups.len(), 2);
+        let hz: Vec<u32> = zeros[..8].iter().map(|&k| a.alloc(k, k + 0x1000)).collect();
+        for (&k, &h) in zeros.iter().zip(&hz) {
+            ix.insert(&a, k, h);
+        }
+        assert_eq!(ix.groups.len(), 2, "9 entries in 16 slots: no rebuild");
+        // y sits in group 1; find it, then remove it from the slot found.
+        assert_eq!(ix.find(&a, y), hy);
+        ix.remove(&a, y, hy);
+        a.release(hy);
+        ix.check(&a).unwrap();
+        // The 9th key of home 0 passes full group 0 into the slot y left, with y's handle.
+        let hx = a.alloc(zeros[8], zeros[8] + 0x1000);
+        assert_eq!(hx, hy, "the arena hands the released handle out again");
+        ix.insert(&a, zeros[8], hx);
+        assert_eq!(ix.passed[0], 1);
+        ix.remove(&a, zeros[8], hx);
+        ix.check(&a).unwrap();
+        assert_eq!(ix.passed[0], 0);
     }
 }
