@@ -1934,9 +1934,12 @@ impl Pass<'_, '_> {
             _ => self.vmap.nr_vmap_nodes(),
         };
         let on_untaken = |a: u64| matches!(self.vmap.locate(a), Place::Lazy { node, .. } if node >= taken);
-        let untaken = self.newest_lazy(usize::MAX, on_untaken).len();
-        let total = u64::from(sp.entries) + self.vmap.purging_count() as u64 + untaken as u64;
-        let keep = self.newest_lazy(total.saturating_sub(sp.num_purged) as usize, on_untaken);
+        // Every lazy area on the untaken nodes, oldest first: the newest beyond the kernel's
+        // count wait.
+        let untaken = self.newest_lazy(usize::MAX, on_untaken);
+        let total = u64::from(sp.entries) + self.vmap.purging_count() as u64 + untaken.len() as u64;
+        let excess = total.saturating_sub(sp.num_purged) as usize;
+        let keep = untaken[untaken.len().saturating_sub(excess)..].to_vec();
         let held = self.vmap.hold_lazy(&keep);
         let r = self.vmap.purge_rest(&mut NoObserver);
         self.vmap.restore_lazy(held);
