@@ -420,11 +420,15 @@ pub struct VaTree {
     ///   [----)      [==== gap ====)      [--------)     prev.next == next
     /// ```
     pub(crate) gap: Option<(u32, u32)>,
+    /// Ours, not the kernel's, and only in the free tree: the lowest block that fits the last
+    /// unaligned request, kept up to date as blocks come, go, grow and shrink (see
+    /// [`crate::vmalloc::LowestFits`]).
+    pub(crate) low: crate::vmalloc::LowestFits,
 }
 
 impl Default for VaTree {
     fn default() -> Self {
-        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None }
+        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None, low: crate::vmalloc::LowestFits::NONE }
     }
 }
 

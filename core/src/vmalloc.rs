@@ -85,6 +85,151 @@ impl SearchRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EndlessSearch;
 
+/// Ours, not the kernel's: the block [`find_vmap_lowest_match`] returns for an unaligned
+/// request `(size, vstart)`, remembered from one search to the next (for the last two such
+/// requests: workloads often alternate two sizes).
+///
+/// With `align == 1` the search length is the size itself (every era), and then the search
+/// returns the lowest block in address order that fits, whatever the tree's shape: a subtree
+/// it does not enter holds no block of `size` bytes or more, so no block that fits; a subtree
+/// it enters to the right of a block at or above `vstart` holds one that fits, and the descent
+/// takes the lowest; the one block that may straddle `vstart` lies on the way down to it. (With
+/// a larger alignment a block of exactly the size may fit and still be pruned by the padded
+/// length: the shape decides, and nothing is remembered.) So the answer depends only on the
+/// set of blocks, and it is kept up to date as that set changes:
+///
+/// ```text
+///   key:  known lowest fit R (node)     or  a bound: no block starting below key fits
+///   a block appears or grows:  it fits and starts at or below key  -> it is the lowest fit
+///   R shrinks:                 still fits -> R (key = its start); else bound at its start
+///   R leaves the tree:         bound at its end (nothing below R fitted; nothing starts in R)
+///   any other change:          nothing (a block that did not fit never fits by shrinking)
+/// ```
+///
+/// A search whose request is remembered with a known block takes it without the descent,
+/// unless an observer watches the descent; every search of an unaligned request records its
+/// answer. [`crate::check::check_invariants`] checks both memos against the blocks themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LowestFit {
+    /// The request's size; 0 when no request is remembered.
+    size: u64,
+    vstart: u64,
+    /// The lowest block that fits, or `NIL` when only the bound is known.
+    node: u32,
+    /// `node`'s start when known, else the bound.
+    key: u64,
+}
+
+impl LowestFit {
+    const NONE: LowestFit = LowestFit { size: 0, vstart: 0, node: NIL, key: 0 };
+
+    /// The free block `x` was linked, or grew.
+    #[inline(always)]
+    fn grown(&mut self, v: &VmapArea, x: u32) {
+        if self.size != 0 && v.va_start <= self.key && is_within(v, self.size, 1, self.vstart) {
+            self.node = x;
+            self.key = v.va_start;
+        }
+    }
+
+    /// The free block `x` shrank (it stays in the tree).
+    #[inline(always)]
+    fn shrunk(&mut self, v: &VmapArea, x: u32) {
+        if self.node == x {
+            self.key = v.va_start;
+            if !is_within(v, self.size, 1, self.vstart) {
+                self.node = NIL;
+            }
+        }
+    }
+
+    /// The free block `x` is leaving the tree.
+    #[inline(always)]
+    fn erased(&mut self, v: &VmapArea, x: u32) {
+        if self.node == x {
+            self.node = NIL;
+            self.key = v.va_end;
+        }
+    }
+}
+
+/// The [`LowestFit`] memos of the free tree: the request recorded last first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LowestFits([LowestFit; 2]);
+
+impl LowestFits {
+    pub(crate) const NONE: LowestFits = LowestFits([LowestFit::NONE; 2]);
+
+    /// The remembered lowest fit of `(size, vstart)` with `align == 1`, when known.
+    #[inline(always)]
+    pub(crate) fn lookup(&self, size: u64, vstart: u64) -> Option<u32> {
+        // The memo is chosen by index, not by a branch: a workload that alternates two sizes
+        // would mispredict a test of the first memo on every search.
+        let m = &self.0[usize::from(!(self.0[0].size == size && self.0[0].vstart == vstart))];
+        (m.size == size && m.vstart == vstart && m.node != NIL).then_some(m.node)
+    }
+
+    /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
+    /// block fits at all. It replaces that request's memo, or else the older one.
+    #[inline(always)]
+    pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
+        let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
+        let m = LowestFit { size, vstart, node: va, key };
+        if !(self.0[0].size == size && self.0[0].vstart == vstart) {
+            self.0[1] = self.0[0];
+        }
+        self.0[0] = m;
+    }
+
+    /// Whether any request is remembered: the first memo is filled first, so one test
+    /// tells, and a workload without unaligned requests pays only that test per change.
+    #[inline(always)]
+    fn active(&self) -> bool {
+        self.0[0].size != 0
+    }
+
+    /// For the checks: `(size, vstart, node, key)` of each memo that holds a request.
+    pub(crate) fn states(&self) -> impl Iterator<Item = (u64, u64, u32, u64)> + '_ {
+        self.0.iter().filter(|m| m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key))
+    }
+}
+
+/// [`LowestFit`]: the free block `x` was linked, or grew.
+#[inline(always)]
+fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
+    if !t.low.active() {
+        return;
+    }
+    let v = a.get(x);
+    for m in &mut t.low.0 {
+        m.grown(v, x);
+    }
+}
+
+/// [`LowestFit`]: the free block `x` shrank (it stays in the tree).
+#[inline(always)]
+fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
+    if !t.low.active() {
+        return;
+    }
+    let v = a.get(x);
+    for m in &mut t.low.0 {
+        m.shrunk(v, x);
+    }
+}
+
+/// [`LowestFit`]: the free block `x` is leaving the tree.
+#[inline(always)]
+fn low_erased(a: &Arena, t: &mut VaTree, x: u32) {
+    if !t.low.active() {
+        return;
+    }
+    let v = a.get(x);
+    for m in &mut t.low.0 {
+        m.erased(v, x);
+    }
+}
+
 /// `find_vmap_lowest_match`: the lowest block that can hold the request, found by descending
 /// the augmented tree and rolling back up when both children are ruled out.
 ///
@@ -382,6 +527,9 @@ pub(crate) fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va
     };
     rbtree::link_node(a, t, va, l.parent, l.left);
     t.gap = None;
+    if A::AUGMENTED {
+        low_grown(a, t, va);
+    }
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
         let ev = Event::Link {
@@ -423,6 +571,9 @@ pub(crate) fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, 
         if v.right != NIL && v.next != NIL {
             touch(obs, a.get(v.next).parent());
         }
+    }
+    if A::AUGMENTED {
+        low_erased(a, t, va);
     }
     rbtree::erase::<A, O>(a, t, va, obs);
     t.gap = None;
@@ -519,6 +670,9 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             // Merge with next: next grows down over va.
             let old_start = a.get(next).va_start;
             a.at(next).va_start = vs;
+            if A::AUGMENTED {
+                low_grown(a, t, next);
+            }
             touch(obs, next);
             if emit {
                 let n = a.get(next);
@@ -548,6 +702,9 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             match style {
                 MergeStyle::E52 => {
                     a.at(prev).va_end = new_end;
+                    if A::AUGMENTED {
+                        low_grown(a, t, prev);
+                    }
                     touch(obs, prev);
                     if emit {
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
@@ -566,6 +723,9 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                         unlink_va::<A, O>(a, t, va, obs);
                     }
                     a.at(prev).va_end = new_end;
+                    if A::AUGMENTED {
+                        low_grown(a, t, prev);
+                    }
                     touch(obs, prev);
                     if emit {
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
@@ -665,6 +825,7 @@ pub(crate) fn adjust_va_to_fit_type<O: Observer>(
             a.at(va).va_start = nva.wrapping_add(size);
         }
     }
+    low_shrunk(a, t, va);
     if O::ON {
         let v = a.get(va);
         let ev = Event::Clip {

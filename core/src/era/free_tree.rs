@@ -97,8 +97,20 @@ impl Vmap {
                 self.tree_view(),
             );
         }
-        let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
-            .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
+        // An unaligned request remembered with its lowest fit needs no descent (see
+        // `LowestFit`), unless an observer follows the descent step by step.
+        let known = if align == 1 && !O::ON { self.free.low.lookup(size, vstart) } else { None };
+        let va = match known {
+            Some(va) => va,
+            None => {
+                let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
+                    .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
+                if align == 1 {
+                    self.free.low.record(&self.arena, size, vstart, va);
+                }
+                va
+            }
+        };
         if va == NIL {
             return Ok(None);
         }
