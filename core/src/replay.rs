@@ -58,37 +58,63 @@ impl Replayer {
     /// Apply one operation, appending its output lines to `out`. An `Err` means the kernel
     /// would crash (BUG) or the request is outside the model; the state is then unchanged.
     ///
-    /// `alloc` and `free`, nearly every line of a workload, are tested for first, each with a
-    /// compare and a branch: one `match` over every kind of line compiles to an indirect jump
-    /// through a table, which a run that alternates or mixes the two mispredicts.
+    /// Natively, `alloc` and `free` (nearly every line of a workload) are tested for first, each
+    /// with a compare and a branch: one `match` over every kind of line compiles to an indirect
+    /// jump through a table, which a run that alternates or mixes the two mispredicts
+    /// (fixed_s44: 66.6 -> 63.5 ns/op). In wasm the two forms run alike, and the single `match`
+    /// is the smaller.
     #[inline(always)]
     pub fn apply<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+        #[cfg(not(target_arch = "wasm32"))]
         match *op {
-            Op::Alloc { size, align, vstart, vend } => match self.vmap.alloc(size, align, vstart, vend, obs) {
-                Ok(a) => push_line(out, "alloc -> ", a, "\n"),
-                Err(e) => {
-                    if e.is_kernel_bug() {
-                        return Err(e);
-                    }
-                    out.push_str("alloc -> FAIL\n");
-                    return Ok(Outcome::Warned(e));
+            Op::Alloc { size, align, vstart, vend } => return self.apply_alloc(size, align, vstart, vend, out, obs),
+            Op::Free(a) => return self.apply_free(a, out, obs),
+            _ => {}
+        }
+        self.apply_any(op, out, obs)
+    }
+
+    /// `alloc SIZE ALIGN VSTART VEND`.
+    #[inline(always)]
+    fn apply_alloc<O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        out: &mut String,
+        obs: &mut O,
+    ) -> Result<Outcome, VmapError> {
+        match self.vmap.alloc(size, align, vstart, vend, obs) {
+            Ok(a) => push_line(out, "alloc -> ", a, "\n"),
+            Err(e) => {
+                if e.is_kernel_bug() {
+                    return Err(e);
                 }
-            },
-            Op::Free(a) => match self.vmap.free(a, obs) {
-                Ok(()) => push_line(out, "free ", a, " ok\n"),
-                Err(e) => {
-                    push_line(out, "free ", a, " unknown\n");
-                    return if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };
-                }
-            },
-            _ => return self.apply_other(op, out, obs),
+                out.push_str("alloc -> FAIL\n");
+                return Ok(Outcome::Warned(e));
+            }
         }
         Ok(Outcome::Done)
     }
 
-    /// [`Replayer::apply`] for every line but `alloc` and `free`.
-    #[inline(never)]
-    fn apply_other<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+    /// `free ADDR`.
+    #[inline(always)]
+    fn apply_free<O: Observer>(&mut self, a: u64, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+        match self.vmap.free(a, obs) {
+            Ok(()) => push_line(out, "free ", a, " ok\n"),
+            Err(e) => {
+                push_line(out, "free ", a, " unknown\n");
+                return if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    /// [`Replayer::apply`] for any line (natively: for every line but `alloc` and `free`).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    fn apply_any<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
         let v = &mut self.vmap;
         let warn = |e: VmapError| if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };
         match *op {
@@ -106,11 +132,8 @@ impl Replayer {
             Op::Cpus(n) => v.set_cpus(n)?,
             Op::Online(n) => v.set_online(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
-            // `apply` takes these itself and never passes them here; were one passed, it would be
-            // refused with the state unchanged rather than applied twice or not at all.
-            Op::Alloc { .. } | Op::Free(_) => {
-                return Err(VmapError::Unsupported { why: "alloc and free are applied by `Replayer::apply`".into() });
-            }
+            Op::Alloc { size, align, vstart, vend } => return self.apply_alloc(size, align, vstart, vend, out, obs),
+            Op::Free(a) => return self.apply_free(a, out, obs),
             Op::Vfree(a) => match v.vfree(a, obs) {
                 Ok(()) => push_line(out, "vfree ", a, " ok\n"),
                 Err(e) => {
