@@ -171,7 +171,8 @@ impl LowestFits {
 
     /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
     /// block fits at all. It replaces that request's memo, or else the older one.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
         let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
         let m = LowestFit { size, vstart, node: va, key };
@@ -183,19 +184,21 @@ impl LowestFits {
 
     /// Whether any request is remembered: the first memo is filled first, so one test
     /// tells, and a workload without unaligned requests pays only that test per change.
+    /// Never without the feature `lowest-fit`: then no memo is filled and the code goes.
     #[inline(always)]
     fn active(&self) -> bool {
-        self.0[0].size != 0
+        cfg!(feature = "lowest-fit") && self.0[0].size != 0
     }
 
     /// For the checks: `(size, vstart, node, key)` of each memo that holds a request.
     pub(crate) fn states(&self) -> impl Iterator<Item = (u64, u64, u32, u64)> + '_ {
-        self.0.iter().filter(|m| m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key))
+        self.0.iter().filter(|m| self.active() && m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key))
     }
 }
 
 /// [`LowestFit`]: the free block `x` was linked, or grew.
-#[inline(always)]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(target_arch = "wasm32", inline(never))]
 fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;
@@ -207,7 +210,8 @@ fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
 }
 
 /// [`LowestFit`]: the free block `x` shrank (it stays in the tree).
-#[inline(always)]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(target_arch = "wasm32", inline(never))]
 fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;
@@ -219,7 +223,8 @@ fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
 }
 
 /// [`LowestFit`]: the free block `x` is leaving the tree.
-#[inline(always)]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(target_arch = "wasm32", inline(never))]
 fn low_erased(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;

@@ -99,13 +99,15 @@ impl Vmap {
         }
         // An unaligned request remembered with its lowest fit needs no descent (see
         // `LowestFit`), unless an observer follows the descent step by step.
-        let known = if align == 1 && !O::ON { self.free.low.lookup(size, vstart) } else { None };
+        let memo = cfg!(feature = "lowest-fit") && align == 1 && !O::ON;
+        let known = if memo { self.free.low.lookup(size, vstart) } else { None };
         let va = match known {
             Some(va) => va,
             None => {
                 let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
                     .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
-                if align == 1 {
+                // (With an observer the memos are still kept up to date, but not filled.)
+                if memo {
                     self.free.low.record(&self.arena, size, vstart, va);
                 }
                 va
