@@ -171,8 +171,7 @@ impl LowestFits {
 
     /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
     /// block fits at all. It replaces that request's memo, or else the older one.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
         let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
         let m = LowestFit { size, vstart, node: va, key };
@@ -197,8 +196,7 @@ impl LowestFits {
 }
 
 /// [`LowestFit`]: the free block `x` was linked, or grew.
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[inline(always)]
 fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;
@@ -210,8 +208,7 @@ fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
 }
 
 /// [`LowestFit`]: the free block `x` shrank (it stays in the tree).
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[inline(always)]
 fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;
@@ -223,8 +220,7 @@ fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
 }
 
 /// [`LowestFit`]: the free block `x` is leaving the tree.
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[inline(always)]
 fn low_erased(a: &Arena, t: &mut VaTree, x: u32) {
     if !t.low.active() {
         return;
