@@ -1,11 +1,12 @@
 // Issue 34 item 1: full-fit traces of other seeds and hole sizes than ../shared/perf/full_fit_s45,
 // for the comparison against the kernel's own C (BENCHMARKS.md, session 24). The shape:
-//   J junk pairs laid out from VMALLOC_START: a hole of H bytes, then a busy area of 0x2000
-//   (the holes are freed, so every hole is bounded by busy areas and nothing merges);
+//   a busy area of 0x2000 at VMALLOC_START, then J junk pairs: a hole of H bytes, then a busy
+//   area of 0x2000 (the holes are freed: each is bounded by busy areas, so nothing merges);
 //   then churn: `alloc H` (the lowest hole: a full fit) or, at random (seeded), `free` of one
 //   of the areas so placed, keeping at least K of them live; then everything is freed.
-// 10^6 alloc/free lines in all, at `align 1` in the vmalloc window, in the trace language of
-// ../shared/conformance/README.md. Every address is the one the kernel's code returns (the
+// With KEEP 0 the churn frees each area right after its alloc, as full_fit_s45 does (the
+// same lowest hole every time; the seed then changes nothing). 10^6 alloc/free lines in all,
+// at `align 1` in the vmalloc window, in the trace language of ../shared/conformance/README.md. Every address is the one the kernel's code returns (the
 // lowest free hole), so a faithful replay prints no `unknown` and no `FAIL`.
 //
 //   node scripts/gen-full-fit.mjs SEED HOLE JUNK KEEP > T.trace
@@ -33,8 +34,11 @@ const rand = () => {
 const out = [`# gen-full-fit seed=${seed} hole=${hex(H)} junk=${junk} keep=${keep}`, 'init 0x1 0xffffffffffffffff'];
 const alloc = () => out.push(`alloc ${hex(H)} 0x1 ${hex(VS)} ${hex(VE)}`);
 const holes = [];
-const busy = [];
-let addr = VS;
+// A first busy area at VMALLOC_START, as full_fit_s45 has: else the lowest hole touches the
+// free block below the window, and its churn is a right-edge clip and a merge, not a full fit.
+out.push(`alloc ${hex(BUSY)} 0x1 ${hex(VS)} ${hex(VE)}`);
+const busy = [VS];
+let addr = VS + BUSY;
 for (let i = 0; i < junk; i++) {
   alloc();
   holes.push(addr);
@@ -47,9 +51,9 @@ for (const h of holes) out.push(`free ${hex(h)}`);
 // The free holes in address order: the allocator takes the lowest.
 const free = holes.slice();
 const live = [];
-let ops = 3 * junk;
+let ops = 3 * junk + 1;
 while (ops < OPS - live.length - junk) {
-  if (live.length <= keep || rand() < 0.5) {
+  if (keep === 0 ? !live.length : live.length <= keep || rand() < 0.5) {
     if (!free.length) break;
     alloc();
     live.push(free.shift());
