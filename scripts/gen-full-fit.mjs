@@ -6,8 +6,9 @@
 //   of the areas so placed, keeping at least K of them live; then everything is freed.
 // With KEEP 0 the churn frees each area right after its alloc, as full_fit_s45 does (the
 // same lowest hole every time; the seed then changes nothing). 10^6 alloc/free lines in all,
-// at `align 1` in the vmalloc window, in the trace language of ../shared/conformance/README.md. Every address is the one the kernel's code returns (the
-// lowest free hole), so a faithful replay prints no `unknown` and no `FAIL`.
+// at `align 1` in the vmalloc window, in the trace language of ../shared/conformance/README.md.
+// Every address is the one the kernel's code returns (the lowest free hole), so a faithful
+// replay prints no `unknown` and no `FAIL`.
 //
 //   node scripts/gen-full-fit.mjs SEED HOLE JUNK KEEP > T.trace
 //   e.g. node scripts/gen-full-fit.mjs 3 0x5000 4096 512 > ff_s3_h5.trace
