@@ -420,8 +420,8 @@ pub struct VaTree {
     ///   [----)      [==== gap ====)      [--------)     prev.next == next
     /// ```
     pub(crate) gap: Option<(u32, u32)>,
-    /// Ours, not the kernel's, and only in the free tree: the lowest block that fits the last
-    /// unaligned request, kept up to date as blocks come, go, grow and shrink (see
+    /// Ours, not the kernel's, and only in the free tree: the lowest block that fits each of the
+    /// last two unaligned requests, kept up to date as blocks come, go, grow and shrink (see
     /// [`crate::vmalloc::LowestFits`]).
     pub(crate) low: crate::vmalloc::LowestFits,
 }
