@@ -106,9 +106,10 @@ pub struct EndlessSearch;
 ///   any other change:          nothing (a block that did not fit never fits by shrinking)
 /// ```
 ///
-/// A search whose request is remembered with a known block takes it without the descent,
-/// unless an observer watches the descent; every search of an unaligned request records its
-/// answer. [`crate::check::check_invariants`] checks both memos against the blocks themselves.
+/// Without an observer, a search whose request is remembered with a known block takes it
+/// without the descent, and any other search of an unaligned request records its answer. With
+/// an observer the descent always runs (the player shows it) and records nothing, but the memos
+/// are kept up to date all the same. [`crate::check::check_invariants`] checks both memos against the blocks themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LowestFit {
     /// The request's size; 0 when no request is remembered.
@@ -122,6 +123,12 @@ pub(crate) struct LowestFit {
 
 impl LowestFit {
     const NONE: LowestFit = LowestFit { size: 0, vstart: 0, node: NIL, key: 0 };
+
+    /// Whether this memo is the one of request `(size, vstart)`.
+    #[inline(always)]
+    fn holds(&self, size: u64, vstart: u64) -> bool {
+        self.size == size && self.vstart == vstart
+    }
 
     /// The free block `x` was linked, or grew.
     #[inline(always)]
@@ -165,8 +172,8 @@ impl LowestFits {
     pub(crate) fn lookup(&self, size: u64, vstart: u64) -> Option<u32> {
         // The memo is chosen by index, not by a branch: a workload that alternates two sizes
         // would mispredict a test of the first memo on every search.
-        let m = &self.0[usize::from(!(self.0[0].size == size && self.0[0].vstart == vstart))];
-        (m.size == size && m.vstart == vstart && m.node != NIL).then_some(m.node)
+        let m = &self.0[usize::from(!self.0[0].holds(size, vstart))];
+        (m.holds(size, vstart) && m.node != NIL).then_some(m.node)
     }
 
     /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
@@ -175,7 +182,7 @@ impl LowestFits {
     pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
         let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
         let m = LowestFit { size, vstart, node: va, key };
-        if !(self.0[0].size == size && self.0[0].vstart == vstart) {
+        if !self.0[0].holds(size, vstart) {
             self.0[1] = self.0[0];
         }
         self.0[0] = m;
@@ -195,39 +202,16 @@ impl LowestFits {
     }
 }
 
-/// [`LowestFit`]: the free block `x` was linked, or grew.
+/// Tell the free tree's [`LowestFit`] memos that the free block `x` changed: `change` is
+/// [`LowestFit::grown`], [`LowestFit::shrunk`] or [`LowestFit::erased`].
 #[inline(always)]
-fn low_grown(a: &Arena, t: &mut VaTree, x: u32) {
+fn low_changed(a: &Arena, t: &mut VaTree, x: u32, change: impl Fn(&mut LowestFit, &VmapArea, u32)) {
     if !t.low.active() {
         return;
     }
     let v = a.get(x);
     for m in &mut t.low.0 {
-        m.grown(v, x);
-    }
-}
-
-/// [`LowestFit`]: the free block `x` shrank (it stays in the tree).
-#[inline(always)]
-fn low_shrunk(a: &Arena, t: &mut VaTree, x: u32) {
-    if !t.low.active() {
-        return;
-    }
-    let v = a.get(x);
-    for m in &mut t.low.0 {
-        m.shrunk(v, x);
-    }
-}
-
-/// [`LowestFit`]: the free block `x` is leaving the tree.
-#[inline(always)]
-fn low_erased(a: &Arena, t: &mut VaTree, x: u32) {
-    if !t.low.active() {
-        return;
-    }
-    let v = a.get(x);
-    for m in &mut t.low.0 {
-        m.erased(v, x);
+        change(m, v, x);
     }
 }
 
@@ -529,7 +513,7 @@ pub(crate) fn link_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, va
     rbtree::link_node(a, t, va, l.parent, l.left);
     t.gap = None;
     if A::AUGMENTED {
-        low_grown(a, t, va);
+        low_changed(a, t, va, LowestFit::grown);
     }
     if O::ON && A::AUGMENTED {
         let v = a.get(va);
@@ -574,7 +558,7 @@ pub(crate) fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, 
         }
     }
     if A::AUGMENTED {
-        low_erased(a, t, va);
+        low_changed(a, t, va, LowestFit::erased);
     }
     rbtree::erase::<A, O>(a, t, va, obs);
     t.gap = None;
@@ -672,7 +656,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
             let old_start = a.get(next).va_start;
             a.at(next).va_start = vs;
             if A::AUGMENTED {
-                low_grown(a, t, next);
+                low_changed(a, t, next, LowestFit::grown);
             }
             touch(obs, next);
             if emit {
@@ -704,7 +688,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                 MergeStyle::E52 => {
                     a.at(prev).va_end = new_end;
                     if A::AUGMENTED {
-                        low_grown(a, t, prev);
+                        low_changed(a, t, prev, LowestFit::grown);
                     }
                     touch(obs, prev);
                     if emit {
@@ -725,7 +709,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                     }
                     a.at(prev).va_end = new_end;
                     if A::AUGMENTED {
-                        low_grown(a, t, prev);
+                        low_changed(a, t, prev, LowestFit::grown);
                     }
                     touch(obs, prev);
                     if emit {
@@ -826,7 +810,7 @@ pub(crate) fn adjust_va_to_fit_type<O: Observer>(
             a.at(va).va_start = nva.wrapping_add(size);
         }
     }
-    low_shrunk(a, t, va);
+    low_changed(a, t, va, LowestFit::shrunk);
     if O::ON {
         let v = a.get(va);
         let ev = Event::Clip {
