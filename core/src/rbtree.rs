@@ -92,6 +92,60 @@ impl Augment for SubtreeMax {
     }
 }
 
+impl SubtreeMax {
+    /// [`Augment::propagate`] from `n` up to the root, after `n`'s own size went from `was`
+    /// to `now` in a tree whose values were all right before: the same values, written to
+    /// the same nodes, with the same stop (and so the same events), but mostly without
+    /// reading the children. A node's value is the max of its size and its children's
+    /// values, so when one of those inputs moves from `was` to `now`:
+    ///
+    /// ```text
+    ///   now > was:                  new = max(old, now)        (grew: nothing else can win)
+    ///   now < was, old > was:       new = old                  (the max came from elsewhere)
+    ///   now < was, old == was:      new = max3(size, left, right), read as the kernel does
+    /// ```
+    ///
+    /// Going up, the input that moved is the child's value (`was` = its old value, `now` =
+    /// its new one). A descent leaves the nodes on its path in the cache, not their other
+    /// children: those are the loads this saves (a freed block that merges, a clipped block).
+    #[inline(always)]
+    pub(crate) fn propagate_resized<O: Observer>(
+        a: &mut Arena,
+        root: u32,
+        mut n: u32,
+        was: u64,
+        now: u64,
+        obs: &mut O,
+    ) {
+        let (mut was, mut now) = (was, now);
+        while n != NIL {
+            let old = a.get(n).subtree_max_size();
+            let m = if now > was {
+                old.max(now)
+            } else if old > was {
+                old
+            } else {
+                compute_subtree_max_size(a, n)
+            };
+            debug_assert_eq!(m, compute_subtree_max_size(a, n), "propagate_resized: the shortcut disagrees");
+            if old == m {
+                if O::ON {
+                    let id = a.get(n).id;
+                    obs.event(Event::PropagateStop { id, value: Addr(m) }, IndexView::free_tree(a, root));
+                }
+                return;
+            }
+            a.at(n).set_subtree_max_size(m);
+            if O::ON {
+                let id = a.get(n).id;
+                obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
+            }
+            (was, now) = (old, m);
+            n = a.get(n).parent();
+        }
+    }
+}
+
 /// Write an augmented value; report it (with its cause) when it changed.
 #[inline(always)]
 pub(crate) fn set_augment<O: Observer>(

@@ -414,6 +414,22 @@ pub(crate) fn augment_tree_propagate_from<O: Observer>(a: &mut Arena, t: &VaTree
     SubtreeMax::propagate(a, t.root, va, NIL, obs);
 }
 
+/// `augment_tree_propagate_from` after a block in a correct tree changed size only (a merge
+/// grew it, a clip shrank it), from `old_size` to its size now: see
+/// [`SubtreeMax::propagate_resized`]. Not after a link or an erase, whose rotations leave
+/// values that only the full recompute puts right.
+#[inline(always)]
+pub(crate) fn augment_tree_propagate_resized<O: Observer>(
+    a: &mut Arena,
+    t: &VaTree,
+    va: u32,
+    old_size: u64,
+    obs: &mut O,
+) {
+    let now = a.get(va).size();
+    SubtreeMax::propagate_resized(a, t.root, va, old_size, now, obs);
+}
+
 /// Result of `find_va_links`: where a range would be linked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Links {
@@ -679,7 +695,8 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                 obs.event(ev, view(a, t));
             }
             if style == MergeStyle::E52 && A::AUGMENTED {
-                augment_tree_propagate_from(a, t, next, obs);
+                let old_size = a.get(next).va_end.wrapping_sub(old_start);
+                augment_tree_propagate_resized(a, t, next, old_size, obs);
             }
             a.release(va);
             va = next;
@@ -701,7 +718,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
                     if A::AUGMENTED {
-                        augment_tree_propagate_from(a, t, prev, obs);
+                        augment_tree_propagate_resized(a, t, prev, old.1.wrapping_sub(old.0), obs);
                     }
                     if merged {
                         unlink_va::<A, O>(a, t, va, obs);
@@ -835,7 +852,7 @@ pub(crate) fn adjust_va_to_fit_type<O: Observer>(
         obs.event(ev, view(a, t));
     }
     touch(obs, va);
-    augment_tree_propagate_from(a, t, va, obs);
+    augment_tree_propagate_resized(a, t, va, old_end.wrapping_sub(old_start), obs);
     if lva != NIL {
         // lva ends at nva, below va's new start: the descent from va goes into its left subtree.
         insert_vmap_area_augment(a, t, lva, va, obs);

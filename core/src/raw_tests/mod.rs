@@ -11,4 +11,5 @@ mod check_inc;
 mod find_start;
 mod gap_checks;
 mod node_id;
+mod propagate_resized;
 mod rbtree_cases;
