@@ -5,7 +5,8 @@
 
 use crate::area::{Arena, VaTree, NIL};
 use crate::check::check_tree;
-use crate::events::{Event, NoObserver, Recorder};
+use crate::events::{Event, IndexView, NoObserver, Observer, Recorder};
+use crate::rbtree::compute_subtree_max_size;
 use crate::vmalloc::{augment_tree_propagate_from, augment_tree_propagate_resized, insert_vmap_area_augment};
 
 const PAGE: u64 = 4096;
@@ -86,4 +87,74 @@ fn propagate_resized_writes_and_reports_what_the_full_recompute_does() {
     // block itself, and a change carried all the way to the root.
     assert!(grew > 300 && shrank > 300, "grew {grew}, shrank {shrank}");
     assert!(stopped_at_once > 100 && changed_root_path > 50, "{stopped_at_once} {changed_root_path}");
+}
+
+/// Checks every propagation step against the kernel's rule at that moment: a `Propagate`
+/// wrote exactly the max of the node's size and its children's values, a `PropagateStop` is
+/// at a node whose value already was that.
+#[derive(Default)]
+struct KernelRule {
+    steps: usize,
+    stops: usize,
+}
+
+impl Observer for KernelRule {
+    fn event(&mut self, ev: Event, index: IndexView<'_>) {
+        let (id, value) = match ev {
+            Event::Propagate { id, new, .. } => (id, new.0),
+            Event::PropagateStop { id, value } => (id, value.0),
+            _ => return,
+        };
+        let t = index.as_free_tree().expect("a propagation shows the free tree");
+        let (a, mut todo) = (t.arena, vec![t.root]);
+        let n = loop {
+            let n = todo.pop().expect("the node of a propagation event is in the free tree");
+            if n == NIL {
+                continue;
+            }
+            if a.get(n).id == id {
+                break n;
+            }
+            todo.extend([a.get(n).left, a.get(n).right]);
+        };
+        assert_eq!(a.get(n).subtree_max_size(), value);
+        assert_eq!(compute_subtree_max_size(a, n), value, "not the max of the size and the children's values");
+        match ev {
+            Event::Propagate { .. } => self.steps += 1,
+            _ => self.stops += 1,
+        }
+    }
+}
+
+/// The precondition of the shortcut (the values were right before the merge or the clip) as
+/// the allocator meets it: random allocations (aligned or not) and frees, and lazy frees with
+/// their purges, in every era with a free tree, every propagation step checked.
+#[test]
+fn every_propagation_step_follows_the_kernels_rule() {
+    use crate::vmalloc::{VMALLOC_END, VMALLOC_START};
+    use crate::{Profile, Vmap};
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for p in [Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618] {
+        let mut v = Vmap::new(p);
+        let mut live = Vec::new();
+        let mut obs = KernelRule::default();
+        for _ in 0..3000 {
+            if live.len() < 60 && rng.below(5) < 3 {
+                let size = (1 + rng.below(32)) * PAGE;
+                let align = if rng.below(2) == 0 { 1 } else { PAGE << rng.below(5) };
+                live.push(v.alloc(size, align, VMALLOC_START, VMALLOC_END, &mut obs).expect("room enough"));
+            } else if !live.is_empty() {
+                let addr = live.swap_remove(rng.below(live.len() as u64) as usize);
+                if rng.below(4) == 0 {
+                    v.vfree(addr, &mut obs).expect("busy");
+                } else {
+                    v.free(addr, &mut obs).expect("busy");
+                }
+            }
+            if rng.below(200) == 0 {
+                v.purge(&mut obs);
+            }
+        }
+        assert!(obs.steps > 500 && obs.stops > 500, "{p:?}: {} steps, {} stops", obs.steps, obs.stops);
+    }
 }
