@@ -108,7 +108,12 @@ impl SubtreeMax {
     /// Going up, the input that moved is the child's value (`was` = its old value, `now` =
     /// its new one). A descent leaves the nodes on its path in the cache, not their other
     /// children: those are the loads this saves (a freed block that merges, a clipped block).
-    #[inline(always)]
+    ///
+    /// A function of its own in wasm: inlined at its three sites for every observer type, it
+    /// added 970 B to the page's first open, over its 250 KB budget; as a call it runs as fast
+    /// there (BENCHMARKS.md, session 25).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn propagate_resized<O: Observer>(
         a: &mut Arena,
         root: u32,
