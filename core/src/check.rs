@@ -250,20 +250,39 @@ fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
             x.va_start.max(vstart).checked_add(size).is_some_and(|e| e <= x.va_end)
         };
         let lowest = free.iter().copied().find(|&i| fits(i)).unwrap_or(NIL);
-        let rule = v.profile.search_rule();
-        let found = v.lowest_match(size, 1, vstart, rule.length(size, 1, vstart, u64::MAX), rule);
-        // A known block: the lowest that fits, keyed at its start; a bound: none fits below it;
-        // and the search itself finds the lowest that fits.
-        let right = if node != NIL {
-            node == lowest && key == a.area(node).va_start
-        } else {
-            lowest == NIL || a.area(lowest).va_start >= key
-        };
-        if !right || found != Ok(lowest) {
+        // The memo agrees with the lowest that fits, and the search itself finds that block.
+        if !memo_agrees(a, node, key, lowest) || unaligned_search(v, size, vstart) != Ok(lowest) {
             return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} is wrong"));
         }
     }
     Ok(())
+}
+
+/// The incremental check's part of [`check_lowest_fit`]: each memo against the search alone,
+/// O(log n) a memo. (That the search finds the lowest block that fits is the full check's.)
+pub(crate) fn check_lowest_fit_by_search(v: &Vmap) -> Result<(), String> {
+    for (size, vstart, node, key) in v.free.low.states() {
+        if !unaligned_search(v, size, vstart).is_ok_and(|found| memo_agrees(&v.arena, node, key, found)) {
+            return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} disagrees with the search"));
+        }
+    }
+    Ok(())
+}
+
+/// The search of `(size, vstart)` with `align` 1 over the whole space, as the era runs it.
+fn unaligned_search(v: &Vmap, size: u64, vstart: u64) -> Result<u32, crate::vmalloc::EndlessSearch> {
+    let rule = v.profile.search_rule();
+    v.lowest_match(size, 1, vstart, rule.length(size, 1, vstart, u64::MAX), rule)
+}
+
+/// A memo holding a block (`node`, keyed at its start) names the lowest fit; a memo holding
+/// only a bound (`key`) has no fit below it.
+fn memo_agrees(a: &crate::area::Arena, node: u32, key: u64, lowest: u32) -> bool {
+    if node != NIL {
+        node == lowest && key == a.area(node).va_start
+    } else {
+        lowest == NIL || a.area(lowest).va_start >= key
+    }
 }
 
 /// The busy index names only busy areas, each under its own start, with its Robin Hood

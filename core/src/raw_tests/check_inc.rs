@@ -387,3 +387,29 @@ fn an_idle_maple_rfc_purge_is_not_a_full_check() {
     assert_eq!(fulls[5], fulls[4], "the purge that reclaimed: on its paths");
     c.finish(&r.vmap).unwrap();
 }
+
+/// A lowest-fit memo that names a block other than the lowest fit (a hook that missed a
+/// change would leave one) fails a check within the next MEMO_EVERY operations, even ones
+/// that do not touch the free tree.
+#[test]
+fn a_wrong_lowest_fit_memo_fails_the_next_operation() {
+    let (mut r, mut c, busy) = fragmented(Profile::Linux52);
+    // An unaligned request fills a memo with the lowest one-page hole...
+    let unaligned = Op::Alloc { size: PAGE_SIZE, align: 1, vstart: VMALLOC_START, vend: VMALLOC_END };
+    step(&mut r, &mut c, &unaligned).unwrap();
+    let free: Vec<u32> = r.vmap.free.iter(&r.vmap.arena).map(|(h, _)| h).collect();
+    assert!(r.vmap.free.low.states().count() == 1 && free.len() > 2);
+    // ... then it names the last free block instead.
+    let last = *free.last().unwrap();
+    let key = r.vmap.arena.get(last).va_start;
+    r.vmap.free.low.record(&r.vmap.arena, PAGE_SIZE, VMALLOC_START, last);
+    assert_eq!(r.vmap.free.low.states().next(), Some((PAGE_SIZE, VMALLOC_START, last, key)));
+    // Lazy frees (5.2: the areas stay in the busy tree): the free tree, and so every memo
+    // hook, is untouched; the check compares the memos within MEMO_EVERY operations.
+    let e = busy
+        .iter()
+        .take(crate::check_inc::MEMO_EVERY as usize)
+        .find_map(|&a| step(&mut r, &mut c, &Op::Vfree(a)).err())
+        .expect("a check of the memos");
+    assert!(e.contains("lowest-fit memo"), "{e}");
+}
