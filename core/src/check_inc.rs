@@ -29,8 +29,9 @@
 //! root or an end changed since they last agreed. Besides: the busy index under each touched
 //! start, each touched pool's ends, `vmap_lazy_nr` against a running sum of the lazy areas'
 //! pages, no touched area overlapping the free tree (or a touched free block a busy or lazy
-//! area), and every 8th operation each lowest-fit memo against one search. What needs the whole state (the tiling of the space, the object count, entries of
-//! a pool or index no operation looked at) is the backstop's: [`crate::check::check_invariants`]
+//! area), and every 8th operation each lowest-fit memo against one search. What needs the
+//! whole state (the tiling of the space, the object count, entries of a pool or index no
+//! operation looked at) is the backstop's: [`crate::check::check_invariants`]
 //! every `max(every, live objects)` operations (so its O(live) cost stays O(1) per operation
 //! however large the state grows) and at the end.
 //!

@@ -59,17 +59,8 @@ impl Augment for SubtreeMax {
         while n != stop {
             let m = compute_subtree_max_size(a, n);
             let old = a.get(n).subtree_max_size();
-            if old == m {
-                if O::ON {
-                    let id = a.get(n).id;
-                    obs.event(Event::PropagateStop { id, value: Addr(m) }, IndexView::free_tree(a, root));
-                }
+            if !propagate_step(a, root, n, old, m, obs) {
                 return;
-            }
-            a.at(n).set_subtree_max_size(m);
-            if O::ON {
-                let id = a.get(n).id;
-                obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
             }
             n = a.get(n).parent();
         }
@@ -118,11 +109,10 @@ impl SubtreeMax {
         a: &mut Arena,
         root: u32,
         mut n: u32,
-        was: u64,
-        now: u64,
+        mut was: u64,
+        mut now: u64,
         obs: &mut O,
     ) {
-        let (mut was, mut now) = (was, now);
         while n != NIL {
             let old = a.get(n).subtree_max_size();
             let m = if now > was {
@@ -133,22 +123,32 @@ impl SubtreeMax {
                 compute_subtree_max_size(a, n)
             };
             debug_assert_eq!(m, compute_subtree_max_size(a, n), "propagate_resized: the shortcut disagrees");
-            if old == m {
-                if O::ON {
-                    let id = a.get(n).id;
-                    obs.event(Event::PropagateStop { id, value: Addr(m) }, IndexView::free_tree(a, root));
-                }
+            if !propagate_step(a, root, n, old, m, obs) {
                 return;
-            }
-            a.at(n).set_subtree_max_size(m);
-            if O::ON {
-                let id = a.get(n).id;
-                obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
             }
             (was, now) = (old, m);
             n = a.get(n).parent();
         }
     }
+}
+
+/// One step of a propagation: `n`'s value, `old`, becomes `m` (reported); `false`, after
+/// reporting the stop, when it is already `m`.
+#[inline(always)]
+fn propagate_step<O: Observer>(a: &mut Arena, root: u32, n: u32, old: u64, m: u64, obs: &mut O) -> bool {
+    if old == m {
+        if O::ON {
+            let id = a.get(n).id;
+            obs.event(Event::PropagateStop { id, value: Addr(m) }, IndexView::free_tree(a, root));
+        }
+        return false;
+    }
+    a.at(n).set_subtree_max_size(m);
+    if O::ON {
+        let id = a.get(n).id;
+        obs.event(Event::Propagate { id, old: Addr(old), new: Addr(m) }, IndexView::free_tree(a, root));
+    }
+    true
 }
 
 /// Write an augmented value; report it (with its cause) when it changed.

@@ -392,7 +392,7 @@ fn an_idle_maple_rfc_purge_is_not_a_full_check() {
 /// change would leave one) fails a check within the next MEMO_EVERY operations, even ones
 /// that do not touch the free tree.
 #[test]
-fn a_wrong_lowest_fit_memo_fails_the_next_operation() {
+fn a_wrong_lowest_fit_memo_fails_within_memo_every_operations() {
     let (mut r, mut c, busy) = fragmented(Profile::Linux52);
     // An unaligned request fills a memo with the lowest one-page hole...
     let unaligned = Op::Alloc { size: PAGE_SIZE, align: 1, vstart: VMALLOC_START, vend: VMALLOC_END };
