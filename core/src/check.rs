@@ -238,11 +238,12 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
 
 /// The free tree's lowest-fit memos (`vmalloc::LowestFit`) against the blocks themselves: a
 /// memo's block is the lowest one its request fits in; a memo's bound has no block that fits
-/// starting below it. And what makes a memo sound at all: for an unaligned request the tree's
-/// own search finds that same lowest block, whatever the tree's shape.
+/// starting below it, and its `pred` is a free block at or below the bound; what the memo
+/// answers is that lowest block. And what makes a memo sound at all: for an unaligned request
+/// the tree's own search finds that same lowest block, whatever the tree's shape.
 fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
     let a = &v.arena;
-    for (size, vstart, node, key) in v.free.low.states() {
+    for (size, vstart, node, key, pred) in v.free.low.states() {
         // Fits with align 1: from the larger of the block's start and vstart, size bytes,
         // without wrapping, before the block's end.
         let fits = |i: u32| {
@@ -254,6 +255,12 @@ fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
         if !memo_agrees(a, node, key, lowest) || unaligned_search(v, size, vstart) != Ok(lowest) {
             return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} is wrong"));
         }
+        if node == NIL && pred != NIL && !(free.contains(&pred) && a.area(pred).va_start <= key && !fits(pred)) {
+            return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} has a wrong pred"));
+        }
+        if v.free.low.answer_of(a, size, vstart).is_some_and(|h| h != lowest) {
+            return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} answers a wrong block"));
+        }
     }
     Ok(())
 }
@@ -261,8 +268,12 @@ fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
 /// The incremental check's part of [`check_lowest_fit`]: each memo against the search alone,
 /// O(log n) a memo. (That the search finds the lowest block that fits is the full check's.)
 pub(crate) fn check_lowest_fit_by_search(v: &Vmap) -> Result<(), String> {
-    for (size, vstart, node, key) in v.free.low.states() {
-        if !unaligned_search(v, size, vstart).is_ok_and(|found| memo_agrees(&v.arena, node, key, found)) {
+    for (size, vstart, node, key, _) in v.free.low.states() {
+        let agrees = |found: u32| {
+            memo_agrees(&v.arena, node, key, found)
+                && v.free.low.answer_of(&v.arena, size, vstart).is_none_or(|h| h == found)
+        };
+        if !unaligned_search(v, size, vstart).is_ok_and(agrees) {
             return Err(format!("the lowest-fit memo of size {size:#x} from {vstart:#x} disagrees with the search"));
         }
     }

@@ -101,10 +101,19 @@ pub struct EndlessSearch;
 /// ```text
 ///   key:  known lowest fit R (node)     or  a bound: no block starting below key fits
 ///   a block appears or grows:  it fits and starts at or below key  -> it is the lowest fit
-///   R shrinks:                 still fits -> R (key = its start); else bound at its start
-///   R leaves the tree:         bound at its end (nothing below R fitted; nothing starts in R)
+///   R shrinks:                 still fits -> R (key = its start); else bound at its start,
+///                              pred = R
+///   R leaves the tree:         bound at its end (nothing below R fitted; nothing starts in R),
+///                              pred = R.prev
+///   pred shrinks:              the bound rises to its start (what it gave up is busy)
+///   pred leaves the tree:      pred = NIL
 ///   any other change:          nothing (a block that did not fit never fits by shrinking)
 /// ```
+///
+/// A bound with `pred` still answers without the descent: no block starting at or below
+/// `pred` fits, so when the block after it in the list fits, that block is the lowest fit. A
+/// full fit erases the lowest hole, and the next hole is often of the same size: so a run of
+/// full fits (holes filled while the frees wait in the lazy list) needs no descent either.
 ///
 /// Without an observer, a search whose request is remembered with a known block takes it
 /// without the descent, and any other search of an unaligned request records its answer. With
@@ -117,12 +126,17 @@ pub(crate) struct LowestFit {
     vstart: u64,
     /// The lowest block that fits, or `NIL` when only the bound is known.
     node: u32,
+    /// With a bound only: a free block at or below it that does not fit, whose list successor
+    /// is then the first candidate; `NIL` when there is none.
+    pred: u32,
     /// `node`'s start when known, else the bound.
     key: u64,
+    /// Whether this memo has answered a search since it was recorded.
+    hit: bool,
 }
 
 impl LowestFit {
-    const NONE: LowestFit = LowestFit { size: 0, vstart: 0, node: NIL, key: 0 };
+    const NONE: LowestFit = LowestFit { size: 0, vstart: 0, node: NIL, pred: NIL, key: 0, hit: false };
 
     /// Whether this memo is the one of request `(size, vstart)`.
     #[inline(always)]
@@ -133,6 +147,8 @@ impl LowestFit {
     /// The free block `x` was linked, or grew.
     #[inline(always)]
     fn grown(&mut self, v: &VmapArea, x: u32) {
+        // (`pred`, if any, lies at or below the bound: a block of its own that grows to fit is
+        // taken here.)
         if self.size != 0 && v.va_start <= self.key && is_within(v, self.size, 1, self.vstart) {
             self.node = x;
             self.key = v.va_start;
@@ -146,7 +162,12 @@ impl LowestFit {
             self.key = v.va_start;
             if !is_within(v, self.size, 1, self.vstart) {
                 self.node = NIL;
+                self.pred = x;
             }
+        } else if self.node == NIL && self.pred == x && v.va_start > self.key {
+            // pred clipped at its start: what it gave up is busy, so the bound rises with it
+            // (a block freed there later is then tested against the bound when it appears).
+            self.key = v.va_start;
         }
     }
 
@@ -156,36 +177,80 @@ impl LowestFit {
         if self.node == x {
             self.node = NIL;
             self.key = v.va_end;
+            self.pred = v.prev;
+        } else if self.pred == x {
+            self.pred = NIL;
         }
+    }
+
+    /// The lowest fit this memo knows: its block, or the block after `pred` when that fits.
+    #[inline(always)]
+    fn answer(&self, a: &Arena) -> Option<u32> {
+        if self.node != NIL {
+            return Some(self.node);
+        }
+        let next = a.try_get(self.pred)?.next;
+        a.try_get(next).is_some_and(|n| is_within(n, self.size, 1, self.vstart)).then_some(next)
     }
 }
 
 /// The [`LowestFit`] memos of the free tree: the request recorded last first.
+///
+/// A memo costs a test at every change of the free tree, and pays only when a search hits
+/// it. A workload of many sizes (three or more in turn, or random ones) evicts memos that
+/// never answered: after [`STRIKES`] such evictions in a row the memos are dropped and no
+/// search records for the next [`REST`] searches, so the changes cost one test again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LowestFits([LowestFit; 2]);
+pub(crate) struct LowestFits {
+    memo: [LowestFit; 2],
+    /// Memos evicted in a row that never answered a search.
+    strikes: u8,
+    /// Searches still to pass without recording.
+    rest: u16,
+}
+
+/// Evictions of memos that never answered, in a row, that drop the memos.
+const STRIKES: u8 = 4;
+/// Searches that do not record after the memos are dropped.
+const REST: u16 = 256;
 
 impl LowestFits {
-    pub(crate) const NONE: LowestFits = LowestFits([LowestFit::NONE; 2]);
+    pub(crate) const NONE: LowestFits = LowestFits { memo: [LowestFit::NONE; 2], strikes: 0, rest: 0 };
 
     /// The remembered lowest fit of `(size, vstart)` with `align == 1`, when known.
     #[inline(always)]
-    pub(crate) fn lookup(&self, size: u64, vstart: u64) -> Option<u32> {
+    pub(crate) fn lookup(&mut self, a: &Arena, size: u64, vstart: u64) -> Option<u32> {
         // The memo is chosen by index, not by a branch: a workload that alternates two sizes
         // would mispredict a test of the first memo on every search.
-        let m = &self.0[usize::from(!self.0[0].holds(size, vstart))];
-        (m.holds(size, vstart) && m.node != NIL).then_some(m.node)
+        let m = &mut self.memo[usize::from(!self.memo[0].holds(size, vstart))];
+        if !m.holds(size, vstart) {
+            return None;
+        }
+        let found = m.answer(a);
+        m.hit |= found.is_some();
+        found
     }
 
     /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
     /// block fits at all. It replaces that request's memo, or else the older one.
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
         let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
-        let m = LowestFit { size, vstart, node: va, key };
-        if !self.0[0].holds(size, vstart) {
-            self.0[1] = self.0[0];
+        if self.rest > 0 {
+            self.rest -= 1;
+            return;
         }
-        self.0[0] = m;
+        let m = LowestFit { size, vstart, node: va, pred: NIL, key, hit: false };
+        if !self.memo[0].holds(size, vstart) {
+            let out = self.memo[1];
+            self.strikes = if out.size != 0 && !out.hit { self.strikes + 1 } else { 0 };
+            if self.strikes >= STRIKES {
+                *self = LowestFits { rest: REST, ..LowestFits::NONE };
+                return;
+            }
+            self.memo[1] = self.memo[0];
+        }
+        self.memo[0] = m;
     }
 
     /// Whether any request is remembered: the first memo is filled first, so one test
@@ -193,12 +258,31 @@ impl LowestFits {
     /// Never without the feature `lowest-fit`: then no memo is filled and the code goes.
     #[inline(always)]
     fn active(&self) -> bool {
-        cfg!(feature = "lowest-fit") && self.0[0].size != 0
+        cfg!(feature = "lowest-fit") && self.memo[0].size != 0
     }
 
-    /// For the checks: `(size, vstart, node, key)` of each memo that holds a request.
-    pub(crate) fn states(&self) -> impl Iterator<Item = (u64, u64, u32, u64)> + '_ {
-        self.0.iter().filter(|m| self.active() && m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key))
+    /// For the checks: `(size, vstart, node, key, pred)` of each memo that holds a request.
+    pub(crate) fn states(&self) -> impl Iterator<Item = (u64, u64, u32, u64, u32)> + '_ {
+        self.memo.iter().filter(|m| self.active() && m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key, m.pred))
+    }
+
+    /// For the checks: what [`LowestFits::lookup`] answers for `(size, vstart)`.
+    pub(crate) fn answer_of(&self, a: &Arena, size: u64, vstart: u64) -> Option<u32> {
+        let mut copy = *self;
+        copy.lookup(a, size, vstart)
+    }
+
+    /// For the tests: the first memo left with a bound only, and `pred` as given.
+    #[cfg(test)]
+    pub(crate) fn plant_pred(&mut self, pred: u32) {
+        self.memo[0].node = NIL;
+        self.memo[0].pred = pred;
+    }
+
+    /// Whether recording is suspended (for the tests).
+    #[cfg(test)]
+    pub(crate) fn resting(&self) -> bool {
+        self.rest > 0
     }
 }
 
@@ -210,7 +294,7 @@ fn low_changed(a: &Arena, t: &mut VaTree, x: u32, change: impl Fn(&mut LowestFit
         return;
     }
     let v = a.get(x);
-    for m in &mut t.low.0 {
+    for m in &mut t.low.memo {
         change(m, v, x);
     }
 }

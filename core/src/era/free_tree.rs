@@ -100,7 +100,7 @@ impl Vmap {
         // An unaligned request remembered with its lowest fit needs no descent (see
         // `LowestFit`), unless an observer follows the descent step by step.
         let memo = cfg!(feature = "lowest-fit") && align == 1 && !O::ON;
-        let known = if memo { self.free.low.lookup(size, vstart) } else { None };
+        let known = if memo { self.free.low.lookup(&self.arena, size, vstart) } else { None };
         let va = match known {
             Some(va) => va,
             None => {

@@ -10,6 +10,7 @@
 mod check_inc;
 mod find_start;
 mod gap_checks;
+mod lowest_fit;
 mod node_id;
 mod propagate_resized;
 mod rbtree_cases;
