@@ -15,6 +15,9 @@
 //       --no-default-features --features bench
 //   node scripts/bench-wasm.mjs --browser --pkg /tmp/pkg-web [...as above]
 //
+// `JSFLAGS="..."` in the environment passes V8 flags to Chromium (`--js-flags`), for
+// experiments such as `--no-wasm-stack-checks`; never for the figures in BENCHMARKS.md.
+//
 // Prints, per trace, the best ns/op of N runs in wasm and natively and their ratio. Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 //
@@ -144,7 +147,8 @@ if (BROWSER) {
     chmodSync(wrapper, 0o755);
     executablePath = wrapper;
   }
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
+  const jsFlags = process.env.JSFLAGS ? [`--js-flags=${process.env.JSFLAGS}`] : [];
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', ...jsFlags] });
 }
 const engines = [];
 for (const pkg of PKGS) engines.push(BROWSER ? await browserEngine(pkg, browser) : nodeEngine(pkg));
