@@ -233,13 +233,14 @@ impl LowestFits {
 
     /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
     /// block fits at all. It replaces that request's memo, or else the older one.
+    // Out of line: it runs after a descent only; inlined, the perf traces ran 3-6 Ir/op more.
     #[inline(never)]
     pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
-        let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
         if self.rest > 0 {
             self.rest -= 1;
             return;
         }
+        let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
         let m = LowestFit { size, vstart, node: va, pred: NIL, key, hit: false };
         if !self.memo[0].holds(size, vstart) {
             let out = self.memo[1];
