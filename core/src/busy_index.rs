@@ -167,12 +167,42 @@ impl BusyIndex {
 
     /// The busy area starting at `key`, or `NIL` when it is not indexed (the caller then asks
     /// the tree).
+    ///
+    /// The usual case, where the key's entry is the first slot of its home group with its tag,
+    /// is straight-line code; the rest of the search is [`BusyIndex::find_past`]. A loop costs
+    /// more in wasm than its one iteration: V8 puts a stack check at each loop header and keeps
+    /// the loop's values in stack slots around it (measured with `scripts/wasm-ir.sh`).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
-        // An empty table has no groups to probe: the loop below does not run.
         let groups = self.groups.len();
+        if groups == 0 {
+            return NIL;
+        }
         let (home, tag) = Self::hash(key, groups);
+        let grp = self.group(home);
+        let m = mask(grp, TAG_MASK, tag);
+        if m != 0 {
+            // (`& 7` changes nothing: a mask of 8 slots has its lowest set bit below 8. It
+            // spares the bounds test of `grp[i]`.)
+            let i = m.trailing_zeros() as usize & (GROUP - 1);
+            let h = handle_of(grp[i]);
+            if a.try_get(h).is_some_and(|v| v.va_start == key) {
+                self.last.set(home * GROUP + i);
+                self.last_home.set(home);
+                return h;
+            }
+        }
+        self.find_past(a, key, home, tag)
+    }
+
+    /// [`BusyIndex::find`] from the start, past its usual case: every slot of the home group
+    /// with the key's tag, then the groups after it while entries went past them. (The first
+    /// candidate is tested again, and fails again.)
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", cold, inline(never))]
+    fn find_past(&self, a: &Arena, key: u64, home: usize, tag: u32) -> u32 {
+        let groups = self.groups.len();
         let mut g = home;
         for _ in 0..groups {
             let grp = self.group(g);
@@ -212,15 +242,30 @@ impl BusyIndex {
     }
 
     /// Put `h` in the first EMPTY slot of its probe sequence (the load bound guarantees one),
-    /// counting it on each full group it goes past.
+    /// counting it on each full group it goes past. The usual case, a home group with room, is
+    /// straight-line code, as in [`BusyIndex::find`].
     #[inline(always)]
     fn place(&mut self, key: u64, h: u32) {
+        let (g, tag) = Self::hash(key, self.groups.len());
+        let m = mask(self.group(g), !0, EMPTY);
+        if m != 0 {
+            self.groups[g].0[m.trailing_zeros() as usize & (GROUP - 1)] = ((h + 1) << TAG_BITS) | tag;
+            self.len += 1;
+            return;
+        }
+        self.place_past(g, ((h + 1) << TAG_BITS) | tag);
+    }
+
+    /// [`BusyIndex::place`] past a full home group `g`: `slot` goes to the first group after it
+    /// with room, and each full group on the way counts it.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", cold, inline(never))]
+    fn place_past(&mut self, mut g: usize, slot: u32) {
         let groups = self.groups.len();
-        let (mut g, tag) = Self::hash(key, groups);
         for _ in 0..groups {
             let m = mask(self.group(g), !0, EMPTY);
             if m != 0 {
-                self.groups[g].0[m.trailing_zeros() as usize] = ((h + 1) << TAG_BITS) | tag;
+                self.groups[g].0[m.trailing_zeros() as usize] = slot;
                 self.len += 1;
                 return;
             }
