@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Issue 34, wasm against native in instructions: how many x86 instructions one replay executes
+# per operation as V8 compiles our wasm, beside the native binary's count on the same trace.
+# Deterministic (valgrind's callgrind counts the instructions that V8's generated code runs),
+# where ns/op on a shared 2-core machine moves by tens of percent from run to run.
+#
+#   scripts/wasm-ir.sh --pkg DIR [--bin BIN] [--traces "a b"] [--profile NAME]
+#
+# DIR  a `--target nodejs` build with the bench feature (BenchReplay):
+#        wasm-pack build core/wasm --target nodejs --out-dir /tmp/pkg-node --release -- \
+#            --no-default-features --features bench
+# BIN  the native binary (default target/release/vmap-replay), counted as bench-perf.sh
+#      --callgrind counts it: inside `vmap_replay::bench` only.
+#
+# Node parses the trace (in wasm), then replays it once, and in a second process twice, each
+# under callgrind; the difference of the two totals is one replay, parse and compilation
+# excluded. Node runs with `--no-liftoff --no-wasm-tier-up --single-threaded`: every function is
+# compiled by TurboFan, the optimising tier that runs a hot loop in Chromium too, on its first
+# call and on the main thread, so both processes compile exactly the same code. (Node's V8 is
+# older than Chromium's: the counts describe V8's code generation, not one browser's.)
+#
+# Prints per trace: wasm Ir/op, native Ir/op, their ratio. About 2 minutes per trace.
+# Run scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+pkg="" bin="$root/target/release/vmap-replay" profile="" traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pkg) pkg=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
+    --traces) traces=$2; shift 2 ;;
+    --profile) profile=$2; shift 2 ;;
+    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+    *) echo "wasm-ir.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$pkg" ] || { echo "wasm-ir.sh: --pkg DIR is required (a --target nodejs build with --features bench)" >&2; exit 2; }
+pkg=$(cd "$pkg" && pwd)
+[ -f "$pkg/vmapviz_wasm.js" ] || { echo "wasm-ir.sh: $pkg has no vmapviz_wasm.js" >&2; exit 2; }
+[ -x "$bin" ] || { echo "wasm-ir.sh: $bin is not an executable" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "wasm-ir.sh: valgrind is missing (apt-get install valgrind)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/run.cjs" <<'EOF'
+// node run.cjs PKG TRACE K PROFILE: parse, then K replays.
+const [pkg, trace, k, profile] = process.argv.slice(2);
+const m = require(`${pkg}/vmapviz_wasm.js`);
+const b = new m.BenchReplay(require('node:fs').readFileSync(trace, 'utf8'));
+let len = 0;
+for (let i = 0; i < Number(k); i++) len += b.run(profile ?? '');
+console.log(`ops=${b.ops()} len=${len}`);
+EOF
+
+# Total instructions of a command under callgrind (all of it, or inside FN only).
+ir() {
+  local out="$tmp/cg.out" fn=$1; shift
+  local opts=(--tool=callgrind --callgrind-out-file="$out")
+  [ -n "$fn" ] && opts+=(--toggle-collect="$fn")
+  valgrind "${opts[@]}" --smc-check=all-non-file "$@" >"$tmp/stdout" 2>"$tmp/stderr" || {
+    echo "wasm-ir.sh: failed: $*" >&2; tail -5 "$tmp/stderr" >&2; exit 1; }
+  grep -m1 'Collected' "$tmp/stderr" | awk '{gsub(",", "", $NF); print $NF}'
+}
+
+node_flags=(--no-liftoff --no-wasm-tier-up --single-threaded)
+prof=()
+[ -n "$profile" ] && prof=(--profile "$profile")
+printf '%-16s %12s %12s %8s\n' trace "wasm Ir/op" "native Ir/op" ratio
+for t in $traces; do
+  f="$root/target/perf/$t.trace"
+  [ -s "$f" ] || { echo "wasm-ir.sh: $f is missing: run scripts/bench-perf.sh first" >&2; exit 1; }
+  ops=$(grep -cE '^(alloc|free|vfree|purge)\b' "$f")
+  one=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 1 "$profile")
+  len1=$(sed -n 's/.*len=//p' "$tmp/stdout")
+  two=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 2 "$profile")
+  len2=$(sed -n 's/.*len=//p' "$tmp/stdout")
+  # Both replays wrote the whole output: twice the bytes of one.
+  [ -n "$len1" ] && [ "$len2" = $((2 * len1)) ] || {
+    echo "wasm-ir.sh: $t: one replay wrote ${len1:-nothing} bytes, two wrote ${len2:-nothing}" >&2; exit 1; }
+  native=$(ir 'vmap_replay::bench' "$bin" "${prof[@]}" --bench "$f")
+  awk -v t="$t" -v a="$one" -v b="$two" -v n="$native" -v o="$ops" \
+    'BEGIN { w = (b - a) / o; x = n / o; printf "%-16s %12.1f %12.1f %8.2f\n", t, w, x, w / x }'
+done
