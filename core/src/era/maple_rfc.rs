@@ -1156,7 +1156,7 @@ impl MapleRfc {
             return Ok(va);
         }
         if interior.is_none() {
-            interior = self.busy_overlap(addr, addr + 1);
+            interior = self.busy_overlap(addr, addr.saturating_add(1));
         }
         Err(VmapError::UnknownFree { addr, interior_of: interior })
     }

@@ -1053,7 +1053,7 @@ impl<O: MapleObserver> MapleTree<O> {
         if piv.wrapping_add(1) < mas.index {
             bn.slot[b_end] = wr.content;
             if wr.content.is_null() {
-                bn.gap[b_end] = mas.index - 1 - piv;
+                bn.gap[b_end] = mas.index.wrapping_sub(1).wrapping_sub(piv);
             }
             bn.pivot[b_end] = mas.index - 1;
             b_end += 1;
