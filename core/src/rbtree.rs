@@ -84,49 +84,55 @@ impl Augment for SubtreeMax {
 }
 
 impl SubtreeMax {
-    /// [`Augment::propagate`] from `n` up to the root, after `n`'s own size went from `was`
-    /// to `now` in a tree whose values were all right before: the same values, written to
-    /// the same nodes, with the same stop (and so the same events), but mostly without
-    /// reading the children. A node's value is the max of its size and its children's
-    /// values, so when one of those inputs moves from `was` to `now`:
+    /// [`Augment::propagate`] from `n` up to the root after one input of `n`'s value moved, in
+    /// a tree whose values were all right before: the same values, written to the same nodes,
+    /// with the same stop (and so the same events), but mostly without reading the children.
+    /// A node's value is the max of its size and its children's values, so when one of those
+    /// inputs moves from `was` to `now`:
     ///
     /// ```text
-    ///   now > was:                  new = max(old, now)        (grew: nothing else can win)
-    ///   now < was, old > was:       new = old                  (the max came from elsewhere)
-    ///   now < was, old == was:      new = max3(size, left, right), read as the kernel does
+    ///   grew   (now >= was):          new = max(old, now)        (nothing else can win)
+    ///   shrank (now < was), old > was: new = old                  (the max came from elsewhere)
+    ///   shrank, old == was:            new = max3(size, left, right), read as the kernel does
     /// ```
     ///
     /// Going up, the input that moved is the child's value (`was` = its old value, `now` =
     /// its new one). A descent leaves the nodes on its path in the cache, not their other
-    /// children: those are the loads this saves (a freed block that merges, a clipped block).
+    /// children: those are the loads this saves. A merge only grows a block and a clip only
+    /// shrinks one, so each has its own loop, with one rule and no test of which applies.
     ///
-    /// A function of its own in wasm: inlined at its three sites for every observer type, it
-    /// added 970 B to the page's first open, over its 250 KB budget; as a call it runs as fast
-    /// there (BENCHMARKS.md, session 25).
+    /// Functions of their own in wasm: inlined at their three sites for every observer type,
+    /// they added 970 B to the page's first open, over its 250 KB budget; as calls they run as
+    /// fast there (BENCHMARKS.md, session 25).
+    ///
+    /// This one: the block `n` grew to `now` (a merge).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(crate) fn propagate_resized<O: Observer>(
-        a: &mut Arena,
-        root: u32,
-        mut n: u32,
-        mut was: u64,
-        mut now: u64,
-        obs: &mut O,
-    ) {
+    pub(crate) fn propagate_grown<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut now: u64, obs: &mut O) {
         while n != NIL {
             let old = a.get(n).subtree_max_size();
-            let m = if now > was {
-                old.max(now)
-            } else if old > was {
-                old
-            } else {
-                compute_subtree_max_size(a, n)
-            };
-            debug_assert_eq!(m, compute_subtree_max_size(a, n), "propagate_resized: the shortcut disagrees");
+            let m = old.max(now);
+            debug_assert_eq!(m, compute_subtree_max_size(a, n), "propagate_grown: the shortcut disagrees");
             if !propagate_step(a, root, n, old, m, obs) {
                 return;
             }
-            (was, now) = (old, m);
+            now = m;
+            n = a.get(n).parent();
+        }
+    }
+
+    /// [`SubtreeMax::propagate_grown`]'s other half: the block `n` shrank from `was` (a clip).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    pub(crate) fn propagate_shrunk<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut was: u64, obs: &mut O) {
+        while n != NIL {
+            let old = a.get(n).subtree_max_size();
+            let m = if old > was { old } else { compute_subtree_max_size(a, n) };
+            debug_assert_eq!(m, compute_subtree_max_size(a, n), "propagate_shrunk: the shortcut disagrees");
+            if !propagate_step(a, root, n, old, m, obs) {
+                return;
+            }
+            was = old;
             n = a.get(n).parent();
         }
     }
@@ -460,7 +466,25 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
 }
 
 /// `__rb_erase_augmented` followed by `__rb_erase_color` when needed.
+///
+/// Natively the free tree's erase (an exact fit's, on the allocator's hot path) is inlined
+/// into its caller, as the kernel's `rb_erase_augmented` is; the plain trees' stays a call.
+#[inline(always)]
 pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
+    if cfg!(not(target_arch = "wasm32")) {
+        erase_inline::<A, O>(a, t, node, obs)
+    } else {
+        erase_call::<A, O>(a, t, node, obs)
+    }
+}
+
+#[inline(never)]
+fn erase_call<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
+    erase_inline::<A, O>(a, t, node, obs)
+}
+
+#[inline(always)]
+fn erase_inline<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
     let child = a.get(node).right;
     let mut tmp = a.get(node).left;
     let rebalance;

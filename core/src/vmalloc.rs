@@ -390,7 +390,15 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                 break 'descend;
             };
             v = up;
-            if is_within(v, size, align, vstart) {
+            // Back from its right subtree, the ancestor is known not to fit: the walk went
+            // right there only after testing it, and that test fails again now. With `vstart`
+            // unchanged it is the same test; a `vstart` moved since (5.16+) is past the
+            // ancestor's start (moved to it + 1, or to a node of its right subtree + 1), and a
+            // later start leaves less room in the block. So the kernel's test, which fails, is
+            // not repeated (an `Up` step either way).
+            let back_from_right = from == v.right;
+            debug_assert!(!(back_from_right && is_within(v, size, align, vstart)), "climb: the ancestor fits");
+            if !back_from_right && is_within(v, size, align, vstart) {
                 if O::ON {
                     obs.event(rollback(a, node, vstart, RollBackStep::This, None), view(a, t));
                 }
@@ -499,20 +507,26 @@ pub(crate) fn augment_tree_propagate_from<O: Observer>(a: &mut Arena, t: &VaTree
     SubtreeMax::propagate(a, t.root, va, NIL, obs);
 }
 
-/// `augment_tree_propagate_from` after a block in a correct tree changed size only (a merge
-/// grew it, a clip shrank it), from `old_size` to its size now: see
-/// [`SubtreeMax::propagate_resized`]. Not after a link or an erase, whose rotations leave
-/// values that only the full recompute puts right.
+/// `augment_tree_propagate_from` after a merge grew the block `va` (in a tree whose values
+/// were all right before): see [`SubtreeMax::propagate_grown`]. Not after a link or an erase,
+/// whose rotations leave values that only the full recompute puts right.
 #[inline(always)]
-pub(crate) fn augment_tree_propagate_resized<O: Observer>(
+pub(crate) fn augment_tree_propagate_grown<O: Observer>(a: &mut Arena, t: &VaTree, va: u32, obs: &mut O) {
+    let now = a.get(va).size();
+    SubtreeMax::propagate_grown(a, t.root, va, now, obs);
+}
+
+/// `augment_tree_propagate_from` after a clip shrank the block `va` from `old_size`: see
+/// [`SubtreeMax::propagate_shrunk`].
+#[inline(always)]
+pub(crate) fn augment_tree_propagate_shrunk<O: Observer>(
     a: &mut Arena,
     t: &VaTree,
     va: u32,
     old_size: u64,
     obs: &mut O,
 ) {
-    let now = a.get(va).size();
-    SubtreeMax::propagate_resized(a, t.root, va, old_size, now, obs);
+    SubtreeMax::propagate_shrunk(a, t.root, va, old_size, obs);
 }
 
 /// Result of `find_va_links`: where a range would be linked.
@@ -780,8 +794,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                 obs.event(ev, view(a, t));
             }
             if style == MergeStyle::E52 && A::AUGMENTED {
-                let old_size = a.get(next).va_end.wrapping_sub(old_start);
-                augment_tree_propagate_resized(a, t, next, old_size, obs);
+                augment_tree_propagate_grown(a, t, next, obs);
             }
             a.release(va);
             va = next;
@@ -803,7 +816,7 @@ pub(crate) fn merge_or_add_vmap_area<A: Augment, O: Observer>(
                         merge_event(a, t, kind, prev, merged.then_some(va), old, obs);
                     }
                     if A::AUGMENTED {
-                        augment_tree_propagate_resized(a, t, prev, old.1.wrapping_sub(old.0), obs);
+                        augment_tree_propagate_grown(a, t, prev, obs);
                     }
                     if merged {
                         unlink_va::<A, O>(a, t, va, obs);
@@ -937,7 +950,7 @@ pub(crate) fn adjust_va_to_fit_type<O: Observer>(
         obs.event(ev, view(a, t));
     }
     touch(obs, va);
-    augment_tree_propagate_resized(a, t, va, old_end.wrapping_sub(old_start), obs);
+    augment_tree_propagate_shrunk(a, t, va, old_end.wrapping_sub(old_start), obs);
     if lva != NIL {
         // lva ends at nva, below va's new start: the descent from va goes into its left subtree.
         insert_vmap_area_augment(a, t, lva, va, obs);

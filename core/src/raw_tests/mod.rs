@@ -12,5 +12,5 @@ mod find_start;
 mod gap_checks;
 mod lowest_fit;
 mod node_id;
-mod propagate_resized;
+mod propagate_shortcut;
 mod rbtree_cases;

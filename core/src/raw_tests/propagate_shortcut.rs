@@ -1,5 +1,6 @@
-//! `SubtreeMax::propagate_resized` against the kernel's rule, `augment_tree_propagate_from`
-//! (every node on the way recomputed from its size and its children's values). On random free
+//! `SubtreeMax::propagate_grown` and `propagate_shrunk` against the kernel's rule,
+//! `augment_tree_propagate_from` (every node on the way recomputed from its size and its
+//! children's values). On random free
 //! trees, one block changes size as a merge or a clip changes it, and both propagations run on
 //! copies of that state: every node's value and every event must come out the same.
 
@@ -7,7 +8,9 @@ use crate::area::{Arena, VaTree, NIL};
 use crate::check::check_tree;
 use crate::events::{Event, IndexView, NoObserver, Observer, Recorder};
 use crate::rbtree::compute_subtree_max_size;
-use crate::vmalloc::{augment_tree_propagate_from, augment_tree_propagate_resized, insert_vmap_area_augment};
+use crate::vmalloc::{
+    augment_tree_propagate_from, augment_tree_propagate_grown, augment_tree_propagate_shrunk, insert_vmap_area_augment,
+};
 
 const PAGE: u64 = 4096;
 
@@ -24,7 +27,7 @@ impl Rng {
 }
 
 #[test]
-fn propagate_resized_writes_and_reports_what_the_full_recompute_does() {
+fn propagate_grown_and_shrunk_write_and_report_what_the_full_recompute_does() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut grew, mut shrank, mut changed_root_path, mut stopped_at_once) = (0, 0, 0, 0);
     for round in 0..2000 {
@@ -62,7 +65,11 @@ fn propagate_resized_writes_and_reports_what_the_full_recompute_does() {
         let mut full = Recorder::default();
         augment_tree_propagate_from(&mut a, &t, i, &mut full);
         let mut quick = Recorder::default();
-        augment_tree_propagate_resized(&mut a2, &t2, i, old_size, &mut quick);
+        if now >= old_size {
+            augment_tree_propagate_grown(&mut a2, &t2, i, &mut quick);
+        } else {
+            augment_tree_propagate_shrunk(&mut a2, &t2, i, old_size, &mut quick);
+        }
 
         assert_eq!(quick.events, full.events, "round {round}: the events differ");
         for &h in &handles {
