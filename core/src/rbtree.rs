@@ -467,8 +467,10 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
 
 /// `__rb_erase_augmented` followed by `__rb_erase_color` when needed.
 ///
-/// Natively the free tree's erase (an exact fit's, on the allocator's hot path) is inlined
-/// into its caller, as the kernel's `rb_erase_augmented` is; the plain trees' stays a call.
+/// Natively it is inlined into its caller, as the kernel's `rb_erase_augmented` is into
+/// `alloc_vmap_area`: an exact fit erases a free block and every free a busy area, so a call
+/// there runs about once per operation. In wasm it stays a call: inlined into the replay
+/// loop, it cost V8's code as much as the call saves (BENCHMARKS.md, session 28).
 #[inline(always)]
 pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
     if cfg!(not(target_arch = "wasm32")) {
