@@ -19,6 +19,12 @@ function steps(ports) {
     },
     { name: 'cargo test --workspace --release', go: cmd('cargo', 'test', '--workspace', '--release') },
     {
+      // The core once more without --release: with overflow checks and the debug_asserts that check
+      // the allocator's shortcuts against the kernel's rule at every step (propagation, climb, index).
+      name: 'cargo test -p vmapviz-core (debug assertions)',
+      go: cmd('cargo', 'test', '-p', 'vmapviz-core', '--lib', '--test', 'fuzz', '--test', 'conformance'),
+    },
+    {
       name: 'wasm build (wasm-pack, release)',
       go: () =>
         buildWasm().then(
