@@ -220,18 +220,54 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// the null test (`NIL` is never below `lim`). Handles the allocator stores all come from
 /// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed); see [`UNCHECKED`] for the
 /// accesses that leave the compare out.
-#[derive(Clone, Debug, Default)]
+///
+/// Object 0 is never handed out: it is the null object, all zeros, which [`Arena::smax`]
+/// reads for `NIL`. `NIL` is -2 as an `i32`, and a node's `subtree_max_size` is its word 2,
+/// so "word `handle + 2`", taken with the handle sign-extended, is the null object's first
+/// word for `NIL` (the kernel's `get_subtree_max_size(NULL)` is 0, with a test for NULL):
+///
+/// ```text
+///   word:   0                      6 = STRIDE          6h    6h+2
+///           [ null object: zeros ][ first handle ]...[ va | va_end | smax | ... ]
+///           ^ NIL + 2 = 0                                       ^ h + 2
+/// ```
+///
+/// So a child's `subtree_max_size` is one load with no branch, as in a descent's tests and
+/// every recompute of a node's value.
+#[derive(Clone, Debug)]
 pub struct Arena {
+    /// `nodes[0]` is the null object; handles reach `nodes[1..]`.
     nodes: Vec<VmapArea>,
-    /// `(nodes.len() - 1) * STRIDE + 1` (0 when empty): the handles whose object fits in the slab.
+    /// `(nodes.len() - 1) * STRIDE + 1`: handles below it (and not 0) have their object in the
+    /// slab.
     lim: u32,
     free_slots: Vec<u32>,
     next_id: u32,
 }
 
+/// `subtree_max_size`'s word in a `VmapArea`.
+const SMAX_WORD: isize = 2;
+const _: () = assert!(std::mem::offset_of!(VmapArea, word) == SMAX_WORD as usize * UNIT);
+// `NIL + SMAX_WORD` is word 0 of the slab: the null object's `va_start`.
+const _: () = assert!(NIL as i32 as isize + SMAX_WORD == 0);
+const _: () = assert!(std::mem::offset_of!(VmapArea, va_start) == 0);
+
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Arena {
     pub fn new() -> Self {
-        Self::default()
+        Arena { nodes: vec![VmapArea::unlinked(0, 0, 0)], lim: 1, free_slots: Vec::new(), next_id: 0 }
+    }
+
+    /// Whether `i` is a handle whose object is in the slab: not 0 (the null object), not `NIL`,
+    /// below `lim`. One compare.
+    #[inline(always)]
+    fn in_slab(&self, i: u32) -> bool {
+        i.wrapping_sub(1) < self.lim - 1
     }
 
     /// `kmem_cache_alloc(vmap_area_cachep)`.
@@ -261,9 +297,10 @@ impl Arena {
     #[cold]
     fn grow(&mut self) -> u32 {
         let n = self.nodes.len();
-        // Handles are u32 and `NIL` must stay above every one: 2^32 / STRIDE objects would
-        // be 34 GiB, so this cannot happen before memory runs out.
-        assert!(n + BLOCK < (NIL / STRIDE) as usize - 1, "vmap_area arena full");
+        // Handles are u32, `NIL` must stay above every one, and [`Arena::smax`] sign-extends
+        // them: 2^31 / STRIDE objects would be 17 GiB, so this cannot happen before memory runs
+        // out.
+        assert!(n + BLOCK < (i32::MAX as u32 / STRIDE) as usize - 1, "vmap_area arena full");
         let blank = VmapArea::unlinked(0, 0, 0);
         self.nodes.resize(n + BLOCK, blank);
         self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
@@ -299,7 +336,7 @@ impl Arena {
     #[inline(always)]
     pub fn try_area(&self, i: u32) -> Option<&VmapArea> {
         // SAFETY: `i < lim` (see `slot`).
-        (i < self.lim).then(|| unsafe { self.slot(i) })
+        self.in_slab(i).then(|| unsafe { self.slot(i) })
     }
 
     /// The object at word `i` of the slab, unchecked.
@@ -375,7 +412,7 @@ impl Arena {
 
     #[inline(always)]
     pub(crate) fn at(&mut self, i: u32) -> &mut VmapArea {
-        if UNCHECKED || i < self.lim {
+        if UNCHECKED || self.in_slab(i) {
             // SAFETY: `i < lim` (tested, or by the ownership invariant of `UNCHECKED`).
             unsafe { self.slot_mut(i) }
         } else {
@@ -400,15 +437,25 @@ impl Arena {
         a.next = NIL;
     }
 
-    /// `subtree_max_size` of a possibly-null node.
+    /// `subtree_max_size` of a possibly-null node (`get_subtree_max_size`): 0 for `NIL`, read
+    /// from the null object with no test (see [`Arena`]).
     #[inline(always)]
     pub(crate) fn smax(&self, i: u32) -> u64 {
-        self.try_get(i).map_or(0, |v| v.subtree_max_size())
+        if !UNCHECKED && i != NIL {
+            return self.area(i).subtree_max_size();
+        }
+        // Word `i + 2` of the slab, `i` sign-extended: `NIL` reaches word 0.
+        let w = (i as i32 as isize + SMAX_WORD) as usize;
+        debug_assert!(i == NIL || (w as u32) < self.lim + SMAX_WORD as u32);
+        // SAFETY: `i` is `NIL` or a handle below `lim` (the ownership invariant of `UNCHECKED`;
+        // tested above otherwise): word `w` is then word 0 (`nodes` is never empty) or the
+        // `word` field of an object in the slab; both are initialised `u64`s.
+        unsafe { *self.nodes.as_ptr().cast::<u64>().add(w) }
     }
 
     /// Objects currently allocated (in some container).
     pub fn live(&self) -> usize {
-        self.nodes.len() - self.free_slots.len()
+        self.nodes.len() - 1 - self.free_slots.len()
     }
 
     /// The view identity of the object at `i`, `None` for `NIL`.
@@ -643,7 +690,7 @@ mod tests {
         // Every object of the slab is handed out exactly once before the slab grows again.
         let mut sorted = hs.clone();
         sorted.sort_unstable();
-        assert!(sorted.iter().enumerate().all(|(i, &h)| h == i as u32 * STRIDE));
+        assert!(sorted.iter().enumerate().all(|(i, &h)| h == (i as u32 + 1) * STRIDE));
     }
 
     /// The tests run with the bounds test on, `--release` included (the dev-dependency turns on

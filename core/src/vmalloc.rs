@@ -325,35 +325,28 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
     obs: &mut O,
 ) -> Result<u32, EndlessSearch> {
     let mut node = t.root;
-    // Each move below tests the child it goes to for NIL while reading its size, so `node` is
-    // never NIL at the top of the loop. (A child's NIL test doubles as `smax`'s: a NIL subtree
-    // has size 0, which passes only a wrapped `length` of 0; the kernel then steps to NULL and
-    // its loop ends, so does this one.) Only `node` is carried from step to step, not its
-    // object too: one register copy fewer a step.
     if node == NIL {
         return Ok(search_none(a, t, obs));
     }
+    if length == 0 {
+        return Ok(lowest_match_wrapped(a, t, size, align, vstart, node, obs));
+    }
+    // A child's size is read with no NIL test (`Arena::smax`: 0 for NIL), and 0 fails the
+    // size test when `length` is not 0: so a move below never goes to NIL, and `node` is never
+    // NIL at the top of the loop. Only `node` is carried from step to step, not its object
+    // too: one register copy fewer a step.
     'descend: loop {
         let mut v = a.get(node);
         // The kernel tests the left subtree's size first; both tests only read, so the one
-        // without a load goes first.
+        // without a dependent load goes first.
         if vstart < v.va_start {
             let l = v.left;
-            match a.try_get(l) {
-                Some(lv) if lv.subtree_max_size() >= length => {
-                    if O::ON {
-                        obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
-                    }
-                    node = l;
-                    continue;
+            if a.smax(l) >= length {
+                if O::ON {
+                    obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
                 }
-                None if length == 0 => {
-                    if O::ON {
-                        obs.event(visit(a, node, vstart, Branch::Left), view(a, t));
-                    }
-                    break 'descend;
-                }
-                _ => {}
+                node = l;
+                continue;
             }
         }
         if is_within(v, size, align, vstart) {
@@ -363,21 +356,12 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
             return Ok(node);
         }
         let r = v.right;
-        match a.try_get(r) {
-            Some(rv) if rv.subtree_max_size() >= length => {
-                if O::ON {
-                    obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
-                }
-                node = r;
-                continue;
+        if a.smax(r) >= length {
+            if O::ON {
+                obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
             }
-            None if length == 0 => {
-                if O::ON {
-                    obs.event(visit(a, node, vstart, Branch::Right), view(a, t));
-                }
-                break 'descend;
-            }
-            _ => {}
+            node = r;
+            continue;
         }
         if O::ON {
             obs.event(visit(a, node, vstart, Branch::RollBack), view(a, t));
@@ -406,8 +390,7 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
             }
             // The kernel's order: the right subtree's size, then vstart (both only read).
             let r = v.right;
-            let rv = a.try_get(r);
-            if rv.map_or(length == 0, |rv| rv.subtree_max_size() >= length) && vstart <= v.va_start {
+            if a.smax(r) >= length && vstart <= v.va_start {
                 // Back from this very right subtree with the same vstart: entering it again
                 // repeats the walk exactly, forever (5.16 added the vstart move for this).
                 if !rule.move_vstart && from == r {
@@ -420,9 +403,6 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
                 if let Some(nv) = new_vstart {
                     vstart = nv;
                 }
-                if rv.is_none() {
-                    break 'descend;
-                }
                 node = r;
                 continue 'descend;
             }
@@ -432,6 +412,43 @@ pub(crate) fn find_vmap_lowest_match<O: Observer>(
         }
     }
     Ok(search_none(a, t, obs))
+}
+
+/// [`find_vmap_lowest_match`] for a `length` that wrapped to 0 (`size + align - 1` past
+/// 2^64): every subtree, an empty one too, passes the size test, so the kernel's walk never
+/// rolls back; it goes left while `vstart` is below the node, else stops at a node that
+/// fits, else goes right, until it steps to NULL.
+#[inline(never)]
+#[cold]
+fn lowest_match_wrapped<O: Observer>(
+    a: &Arena,
+    t: &VaTree,
+    size: u64,
+    align: u64,
+    vstart: u64,
+    mut node: u32,
+    obs: &mut O,
+) -> u32 {
+    loop {
+        let v = a.get(node);
+        let (next, branch) = if vstart < v.va_start {
+            (v.left, Branch::Left)
+        } else if is_within(v, size, align, vstart) {
+            if O::ON {
+                obs.event(visit(a, node, vstart, Branch::This), view(a, t));
+            }
+            return node;
+        } else {
+            (v.right, Branch::Right)
+        };
+        if O::ON {
+            obs.event(visit(a, node, vstart, branch), view(a, t));
+        }
+        if next == NIL {
+            return search_none(a, t, obs);
+        }
+        node = next;
+    }
 }
 
 /// The search found nothing: report it, return `NIL`.

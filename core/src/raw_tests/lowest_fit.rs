@@ -138,3 +138,53 @@ fn the_memos_come_back_after_their_rest() {
     assert!((200..=300).contains(&searches), "recorded again after {searches} searches");
     assert_eq!(r.vmap.free.low.answer_of(&r.vmap.arena, PAGE_SIZE, VMALLOC_START), Some(lowest_fit(&r, PAGE_SIZE)));
 }
+
+/// A request whose padded length wraps to 0 (`size + align - 1` = 2^64): the kernel's loop,
+/// written here with its NULL subtree read as size 0, walks down until it steps to NULL, and
+/// the search's events name the same nodes and branches (the search takes this case apart
+/// from its usual loop, which reads a NULL subtree's size with no test).
+#[test]
+fn a_wrapped_length_walks_down_as_the_kernel_does() {
+    use crate::events::{Branch, Event, Recorder};
+    use crate::vmalloc::{find_vmap_lowest_match, SearchRule};
+    let r = holes();
+    let (a, t) = (&r.vmap.arena, &r.vmap.free);
+    let (size, align) = (0u64.wrapping_sub(PAGE_SIZE - 1), PAGE_SIZE);
+    let length = size.wrapping_add(align - 1);
+    assert_eq!(length, 0);
+    let smax = |h: u32| if h == NIL { 0 } else { a.area(h).subtree_max_size() };
+    let hole = a.area(t.first()).va_end + PAGE_SIZE;
+    for vstart in [0, VMALLOC_START, hole, hole + 40 * PAGE_SIZE, u64::MAX - PAGE_SIZE] {
+        let (mut want, mut node) = (Vec::new(), t.root());
+        while node != NIL {
+            let v = a.area(node);
+            let nva = u128::from(v.va_start.max(vstart)).next_multiple_of(u128::from(align));
+            if smax(v.left) >= length && vstart < v.va_start {
+                want.push((v.id, Branch::Left));
+                node = v.left;
+            } else if nva + u128::from(size) <= u128::from(v.va_end) {
+                unreachable!("no block holds 2^64 - 4095 bytes");
+            } else if smax(v.right) >= length {
+                want.push((v.id, Branch::Right));
+                node = v.right;
+            } else {
+                unreachable!("every subtree has a size >= 0");
+            }
+        }
+        for rule in [SearchRule { adjust_search_size: false, move_vstart: false }, Profile::Linux61.search_rule()] {
+            let mut rec = Recorder::default();
+            assert_eq!(find_vmap_lowest_match(a, t, size, align, vstart, length, rule, &mut rec), Ok(NIL));
+            let (last, visits) = rec.events.split_last().unwrap();
+            assert_eq!(*last, Event::SearchNone);
+            let got: Vec<(u32, Branch)> = visits
+                .iter()
+                .map(|e| match e {
+                    Event::Visit { id, branch, .. } => (*id, *branch),
+                    e => panic!("not a visit: {e:?}"),
+                })
+                .collect();
+            assert_eq!(got, want, "vstart {vstart:#x}");
+            assert!(want.len() >= 4, "a walk down a tree of 30-odd blocks");
+        }
+    }
+}
