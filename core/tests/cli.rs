@@ -352,3 +352,39 @@ fn a_line_over_1_mib_is_refused_the_same_way_in_every_mode() {
     let (out, _) = run(&["--import", "json", "-"], json.as_bytes());
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// `vmap-bench --gen SHAPE SEED`: a trace in one of ../shared/perf's shapes, whose frees all
+/// name busy areas (the replay answers `ok` to each, never `unknown`), with the shape's sizes,
+/// and the same text for the same seed; a bad shape or a missing seed is a usage error.
+#[test]
+fn vmap_bench_generates_perf_shapes_of_other_seeds() {
+    let gen = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_vmap-bench")).args(args).output().unwrap();
+    for shape in ["fixed", "long_busy", "mixed"] {
+        let out = gen(&["--gen", shape, "3", "--ops", "30000"]);
+        assert!(out.status.success(), "{shape}: {}", text(&out.stderr));
+        let trace = text(&out.stdout);
+        assert_eq!(trace, text(&gen(&["--gen", shape, "3", "--ops", "30000"]).stdout), "{shape}: one seed, one trace");
+        assert_ne!(trace, text(&gen(&["--gen", shape, "4", "--ops", "30000"]).stdout), "{shape}: another seed");
+        let ops = trace.lines().filter(|l| l.starts_with("alloc ") || l.starts_with("free ")).count();
+        assert!((30_000..30_003).contains(&ops), "{shape}: {ops} operations");
+        let mut r = Replayer::new(vmapviz_core::Profile::Linux52);
+        let mut replayed = String::new();
+        for l in parse_trace(&trace).unwrap() {
+            r.apply(&l.op, &mut replayed, &mut NoObserver).unwrap();
+        }
+        let frees: Vec<&str> = replayed.lines().filter(|l| l.starts_with("free ")).collect();
+        assert!(frees.len() > 5_000 && frees.iter().all(|l| l.ends_with(" ok")), "{shape}: a free of no busy area");
+        let sizes: std::collections::BTreeSet<&str> =
+            trace.lines().filter_map(|l| l.strip_prefix("alloc ")).filter_map(|l| l.split(' ').next()).collect();
+        match shape {
+            "fixed" => assert_eq!(sizes.into_iter().collect::<Vec<_>>(), ["0x1000"]),
+            "long_busy" => assert!(sizes.contains("0x65000") && sizes.contains("0x2000") && sizes.len() == 3),
+            _ => assert!(sizes.len() > 200 && sizes.contains("0x100000")),
+        }
+    }
+    for bad in [&["--gen", "nope", "1"][..], &["--gen", "fixed"], &["--gen", "fixed", "x"]] {
+        let out = gen(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(text(&out.stderr).contains("fixed"), "{bad:?}: {}", text(&out.stderr));
+    }
+}

@@ -7,8 +7,13 @@
 //!
 //! ```text
 //! cargo run --release --bin vmap-bench [-- --ops N] [--profile NAME] [--only SHAPE]
+//! cargo run --release --bin vmap-bench -- --gen fixed|long_busy|mixed SEED [--ops N] > T.trace
 //! ```
+//!
+//! `--gen` prints a trace in the shape of one of ../shared/perf's, from another seed (for the
+//! comparisons of issue 34 on unseen traces).
 
+use std::io::Write;
 use std::time::Instant;
 
 use vmapviz_core::trace::Op;
@@ -159,6 +164,140 @@ fn time(p: Profile, ops: &[Op], setup: usize) -> (f64, usize, usize, f64) {
     best
 }
 
+// ---------------------------------------------------------------------------------------------
+// `--gen SHAPE SEED`: perf traces in the shapes of ../shared/perf, of other seeds
+// ---------------------------------------------------------------------------------------------
+
+/// The vmalloc window of the perf traces.
+const VS: u64 = VMALLOC_START;
+const VE: u64 = VMALLOC_END;
+
+/// Writes a perf-shape trace while running it, so every `free` names an address the
+/// allocator (the kernel's, byte for byte) returned: `alloc`/`free` lines, frees at once (no
+/// lazy path), as the traces of ../shared/perf have.
+struct Gen {
+    r: Replayer,
+    rng: Rng,
+    lines: Vec<String>,
+}
+
+impl Gen {
+    fn new(seed: u64, shape: &str, what: &str) -> Self {
+        let lines = vec![
+            format!("# vmap-bench --gen {shape} {seed}"),
+            "init 0x1 0xffffffffffffffff".to_string(),
+            format!("# {shape}: {what}"),
+        ];
+        // The shape's own stream: the same seed gives other numbers in another shape.
+        Gen { r: Replayer::new(Profile::Linux52), rng: Rng::new(seed ^ 0x7065_7266), lines }
+    }
+    fn alloc(&mut self, size: u64, align: u64, vstart: u64, vend: u64) -> Option<u64> {
+        self.lines.push(format!("alloc {size:#x} {align:#x} {vstart:#x} {vend:#x}"));
+        self.r.vmap.alloc(size, align, vstart, vend, &mut NoObserver).ok()
+    }
+    fn free(&mut self, addr: u64) {
+        self.lines.push(format!("free {addr:#x}"));
+        self.r.vmap.free(addr, &mut NoObserver).expect("a free of an address the allocator gave");
+    }
+    /// `alloc`/`free` lines so far.
+    fn ops(&self) -> usize {
+        self.lines.len() - 3
+    }
+    /// Take a random one of `held` out and free it.
+    fn free_one(&mut self, held: &mut Vec<u64>) {
+        let i = self.rng.below(held.len() as u64) as usize;
+        let a = held.swap_remove(i);
+        self.free(a);
+    }
+}
+
+/// fixed: one-page areas at page alignment; the live count walks at random around `live`.
+fn gen_fixed(seed: u64, n: usize) -> Vec<String> {
+    let live = 800 + Gen::new(seed, "", "").rng.below(400) as usize;
+    let mut g = Gen::new(seed, "fixed", &format!("size=1 pages align=0x1000 target_live={live}"));
+    let mut held = Vec::with_capacity(2 * live);
+    while g.ops() < n {
+        let grow = held.len() < live / 2 || (held.len() < 2 * live && g.rng.below(2) == 0);
+        if grow || held.is_empty() {
+            if let Some(a) = g.alloc(PAGE_SIZE, PAGE_SIZE, VS, VE) {
+                held.push(a);
+            }
+        } else {
+            g.free_one(&mut held);
+        }
+    }
+    g.lines
+}
+
+/// long_busy: a first area of a seeded size, `keep` one-page vmallocs (two pages with the
+/// guard) kept, then pairs of a 100-page and a 1-page vmalloc, freed at once.
+fn gen_long_busy(seed: u64, n: usize) -> Vec<String> {
+    let mut g = Gen::new(seed, "long_busy", "");
+    let keep = 12_000 + g.rng.below(6_000) as usize;
+    let first = (1 + g.rng.below(64)) * PAGE_SIZE;
+    g.lines[2] = format!("# long_busy: first {first:#x}, {keep} busy 1-page vmallocs, then 100+1 page alloc/free");
+    g.alloc(first, 1, VS, VE);
+    for _ in 0..keep {
+        g.alloc(2 * PAGE_SIZE, 1, VS, VE);
+    }
+    while g.ops() < n {
+        let a = g.alloc(101 * PAGE_SIZE, 1, VS, VE);
+        let b = g.alloc(2 * PAGE_SIZE, 1, VS, VE);
+        for x in [a, b].into_iter().flatten() {
+            g.free(x);
+        }
+    }
+    g.lines
+}
+
+/// mixed: about `live` areas of 1 to 256 pages (uniform half the time, else a power of two),
+/// aligned to 2^12..2^20, one in 500 in a sub-window of the space; a random one freed, then
+/// one allocated.
+fn gen_mixed(seed: u64, n: usize) -> Vec<String> {
+    let live = 15_000 + Gen::new(seed, "", "").rng.below(10_000) as usize;
+    let what = format!("sizes 1..256 pages, align 2^12..2^20, target_live={live}");
+    let mut g = Gen::new(seed, "mixed", &what);
+    let mut held: Vec<u64> = Vec::with_capacity(live);
+    let alloc = |g: &mut Gen, held: &mut Vec<u64>| {
+        let pages = if g.rng.below(2) == 0 { 1 + g.rng.below(256) } else { 1 << g.rng.below(9) };
+        let size = pages * PAGE_SIZE;
+        let align = 1 << (12 + g.rng.below(9));
+        let (vstart, vend) = if g.rng.below(500) == 0 && !held.is_empty() {
+            // A window from near a live area, a few times the size wide.
+            let at = held[g.rng.below(held.len() as u64) as usize];
+            (at, at + size * (1 + g.rng.below(64)))
+        } else {
+            (VS, VE)
+        };
+        if let Some(a) = g.alloc(size, align, vstart, vend) {
+            held.push(a);
+        }
+    };
+    while held.len() < live {
+        alloc(&mut g, &mut held);
+    }
+    while g.ops() < n {
+        g.free_one(&mut held);
+        alloc(&mut g, &mut held);
+    }
+    g.lines
+}
+
+/// `vmap-bench --gen SHAPE SEED [--ops N]`: print the trace.
+fn generate(shape: &str, seed: u64, n: usize) -> Result<(), String> {
+    let lines = match shape {
+        "fixed" => gen_fixed(seed, n),
+        "long_busy" => gen_long_busy(seed, n),
+        "mixed" => gen_mixed(seed, n),
+        _ => return Err(format!("no shape {shape:?}: fixed, long_busy or mixed (full fits: scripts/gen-full-fit.mjs)")),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for l in lines {
+        writeln!(out, "{l}").map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
 fn main() {
     let mut n = 1_000_000usize;
     let mut profiles = vec![Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::MapleRfc];
@@ -186,8 +325,26 @@ fn main() {
                 contention_table();
                 return;
             }
+            "--gen" => {
+                let shape = args.next().unwrap_or_default();
+                let seed = args.next().and_then(|s| s.parse().ok());
+                if let Some(k) = args.next() {
+                    n = if k == "--ops" { args.next().and_then(|s| s.parse().ok()) } else { None }.unwrap_or(0);
+                }
+                let Some(seed) = seed.filter(|_| n > 0) else {
+                    eprintln!("usage: vmap-bench --gen fixed|long_busy|mixed SEED [--ops N]");
+                    std::process::exit(2);
+                };
+                if let Err(e) = generate(&shape, seed, n) {
+                    eprintln!("vmap-bench: {e}");
+                    std::process::exit(2);
+                }
+                return;
+            }
             _ => {
-                eprintln!("usage: vmap-bench [--ops N] [--profile NAME] [--bump on|off] [--only SHAPE] | --contention");
+                eprintln!(
+                    "usage: vmap-bench [--ops N] [--profile NAME] [--bump on|off] [--only SHAPE] | --contention | --gen SHAPE SEED [--ops N]"
+                );
                 std::process::exit(2);
             }
         }
