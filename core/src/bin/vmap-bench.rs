@@ -289,7 +289,9 @@ fn generate(shape: &str, seed: u64, n: usize) -> Result<(), String> {
         "fixed" => gen_fixed(seed, n),
         "long_busy" => gen_long_busy(seed, n),
         "mixed" => gen_mixed(seed, n),
-        _ => return Err(format!("no shape {shape:?}: fixed, long_busy or mixed (full fits: scripts/gen-full-fit.mjs)")),
+        _ => {
+            return Err(format!("no shape {shape:?}: fixed, long_busy or mixed (full fits: scripts/gen-full-fit.mjs)"))
+        }
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for l in lines {
