@@ -209,6 +209,13 @@ pub(crate) struct LowestFits {
     rest: u16,
 }
 
+/// In wasm, a free tree of fewer blocks than this is searched, not remembered: its descent is
+/// a few steps, cheaper there than keeping the memos up to date at every change (long_busy's
+/// free tree holds 2 or 3 blocks: 4 % of its time in Chromium). Natively the memos still pay
+/// on such a tree (long_busy_s43: 397.1 Ir/op with them, 404.6 without), so the bound is 0
+/// there, except in the crate's unit tests, which check the wasm rule with the invariants of
+/// every step (BENCHMARKS.md, session 29).
+pub(crate) const MEMO_MIN_BLOCKS: usize = if cfg!(any(target_arch = "wasm32", test)) { 16 } else { 0 };
 /// Evictions of memos that never answered, in a row, that drop the memos.
 const STRIKES: u8 = 4;
 /// Searches that do not record after the memos are dropped.
@@ -260,6 +267,18 @@ impl LowestFits {
     #[inline(always)]
     fn active(&self) -> bool {
         cfg!(feature = "lowest-fit") && self.memo[0].size != 0
+    }
+
+    /// Drop the memos (the free tree became small: see [`MEMO_MIN_BLOCKS`]).
+    #[cold]
+    pub(crate) fn forget(&mut self) {
+        *self = LowestFits::NONE;
+    }
+
+    /// Whether a memo is kept up to date (for [`LowestFits::forget`]'s caller).
+    #[inline(always)]
+    pub(crate) fn remembers(&self) -> bool {
+        self.active()
     }
 
     /// For the checks: `(size, vstart, node, key, pred)` of each memo that holds a request.

@@ -99,7 +99,13 @@ impl Vmap {
         }
         // An unaligned request remembered with its lowest fit needs no descent (see
         // `LowestFit`), unless an observer follows the descent step by step.
-        let memo = cfg!(feature = "lowest-fit") && align == 1 && !O::ON;
+        // A small tree is searched (see `MEMO_MIN_BLOCKS`), and forgets what it remembered.
+        #[allow(clippy::absurd_extreme_comparisons)] // 0 natively: no test at all
+        let small = self.free.len() < MEMO_MIN_BLOCKS;
+        if small && self.free.low.remembers() {
+            self.free.low.forget();
+        }
+        let memo = cfg!(feature = "lowest-fit") && align == 1 && !O::ON && !small;
         let known = if memo { self.free.low.lookup(&self.arena, size, vstart) } else { None };
         let va = match known {
             Some(va) => va,

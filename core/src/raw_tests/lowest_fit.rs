@@ -89,7 +89,7 @@ fn a_wrong_pred_fails_the_check() {
 fn three_sizes_in_turn_rest_the_memos_two_keep_them() {
     // Three sizes in turn from the top of the space: each search evicts a memo that never
     // answered, so within a few rounds the memos are dropped and the searches stop recording.
-    let mut r = Replayer::new(Profile::Linux52);
+    let mut r = holes();
     let sizes = [2 * PAGE_SIZE, 3 * PAGE_SIZE, 5 * PAGE_SIZE];
     let mut rested_at = None;
     for k in 0..30 {
@@ -102,7 +102,7 @@ fn three_sizes_in_turn_rest_the_memos_two_keep_them() {
     }
     assert!(rested_at.is_some_and(|k| k < 12), "rested at {rested_at:?}");
     // Two sizes in turn: both memos answer, and they are never dropped.
-    let mut r = Replayer::new(Profile::Linux52);
+    let mut r = holes();
     for k in 0..600 {
         let size = sizes[k % 2];
         if k >= 2 {
@@ -118,7 +118,7 @@ fn three_sizes_in_turn_rest_the_memos_two_keep_them() {
 
 #[test]
 fn the_memos_come_back_after_their_rest() {
-    let mut r = Replayer::new(Profile::Linux52);
+    let mut r = holes();
     let sizes = [2 * PAGE_SIZE, 3 * PAGE_SIZE, 5 * PAGE_SIZE];
     let mut k = 0;
     while !r.vmap.free.low.resting() {
@@ -137,6 +137,42 @@ fn the_memos_come_back_after_their_rest() {
     }
     assert!((200..=300).contains(&searches), "recorded again after {searches} searches");
     assert_eq!(r.vmap.free.low.answer_of(&r.vmap.arena, PAGE_SIZE, VMALLOC_START), Some(lowest_fit(&r, PAGE_SIZE)));
+}
+
+/// A free tree of fewer than `MEMO_MIN_BLOCKS` blocks (16 in wasm and in these tests, 0
+/// natively) keeps no memo: its searches descend, and memos filled while it was larger are
+/// dropped when it gets small; the answers stay the lowest fits.
+#[test]
+fn a_small_free_tree_keeps_no_memo() {
+    use crate::vmalloc::MEMO_MIN_BLOCKS;
+    assert_eq!(MEMO_MIN_BLOCKS, 16);
+    let mut r = Replayer::new(Profile::Linux52);
+    for k in 0..40 {
+        let size = [2, 3][k % 2] * PAGE_SIZE;
+        // (The space is set up by the first operation.)
+        let want = (k > 0).then(|| r.vmap.arena.get(lowest_fit(&r, size)).va_start.max(VMALLOC_START));
+        let a = addr_of(&apply(&mut r, &unaligned(size)));
+        assert!(want.is_none_or(|w| w == a));
+        apply(&mut r, &Op::Free(a));
+        assert!(r.vmap.free.len() < MEMO_MIN_BLOCKS);
+        assert_eq!(r.vmap.free.low.states().count(), 0);
+    }
+    // 32 holes: the memos fill; the holes taken again one by one, the tree gets small and the
+    // memos go.
+    let mut r = holes();
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(addr_of(&apply(&mut r, &unaligned(PAGE_SIZE))));
+    }
+    assert!(r.vmap.free.len() >= MEMO_MIN_BLOCKS && r.vmap.free.low.states().count() > 0);
+    while r.vmap.free.len() >= MEMO_MIN_BLOCKS {
+        held.push(addr_of(&apply(&mut r, &unaligned(PAGE_SIZE))));
+    }
+    assert!(r.vmap.free.low.states().count() > 0, "no search since the tree got small");
+    let want = lowest_fit(&r, PAGE_SIZE);
+    let a = addr_of(&apply(&mut r, &unaligned(PAGE_SIZE)));
+    assert_eq!(a, r.vmap.arena.get(want).va_start);
+    assert_eq!(r.vmap.free.low.states().count(), 0, "the memos went with the first search");
 }
 
 /// A request whose padded length wraps to 0 (`size + align - 1` = 2^64): the kernel's loop,
