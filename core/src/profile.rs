@@ -27,7 +27,38 @@ pub enum Profile {
     MapleRfc,
 }
 
+/// A profile fixed at compile time, as a const generic (`Profile::Linux52 as u8`), or [`ANY`].
+///
+/// A replay's run of lines under one profile is compiled for that era (see
+/// `Replayer::run`), as the kernel is built for one version: its alloc and free reach the era's
+/// path, search rule and merge style with no test of the profile. Every other caller passes
+/// `ANY` and reads the profile at run time, as before.
+pub(crate) const ANY: u8 = u8::MAX;
+pub(crate) const P51: u8 = Profile::Linux51 as u8;
+pub(crate) const P52: u8 = Profile::Linux52 as u8;
+pub(crate) const P61: u8 = Profile::Linux61 as u8;
+pub(crate) const P69: u8 = Profile::Linux69 as u8;
+pub(crate) const P618: u8 = Profile::Linux618 as u8;
+pub(crate) const PRFC: u8 = Profile::MapleRfc as u8;
+
 impl Profile {
+    /// The era a path compiled for `P` runs: `P` itself, or `run` (the `Vmap`'s own profile)
+    /// for [`ANY`]. A constant once `P` is.
+    #[inline(always)]
+    pub(crate) fn fixed<const P: u8>(run: Profile) -> Profile {
+        let p = match P {
+            P51 => Profile::Linux51,
+            P52 => Profile::Linux52,
+            P61 => Profile::Linux61,
+            P69 => Profile::Linux69,
+            P618 => Profile::Linux618,
+            PRFC => Profile::MapleRfc,
+            _ => return run,
+        };
+        debug_assert_eq!(p, run, "a path compiled for {p:?} ran under {run:?}");
+        p
+    }
+
     pub const ALL: [Profile; 6] =
         [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618, Profile::MapleRfc];
 

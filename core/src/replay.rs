@@ -7,7 +7,7 @@ use crate::area::NIL;
 use crate::era::Vmap;
 use crate::error::VmapError;
 use crate::events::{Event, Observer};
-use crate::profile::Profile;
+use crate::profile::{Profile, ANY, P51, P52, P61, P618, P69, PRFC};
 use crate::trace::{Op, TraceLine};
 
 /// A replay that had to stop: the line and why.
@@ -67,8 +67,10 @@ impl Replayer {
     pub fn apply<O: Observer>(&mut self, op: &Op, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
         #[cfg(not(target_arch = "wasm32"))]
         match *op {
-            Op::Alloc { size, align, vstart, vend } => return self.apply_alloc(size, align, vstart, vend, out, obs),
-            Op::Free(a) => return self.apply_free(a, out, obs),
+            Op::Alloc { size, align, vstart, vend } => {
+                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs)
+            }
+            Op::Free(a) => return self.apply_free::<ANY, O>(a, out, obs),
             _ => {}
         }
         self.apply_any(op, out, obs)
@@ -76,7 +78,7 @@ impl Replayer {
 
     /// `alloc SIZE ALIGN VSTART VEND`.
     #[inline(always)]
-    fn apply_alloc<O: Observer>(
+    fn apply_alloc<const P: u8, O: Observer>(
         &mut self,
         size: u64,
         align: u64,
@@ -85,7 +87,7 @@ impl Replayer {
         out: &mut String,
         obs: &mut O,
     ) -> Result<Outcome, VmapError> {
-        match self.vmap.alloc(size, align, vstart, vend, obs) {
+        match self.vmap.alloc_as::<P, O>(size, align, vstart, vend, obs) {
             Ok(a) => push_line(out, "alloc -> ", a, "\n"),
             Err(e) => {
                 if e.is_kernel_bug() {
@@ -100,8 +102,13 @@ impl Replayer {
 
     /// `free ADDR`.
     #[inline(always)]
-    fn apply_free<O: Observer>(&mut self, a: u64, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
-        match self.vmap.free(a, obs) {
+    fn apply_free<const P: u8, O: Observer>(
+        &mut self,
+        a: u64,
+        out: &mut String,
+        obs: &mut O,
+    ) -> Result<Outcome, VmapError> {
+        match self.vmap.free_as::<P, O>(a, obs) {
             Ok(()) => push_line(out, "free ", a, " ok\n"),
             Err(e) => {
                 push_line(out, "free ", a, " unknown\n");
@@ -132,8 +139,10 @@ impl Replayer {
             Op::Cpus(n) => v.set_cpus(n)?,
             Op::Online(n) => v.set_online(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
-            Op::Alloc { size, align, vstart, vend } => return self.apply_alloc(size, align, vstart, vend, out, obs),
-            Op::Free(a) => return self.apply_free(a, out, obs),
+            Op::Alloc { size, align, vstart, vend } => {
+                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs)
+            }
+            Op::Free(a) => return self.apply_free::<ANY, O>(a, out, obs),
             Op::Vfree(a) => match v.vfree(a, obs) {
                 Ok(()) => push_line(out, "vfree ", a, " ok\n"),
                 Err(e) => {
@@ -219,11 +228,51 @@ impl Replayer {
     }
 
     /// Replay a parsed trace; stops at the first operation the kernel would crash on.
+    ///
+    /// The lines are applied as by [`Replayer::apply`], but each run of lines under one profile
+    /// goes through a loop compiled for that era (see [`crate::profile::ANY`]): its allocs and
+    /// frees test neither the profile nor its search rule, as the kernel, built for one
+    /// version, does not. A `profile` line ends the run; the next one is compiled for the new
+    /// era.
     pub fn run<O: Observer>(&mut self, lines: &[TraceLine], out: &mut String, obs: &mut O) -> Result<(), ReplayError> {
-        for l in lines {
-            self.apply(&l.op, out, obs).map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+        let mut at = 0;
+        while at < lines.len() {
+            let rest = &lines[at..];
+            at += match self.vmap.profile() {
+                Profile::Linux51 => self.run_as::<P51, O>(rest, out, obs),
+                Profile::Linux52 => self.run_as::<P52, O>(rest, out, obs),
+                Profile::Linux61 => self.run_as::<P61, O>(rest, out, obs),
+                Profile::Linux69 => self.run_as::<P69, O>(rest, out, obs),
+                Profile::Linux618 => self.run_as::<P618, O>(rest, out, obs),
+                Profile::MapleRfc => self.run_as::<PRFC, O>(rest, out, obs),
+            }?;
         }
         Ok(())
+    }
+
+    /// [`Replayer::run`] under the era `P`, up to and including the first `profile` line: how
+    /// many lines it applied.
+    #[inline(never)]
+    fn run_as<const P: u8, O: Observer>(
+        &mut self,
+        lines: &[TraceLine],
+        out: &mut String,
+        obs: &mut O,
+    ) -> Result<usize, ReplayError> {
+        for (i, l) in lines.iter().enumerate() {
+            let done = match l.op {
+                Op::Alloc { size, align, vstart, vend } => {
+                    self.apply_alloc::<P, O>(size, align, vstart, vend, out, obs)
+                }
+                Op::Free(a) => self.apply_free::<P, O>(a, out, obs),
+                _ => self.apply_any(&l.op, out, obs),
+            };
+            done.map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+            if matches!(l.op, Op::Profile(_)) {
+                return Ok(i + 1);
+            }
+        }
+        Ok(lines.len())
     }
 }
 

@@ -36,6 +36,15 @@ fn run_dir(dir: &str) -> usize {
             }
         }
         let name = t.file_name().unwrap().to_string_lossy().to_string();
+        // The same lines through `Replayer::run`, whose loops are compiled per era (a
+        // `profile` line switches loops): the same output.
+        let mut whole = String::new();
+        Replayer::default()
+            .run(&lines, &mut whole, &mut NoObserver)
+            .unwrap_or_else(|e| panic!("{}: Replayer::run: {e}", t.display()));
+        if whole != expected {
+            failures.push(format!("{name}: Replayer::run's output differs from the vector's"));
+        }
         if let Some(e) = bad_inv {
             failures.push(format!("{name}: invariant: {e}"));
         }

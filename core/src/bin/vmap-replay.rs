@@ -565,6 +565,9 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
     // Counted here, outside the timed function: the kernel reference's harness counts its
     // operations outside `kharness_bench` too, so the two instruction counts cover the same work.
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();
+    // Prints are part of the output but not of the timed work: left out before the clock starts.
+    let lines: Vec<TraceLine> =
+        lines.into_iter().filter(|l| !matches!(l.op, Op::Dump | Op::Busy | Op::Pools)).collect();
     let code = bench(&mut r, &lines, ops, &mut out);
     let _ = std::io::stdout().write_all(out.as_bytes());
     code
@@ -851,16 +854,11 @@ fn bench(r: &mut Replayer, lines: &[TraceLine], ops: usize, out: &mut String) ->
     // lines once it holds 4 KiB, as a buffered writer to a sink would, so that the loop does
     // not also time the growth of a 27 MB string (first-touch page faults and cold-line
     // writes, ~0.45 LL misses per op); one test per 64 lines keeps the check off the count.
+    // `Replayer::run` applies each chunk in a loop compiled for the profile.
     for chunk in lines.chunks(64) {
-        for l in chunk {
-            // Prints are part of the output but not of the timed work: skip them.
-            if matches!(l.op, Op::Dump | Op::Busy | Op::Pools) {
-                continue;
-            }
-            if let Err(e) = r.apply(&l.op, out, &mut NoObserver) {
-                eprintln!("vmap-replay: line {}: {e}", l.line);
-                return ExitCode::from(1);
-            }
+        if let Err(e) = r.run(chunk, out, &mut NoObserver) {
+            eprintln!("vmap-replay: {e}");
+            return ExitCode::from(1);
         }
         if out.len() >= BENCH_OUT_DRAIN {
             out.clear();

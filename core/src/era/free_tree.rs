@@ -13,7 +13,7 @@ use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause};
-use crate::profile::Profile;
+use crate::profile::{Profile, ANY};
 use crate::rbtree::SubtreeMax;
 use crate::vmalloc::*;
 
@@ -24,7 +24,7 @@ impl Vmap {
     /// lowest fitting free block and insert the new area, with `flags`, into the busy tree of
     /// its node; on failure purge the lazy areas once (6.9: with a full decay) and search again.
     #[inline(always)]
-    pub(super) fn alloc_from_free_tree<O: Observer>(
+    pub(super) fn alloc_from_free_tree<const P: u8, O: Observer>(
         &mut self,
         size: u64,
         align: u64,
@@ -35,7 +35,7 @@ impl Vmap {
     ) -> Result<u64, VmapError> {
         let mut purged = false;
         loop {
-            if let Some((addr, hole_end)) = self.__alloc_vmap_area(size, align, vstart, vend, obs)? {
+            if let Some((addr, hole_end)) = self.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
                 self.arena.at(va).set_flags(flags);
                 self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
@@ -68,14 +68,14 @@ impl Vmap {
         }
         let mut trial = self.clone();
         trial.purge_era(PurgeCause::AllocRetry, &mut NoObserver);
-        trial.__alloc_vmap_area(size, align, vstart, vend, &mut NoObserver).map(|_| ())
+        trial.__alloc_vmap_area::<ANY, _>(size, align, vstart, vend, &mut NoObserver).map(|_| ())
     }
 
     /// `__alloc_vmap_area`: search, check `vend`, clip. The new area's start and the end of
     /// the free block it was clipped from; `Ok(None)` on failure (the tree is unchanged); `Err`
     /// when the kernel's search would never return.
     #[inline(always)]
-    pub(super) fn __alloc_vmap_area<O: Observer>(
+    pub(super) fn __alloc_vmap_area<const P: u8, O: Observer>(
         &mut self,
         size: u64,
         align: u64,
@@ -83,7 +83,7 @@ impl Vmap {
         vend: u64,
         obs: &mut O,
     ) -> Result<Option<(u64, u64)>, VmapError> {
-        let rule = self.profile.search_rule();
+        let rule = Profile::fixed::<P>(self.profile).search_rule();
         let length = rule.length(size, align, vstart, vend);
         if O::ON {
             obs.event(
@@ -156,18 +156,18 @@ impl Vmap {
     }
 
     /// `merge_or_add_vmap_area` into the free tree in the profile's style.
-    pub(super) fn free_tree_add<O: Observer>(&mut self, va: u32, obs: &mut O) {
-        let style = self.profile.merge_style();
+    pub(super) fn free_tree_add<const P: u8, O: Observer>(&mut self, va: u32, obs: &mut O) {
+        let style = Profile::fixed::<P>(self.profile).merge_style();
         // Busy and lazy areas never overlap the free tree, so this cannot fail.
         merge_or_add_vmap_area::<SubtreeMax, O>(&mut self.arena, &mut self.free, va, style, obs);
     }
 
     /// `__free_vmap_area`: unlink from busy and return the range to free space.
     #[inline(always)]
-    pub(super) fn __free_vmap_area<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
+    pub(super) fn __free_vmap_area<const P: u8, O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         self.busy_remove(nid, va, obs);
         self.arena.at(va).set_flags(0);
-        self.free_tree_add(va, obs);
+        self.free_tree_add::<P, O>(va, obs);
     }
 
     /// `pvm_find_va_enclose_addr`: the free block enclosing `addr` (end inclusive), or the
@@ -306,7 +306,7 @@ impl Vmap {
                     // Recovery: give back what was carved, then fail.
                     for (j, &c) in carved.iter().enumerate() {
                         let back = self.arena.alloc(c, c.wrapping_add(sizes[j]));
-                        self.free_tree_add(back, obs);
+                        self.free_tree_add::<ANY, O>(back, obs);
                     }
                     return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
                 }

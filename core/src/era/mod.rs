@@ -44,7 +44,7 @@ use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::busy_index::BusyIndex;
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
-use crate::profile::Profile;
+use crate::profile::{Profile, ANY};
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
@@ -474,11 +474,24 @@ impl Vmap {
         vend: u64,
         obs: &mut O,
     ) -> Result<u64, VmapError> {
+        self.alloc_as::<ANY, O>(size, align, vstart, vend, obs)
+    }
+
+    /// [`Vmap::alloc`] compiled for the era `P` (see [`ANY`]).
+    #[inline(always)]
+    pub(crate) fn alloc_as<const P: u8, O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
         self.ensure_init();
         self.validate(size, align)?;
-        match self.profile {
+        match Profile::fixed::<P>(self.profile) {
             Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
-            Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree(size, align, vstart, vend, 0, obs),
+            Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs),
             Profile::Linux69 | Profile::Linux618 => self.alloc_v69(size, align, vstart, vend, obs),
             Profile::MapleRfc => self.rfc_mut().alloc(size, align, vstart, vend, obs),
         }
@@ -487,15 +500,25 @@ impl Vmap {
     /// `free_vmap_area`: give the busy area at `addr` back to free space at once.
     #[inline(always)]
     pub fn free<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        self.free_as::<ANY, O>(addr, obs)
+    }
+
+    /// [`Vmap::free`] compiled for the era `P` (see [`ANY`]).
+    #[inline(always)]
+    pub(crate) fn free_as<const P: u8, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
-        if let Some(r) = self.rfc.as_deref_mut() {
-            return r.free(addr, obs);
+        let profile = Profile::fixed::<P>(self.profile);
+        // `rfc` is there exactly under maple-rfc (`Vmap::new`).
+        if P == ANY || profile == Profile::MapleRfc {
+            if let Some(r) = self.rfc.as_deref_mut() {
+                return r.free(addr, obs);
+            }
         }
         let (nid, va) = self.find_busy(addr)?;
-        match self.profile {
+        match profile {
             Profile::Linux51 => self.free_v51(va, obs),
             Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => {
-                self.__free_vmap_area(nid, va, obs)
+                self.__free_vmap_area::<P, O>(nid, va, obs)
             }
         }
         Ok(())

@@ -11,6 +11,7 @@ use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
 use super::Vmap;
+use crate::profile::ANY;
 
 /// What [`Vmap::predict_alloc`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +112,7 @@ impl Vmap {
             return Err(format!("node {} does not exist ({} vmap nodes)", node.unwrap_or(0), self.nodes.len()));
         }
         let size = end - start;
-        match self.__alloc_vmap_area(size, 1, start, end, &mut NoObserver) {
+        match self.__alloc_vmap_area::<ANY, _>(size, 1, start, end, &mut NoObserver) {
             Ok(Some((addr, _))) if addr == start => {}
             _ => return Err(format!("[{start:#x}, {end:#x}) is not free: {}", self.locate(start))),
         }
@@ -290,7 +291,7 @@ impl Vmap {
         if node >= self.nodes.len() as u32 || size == 0 || idx >= super::MAX_VA_SIZE_PAGES {
             return false;
         }
-        match self.__alloc_vmap_area(size, 1, x, x.wrapping_add(size), &mut NoObserver) {
+        match self.__alloc_vmap_area::<ANY, _>(size, 1, x, x.wrapping_add(size), &mut NoObserver) {
             Ok(Some((a, _))) if a == x => {}
             _ => return false,
         }
@@ -313,7 +314,7 @@ impl Vmap {
         if end <= start || start & (PAGE_SIZE - 1) != 0 || end & (PAGE_SIZE - 1) != 0 {
             return None;
         }
-        match self.__alloc_vmap_area(end - start, 1, start, end, &mut NoObserver) {
+        match self.__alloc_vmap_area::<ANY, _>(end - start, 1, start, end, &mut NoObserver) {
             Ok(Some((a, _))) if a == start => {}
             _ => return None,
         }
@@ -342,7 +343,7 @@ impl Vmap {
         self.held.retain(|&h| h != va);
         self.arena.detach(va);
         self.arena.at(va).set_flags(0);
-        self.free_tree_add(va, &mut NoObserver);
+        self.free_tree_add::<ANY, _>(va, &mut NoObserver);
     }
 
     /// Give back to the free tree every pool entry that overlaps `[x, x + size)` (a decay the

@@ -10,6 +10,7 @@
 //! ```
 
 use crate::events::{Observer, PurgeCause};
+use crate::profile::ANY;
 
 use super::{PurgeResult, Vmap};
 
@@ -17,6 +18,6 @@ impl Vmap {
     /// linux-5.2 `__purge_vmap_area_lazy`: the lock-free list, newest first, each area merged
     /// back into the free tree.
     pub(super) fn purge_v52<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
-        self.purge_llist(cause, obs, |vmap, va, obs| vmap.__free_vmap_area(0, va, obs))
+        self.purge_llist(cause, obs, |vmap, va, obs| vmap.__free_vmap_area::<ANY, _>(0, va, obs))
     }
 }

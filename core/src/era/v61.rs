@@ -10,6 +10,7 @@ use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
+use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
@@ -51,7 +52,7 @@ impl Vmap {
             self.arena.detach(va);
             self.arena.at(va).set_flags(0);
             crate::events::touch(obs, va);
-            self.free_tree_add(va, obs);
+            self.free_tree_add::<ANY, O>(va, obs);
             self.vmap_lazy_nr -= v.size() >> PAGE_SHIFT;
             count += 1;
             va = next;

@@ -19,6 +19,7 @@ use crate::addr::Addr;
 use crate::area::{VaTree, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
+use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
@@ -53,7 +54,7 @@ impl Vmap {
                 return Ok(self.arena.get(va).va_start);
             }
         }
-        self.alloc_from_free_tree(size, align, vstart, vend, vn_flags, obs)
+        self.alloc_from_free_tree::<ANY, O>(size, align, vstart, vend, vn_flags, obs)
     }
 
     /// linux-6.9 `vfree`: out of the busy tree into the lazy tree of the node the area was
@@ -154,7 +155,7 @@ impl Vmap {
             self.arena.detach(va);
             self.arena.at(va).set_flags(0);
             crate::events::touch(obs, va);
-            self.free_tree_add(va, obs);
+            self.free_tree_add::<ANY, O>(va, obs);
         }
     }
 

@@ -1,6 +1,6 @@
 //! Issue 17's wasm measurement (feature `bench`, never in the page's builds): the same timed
 //! loop as `vmap-replay --bench`, so that Node can time wasm against native on the same trace.
-//! The constructor parses (untimed, as natively); `run` replays every line but the prints, with
+//! The constructor parses and drops the prints (untimed, as natively); `run` replays the rest, with
 //! output formatting and no observer, exactly as the native loop does; the caller times it.
 
 use vmapviz_core::trace::{parse_trace_limited, Op, TraceLine};
@@ -17,7 +17,10 @@ impl BenchReplay {
     /// Parse a whole trace (no size limit, as `--bench`).
     #[wasm_bindgen(constructor)]
     pub fn new(text: &str) -> Result<BenchReplay, JsError> {
-        let lines = parse_trace_limited(text, usize::MAX).map_err(|e| JsError::new(&e.to_string()))?;
+        let mut lines = parse_trace_limited(text, usize::MAX).map_err(|e| JsError::new(&e.to_string()))?;
+        // Prints are part of the output but not of the timed work: left out here, untimed, as
+        // natively.
+        lines.retain(|l| !matches!(l.op, Op::Dump | Op::Busy | Op::Pools));
         Ok(BenchReplay { lines })
     }
 
@@ -34,14 +37,9 @@ impl BenchReplay {
         // to a sink), so that neither loop times the growth of a many-megabyte string.
         let mut out = String::with_capacity(8 * 1024);
         let mut total = 0;
+        // `Replayer::run` applies each chunk in a loop compiled for the profile, as natively.
         for chunk in self.lines.chunks(64) {
-            for l in chunk {
-                if matches!(l.op, Op::Dump | Op::Busy | Op::Pools) {
-                    continue;
-                }
-                r.apply(&l.op, &mut out, &mut NoObserver)
-                    .map_err(|e| JsError::new(&format!("line {}: {e}", l.line)))?;
-            }
+            r.run(chunk, &mut out, &mut NoObserver).map_err(|e| JsError::new(&e.to_string()))?;
             if out.len() >= 4 * 1024 {
                 total += out.len();
                 out.clear();
