@@ -265,7 +265,7 @@ impl LowestFits {
     /// tells, and a workload without unaligned requests pays only that test per change.
     /// Never without the feature `lowest-fit`: then no memo is filled and the code goes.
     #[inline(always)]
-    fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         cfg!(feature = "lowest-fit") && self.memo[0].size != 0
     }
 
@@ -273,12 +273,6 @@ impl LowestFits {
     #[cold]
     pub(crate) fn forget(&mut self) {
         *self = LowestFits::NONE;
-    }
-
-    /// Whether a memo is kept up to date (for [`LowestFits::forget`]'s caller).
-    #[inline(always)]
-    pub(crate) fn remembers(&self) -> bool {
-        self.active()
     }
 
     /// For the checks: `(size, vstart, node, key, pred)` of each memo that holds a request.

@@ -106,7 +106,7 @@ impl Vmap {
         #[allow(clippy::absurd_extreme_comparisons)] // 0 natively: no test at all
         if memo && self.free.len() < MEMO_MIN_BLOCKS {
             memo = false;
-            if self.free.low.remembers() {
+            if self.free.low.active() {
                 self.free.low.forget();
             }
         }
