@@ -229,11 +229,11 @@ impl Replayer {
 
     /// Replay a parsed trace; stops at the first operation the kernel would crash on.
     ///
-    /// The lines are applied as by [`Replayer::apply`], but each run of lines under one profile
-    /// goes through a loop compiled for that era (see [`crate::profile::ANY`]): its allocs and
-    /// frees test neither the profile nor its search rule, as the kernel, built for one
-    /// version, does not. A `profile` line ends the run; the next one is compiled for the new
-    /// era.
+    /// The lines are applied as by [`Replayer::apply`], but each run of `alloc` and `free`
+    /// lines goes through a loop compiled for the profile's era (see [`crate::profile::ANY`]):
+    /// they test neither the profile nor its search rule, as the kernel, built for one
+    /// version, does not. Every other line is applied here, between runs (a `profile` line
+    /// among them: the next run is compiled for the new era).
     pub fn run<O: Observer>(&mut self, lines: &[TraceLine], out: &mut String, obs: &mut O) -> Result<(), ReplayError> {
         let mut at = 0;
         while at < lines.len() {
@@ -246,12 +246,17 @@ impl Replayer {
                 Profile::Linux618 => self.run_as::<P618, O>(rest, out, obs),
                 Profile::MapleRfc => self.run_as::<PRFC, O>(rest, out, obs),
             }?;
+            if let Some(l) = lines.get(at) {
+                self.apply_any(&l.op, out, obs).map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+                at += 1;
+            }
         }
         Ok(())
     }
 
-    /// [`Replayer::run`] under the era `P`, up to and including the first `profile` line: how
-    /// many lines it applied.
+    /// [`Replayer::run`]'s `alloc` and `free` lines under the era `P`, up to the first other
+    /// line: how many it applied. (The other lines out of it leave a smaller loop: 3 to 6
+    /// fewer instructions per operation on the four perf traces, BENCHMARKS.md session 30.)
     #[inline(never)]
     fn run_as<const P: u8, O: Observer>(
         &mut self,
@@ -265,12 +270,9 @@ impl Replayer {
                     self.apply_alloc::<P, O>(size, align, vstart, vend, out, obs)
                 }
                 Op::Free(a) => self.apply_free::<P, O>(a, out, obs),
-                _ => self.apply_any(&l.op, out, obs),
+                _ => return Ok(i),
             };
             done.map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
-            if matches!(l.op, Op::Profile(_)) {
-                return Ok(i + 1);
-            }
         }
         Ok(lines.len())
     }
