@@ -18,7 +18,11 @@
 // `JSFLAGS="..."` in the environment passes V8 flags to Chromium (`--js-flags`), for
 // experiments such as `--no-wasm-stack-checks`; never for the figures in BENCHMARKS.md.
 //
-// Prints, per trace, the best ns/op of N runs in wasm and natively and their ratio. Run
+// Prints, per trace, the best ns/op of N runs in wasm and natively and their ratio (`ratio`);
+// then `paired`, the median over the rounds of each wasm run over the native run right after
+// it (a burst of load on the shared machine slows both halves of a round, so it moves a
+// round's ratio less than it moves one side's best); and `native_spread`, the native side's
+// slowest run over its fastest: how much the machine itself moved under that trace. Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 //
 // Several builds at once (`--pkg A,B,...`): each loads in its own page (or module), and the
@@ -127,6 +131,12 @@ async function browserEngine(PKG, browser) {
   };
 }
 
+function median(xs) {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 function runNative(file) {
   const a = [...(PROFILE ? ['--profile', PROFILE] : []), '--bench', file];
   const [cmd, argv] = PIN ? ['taskset', ['-c', PIN, BIN, ...a]] : [BIN, a];
@@ -164,25 +174,31 @@ try {
     for (const e of engines) builds.push(await e.load(file));
     const ops = builds[0].ops;
     if (builds.some((b) => b.ops !== ops)) throw new Error(`${t}: the builds count different operations`);
-    const bestW = builds.map(() => Infinity);
-    let bestN = Infinity;
+    // Per round: each build's ns/op, then the native run right after them.
+    const wasmRuns = builds.map(() => []);
+    const nativeRuns = [];
     let outLen = -1;
     for (let r = 0; r < RUNS; r++) {
       for (const [i, b] of builds.entries()) {
         const { ns, len } = await b.run();
         if (outLen >= 0 && len !== outLen) throw new Error(`${t}: output length differs between runs or builds`);
         outLen = len;
-        bestW[i] = Math.min(bestW[i], ns / ops);
+        wasmRuns[i].push(ns / ops);
       }
       const n = runNative(file);
       if (n.ops !== ops) throw new Error(`${t}: native counts ${n.ops} operations, wasm ${ops}`);
-      bestN = Math.min(bestN, n.ns);
+      nativeRuns.push(n.ns);
     }
     for (const b of builds) await b.free();
-    for (const [i, w] of bestW.entries()) {
+    const bestN = Math.min(...nativeRuns);
+    // How much the machine moved under this trace: the native side's worst run over its best.
+    const spread = Math.max(...nativeRuns) / bestN;
+    for (const [i, ws] of wasmRuns.entries()) {
+      const w = Math.min(...ws);
       const tag = PKGS.length > 1 ? `  ${basename(resolve(PKGS[i]))}` : '';
       console.log(
-        `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${w.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(w / bestN).toFixed(2)}${tag}`,
+        `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${w.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(w / bestN).toFixed(2)}` +
+          ` paired=${median(ws.map((x, r) => x / nativeRuns[r])).toFixed(2)} native_spread=${spread.toFixed(2)}${tag}`,
       );
     }
   }
