@@ -245,6 +245,14 @@ pub struct Arena {
     next_id: u32,
 }
 
+/// The slab as [`Arena::mark`] found it.
+pub(crate) struct ArenaMark {
+    len: usize,
+    lim: u32,
+    next_id: u32,
+    free_slots: Vec<u32>,
+}
+
 /// `subtree_max_size`'s word in a `VmapArea`.
 const SMAX_WORD: isize = 2;
 const _: () = assert!(std::mem::offset_of!(VmapArea, word) == SMAX_WORD as usize * UNIT);
@@ -311,6 +319,35 @@ impl Arena {
             self.free_slots.push((n + (j + rot) % BLOCK) as u32 * STRIDE);
         }
         self.free_slots.pop().unwrap_or(NIL)
+    }
+
+    /// Set the free slots aside, so that every object allocated from now on lies past the
+    /// current end ([`Arena::rewind`] drops them, [`Arena::settle`] keeps them). The objects
+    /// already handed out are not saved: the caller saves those it lets change.
+    pub(crate) fn mark(&mut self) -> ArenaMark {
+        ArenaMark {
+            len: self.nodes.len(),
+            lim: self.lim,
+            next_id: self.next_id,
+            free_slots: std::mem::take(&mut self.free_slots),
+        }
+    }
+
+    /// Back to the slab of `m`: the objects allocated since are gone, and so are the handles
+    /// released since (their objects are the caller's to put back).
+    pub(crate) fn rewind(&mut self, m: ArenaMark) {
+        self.nodes.truncate(m.len);
+        self.lim = m.lim;
+        self.next_id = m.next_id;
+        self.free_slots = m.free_slots;
+    }
+
+    /// Keep what was allocated and released since `m`: the slots set aside are free again,
+    /// under those freed or added since (which go first).
+    pub(crate) fn settle(&mut self, m: ArenaMark) {
+        let mut slots = m.free_slots;
+        slots.extend_from_slice(&self.free_slots);
+        self.free_slots = slots;
     }
 
     /// `kmem_cache_free`.

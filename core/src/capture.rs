@@ -102,7 +102,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::{self, Write};
 
-use crate::era::oracle::{Place, Prediction};
+use crate::era::oracle::{HoldTrial, Place, Prediction};
 use crate::era::{PurgeStop, Vmap};
 use crate::events::NoObserver;
 use crate::follow::{Follow, Mark};
@@ -983,6 +983,46 @@ fn hold_free_in(vmap: &mut Vmap, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
     out
 }
 
+/// Whole free blocks held in a trial: start, end, handle.
+type HeldBlocks = Vec<(u64, u64, u32)>;
+
+/// Hold, in a trial, each whole free block the model's search for `req` would take below `x`
+/// (its space untouched since the start, below `x`; at most 64) until `done` holds for the
+/// prediction. The prediction and the blocks (start, end, handle).
+fn hold_blocks_below(
+    untouched: &BTreeMap<u64, u64>,
+    trial: &mut HoldTrial<'_>,
+    x: u64,
+    req: AllocReq,
+    pred: Prediction,
+    done: impl Fn(&Prediction) -> bool,
+) -> Option<(Prediction, HeldBlocks)> {
+    let AllocReq { size, align, vstart, vend } = req;
+    let mut p = pred;
+    let mut found = Vec::new();
+    while !done(&p) {
+        let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
+        let Place::Free { start, end } = trial.locate(y) else { return None };
+        // The block holding x too: its part below x was passed over (the kernel's free
+        // block began at x: its first fit with no alignment starts a block).
+        let end = if end > x && align <= PAGE_SIZE { x } else { end };
+        if y >= x || end > x || found.len() >= 64 {
+            return None;
+        }
+        // Its space untouched since the start (the rest was allocated or given back
+        // during the capture, and is known): where the entries that split it were.
+        let runs = untouched_in(untouched, start, end);
+        if runs.is_empty() {
+            return None;
+        }
+        for (a, b) in runs {
+            found.push((a, b, trial.hold_free(a, b)?));
+        }
+        p = trial.predict_alloc(size, align, vstart, vend);
+    }
+    Some((p, found))
+}
+
 /// Remove `[s, e)` from the untouched space.
 fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
@@ -1267,21 +1307,20 @@ impl Pass<'_, '_> {
         if self.learnt.bad_held.contains(&line) {
             return None;
         }
-        let mut trial = self.vmap.clone();
-        let mut p = pred;
-        let mut runs: Vec<(u64, u32)> = Vec::new();
-        while p.addr() != Some(x) {
-            let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
-            if runs.len() == max_runs || y >= x || !is_untouched(&self.untouched, y, y + size) {
-                return None;
+        let untouched = &self.untouched;
+        let (p, runs) = self.vmap.hold_trial(|trial| {
+            let mut p = pred;
+            let mut runs: Vec<(u64, u32)> = Vec::new();
+            while p.addr() != Some(x) {
+                let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
+                if runs.len() == max_runs || y >= x || !is_untouched(untouched, y, y + size) {
+                    return None;
+                }
+                runs.push((y, trial.hold_free(y, y + size)?));
+                p = trial.predict_alloc(size, align, vstart, vend);
             }
-            runs.push((y, trial.hold_free(y, y + size)?));
-            p = trial.predict_alloc(size, align, vstart, vend);
-        }
-        if runs.is_empty() {
-            return None;
-        }
-        self.vmap = trial;
+            (!runs.is_empty()).then_some((p, runs))
+        })?;
         let mut what = String::new();
         for &(y, va) in &runs {
             take_untouched(&mut self.untouched, y, y + size);
@@ -1318,11 +1357,11 @@ impl Pass<'_, '_> {
         if self.learnt.bad_held.contains(&line) {
             return None;
         }
-        let (trial, p, found) = self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.addr() == Some(x))?;
-        if found.is_empty() {
-            return None;
-        }
-        self.vmap = trial;
+        let untouched = &self.untouched;
+        let (p, found) = self.vmap.hold_trial(|trial| {
+            hold_blocks_below(untouched, trial, x, req, pred, |p| p.addr() == Some(x))
+                .filter(|(_, found)| !found.is_empty())
+        })?;
         let what = self.commit_blocks(&found, line);
         let why = format!(
             "{what}, free in the before file and untouched since, had no free run of the search length: the \
@@ -1332,44 +1371,6 @@ impl Pass<'_, '_> {
             if found.len() == 1 { "it" } else { "them" }
         );
         Some((p, why))
-    }
-
-    /// Hold, in a copy of the model, each whole free block its search for `req` would take
-    /// below `x` (each untouched since the start, below `x`; at most 64) until `done` holds for
-    /// the prediction. The copy, its prediction and the blocks (start, end, handle).
-    #[allow(clippy::type_complexity)]
-    fn hold_blocks_below(
-        &self,
-        mut trial: Vmap,
-        x: u64,
-        req: AllocReq,
-        pred: Prediction,
-        done: impl Fn(&Prediction) -> bool,
-    ) -> Option<(Vmap, Prediction, Vec<(u64, u64, u32)>)> {
-        let AllocReq { size, align, vstart, vend } = req;
-        let mut p = pred;
-        let mut found = Vec::new();
-        while !done(&p) {
-            let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
-            let Place::Free { start, end } = trial.locate(y) else { return None };
-            // The block holding x too: its part below x was passed over (the kernel's free
-            // block began at x: its first fit with no alignment starts a block).
-            let end = if end > x && align <= PAGE_SIZE { x } else { end };
-            if y >= x || end > x || found.len() >= 64 {
-                return None;
-            }
-            // Its space untouched since the start (the rest was allocated or given back
-            // during the capture, and is known): where the entries that split it were.
-            let runs = untouched_in(&self.untouched, start, end);
-            if runs.is_empty() {
-                return None;
-            }
-            for (a, b) in runs {
-                found.push((a, b, trial.hold_free(a, b)?));
-            }
-            p = trial.predict_alloc(size, align, vstart, vend);
-        }
-        Some((trial, p, found))
     }
 
     /// Record blocks held whole, found at `line`; their list for a message.
@@ -1410,9 +1411,10 @@ impl Pass<'_, '_> {
         });
         let mut extra = String::new();
         if pool.is_none() {
-            let (trial, _, found) =
-                self.hold_blocks_below(self.vmap.clone(), x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
-            self.vmap = trial;
+            let untouched = &self.untouched;
+            let (_, found) = self.vmap.hold_trial(|trial| {
+                hold_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y > x))
+            })?;
             if !found.is_empty() {
                 let what = self.commit_blocks(&found, line);
                 extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
@@ -1492,9 +1494,12 @@ impl Pass<'_, '_> {
             }
         }
         if done.is_none() {
-            let t = give_back(false);
+            let mut t = give_back(false);
             let p = t.predict_alloc(size, align, vstart, vend);
-            done = self.hold_blocks_below(t, x, req, p, |p| p.addr() == Some(x));
+            let untouched = &self.untouched;
+            done = t
+                .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
+                .map(|(p, found)| (t, p, found));
         }
         let (trial, p, found) = done?;
         self.vmap = trial;

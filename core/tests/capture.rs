@@ -5,7 +5,8 @@
 mod common;
 
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
-use vmapviz_core::Profile;
+use vmapviz_core::era::oracle::Place;
+use vmapviz_core::{NoObserver, Profile, Vmap};
 
 const VS: u64 = 0xffff_c900_0000_0000;
 const VE: u64 = 0xffff_e8ff_ffff_ffff;
@@ -974,4 +975,112 @@ fn the_after_files_lazy_lists_show_the_node_of_areas_freed() {
     assert_eq!(r.nodes_from_after, 2, "{r}");
     assert_eq!((r.explained, r.resolved_area_nodes), (0, 0), "{r}");
     assert!(r.final_detail.iter().any(|d| d.contains("kernel [1, 1], model [1, 1], equal")), "{r}");
+}
+
+/// The free tree as ids and links (handles are the arena's business, ids are what a view
+/// sees): each block's range, `subtree_max_size`, colour, and its parent's and children's ids.
+#[allow(clippy::type_complexity)]
+fn free_shape(v: &Vmap) -> (Option<u32>, Vec<(u64, u64, u64, bool, [Option<u32>; 4])>) {
+    let a = v.arena();
+    let t = v.free_tree();
+    let blocks = t
+        .iter(a)
+        .map(|(h, x)| {
+            let ids = [a.id_of(h), a.id_of(x.parent()), a.id_of(x.left()), a.id_of(x.right())];
+            (x.va_start, x.va_end, x.subtree_max_size(), x.is_black(), ids)
+        })
+        .collect();
+    (a.id_of(t.root()), blocks)
+}
+
+/// Everything a later operation or a view can tell apart: the free tree's shape, the busy
+/// areas (with ids), the live objects, and what the next allocations and frees give.
+fn assert_same_model(got: &mut Vmap, want: &mut Vmap, what: &str) {
+    assert_eq!(free_shape(got), free_shape(want), "{what}: free tree");
+    assert_eq!(got.busy_areas_all(), want.busy_areas_all(), "{what}: busy areas");
+    assert_eq!(got.arena().live(), want.arena().live(), "{what}: live objects");
+    vmapviz_core::check::check_invariants(got).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut seed = 7u64;
+    let mut live = Vec::new();
+    for k in 0..200 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let pages = 1 + (seed >> 33) % 9;
+        if k % 3 == 2 && !live.is_empty() {
+            let x: u64 = live.swap_remove((seed >> 40) as usize % live.len());
+            assert_eq!(got.free(x, &mut NoObserver), want.free(x, &mut NoObserver), "{what}: free {k}");
+        } else {
+            let r = got.alloc(pages * 0x1000, 1, VS, VE, &mut NoObserver);
+            assert_eq!(r, want.alloc(pages * 0x1000, 1, VS, VE, &mut NoObserver), "{what}: alloc {k}");
+            live.extend(r.ok());
+        }
+    }
+    assert_eq!(free_shape(got), free_shape(want), "{what}: free tree after 200 operations");
+    assert_eq!(got.busy_areas_all(), want.busy_areas_all(), "{what}: busy areas after 200 operations");
+}
+
+/// A model with a fragmented free tree: 400 areas of 1-8 pages, every third freed and purged.
+fn fragmented() -> Vmap {
+    let mut v = Vmap::new(Profile::Linux618);
+    v.ensure_init();
+    let mut got = Vec::new();
+    for k in 0..400u64 {
+        if let Ok(x) = v.alloc((1 + k % 8) * 0x1000, 1, VS, VE, &mut NoObserver) {
+            got.push(x);
+        }
+    }
+    for x in got.iter().step_by(3) {
+        v.free(*x, &mut NoObserver).unwrap();
+    }
+    v.purge(&mut NoObserver);
+    v
+}
+
+/// Issue 36's linear replay: a trial of holds that is not kept leaves the model as it was,
+/// down to the free tree's shape, the ids the next areas get and the oracle's log; one that
+/// is kept leaves it as the same holds made directly. Checked against copies of the model
+/// (what the replay's trials were before).
+#[test]
+fn a_trial_of_holds_is_taken_back_whole_or_kept_whole() {
+    let mut base = fragmented();
+    base.log_oracle(true);
+    assert!(base.free_blocks() > 50, "{}", base.free_blocks());
+    // 40 holds of 2 pages at the lowest fit: a block of 4 pages or more loses its second and
+    // third pages (NE_FIT), a shorter one its first two (FL_FIT or LE_FIT).
+    let hold = |v: &Vmap| -> Option<(u64, u64)> {
+        let y = v.predict_alloc(0x2000, 1, VS, VE).tree?;
+        let Place::Free { start, end } = v.locate(y) else { return None };
+        let s = if end - start >= 0x4000 { start + 0x1000 } else { y };
+        Some((s, s + 0x2000))
+    };
+    let mut fits = [0; 3];
+    for keep in [false, true] {
+        let mut tried = base.clone();
+        let kept = tried.hold_trial(|tr| {
+            for _ in 0..40 {
+                let (s, e) = hold(tr)?;
+                let Place::Free { start, end } = tr.locate(s) else { return None };
+                fits[if start != s {
+                    1
+                } else if end != e {
+                    2
+                } else {
+                    0
+                }] += 1;
+                tr.hold_free(s, e)?;
+            }
+            assert_ne!(free_shape(tr), free_shape(&base));
+            keep.then_some(())
+        });
+        assert_eq!(kept.is_some(), keep);
+        let mut want = base.clone();
+        if keep {
+            for _ in 0..40 {
+                let (s, e) = hold(&want).unwrap();
+                want.hold_free(s, e).unwrap();
+            }
+        }
+        assert_eq!(tried.take_oracle_log(), want.take_oracle_log());
+        assert_same_model(&mut tried, &mut want, if keep { "kept" } else { "taken back" });
+    }
+    assert!(fits.iter().all(|&n| n > 0), "FL, NE, LE fits: {fits:?}");
 }

@@ -34,6 +34,23 @@ impl Prediction {
     }
 }
 
+/// A model under [`Vmap::hold_trial`]: it can hold free space and be read, nothing else.
+pub struct HoldTrial<'a>(&'a mut Vmap);
+
+impl HoldTrial<'_> {
+    /// [`Vmap::hold_free`].
+    pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
+        self.0.hold_free(start, end)
+    }
+}
+
+impl std::ops::Deref for HoldTrial<'_> {
+    type Target = Vmap;
+    fn deref(&self) -> &Vmap {
+        self.0
+    }
+}
+
 /// Where an address is in the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -323,6 +340,38 @@ impl Vmap {
         self.held.push(va);
         self.logged(OracleChange::Hold(start, end));
         Some(va)
+    }
+
+    /// Try holds ([`Vmap::hold_free`]) and keep them only if `f` answers `Some`: else the
+    /// model is as it was. A trial saves the free tree's objects, the only ones a hold changes
+    /// (besides those it allocates, which lie past the slab's end until kept), so it costs the
+    /// free tree, where a copy of the model costs every area:
+    ///
+    /// ```text
+    ///   slab:  [ busy, lazy, pooled: untouched ][ free tree: saved ]...[ trial's own objects ]
+    ///                                                                   ^ dropped, or kept
+    /// ```
+    pub fn hold_trial<T>(&mut self, f: impl FnOnce(&mut HoldTrial<'_>) -> Option<T>) -> Option<T> {
+        let free = self.free;
+        let saved: Vec<(u32, crate::area::VmapArea)> = self.free.iter(&self.arena).map(|(h, v)| (h, *v)).collect();
+        let held = self.held.len();
+        let logged = self.oracle_log.as_ref().map(Vec::len);
+        let mark = self.arena.mark();
+        let out = f(&mut HoldTrial(self));
+        if out.is_some() {
+            self.arena.settle(mark);
+            return out;
+        }
+        self.arena.rewind(mark);
+        for (h, v) in saved {
+            *self.arena.at(h) = v;
+        }
+        self.free = free;
+        self.held.truncate(held);
+        if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), logged) {
+            l.truncate(n);
+        }
+        None
     }
 
     /// The space held since [`Vmap::hold_free`] that starts at `start`, if any.
