@@ -29,6 +29,13 @@ impl std::fmt::Display for ReplayError {
 
 impl std::error::Error for ReplayError {}
 
+impl ReplayError {
+    /// `e` at trace line `line`.
+    pub fn at(line: usize, e: impl std::fmt::Display) -> Self {
+        ReplayError { line, msg: e.to_string() }
+    }
+}
+
 /// The outcome of one operation, besides its printed text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -247,7 +254,7 @@ impl Replayer {
                 Profile::MapleRfc => self.run_as::<PRFC, O>(rest, out, obs),
             }?;
             if let Some(l) = lines.get(at) {
-                self.apply_any(&l.op, out, obs).map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+                self.apply_any(&l.op, out, obs).map_err(|e| ReplayError::at(l.line, e))?;
                 at += 1;
             }
         }
@@ -272,7 +279,7 @@ impl Replayer {
                 Op::Free(a) => self.apply_free::<P, O>(a, out, obs),
                 _ => return Ok(i),
             };
-            done.map_err(|e| ReplayError { line: l.line, msg: e.to_string() })?;
+            done.map_err(|e| ReplayError::at(l.line, e))?;
         }
         Ok(lines.len())
     }

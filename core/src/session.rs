@@ -531,7 +531,7 @@ impl Session {
             Err(e) => {
                 out.truncate(mark);
                 self.output = out;
-                Err(ReplayError { line: l.line, msg: e.to_string() })
+                Err(ReplayError::at(l.line, e))
             }
         }
     }

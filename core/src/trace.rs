@@ -73,13 +73,16 @@ impl Op {
         matches!(self, Op::Alloc { .. } | Op::Free(_) | Op::Vfree(_) | Op::Purge)
     }
 
+    /// Lines that only print the state (`dump`, `busy`, `pools`): they change nothing, and a
+    /// timed replay leaves them out.
+    pub fn is_print(&self) -> bool {
+        matches!(self, Op::Dump | Op::Busy | Op::Pools)
+    }
+
     /// Lines that only set the stage (profile, CPUs, the bump overlay) or print: an import of
     /// these alone has nothing to show, and is refused.
     pub fn is_setting(&self) -> bool {
-        matches!(
-            self,
-            Op::Profile(_) | Op::Cpus(_) | Op::Online(_) | Op::Cpu(_) | Op::Bump(_) | Op::Dump | Op::Busy | Op::Pools
-        )
+        self.is_print() || matches!(self, Op::Profile(_) | Op::Cpus(_) | Op::Online(_) | Op::Cpu(_) | Op::Bump(_))
     }
 }
 

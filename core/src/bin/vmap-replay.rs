@@ -566,8 +566,7 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
     // operations outside `kharness_bench` too, so the two instruction counts cover the same work.
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();
     // Prints are part of the output but not of the timed work: left out before the clock starts.
-    let lines: Vec<TraceLine> =
-        lines.into_iter().filter(|l| !matches!(l.op, Op::Dump | Op::Busy | Op::Pools)).collect();
+    let lines: Vec<TraceLine> = lines.into_iter().filter(|l| !l.op.is_print()).collect();
     let code = bench(&mut r, &lines, ops, &mut out);
     let _ = std::io::stdout().write_all(out.as_bytes());
     code

@@ -3,7 +3,7 @@
 //! The constructor parses and drops the prints (untimed, as natively); `run` replays the rest, with
 //! output formatting and no observer, exactly as the native loop does; the caller times it.
 
-use vmapviz_core::trace::{parse_trace_limited, Op, TraceLine};
+use vmapviz_core::trace::{parse_trace_limited, TraceLine};
 use vmapviz_core::{NoObserver, Replayer};
 use wasm_bindgen::prelude::*;
 
@@ -20,7 +20,7 @@ impl BenchReplay {
         let mut lines = parse_trace_limited(text, usize::MAX).map_err(|e| JsError::new(&e.to_string()))?;
         // Prints are part of the output but not of the timed work: left out here, untimed, as
         // natively.
-        lines.retain(|l| !matches!(l.op, Op::Dump | Op::Busy | Op::Pools));
+        lines.retain(|l| !l.op.is_print());
         Ok(BenchReplay { lines })
     }
 
