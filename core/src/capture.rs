@@ -335,6 +335,9 @@ struct Learnt {
     /// Pool entries before the capture: (node, start, size), in the order they were found
     /// (each at the tail of its pool, behind the ones found before it).
     pooled: Vec<(u32, u64, u64)>,
+    /// The starts in `pooled`, so that asking costs no walk of it (a capture that finds an
+    /// entry per allocation would otherwise replay in time quadratic in its events).
+    pooled_at: HashSet<u64>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
     /// Space the "before" file shows free that the kernel held (the free-tree search passed
@@ -362,6 +365,14 @@ struct Learnt {
     lazy_split: Option<usize>,
     /// Something new was learnt in this replay.
     changed: bool,
+}
+
+impl Learnt {
+    /// A pool entry from before the capture: `[x, x + size)` in node `n`'s pool.
+    fn pool(&mut self, n: u32, x: u64, size: u64) {
+        self.pooled.push((n, x, size));
+        self.pooled_at.insert(x);
+    }
 }
 
 /// The unknowns of the start state an explanation can resolve.
@@ -1407,7 +1418,7 @@ impl Pass<'_, '_> {
             inside
                 && size <= 256 * PAGE_SIZE
                 && !self.tree_served.contains(&(n, pool_idx(size)))
-                && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x)
+                && !self.learnt.pooled_at.contains(&x)
         });
         let mut extra = String::new();
         if pool.is_none() {
@@ -1433,7 +1444,7 @@ impl Pass<'_, '_> {
         if let Some(n) = pool {
             // In its pool from the start in the next replay, behind the entries found before
             // it: the order in which the kernel's pool gave them.
-            self.learnt.pooled.push((n, x, size));
+            self.learnt.pool(n, x, size);
             self.learnt.facts.insert(line, (Unknown::HeldPiece, why.clone()));
             self.learnt.changed = true;
         }
@@ -1678,9 +1689,9 @@ impl Pass<'_, '_> {
                     && !self.tree_served.contains(&(n, pool_idx(size)))
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
-                    && !self.learnt.pooled.iter().any(|&(_, s, _)| s == x) =>
+                    && !self.learnt.pooled_at.contains(&x) =>
             {
-                self.learnt.pooled.push((n, x, size));
+                self.learnt.pool(n, x, size);
                 self.learnt.changed = true;
                 Verdict::Explained(
                     Unknown::PoolEntry,
