@@ -29,6 +29,11 @@
 // runs alternate between all of them and the native binary, so that two wasm builds can be
 // compared on the same machine state; one line per build and trace.
 //
+// `--warmup N` (default 1): before a trace's timed rounds, N untimed runs of each build and of the
+// native binary. A page's first trace otherwise shares its pinned core with V8's background
+// compiles of the functions it has just made hot (session 31: fixed_s44, first in the page,
+// best of 30 at 105-141 ns/op in wasm in four runs with no warm-up, 99.7 in the one with it).
+//
 // `--pin CPU` (opt-in; a CPU list as `taskset -c` takes it, e.g. `1`): runs the native binary
 // under `taskset -c CPU` and launches Chromium the same way (through a wrapper that execs
 // `taskset -c CPU chromium`, so its renderer and GPU processes inherit the mask), so that both
@@ -47,6 +52,7 @@ import { option, ROOT } from './lib.mjs';
 const args = process.argv.slice(2);
 const opt = (name, dflt) => option(args, name, dflt);
 const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
+const WARMUP = Math.max(0, Number(opt('--warmup', 1)) || 0);
 const TRACES = opt('--traces', 'fixed_s44 full_fit_s45 long_busy_s43 mixed_s42').split(/\s+/).filter(Boolean);
 const PROFILE = opt('--profile', '');
 const BIN = resolve(opt('--bin', join(ROOT, 'target/release/vmap-replay')));
@@ -164,7 +170,7 @@ const engines = [];
 for (const pkg of PKGS) engines.push(BROWSER ? await browserEngine(pkg, browser) : nodeEngine(pkg));
 const pinned = PIN ? `   pinned to CPU ${PIN}${BROWSER ? '' : ' (native only)'}` : '';
 console.log(
-  `wasm (${engines[0].name}): ${PKGS.map((p) => resolve(p)).join(', ')}   native: ${BIN}   best of ${RUNS}, alternating${pinned}`,
+  `wasm (${engines[0].name}): ${PKGS.map((p) => resolve(p)).join(', ')}   native: ${BIN}   best of ${RUNS} after ${WARMUP} untimed, alternating${pinned}`,
 );
 try {
   for (const t of TRACES) {
@@ -175,6 +181,10 @@ try {
     const ops = builds[0].ops;
     if (builds.some((b) => b.ops !== ops)) throw new Error(`${t}: the builds count different operations`);
     // Per round: each build's ns/op, then the native run right after them.
+    for (let r = 0; r < WARMUP; r++) {
+      for (const b of builds) await b.run();
+      runNative(file);
+    }
     const wasmRuns = builds.map(() => []);
     const nativeRuns = [];
     let outLen = -1;
