@@ -59,7 +59,7 @@ const MIN_GROUPS: usize = 2;
 #[repr(align(32))]
 struct Group([u32; GROUP]);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BusyIndex {
     groups: Vec<Group>,
     /// `passed[g]`: the entries whose home group is before `g` (cyclically) and that sit past
@@ -73,12 +73,27 @@ pub struct BusyIndex {
     grow_at: usize,
     /// ... or when entries fall below this (1/2 of the slots, in a table past the smallest).
     shrink_below: usize,
-    /// Where [`BusyIndex::find`] last found an entry (group × 8 + slot), and that entry's home
-    /// group: a `free` finds its area, then removes it, and the removal looks there first (and
-    /// so needs no hash of its own). Forgotten (`usize::MAX`) whenever an entry leaves a slot or
-    /// the table is rebuilt, so while it is set, that slot still holds the entry `find` saw.
+    /// The entry [`BusyIndex::find`] last found in its home group: its handle, and its slot
+    /// (group × 8 + slot). A `free` finds its area, then removes it, and the removal of that
+    /// handle empties that slot and is done: no hash, no probe, and no counts to take it off
+    /// (it sat in its home group). Forgotten (`last_h = NIL`) whenever an entry leaves a slot or
+    /// the table is rebuilt, so while it is set, that slot still holds that entry.
     last: Cell<usize>,
-    last_home: Cell<usize>,
+    last_h: Cell<u32>,
+}
+
+impl Default for BusyIndex {
+    fn default() -> Self {
+        BusyIndex {
+            groups: Vec::new(),
+            passed: Vec::new(),
+            len: 0,
+            grow_at: 0,
+            shrink_below: 0,
+            last: Cell::new(0),
+            last_h: Cell::new(NIL),
+        }
+    }
 }
 
 #[inline(always)]
@@ -189,7 +204,7 @@ impl BusyIndex {
             let h = handle_of(grp[i]);
             if a.try_get(h).is_some_and(|v| v.va_start == key) {
                 self.last.set(home * GROUP + i);
-                self.last_home.set(home);
+                self.last_h.set(h);
                 return h;
             }
         }
@@ -211,8 +226,11 @@ impl BusyIndex {
                 let i = m.trailing_zeros() as usize;
                 let h = handle_of(grp[i]);
                 if a.try_get(h).is_some_and(|v| v.va_start == key) {
-                    self.last.set(g * GROUP + i);
-                    self.last_home.set(home);
+                    // Only an entry in its home group is removed by its slot alone.
+                    if g == home {
+                        self.last.set(g * GROUP + i);
+                        self.last_h.set(h);
+                    }
                     return h;
                 }
                 m &= m - 1;
@@ -278,12 +296,17 @@ impl BusyIndex {
     /// not indexed.
     #[inline(always)]
     pub(crate) fn remove(&mut self, a: &Arena, key: u64, h: u32) {
-        // The slot `find` just gave (a free's usual case: a compare, inline even in wasm), else
+        debug_assert!(h != NIL);
+        // The entry `find` just gave (a free's usual case: a compare, inline even in wasm), else
         // a probe (the arena index alone names the entry).
-        let last = self.last.get();
-        let (g, i) = (last / GROUP, last % GROUP);
-        if h <= MAX_HANDLE && self.groups.get(g).is_some_and(|grp| grp.0[i] >> TAG_BITS == h + 1) {
-            self.take(a, self.last_home.get(), g, i);
+        if self.last_h.get() == h {
+            let s = self.last.get();
+            self.groups[s / GROUP].0[s % GROUP] = EMPTY;
+            self.last_h.set(NIL);
+            self.len -= 1;
+            if self.len < self.shrink_below {
+                self.resize(a, self.len, 64);
+            }
             return;
         }
         self.remove_probe(a, key, h);
@@ -318,8 +341,8 @@ impl BusyIndex {
     #[inline(always)]
     fn take(&mut self, a: &Arena, mut home: usize, g: usize, i: usize) {
         self.groups[g].0[i] = EMPTY;
-        // The slot may take another entry (with another home) next: forget it.
-        self.last.set(usize::MAX);
+        // The slot may take another entry next: forget the one `find` saw.
+        self.last_h.set(NIL);
         let groups = self.groups.len();
         while home != g {
             self.passed[home] -= 1;
@@ -340,8 +363,8 @@ impl BusyIndex {
             groups += 1;
         }
         let old = std::mem::replace(&mut self.groups, vec![Group([EMPTY; GROUP]); groups]);
-        // Entries move only here: forget where `find` saw one (its slot and home are stale).
-        self.last.set(usize::MAX);
+        // Entries move only here: forget where `find` saw one (its slot is stale).
+        self.last_h.set(NIL);
         self.passed = vec![0; groups];
         self.len = 0;
         self.grow_at = groups * GROUP * 4 / 5;
@@ -516,10 +539,10 @@ mod tests {
         assert_eq!(ix.find(&a, keys[8]), NIL);
     }
 
-    /// A removal from the slot `find` saw trusts the home `find` computed, so that slot must be
-    /// forgotten once its entry leaves: here it is taken next by an entry from another home
-    /// (with the same, reused, handle), whose removal with no find before it must take it off
-    /// the count of the group it passed.
+    /// A removal of the handle `find` saw trusts that slot to hold it in its home group, so the
+    /// slot must be forgotten once its entry leaves: here it is taken next by an entry from
+    /// another home (with the same, reused, handle), whose removal with no find before it must
+    /// take it off the count of the group it passed.
     #[test]
     fn a_slot_found_then_emptied_is_not_trusted_for_its_next_entry() {
         let home = |g: usize| {
