@@ -82,13 +82,14 @@ pub struct BusyIndex {
     last_h: Cell<u32>,
 }
 
+/// The smallest table, empty: a table always has groups, so a search never asks first.
 impl Default for BusyIndex {
     fn default() -> Self {
         BusyIndex {
-            groups: Vec::new(),
-            passed: Vec::new(),
+            groups: vec![Group([EMPTY; GROUP]); MIN_GROUPS],
+            passed: vec![0; MIN_GROUPS],
             len: 0,
-            grow_at: 0,
+            grow_at: MIN_GROUPS * GROUP * 4 / 5,
             shrink_below: 0,
             last: Cell::new(0),
             last_h: Cell::new(NIL),
@@ -101,11 +102,39 @@ fn handle_of(s: u32) -> u32 {
     (s >> TAG_BITS) - 1
 }
 
-/// Bit `i` set where `slot i & and == x`, for the 8 slots of a group: two SSE2 compares on
-/// x86_64 (part of its baseline), a loop elsewhere.
+/// The slots of a group that pass a test: bits `2i` and `2i + 1` set for slot `i` (the form one
+/// `pmovmskb` gives of the eight compares packed to 16-bit lanes, so the mask is one move away
+/// from the compares, and the same mask serves the test and the slot's number).
+#[derive(Clone, Copy, Debug)]
+struct Mask(u32);
+
+impl Mask {
+    #[inline(always)]
+    fn any(self) -> bool {
+        self.0 != 0
+    }
+    /// The first slot set (`& 7` changes nothing when one is: it spares the bounds test of the
+    /// slot's read).
+    #[inline(always)]
+    fn first(self) -> usize {
+        (self.0.trailing_zeros() / 2) as usize & (GROUP - 1)
+    }
+    /// The mask without its first slot.
+    #[inline(always)]
+    fn rest(self) -> Mask {
+        Mask(self.0 & !(3u32 << self.0.trailing_zeros()))
+    }
+    #[cfg(test)]
+    fn count(self) -> u32 {
+        self.0.count_ones() / 2
+    }
+}
+
+/// The slots of `g` where `slot & and == x`: two SSE2 compares on x86_64 (part of its
+/// baseline), two SIMD128 compares in wasm, a loop elsewhere.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> Mask {
     use std::arch::x86_64::*;
     // SAFETY: the two unaligned loads read the 32 bytes of `g`, which is a `[u32; 8]`; the other
     // intrinsics only compute on registers (SSE2 is enabled, see the cfg).
@@ -113,14 +142,15 @@ fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
         let p = g.as_ptr().cast::<__m128i>();
         let (lo, hi) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
         let (and, x) = (_mm_set1_epi32(and as i32), _mm_set1_epi32(x as i32));
-        let lo = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(lo, and), x))) as u32;
-        let hi = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(hi, and), x))) as u32;
-        lo | (hi << 4)
+        let lo = _mm_cmpeq_epi32(_mm_and_si128(lo, and), x);
+        let hi = _mm_cmpeq_epi32(_mm_and_si128(hi, and), x);
+        // Each lane is 0 or -1, which the signed narrowing keeps.
+        Mask(_mm_movemask_epi8(_mm_packs_epi32(lo, hi)) as u32)
     }
 }
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
-fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> Mask {
     use std::arch::wasm32::*;
     // SAFETY: the two loads read the 32 bytes of `g`, which is a `[u32; 8]` (v128 loads need
     // no alignment).
@@ -128,9 +158,9 @@ fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
         let p = g.as_ptr().cast::<v128>();
         let (lo, hi) = (v128_load(p), v128_load(p.add(1)));
         let (and, x) = (u32x4_splat(and), u32x4_splat(x));
-        let lo = u32::from(i32x4_bitmask(u32x4_eq(v128_and(lo, and), x)));
-        let hi = u32::from(i32x4_bitmask(u32x4_eq(v128_and(hi, and), x)));
-        lo | (hi << 4)
+        let lo = u32x4_eq(v128_and(lo, and), x);
+        let hi = u32x4_eq(v128_and(hi, and), x);
+        Mask(u32::from(i8x16_bitmask(i16x8_narrow_i32x4(lo, hi))))
     }
 }
 #[cfg(not(any(
@@ -138,12 +168,12 @@ fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
     all(target_arch = "wasm32", target_feature = "simd128")
 )))]
 #[inline(always)]
-fn mask(g: &[u32; GROUP], and: u32, x: u32) -> u32 {
+fn mask(g: &[u32; GROUP], and: u32, x: u32) -> Mask {
     let mut m = 0;
     for (i, &s) in g.iter().enumerate() {
-        m |= u32::from(s & and == x) << i;
+        m |= u32::from(s & and == x) * 3 << (2 * i);
     }
-    m
+    Mask(m)
 }
 
 impl BusyIndex {
@@ -180,6 +210,16 @@ impl BusyIndex {
         &self.groups[g].0
     }
 
+    /// [`BusyIndex::group`] for a group that [`BusyIndex::hash`] gave: with no bounds test, as
+    /// such a group is always in the table (`(2^32 - 1) × groups >> 32 < groups`).
+    #[inline(always)]
+    fn home_group(&mut self, g: usize) -> &mut [u32; GROUP] {
+        debug_assert!(g < self.groups.len());
+        // SAFETY: `g` came from `hash(_, self.groups.len())`, whose group is below its second
+        // argument for any key (see above).
+        unsafe { &mut self.groups.get_unchecked_mut(g).0 }
+    }
+
     /// The busy area starting at `key`, or `NIL` when it is not indexed (the caller then asks
     /// the tree).
     ///
@@ -190,17 +230,13 @@ impl BusyIndex {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
-        let groups = self.groups.len();
-        if groups == 0 {
-            return NIL;
-        }
-        let (home, tag) = Self::hash(key, groups);
-        let grp = self.group(home);
+        let (home, tag) = Self::hash(key, self.groups.len());
+        debug_assert!(home < self.groups.len());
+        // SAFETY: `home` came from `hash(_, self.groups.len())` (see `home_group`).
+        let grp = unsafe { &self.groups.get_unchecked(home).0 };
         let m = mask(grp, TAG_MASK, tag);
-        if m != 0 {
-            // (`& 7` changes nothing: a mask of 8 slots has its lowest set bit below 8. It
-            // spares the bounds test of `grp[i]`.)
-            let i = m.trailing_zeros() as usize & (GROUP - 1);
+        if m.any() {
+            let i = m.first();
             let h = handle_of(grp[i]);
             if a.try_get(h).is_some_and(|v| v.va_start == key) {
                 self.last.set(home * GROUP + i);
@@ -222,8 +258,8 @@ impl BusyIndex {
         for _ in 0..groups {
             let grp = self.group(g);
             let mut m = mask(grp, TAG_MASK, tag);
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
+            while m.any() {
+                let i = m.first();
                 let h = handle_of(grp[i]);
                 if a.try_get(h).is_some_and(|v| v.va_start == key) {
                     // Only an entry in its home group is removed by its slot alone.
@@ -233,7 +269,7 @@ impl BusyIndex {
                     }
                     return h;
                 }
-                m &= m - 1;
+                m = m.rest();
             }
             if self.passed[g] == 0 {
                 break;
@@ -265,9 +301,10 @@ impl BusyIndex {
     #[inline(always)]
     fn place(&mut self, key: u64, h: u32) {
         let (g, tag) = Self::hash(key, self.groups.len());
-        let m = mask(self.group(g), !0, EMPTY);
-        if m != 0 {
-            self.groups[g].0[m.trailing_zeros() as usize & (GROUP - 1)] = ((h + 1) << TAG_BITS) | tag;
+        let grp = self.home_group(g);
+        let m = mask(grp, !0, EMPTY);
+        if m.any() {
+            grp[m.first()] = ((h + 1) << TAG_BITS) | tag;
             self.len += 1;
             return;
         }
@@ -282,8 +319,8 @@ impl BusyIndex {
         let groups = self.groups.len();
         for _ in 0..groups {
             let m = mask(self.group(g), !0, EMPTY);
-            if m != 0 {
-                self.groups[g].0[m.trailing_zeros() as usize] = slot;
+            if m.any() {
+                self.groups[g].0[m.first()] = slot;
                 self.len += 1;
                 return;
             }
@@ -316,7 +353,7 @@ impl BusyIndex {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn remove_probe(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
-        if groups == 0 || h > MAX_HANDLE {
+        if h > MAX_HANDLE {
             return;
         }
         let (home, tag) = Self::hash(key, groups);
@@ -325,8 +362,8 @@ impl BusyIndex {
         for _ in 0..groups {
             let grp = self.group(g);
             let m = mask(grp, !0, want);
-            if m != 0 {
-                self.take(a, home, g, m.trailing_zeros() as usize);
+            if m.any() {
+                self.take(a, home, g, m.first());
                 return;
             }
             if self.passed[g] == 0 {
@@ -520,7 +557,7 @@ mod tests {
         assert_eq!((ix.passed[0], ix.passed[1]), (4, 0));
         ix.remove(&a, keys[0], hs[0]);
         ix.check(&a).unwrap();
-        assert_eq!(mask(ix.group(0), !0, EMPTY).count_ones(), 1, "the removal leaves an EMPTY slot");
+        assert_eq!(mask(ix.group(0), !0, EMPTY).count(), 1, "the removal leaves an EMPTY slot");
         assert_eq!(ix.passed[0], 4);
         for (&k, &h) in keys.iter().zip(&hs).skip(1).take(11) {
             assert_eq!(ix.find(&a, k), h, "a spilled key is still found past the EMPTY slot");
@@ -529,7 +566,7 @@ mod tests {
         ix.insert(&a, keys[12], hs[12]);
         ix.check(&a).unwrap();
         assert_eq!(ix.find(&a, keys[12]), hs[12]);
-        assert_eq!(mask(ix.group(0), !0, EMPTY), 0, "the EMPTY slot is reused");
+        assert_eq!(mask(ix.group(0), !0, EMPTY).count(), 0, "the EMPTY slot is reused");
         // The spilled ones (keys 8..12) leave: each takes itself off group 0's count.
         for (&k, &h) in keys.iter().zip(&hs).skip(8).take(4) {
             ix.remove(&a, k, h);
