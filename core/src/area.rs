@@ -581,7 +581,9 @@ impl VaTree {
         self.len += 1;
     }
 
-    /// `list_del`; returns the neighbours `va` had, `(prev, next)`.
+    /// `list_del`; returns the neighbours `va` had, `(prev, next)`. Its own links are left as
+    /// they were (the kernel poisons them): nothing reads them before `va` is added to a list
+    /// again or released.
     #[inline]
     pub(crate) fn list_del(&mut self, a: &mut Arena, va: u32) -> (u32, u32) {
         let (p, n) = {
@@ -598,9 +600,6 @@ impl VaTree {
         } else {
             a.at(n).prev = p;
         }
-        let v = a.at(va);
-        v.prev = NIL;
-        v.next = NIL;
         self.len -= 1;
         (p, n)
     }

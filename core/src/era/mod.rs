@@ -711,8 +711,12 @@ impl Vmap {
         match find_va_links(&self.arena, &self.nodes[nid].busy, s, e, NIL) {
             Some(l) => self.busy_link(nid, va, s, l, obs),
             // An overlap: the kernel warns and leaves the area out of the tree; the event still
-            // says what was asked.
-            None => self.busy_inserted(va, obs),
+            // says what was asked. (The area may be a free block just erased, whose links an
+            // erase leaves as they were: the event's depth walk must not follow them.)
+            None => {
+                self.arena.detach(va);
+                self.busy_inserted(va, obs)
+            }
         }
     }
 
