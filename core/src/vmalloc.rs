@@ -712,8 +712,10 @@ pub(crate) fn unlink_va<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, 
         low_changed(a, t, va, LowestFit::erased);
     }
     rbtree::erase::<A, O>(a, t, va, obs);
+    let links = t.list_del(a, va);
+    // Last, so that a caller's own gap right after is the one store.
     t.gap = None;
-    t.list_del(a, va)
+    links
 }
 
 /// `insert_vmap_area`: plain insert from the root (busy, lazy trees). `false` on overlap.

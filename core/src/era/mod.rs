@@ -764,7 +764,7 @@ impl Vmap {
                 return Some(l);
             }
         }
-        let sx = self.busy_index.find(&self.arena, succ);
+        let sx = self.busy_index.find_succ(&self.arena, succ);
         let sv = self.arena.try_get(sx)?;
         links_between(&self.arena, sv.prev, sx, s, e)
     }
