@@ -357,7 +357,10 @@ impl BusyIndex {
         // a probe (the arena index alone names the entry).
         if self.last_h.get() == h {
             let s = self.last.get();
-            self.groups[s / GROUP].0[s % GROUP] = EMPTY;
+            debug_assert!(s / GROUP < self.groups.len());
+            // SAFETY: `last_h` is set only with `last` a slot of the table (`find`, whose home
+            // group is below the table's size), and reset whenever the table is rebuilt.
+            unsafe { self.groups.get_unchecked_mut(s / GROUP).0[s % GROUP] = EMPTY };
             self.last_h.set(NIL);
             self.len -= 1;
             if self.len < self.shrink_below {

@@ -75,15 +75,19 @@ impl Replayer {
         #[cfg(not(target_arch = "wasm32"))]
         match *op {
             Op::Alloc { size, align, vstart, vend } => {
-                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs)
+                self.vmap.ensure_init();
+                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs);
             }
-            Op::Free(a) => return self.apply_free::<ANY, O>(a, out, obs),
+            Op::Free(a) => {
+                self.vmap.ensure_init();
+                return self.apply_free::<ANY, O>(a, out, obs);
+            }
             _ => {}
         }
         self.apply_any(op, out, obs)
     }
 
-    /// `alloc SIZE ALIGN VSTART VEND`.
+    /// `alloc SIZE ALIGN VSTART VEND`, on a booted allocator ([`Vmap::ensure_init`]).
     #[inline(always)]
     fn apply_alloc<const P: u8, O: Observer>(
         &mut self,
@@ -94,7 +98,7 @@ impl Replayer {
         out: &mut String,
         obs: &mut O,
     ) -> Result<Outcome, VmapError> {
-        match self.vmap.alloc_as::<P, O>(size, align, vstart, vend, obs) {
+        match self.vmap.alloc_booted::<P, O>(size, align, vstart, vend, obs) {
             Ok(a) => push_line(out, "alloc -> ", a, "\n"),
             Err(e) => {
                 if e.is_kernel_bug() {
@@ -107,7 +111,7 @@ impl Replayer {
         Ok(Outcome::Done)
     }
 
-    /// `free ADDR`.
+    /// `free ADDR`, on a booted allocator.
     #[inline(always)]
     fn apply_free<const P: u8, O: Observer>(
         &mut self,
@@ -115,7 +119,7 @@ impl Replayer {
         out: &mut String,
         obs: &mut O,
     ) -> Result<Outcome, VmapError> {
-        match self.vmap.free_as::<P, O>(a, obs) {
+        match self.vmap.free_booted::<P, O>(a, obs) {
             Ok(()) => push_line(out, "free ", a, " ok\n"),
             Err(e) => {
                 push_line(out, "free ", a, " unknown\n");
@@ -147,9 +151,13 @@ impl Replayer {
             Op::Online(n) => v.set_online(n)?,
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => {
-                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs)
+                self.vmap.ensure_init();
+                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs);
             }
-            Op::Free(a) => return self.apply_free::<ANY, O>(a, out, obs),
+            Op::Free(a) => {
+                self.vmap.ensure_init();
+                return self.apply_free::<ANY, O>(a, out, obs);
+            }
             Op::Vfree(a) => match v.vfree(a, obs) {
                 Ok(()) => push_line(out, "vfree ", a, " ok\n"),
                 Err(e) => {
@@ -271,6 +279,11 @@ impl Replayer {
         out: &mut String,
         obs: &mut O,
     ) -> Result<usize, ReplayError> {
+        // Booted once for the run (not before a first line that is not one of its own: an
+        // `init` there must come first).
+        if lines.first().is_some_and(|l| matches!(l.op, Op::Alloc { .. } | Op::Free(_))) {
+            self.vmap.ensure_init();
+        }
         for (i, l) in lines.iter().enumerate() {
             let done = match l.op {
                 Op::Alloc { size, align, vstart, vend } => {

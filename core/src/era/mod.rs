@@ -488,6 +488,21 @@ impl Vmap {
         obs: &mut O,
     ) -> Result<u64, VmapError> {
         self.ensure_init();
+        self.alloc_booted::<P, O>(size, align, vstart, vend, obs)
+    }
+
+    /// [`Vmap::alloc_as`] once [`Vmap::ensure_init`] has run (a replay asks once per run of
+    /// `alloc` and `free` lines, not per line).
+    #[inline(always)]
+    pub(crate) fn alloc_booted<const P: u8, O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        debug_assert!(self.initialized);
         self.validate(size, align)?;
         match Profile::fixed::<P>(self.profile) {
             Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
@@ -507,6 +522,13 @@ impl Vmap {
     #[inline(always)]
     pub(crate) fn free_as<const P: u8, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
+        self.free_booted::<P, O>(addr, obs)
+    }
+
+    /// [`Vmap::free_as`] once [`Vmap::ensure_init`] has run (see [`Vmap::alloc_booted`]).
+    #[inline(always)]
+    pub(crate) fn free_booted<const P: u8, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        debug_assert!(self.initialized);
         let profile = Profile::fixed::<P>(self.profile);
         // `rfc` is there exactly under maple-rfc (`Vmap::new`).
         if P == ANY || profile == Profile::MapleRfc {
