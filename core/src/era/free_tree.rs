@@ -37,7 +37,10 @@ impl Vmap {
         loop {
             if let Some((addr, hole_end)) = self.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
-                self.arena.at(va).set_flags(flags);
+                // (A new object's flags are 0 already: 5.2 and 6.1 pass 0, and write nothing.)
+                if flags != 0 {
+                    self.arena.at(va).set_flags(flags);
+                }
                 self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
                 if O::ON {
                     let id = self.arena.get(va).id;
