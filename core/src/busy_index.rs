@@ -213,6 +213,14 @@ impl BusyIndex {
     /// [`BusyIndex::group`] for a group that [`BusyIndex::hash`] gave: with no bounds test, as
     /// such a group is always in the table (`(2^32 - 1) × groups >> 32 < groups`).
     #[inline(always)]
+    fn home_slots(&self, g: usize) -> &[u32; GROUP] {
+        debug_assert!(g < self.groups.len());
+        // SAFETY: as for `home_group`.
+        unsafe { &self.groups.get_unchecked(g).0 }
+    }
+
+    /// [`BusyIndex::home_slots`], for writing.
+    #[inline(always)]
     fn home_group(&mut self, g: usize) -> &mut [u32; GROUP] {
         debug_assert!(g < self.groups.len());
         // SAFETY: `g` came from `hash(_, self.groups.len())`, whose group is below its second
@@ -248,9 +256,7 @@ impl BusyIndex {
     #[inline(always)]
     fn find_as<const MARK: bool>(&self, a: &Arena, key: u64) -> u32 {
         let (home, tag) = Self::hash(key, self.groups.len());
-        debug_assert!(home < self.groups.len());
-        // SAFETY: `home` came from `hash(_, self.groups.len())` (see `home_group`).
-        let grp = unsafe { &self.groups.get_unchecked(home).0 };
+        let grp = self.home_slots(home);
         let m = mask(grp, TAG_MASK, tag);
         if m.any() {
             let i = m.first();
@@ -357,15 +363,7 @@ impl BusyIndex {
         // a probe (the arena index alone names the entry).
         if self.last_h.get() == h {
             let s = self.last.get();
-            debug_assert!(s / GROUP < self.groups.len());
-            // SAFETY: `last_h` is set only with `last` a slot of the table (`find`, whose home
-            // group is below the table's size), and reset whenever the table is rebuilt.
-            unsafe { self.groups.get_unchecked_mut(s / GROUP).0[s % GROUP] = EMPTY };
-            self.last_h.set(NIL);
-            self.len -= 1;
-            if self.len < self.shrink_below {
-                self.resize(a, self.len, 64);
-            }
+            self.empty_slot(a, s / GROUP, s % GROUP);
             return;
         }
         self.remove_probe(a, key, h);
@@ -399,14 +397,25 @@ impl BusyIndex {
     /// that entry off the counts of the groups from its home up to its slot.
     #[inline(always)]
     fn take(&mut self, a: &Arena, mut home: usize, g: usize, i: usize) {
-        self.groups[g].0[i] = EMPTY;
-        // The slot may take another entry next: forget the one `find` saw.
-        self.last_h.set(NIL);
         let groups = self.groups.len();
         while home != g {
             self.passed[home] -= 1;
             home = if home + 1 == groups { 0 } else { home + 1 };
         }
+        self.empty_slot(a, g, i);
+    }
+
+    /// Empty slot `i` of group `g` and count its entry out (an entry in its home group, or one
+    /// whose counts [`BusyIndex::take`] has just put right).
+    #[inline(always)]
+    fn empty_slot(&mut self, a: &Arena, g: usize, i: usize) {
+        debug_assert!(g < self.groups.len());
+        // SAFETY: `g` is a group of the table: a probe's (below the size), or the one `last`
+        // names while `last_h` is set (set only by `find`, with its home group; forgotten on a
+        // rebuild).
+        unsafe { self.groups.get_unchecked_mut(g).0[i & (GROUP - 1)] = EMPTY };
+        // The slot may take another entry next: forget the one `find` saw.
+        self.last_h.set(NIL);
         self.len -= 1;
         if self.len < self.shrink_below {
             self.resize(a, self.len, 64);
