@@ -10,6 +10,9 @@ use crate::events::{Event, Observer};
 use crate::profile::{Profile, ANY, P51, P52, P61, P618, P69, PRFC};
 use crate::trace::{Op, TraceLine};
 
+/// One era's loop of [`Replayer::run`] (`Replayer::run_as::<P, O>`).
+type RunAs<O> = fn(&mut Replayer, &[TraceLine], &mut String, &mut O) -> Result<usize, ReplayError>;
+
 /// A replay that had to stop: the line and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplayError {
@@ -253,14 +256,18 @@ impl Replayer {
         let mut at = 0;
         while at < lines.len() {
             let rest = &lines[at..];
-            at += match self.vmap.profile() {
-                Profile::Linux51 => self.run_as::<P51, O>(rest, out, obs),
-                Profile::Linux52 => self.run_as::<P52, O>(rest, out, obs),
-                Profile::Linux61 => self.run_as::<P61, O>(rest, out, obs),
-                Profile::Linux69 => self.run_as::<P69, O>(rest, out, obs),
-                Profile::Linux618 => self.run_as::<P618, O>(rest, out, obs),
-                Profile::MapleRfc => self.run_as::<PRFC, O>(rest, out, obs),
-            }?;
+            let run_as: RunAs<O> = match self.vmap.profile() {
+                Profile::Linux51 => Self::run_as::<P51, O>,
+                Profile::Linux52 => Self::run_as::<P52, O>,
+                Profile::Linux61 => Self::run_as::<P61, O>,
+                Profile::Linux69 => Self::run_as::<P69, O>,
+                Profile::Linux618 => Self::run_as::<P618, O>,
+                Profile::MapleRfc => Self::run_as::<PRFC, O>,
+            };
+            // Called through a pointer the optimisers cannot see through: wasm-opt inlines every
+            // function with one caller, `inline(never)` or not, and so made the six eras' loops
+            // one function, whose registers V8 then spilled on every operation.
+            at += std::hint::black_box(run_as)(self, rest, out, obs)?;
             if let Some(l) = lines.get(at) {
                 self.apply_any(&l.op, out, obs).map_err(|e| ReplayError::at(l.line, e))?;
                 at += 1;
