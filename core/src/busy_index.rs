@@ -28,12 +28,14 @@
 //! it (to a load of 0.55) or fall under 1/2 (to 0.64), so the index costs 5.5 to 9 bytes per busy
 //! area.
 //!
-//! In wasm, `find`, `insert` and the probe of `remove` stay functions of their own: inlined into
-//! the replay loop they made it slower there than the descents they replace (V8 compiles the
-//! loop, one very large function, worse: fixed_s44 193 ns/op inlined, 142 not, 151 with no
-//! index). Only `remove`'s first test (the slot `find` just gave) is inline everywhere: a call
-//! saved per `free`: up to 4 % of a replay in Chromium, 8 % in Node, level on `mixed_s42`
-//! (BENCHMARKS.md, issue 17 round 13).
+//! In wasm, `find`, `insert` and the probe of `remove` are inlined only with the core's
+//! `inline-search` feature (the workbench and benchmark builds); the page's first-screen build
+//! keeps them as calls, 1.7 KB lighter. They used to be calls in every wasm build: wasm-opt had
+//! merged all the eras' replay loops into one very large function, which V8 compiled worse with
+//! them inlined (fixed_s44 193 ns/op inlined, 142 not); since each era's loop is a function of its
+//! own again (`Replayer::run`), inlined they save 7 % of V8's instructions on long_busy_s43
+//! (BENCHMARKS.md, session 33). `remove`'s first test (the slot `find` just gave) is inline
+//! everywhere: a call saved per `free`.
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
@@ -235,8 +237,8 @@ impl BusyIndex {
     /// is straight-line code; the rest of the search is [`BusyIndex::find_past`]. A loop costs
     /// more in wasm than its one iteration: V8 puts a stack check at each loop header and keeps
     /// the loop's values in stack slots around it (measured with `scripts/wasm-ir.sh`).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
     pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
         self.find_as::<true>(a, key)
     }
@@ -306,8 +308,8 @@ impl BusyIndex {
 
     /// Index the busy area `h` (which must be in a busy tree, starting at `key`, and not
     /// indexed yet).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
     pub(crate) fn insert(&mut self, a: &Arena, key: u64, h: u32) {
         if h > MAX_HANDLE {
             return;
@@ -369,8 +371,8 @@ impl BusyIndex {
         self.remove_probe(a, key, h);
     }
 
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
     fn remove_probe(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
         if h > MAX_HANDLE {
