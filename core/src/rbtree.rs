@@ -101,13 +101,14 @@ impl SubtreeMax {
     /// children: those are the loads this saves. A merge only grows a block and a clip only
     /// shrinks one, so each has its own loop, with one rule and no test of which applies.
     ///
-    /// Functions of their own in wasm: inlined at their three sites for every observer type,
-    /// they added 970 B to the page's first open, over its 250 KB budget; as calls they run as
-    /// fast there (BENCHMARKS.md, session 25).
+    /// Functions of their own in the page's first-screen wasm: inlined at their three sites for
+    /// every observer type, they added 970 B to its first open, over its 250 KB budget
+    /// (BENCHMARKS.md, session 25). Inlined in the workbench and benchmark builds (the core's
+    /// `inline-search` feature), as natively.
     ///
     /// This one: the block `n` grew to `now` (a merge).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
     pub(crate) fn propagate_grown<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut now: u64, obs: &mut O) {
         while n != NIL {
             let old = a.get(n).subtree_max_size();
@@ -122,8 +123,8 @@ impl SubtreeMax {
     }
 
     /// [`SubtreeMax::propagate_grown`]'s other half: the block `n` shrank from `was` (a clip).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
     pub(crate) fn propagate_shrunk<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut was: u64, obs: &mut O) {
         while n != NIL {
             let old = a.get(n).subtree_max_size();
@@ -469,11 +470,14 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
 ///
 /// Natively it is inlined into its caller, as the kernel's `rb_erase_augmented` is into
 /// `alloc_vmap_area`: an exact fit erases a free block and every free a busy area, so a call
-/// there runs about once per operation. In wasm it stays a call: inlined into the replay
-/// loop, it cost V8's code as much as the call saves (BENCHMARKS.md, session 28).
+/// there runs about once per operation. In wasm it is inlined only with the core's
+/// `inline-search` feature (the workbench and benchmark builds: 7 % fewer V8 instructions on
+/// long_busy_s43, BENCHMARKS.md session 33); the page's first-screen build keeps the call.
+/// (In session 28 inlining it gained nothing: wasm-opt had then merged every era's replay loop
+/// into one function, which V8 compiled worse the larger it grew.)
 #[inline(always)]
 pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
-    if cfg!(not(target_arch = "wasm32")) {
+    if cfg!(any(not(target_arch = "wasm32"), feature = "inline-search")) {
         erase_inline::<A, O>(a, t, node, obs)
     } else {
         erase_call::<A, O>(a, t, node, obs)
