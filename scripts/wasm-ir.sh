@@ -20,18 +20,28 @@
 # older than Chromium's: the counts describe V8's code generation, not one browser's.)
 #
 # Prints per trace: wasm Ir/op, native Ir/op, their ratio. About 2 minutes per trace.
+#
+# `--by-function N` (session 33): also where V8's instructions go, the N wasm functions that run
+# the most per operation. Node prints the code it generates (`--print-wasm-code`: each
+# function's name and the address of every instruction) and callgrind counts per instruction
+# (`--dump-instr=yes`); the two processes' difference per function is one replay's. Names come
+# from the wasm's name section when it has one (a build kept with `wasm-bindgen --keep-debug`
+# and `wasm-opt -g`), else `wasm-function[index]`. Release builds strip it: for names, build
+# with `CARGO_PROFILE_RELEASE_STRIP=none` and run wasm-bindgen and wasm-opt by hand with those
+# flags.
 # Run scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-pkg="" bin="$root/target/release/vmap-replay" profile="" traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42"
+pkg="" bin="$root/target/release/vmap-replay" profile="" traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42" byfn=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --pkg) pkg=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --traces) traces=$2; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
-    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+    --by-function) byfn=$2; shift 2 ;;
+    -h|--help) sed -n 2,32p "$0"; exit 0 ;;
     *) echo "wasm-ir.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -53,10 +63,50 @@ for (let i = 0; i < Number(k); i++) len += b.run(profile ?? '');
 console.log(`ops=${b.ops()} len=${len}`);
 EOF
 
+# The N functions of V8's code that ran the most between two runs: node attr.cjs N OPS CG1 CODE1
+# CG2 CODE2 (callgrind's per-instruction counts, `--print-wasm-code`'s listing of the same run).
+cat > "$tmp/attr.cjs" <<'EOF'
+const fs = require('node:fs');
+const [n, ops, cg1, code1, cg2, code2] = process.argv.slice(2);
+// Instructions per address: callgrind's `--dump-instr=yes` lines are `ADDR COST...`, with ADDR
+// absolute (0x...), relative to the last one (+N, -N) or the same (*); a `calls=` line's next
+// line is the call's inclusive cost, not the instruction's own.
+function counts(file) {
+  const cost = new Map();
+  let last = 0, skip = false, costAt = 1;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('positions:')) costAt = line.split(/\s+/).length - 1;
+    if (line.startsWith('calls=')) { skip = true; continue; }
+    const f = line.split(' ');
+    if (!/^(0x[0-9a-f]+|[+-][0-9]+|\*)$/.test(f[0])) continue;
+    const a = f[0] === '*' ? last : f[0].startsWith('0x') ? parseInt(f[0], 16) : last + Number(f[0]);
+    last = a;
+    if (skip) { skip = false; continue; }
+    if (f.length > costAt) cost.set(a, (cost.get(a) ?? 0) + Number(f[costAt]));
+  }
+  return cost;
+}
+// Per function of the listing: the sum over its instructions' addresses.
+function perFunction(cgFile, codeFile) {
+  const cost = counts(cgFile), total = new Map();
+  let name = null;
+  for (const line of fs.readFileSync(codeFile, 'utf8').split('\n')) {
+    if (line.startsWith('name: ')) { name = line.slice(6).trim(); continue; }
+    const m = /^0x([0-9a-f]+)\s/.exec(line);
+    if (m && name) total.set(name, (total.get(name) ?? 0) + (cost.get(parseInt(m[1], 16)) ?? 0));
+  }
+  return total;
+}
+const a = perFunction(cg1, code1), b = perFunction(cg2, code2);
+const rows = [...b].map(([k, v]) => [(v - (a.get(k) ?? 0)) / Number(ops), k]).sort((x, y) => y[0] - x[0]);
+for (const [v, k] of rows.slice(0, Number(n))) console.log(`  ${v.toFixed(1).padStart(8)} Ir/op  ${k.slice(0, 100)}`);
+EOF
+
 # Total instructions of a command under callgrind (all of it, or inside FN only).
 ir() {
   local out="$tmp/cg.out" fn=$1; shift
   local opts=(--tool=callgrind --callgrind-out-file="$out")
+  if [ "$byfn" != 0 ]; then opts+=(--dump-instr=yes); fi
   [ -n "$fn" ] && opts+=(--toggle-collect="$fn")
   valgrind "${opts[@]}" --smc-check=all-non-file "$@" >"$tmp/stdout" 2>"$tmp/stderr" || {
     echo "wasm-ir.sh: failed: $*" >&2; tail -5 "$tmp/stderr" >&2; exit 1; }
@@ -64,6 +114,7 @@ ir() {
 }
 
 node_flags=(--no-liftoff --no-wasm-tier-up --single-threaded)
+if [ "$byfn" != 0 ]; then node_flags+=(--print-wasm-code); fi
 prof=()
 [ -n "$profile" ] && prof=(--profile "$profile")
 printf '%-16s %12s %12s %8s\n' trace "wasm Ir/op" "native Ir/op" ratio
@@ -72,13 +123,18 @@ for t in $traces; do
   [ -s "$f" ] || { echo "wasm-ir.sh: $f is missing: run scripts/bench-perf.sh first" >&2; exit 1; }
   ops=$(grep -cE '^(alloc|free|vfree|purge)\b' "$f")
   one=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 1 "$profile")
-  len1=$(sed -n 's/.*len=//p' "$tmp/stdout")
+  len1=$(sed -n 's/^ops=.* len=//p' "$tmp/stdout")
+  if [ "$byfn" != 0 ]; then mv "$tmp/cg.out" "$tmp/cg1.out"; mv "$tmp/stdout" "$tmp/code1.txt"; fi
   two=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 2 "$profile")
-  len2=$(sed -n 's/.*len=//p' "$tmp/stdout")
+  len2=$(sed -n 's/^ops=.* len=//p' "$tmp/stdout")
+  if [ "$byfn" != 0 ]; then mv "$tmp/cg.out" "$tmp/cg2.out"; mv "$tmp/stdout" "$tmp/code2.txt"; fi
   # Both replays wrote the whole output: twice the bytes of one.
   [ -n "$len1" ] && [ "$len2" = $((2 * len1)) ] || {
     echo "wasm-ir.sh: $t: one replay wrote ${len1:-nothing} bytes, two wrote ${len2:-nothing}" >&2; exit 1; }
   native=$(ir 'vmap_replay::bench' "$bin" "${prof[@]}" --bench "$f")
   awk -v t="$t" -v a="$one" -v b="$two" -v n="$native" -v o="$ops" \
     'BEGIN { w = (b - a) / o; x = n / o; printf "%-16s %12.1f %12.1f %8.2f\n", t, w, x, w / x }'
+  if [ "$byfn" != 0 ]; then
+    node "$tmp/attr.cjs" "$byfn" "$ops" "$tmp/cg1.out" "$tmp/code1.txt" "$tmp/cg2.out" "$tmp/code2.txt"
+  fi
 done
