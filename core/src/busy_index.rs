@@ -237,8 +237,8 @@ impl BusyIndex {
     /// is straight-line code; the rest of the search is [`BusyIndex::find_past`]. A loop costs
     /// more in wasm than its one iteration: V8 puts a stack check at each loop header and keeps
     /// the loop's values in stack slots around it (measured with `scripts/wasm-ir.sh`).
-    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
-    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
+    #[cfg_attr(inline_search, inline(always))]
+    #[cfg_attr(not(inline_search), inline(never))]
     pub(crate) fn find(&self, a: &Arena, key: u64) -> u32 {
         self.find_as::<true>(a, key)
     }
@@ -308,8 +308,8 @@ impl BusyIndex {
 
     /// Index the busy area `h` (which must be in a busy tree, starting at `key`, and not
     /// indexed yet).
-    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
-    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
+    #[cfg_attr(inline_search, inline(always))]
+    #[cfg_attr(not(inline_search), inline(never))]
     pub(crate) fn insert(&mut self, a: &Arena, key: u64, h: u32) {
         if h > MAX_HANDLE {
             return;
@@ -371,8 +371,8 @@ impl BusyIndex {
         self.remove_probe(a, key, h);
     }
 
-    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
-    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
+    #[cfg_attr(inline_search, inline(always))]
+    #[cfg_attr(not(inline_search), inline(never))]
     fn remove_probe(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
         if h > MAX_HANDLE {

@@ -107,8 +107,8 @@ impl SubtreeMax {
     /// `inline-search` feature), as natively.
     ///
     /// This one: the block `n` grew to `now` (a merge).
-    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
-    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
+    #[cfg_attr(inline_search, inline(always))]
+    #[cfg_attr(not(inline_search), inline(never))]
     pub(crate) fn propagate_grown<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut now: u64, obs: &mut O) {
         while n != NIL {
             let old = a.get(n).subtree_max_size();
@@ -123,8 +123,8 @@ impl SubtreeMax {
     }
 
     /// [`SubtreeMax::propagate_grown`]'s other half: the block `n` shrank from `was` (a clip).
-    #[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
-    #[cfg_attr(all(target_arch = "wasm32", not(feature = "inline-search")), inline(never))]
+    #[cfg_attr(inline_search, inline(always))]
+    #[cfg_attr(not(inline_search), inline(never))]
     pub(crate) fn propagate_shrunk<O: Observer>(a: &mut Arena, root: u32, mut n: u32, mut was: u64, obs: &mut O) {
         while n != NIL {
             let old = a.get(n).subtree_max_size();
@@ -477,7 +477,7 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
 /// into one function, which V8 compiled worse the larger it grew.)
 #[inline(always)]
 pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
-    if cfg!(any(not(target_arch = "wasm32"), feature = "inline-search")) {
+    if cfg!(inline_search) {
         erase_inline::<A, O>(a, t, node, obs)
     } else {
         erase_call::<A, O>(a, t, node, obs)

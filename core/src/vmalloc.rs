@@ -327,7 +327,7 @@ fn low_changed(a: &Arena, t: &mut VaTree, x: u32, change: impl Fn(&mut LowestFit
 /// only at an ancestor it has not re-entered before (5.16+ moves `vstart` past it; for 5.2
 /// the one repeating case is [`EndlessSearch`]), so the walk ends after O(height * nodes) steps.
 #[allow(clippy::too_many_arguments)] // the kernel's own parameter list, plus the observer
-#[cfg_attr(any(not(target_arch = "wasm32"), feature = "inline-search"), inline(always))]
+#[cfg_attr(inline_search, inline(always))]
 pub(crate) fn find_vmap_lowest_match<O: Observer>(
     a: &Arena,
     t: &VaTree,
