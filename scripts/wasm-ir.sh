@@ -29,11 +29,18 @@
 # and `wasm-opt -g`), else `wasm-function[index]`. Release builds strip it: for names, build
 # with `CARGO_PROFILE_RELEASE_STRIP=none` and run wasm-bindgen and wasm-opt by hand with those
 # flags.
+# `--kinds` (session 34): the same replay's instructions by kind, V8's beside the native
+# binary's: frame-slot traffic (a register spilled and reloaded, or a value kept in the frame),
+# `lea` (address arithmetic: wasm has no base + index * scale addressing of its own, so V8
+# computes `slab + handle * 8` before each access), register moves, unconditional jumps, V8's
+# stack checks at loop heads, other memory accesses, branches and the rest. V8's from its
+# listing (as `--by-function`), the native binary's from `objdump -d` of the instructions
+# callgrind counted.
 # Run scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-pkg="" bin="$root/target/release/vmap-replay" profile="" traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42" byfn=0
+pkg="" bin="$root/target/release/vmap-replay" profile="" traces="fixed_s44 full_fit_s45 long_busy_s43 mixed_s42" byfn=0 kinds=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --pkg) pkg=$2; shift 2 ;;
@@ -41,7 +48,8 @@ while [ $# -gt 0 ]; do
     --traces) traces=$2; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --by-function) byfn=$2; shift 2 ;;
-    -h|--help) sed -n 2,32p "$0"; exit 0 ;;
+    --kinds) kinds=1; shift ;;
+    -h|--help) sed -n 2,40p "$0"; exit 0 ;;
     *) echo "wasm-ir.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -97,16 +105,70 @@ function perFunction(cgFile, codeFile) {
   }
   return total;
 }
-const a = perFunction(cg1, code1), b = perFunction(cg2, code2);
-const rows = [...b].map(([k, v]) => [(v - (a.get(k) ?? 0)) / Number(ops), k]).sort((x, y) => y[0] - x[0]);
-for (const [v, k] of rows.slice(0, Number(n))) console.log(`  ${v.toFixed(1).padStart(8)} Ir/op  ${k.slice(0, 100)}`);
+// The kind of one x86 instruction, from V8's listing (`REX.W movq r8,[rbp-0x98]`) or objdump's
+// Intel syntax (`mov rax,QWORD PTR [rsp+0x18]`).
+function kind(text) {
+  const t = text.replace(/^REX\.W /, '').replace(/ PTR /g, ' ').trim();
+  const [op, ...rest] = t.split(/\s+/);
+  const args = rest.join(' ');
+  const m = op.replace(/^(mov|lea|cmp|add|sub|and|or|xor|test)[bwlq]$/, '$1');
+  if (m === 'cmp' && /^rsp,/.test(args)) return 'stack check';
+  if (/\[(rbp-|rsp[+\]])/.test(args) || m === 'push' || m === 'pop') return 'frame slot';
+  if (m === 'lea') return 'lea';
+  if (m === 'mov' && /^[a-z0-9]+,[a-z0-9]+$/.test(args) && !/,(0x)?[0-9]/.test(args)) return 'register move';
+  if (m === 'jmp') return 'jump';
+  if (/^j/.test(m)) return 'branch';
+  if (args.includes('[')) return 'other memory';
+  return 'other';
+}
+const KINDS = ['frame slot', 'lea', 'register move', 'jump', 'stack check', 'other memory', 'branch', 'other'];
+// Per kind: V8's listing against two runs' counts (one replay), or objdump's against one.
+function v8Kinds(cgFile, codeFile) {
+  const cost = counts(cgFile), out = new Map();
+  for (const line of fs.readFileSync(codeFile, 'utf8').split('\n')) {
+    const m = /^0x([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const c = cost.get(parseInt(m[1], 16)) ?? 0;
+    if (c) out.set(kind(m[2]), (out.get(kind(m[2])) ?? 0) + c);
+  }
+  return out;
+}
+function nativeKinds(cgFile, disFile) {
+  const cost = counts(cgFile), out = new Map();
+  for (const line of fs.readFileSync(disFile, 'utf8').split('\n')) {
+    const m = /^\s*([0-9a-f]+):\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const c = cost.get(parseInt(m[1], 16)) ?? 0;
+    if (c) out.set(kind(m[2]), (out.get(kind(m[2])) ?? 0) + c);
+  }
+  return out;
+}
+if (n === 'range') {
+  // node attr.cjs range CG: the lowest and highest address counted, for objdump.
+  const cost = counts(ops);
+  const as = [...cost.keys()];
+  console.log(`${Math.min(...as)} ${Math.max(...as) + 16}`);
+} else if (n === 'kinds') {
+  // node attr.cjs kinds OPS CG1 CODE1 CG2 CODE2 NATIVE_CG NATIVE_DIS
+  const [, , , , , , ncg, ndis] = process.argv.slice(2);
+  const a = v8Kinds(cg1, code1), b = v8Kinds(cg2, code2), nat = nativeKinds(ncg, ndis);
+  console.log(`  ${'kind'.padEnd(14)} ${'V8 Ir/op'.padStart(9)} ${'native'.padStart(9)} ${'V8 - native'.padStart(12)}`);
+  for (const k of KINDS) {
+    const w = ((b.get(k) ?? 0) - (a.get(k) ?? 0)) / Number(ops), x = (nat.get(k) ?? 0) / Number(ops);
+    console.log(`  ${k.padEnd(14)} ${w.toFixed(1).padStart(9)} ${x.toFixed(1).padStart(9)} ${(w - x).toFixed(1).padStart(12)}`);
+  }
+} else {
+  const a = perFunction(cg1, code1), b = perFunction(cg2, code2);
+  const rows = [...b].map(([k, v]) => [(v - (a.get(k) ?? 0)) / Number(ops), k]).sort((x, y) => y[0] - x[0]);
+  for (const [v, k] of rows.slice(0, Number(n))) console.log(`  ${v.toFixed(1).padStart(8)} Ir/op  ${k.slice(0, 100)}`);
+}
 EOF
 
 # Total instructions of a command under callgrind (all of it, or inside FN only).
 ir() {
   local out="$tmp/cg.out" fn=$1; shift
   local opts=(--tool=callgrind --callgrind-out-file="$out")
-  if [ "$byfn" != 0 ]; then opts+=(--dump-instr=yes); fi
+  if [ "$byfn" != 0 ] || [ "$kinds" = 1 ]; then opts+=(--dump-instr=yes); fi
   [ -n "$fn" ] && opts+=(--toggle-collect="$fn")
   valgrind "${opts[@]}" --smc-check=all-non-file "$@" >"$tmp/stdout" 2>"$tmp/stderr" || {
     echo "wasm-ir.sh: failed: $*" >&2; tail -5 "$tmp/stderr" >&2; exit 1; }
@@ -114,7 +176,8 @@ ir() {
 }
 
 node_flags=(--no-liftoff --no-wasm-tier-up --single-threaded)
-if [ "$byfn" != 0 ]; then node_flags+=(--print-wasm-code); fi
+if [ "$byfn" != 0 ] || [ "$kinds" = 1 ]; then node_flags+=(--print-wasm-code); fi
+listing() { [ "$byfn" != 0 ] || [ "$kinds" = 1 ]; }
 prof=()
 [ -n "$profile" ] && prof=(--profile "$profile")
 printf '%-16s %12s %12s %8s\n' trace "wasm Ir/op" "native Ir/op" ratio
@@ -124,10 +187,10 @@ for t in $traces; do
   ops=$(grep -cE '^(alloc|free|vfree|purge)\b' "$f")
   one=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 1 "$profile")
   len1=$(sed -n 's/^ops=.* len=//p' "$tmp/stdout")
-  if [ "$byfn" != 0 ]; then mv "$tmp/cg.out" "$tmp/cg1.out"; mv "$tmp/stdout" "$tmp/code1.txt"; fi
+  if listing; then mv "$tmp/cg.out" "$tmp/cg1.out"; mv "$tmp/stdout" "$tmp/code1.txt"; fi
   two=$(ir "" node "${node_flags[@]}" "$tmp/run.cjs" "$pkg" "$f" 2 "$profile")
   len2=$(sed -n 's/^ops=.* len=//p' "$tmp/stdout")
-  if [ "$byfn" != 0 ]; then mv "$tmp/cg.out" "$tmp/cg2.out"; mv "$tmp/stdout" "$tmp/code2.txt"; fi
+  if listing; then mv "$tmp/cg.out" "$tmp/cg2.out"; mv "$tmp/stdout" "$tmp/code2.txt"; fi
   # Both replays wrote the whole output: twice the bytes of one.
   [ -n "$len1" ] && [ "$len2" = $((2 * len1)) ] || {
     echo "wasm-ir.sh: $t: one replay wrote ${len1:-nothing} bytes, two wrote ${len2:-nothing}" >&2; exit 1; }
@@ -136,5 +199,10 @@ for t in $traces; do
     'BEGIN { w = (b - a) / o; x = n / o; printf "%-16s %12.1f %12.1f %8.2f\n", t, w, x, w / x }'
   if [ "$byfn" != 0 ]; then
     node "$tmp/attr.cjs" "$byfn" "$ops" "$tmp/cg1.out" "$tmp/code1.txt" "$tmp/cg2.out" "$tmp/code2.txt"
+  fi
+  if [ "$kinds" = 1 ]; then
+    read -r lo hi < <(node "$tmp/attr.cjs" range "$tmp/cg.out")
+    objdump -d --no-show-raw-insn -M intel --start-address="$lo" --stop-address="$hi" "$bin" > "$tmp/native.dis"
+    node "$tmp/attr.cjs" kinds "$ops" "$tmp/cg1.out" "$tmp/code1.txt" "$tmp/cg2.out" "$tmp/code2.txt" "$tmp/cg.out" "$tmp/native.dis"
   fi
 done
