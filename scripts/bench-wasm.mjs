@@ -22,7 +22,9 @@
 // then `paired`, the median over the rounds of each wasm run over the native run right after
 // it (a burst of load on the shared machine slows both halves of a round, so it moves a
 // round's ratio less than it moves one side's best); and `native_spread`, the native side's
-// slowest run over its fastest: how much the machine itself moved under that trace. Run
+// slowest run over its fastest: how much the machine itself moved under that trace; and
+// `wasm_spread`, the same for the wasm side (session 34: a best far above the other runs' with a
+// small `wasm_spread` means the page was slow for the whole trace, not one run). Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 //
 // Several builds at once (`--pkg A,B,...`): each loads in its own page (or module), and the
@@ -208,7 +210,8 @@ try {
       const tag = PKGS.length > 1 ? `  ${basename(resolve(PKGS[i]))}` : '';
       console.log(
         `${t.padEnd(16)} ops=${ops} wasm_ns_per_op=${w.toFixed(1)} native_ns_per_op=${bestN.toFixed(1)} ratio=${(w / bestN).toFixed(2)}` +
-          ` paired=${median(ws.map((x, r) => x / nativeRuns[r])).toFixed(2)} native_spread=${spread.toFixed(2)}${tag}`,
+          ` paired=${median(ws.map((x, r) => x / nativeRuns[r])).toFixed(2)} native_spread=${spread.toFixed(2)}` +
+          ` wasm_spread=${(Math.max(...ws) / w).toFixed(2)}${tag}`,
       );
     }
   }
