@@ -122,36 +122,27 @@ function kind(text) {
   return 'other';
 }
 const KINDS = ['frame slot', 'lea', 'register move', 'jump', 'stack check', 'other memory', 'branch', 'other'];
-// Per kind: V8's listing against two runs' counts (one replay), or objdump's against one.
-function v8Kinds(cgFile, codeFile) {
+// Per kind: a listing's instructions (`re` takes the address and the text of a line: V8's
+// `--print-wasm-code` or objdump's) weighted by a callgrind file's counts.
+const V8_LINE = /^0x([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/, OBJDUMP_LINE = /^\s*([0-9a-f]+):\s+(.*)$/;
+function kinds(cgFile, listing, re) {
   const cost = counts(cgFile), out = new Map();
-  for (const line of fs.readFileSync(codeFile, 'utf8').split('\n')) {
-    const m = /^0x([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/.exec(line);
-    if (!m) continue;
-    const c = cost.get(parseInt(m[1], 16)) ?? 0;
-    if (c) out.set(kind(m[2]), (out.get(kind(m[2])) ?? 0) + c);
-  }
-  return out;
-}
-function nativeKinds(cgFile, disFile) {
-  const cost = counts(cgFile), out = new Map();
-  for (const line of fs.readFileSync(disFile, 'utf8').split('\n')) {
-    const m = /^\s*([0-9a-f]+):\s+(.*)$/.exec(line);
-    if (!m) continue;
-    const c = cost.get(parseInt(m[1], 16)) ?? 0;
+  for (const line of fs.readFileSync(listing, 'utf8').split('\n')) {
+    const m = re.exec(line);
+    const c = m ? cost.get(parseInt(m[1], 16)) ?? 0 : 0;
     if (c) out.set(kind(m[2]), (out.get(kind(m[2])) ?? 0) + c);
   }
   return out;
 }
 if (n === 'range') {
   // node attr.cjs range CG: the lowest and highest address counted, for objdump.
-  const cost = counts(ops);
+  const cost = counts(process.argv[3]);
   const as = [...cost.keys()];
   console.log(`${Math.min(...as)} ${Math.max(...as) + 16}`);
 } else if (n === 'kinds') {
   // node attr.cjs kinds OPS CG1 CODE1 CG2 CODE2 NATIVE_CG NATIVE_DIS
   const [, , , , , , ncg, ndis] = process.argv.slice(2);
-  const a = v8Kinds(cg1, code1), b = v8Kinds(cg2, code2), nat = nativeKinds(ncg, ndis);
+  const a = kinds(cg1, code1, V8_LINE), b = kinds(cg2, code2, V8_LINE), nat = kinds(ncg, ndis, OBJDUMP_LINE);
   console.log(`  ${'kind'.padEnd(14)} ${'V8 Ir/op'.padStart(9)} ${'native'.padStart(9)} ${'V8 - native'.padStart(12)}`);
   for (const k of KINDS) {
     const w = ((b.get(k) ?? 0) - (a.get(k) ?? 0)) / Number(ops), x = (nat.get(k) ?? 0) / Number(ops);
