@@ -234,10 +234,33 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 ///
 /// So a child's `subtree_max_size` is one load with no branch, as in a descent's tests and
 /// every recompute of a node's value.
-#[derive(Clone, Debug)]
-pub struct Arena {
-    /// `nodes[0]` is the null object; handles reach `nodes[1..]`.
+///
+/// **Absolute handles** (`A`, the default in wasm: [`ABS`]). There a handle is the object's
+/// address in linear memory, so that V8 reaches a field in one access (`membase + handle +
+/// offset`) where a word offset costs a `lea` of `slab + 8 * handle` first, plus the slab's base
+/// reloaded after stores and kept in a register (session 35: 5–9 % of the replay's time in
+/// Node). Objects then must never move: the slab is a list of segments, each allocated once at
+/// its full capacity and never reallocated (a full one stays where it is and a new one, as
+/// large as all before it, takes the next blocks):
+///
+/// ```text
+///   segs[0]: [null][obj][obj]...      segs[1]: [obj]...[obj]      nodes: [obj]..[obj]  (spare)
+///   handle = address of the object: bit 0 free, NIL (odd) never one
+/// ```
+///
+/// A copy of the slab lies elsewhere, so [`Arena::clone_relocated`] gives the copy together with
+/// the map from old handles to new, which the owner applies to every handle it holds
+/// ([`crate::era::Vmap`]'s `Clone`); `Arena<true>` has no `Clone` of its own. `smax(NIL)` reads
+/// a static null object. The other arenas (maple-rfc's, which is not on a hot path and holds its
+/// handles in maple trees) keep word offsets: `Arena<false>`.
+#[derive(Debug)]
+pub struct Arena<const A: bool = ABS> {
+    /// `nodes[0]` is the null object; handles reach `nodes[1..]`. With absolute handles: the
+    /// current segment (`segs` holds the full ones), which never grows past its capacity.
     nodes: Vec<VmapArea>,
+    /// Absolute handles only: the earlier segments, full, in order (the first begins with the
+    /// null object); each still where it was allocated.
+    segs: Vec<Vec<VmapArea>>,
     /// `(nodes.len() - 1) * STRIDE + 1`: handles below it (and not 0) have their object in the
     /// slab.
     lim: u32,
@@ -247,6 +270,7 @@ pub struct Arena {
 
 /// The slab as [`Arena::mark`] found it.
 pub(crate) struct ArenaMark {
+    segs: usize,
     len: usize,
     lim: u32,
     next_id: u32,
@@ -260,22 +284,173 @@ const _: () = assert!(std::mem::offset_of!(VmapArea, word) == SMAX_WORD as usize
 const _: () = assert!(NIL as i32 as isize + SMAX_WORD == 0);
 const _: () = assert!(std::mem::offset_of!(VmapArea, va_start) == 0);
 
-impl Default for Arena {
+/// Whether an [`Arena`]'s handles are absolute addresses by default: in wasm32, whose addresses
+/// are `u32`s (natively they are 64-bit).
+pub(crate) const ABS: bool = cfg!(target_arch = "wasm32");
+
+/// The null object of absolute handles: what [`Arena::smax`] reads for `NIL`.
+static NULL_AREA: VmapArea = VmapArea::unlinked(0, 0, 0);
+
+/// Where a copy of an absolute-handle slab put each object ([`Arena::clone_relocated`]): per old
+/// segment its address, its length and the new address of its first object.
+pub(crate) struct Relocation {
+    map: Vec<(usize, usize, usize)>,
+}
+
+impl Relocation {
+    /// The handle in the copy of the object at `h`; `NIL` stays `NIL`, the colour bit stays.
+    pub(crate) fn map(&self, h: u32) -> u32 {
+        let (a, bit) = (h & !RB_BLACK, h & RB_BLACK);
+        if a == NIL {
+            return h;
+        }
+        for &(old, len, new) in &self.map {
+            let off = (a as usize).wrapping_sub(old);
+            if off < len * std::mem::size_of::<VmapArea>() {
+                return (new + off) as u32 | bit;
+            }
+        }
+        // Not an object of the slab, so not a handle (a freed object's stale word): as it is.
+        h
+    }
+}
+
+impl<const A: bool> Default for Arena<A> {
     fn default() -> Self {
-        Self::new()
+        Self::empty()
+    }
+}
+
+/// Word offsets are plain data: a copy's handles are the original's.
+impl Clone for Arena<false> {
+    fn clone(&self) -> Self {
+        Arena {
+            nodes: self.nodes.clone(),
+            segs: Vec::new(),
+            lim: self.lim,
+            free_slots: self.free_slots.clone(),
+            next_id: self.next_id,
+        }
     }
 }
 
 impl Arena {
     pub fn new() -> Self {
-        Arena { nodes: vec![VmapArea::unlinked(0, 0, 0)], lim: 1, free_slots: Vec::new(), next_id: 0 }
+        Self::empty()
+    }
+}
+
+impl<const A: bool> Arena<A> {
+    /// An empty arena of either kind of handle ([`Arena::new`]: the default kind).
+    pub(crate) fn empty() -> Self {
+        const { assert!(!A || usize::BITS == 32, "absolute handles are 32-bit addresses") };
+        let mut nodes = Vec::with_capacity(if A { 1 + BLOCK } else { 1 });
+        nodes.push(VmapArea::unlinked(0, 0, 0));
+        Arena { nodes, segs: Vec::new(), lim: 1, free_slots: Vec::new(), next_id: 0 }
+    }
+
+    /// A copy of the arena, and where its objects went: `None` with word offsets (the copy's
+    /// handles are the original's), else the map every holder of a handle must apply.
+    pub(crate) fn clone_relocated(&self) -> (Self, Option<Relocation>) {
+        let mut nodes = Vec::with_capacity(self.slots() + if A { BLOCK } else { 0 });
+        let mut map = Vec::new();
+        for s in self.segs.iter().chain(std::iter::once(&self.nodes)) {
+            map.push((s.as_ptr().expose_provenance(), s.len(), nodes.len()));
+            nodes.extend_from_slice(s);
+        }
+        let base = nodes.as_mut_ptr().expose_provenance();
+        for m in &mut map {
+            m.2 = base + m.2 * std::mem::size_of::<VmapArea>();
+        }
+        let mut a = Arena {
+            nodes,
+            segs: Vec::new(),
+            lim: self.lim,
+            free_slots: self.free_slots.clone(),
+            next_id: self.next_id,
+        };
+        if !A {
+            return (a, None);
+        }
+        let r = Relocation { map };
+        a.relocate_links(&|h| r.map(h));
+        (a, Some(r))
+    }
+
+    /// Map every handle the arena itself holds (its objects' links, its free slots) through
+    /// `f`, which maps `NIL` to `NIL`.
+    fn relocate_links(&mut self, f: &impl Fn(u32) -> u32) {
+        for h in &mut self.free_slots {
+            *h = f(*h);
+        }
+        for v in self.segs.iter_mut().flatten().chain(self.nodes.iter_mut()) {
+            v.parent_color = f(v.parent()) | (v.parent_color & RB_BLACK);
+            for l in [&mut v.left, &mut v.right, &mut v.prev, &mut v.next] {
+                *l = f(*l);
+            }
+        }
+    }
+
+    /// For the tests of [`crate::era::Vmap::relocate`] natively, where a copy's handles are the
+    /// original's: the objects in reverse order (the null object stays first), links and free
+    /// slots mapped; returns the map from old handles to new for the owner's handles.
+    #[cfg(test)]
+    pub(crate) fn reverse(&mut self) -> impl Fn(u32) -> u32 {
+        assert!(!A && self.segs.is_empty());
+        let n = self.nodes.len() as u32;
+        let f = move |h: u32| if h == NIL { NIL } else { (n - h / STRIDE) * STRIDE };
+        self.nodes[1..].reverse();
+        self.relocate_links(&f);
+        f
+    }
+
+    /// The object number of `i` (0 is the null object), if `i` is one of the slab's objects.
+    fn index_of(&self, i: u32) -> Option<usize> {
+        if !A {
+            return (i.is_multiple_of(STRIDE) && i < self.lim).then_some((i / STRIDE) as usize);
+        }
+        let mut before = 0;
+        for s in self.segs.iter().chain(std::iter::once(&self.nodes)) {
+            let off = (i as usize).wrapping_sub(s.as_ptr().expose_provenance());
+            if off < s.len() * std::mem::size_of::<VmapArea>() {
+                return off
+                    .is_multiple_of(std::mem::size_of::<VmapArea>())
+                    .then_some(before + off / std::mem::size_of::<VmapArea>());
+            }
+            before += s.len();
+        }
+        None
     }
 
     /// Whether `i` is a handle whose object is in the slab: not 0 (the null object), not `NIL`,
-    /// below `lim`. One compare.
+    /// below `lim`. One compare with word offsets; a walk of the segments with absolute handles
+    /// (only the checked accessors ask).
     #[inline(always)]
     fn in_slab(&self, i: u32) -> bool {
+        if A {
+            return self.index_of(i).is_some_and(|k| k != 0);
+        }
         i.wrapping_sub(1) < self.lim - 1
+    }
+
+    /// A handle as a word number, for tables keyed by handle ([`crate::busy_index`]): the
+    /// handle itself with word offsets, the address in words with absolute handles.
+    #[inline(always)]
+    pub(crate) fn word(&self, i: u32) -> u32 {
+        if A {
+            i >> 3
+        } else {
+            i
+        }
+    }
+    /// The handle of a [`Arena::word`].
+    #[inline(always)]
+    pub(crate) fn handle_of_word(&self, w: u32) -> u32 {
+        if A {
+            w << 3
+        } else {
+            w
+        }
     }
 
     /// `kmem_cache_alloc(vmap_area_cachep)`.
@@ -304,19 +479,35 @@ impl Arena {
     /// sets for every `j` (a linear `37 × b mod 256` would repeat every 256 blocks, k >= 16).
     #[cold]
     fn grow(&mut self) -> u32 {
-        let n = self.nodes.len();
+        let total = self.slots();
         // Handles are u32, `NIL` must stay above every one, and [`Arena::smax`] sign-extends
         // them: 2^31 / STRIDE objects would be 17 GiB, so this cannot happen before memory runs
-        // out.
-        assert!(n + BLOCK < (i32::MAX as u32 / STRIDE) as usize - 1, "vmap_area arena full");
+        // out. (Absolute handles are wasm32 addresses: u32 by nature, and 8-aligned, so never
+        // the odd `NIL`.)
+        assert!(A || total + BLOCK < (i32::MAX as u32 / STRIDE) as usize - 1, "vmap_area arena full");
+        if A && self.nodes.capacity() - self.nodes.len() < BLOCK {
+            // The segment is full: it stays where it is, and a new one as large as the whole
+            // slab so far takes the next blocks.
+            let next = Vec::with_capacity(total.max(BLOCK));
+            self.segs.push(std::mem::replace(&mut self.nodes, next));
+        }
+        let n = self.nodes.len();
         let blank = VmapArea::unlinked(0, 0, 0);
+        let before = self.nodes.as_ptr();
         self.nodes.resize(n + BLOCK, blank);
+        debug_assert!(!A || self.nodes.as_ptr() == before, "a segment moved");
         self.lim = (n + BLOCK - 1) as u32 * STRIDE + 1;
-        let rot = ((n / BLOCK) as u32).wrapping_mul(0x9e37_79b9) as usize >> 24;
+        let rot = ((total / BLOCK) as u32).wrapping_mul(0x9e37_79b9) as usize >> 24;
         const _: () = assert!(BLOCK == 1 << 8);
         self.free_slots.reserve(BLOCK);
+        let base = self.nodes.as_mut_ptr().expose_provenance();
         for j in (0..BLOCK).rev() {
-            self.free_slots.push((n + (j + rot) % BLOCK) as u32 * STRIDE);
+            let k = n + (j + rot) % BLOCK;
+            self.free_slots.push(if A {
+                (base + k * std::mem::size_of::<VmapArea>()) as u32
+            } else {
+                k as u32 * STRIDE
+            });
         }
         self.free_slots.pop().unwrap_or(NIL)
     }
@@ -326,6 +517,7 @@ impl Arena {
     /// already handed out are not saved: the caller saves those it lets change.
     pub(crate) fn mark(&mut self) -> ArenaMark {
         ArenaMark {
+            segs: self.segs.len(),
             len: self.nodes.len(),
             lim: self.lim,
             next_id: self.next_id,
@@ -336,6 +528,11 @@ impl Arena {
     /// Back to the slab of `m`: the objects allocated since are gone, and so are the handles
     /// released since (their objects are the caller's to put back).
     pub(crate) fn rewind(&mut self, m: ArenaMark) {
+        if self.segs.len() > m.segs {
+            // Segments added since go; the one that was current is current again.
+            self.nodes = self.segs.swap_remove(m.segs);
+            self.segs.truncate(m.segs);
+        }
         self.nodes.truncate(m.len);
         self.lim = m.lim;
         self.next_id = m.next_id;
@@ -388,6 +585,12 @@ impl Arena {
     /// level in `find_va_links`.)
     #[inline(always)]
     unsafe fn slot(&self, i: u32) -> &VmapArea {
+        if A {
+            debug_assert!(self.in_slab(i), "handle {i:#x} is not one of the slab's objects");
+            // SAFETY: `i` is the address of one of the slab's objects, exposed when its
+            // segment was allocated; segments never move.
+            return unsafe { &*std::ptr::with_exposed_provenance::<VmapArea>(i as usize) };
+        }
         debug_assert!(i < self.lim, "handle {i:#x} outside the slab (below {:#x})", self.lim);
         debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
         unsafe { &*self.nodes.as_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
@@ -418,6 +621,11 @@ impl Arena {
     /// `i < lim`, as for [`Arena::slot`].
     #[inline(always)]
     unsafe fn slot_mut(&mut self, i: u32) -> &mut VmapArea {
+        if A {
+            debug_assert!(self.in_slab(i), "handle {i:#x} is not one of the slab's objects");
+            // SAFETY: as in `slot`; `&mut self` makes it the only reference into the slab.
+            return unsafe { &mut *std::ptr::with_exposed_provenance_mut::<VmapArea>(i as usize) };
+        }
         debug_assert!(i < self.lim, "handle {i:#x} outside the slab (below {:#x})", self.lim);
         debug_assert!(i.is_multiple_of(STRIDE), "handle {i} is not one the arena gave out");
         unsafe { &mut *self.nodes.as_mut_ptr().cast::<u64>().add(i as usize).cast::<VmapArea>() }
@@ -459,7 +667,7 @@ impl Arena {
 
     /// Objects handed out so far, freed ones included.
     pub(crate) fn slots(&self) -> usize {
-        self.nodes.len()
+        self.segs.iter().map(Vec::len).sum::<usize>() + self.nodes.len()
     }
 
     /// Clear the tree and list links of an area that has left its containers (the state
@@ -481,6 +689,12 @@ impl Arena {
         if !UNCHECKED && i != NIL {
             return self.area(i).subtree_max_size();
         }
+        if A {
+            let p =
+                if i == NIL { &raw const NULL_AREA } else { std::ptr::with_exposed_provenance::<VmapArea>(i as usize) };
+            // SAFETY: the static null object, or an object of the slab (as in `slot`).
+            return unsafe { (*p).word };
+        }
         // Word `i + 2` of the slab, `i` sign-extended: `NIL` reaches word 0.
         let w = (i as i32 as isize + SMAX_WORD) as usize;
         debug_assert!(i == NIL || (w as u32) < self.lim + SMAX_WORD as u32);
@@ -492,7 +706,7 @@ impl Arena {
 
     /// Objects currently allocated (in some container).
     pub fn live(&self) -> usize {
-        self.nodes.len() - 1 - self.free_slots.len()
+        self.slots() - 1 - self.free_slots.len()
     }
 
     /// The view identity of the object at `i`, `None` for `NIL`.
@@ -536,6 +750,15 @@ impl Default for VaTree {
 }
 
 impl VaTree {
+    /// Map every handle the tree holds outside its objects (see [`crate::era::Vmap::relocate`]).
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        self.root = f(self.root);
+        self.first = f(self.first);
+        self.last = f(self.last);
+        self.gap = self.gap.map(|(p, n)| (f(p), f(n)));
+        self.low.relocate(f);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.root == NIL
     }

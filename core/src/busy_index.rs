@@ -17,7 +17,7 @@
 //!     ^ x's probe went past g and g+1: passed[g] and passed[g+1] count it
 //! ```
 //!
-//! A slot holds the handle of the area, not its address (the key is read from the area
+//! A slot holds the handle of the area in words ([`Arena::word`]), not its start (the key is read from the area
 //! itself, which the caller needs next anyway), plus 6 more bits of the hash, so that a probe
 //! reads one area in the usual case and the slots of a group are compared all at once. Each
 //! group counts the entries whose probe went past it (`passed`, the overflow counts of
@@ -39,8 +39,8 @@
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept
 //! exact by [`BusyIndex::insert`]/[`BusyIndex::remove`] at the two places an area enters and
-//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more (past 5.5 million objects)
-//! is not indexed. So a hit is an answer and a miss only means "ask the tree".
+//! leaves a busy tree), but an area whose handle is 2^25 - 1 or more in words (past 5.5 million
+//! objects; in wasm, where a handle is an address, at 256 MiB and up) is not indexed. So a hit is an answer and a miss only means "ask the tree".
 
 use std::cell::Cell;
 
@@ -48,7 +48,8 @@ use crate::area::{Arena, NIL};
 
 const TAG_BITS: u32 = 7;
 const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
-/// Handles past this are not indexed (past 5.5 million objects, 268 MB of them).
+/// Handles whose [`Arena::word`] is past this are not indexed: past 5.5 million objects (268 MB
+/// of them) with word offsets; in wasm, whose handles are addresses, objects at 256 MiB and up.
 const MAX_HANDLE: u32 = (u32::MAX >> TAG_BITS) - 1;
 const EMPTY: u32 = 0;
 /// Slots per group.
@@ -100,8 +101,8 @@ impl Default for BusyIndex {
 }
 
 #[inline(always)]
-fn handle_of(s: u32) -> u32 {
-    (s >> TAG_BITS) - 1
+fn handle_of(a: &Arena, s: u32) -> u32 {
+    a.handle_of_word((s >> TAG_BITS) - 1)
 }
 
 /// The slots of a group that pass a test: bits `2i` and `2i + 1` set for slot `i` (the form one
@@ -262,7 +263,7 @@ impl BusyIndex {
         let m = mask(grp, TAG_MASK, tag);
         if m.any() {
             let i = m.first();
-            let h = handle_of(grp[i]);
+            let h = handle_of(a, grp[i]);
             if a.try_get(h).is_some_and(|v| v.va_start == key) {
                 if MARK {
                     self.last.set(home * GROUP + i);
@@ -287,7 +288,7 @@ impl BusyIndex {
             let mut m = mask(grp, TAG_MASK, tag);
             while m.any() {
                 let i = m.first();
-                let h = handle_of(grp[i]);
+                let h = handle_of(a, grp[i]);
                 if a.try_get(h).is_some_and(|v| v.va_start == key) {
                     // Only an entry in its home group is removed by its slot alone.
                     if g == home {
@@ -311,6 +312,7 @@ impl BusyIndex {
     #[cfg_attr(inline_search, inline(always))]
     #[cfg_attr(not(inline_search), inline(never))]
     pub(crate) fn insert(&mut self, a: &Arena, key: u64, h: u32) {
+        let h = a.word(h);
         if h > MAX_HANDLE {
             return;
         }
@@ -375,6 +377,7 @@ impl BusyIndex {
     #[cfg_attr(not(inline_search), inline(never))]
     fn remove_probe(&mut self, a: &Arena, key: u64, h: u32) {
         let groups = self.groups.len();
+        let h = a.word(h);
         if h > MAX_HANDLE {
             return;
         }
@@ -427,6 +430,26 @@ impl BusyIndex {
     /// Rebuild for `n` entries at a load of about `pct` % (inside the bounds 1/2 and 4/5).
     #[cold]
     fn resize(&mut self, a: &Arena, n: usize, pct: usize) {
+        self.rebuild(a, n, pct, &|h| h);
+    }
+
+    /// Map every indexed handle through `f` (a copy of the arena lies elsewhere: see
+    /// [`crate::era::Vmap::relocate`]; `a` is the copy). In place when every mapped handle still
+    /// fits a slot (an entry's group and tag depend on its key alone), else rebuilt without
+    /// those that do not.
+    pub(crate) fn relocate(&mut self, a: &Arena, f: &impl Fn(u32) -> u32) {
+        self.last_h.set(NIL);
+        let fits = |s: u32| a.word(f(handle_of(a, s))) <= MAX_HANDLE;
+        if self.groups.iter().flat_map(|g| g.0).all(|s| s == EMPTY || fits(s)) {
+            for s in self.groups.iter_mut().flat_map(|g| g.0.iter_mut()).filter(|s| **s != EMPTY) {
+                *s = ((a.word(f(handle_of(a, *s))) + 1) << TAG_BITS) | (*s & TAG_MASK);
+            }
+        } else {
+            self.rebuild(a, self.len, 64, f);
+        }
+    }
+
+    fn rebuild(&mut self, a: &Arena, n: usize, pct: usize, f: &impl Fn(u32) -> u32) {
         // n / load slots, rounded to whole groups without leaving [1/2, 4/5].
         let mut groups = (n * 100 / pct / GROUP).max(MIN_GROUPS);
         if n * 5 > groups * GROUP * 4 {
@@ -441,17 +464,17 @@ impl BusyIndex {
         self.shrink_below = if groups > MIN_GROUPS { groups * GROUP / 2 } else { 0 };
         for s in old.iter().flat_map(|g| g.0) {
             if s != EMPTY {
-                let h = handle_of(s);
-                if let Some(v) = a.try_get(h) {
-                    self.place(v.va_start, h);
+                let h = f(handle_of(a, s));
+                if let Some(v) = a.try_get(h).filter(|_| a.word(h) <= MAX_HANDLE) {
+                    self.place(v.va_start, a.word(h));
                 }
             }
         }
     }
 
     /// Every indexed handle (for the invariant checks).
-    pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
-        self.groups.iter().flat_map(|g| g.0).filter(|&s| s != EMPTY).map(handle_of)
+    pub fn handles<'a>(&'a self, a: &'a Arena) -> impl Iterator<Item = u32> + 'a {
+        self.groups.iter().flat_map(|g| g.0).filter(|&s| s != EMPTY).map(move |s| handle_of(a, s))
     }
 
     /// Every entry carries its key's tag, and each group's `passed` count is the number of
@@ -469,7 +492,7 @@ impl BusyIndex {
                 continue;
             }
             n += 1;
-            let Some(v) = a.try_area(handle_of(s)) else {
+            let Some(v) = a.try_area(handle_of(a, s)) else {
                 return Err(format!("busy index slot {pos} names no object"));
             };
             let (mut g, tag) = Self::hash(v.va_start, groups);

@@ -267,6 +267,7 @@ fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
 
 /// The incremental check's part of [`check_lowest_fit`]: each memo against the search alone,
 /// O(log n) a memo. (That the search finds the lowest block that fits is the full check's.)
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub(crate) fn check_lowest_fit_by_search(v: &Vmap) -> Result<(), String> {
     for (size, vstart, node, key, _) in v.free.low.states() {
         let agrees = |found: u32| {
@@ -305,7 +306,7 @@ fn check_busy_index(v: &Vmap) -> Result<(), String> {
     for node in &v.nodes {
         busy.extend(node.busy.iter(a).map(|(h, _)| h));
     }
-    for h in v.busy_index.handles() {
+    for h in v.busy_index.handles(a) {
         if !busy.contains(&h) {
             return Err(format!("busy index names an area that is not busy (handle {h})"));
         }

@@ -222,6 +222,14 @@ const STRIKES: u8 = 4;
 const REST: u16 = 256;
 
 impl LowestFits {
+    /// Map the remembered blocks' handles (see [`crate::era::Vmap::relocate`]).
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        for m in &mut self.memo {
+            m.node = f(m.node);
+            m.pred = f(m.pred);
+        }
+    }
+
     pub(crate) const NONE: LowestFits = LowestFits { memo: [LowestFit::NONE; 2], strikes: 0, rest: 0 };
 
     /// The remembered lowest fit of `(size, vstart)` with `align == 1`, when known.

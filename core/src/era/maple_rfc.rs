@@ -134,7 +134,7 @@ pub struct RfcStructure {
 #[derive(Clone)]
 pub struct MapleRfc {
     /// `struct vmap_area` objects (48 bytes in the RFC; the model's are larger).
-    pub(crate) arena: Arena,
+    pub(crate) arena: Arena<false>,
     /// `occupied_vmap_area_mt`: authoritative for allocation.
     pub(crate) occupied: MapleTree,
     /// `free_vmap_area_mt`: built at init, clipped by early allocations and pcpu only (stale).
@@ -319,7 +319,7 @@ impl MapleRfc {
     pub fn free_mt(&self) -> &MapleTree {
         &self.free_mt
     }
-    pub fn arena(&self) -> &Arena {
+    pub fn arena(&self) -> &Arena<false> {
         &self.arena
     }
     pub fn nodes(&self) -> &[RfcNode] {
@@ -336,7 +336,7 @@ impl MapleRfc {
 
     pub fn new() -> Self {
         MapleRfc {
-            arena: Arena::new(),
+            arena: Arena::empty(),
             occupied: MapleTree::new(true),
             free_mt: MapleTree::new(true),
             next_block: 0,

@@ -65,7 +65,7 @@ pub struct VmapNode {
 }
 
 /// The whole simulated allocator.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Vmap {
     pub(crate) profile: Profile,
     pub(crate) arena: Arena,
@@ -259,7 +259,80 @@ impl Vmap {
     }
 }
 
+/// A copy whose handles reach its own objects: with absolute handles (wasm) the copy's slab lies
+/// elsewhere, so every handle the copy holds is mapped to its new address ([`Vmap::relocate`]).
+impl Clone for Vmap {
+    fn clone(&self) -> Self {
+        let (arena, reloc) = self.arena.clone_relocated();
+        let mut v = Vmap {
+            profile: self.profile,
+            arena,
+            free: self.free,
+            nodes: self.nodes.clone(),
+            lazy_list: self.lazy_list.clone(),
+            purge_tree: self.purge_tree,
+            vmap_lazy_nr: self.vmap_lazy_nr,
+            cpus: self.cpus,
+            online: self.online,
+            defer_drain: self.defer_drain,
+            held: self.held.clone(),
+            purge: self.purge.clone(),
+            oracle_log: self.oracle_log.clone(),
+            cpu: self.cpu,
+            zone_size: self.zone_size,
+            space: self.space,
+            initialized: self.initialized,
+            free_vmap_cache: self.free_vmap_cache,
+            cached_hole_size: self.cached_hole_size,
+            cached_vstart: self.cached_vstart,
+            cached_align: self.cached_align,
+            vmap_area_pcpu_hole: self.vmap_area_pcpu_hole,
+            rfc: self.rfc.clone(),
+            busy_index: self.busy_index.clone(),
+            busy_link_hints: self.busy_link_hints,
+        };
+        if let Some(r) = reloc {
+            v.relocate(&|h| r.map(h));
+        }
+        v
+    }
+}
+
 impl Vmap {
+    /// Map every handle held outside the slab through `f` (the links inside it are the arena's
+    /// to map): the trees, lists, pools, the purge under way, the 5.1 cache and the busy index.
+    /// maple-rfc's allocator keeps its own arena, of word offsets, and is left alone.
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        let list = |l: &mut [u32]| l.iter_mut().for_each(|h| *h = f(*h));
+        self.free.relocate(f);
+        self.purge_tree.relocate(f);
+        for n in &mut self.nodes {
+            n.busy.relocate(f);
+            n.lazy.relocate(f);
+            for p in &mut n.pools {
+                p.iter_mut().for_each(|h| *h = f(*h));
+            }
+        }
+        list(&mut self.lazy_list);
+        list(&mut self.held);
+        if let Some(p) = self.purge.as_mut() {
+            p.lists.iter_mut().for_each(|l| list(l));
+            list(&mut p.local);
+        }
+        self.free_vmap_cache = f(self.free_vmap_cache);
+        self.busy_index.relocate(&self.arena, f);
+    }
+
+    /// A copy whose objects lie in reverse order, every handle mapped: natively a copy's handles
+    /// are the original's, so the tests check [`Vmap::relocate`] with this one.
+    #[cfg(test)]
+    pub(crate) fn clone_reversed(&self) -> Vmap {
+        let mut v = self.clone();
+        let f = v.arena.reverse();
+        v.relocate(&f);
+        v
+    }
+
     pub fn new(profile: Profile) -> Self {
         Vmap {
             profile,

@@ -14,3 +14,4 @@ mod lowest_fit;
 mod node_id;
 mod propagate_shortcut;
 mod rbtree_cases;
+mod relocate;
