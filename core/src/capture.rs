@@ -638,11 +638,13 @@ struct Pass<'p, 'a> {
     learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
-    /// Space shown free but held: [start, end) and the model's handle.
-    held: Vec<(u64, u64, u32, usize)>,
-    /// Held blocks of unknown layout (what is left of them): [start, end), the model's handle,
-    /// the line that showed the block.
-    blocks: Vec<(u64, u64, u32, usize)>,
+    /// Space shown free but held: [start, end) and the line that showed it. (Not the model's
+    /// handle: a trial copy of the model that is adopted has its objects elsewhere in wasm, so
+    /// the model finds held space by its start: [`Vmap::release_held_at`].)
+    held: Vec<(u64, u64, usize)>,
+    /// Held blocks of unknown layout (what is left of them): [start, end), the line that
+    /// showed the block.
+    blocks: Vec<(u64, u64, usize)>,
     /// The entries each pool (node, index) kept at the last purge's decay, head first, before
     /// the purge pooled its own in front of them; the line of that purge.
     kept: BTreeMap<(u32, usize), Vec<u64>>,
@@ -874,9 +876,9 @@ fn run_pass(
         if learnt.bad_held.contains(&line) {
             continue;
         }
-        if let Some(va) = vmap.hold_free(s, e) {
+        if vmap.hold_free(s, e).is_some() {
             take_untouched(&mut untouched, s, e);
-            held.push((s, e, va, line));
+            held.push((s, e, line));
             report.resolved_held_free += 1;
         }
     }
@@ -890,7 +892,7 @@ fn run_pass(
             take_untouched(&mut untouched, s, e);
             report.resolved_held_blocks += 1;
         }
-        blocks.extend(pieces.into_iter().map(|(a, b, va)| (a, b, va, line)));
+        blocks.extend(pieces.into_iter().map(|(a, b, _)| (a, b, line)));
     }
 
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
@@ -1170,11 +1172,11 @@ impl Pass<'_, '_> {
         let mut piece = None;
         let mut released_from = None;
         let was_exact = !self.diverged;
-        if let Some(i) = self.held.iter().position(|&(a, b, _, _)| a < x + size && x < b) {
+        if let Some(i) = self.held.iter().position(|&(a, b, _)| a < x + size && x < b) {
             // Held space the kernel now allocates: a pool entry from before the capture that
             // its pool gave, or that a decay gave back to the free tree. Free again here.
-            let (a, b, va, from) = self.held.remove(i);
-            self.vmap.release_held(va);
+            let (a, b, from) = self.held.remove(i);
+            self.vmap.release_held_at(a);
             add_untouched(&mut self.untouched, a, b);
             released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
@@ -1333,9 +1335,9 @@ impl Pass<'_, '_> {
             (!runs.is_empty()).then_some((p, runs))
         })?;
         let mut what = String::new();
-        for &(y, va) in &runs {
+        for &(y, _) in &runs {
             take_untouched(&mut self.untouched, y, y + size);
-            self.held.push((y, y + size, va, line));
+            self.held.push((y, y + size, line));
             self.learnt.held.push((y, y + size, line));
             self.report.resolved_held_free += 1;
             let _ = write!(what, "{}[{y:#x}, {:#x})", if what.is_empty() { "" } else { ", " }, y + size);
@@ -1387,9 +1389,9 @@ impl Pass<'_, '_> {
     /// Record blocks held whole, found at `line`; their list for a message.
     fn commit_blocks(&mut self, found: &[(u64, u64, u32)], line: usize) -> String {
         let mut what = String::new();
-        for &(s, e, va) in found {
+        for &(s, e, _) in found {
             take_untouched(&mut self.untouched, s, e);
-            self.blocks.push((s, e, va, line));
+            self.blocks.push((s, e, line));
             self.learnt.blocks.push((s, e, line));
             self.report.resolved_held_blocks += 1;
             let _ = write!(what, "{}[{s:#x}, {e:#x})", if what.is_empty() { "" } else { ", " });
@@ -1413,7 +1415,7 @@ impl Pass<'_, '_> {
             return None;
         }
         // A pool entry from before the capture lies in space untouched since: in held blocks only.
-        let inside = self.blocks.iter().any(|&(a, b, _, _)| a <= x && end <= b);
+        let inside = self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b);
         let pool = pred.node.filter(|&n| {
             inside
                 && size <= 256 * PAGE_SIZE
@@ -1558,7 +1560,7 @@ impl Pass<'_, '_> {
         let mut at = x;
         let mut held = false;
         while at < end {
-            if let Some(&(_, b, _, _)) = self.blocks.iter().find(|&&(a, b, _, _)| a <= at && at < b) {
+            if let Some(&(_, b, _)) = self.blocks.iter().find(|&&(a, b, _)| a <= at && at < b) {
                 held = true;
                 at = b;
             } else if let Place::Free { end: fe, .. } = self.vmap.locate(at) {
@@ -1574,15 +1576,13 @@ impl Pass<'_, '_> {
     /// the kernel allocated there. The first block met (its start, end, line), if any.
     fn unhold_blocks(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
         let mut first = None;
-        while let Some(i) = self.blocks.iter().position(|&(a, b, _, _)| a < end && x < b) {
-            let (a, b, va, from) = self.blocks.remove(i);
+        while let Some(i) = self.blocks.iter().position(|&(a, b, _)| a < end && x < b) {
+            let (a, b, from) = self.blocks.remove(i);
             first.get_or_insert((a, b, from));
-            self.vmap.release_held(va);
+            self.vmap.release_held_at(a);
             for (s, t) in [(a, x.max(a)), (end.min(b), b)] {
-                if t > s {
-                    if let Some(v) = self.vmap.hold_free(s, t) {
-                        self.blocks.push((s, t, v, from));
-                    }
+                if t > s && self.vmap.hold_free(s, t).is_some() {
+                    self.blocks.push((s, t, from));
                 }
             }
         }

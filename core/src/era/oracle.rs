@@ -387,6 +387,18 @@ impl Vmap {
         self.give_back(va);
     }
 
+    /// [`Vmap::release_held`] of the held space that starts at `start`, if any: for a caller
+    /// that keeps starts, not handles (a copy of the model has its objects elsewhere in wasm,
+    /// where handles are addresses).
+    pub fn release_held_at(&mut self, start: u64) -> bool {
+        let a = &self.arena;
+        let Some(va) = self.held.iter().copied().find(|&h| a.get(h).va_start == start) else {
+            return false;
+        };
+        self.release_held(va);
+        true
+    }
+
     /// Space out of every tree and pool back to the free tree, merged with its neighbours.
     fn give_back(&mut self, va: u32) {
         self.held.retain(|&h| h != va);

@@ -60,20 +60,24 @@ fn propagate_grown_and_shrunk_write_and_report_what_the_full_recompute_does() {
             a.at(i).va_start = end - new_size.min(end - (end >> 20 << 20));
         }
         let now = a.get(i).size();
-        let (mut a2, t2) = (a.clone(), t);
+        // A copy of the slab (its handles mapped where they are addresses: wasm).
+        let (mut a2, reloc) = a.clone_relocated();
+        let m = |h: u32| reloc.as_ref().map_or(h, |r| r.map(h));
+        let mut t2 = t;
+        t2.relocate(&m);
 
         let mut full = Recorder::default();
         augment_tree_propagate_from(&mut a, &t, i, &mut full);
         let mut quick = Recorder::default();
         if now >= old_size {
-            augment_tree_propagate_grown(&mut a2, &t2, i, &mut quick);
+            augment_tree_propagate_grown(&mut a2, &t2, m(i), &mut quick);
         } else {
-            augment_tree_propagate_shrunk(&mut a2, &t2, i, old_size, &mut quick);
+            augment_tree_propagate_shrunk(&mut a2, &t2, m(i), old_size, &mut quick);
         }
 
         assert_eq!(quick.events, full.events, "round {round}: the events differ");
         for &h in &handles {
-            assert_eq!(a2.get(h).subtree_max_size(), a.get(h).subtree_max_size(), "round {round}: a value differs");
+            assert_eq!(a2.get(m(h)).subtree_max_size(), a.get(h).subtree_max_size(), "round {round}: a value differs");
         }
         check_tree(&a2, &t2, true, "after").unwrap();
 
