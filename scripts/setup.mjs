@@ -11,6 +11,7 @@ import { ROOT, SetupError, capture, fail, green, mustRun, say, warn, works } fro
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WASM_TARGET = 'wasm32-unknown-unknown';
+export const WASI_TARGET = 'wasm32-wasip1';
 const ok = (s) => `${s}: ${green('ok')}`;
 
 function checkNode() {
@@ -65,13 +66,16 @@ async function rust({ checks }) {
 
   const hasRustup = works('rustup');
   const targets = hasRustup ? (capture('rustup', ['target', 'list', '--installed']) ?? '') : '';
-  if (targets.split(/\s+/).includes(WASM_TARGET)) {
-    say(ok(`Rust target ${WASM_TARGET}`));
-  } else if (hasRustup) {
-    say(`adding the Rust target ${WASM_TARGET}`);
-    await mustRun(`rustup target add ${WASM_TARGET}`, 'rustup', ['target', 'add', WASM_TARGET]);
-  } else {
-    warn(`rustup not found: cannot check that the ${WASM_TARGET} target is installed`);
+  // The checks also run the core's tests on WASI (scripts/test-wasi.mjs).
+  for (const target of checks ? [WASM_TARGET, WASI_TARGET] : [WASM_TARGET]) {
+    if (targets.split(/\s+/).includes(target)) {
+      say(ok(`Rust target ${target}`));
+    } else if (hasRustup) {
+      say(`adding the Rust target ${target}`);
+      await mustRun(`rustup target add ${target}`, 'rustup', ['target', 'add', target]);
+    } else {
+      warn(`rustup not found: cannot check that the ${target} target is installed`);
+    }
   }
 
   if (checks) {

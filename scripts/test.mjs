@@ -2,6 +2,7 @@
 // keep going after a failure, and end with one line `N passed, N failed`.
 import { bold, fail, freePort, green, red, run, say, seconds, SetupError } from './lib.mjs';
 import { chromium, setup } from './setup.mjs';
+import { testWasi } from './test-wasi.mjs';
 import { buildWasm } from './wasm.mjs';
 
 const cmd = (bin, ...args) => () => run(bin, args);
@@ -24,6 +25,8 @@ function steps(ports) {
       name: 'cargo test -p vmapviz-core (debug assertions)',
       go: cmd('cargo', 'test', '-p', 'vmapviz-core', '--lib', '--test', 'fuzz', '--test', 'conformance'),
     },
+    // The core as the page runs it, where an arena handle is an address (scripts/test-wasi.mjs).
+    { name: 'cargo test -p vmapviz-core on wasm32-wasip1 (Node WASI)', go: testWasi },
     {
       name: 'wasm build (wasm-pack, release)',
       go: () =>

@@ -404,6 +404,23 @@ impl<const A: bool> Arena<A> {
         f
     }
 
+    /// A dense number for handle `i`, below [`Arena::dense_len`], for tables keyed by handle
+    /// ([`crate::check_inc`]): half the word offset (handles are even; no division), or with
+    /// absolute handles the object number (a walk of the segments); past the table for a handle
+    /// the slab does not hold.
+    #[inline]
+    pub(crate) fn dense(&self, i: u32) -> usize {
+        if A {
+            self.index_of(i).unwrap_or(usize::MAX)
+        } else {
+            (i >> 1) as usize
+        }
+    }
+    /// The size a table keyed by [`Arena::dense`] needs.
+    pub(crate) fn dense_len(&self) -> usize {
+        self.slots() * if A { 1 } else { (STRIDE / 2) as usize }
+    }
+
     /// The object number of `i` (0 is the null object), if `i` is one of the slab's objects.
     fn index_of(&self, i: u32) -> Option<usize> {
         if !A {
@@ -895,7 +912,9 @@ pub struct AreaInfo {
     pub va_end: Addr,
 }
 
-#[cfg(test)]
+/// The word-offset layout (handles, cache sets); absolute handles have `raw_tests::relocate` and
+/// the whole suite on wasm32-wasip1 (scripts/test-wasi.mjs).
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::{Arena, NIL, STRIDE, UNCHECKED, UNIT};
 

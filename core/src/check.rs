@@ -267,7 +267,6 @@ fn check_lowest_fit(v: &Vmap, free: &[u32]) -> Result<(), String> {
 
 /// The incremental check's part of [`check_lowest_fit`]: each memo against the search alone,
 /// O(log n) a memo. (That the search finds the lowest block that fits is the full check's.)
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub(crate) fn check_lowest_fit_by_search(v: &Vmap) -> Result<(), String> {
     for (size, vstart, node, key, _) in v.free.low.states() {
         let agrees = |found: u32| {

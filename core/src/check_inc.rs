@@ -40,7 +40,7 @@
 //! ([`crate::maple::MapleTree::validate_ranges`]) and the lazy count; anything else (purge,
 //! pcpu, early, settings) gets the full check.
 
-use crate::area::{Arena, VaTree, F_LAZY, NIL, STRIDE};
+use crate::area::{Arena, VaTree, F_LAZY, NIL};
 use crate::check::check_invariants;
 use crate::era::Vmap;
 use crate::events::{Event, IndexView, Observer};
@@ -86,8 +86,9 @@ impl TreeId {
     }
 }
 
-/// What the check keeps per arena slot (index = handle / 2: handles are even, so the table
-/// has [`STRIDE`] / 2 entries per object, of which one is used, and no division is made).
+/// What the check keeps per arena slot (index [`Arena::dense`]: natively handle / 2, handles
+/// being even, so the table has `STRIDE / 2` entries per object, of which one is used, and no
+/// division is made; in wasm the object's number).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     /// The operation whose membership climb last passed it (so it is on the region's paths),
@@ -105,8 +106,8 @@ const NO_TREE: u16 = u16::MAX;
 const BLANK: Slot = Slot { op: 0, tree: NO_TREE, bh: BH_UNKNOWN, lazy: 0 };
 
 #[inline(always)]
-fn ix(h: u32) -> usize {
-    (h >> 1) as usize
+fn ix(a: &Arena, h: u32) -> usize {
+    a.dense(h)
 }
 
 /// Collects what an operation touched (as an [`Observer`]) and checks it ([`IncrementalCheck::after_op`]).
@@ -304,7 +305,7 @@ impl IncrementalCheck {
 
     /// The per-slot table covers every handle of the arena.
     fn grow(&mut self, a: &Arena) {
-        let n = a.slots() * (STRIDE / 2) as usize;
+        let n = a.dense_len();
         if self.slots.len() < n {
             self.slots.resize(n, BLANK);
         }
@@ -325,7 +326,7 @@ impl IncrementalCheck {
         self.grow(a);
         let add = |s: &mut Self, h: u32| {
             let p = a.area(h).size() >> PAGE_SHIFT;
-            s.slots[ix(h)].lazy = p + 1;
+            s.slots[ix(a, h)].lazy = p + 1;
             s.lazy_sum += p;
             s.lazy_count += 1;
         };
@@ -392,7 +393,7 @@ impl IncrementalCheck {
         let mut found = NO_TREE;
         for _ in 0..MAX_DEPTH {
             let Some(x) = a.try_area(r) else { break };
-            let s = &self.slots[ix(r)];
+            let s = &self.slots[ix(a, r)];
             if s.op == self.op_gen {
                 found = s.tree;
                 break;
@@ -409,7 +410,7 @@ impl IncrementalCheck {
             }
         }
         for &n in &self.path[start..] {
-            let s = &mut self.slots[ix(n)];
+            let s = &mut self.slots[ix(a, n)];
             (s.op, s.tree) = (self.op_gen, found);
         }
         if self.path.len() > start {
@@ -497,7 +498,7 @@ impl IncrementalCheck {
         // A split purge's areas are in no tree and still lazy (`Vmap::purge_upto`).
         let purging = m.is_none() && v.purge_taken_areas().any(|p| p == h);
         let lazy = marked || purging || matches!(m, Some(TreeId::Lazy(_) | TreeId::Purge));
-        let slot = &mut self.slots[ix(h)];
+        let slot = &mut self.slots[ix(a, h)];
         if slot.lazy != 0 {
             self.lazy_sum -= slot.lazy - 1;
             self.lazy_count -= 1;
@@ -596,7 +597,7 @@ impl IncrementalCheck {
         let (mut tk, mut tree) = (NO_TREE, &v.free);
         for i in 0..self.path.len() {
             let n = self.path[i];
-            let k = self.slots[ix(n)].tree;
+            let k = self.slots[ix(a, n)].tree;
             if k == NO_TREE {
                 continue;
             }
@@ -605,7 +606,7 @@ impl IncrementalCheck {
             }
             let x = a.area(n);
             for c in [x.left, x.right] {
-                if c != NIL && a.try_area(c).is_none_or(|_| self.slots[ix(c)].op != self.op_gen) {
+                if c != NIL && a.try_area(c).is_none_or(|_| self.slots[ix(a, c)].op != self.op_gen) {
                     self.node(a, tree, c, k)?;
                 }
             }
@@ -615,7 +616,7 @@ impl IncrementalCheck {
             let start = self.climbs[c];
             for i in start..end {
                 let n = self.path[i];
-                let k = self.slots[ix(n)].tree;
+                let k = self.slots[ix(a, n)].tree;
                 if k != NO_TREE {
                     if k != tk {
                         (tk, tree) = (k, Self::tree_at(v, k));
@@ -685,7 +686,7 @@ impl IncrementalCheck {
     fn node(&mut self, a: &Arena, tree: &VaTree, n: u32, k: u16) -> Result<(), String> {
         match fast_node(a, &self.slots, tree, n, k == 0) {
             Some(b) => {
-                self.slots[ix(n)].bh = b;
+                self.slots[ix(a, n)].bh = b;
                 Ok(())
             }
             None => Err(node_error(a, tree, n, k == 0, Self::what(k))),
@@ -793,7 +794,7 @@ fn cached_bh(a: &Arena, slots: &[Slot], n: u32) -> u8 {
     if n == NIL {
         return 0;
     }
-    match slots.get(ix(n)) {
+    match slots.get(ix(a, n)) {
         Some(s) if s.bh != BH_UNKNOWN => s.bh,
         _ => descent_bh(a, n),
     }
@@ -933,7 +934,7 @@ fn fill_bh(a: &Arena, slots: &mut [Slot], n: u32) -> u8 {
     let b = fill_bh(a, slots, l);
     fill_bh(a, slots, r);
     let b = b.saturating_add(u8::from(black)).min(BH_UNKNOWN - 1);
-    if let Some(s) = slots.get_mut(ix(n)) {
+    if let Some(s) = slots.get_mut(ix(a, n)) {
         s.bh = b;
     }
     b
@@ -979,7 +980,7 @@ impl IncrementalCheck {
                     c += u8::from(a.area(y).is_black());
                     y = a.area(y).left;
                 }
-                let cached = self.slots.get(ix(h)).map_or(BH_UNKNOWN, |s| s.bh);
+                let cached = self.slots.get(ix(a, h)).map_or(BH_UNKNOWN, |s| s.bh);
                 if cached != c {
                     return Some(format!(
                         "{t:?}: [{:#x}, {:#x}) has black height {c}, cached {cached}",

@@ -18,9 +18,6 @@ pub mod busy_index;
 #[cfg(feature = "capture")]
 pub mod capture;
 pub mod check;
-/// Native only: its per-object table is indexed by word-offset handles (wasm's are addresses:
-/// see [`area::Arena`]), and only `vmap-replay` and the tests run it.
-#[cfg(not(target_arch = "wasm32"))]
 pub mod check_inc;
 pub mod contention;
 pub mod contract;

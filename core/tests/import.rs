@@ -519,6 +519,7 @@ fn bad_json() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "runs the vmap-replay binary")]
 fn a_chosen_profile_the_trace_contradicts_is_refused_at_its_line() {
     let a = "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff";
     let says = "the trace says `profile linux-5.2` but profile linux-6.1 was given: drop one of them";
@@ -903,6 +904,7 @@ fn ftrace_operations_the_replay_refuses_are_reported_by_line() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "runs the vmap-replay binary")]
 fn vmap_replay_imports_the_generated_capture_and_says_what_it_assumed() {
     let (text, areas) = generated_vmallocinfo(3000, 2000);
     let path = std::env::temp_dir().join(format!("vmapviz-generated-vmallocinfo-{}.txt", std::process::id()));
@@ -976,6 +978,7 @@ fn json_import_is_linear() {
 ///   replay skips them, by line) and lines of other events (ignored);
 /// - json: allocations, vfrees of nothing (warned) and allocations that cannot fit their window.
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "runs the vmap-replay binary")]
 fn every_import_format_of_vmap_replay_is_linear() {
     let dir = std::env::temp_dir().join(format!("vmapviz-import-linear-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -7,7 +7,6 @@
 //!
 //! Run them with `cargo test --release -p vmapviz-core --lib raw_tests::`.
 
-#[cfg(not(target_arch = "wasm32"))]
 mod check_inc;
 mod find_start;
 mod gap_checks;

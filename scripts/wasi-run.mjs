@@ -1,0 +1,45 @@
+// Cargo's runner for wasm32-wasip1 test binaries (scripts/test-wasi.mjs): runs one under Node's
+// WASI with the whole file system visible, so that tests find ../shared by its absolute path.
+//
+//   node scripts/wasi-run.mjs TEST.wasm [libtest arguments]
+//
+// The binary runs in a child process with `--single-threaded-gc`, which reports its exit code and
+// is then killed: Node 20 crashed (SIGSEGV) at the end of some long test binaries, after their
+// summary, every time with V8's concurrent GC threads (the capture tests), and for one binary (the
+// imports') even without them. Such a crash after libtest
+// printed `test result: ok.` (and before the binary returned, so with no exit code reported) counts
+// as that result, with a line that says so; every other crash fails.
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { WASI } from 'node:wasi';
+
+if (process.argv[2] === '--child') {
+  process.removeAllListeners('warning'); // "WASI is an experimental feature", once per binary
+  const [file, ...args] = process.argv.slice(3);
+  const wasi = new WASI({ version: 'preview1', args: [file, ...args], env: process.env, preopens: { '/': '/' }, returnOnExit: true });
+  const instance = await WebAssembly.instantiate(await WebAssembly.compile(readFileSync(file)), wasi.getImportObject());
+  const code = wasi.start(instance);
+  process.send({ code }, () => process.kill(process.pid, 'SIGKILL'));
+} else {
+  // stdout passes through; the last libtest summary line is kept, for a child that crashed after it.
+  let code = null;
+  let summary = '';
+  const child = fork(fileURLToPath(import.meta.url), ['--child', ...process.argv.slice(2)], {
+    stdio: ['inherit', 'pipe', 'inherit', 'ipc'],
+    execArgv: ['--single-threaded-gc'],
+  });
+  child.stdout.on('data', (d) => {
+    process.stdout.write(d);
+    summary = (String(d).match(/^test result: .*$/gm) ?? [summary]).at(-1);
+  });
+  child.on('message', (m) => (code = m.code));
+  child.on('exit', (_, signal) => {
+    if (code === null && signal === 'SIGSEGV' && summary.startsWith('test result: ok.')) {
+      console.error('wasi-run: Node crashed after the binary printed its summary (see the header); its result stands');
+      code = 0;
+    }
+    // No report and no summary: the binary itself crashed (a trap, out of memory).
+    process.exit(code ?? 1);
+  });
+}
