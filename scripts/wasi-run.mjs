@@ -15,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { WASI } from 'node:wasi';
 
 if (process.argv[2] === '--child') {
-  process.removeAllListeners('warning'); // "WASI is an experimental feature", once per binary
   const [file, ...args] = process.argv.slice(3);
   const wasi = new WASI({ version: 'preview1', args: [file, ...args], env: process.env, preopens: { '/': '/' }, returnOnExit: true });
   const instance = await WebAssembly.instantiate(await WebAssembly.compile(readFileSync(file)), wasi.getImportObject());
@@ -27,7 +26,7 @@ if (process.argv[2] === '--child') {
   let summary = '';
   const child = fork(fileURLToPath(import.meta.url), ['--child', ...process.argv.slice(2)], {
     stdio: ['inherit', 'pipe', 'inherit', 'ipc'],
-    execArgv: ['--single-threaded-gc'],
+    execArgv: ['--single-threaded-gc', '--no-warnings'],
   });
   child.stdout.on('data', (d) => {
     process.stdout.write(d);

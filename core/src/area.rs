@@ -421,11 +421,10 @@ impl<const A: bool> Arena<A> {
         self.slots() * if A { 1 } else { (STRIDE / 2) as usize }
     }
 
-    /// The object number of `i` (0 is the null object), if `i` is one of the slab's objects.
+    /// With absolute handles: the object number of `i` (0 is the null object), if `i` is one of
+    /// the slab's objects (word offsets answer this with `lim` and a shift: see `in_slab`).
     fn index_of(&self, i: u32) -> Option<usize> {
-        if !A {
-            return (i.is_multiple_of(STRIDE) && i < self.lim).then_some((i / STRIDE) as usize);
-        }
+        debug_assert!(A, "a walk of the segments, for absolute handles");
         let mut before = 0;
         for s in self.segs.iter().chain(std::iter::once(&self.nodes)) {
             let off = (i as usize).wrapping_sub(s.as_ptr().expose_provenance());
