@@ -22,8 +22,26 @@ use crate::addr::Addr;
 use serde::Serialize;
 
 /// The null link. Even, like every handle, so that a parent word of `NIL` with the colour
-/// bit masked off is still `NIL`; above every handle the arena gives out.
-pub const NIL: u32 = u32::MAX - 1;
+/// bit masked off is still `NIL`; natively above every handle the arena gives out. In wasm32
+/// it is [`NULL_GAP`], the address of memory that reads as a null object (see [`Arena`]).
+pub const NIL: u32 = if cfg!(target_arch = "wasm32") { NULL_GAP } else { u32::MAX - 1 };
+
+/// wasm32: the first byte past the stack, where the link (`.cargo/config.toml`: `-z
+/// stack-size=1048576`, `--global-base=1048640`) leaves [`NULL_GAP_LEN`] bytes to no one before
+/// the first static data:
+///
+/// ```text
+///   0 .. 1 MiB: the stack (grows down from here)   1 MiB: the gap, 64 bytes   then data, heap
+/// ```
+///
+/// The stack stays below it, no static or heap block lies in it, and wasm memory starts
+/// zeroed: it reads as an all-zero `VmapArea` for as long as the page runs. Absolute handles
+/// use it as their null object ([`Arena::smax`] of `NIL` with no test); a build linked without
+/// those arguments is refused when its first arena is made ([`Arena::new`]).
+pub(crate) const NULL_GAP: u32 = 1 << 20;
+/// The gap's size: a `VmapArea` (48 bytes) fits.
+pub(crate) const NULL_GAP_LEN: u32 = 64;
+const _: () = assert!(std::mem::size_of::<VmapArea>() <= NULL_GAP_LEN as usize);
 
 /// Bit 0 of the parent word: set means black (`RB_BLACK`).
 pub(crate) const RB_BLACK: u32 = 1;
@@ -217,12 +235,12 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// at an 8-byte boundary, and every byte of the slab is an initialised integer (the type has
 /// no padding), so even a handle the arena never gave out reads integers, never memory
 /// outside the slab: the one bounds compare is all a checked access needs, and it doubles as
-/// the null test (`NIL` is never below `lim`). Handles the allocator stores all come from
+/// the null test (natively `NIL` is never below `lim`; in wasm it is tested too). Handles the allocator stores all come from
 /// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed); see [`UNCHECKED`] for the
 /// accesses that leave the compare out.
 ///
 /// Object 0 is never handed out: it is the null object, all zeros, which [`Arena::smax`]
-/// reads for `NIL`. `NIL` is -2 as an `i32`, and a node's `subtree_max_size` is its word 2,
+/// reads for `NIL`. Natively `NIL` is -2 as an `i32`, and a node's `subtree_max_size` is its word 2,
 /// so "word `handle + 2`", taken with the handle sign-extended, is the null object's first
 /// word for `NIL` (the kernel's `get_subtree_max_size(NULL)` is 0, with a test for NULL):
 ///
@@ -245,13 +263,15 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 ///
 /// ```text
 ///   segs[0]: [null][obj][obj]...      segs[1]: [obj]...[obj]      nodes: [obj]..[obj]  (spare)
-///   handle = address of the object: bit 0 free, NIL (odd) never one
+///   handle = address of the object: bit 0 free; NIL = the null gap's address, never one
 /// ```
 ///
 /// A copy of the slab lies elsewhere, so [`Arena::clone_relocated`] gives the copy together with
 /// the map from old handles to new, which the owner applies to every handle it holds
 /// ([`crate::era::Vmap`]'s `Clone`); `Arena<true>` has no `Clone` of its own. `smax(NIL)` reads
-/// a static null object. The other arenas (maple-rfc's, which is not on a hot path and holds its
+/// the null gap ([`NULL_GAP`]: zeros the link keeps free at a fixed address), again one load with
+/// no test (a static null object cost a compare and a select per read: 4 % of full_fit_s45's
+/// instructions in Chromium, session 36). The other arenas (maple-rfc's, which is not on a hot path and holds its
 /// handles in maple trees) keep word offsets: `Arena<false>`.
 #[derive(Debug)]
 pub struct Arena<const A: bool = ABS> {
@@ -280,16 +300,41 @@ pub(crate) struct ArenaMark {
 /// `subtree_max_size`'s word in a `VmapArea`.
 const SMAX_WORD: isize = 2;
 const _: () = assert!(std::mem::offset_of!(VmapArea, word) == SMAX_WORD as usize * UNIT);
-// `NIL + SMAX_WORD` is word 0 of the slab: the null object's `va_start`.
-const _: () = assert!(NIL as i32 as isize + SMAX_WORD == 0);
+// Natively `NIL + SMAX_WORD` is word 0 of the slab: the null object's `va_start`.
+const _: () = assert!(cfg!(target_arch = "wasm32") || NIL as i32 as isize + SMAX_WORD == 0);
 const _: () = assert!(std::mem::offset_of!(VmapArea, va_start) == 0);
 
 /// Whether an [`Arena`]'s handles are absolute addresses by default: in wasm32, whose addresses
 /// are `u32`s (natively they are 64-bit).
 pub(crate) const ABS: bool = cfg!(target_arch = "wasm32");
 
-/// The null object of absolute handles: what [`Arena::smax`] reads for `NIL`.
-static NULL_AREA: VmapArea = VmapArea::unlinked(0, 0, 0);
+/// The first byte of [`NULL_GAP`] that is not zero: `None` while the null object is intact
+/// (and always natively, where there is no gap). [`crate::check::check_invariants`] asks.
+pub(crate) fn null_gap_written() -> Option<usize> {
+    #[cfg(target_arch = "wasm32")]
+    for k in 0..NULL_GAP_LEN as usize {
+        let p = std::ptr::with_exposed_provenance::<u8>(NULL_GAP as usize + k);
+        // SAFETY: wasm memory below its current size is always readable (the gap lies below
+        // the first static data); a volatile read, as of memory no Rust object owns.
+        if unsafe { p.read_volatile() } != 0 {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// wasm32: whether the link left [`NULL_GAP`] to no one: the stack ends at or below it and the
+/// first static data begins past it (the linker's own symbols say where).
+#[cfg(target_arch = "wasm32")]
+fn null_gap_reserved() -> bool {
+    extern "C" {
+        static __stack_high: u8;
+        static __global_base: u8;
+    }
+    // Only the symbols' addresses are taken; nothing is read through them.
+    let (stack_top, data) = (&raw const __stack_high as usize, &raw const __global_base as usize);
+    stack_top <= NULL_GAP as usize && NULL_GAP as usize + NULL_GAP_LEN as usize <= data
+}
 
 /// Where a copy of an absolute-handle slab put each object ([`Arena::clone_relocated`]): per old
 /// segment its address, its length and the new address of its first object.
@@ -336,6 +381,11 @@ impl Clone for Arena<false> {
 
 impl Arena {
     pub fn new() -> Self {
+        #[cfg(target_arch = "wasm32")]
+        assert!(
+            null_gap_reserved(),
+            "this wasm build was linked without the null gap (.cargo/config.toml's link arguments)"
+        );
         Self::empty()
     }
 }
@@ -446,7 +496,7 @@ impl<const A: bool> Arena<A> {
         if A {
             return self.index_of(i).is_some_and(|k| k != 0);
         }
-        i.wrapping_sub(1) < self.lim - 1
+        i.wrapping_sub(1) < self.lim - 1 && (!cfg!(target_arch = "wasm32") || i != NIL)
     }
 
     /// A handle as a word number, for tables keyed by handle ([`crate::busy_index`]): the
@@ -498,8 +548,8 @@ impl<const A: bool> Arena<A> {
         let total = self.slots();
         // Handles are u32, `NIL` must stay above every one, and [`Arena::smax`] sign-extends
         // them: 2^31 / STRIDE objects would be 17 GiB, so this cannot happen before memory runs
-        // out. (Absolute handles are wasm32 addresses: u32 by nature, and 8-aligned, so never
-        // the odd `NIL`.)
+        // out. (In wasm32, where `NIL` is 2^20: absolute handles are addresses of the heap, past
+        // the null gap; word offsets are multiples of STRIDE, which 2^20 is not.)
         assert!(A || total + BLOCK < (i32::MAX as u32 / STRIDE) as usize - 1, "vmap_area arena full");
         if A && self.nodes.capacity() - self.nodes.len() < BLOCK {
             // The segment is full: it stays where it is, and a new one as large as the whole
@@ -706,10 +756,13 @@ impl<const A: bool> Arena<A> {
             return self.area(i).subtree_max_size();
         }
         if A {
-            let p =
-                if i == NIL { &raw const NULL_AREA } else { std::ptr::with_exposed_provenance::<VmapArea>(i as usize) };
-            // SAFETY: the static null object, or an object of the slab (as in `slot`).
-            return unsafe { (*p).word };
+            // SAFETY: an object of the slab (as in `slot`), or for `NIL` the null gap: 64 bytes
+            // of wasm memory that are always mapped, zero and written by no one (`NULL_GAP`).
+            return unsafe { (*std::ptr::with_exposed_provenance::<VmapArea>(i as usize)).word };
+        }
+        if cfg!(target_arch = "wasm32") && i == NIL {
+            // Word offsets in wasm (maple-rfc's arena): `NIL` is not -2 there.
+            return 0;
         }
         // Word `i + 2` of the slab, `i` sign-extended: `NIL` reaches word 0.
         let w = (i as i32 as isize + SMAX_WORD) as usize;
@@ -993,5 +1046,41 @@ mod tests {
         let mut a = Arena::new();
         a.alloc(1, 2);
         let _ = a.area(a.slots() as u32 * STRIDE);
+    }
+}
+
+/// Both kinds of handle, natively and on wasm32-wasip1.
+#[cfg(test)]
+mod null_tests {
+    use super::{Arena, NIL};
+
+    /// `smax(NIL)` reads 0 with no test, in both kinds of arena: natively word 0 of the slab; in
+    /// wasm the null gap, which the link must leave to no one (checked on the linker's own
+    /// symbols) and which is still zero (as `check_invariants` checks after every operation).
+    #[test]
+    fn smax_of_nil_is_zero() {
+        let mut a = Arena::new();
+        let h = a.alloc(1 << 12, 3 << 12);
+        assert_eq!((a.smax(NIL), a.smax(h)), (0, 0));
+        let mut w = Arena::<false>::empty();
+        w.alloc(1 << 12, 3 << 12);
+        assert_eq!(w.smax(NIL), 0);
+        #[cfg(target_arch = "wasm32")]
+        assert!(super::null_gap_reserved());
+        assert_eq!(super::null_gap_written(), None);
+    }
+
+    /// A write into the gap is seen (the check above can fail), and `smax(NIL)` would read it.
+    #[cfg(target_arch = "wasm32")]
+    #[test]
+    fn a_written_null_gap_is_seen() {
+        let p = std::ptr::with_exposed_provenance_mut::<u8>(super::NULL_GAP as usize + 17);
+        // SAFETY: the gap is plain wasm memory that nothing else uses; the tests run one at a
+        // time on WASI, and the byte is put back before any other code reads it.
+        unsafe { p.write_volatile(1) };
+        let (seen, read) = (super::null_gap_written(), Arena::new().smax(NIL));
+        unsafe { p.write_volatile(0) };
+        assert_eq!((seen, read), (Some(17), 1 << 8));
+        assert_eq!(super::null_gap_written(), None);
     }
 }

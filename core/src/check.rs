@@ -120,6 +120,9 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     if !v.is_initialized() {
         return Ok(());
     }
+    if let Some(k) = crate::area::null_gap_written() {
+        return Err(format!("byte {k} of the null gap (wasm's null object) is not zero"));
+    }
     if let Some(r) = v.rfc.as_deref() {
         return r.check();
     }
