@@ -235,14 +235,14 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// at an 8-byte boundary, and every byte of the slab is an initialised integer (the type has
 /// no padding), so even a handle the arena never gave out reads integers, never memory
 /// outside the slab: the one bounds compare is all a checked access needs, and it doubles as
-/// the null test (natively `NIL` is never below `lim`; in wasm it is tested too). Handles the allocator stores all come from
-/// [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed); see [`UNCHECKED`] for the
-/// accesses that leave the compare out.
+/// the null test (natively `NIL` is never below `lim`; in wasm it is tested too). Handles the
+/// allocator stores all come from [`Arena::alloc`] (multiples of [`STRIDE`], `debug_assert`ed);
+/// see [`UNCHECKED`] for the accesses that leave the compare out.
 ///
 /// Object 0 is never handed out: it is the null object, all zeros, which [`Arena::smax`]
-/// reads for `NIL`. Natively `NIL` is -2 as an `i32`, and a node's `subtree_max_size` is its word 2,
-/// so "word `handle + 2`", taken with the handle sign-extended, is the null object's first
-/// word for `NIL` (the kernel's `get_subtree_max_size(NULL)` is 0, with a test for NULL):
+/// reads for `NIL`. Natively `NIL` is -2 as an `i32`, and a node's `subtree_max_size` is its
+/// word 2, so "word `handle + 2`", taken with the handle sign-extended, is the null object's
+/// first word for `NIL` (the kernel's `get_subtree_max_size(NULL)` is 0, with a test for NULL):
 ///
 /// ```text
 ///   word:   0                      6 = STRIDE          6h    6h+2
@@ -271,8 +271,8 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// ([`crate::era::Vmap`]'s `Clone`); `Arena<true>` has no `Clone` of its own. `smax(NIL)` reads
 /// the null gap ([`NULL_GAP`]: zeros the link keeps free at a fixed address), again one load with
 /// no test (a static null object cost a compare and a select per read: 4 % of full_fit_s45's
-/// instructions in Chromium, session 36). The other arenas (maple-rfc's, which is not on a hot path and holds its
-/// handles in maple trees) keep word offsets: `Arena<false>`.
+/// instructions in Chromium, session 36). The other arenas (maple-rfc's, which is not on a hot
+/// path and holds its handles in maple trees) keep word offsets: `Arena<false>`.
 #[derive(Debug)]
 pub struct Arena<const A: bool = ABS> {
     /// `nodes[0]` is the null object; handles reach `nodes[1..]`. With absolute handles: the
