@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's benchmark: the four 10^6-operation traces of ../shared/perf, replayed by
+# The core against the kernel's C: the four 10^6-operation traces of ../shared/perf, replayed by
 # `vmap-replay --bench` (the timed loop only: parse first, then replay with output formatting).
 #
 #   scripts/bench-perf.sh [--runs N] [--callgrind] [--check] [--save-outputs] [--traces "a b"] [BIN ...]

@@ -1,4 +1,4 @@
-// Issue 17, wasm side: the four perf traces of ../shared/perf replayed in Node through the
+// The page's wasm: the four perf traces of ../shared/perf replayed in Node through the
 // workbench facade's `Loader` (web/src/pkg-workbench, built by `node scripts/wasm.mjs`), as
 // the page's worker replays a large trace: the parse (the constructor) is not timed, the
 // replay is `step(total)` (output recorded, checkpoints taken, events off).

@@ -1,4 +1,4 @@
-// Issue 17, wasm against native on the same timed loop: `BenchReplay` (core/wasm/src/bench.rs,
+// wasm against native on the same timed loop: `BenchReplay` (core/wasm/src/bench.rs,
 // feature `bench`) replays a parsed perf trace in Node exactly as `vmap-replay --bench` does
 // natively (parse untimed; every operation but the prints, output formatted, no observer), and
 // the native binary runs alternately with it, so that a change in the machine's load hits both.
@@ -23,7 +23,7 @@
 // it (a burst of load on the shared machine slows both halves of a round, so it moves a
 // round's ratio less than it moves one side's best); and `native_spread`, the native side's
 // slowest run over its fastest: how much the machine itself moved under that trace; and
-// `wasm_spread`, the same for the wasm side (session 34: a best far above the other runs' with a
+// `wasm_spread`, the same for the wasm side (a best far above the other runs' with a
 // small `wasm_spread` means the page was slow for the whole trace, not one run). Run
 // scripts/bench-perf.sh first: it decompresses the traces into target/perf/.
 //
@@ -33,15 +33,15 @@
 //
 // `--warmup N` (default 1): before a trace's timed rounds, N untimed runs of each build and of the
 // native binary. A page's first trace otherwise shares its pinned core with V8's background
-// compiles of the functions it has just made hot (session 31: fixed_s44, first in the page,
-// best of 30 at 105-141 ns/op in wasm in four runs with no warm-up, 99.7 in the one with it).
+// compiles of the functions it has just made hot (fixed_s44, first in the page: best of 30 at
+// 105-141 ns/op in wasm in four runs with no warm-up, 99.7 in the one with it).
 //
 // `--pin CPU` (opt-in; a CPU list as `taskset -c` takes it, e.g. `1`): runs the native binary
 // under `taskset -c CPU` and launches Chromium the same way (through a wrapper that execs
 // `taskset -c CPU chromium`, so its renderer and GPU processes inherit the mask), so that both
 // sides run on the same core. In Node (no `--browser`) the wasm runs in this process: start
 // it under `taskset -c CPU node ...` to pin that side too. On the shared 2-core machine
-// (issue 34 item 2, session 19) both sides pinned to CPU 1 passed the 1.3x goal in 4 of 5 runs
+// both sides pinned to CPU 1 passed the 1.3x goal in 4 of 5 runs
 // of five, unpinned 2 of 5.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
-// Issue 34, wasm in the page's own engine, counted: how many x86 instructions Chromium's
+// wasm in the page's own engine, counted: how many x86 instructions Chromium's
 // renderer executes per operation while `BenchReplay` replays a perf trace. Deterministic to
 // about 0.2 %, where a timed run on this shared 2-core machine moves by several percent, and
 // it is Chromium's V8 (the engine the page runs), not Node's older one (scripts/wasm-ir.sh),
-// whose code differs: session 36's null gap saved 4.6 % of full_fit_s45's instructions here and
-// about 1 % there.
+// whose code differs: the null gap (`NULL_GAP`, core/src/area.rs) saved 4.6 % of full_fit_s45's
+// instructions here and about 1 % there.
 //
 //   wasm-pack build core/wasm --target web --out-dir /tmp/pkg-web --release -- \
 //       --no-default-features --features bench

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 34, wasm against native in instructions: how many x86 instructions one replay executes
+# wasm against native in instructions: how many x86 instructions one replay executes
 # per operation as V8 compiles our wasm, beside the native binary's count on the same trace.
 # Deterministic (valgrind's callgrind counts the instructions that V8's generated code runs),
 # where ns/op on a shared 2-core machine moves by tens of percent from run to run.
@@ -21,7 +21,7 @@
 #
 # Prints per trace: wasm Ir/op, native Ir/op, their ratio. About 2 minutes per trace.
 #
-# `--by-function N` (session 33): also where V8's instructions go, the N wasm functions that run
+# `--by-function N`: also where V8's instructions go, the N wasm functions that run
 # the most per operation. Node prints the code it generates (`--print-wasm-code`: each
 # function's name and the address of every instruction) and callgrind counts per instruction
 # (`--dump-instr=yes`); the two processes' difference per function is one replay's. Names come
@@ -29,7 +29,7 @@
 # and `wasm-opt -g`), else `wasm-function[index]`. Release builds strip it: for names, build
 # with `CARGO_PROFILE_RELEASE_STRIP=none` and run wasm-bindgen and wasm-opt by hand with those
 # flags.
-# `--kinds` (session 34): the same replay's instructions by kind, V8's beside the native
+# `--kinds`: the same replay's instructions by kind, V8's beside the native
 # binary's: frame-slot traffic (a register spilled and reloaded, or a value kept in the frame),
 # `lea` (address arithmetic: wasm has no base + index * scale addressing of its own, so V8
 # computes `slab + handle * 8` before each access), register moves, unconditional jumps, V8's

@@ -206,8 +206,8 @@ impl VmapArea {
 /// on (a dev-dependency of the crate on itself), so that the test suite, `--release` included,
 /// turns any stray handle into a panic rather than a wild read. In wasm, V8 kept the test's
 /// operands (`lim`, the handle) live across the red-black fix-ups and spilled them; natively the
-/// test was 2 instructions per access, 76–88 per operation on the perf traces (BENCHMARKS.md,
-/// issue 34, session 20).
+/// test was 2 instructions per access, 76–88 per operation on the perf traces (callgrind,
+/// `scripts/bench-perf.sh --callgrind`).
 ///
 /// Leaving it out is sound because of an ownership invariant:
 ///
@@ -256,7 +256,7 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// **Absolute handles** (`A`, the default in wasm: [`ABS`]). There a handle is the object's
 /// address in linear memory, so that V8 reaches a field in one access (`membase + handle +
 /// offset`) where a word offset costs a `lea` of `slab + 8 * handle` first, plus the slab's base
-/// reloaded after stores and kept in a register (session 35: 5–9 % of the replay's time in
+/// reloaded after stores and kept in a register (5–9 % of the replay's time in
 /// Node). Objects then must never move: the slab is a list of segments, each allocated once at
 /// its full capacity and never reallocated (a full one stays where it is and a new one, as
 /// large as all before it, takes the next blocks):
@@ -271,8 +271,8 @@ pub(crate) const UNCHECKED: bool = cfg!(not(any(debug_assertions, feature = "che
 /// ([`crate::era::Vmap`]'s `Clone`); `Arena<true>` has no `Clone` of its own. `smax(NIL)` reads
 /// the null gap ([`NULL_GAP`]: zeros the link keeps free at a fixed address), again one load with
 /// no test (a static null object cost a compare and a select per read: 4 % of full_fit_s45's
-/// instructions in Chromium, session 36). The other arenas (maple-rfc's, which is not on a hot
-/// path and holds its handles in maple trees) keep word offsets: `Arena<false>`.
+/// instructions in Chromium, by `scripts/chromium-ir.mjs`). The other arenas (maple-rfc's, which
+/// is not on a hot path and holds its handles in maple trees) keep word offsets: `Arena<false>`.
 #[derive(Debug)]
 pub struct Arena<const A: bool = ABS> {
     /// `nodes[0]` is the null object; handles reach `nodes[1..]`. With absolute handles: the

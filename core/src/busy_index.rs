@@ -34,7 +34,7 @@
 //! merged all the eras' replay loops into one very large function, which V8 compiled worse with
 //! them inlined (fixed_s44 193 ns/op inlined, 142 not); since each era's loop is a function of its
 //! own again (`Replayer::run`), inlining them and `find_vmap_lowest_match` saves 7 % of V8's
-//! instructions on long_busy_s43 (BENCHMARKS.md, session 33). `remove`'s first test (the slot
+//! instructions on long_busy_s43 (`scripts/wasm-ir.sh`). `remove`'s first test (the slot
 //! `find` just gave) is inline everywhere: a call saved per `free`.
 //!
 //! The index is a cache, not the truth: every entry names a busy area with that start (kept

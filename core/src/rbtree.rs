@@ -103,7 +103,7 @@ impl SubtreeMax {
     ///
     /// Functions of their own in the page's first-screen wasm: inlined at their three sites for
     /// every observer type, they added 970 B to its first open, over its 250 KB budget
-    /// (BENCHMARKS.md, session 25). Inlined in the workbench and benchmark builds (the core's
+    /// (`e2e/weight.spec.ts`). Inlined in the workbench and benchmark builds (the core's
     /// `inline-search` feature), as natively.
     ///
     /// This one: the block `n` grew to `now` (a merge).
@@ -472,9 +472,9 @@ pub(crate) fn insert_color<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTre
 /// `alloc_vmap_area`: an exact fit erases a free block and every free a busy area, so a call
 /// there runs about once per operation. In wasm it is inlined only with the core's
 /// `inline-search` feature (the workbench and benchmark builds: 7 % fewer V8 instructions on
-/// long_busy_s43, BENCHMARKS.md session 33); the page's first-screen build keeps the call.
-/// (In session 28 inlining it gained nothing: wasm-opt had then merged every era's replay loop
-/// into one function, which V8 compiled worse the larger it grew.)
+/// long_busy_s43, `scripts/wasm-ir.sh`); the page's first-screen build keeps the call.
+/// (Inlining pays only while each era's replay loop is a function of its own: merged into one
+/// function by wasm-opt, the loops were compiled worse by V8 the larger they grew.)
 #[inline(always)]
 pub(crate) fn erase<A: Augment, O: Observer>(a: &mut Arena, t: &mut VaTree, node: u32, obs: &mut O) {
     if cfg!(inline_search) {

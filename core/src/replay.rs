@@ -278,7 +278,7 @@ impl Replayer {
 
     /// [`Replayer::run`]'s `alloc` and `free` lines under the era `P`, up to the first other
     /// line: how many it applied. (The other lines out of it leave a smaller loop: 3 to 6
-    /// fewer instructions per operation on the four perf traces, BENCHMARKS.md session 30.)
+    /// fewer instructions per operation on the four perf traces.)
     #[inline(never)]
     fn run_as<const P: u8, O: Observer>(
         &mut self,

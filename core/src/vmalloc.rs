@@ -214,7 +214,7 @@ pub(crate) struct LowestFits {
 /// free tree holds 2 or 3 blocks: 4 % of its time in Chromium). Natively the memos still pay
 /// on such a tree (long_busy_s43: 397.1 Ir/op with them, 404.6 without), so the bound is 0
 /// there, except in the crate's unit tests, which check the wasm rule with the invariants of
-/// every step (BENCHMARKS.md, session 29).
+/// every step.
 pub(crate) const MEMO_MIN_BLOCKS: usize = if cfg!(any(target_arch = "wasm32", test)) { 16 } else { 0 };
 /// Evictions of memos that never answered, in a row, that drop the memos.
 const STRIKES: u8 = 4;
@@ -591,7 +591,7 @@ pub(crate) fn find_va_links(a: &Arena, t: &VaTree, start: u64, end: u64, from: u
         // for the child it does not take: run on the path the branch predictor guessed, that
         // request is for the child needed when the guess was wrong. (This loop's loads miss the
         // cache more than any other line's on a tree of 20,000 areas: mixed_s42 264 -> 256
-        // ns/op, +15 instructions per operation; BENCHMARKS.md, session 25.)
+        // ns/op, +15 instructions per operation.)
         while end <= v.va_start {
             a.prefetch(v.right);
             let next = v.left;

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! `--gen` prints a trace in the shape of one of ../shared/perf's, from another seed (for the
-//! comparisons of issue 34 on unseen traces).
+//! comparisons with the kernel's C on traces the code was not tuned on).
 
 use std::io::Write;
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! Issue 17's wasm measurement (feature `bench`, never in the page's builds): the same timed
+//! wasm timed against native (feature `bench`, never in the page's builds): the same timed
 //! loop as `vmap-replay --bench`, so that Node can time wasm against native on the same trace.
 //! The constructor parses and drops the prints (untimed, as natively); `run` replays the rest, with
 //! output formatting and no observer, exactly as the native loop does; the caller times it.
