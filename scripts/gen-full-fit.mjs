@@ -1,5 +1,5 @@
-// Full-fit traces of other seeds and hole sizes than ../shared/perf/full_fit_s45,
-// for the comparison against the kernel's own C (BENCHMARKS.md, "The core against the kernel's C"). The shape:
+// Full-fit traces of other seeds and hole sizes than ../shared/perf/full_fit_s45, for the
+// comparison against the kernel's own C (BENCHMARKS.md, "The core against the kernel's C"). The shape:
 //   a busy area of 0x2000 at VMALLOC_START, then J junk pairs: a hole of H bytes, then a busy
 //   area of 0x2000 (the holes are freed: each is bounded by busy areas, so nothing merges);
 //   then churn: `alloc H` (the lowest hole: a full fit) or, at random (seeded), `free` of one
