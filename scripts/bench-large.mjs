@@ -108,7 +108,7 @@ async function main() {
     if (WRITE) {
       const path = join(ROOT, 'BENCHMARKS.md');
       const md = readFileSync(path, 'utf8');
-      const section = `## Large traces in the page (issue 5)
+      const section = `## Large traces in the page
 
 \`\`\`sh
 node scripts/bench-large.mjs --write     # builds, serves dist/ with vite preview, drives Chromium ${version}

@@ -218,7 +218,7 @@ function writeSection(r) {
   const rows = r.sizes
     .map((s) => `| \`${s.f.replace(/-[\w-]{8}\./, '.')}\` | ${kb(s.raw)} | ${kb(s.gz)} | ${WHEN[s.when]} |`)
     .join('\n');
-  const section = `## Web (issue 4)
+  const section = `## Web
 
 \`\`\`sh
 npm run build && node scripts/bench-web.mjs
@@ -262,7 +262,7 @@ Node), and the worker's replay of large traces is what that build is for.
 |---|---:|---:|:---:|
 ${rows}
 `;
-  const re = /## Web \(issue 4\)[\s\S]*?(?=\n## |\s*$)/;
+  const re = /## Web[\s\S]*?(?=\n## |\s*$)/;
   const next = re.test(old) ? old.replace(re, section.trimEnd()) : `${old.trimEnd()}\n\n${section}`;
   writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
   say('BENCHMARKS.md: the "Web (issue 4)" section is up to date');
