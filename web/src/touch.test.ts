@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { swipeStep } from './touch';
+
+const p = (x: number, y: number) => ({ x, y });
+
+describe('swipeStep', () => {
+  it('a short swipe left is a micro-step forward, right one back', () => {
+    expect(swipeStep([p(300, 400)], [p(200, 410)], 1, 200, 390)).toBe('next');
+    expect(swipeStep([p(100, 400)], [p(200, 390)], 1, 200, 390)).toBe('prev');
+  });
+  it('a swipe over half the width, or with two fingers, is a whole operation', () => {
+    expect(swipeStep([p(370, 400)], [p(170, 400)], 1, 300, 390)).toBe('next-op');
+    expect(swipeStep([p(20, 400)], [p(220, 400)], 1, 300, 390)).toBe('prev-op');
+    expect(swipeStep([p(300, 400), p(300, 500)], [p(220, 400), p(220, 500)], 2, 200, 390)).toBe('next-op');
+    expect(swipeStep([p(100, 400), p(100, 500)], [p(180, 400), p(180, 500)], 2, 200, 390)).toBe('prev-op');
+  });
+  it('a tap, a scroll, a slow drag and a pinch step nothing', () => {
+    expect(swipeStep([p(200, 400)], [p(202, 401)], 1, 80, 390)).toBeNull();
+    expect(swipeStep([p(200, 600)], [p(140, 300)], 1, 300, 390)).toBeNull();
+    expect(swipeStep([p(300, 400)], [p(200, 400)], 1, 1500, 390)).toBeNull();
+    expect(swipeStep([p(150, 400), p(250, 400)], [p(60, 400), p(340, 400)], 2, 300, 390)).toBeNull();
+    expect(swipeStep([], [], 0, 100, 390)).toBeNull();
+  });
+});
