@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { swipeStep } from './touch';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { swipeStep, zoomFilter } from './touch';
 
 const p = (x: number, y: number) => ({ x, y });
 
@@ -20,5 +20,24 @@ describe('swipeStep', () => {
     expect(swipeStep([p(300, 400)], [p(200, 400)], 1, 1500, 390)).toBeNull();
     expect(swipeStep([p(150, 400), p(250, 400)], [p(60, 400), p(340, 400)], 2, 300, 390)).toBeNull();
     expect(swipeStep([], [], 0, 100, 390)).toBeNull();
+  });
+});
+
+describe('zoomFilter', () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const touch = (n: number) => ({ type: 'touchstart', touches: { length: n } }) as unknown as Event;
+  const narrow = (on: boolean) => vi.stubGlobal('matchMedia', (q: string) => ({ matches: on && q === '(max-width: 480px)' }));
+  it('on a phone, one finger is the page\'s (scroll, swipe) and two the tree\'s', () => {
+    narrow(true);
+    expect(zoomFilter(touch(1))).toBe(false);
+    expect(zoomFilter(touch(2))).toBe(true);
+  });
+  it('on a wider screen, as d3-zoom\'s own filter: one finger pans, a right button or a ctrl-drag does not', () => {
+    narrow(false);
+    expect(zoomFilter(touch(1))).toBe(true);
+    expect(zoomFilter({ type: 'mousedown', button: 0 } as unknown as Event)).toBe(true);
+    expect(zoomFilter({ type: 'mousedown', button: 2 } as unknown as Event)).toBe(false);
+    expect(zoomFilter({ type: 'mousedown', button: 0, ctrlKey: true } as unknown as Event)).toBe(false);
+    expect(zoomFilter({ type: 'wheel', button: 0, ctrlKey: true } as unknown as Event)).toBe(true);
   });
 });
