@@ -225,6 +225,20 @@ for (const phone of PHONES) {
       expect(app.problems).toEqual([]);
     });
 
+    test('a lesson link from lecture mode (&lecture=1) opens likewise: the tree and the words on the first screen', async ({ page }) => {
+      const app = new AppPage(page);
+      const { width } = phone.viewport;
+      await app.open('./#lesson=free-tree&stop=5&lecture=1');
+      await expect(page.locator('body')).toHaveClass(/\blecture\b/);
+      const card = page.locator('[data-widget="lesson"]');
+      await expect(card).toHaveAttribute('data-at-stop', 'true');
+      const top = await barTop(page, true);
+      await within('the tree', page.locator('[data-widget="free-tree"] svg.free-tree-svg'), top, width);
+      await within('the words', card.getByTestId('lesson-text'), top, width);
+      expect(await tooWide(page)).toEqual([]);
+      expect(app.problems).toEqual([]);
+    });
+
     test('touch: swipes step (a long one or two fingers a whole operation), over the words and over the tree', async ({ page }) => {
       const app = new AppPage(page);
       const { width } = phone.viewport;
