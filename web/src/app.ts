@@ -442,6 +442,12 @@ export class App {
     if (!this.playing) this.play();
   }
 
+  /** A touch swipe's step (web/src/touch.ts): as → / ← with or without Shift, unless a dialog is open. */
+  swipe(a: 'next' | 'prev' | 'next-op' | 'prev-op'): void {
+    if (this.help.open || this.picker?.open || this.blanked()) return;
+    this.action(a);
+  }
+
   /** Where the page is: the operation, the micro-step in it, how many it has, the lesson's stop. */
   where(): { op: number; step: number; frame: number; lesson?: string; stop?: number } {
     const p = this.pos;

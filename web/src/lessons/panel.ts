@@ -180,6 +180,8 @@ export class LessonCard {
     this.root.dataset.stop = String(v.index + 1);
     this.root.dataset.atStop = String(v.atStop);
     this.root.dataset.claim = stop.claim.kind;
+    // The structure the stop is about (a phone shows it first: style.css).
+    this.root.dataset.picture = stop.look.find((k) => k === 'bar' || k === 'tree') ?? 'tree';
     this.root.dataset.holds = String(v.problem === null);
     this.head.textContent = `${v.lesson.title} · stop ${v.index + 1} / ${n}`;
     this.title.textContent = stop.title;

@@ -24,6 +24,7 @@ import type { FreeNode } from '../bridge';
 import { hex, size } from '../format';
 import { collapseBelow, nestTree, rootOf, type TreeDatum } from '../layout/tree';
 import { NO_FOCUS, type Focus } from '../player/focus';
+import { zoomFilter } from '../touch';
 import { el } from './common';
 import { TreeOverview } from './treeOverview';
 
@@ -165,6 +166,8 @@ export class FreeTree {
     this.viewport.append('g').attr('class', 'callouts');
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.01, 4])
+      // A phone: one finger scrolls the page and swipes; two pinch.
+      .filter(zoomFilter)
       // The drawing area's size as the observer last saw it: d3-zoom's default reads the SVG's
       // width, which forces a layout on every programmatic move (a third of a step's time).
       .extent((): [[number, number], [number, number]] => {

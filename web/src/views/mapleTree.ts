@@ -17,6 +17,7 @@
 import { select, zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { hex, size } from '../format';
 import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type MapleSnapshot } from '../maple/bridge';
+import { zoomFilter } from '../touch';
 import { el, motionMs } from './common';
 
 export const CELL_W = 62;
@@ -500,6 +501,8 @@ export class MapleTreeView {
     this.svg.on('mouseleave.peek', () => (this.pointerInside = false));
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.005, 4])
+      // A phone: one finger scrolls the page and swipes; two pinch.
+      .filter(zoomFilter)
       .extent((): [[number, number], [number, number]] => {
         if (!this.size.w) this.measure();
         return [

@@ -17,6 +17,7 @@ const KEYS: [string, string][] = [
   ['L', 'the lessons'],
   ['?', 'this help'],
   ['Esc', 'close this help or a pop-up'],
+  ['Swipe ← / →', 'on a touch screen: one micro-step forward / back (a long swipe or two fingers: an operation); a tap shows what a hover shows; two fingers zoom the tree'],
 ];
 
 export class HelpOverlay {
