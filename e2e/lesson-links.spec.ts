@@ -6,6 +6,7 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { PlayerWidget } from './pages/player';
+import { Workbench } from './panels/workbench';
 
 test.use({ viewport: { width: 1280, height: 720 } });
 
@@ -136,4 +137,21 @@ test('the presenter view: b and . blank the page, → / ← micro-step it, PgDn 
   await p.keyboard.press('PageDown');
   await expect(card(page)).toHaveAttribute('data-stop', '10');
   expect(app.problems).toEqual([]);
+});
+
+test('outside lecture mode the workbench\'s Copy permalink keeps the lesson, its stop and micro-step', async ({ page, context }) => {
+  await grant(context);
+  const wb = new Workbench(page);
+  const player = new PlayerWidget(page);
+  await wb.open('./#lesson=free-tree&stop=9');
+  await expect(card(page)).toHaveAttribute('data-stop', '9');
+  await page.locator('#app').focus();
+  await page.keyboard.press('ArrowRight');
+  const moved = await player.position();
+  await wb.tab('io');
+  await wb.root.locator('button[data-action="permalink"]').click();
+  await expect(wb.permalink).toHaveValue(new RegExp(`#lesson=free-tree&stop=9&step=${moved.op}&frame=${moved.frame}$`));
+  const fresh = await reopen(context, await wb.permalink.inputValue());
+  await expect(card(fresh)).toHaveAttribute('data-stop', '9');
+  await expect.poll(() => new PlayerWidget(fresh).position()).toEqual(moved);
 });

@@ -855,7 +855,7 @@ export class App {
         onLeave: () => this.leaveLesson(),
         onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
         onReveal: () => this.reveal(),
-        link: () => new URL(this.lessonHash(), location.href).href,
+        link: () => this.lessonHref() ?? location.href,
         onMicroStep: (dir) => this.action(dir === 1 ? 'next' : 'prev'),
         onBlank: () => this.setBlank(!this.blanked()),
         onTyped: (text) => {
@@ -1714,6 +1714,11 @@ export class App {
     else if (!this.playing) {
       this.linkTimer = window.setTimeout(() => this.flushLink(), this.linkCache?.long ? 1500 : 200);
     }
+  }
+
+  /** In a lesson, the address of the picture shown (the workbench's Copy permalink); else null. */
+  lessonHref(): string | null {
+    return this.lesson ? new URL(this.lessonHash(), location.href).href : null;
   }
 
   /** The lesson's link for the picture shown (the stop, the micro-step around it, a revealed answer). */

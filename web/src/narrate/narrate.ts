@@ -97,7 +97,7 @@ const CASES_ERASE: Record<number, string> = {
 };
 
 const CAUSES: Record<string, string> = {
-  forced: 'a `purge` in the trace',
+  forced: 'a purge line in the trace',
   threshold: 'more lazy pages than lazy_max_pages()',
   alloc_retry: 'an allocation failed: return the lazy areas and retry',
   reclaim: 'reclaim: purge with a full pool decay',
