@@ -1110,6 +1110,13 @@ export class App {
     for (const [k, sel] of panels) this.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
     if (l) this.root.dataset.lessonStop = String(l.index + 1);
     else delete this.root.dataset.lessonStop;
+    // Lecture mode at a lesson stop that is not about the tree (wider than a phone): the code
+    // under the tree, so that the side column keeps the card and the whole narration on screen
+    // (style.css). A tree stop keeps the tree's height: three levels need it.
+    const code = this.root.querySelector<HTMLElement>('[data-widget="code"]');
+    const under = this.lecture && l !== null && innerWidth > 800 && !l.lesson.stops[l.index].look.includes('tree');
+    const home = this.root.querySelector(under ? '.tree-panel' : '.step-panel');
+    if (code && home && code.parentElement !== home) home.append(code);
   }
 
   private togglePlay(): void {

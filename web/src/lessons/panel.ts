@@ -265,6 +265,8 @@ export class LessonCard {
       this.root.dataset.ask = q.ask;
       this.root.dataset.revealed = String(q.revealed);
       this.prompt.textContent = q.prompt;
+      // Once answered the feedback says it all: the card keeps the room for the narration.
+      this.prompt.hidden = q.revealed;
       this.choices.hidden = q.ask !== 'store' || q.revealed;
       this.typed.hidden = q.ask === 'store' || q.revealed;
       if (q.revealed) this.typedError.hidden = true;
