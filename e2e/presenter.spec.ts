@@ -15,9 +15,12 @@ test('the presenter view follows the lesson and steps it: notes, the next stop, 
   p.on('pageerror', (e) => problems.push(String(e)));
   await p.waitForLoadState();
   expect(new URL(p.url()).pathname).toMatch(/presenter\.html$/);
-  // The stop's notes, as the page's card shows them.
-  const title3 = (await card.getByTestId('lesson-title').textContent()) ?? '';
-  await expect(p.getByTestId('p-title')).toHaveText(title3);
+  // The stop's notes, as the page's card shows them once its question is revealed (the card's
+  // title is a neutral one while it is asked; the lecturer's window has the stop's own).
+  await expect(card.getByTestId('lesson-title')).toHaveText('Your turn');
+  await expect(p.getByTestId('p-title')).not.toHaveText('Your turn');
+  const title3 = (await p.getByTestId('p-title').textContent()) ?? '';
+  expect(title3).not.toBe('');
   await expect(p.getByTestId('p-text')).toHaveText((await card.getByTestId('lesson-text').textContent()) ?? '');
   await expect(p.getByTestId('p-where')).toContainText('stop 3 / 13');
   const next3 = (await p.getByTestId('p-next-title').textContent()) ?? '';
@@ -29,6 +32,7 @@ test('the presenter view follows the lesson and steps it: notes, the next stop, 
   await p.keyboard.press('PageDown');
   await expect(card).toHaveAttribute('data-revealed', 'true');
   await expect(p.getByTestId('p-question')).toContainText('(revealed)');
+  await expect(card.getByTestId('lesson-title')).toHaveText(title3);
   // The next PageDown steps the page to the next stop, whose title is the one the presenter
   // announced as next.
   await p.keyboard.press('PageDown');

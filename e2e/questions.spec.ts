@@ -93,15 +93,18 @@ async function clickMapleNode(page: Page, id: number): Promise<void> {
   await page.mouse.click(at?.x ?? 0, at?.y ?? 0);
 }
 
-test('which node next (maple tree): the root #3 is right, the leaf #1 is wrong', async ({ page }) => {
+test('which node next (maple tree): the left leaf #1 (the wasted descent) is right, the root #3 is wrong', async ({ page }) => {
   let c = await asked(page, 'maple', 7, 'visit');
   const node = (id: number) => page.locator(`[data-widget="maple-tree"] g.maple-node[data-maple-id="${id}"]`);
-  await expect(node(3)).toBeVisible({ timeout: 20_000 });
-  await clickMapleNode(page, 3);
-  await expectFeedback(c, true);
-  c = await asked(page, 'maple', 7, 'visit');
   await expect(node(1)).toBeVisible({ timeout: 20_000 });
   await clickMapleNode(page, 1);
+  await expectFeedback(c, true);
+  // The answer comes before the stop's own step: "On to the stop" goes on to it.
+  await c.locator('button[data-action="quiz-onward"]').click();
+  await expect(c).toHaveAttribute('data-at-stop', 'true');
+  c = await asked(page, 'maple', 7, 'visit');
+  await expect(node(3)).toBeVisible({ timeout: 20_000 });
+  await clickMapleNode(page, 3);
   await expectFeedback(c, false);
 });
 

@@ -23,6 +23,8 @@ import { findEvent, type AnyEvent, type EventKind, type EventSource } from './pl
 import type { LessonCard, LessonPicker } from './lessons/panel';
 import type { Lesson } from './lessons/model';
 import { lessonLink, parseLessonLink } from './lessons/link';
+import { WITHHELD, withheldFocus, withheldMapleFocus } from './lessons/withhold';
+import { STORE_TYPES } from './lessons/storeTypes';
 import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { inPurge, narrate, type MarkerKind, type Narration } from './narrate/narrate';
@@ -479,7 +481,7 @@ export class App {
     const lessonAt = parseLessonLink(hash);
     if (lessonAt) {
       this.setLecture(extra.lecture, false);
-      void this.openLesson(lessonAt.id, lessonAt.stop - 1);
+      void this.openLesson(lessonAt.id, lessonAt.stop - 1, lessonAt);
       return;
     }
     this.leaveLesson(false);
@@ -802,6 +804,8 @@ export class App {
     if (a === 'slower' || a === 'faster') return this.changeSpeed(a === 'faster' ? 1 : -1);
     this.pause();
     let p: Pos | null = null;
+    // Stepping on from an open question's micro-step shows its answer: that is a reveal.
+    if (a === 'next' && this.withholding() && this.reveal()) return;
     if (a === 'first') p = at(0);
     else if (a === 'last') p = at(s.length);
     else if (a === 'next') p = nextFrame(this.pos, s.length, count);
@@ -857,8 +861,19 @@ export class App {
         onLeave: () => this.leaveLesson(),
         onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
         onReveal: () => this.reveal(),
+        link: () => this.lessonHref() ?? location.href,
+        onMicroStep: (dir) => this.action(dir === 1 ? 'next' : 'prev'),
+        onBlank: () => this.setBlank(!this.blanked()),
+        onTyped: (text) => {
+          const q = this.lesson?.q;
+          if (!q || q.revealed) return null;
+          const p = fns.parsePick(q.r.answer.ask, text);
+          if ('error' in p) return p.error;
+          this.answer(p);
+          return null;
+        },
       });
-      this.picker = new ui.LessonPicker(this.pickRoot, (id) => void this.openLesson(id, 0));
+      this.picker = new ui.LessonPicker(this.pickRoot, (id) => void this.openLesson(id, 0).then(() => this.lessonCard?.focus()));
       this.lessonOrder = m.LESSONS.map((l) => l.id);
       return m.LESSONS;
     });
@@ -876,7 +891,7 @@ export class App {
   }
 
   /** Open lesson `id` at stop `index` (0-based); an unknown lesson or stop says so. */
-  async openLesson(id: string, index: number): Promise<void> {
+  async openLesson(id: string, index: number, around?: { at: Pos | null; answer: boolean }): Promise<void> {
     let all: readonly Lesson[];
     try {
       all = await this.loadLessons();
@@ -899,6 +914,11 @@ export class App {
     const before = s && !this.lesson ? { trace: s.traceText(), pos: this.pos } : null;
     this.lesson = { lesson, index: i, pos: null, problem: null, trace: '' };
     this.goToStop(i);
+    // A link's position around the stop and its revealed answer (the picture it was copied from).
+    if (around && i === index) {
+      const bad = this.aroundStop(around.at, around.answer);
+      if (bad) problems.push(bad);
+    }
     if (before) {
       this.undo.show(`Opened the lesson "${lesson.title}" in place of your trace.`, () => {
         this.leaveLesson(false);
@@ -976,6 +996,25 @@ export class App {
     this.renderLesson();
   }
 
+  /** A lesson link's position and answer applied to the stop just shown; what is wrong, or null. */
+  private aroundStop(at: Pos | null, answer: boolean): string | null {
+    const l = this.lesson;
+    const s = this.session;
+    if (!l || !s || !l.pos) return null;
+    if (answer && l.q) l.q.revealed = true;
+    let pos = answer && l.q ? l.pos : null;
+    let bad: string | null = null;
+    if (at) {
+      if (at.op > s.length || (at.op === s.length && at.frame >= 0) || at.frame >= this.count(at.op)) {
+        bad = `The link's micro-step (operation ${at.op + 1}, micro-step ${at.frame + 1}) is past this lesson's trace: showing the stop.`;
+      } else pos = at;
+    }
+    if (pos) this.setPos(pos, true, true);
+    this.writeLink(true);
+    this.renderLesson();
+    return bad;
+  }
+
   /** Back to the stop's micro-step (once its question is revealed: without asking again). */
   private toStop(): void {
     const l = this.lesson;
@@ -984,6 +1023,12 @@ export class App {
       this.pause();
       this.setPos(l.pos);
     } else this.goToStop(l.index);
+  }
+
+  /** Whether a question is open on the micro-step shown (its answer is then withheld). */
+  private withholding(): boolean {
+    const q = this.lesson?.q;
+    return !!q && !q.revealed && samePos(q.r.posed, this.pos);
   }
 
   /** Whether the stop shown asks a question of this kind, not yet answered. */
@@ -1071,6 +1116,13 @@ export class App {
     for (const [k, sel] of panels) this.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
     if (l) this.root.dataset.lessonStop = String(l.index + 1);
     else delete this.root.dataset.lessonStop;
+    // Lecture mode at a lesson stop that is not about the tree (wider than a phone): the code
+    // under the tree, so that the side column keeps the card and the whole narration on screen
+    // (style.css). A tree stop keeps the tree's height: three levels need it.
+    const code = this.root.querySelector<HTMLElement>('[data-widget="code"]');
+    const under = this.lecture && l !== null && innerWidth > 800 && !l.lesson.stops[l.index].look.includes('tree');
+    const home = this.root.querySelector(under ? '.tree-panel' : '.step-panel');
+    if (code && home && code.parentElement !== home) home.append(code);
   }
 
   private togglePlay(): void {
@@ -1149,6 +1201,8 @@ export class App {
     let narration: Narration | null = null;
     let frames = 0;
     this.focus = NO_FOCUS;
+    // A question open here: nothing drawn may hold its answer (web/src/lessons/withhold.ts).
+    const withheld = this.withholding();
     const of = p.frame >= 0 ? this.framesOf(p.op) : null;
     if (of && p.frame < of.frames.length) {
       const fr = of.frames[p.frame];
@@ -1167,8 +1221,10 @@ export class App {
         const ui = this.loadMapleUi();
         narration = ui ? ui.narrateRfc(of, p.frame) : null;
         rfcFocus = ui ? ui.focusRfc(of, p.frame) : undefined;
+        if (withheld && rfcFocus) rfcFocus = withheldMapleFocus(rfcFocus);
       } else if (!isMapleSession(s)) {
         this.focus = focusOf(of, p.frame, byId);
+        if (withheld) this.focus = withheldFocus(this.focus);
         narration = narrate(fr.event, { search: searchOf(of.frames, p.frame), nodes: byId, op: of.text, inPurge: inPurge(of.frames, p.frame) });
       }
     } else {
@@ -1207,7 +1263,7 @@ export class App {
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
     this.treeWords(maple ? 'maple-tree' : occupied ? 'maple-rfc' : 'free-tree');
-    if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms));
+    if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms, withheld));
     else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     if (this.firstRender && (!mapleView || this.mapleUi)) {
@@ -1225,9 +1281,11 @@ export class App {
       frame: p.frame,
       frames,
       opText: summary?.text ?? null,
-      narration,
+      narration: withheld ? null : narration,
       idle: this.idleText(p.op),
       warning,
+      // Between operations (where will it land?) the idle words name the request, not the answer.
+      withheld: withheld && p.frame >= 0 ? WITHHELD.narration : null,
     });
     // Lecture mode shows it over the tree too: the side column's long narration can push the
     // narration's copy below the screen.
@@ -1236,7 +1294,9 @@ export class App {
       banner.hidden = !warning;
       if (banner.textContent !== (warning ?? '')) banner.textContent = warning ?? '';
     }
-    this.code.render(narration);
+    // The function stays, its current line (the branch taken) waits for the reveal.
+    if (withheld) this.code.render(null, narration?.listing ?? '');
+    else this.code.render(narration);
     this.ops.setPosition(p.op, p.frame >= 0 ? p.op : null);
     this.root.dataset.step = String(p.op);
     this.root.dataset.frame = String(p.frame);
@@ -1286,14 +1346,15 @@ export class App {
    * Draw the maple tree at the current position (web/src/maple/: loaded on first use, then
    * drawn again); its narration of the current micro-step, or null.
    */
-  private renderMaple(s: MapleSession, ms: number): Narration | null {
+  private renderMaple(s: MapleSession, ms: number, withheld = false): Narration | null {
     const ui = this.loadMapleUi();
     if (!ui) return null;
     const p = this.pos;
     const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
     if (of && p.frame < of.frames.length) {
       const fr = of.frames[p.frame];
-      ui.view.render(of.trees[fr.tree] ?? of.trees[0], { focus: ui.focus(of, p.frame), duration: ms, lecture: this.lecture });
+      const focus = ui.focus(of, p.frame);
+      ui.view.render(of.trees[fr.tree] ?? of.trees[0], { focus: withheld ? withheldMapleFocus(focus) : focus, duration: ms, lecture: this.lecture });
       return ui.narrate(of, p.frame);
     }
     ui.view.render(s.tree(p.op), { duration: ms, lecture: this.lecture });
@@ -1562,6 +1623,11 @@ export class App {
     if (!l || this.blanked()) return false;
     if (e.shiftKey && (e.key === 'PageDown' || e.key === 'PageUp')) return false;
     if (e.key === 'r' || e.key === 'R') return this.reveal();
+    // Keys 1–9: the store types' buttons, in their order.
+    if (/^[1-9]$/.test(e.key) && this.asking('store')) {
+      this.answer({ ask: 'store', store: STORE_TYPES[Number(e.key) - 1] });
+      return true;
+    }
     if (e.key === 'PageDown' || e.key === 'n' || e.key === 'N') {
       // A question waiting: the remote's first press reveals it (a hall answers aloud).
       if (this.reveal()) return true;
@@ -1613,6 +1679,8 @@ export class App {
   private setBlank(on: boolean): void {
     if (on) document.body.dataset.blank = 'true';
     else delete document.body.dataset.blank;
+    // A presenter view says whether the hall sees a picture.
+    window.dispatchEvent(new Event('vmapviz:presenter-state'));
   }
 
   private tools(): void {
@@ -1661,13 +1729,28 @@ export class App {
     }
   }
 
+  /** In a lesson, the address of the picture shown (the workbench's Copy permalink); else null. */
+  lessonHref(): string | null {
+    return this.lesson ? new URL(this.lessonHash(), location.href).href : null;
+  }
+
+  /** The lesson's link for the picture shown (the stop, the micro-step around it, a revealed answer). */
+  private lessonHash(): string {
+    const l = this.lesson;
+    if (!l) return '';
+    // The micro-step shown, when it is not where the stop opens (its question's, or its own).
+    const own = l.q && !l.q.revealed ? l.q.r.posed : l.pos;
+    const around = own && samePos(own, this.pos) ? null : this.pos;
+    return lessonLink(l.lesson.id, l.index + 1, this.lecture, around, !!l.q?.revealed) + (this.embed ? '&embed=1' : '');
+  }
+
   private flushLink(): void {
     this.linkTimer = null;
     const s = this.session;
     // While a long link opens, the address bar keeps that link (a reload opens it again).
     if (!s || this.opening) return;
     if (this.lesson) {
-      const hash = lessonLink(this.lesson.lesson.id, this.lesson.index + 1, this.lecture) + (this.embed ? '&embed=1' : '');
+      const hash = this.lessonHash();
       if (location.hash !== hash) history.replaceState(null, '', hash);
       noteShown(hash);
       return;

@@ -11,12 +11,29 @@ export function registerOffline(host: HTMLElement): void {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
   const update = registerSW({
     immediate: true,
-    onNeedRefresh: () => prompt(host, () => void update(true)),
+    onNeedRefresh: () => held(host, () => void update(true)),
     onOfflineReady: () => {
       document.body.dataset.offlineReady = 'true';
     },
     onRegisterError: (e: unknown) => console.warn('vmapviz: offline copy not installed:', e),
   });
+}
+
+/**
+ * Never on a projected screen: in lecture mode the prompt waits (a presenter view says a new
+ * version is ready) and shows once lecture mode ends.
+ */
+function held(host: HTMLElement, reload: () => void): void {
+  const body = document.body;
+  if (!body.classList.contains('lecture')) return prompt(host, reload);
+  body.dataset.updateWaiting = 'true';
+  window.dispatchEvent(new Event('vmapviz:presenter-state'));
+  const watch = new MutationObserver(() => {
+    if (body.classList.contains('lecture')) return;
+    watch.disconnect();
+    prompt(host, reload);
+  });
+  watch.observe(body, { attributes: true, attributeFilter: ['class'] });
 }
 
 /** The update prompt: a toast with Reload and Later (one at a time). */

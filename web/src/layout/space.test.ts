@@ -93,6 +93,19 @@ describe('segments', () => {
     expect(segments({ ...s, initialized: false, busy: [], chunks: [] }).map((x) => x.state)).toEqual(['gap']);
   });
 
+  it('draws a free block grown over the next one (merge both, before the next is erased) over its whole range', () => {
+    // free-tree stop 7's micro-steps: #3 [0x101000, 0x200000) has taken in #0 [0x104000, 0x200000).
+    const s = state({
+      space: [0x100000n, 0x200000n],
+      index: { kind: 'free_tree', root: 3, nodes: [node(3, 0x101000n, 0x200000n), node(0, 0x104000n, 0x200000n)] },
+      busy: [{ id: 1, vaStart: 0x100000n, vaEnd: 0x101000n, lazy: false, node: 0 }],
+    });
+    expect(segments(s).map((x) => [x.state, x.id, x.start, x.end])).toEqual([
+      ['busy', 1, 0x100000n, 0x101000n],
+      ['free', 3, 0x101000n, 0x200000n],
+    ]);
+  });
+
   it('shows an uninitialised space as one gap', () => {
     const segs = segments(state({}));
     expect(segs).toHaveLength(1);

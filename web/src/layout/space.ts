@@ -49,6 +49,15 @@ export function segments(state: State): Segment[] {
   for (const l of state.lazy) add('lazy', l.id, l.vaStart, l.vaEnd, l.node);
   for (const p of state.pools) for (const e of p.entries) add('pool', e.id, e.vaStart, e.vaEnd);
   out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  // Freeing between two free blocks, the kernel grows the previous block over the next one before
+  // it erases the next: for those micro-steps a free block lies inside another. The bar draws the
+  // outer one over its whole range (the tree shows the inner one leaving), not the outer one cut
+  // at the inner one's start under a label with the outer one's size.
+  for (let i = 1; i < out.length; i++) {
+    const a = out[i - 1];
+    const b = out[i];
+    if (a.state === 'free' && b.state === 'free' && b.start >= a.start && b.end <= a.end) out.splice(i--, 1);
+  }
 
   // maple-rfc's bump chunks: a gap is cut at each chunk's bounds, so that a chunk's unused tail
   // keeps a width of its own beside the (much larger) free space after it.

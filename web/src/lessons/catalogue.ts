@@ -432,7 +432,8 @@ const MAPLE: Lesson = {
         'mas_empty_area looks for 2 pages in [0x100000, 0x200000]. The root\'s first gap is large enough, so it descends, but that gap lies below the range and every gap in the leaf is one page: it climbs back up, a wasted descent.',
       claim: { kind: 'ascend', where: { node: 3 } },
       look: ['tree', 'narration'],
-      ask: { ask: 'visit', nth: 2 },
+      // Asked at the root, before the descent the stop is about (its answer comes before the stop's step).
+      ask: { ask: 'visit', nth: 1 },
     },
     {
       title: 'The hole is found',

@@ -1,4 +1,4 @@
 // What a lesson needs once it is open, loaded with the catalogue (not on the first open of the
 // page): finding each stop's micro-step and checking its claim, and the "your turn" questions.
 export { checkClaim, resolveStop } from './resolve';
-export { isRight, pickText, resolveAsk } from './question';
+export { isRight, parsePick, pickText, resolveAsk } from './question';

@@ -83,9 +83,20 @@ describe('lessons', () => {
 
   it('links name a lesson and a stop from 1, lecture mode kept', () => {
     expect(lessonLink('free-tree', 3, true)).toBe('#lesson=free-tree&stop=3&lecture=1');
-    expect(parseLessonLink('#lesson=free-tree&stop=3&lecture=1')).toEqual({ id: 'free-tree', stop: 3 });
-    expect(parseLessonLink('#lesson=lazy')).toEqual({ id: 'lazy', stop: 1 });
-    expect(parseLessonLink('#lesson=lazy&stop=x')).toEqual({ id: 'lazy', stop: 1 });
+    expect(parseLessonLink('#lesson=free-tree&stop=3&lecture=1')).toEqual({ id: 'free-tree', stop: 3, at: null, answer: false });
+    expect(parseLessonLink('#lesson=lazy')).toEqual({ id: 'lazy', stop: 1, at: null, answer: false });
+    expect(parseLessonLink('#lesson=lazy&stop=x')).toEqual({ id: 'lazy', stop: 1, at: null, answer: false });
     expect(parseLessonLink('#trace=alloc&step=2')).toBeNull();
+  });
+
+  it('links carry the micro-step around the stop and a revealed answer', () => {
+    expect(lessonLink('free-tree', 9, true, { op: 19, frame: 8 })).toBe('#lesson=free-tree&stop=9&step=19&frame=8&lecture=1');
+    expect(lessonLink('maple', 3, false, { op: 2, frame: -1 }, true)).toBe('#lesson=maple&stop=3&step=2&frame=-1&answer=1');
+    expect(parseLessonLink('#lesson=free-tree&stop=9&step=19&frame=8&lecture=1')).toEqual({ id: 'free-tree', stop: 9, at: { op: 19, frame: 8 }, answer: false });
+    expect(parseLessonLink('#lesson=maple&stop=3&step=2&frame=-1&answer=1')).toEqual({ id: 'maple', stop: 3, at: { op: 2, frame: -1 }, answer: true });
+    // A step without a frame is the position before that operation; bad numbers are ignored.
+    expect(parseLessonLink('#lesson=lazy&step=4')).toEqual({ id: 'lazy', stop: 1, at: { op: 4, frame: -1 }, answer: false });
+    expect(parseLessonLink('#lesson=lazy&step=-3&frame=zz')).toEqual({ id: 'lazy', stop: 1, at: null, answer: false });
+    expect(parseLessonLink('#lesson=lazy&step=99999999999')).toEqual({ id: 'lazy', stop: 1, at: null, answer: false });
   });
 });

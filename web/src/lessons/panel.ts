@@ -6,6 +6,8 @@ import { kindInfo } from '../player/events';
 import type { Lesson, Stop } from './model';
 import type { AskKind } from './question';
 import { STORE_TYPES } from './storeTypes';
+import { WITHHELD } from './withhold';
+import { copyLink } from '../views/copyLink';
 import { isMessage, newPageId, openChannel, type PresenterState } from '../presenter/channel';
 
 /** A stop's "your turn" question as the card shows it. */
@@ -44,6 +46,14 @@ export interface LessonCardOptions {
   /** A store type picked from the question's buttons. */
   onChoice: (store: string) => void;
   onReveal: () => void;
+  /** A micro-step on (1) or back (-1), as → / ← on the page. */
+  onMicroStep: (dir: 1 | -1) => void;
+  /** Blank the screen or bring it back, as b on the page. */
+  onBlank: () => void;
+  /** The address of the picture shown (the lesson, the stop, the micro-step). */
+  link: () => string;
+  /** A typed answer: null when it was taken, else what is wrong with it. */
+  onTyped: (text: string) => string | null;
 }
 
 export class LessonCard {
@@ -57,6 +67,11 @@ export class LessonCard {
   private readonly choices: HTMLElement;
   private readonly feedback: HTMLElement;
   private readonly reveal: HTMLButtonElement;
+  private readonly typed: HTMLFormElement;
+  private readonly copied: HTMLElement;
+  private readonly typedWords: HTMLElement;
+  private readonly typedInput: HTMLInputElement;
+  private readonly typedError: HTMLElement;
   private readonly onward: HTMLButtonElement;
   private readonly prev: HTMLButtonElement;
   private readonly next: HTMLButtonElement;
@@ -80,12 +95,42 @@ export class LessonCard {
     this.quiz.dataset.testid = 'lesson-quiz';
     this.prompt = this.quiz.appendChild(el('p', 'quiz-prompt'));
     this.choices = this.quiz.appendChild(el('div', 'quiz-choices'));
-    for (const st of STORE_TYPES) {
-      const b = this.choices.appendChild(el('button', 'btn btn-small', st));
+    STORE_TYPES.forEach((st, i) => {
+      // Keys 1–9 pick them too (the app's lesson keys).
+      const b = this.choices.appendChild(el('button', 'btn btn-small quiz-choice'));
+      b.append(el('kbd', 'quiz-key', String(i + 1)), ` ${st}`);
       b.type = 'button';
       b.dataset.choice = st;
+      b.setAttribute('aria-keyshortcuts', String(i + 1));
       b.addEventListener('click', () => this.opts.onChoice(st));
-    }
+    });
+    // The keyboard's way to answer a click question: the address, the node, or node and slot typed.
+    this.typed = this.quiz.appendChild(el('form', 'quiz-typed'));
+    this.typed.dataset.testid = 'quiz-typed';
+    const label = this.typed.appendChild(el('label', 'quiz-typed-label'));
+    this.typedWords = label.appendChild(el('span', '', 'Or type it:'));
+    this.typedInput = label.appendChild(el('input', 'quiz-typed-input'));
+    this.typedInput.type = 'text';
+    this.typedInput.autocomplete = 'off';
+    this.typedInput.spellcheck = false;
+    const go = this.typed.appendChild(el('button', 'btn btn-small', 'Answer'));
+    go.type = 'submit';
+    this.typed.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const problem = this.opts.onTyped(this.typedInput.value);
+      // Said beside it (not as the browser's validity, which would block the next submit).
+      if (problem) this.typedInput.setAttribute('aria-invalid', 'true');
+      else this.typedInput.removeAttribute('aria-invalid');
+      this.typedError.textContent = problem ?? '';
+      this.typedError.hidden = problem === null;
+      if (problem === null) this.typedInput.value = '';
+    });
+    this.typedError = this.quiz.appendChild(el('p', 'quiz-typed-error'));
+    this.typedError.dataset.testid = 'quiz-typed-error';
+    this.typedError.setAttribute('role', 'alert');
+    this.typedError.hidden = true;
+    this.typedError.id = 'quiz-typed-error';
+    this.typedInput.setAttribute('aria-describedby', this.typedError.id);
     this.feedback = this.quiz.appendChild(el('p', 'quiz-feedback'));
     this.feedback.dataset.testid = 'quiz-feedback';
     this.feedback.setAttribute('role', 'status');
@@ -120,6 +165,14 @@ export class LessonCard {
     leave.type = 'button';
     leave.dataset.action = 'lesson-leave';
     leave.addEventListener('click', () => this.opts.onLeave());
+    const copy = row.appendChild(el('button', 'btn btn-small lesson-copy', 'Copy link'));
+    copy.type = 'button';
+    copy.dataset.action = 'lesson-copy-link';
+    copy.title = 'Copy a link to this picture: the lesson, the stop and the micro-step';
+    this.copied = root.appendChild(el('p', 'lesson-copied'));
+    this.copied.dataset.testid = 'lesson-copied';
+    this.copied.setAttribute('role', 'status');
+    copy.addEventListener('click', () => void copyLink(this.opts.link(), this.copied));
     // The presenter view: a second window with the stop's notes and the next stop, which
     // follows the card and steps it (src/presenter/).
     const presenter = row.appendChild(el('button', 'btn btn-small lesson-presenter', 'Presenter view'));
@@ -139,14 +192,18 @@ export class LessonCard {
         else if (this.posted.lesson === null) return;
         // As the remote's PageDown on the page: a question waiting is revealed first.
         else if (e.data.cmd === 'next' && this.posted.question?.revealed === false) this.opts.onReveal();
-        else this.opts.onStop(e.data.cmd === 'next' ? 1 : -1);
+        else if (e.data.cmd === 'next' || e.data.cmd === 'prev') this.opts.onStop(e.data.cmd === 'next' ? 1 : -1);
+        else if (e.data.cmd === 'step-next' || e.data.cmd === 'step-prev') this.opts.onMicroStep(e.data.cmd === 'step-next' ? 1 : -1);
+        else if (e.data.cmd === 'blank') this.opts.onBlank();
       };
+      // The blank screen and a waiting update change outside a render: posted again.
+      window.addEventListener('vmapviz:presenter-state', () => this.channel?.postMessage({ ...this.posted, blank: document.body.dataset.blank === 'true', update: document.body.dataset.updateWaiting === 'true' }));
     }
   }
 
   private readonly channel = openChannel();
   private readonly pageId = newPageId();
-  private posted: PresenterState = { type: 'state', from: this.pageId, lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false };
+  private posted: PresenterState = { type: 'state', from: this.pageId, lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false, link: null, minutes: 0, blank: false, update: false };
 
   /** Tell a presenter view (if one is open) where the lesson is. */
   private post(v: LessonView | null): void {
@@ -165,8 +222,19 @@ export class LessonCard {
       next: after ? { title: after.title, text: after.text } : null,
       question: q ? { prompt: q.prompt, answer: q.why, revealed: q.revealed } : null,
       atStop: v?.atStop ?? false,
+      link: v ? this.opts.link() : null,
+      minutes: v?.lesson.minutes ?? 0,
+      blank: document.body.dataset.blank === 'true',
+      update: document.body.dataset.updateWaiting === 'true',
     };
     this.channel.postMessage(this.posted);
+  }
+
+  /** Focus on the card (a lesson picked from the list): its title, then Tab reaches its buttons. */
+  focus(): void {
+    if (this.root.hidden) return;
+    this.title.tabIndex = -1;
+    this.title.focus();
   }
 
   render(v: LessonView | null): void {
@@ -183,8 +251,11 @@ export class LessonCard {
     // The structure the stop is about (a phone shows it first: style.css).
     this.root.dataset.picture = stop.look.find((k) => k === 'bar' || k === 'tree') ?? 'tree';
     this.root.dataset.holds = String(v.problem === null);
+    // A "copied" from another picture would mislead.
+    if (this.copied.dataset.for !== this.opts.link()) this.copied.textContent = '';
     this.head.textContent = `${v.lesson.title} · stop ${v.index + 1} / ${n}`;
-    this.title.textContent = stop.title;
+    // A stop's title can name its answer: a neutral one while its question is open.
+    this.title.textContent = v.question && !v.question.revealed ? WITHHELD.title : stop.title;
     this.text.textContent = stop.text;
     const label = kindInfo(stop.claim.kind).label;
     this.claim.classList.toggle('bad', v.problem !== null);
@@ -196,7 +267,13 @@ export class LessonCard {
       this.root.dataset.ask = q.ask;
       this.root.dataset.revealed = String(q.revealed);
       this.prompt.textContent = q.prompt;
+      // Once answered the feedback says it all: the card keeps the room for the narration.
+      this.prompt.hidden = q.revealed;
       this.choices.hidden = q.ask !== 'store' || q.revealed;
+      this.typed.hidden = q.ask === 'store' || q.revealed;
+      if (q.revealed) this.typedError.hidden = true;
+      this.typedWords.textContent = TYPED[q.ask];
+      this.typedInput.placeholder = PLACEHOLDER[q.ask];
       this.reveal.hidden = q.revealed;
       this.onward.hidden = !q.offStop;
       this.feedback.dataset.right = q.right === null ? '' : String(q.right);
@@ -222,6 +299,14 @@ export class LessonCard {
     this.next.disabled = last && !v.hasNext;
   }
 }
+
+const TYPED: Record<AskKind, string> = {
+  land: 'Or type the address:',
+  visit: 'Or type the node\'s number:',
+  slot: 'Or type the node\'s number and the slot:',
+  store: '',
+};
+const PLACEHOLDER: Record<AskKind, string> = { land: 'an address in hex', visit: 'a node', slot: 'node slot', store: '' };
 
 /** The list of lessons (a modal dialog, like the keys' help). */
 export class LessonPicker {
@@ -255,6 +340,16 @@ export class LessonPicker {
         e.preventDefault();
         e.stopPropagation();
         this.hide();
+        return;
+      }
+      // ↓ / ↑ (Home / End) go through the lessons, as in a list.
+      const picks = [...this.list.querySelectorAll<HTMLElement>('button.lesson-pick')];
+      const i = picks.indexOf(document.activeElement as HTMLElement);
+      const to = e.key === 'ArrowDown' ? i + 1 : e.key === 'ArrowUp' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? picks.length - 1 : null;
+      if (to !== null && picks.length) {
+        e.preventDefault();
+        e.stopPropagation();
+        picks[(to + picks.length) % picks.length].focus();
         return;
       }
       if (e.key !== 'Tab') return;

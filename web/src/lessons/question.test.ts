@@ -44,9 +44,38 @@ describe('questions', () => {
     expect(q.why).toMatch(/goes right/);
   });
 
-  it('maple stop 7: after the wasted descent, mas_awalk goes back to the root (#3)', () => {
+  it('maple stop 7: the root #3\'s first gap looks large enough, so the search descends into the left leaf #1 (the wasted descent)', () => {
+    // After the split of op 11 the root #3 has two leaves: #1 (left), #2 (right).
     const q = resolved('maple', 7);
-    expect(q.answer).toEqual({ ask: 'visit', node: 3, tree: 'maple' });
+    expect(q.answer).toEqual({ ask: 'visit', node: 1, tree: 'maple' });
+    expect(isRight(q.answer, { ask: 'visit', node: 3 })).toBe(false);
+    expect(q.why).toMatch(/gap\[0\] of node #3 \(0x[0-9a-f]+\) holds the request/);
+  });
+
+  it('maple stop 7: asked and answered before the stop\'s own step, so "On to the stop" goes on, never back', () => {
+    const x = asked.find((a) => a.l.id === 'maple' && a.i === 6);
+    if (!x) throw new Error('maple stop 7 asks nothing');
+    const src = source(x.l.traces[x.st.trace]);
+    const r = resolveStop(src, x.st);
+    if ('error' in r) throw new Error(r.error);
+    const q = resolved('maple', 7);
+    expect(q.shown.frame).toBeLessThan(r.pos.frame);
+  });
+
+  it('free-tree stop 13: the why names this search\'s numbers', () => {
+    const q = resolved('free-tree', 13);
+    // The root's block and the length searched for, from the core's visit and search_start.
+    expect(q.why).toMatch(/^block #7: at #\d+ \[0x[0-9a-f]+, 0x[0-9a-f]+\)/);
+    // vstart 0x108000 lies above the root's block [0x105000, 0x107000): it cannot serve; right.
+    expect(q.why).toContain('at #3 [0x105000, 0x107000)');
+    expect(q.why).toContain('vstart 0x108000 is not below the block\'s start');
+    expect(q.why).toMatch(/right subtree's largest block \(0x[0-9a-f]+\) can, so the search goes right/);
+  });
+
+  it('maple stop 3: the why names the range stored and the leaf', () => {
+    const q = resolved('maple', 3);
+    expect(q.why).toContain('[0x101000, 0x101fff]');
+    expect(q.why).toMatch(/into leaf #\d+/);
   });
 
   it('maple stop 8: the hole [0x113000, 0x114fff] is in the right leaf\'s last slot, slot 10 of #2', () => {

@@ -20,7 +20,8 @@ export interface Ask {
 
 // The store types (a file of their own: the lesson card lists them on the first open, the rest
 // of this module comes with the catalogue).
-export { STORE_TYPES } from './storeTypes';
+import { STORE_TYPES } from './storeTypes';
+export { STORE_TYPES };
 
 export type Answer =
   | { ask: 'land'; start: bigint; end: bigint }
@@ -116,23 +117,40 @@ export function resolveAsk(src: EventSource, op: number, q: Ask): Resolved | { e
     case 'visit': {
       const maple = typeof e.node === 'number';
       const node = (maple ? e.node : e.id) as number;
-      const why = before ? visitWhy(before, maple) : 'the search starts at the root';
+      const why = before ? visitWhy(events.slice(0, f).map(innerEvent), maple) : 'the search starts at the root';
       return { answer: { ask: 'visit', node, tree: maple ? 'maple' : 'free' }, posed, shown, prompt, why: `${maple ? 'node' : 'block'} #${node}: ${why}.` };
     }
     case 'store': {
       const store = e.store as string;
-      const end = typeof e.new_end === 'number' ? ` (the node's data would end at slot ${e.new_end})` : '';
-      return { answer: { ask: 'store', store }, posed, shown, prompt, why: `${store}: ${STORE_WHY[store] ?? 'the kernel\'s choice'}${end}.` };
+      const end = typeof e.new_end === 'number' ? `; the node's data would end at slot ${e.new_end}` : '';
+      const begin = lastOf(events.slice(0, f).map(innerEvent), (x) => x.kind === 'store_begin');
+      const range = begin ? `[${String(begin.first)}, ${String(begin.last)}]` : 'the range';
+      const into = typeof e.node === 'number' ? `leaf #${e.node}` : 'the empty tree';
+      return {
+        answer: { ask: 'store', store },
+        posed,
+        shown,
+        prompt,
+        why: `${store}: storing ${range} into ${into}, ${STORE_WHY[store] ?? 'the kernel\'s choice'}${end}.`,
+      };
     }
     case 'slot': {
       const node = e.node as number;
       const slot = e.slot as number;
+      // The slots of this node scanned before it in the same visit, too small.
+      const tried: string[] = [];
+      for (let i = f - 1; i >= 0; i--) {
+        const x = innerEvent(events[i]);
+        if (x.kind === 'visit' && x.node === node) break;
+        if (x.kind === 'scan' && x.node === node && x.fits !== true) tried.unshift(`gap[${String(x.slot)}] = ${String(x.gap)}`);
+      }
+      const before = tried.length ? ` (before it ${tried.join(', ')}: too small)` : '';
       return {
         answer: { ask: 'slot', node, slot },
         posed,
         shown,
         prompt,
-        why: `slot ${slot} of node #${node}: its gap (${String(e.gap)}) is the first from the left that holds the request.`,
+        why: `slot ${slot} of node #${node}: its gap ${String(e.gap)} is the first from the left that holds the request${before}.`,
       };
     }
   }
@@ -189,18 +207,48 @@ function landWhy(e: AnyEvent): string {
   }
 }
 
-function visitWhy(prev: AnyEvent, maple: boolean): string {
+/** Why the search visits the next node: from the events before it in the operation (the last is the step asked at). */
+function visitWhy(prior: AnyEvent[], maple: boolean): string {
+  const prev = prior[prior.length - 1];
   if (!maple && prev.kind === 'visit') {
+    const start = lastOf(prior, (x) => x.kind === 'search_start');
+    const length = start ? `length ${sz(start.length)}` : 'the request';
     const b = String(prev.branch);
-    if (b === 'left') return `at #${String(prev.id)} the left subtree's subtree_max_size (${String(prev.left_max)}) holds the request, so the search goes left`;
-    if (b === 'right') return `at #${String(prev.id)} neither the left subtree (too small, or below vstart) nor the block itself fits, so the search goes right`;
+    const at = `at #${String(prev.id)} [${String(prev.va_start)}, ${String(prev.va_end)})`;
+    if (b === 'left') return `${at}, the left subtree's largest block (${sz(prev.left_max)}) holds ${length} and vstart ${String(prev.vstart)} is below the block's start, so the search goes left`;
+    if (b === 'right') {
+      const left =
+        big(prev.left_max) !== null && big(start?.length) !== null && (big(prev.left_max) as bigint) < (big(start?.length) as bigint)
+          ? `the left subtree's largest block (${sz(prev.left_max)}) is smaller than ${length}`
+          : `vstart ${String(prev.vstart)} is not below the block's start`;
+      return `${at}: ${left}, the block cannot hold ${length} from vstart ${String(prev.vstart)}, and the right subtree's largest block (${sz(prev.right_max)}) can, so the search goes right`;
+    }
     return `the search went on from #${String(prev.id)}`;
   }
-  if (prev.kind === 'descend') return `gap[${String(prev.slot)}] of node #${String(prev.node)} holds the request: the search descends into that child`;
+  if (prev.kind === 'descend') {
+    const scan = lastOf(prior, (x) => x.kind === 'scan' && x.node === prev.node && x.slot === prev.slot);
+    const gap = scan ? ` (${String(scan.gap)})` : '';
+    return `gap[${String(prev.slot)}] of node #${String(prev.node)}${gap} holds the request: the search descends into that slot's child`;
+  }
   if (prev.kind === 'skip') return `node #${String(prev.node)}'s next slot (${String(prev.slot)}) is tried after the subtree below it failed`;
-  if (prev.kind === 'ascend') return 'the search climbed back up and goes on from there';
+  if (prev.kind === 'ascend') {
+    const failed = lastOf(prior, (x) => x.kind === 'visit');
+    const from = failed ? ` from #${String(failed.node)} [${String(failed.min)}, ${String(failed.max)}]` : '';
+    return `no gap of the leaf holds the request: the search climbs${from} back to its parent #${String(prev.node)}`;
+  }
   if (prev.kind === 'visit' && maple) return `no slot of node #${String(prev.node)} fits below its limit: mas_awalk enters it again to skip on`;
   return `the event before it was ${String(prev.kind)}`;
+}
+
+function lastOf(events: AnyEvent[], p: (e: AnyEvent) => boolean): AnyEvent | undefined {
+  for (let i = events.length - 1; i >= 0; i--) if (p(events[i])) return events[i];
+  return undefined;
+}
+
+/** Exact: a rounded size (≈2.92M) cannot show why one value is below another. */
+function sz(v: unknown): string {
+  const b = big(v);
+  return b === null ? String(v) : hex(b);
 }
 
 const STORE_WHY: Record<string, string> = {
@@ -214,3 +262,37 @@ const STORE_WHY: Record<string, string> = {
   wr_spanning_store: 'the range crosses the node\'s end into its neighbours',
   wr_new_root: 'the store covers the whole range, so a new root replaces the tree',
 };
+
+/**
+ * A typed answer (the keyboard's way to a click question): an address in hex for `land`, a node's
+ * number for `visit` (`7` or `#7`), a node's number and a slot for `slot` (`2 10`, `#2 slot 10`).
+ * A pick, or what is wrong with the text (quoting at most 24 characters of it).
+ */
+export function parsePick(kind: AskKind, text: string): Pick | { error: string } {
+  const t = text.trim();
+  const quoted = JSON.stringify(t.length > 24 ? `${t.slice(0, 24)}…` : t);
+  // Numbers, with `#`, `slot`, `of`, commas or colons between them.
+  const bare = t.replace(/#|\bslot\b|\bof\b|[,:]/gi, ' ').trim();
+  const onlyNums = /^\d+(\s+\d+)*$/.test(bare);
+  const nums = onlyNums ? bare.split(/\s+/) : [];
+  switch (kind) {
+    case 'land': {
+      if (!/^0x[0-9a-f]{1,16}$/i.test(t)) return { error: `${quoted} is not an address: type it in hex, as 0x… (at most 16 digits)` };
+      return { ask: 'land', addr: BigInt(t) };
+    }
+    case 'visit':
+      if (!onlyNums || nums.length !== 1 || nums[0].length > 9) return { error: `${quoted} is not a node's number: type one number, as #N or N` };
+      return { ask: 'visit', node: Number(nums[0]) };
+    case 'slot': {
+      // "slot S of #N", as the feedback words it.
+      const m = /^slot\s*(\d{1,9})\s*of\s*(?:node\s*)?#?\s*(\d{1,9})$/i.exec(t);
+      if (m) return { ask: 'slot', node: Number(m[2]), slot: Number(m[1]) };
+      if (!onlyNums || nums.length !== 2 || nums.some((n) => n.length > 9)) return { error: `${quoted} is not a node and a slot: type two numbers, the node's then the slot's` };
+      return { ask: 'slot', node: Number(nums[0]), slot: Number(nums[1]) };
+    }
+    case 'store': {
+      const st = (STORE_TYPES as readonly string[]).find((x) => x === t);
+      return st ? { ask: 'store', store: st } : { error: `${quoted} is not one of the store types` };
+    }
+  }
+}

@@ -133,6 +133,22 @@ describe('maple narration and focus', () => {
     expect(narrateMaple(frames, 9)).toBeNull();
   });
 
+  it('tells two gaps that round to the same size apart in hex (not "≈16E (was ≈16E)")', () => {
+    // The root's gap[0] from 2^64 - 0x3000 to 2^64 - 0x2000: both print as ≈16E.
+    const wide = (g: string) => ({ ...TREE, nodes: [{ ...TREE.nodes[0], slots: [{ ...TREE.nodes[0].slots[0], gap: g }, TREE.nodes[0].slots[1]] }, TREE.nodes[1], TREE.nodes[2]] });
+    const big = parseMapleFrames(
+      JSON.stringify({
+        index: 3,
+        line: 5,
+        text: 'erase 0x1000 0x2fff',
+        output: 'erase 0x1000 0x2fff ok\n',
+        trees: [wide('0xffffffffffffd000'), wide('0xffffffffffffe000')],
+        frames: [{ event: { kind: 'gap_update', node: 4, slot: 0, gap: '0xffffffffffffe000', stop: true }, tree: 1 }],
+      }),
+    )!;
+    expect(narrateMaple(big, 0)!.text).toBe('gap of #4 slot 0 (child #1) now 0xffffffffffffe000 (was 0xffffffffffffd000); #4 is the root: stop.');
+  });
+
   it('tells no data end for a store chosen before mas_wr_new_end (a store into an empty tree)', () => {
     const root = parseMapleFrames(
       JSON.stringify({

@@ -312,8 +312,11 @@ function narrateGap(ev: MapleStepEvent, before: MapleSnapshot | undefined, after
   const child = na?.slots[slot]?.child;
   const parentSlot = na?.parentSlot ?? 0;
   const largest = na && na.slots[na.mgap]?.gap !== null ? (na.slots[na.mgap]?.gap ?? gap) : gap;
-  const was = old !== null && old !== gap ? ` (was ${size(old)})` : '';
-  const head = `gap of #${id} slot ${slot}${child !== undefined && child !== null ? ` (child #${child})` : ''} now ${size(gap)}${was}`;
+  // Two values that round to the same size (≈16E and ≈16E) are told apart in full.
+  const exact = old !== null && old !== gap && size(old) === size(gap);
+  const say = (v: bigint) => (exact ? hex(v) : size(v));
+  const was = old !== null && old !== gap ? ` (was ${say(old)})` : '';
+  const head = `gap of #${id} slot ${slot}${child !== undefined && child !== null ? ` (child #${child})` : ''} now ${say(gap)}${was}`;
   if (old !== null && old === gap && stop)
     return base('mas_update_gap', 'mas_update_gap', 'same', 'gap update', 'Propagation stops', `${head}; the parent #${id}'s gap[${slot}] already ${size(gap)}: stop.`);
   if (stop && na && na.parent === null)

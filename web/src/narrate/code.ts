@@ -240,7 +240,16 @@ rotate|  its start is not aligned: move it to the end of the pool, fall back to 
     `
  decay|  each pool gives back its first quarter (6.9: all of a pool under 4; all on reclaim)
       |  those blocks merge with each other, then go back to the free tree in address order
-pooled|  a purge puts lazy areas with a node and at most 256 pages at the front of that node's pool
+`,
+  ),
+  purge_vmap_node: listing(
+    'purge_vmap_node',
+    VMALLOC,
+    `
+      |  (6.9) for each area on this node's purge list, in address order: count its pages off
+pooled|  freed with a valid node id and not in a full decay: node_pool_add_va puts it at the head of that node's pool for its size (at most 256 pages)
+      |  otherwise it joins a local list
+      |  the pages are taken off vmap_lazy_nr; reclaim_list_global merges the local list into the free tree
 `,
   ),
   alloc_vmap_area_51: listing(

@@ -50,6 +50,11 @@ function check(at: string, f: OpFrames, i: number, ev: StepEvent, n: Narration, 
   expect(LISTINGS[n.listing], `${at}: listing ${n.listing}`).toBeDefined();
   if (n.line) expect(LISTINGS[n.listing].lines.some((l) => l.id === n.line), `${at}: line ${n.line} of ${n.listing}`).toBe(true);
   expect(t, at).not.toMatch(/undefined|NaN|null|\[object/);
+  // Plain words on screen: no markdown's backticks.
+  expect(`${n.title} ${t}`, at).not.toContain('`');
+  // Pooling is purge_vmap_node's (node_pool_add_va); decay_va_pool_node only takes areas out.
+  if (ev.kind === 'pooled') expect([n.fn, n.line], at).toEqual(['purge_vmap_node', 'pooled']);
+  if (ev.kind === 'decay') expect(n.fn, at).toBe('decay_va_pool_node');
   const says = (piece: string) => expect(t, `${at}: "${t}" should say ${piece}`).toContain(piece);
   switch (ev.kind) {
     case 'augment_set': {

@@ -97,7 +97,7 @@ const CASES_ERASE: Record<number, string> = {
 };
 
 const CAUSES: Record<string, string> = {
-  forced: 'a `purge` in the trace',
+  forced: 'a purge line in the trace',
   threshold: 'more lazy pages than lazy_max_pages()',
   alloc_retry: 'an allocation failed: return the lazy areas and retry',
   reclaim: 'reclaim: purge with a full pool decay',
@@ -522,7 +522,15 @@ export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
     case 'decay':
       return base('decay_va_pool_node', 'decay_va_pool_node', 'decay', 'decay', 'Decay', `Node ${String(ev.node)}, pool ${String(ev.pool)}: ${String(ev.taken)} areas go back to the free tree, ${String(ev.kept)} stay.`);
     case 'pooled':
-      return base('decay_va_pool_node', 'decay_va_pool_node', 'pooled', 'decay', 'Pooled', `${rangeOf(ev.va_start, ev.va_end)} is kept in node ${String(ev.node)}'s pool ${String(ev.pool)} instead of the free tree.`);
+      // purge_vmap_node pools (node_pool_add_va); decay_va_pool_node only takes areas out of pools.
+      return base(
+        'purge_vmap_node',
+        'purge_vmap_node',
+        'pooled',
+        'purge',
+        'Pooled',
+        `${rangeOf(ev.va_start, ev.va_end)} goes to the head of node ${String(ev.node)}'s pool ${String(ev.pool)} instead of back to the free tree.`,
+      );
     case 'cache_reset':
       return base('alloc_vmap_area_51', 'alloc_vmap_area (5.1)', 'reset', 'cache', 'Cache reset', `free_vmap_cache is dropped (${String(ev.why).replace(/_/g, ' ')}): the walk starts from the busy tree.`);
     case 'cache_use':

@@ -15,6 +15,8 @@ export interface AppApi {
   onChange(cb: () => void): void;
   /** The micro-step shown inside operation `currentStep()` (-1 between operations). */
   currentFrame?(): number;
+  /** In a lesson: the link to the picture shown (lesson, stop, micro-step); else null. */
+  lessonHref?(): string | null;
   /** Called on every position change, micro-steps included. */
   onFrame?(cb: () => void): void;
   /** The app's session (read-only use: states and frames). */

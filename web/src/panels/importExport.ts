@@ -347,8 +347,12 @@ export class ImportExportPanel {
     const step = app.currentStep();
     const extras = { frame: app.currentFrame?.() ?? -1, lecture: document.body.classList.contains('lecture') };
     // A long trace takes 100-200 ms to compress: the app does it in a worker, once per trace.
-    this.exported('Compressing the link…');
-    const link = app.zippedTrace
+    // In a lesson the lesson's own link (its stop and micro-step), not the bare trace's.
+    const lesson = app.lessonHref?.() ?? null;
+    this.exported(lesson ? 'The lesson\'s link…' : 'Compressing the link…');
+    const link = lesson
+      ? Promise.resolve(lesson)
+      : app.zippedTrace
       ? app.zippedTrace().then((z) => zUrl(location.href, z, step, extras))
       : Promise.resolve(compressedUrl(location.href, app.currentTrace(), step, extras));
     // The clipboard is asked now, while the click still counts as the user's (a browser may
@@ -357,7 +361,8 @@ export class ImportExportPanel {
     const url = await link;
     this.link.value = url;
     this.link.select();
-    this.exported(`${(await copied) ? 'Copied' : 'Select and copy'} a compressed link (${grouped(url.length)} characters; the plain #trace= form also opens).`);
+    if (lesson) this.exported(`${(await copied) ? 'Copied' : 'Select and copy'} the lesson's link to this stop and micro-step.`);
+    else this.exported(`${(await copied) ? 'Copied' : 'Select and copy'} a compressed link (${grouped(url.length)} characters; the plain #trace= form also opens).`);
   }
 
   private async image(widget: string, kind: 'svg' | 'png'): Promise<void> {

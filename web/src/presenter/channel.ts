@@ -32,12 +32,24 @@ export interface PresenterState {
   question: { prompt: string; answer: string; revealed: boolean } | null;
   /** Whether the page shows the stop's own micro-step (false: the lecturer stepped away). */
   atStop: boolean;
+  /** The page's link to the picture shown (the lesson, the stop, the micro-step). */
+  link: string | null;
+  /** The lesson's minutes as planned (the presenter's timer runs against them). */
+  minutes: number;
+  /** Whether the page's screen is blanked. */
+  blank: boolean;
+  /** A new version waits: the page does not say so on the projected screen, the presenter does. */
+  update: boolean;
 }
+
+export const COMMANDS = ['next', 'prev', 'hello', 'step-next', 'step-prev', 'blank'] as const;
+export type PresenterCmd = (typeof COMMANDS)[number];
 
 /** Presenter -> page. */
 export interface PresenterCommand {
   type: 'cmd';
-  cmd: 'next' | 'prev' | 'hello';
+  /** Stops (`next`, `prev`), micro-steps (`step-next`, `step-prev`), the blank screen (`blank`). */
+  cmd: PresenterCmd;
   /** The page that is to obey it (`hello` asks every page for its state: null). */
   to: string | null;
 }
@@ -48,7 +60,7 @@ export type PresenterMessage = PresenterState | PresenterCommand;
 export function isMessage(m: unknown): m is PresenterMessage {
   if (typeof m !== 'object' || m === null) return false;
   const t = (m as { type?: unknown }).type;
-  if (t === 'cmd') return ['next', 'prev', 'hello'].includes((m as { cmd?: unknown }).cmd as string);
+  if (t === 'cmd') return (COMMANDS as readonly string[]).includes((m as { cmd?: unknown }).cmd as string);
   return t === 'state' && typeof (m as { stop?: unknown }).stop === 'number' && typeof (m as { from?: unknown }).from === 'string';
 }
 

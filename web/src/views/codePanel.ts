@@ -20,6 +20,8 @@ export class CodePanel {
     this.diagram.dataset.testid = 'fit-diagram';
     this.pre = root.appendChild(el('ol', 'code-lines'));
     this.pre.setAttribute('aria-label', 'Kernel code');
+    // It scrolls: reachable from the keyboard (axe: scrollable-region-focusable).
+    this.pre.tabIndex = 0;
   }
 
   render(n: Narration | null, idleFn = ''): void {

@@ -60,6 +60,8 @@ export interface MapleFocus {
   store: number | null;
   /** `mab_calc_split`'s cut: drawn on `node` between slot `after` and `after + 1`. */
   cut?: { node: number; after: number } | null;
+  /** Keep `node`'s used slots in view up to its data end, nothing marked (a question asked about them). */
+  keepEnd?: boolean;
 }
 
 export const NO_MAPLE_FOCUS: MapleFocus = { path: [], node: null, scanned: new Map(), slot: null, found: null, gaps: [], store: null, cut: null };
@@ -992,8 +994,9 @@ export class MapleTreeView {
       // the slot of the step too.
       cx = box.x - SIB_GAP + view / 2;
       // The split's cut: the slot right of it in view (the line between the halves).
-      const want = focus.cut && focus.cut.node === id ? focus.cut.after + 1 : focus.node === id ? focus.slot : null;
-      const node = want !== null ? this.snap?.nodes.find((n) => n.id === id) : undefined;
+      const node = this.snap?.nodes.find((n) => n.id === id);
+      const want =
+        focus.cut && focus.cut.node === id ? focus.cut.after + 1 : focus.node === id ? (focus.keepEnd && node ? node.end : focus.slot) : null;
       if (node && want !== null) {
         const right = box.x + cellX(node, want) + CELL_W + SIB_GAP;
         if (right > cx + view / 2) cx = right - view / 2;

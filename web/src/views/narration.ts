@@ -23,6 +23,8 @@ export interface NarrationView {
    * only in the operations list that lecture mode hides.
    */
   warning?: string | null;
+  /** A question is open: what the step decides is withheld, these words say so. */
+  withheld?: string | null;
 }
 
 export class NarrationPanel {
@@ -57,7 +59,12 @@ export class NarrationPanel {
       );
       if (v.frame >= 0) this.head.append(el('span', 'op-frame', `micro-step ${v.frame + 1} of ${v.frames}`));
     }
-    if (v.narration) {
+    r.dataset.withheld = String(!!v.withheld);
+    if (v.withheld) {
+      this.title.textContent = 'Your turn';
+      this.title.className = 'narration-title kind-step';
+      this.text.textContent = v.withheld;
+    } else if (v.narration) {
       this.title.textContent = v.narration.title;
       this.title.className = `narration-title kind-${v.narration.kind}`;
       this.text.textContent = v.narration.text;
