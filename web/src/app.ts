@@ -430,6 +430,15 @@ export class App {
   setEmbed(on: boolean): void {
     this.embed = on;
     document.body.classList.toggle('embed', on);
+    // The header (and its h1) is hidden in a frame: the frame keeps a heading for screen readers.
+    let title = document.getElementById('embed-title');
+    if (on && !title) {
+      title = document.createElement('h1');
+      title.id = 'embed-title';
+      title.className = 'visually-hidden';
+      title.textContent = 'vmapviz: the vmalloc allocator, step by step';
+      document.querySelector('#app > main')?.prepend(title);
+    } else if (!on) title?.remove();
     this.writeLink(true);
   }
 

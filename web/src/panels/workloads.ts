@@ -147,13 +147,13 @@ export class WorkloadsPanel {
   }
 
   private renderList(): void {
-    // A listbox owns options or groups of them (axe: aria-required-children): each group labelled by its heading.
-    let n = 0;
+    // A listbox owns options or groups of options only (axe: aria-required-children): each group
+    // is named by aria-label, and its visible heading is presentation.
     const group = (title: string, note: string, items: Item[]) =>
       h(
         'div',
-        { class: 'wb-wl-group', role: 'group', 'aria-labelledby': `wb-wl-group-${++n}` },
-        h('h4', { id: `wb-wl-group-${n}` }, title, ' ', h('small', {}, note)),
+        { class: 'wb-wl-group', role: 'group', 'aria-label': `${title}: ${note}` },
+        h('h4', { 'aria-hidden': 'true', role: 'presentation' }, title, ' ', h('small', {}, note)),
         ...items.map((it) => {
           const name = it.kind === 'core' ? it.info.name : it.scenario.name;
           const text = it.kind === 'core' ? it.info.description : `${it.scenario.title}: ${it.scenario.description}`;
