@@ -4,6 +4,7 @@ import { bold, fail, freePort, green, red, run, say, seconds, SetupError } from 
 import { chromium, setup } from './setup.mjs';
 import { testWasi } from './test-wasi.mjs';
 import { buildWasm } from './wasm.mjs';
+import { replayConformance } from './conformance.mjs';
 
 const cmd = (bin, ...args) => () => run(bin, args);
 
@@ -18,12 +19,19 @@ function steps(ports) {
         (await run('cargo', ['clippy', '--workspace', '--all-targets', '--', '-D', 'warnings'])) ||
         run('cargo', ['clippy', '-p', 'vmapviz-wasm', '--no-default-features', '--all-targets', '--', '-D', 'warnings']),
     },
-    { name: 'cargo test --workspace --release', go: cmd('cargo', 'test', '--workspace', '--release') },
     {
-      // The core once more without --release: with overflow checks and the debug_asserts that check
-      // the allocator's shortcuts against the kernel's rule at every step (propagation, climb, index).
-      name: 'cargo test -p vmapviz-core (debug assertions)',
-      go: cmd('cargo', 'test', '-p', 'vmapviz-core', '--lib', '--test', 'fuzz', '--test', 'conformance'),
+      // The binaries as a user builds them (fat LTO, no test features), and the shared conformance
+      // folders replayed by that vmap-replay byte for byte.
+      name: 'vmap-replay as shipped: the conformance folders',
+      go: async () =>
+        (await run('cargo', ['build', '--release', '-p', 'vmapviz-core', '--bin', 'vmap-replay'])) || replayConformance(),
+    },
+    {
+      // Every test of the workspace once, optimised, with the debug assertions that check the
+      // allocator's shortcuts against the kernel's rule at every step, and overflow checks
+      // (Cargo.toml's `checked` profile).
+      name: 'cargo test --workspace --profile checked',
+      go: cmd('cargo', 'test', '--workspace', '--profile', 'checked'),
     },
     // The core as the page runs it, where an arena handle is an address (scripts/test-wasi.mjs).
     { name: 'cargo test -p vmapviz-core on wasm32-wasip1 (Node WASI)', go: testWasi },
