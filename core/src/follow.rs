@@ -395,7 +395,11 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
     match *f {
         Follow::Alloc { size, align, vstart, vend, addr, mark } => {
             let model = match follow_alloc(v, [size, align, vstart, vend], addr, mark, out)? {
-                Step::Done(o) => return Ok(o),
+                Step::Done(o) => {
+                    // Taken (or a pool head moved) without touches to report.
+                    obs.untracked();
+                    return Ok(o);
+                }
                 Step::Model(m) => m,
             };
             let got = v.alloc(size, align, vstart, vend, obs)?;

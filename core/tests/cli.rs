@@ -388,3 +388,27 @@ fn vmap_bench_generates_perf_shapes_of_other_seeds() {
         assert!(text(&out.stderr).contains("fixed"), "{bad:?}: {}", text(&out.stderr));
     }
 }
+
+/// An allocation taken where the kernel took it (`alloc ... = ADDR`, the model's answer
+/// differing) reports no touches: the incremental check must not trust its cached heights
+/// after it (the free tree and busy tree changed), under every profile that follows a capture.
+#[test]
+fn check_after_a_steered_allocation_agrees_with_the_full_check() {
+    let mut trace = String::new();
+    for _ in 0..6 {
+        trace.push_str("alloc 0x1000 0x1000 0x0 0x100000\n");
+    }
+    trace.push_str("alloc 0x1000 0x1000 0x0 0x100000 = 0xd000\nfree 0x1000\n");
+    for i in 0..40u64 {
+        trace.push_str(&format!("alloc 0x1000 0x1000 0x0 0x100000 = {:#x}\n", 0x20000 + 0x2000 * i));
+        trace.push_str(&format!("free {:#x}\n", 0x2000 + 0x1000 * (i % 4)));
+        trace.push_str("alloc 0x1000 0x1000 0x0 0x100000\n");
+    }
+    for p in ["linux-5.1", "linux-5.2", "linux-6.1", "linux-6.9", "linux-6.18"] {
+        let (full, _) = run(&["--profile", p, "--check-every", "1", "-"], trace.as_bytes());
+        assert!(full.status.success(), "{p} --check-every 1: {}", text(&full.stderr));
+        let (inc, _) = run(&["--profile", p, "--check", "-"], trace.as_bytes());
+        assert!(inc.status.success(), "{p} --check: {}", text(&inc.stderr));
+        assert_eq!(text(&inc.stdout), text(&full.stdout), "{p}");
+    }
+}
