@@ -471,3 +471,46 @@ fn other_steering_lines_the_model_contradicts_are_refused() {
         assert!(e.contains(why) && e.contains("nothing changes"), "`{line}`: {e}");
     }
 }
+
+/// Errors of a trace file and of `--import vmallocinfo` / `--import ftrace` name the file; the
+/// input's control bytes (ESC, NUL, CR, C1) and a byte-order mark are printed escaped, never raw.
+#[test]
+fn errors_name_the_file_and_escape_control_bytes() {
+    let dir = std::env::temp_dir().join(format!("vmapviz-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[&str], &[u8], &str); 5] = [
+        ("t.trace", &[], b"purge\nalloc 0x1000\x1b[2J 0x1 0x0 0x100000\n", "t.trace: line 2: "),
+        ("r.trace", &[], b"purge\nbogus\x1b]0;x\x07\r 1\n", "t.trace: line 2: unknown command `bogus\\x1b]0;x\\x07`"),
+        ("b.trace", &[], "purge\n\u{feff}purge\n".as_bytes(), "line 2: unknown command `\\u{feff}purge`"),
+        (
+            "v.info",
+            &["--import", "vmallocinfo"],
+            b"0xffffc90000000000-0xffffc90000002000\x1b[31m 8192 f vmalloc\n",
+            "v.info: ",
+        ),
+        (
+            "f.txt",
+            &["--import", "ftrace"],
+            "x-1 [000] .... 1.0: alloc_vmap_area: va_start=\u{9b}31m\n".as_bytes(),
+            "f.txt: ",
+        ),
+    ];
+    for (name, flags, input, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, input).unwrap();
+        let p = path.to_str().unwrap();
+        let mut args: Vec<&str> = flags.to_vec();
+        args.push(p);
+        let (out, _) = run(&args, b"");
+        let e = text(&out.stderr);
+        assert!(!out.status.success(), "{name}: {e}");
+        let want = want.replace("t.trace", name);
+        assert!(e.contains(&format!("{}: ", dir.join(name).display())) || e.contains(&want), "{name}: {e}");
+        assert!(e.contains(&want), "{name}: {e}");
+        assert!(
+            !out.stderr.iter().any(|&b| b < 0x20 && b != b'\n') && !e.contains('\u{9b}') && !e.contains('\u{feff}'),
+            "{name}: a control byte printed raw: {e:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
