@@ -279,7 +279,7 @@ fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
             continue;
         }
         if t.starts_with("CPU:") && t.contains("[LOST") {
-            notes.push((line, format!("the ring buffer lost events here ({t}): the replay may diverge")));
+            notes.push((line, format!("the ring buffer lost events here ({}): the replay may diverge", quote(t))));
             continue;
         }
         let l = split_ftrace(raw).ok_or_else(|| {
@@ -504,8 +504,11 @@ impl fmt::Display for CaptureReport {
                 self.in_before_file
             )?;
         }
-        for n in &self.notes {
+        for n in self.notes.iter().take(NOTES_SHOWN) {
             writeln!(f, "note: {n}")?;
+        }
+        if self.notes.len() > NOTES_SHOWN {
+            writeln!(f, "note: … and {} more", self.notes.len() - NOTES_SHOWN)?;
         }
         if self.passes > 1 {
             writeln!(
@@ -608,10 +611,65 @@ fn parse_bundle<'a>(b: Bundle<'a>) -> Result<Parsed<'a>, CaptureError> {
     Ok(Parsed { bundle: b, before, after, events, trace_notes, possible, online })
 }
 
+/// The most notes the report prints (the rest are counted).
+pub const NOTES_SHOWN: usize = 20;
+
+/// The first kernel with the `vmalloc` trace events (`alloc_vmap_area`, `purge_vmap_area_lazy`,
+/// `free_vmap_area_noflush`).
+const FIRST_TRACED: (u32, u32) = (6, 3);
+
+/// `uname -r`'s version (`6.18.44-fc` -> (6, 18)), if it starts with one.
+fn kernel_version(release: &str) -> Option<(u32, u32)> {
+    let mut it = release.trim().split(|c: char| !c.is_ascii_digit());
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The profile whose era a traced kernel belongs to (6.3 and later).
+fn era_of((major, minor): (u32, u32)) -> Profile {
+    match (major, minor) {
+        (6, 0..=8) => Profile::Linux61,
+        (6, 9..=17) => Profile::Linux69,
+        _ => Profile::Linux618,
+    }
+}
+
+/// `uname.txt` against the replay: a kernel without the `vmalloc` events cannot have made the
+/// trace, and one of another era than `profile` is replayed by another profile.
+fn check_uname(u: &Part<'_>, profile: Profile) -> Result<(), CaptureError> {
+    let release = u.text.lines().next().unwrap_or("").trim();
+    let Some(v) = kernel_version(release) else {
+        return Err(cerr(u.name, 1, format!("`{}` is not a kernel release (`uname -r`)", quote(release))));
+    };
+    if v < FIRST_TRACED {
+        return Err(cerr(
+            u.name,
+            1,
+            format!(
+                "kernel {}.{} has no vmalloc trace events (they came in {}.{}): this bundle's trace cannot be its",
+                v.0, v.1, FIRST_TRACED.0, FIRST_TRACED.1
+            ),
+        ));
+    }
+    let era = era_of(v);
+    if era != profile {
+        return Err(cerr(
+            u.name,
+            1,
+            format!("kernel {}.{} is of the era of {era}, not {profile}: replay it with --profile {era}", v.0, v.1),
+        ));
+    }
+    Ok(())
+}
+
 /// Replay a bundle under `profile` and compare (see the module documentation). The trace it
 /// returns is the capture's operations in the trace language (start state, then each event),
 /// for a replay elsewhere; the report is the comparison.
 pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, CaptureReport), CaptureError> {
+    if let Some(u) = &b.uname {
+        check_uname(u, profile)?;
+    }
     let p = parse_bundle(b)?;
     let mut learnt = Learnt::default();
     let mut passes = 0;

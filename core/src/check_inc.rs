@@ -178,6 +178,9 @@ impl Observer for IncrementalCheck {
     fn touch_node(&mut self, h: u32) {
         self.seeds.push(h);
     }
+    fn untracked(&mut self) {
+        self.synced = false;
+    }
 }
 
 /// Another observer (counters, a recorder) with the incremental check riding along.
@@ -213,6 +216,9 @@ impl<O: Observer> Observer for WithCheck<'_, O> {
     #[inline(always)]
     fn touch_node(&mut self, h: u32) {
         self.check.touch_node(h)
+    }
+    fn untracked(&mut self) {
+        self.check.untracked()
     }
 }
 
@@ -258,9 +264,9 @@ impl IncrementalCheck {
         #[cfg(feature = "capture")]
         if let Op::Follow(f) = op {
             // Capture lines change the state without reporting touches (the start state, held
-            // space, an area taken where the kernel took it): the whole check. An allocation
-            // the model made itself reports as any other.
-            if !matches!(**f, crate::follow::Follow::Alloc { mark: crate::follow::Mark::Equal, .. }) {
+            // space): the whole check. An allocation the model made itself reports as any
+            // other; one taken where the kernel took it said so ([`Observer::untracked`]).
+            if !matches!(**f, crate::follow::Follow::Alloc { .. }) {
                 self.synced = false;
             }
         }

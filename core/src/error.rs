@@ -53,6 +53,10 @@ pub enum VmapError {
     /// the kernel's area. A note, not a failure.
     #[cfg(feature = "capture")]
     Followed { kernel: u64, model: Option<u64>, mark: crate::follow::Mark, taken: bool },
+    /// A capture-following line (`alloc ... = ADDR`, `lazy`, `pooled`, `unpool`, `purge keep`,
+    /// ...) that the model's state contradicts: refused before it applies, nothing changes.
+    #[cfg(feature = "capture")]
+    Steering { line: String, why: String },
 }
 
 impl VmapError {
@@ -75,6 +79,8 @@ impl VmapError {
             VmapError::BusyOverlap { .. } | VmapError::StaleFreeOverlap { .. } => false,
             #[cfg(feature = "capture")]
             VmapError::Followed { .. } => false,
+            #[cfg(feature = "capture")]
+            VmapError::Steering { .. } => true,
             VmapError::NoSpace { .. }
             | VmapError::UnknownFree { .. }
             | VmapError::UnalignedFree { .. }
@@ -221,6 +227,8 @@ impl fmt::Display for VmapError {
                  the hot path no longer updates, but the occupied tree holds [{os:#x}, {oe:#x}); refused, nothing changes"
             ),
             VmapError::Unsupported { why } => write!(f, "{why}"),
+            #[cfg(feature = "capture")]
+            VmapError::Steering { line, why } => write!(f, "`{line}` refused: {why}; nothing changes"),
             #[cfg(feature = "capture")]
             VmapError::Followed { kernel, model, mark, taken } => {
                 use crate::follow::Mark;

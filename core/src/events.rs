@@ -86,6 +86,10 @@ pub trait Observer {
     /// a recolour, a node taking an erased one's place.
     #[inline(always)]
     fn touch_node(&mut self, _h: u32) {}
+    /// The state changed without reporting what it touched (a capture's line that takes an
+    /// address where the kernel took it): a check of the touched parts must look at the whole.
+    #[inline(always)]
+    fn untracked(&mut self) {}
     /// An event after which the busy, lazy or pooled areas may differ, with the whole
     /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
@@ -157,6 +161,10 @@ impl<T: Observer> Observer for &mut T {
     #[inline(always)]
     fn touch_node(&mut self, h: u32) {
         (**self).touch_node(h)
+    }
+    #[inline(always)]
+    fn untracked(&mut self) {
+        (**self).untracked()
     }
     #[inline(always)]
     fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {

@@ -26,11 +26,14 @@
 
 use std::fmt::{self, Write};
 
+use crate::area::NIL;
+use crate::era::oracle::Place;
 use crate::era::{PurgeStop, Vmap};
 use crate::error::VmapError;
 use crate::events::Observer;
 use crate::replay::{push_line, Outcome};
 use crate::trace::{parse_num, quote};
+use crate::vmalloc::PAGE_SIZE;
 
 /// What the capture's replay said of one allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -392,10 +395,16 @@ fn refused(why: String) -> VmapError {
 /// each observer's copy of this one stays small.
 #[inline(never)]
 pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+    vnode_profile(v, f)?;
+    admit(v, f).map_err(|why| VmapError::Steering { line: crate::trace::quote(&f.to_string()), why })?;
     match *f {
         Follow::Alloc { size, align, vstart, vend, addr, mark } => {
             let model = match follow_alloc(v, [size, align, vstart, vend], addr, mark, out)? {
-                Step::Done(o) => return Ok(o),
+                Step::Done(o) => {
+                    // Taken (or a pool head moved) without touches to report.
+                    obs.untracked();
+                    return Ok(o);
+                }
                 Step::Model(m) => m,
             };
             let got = v.alloc(size, align, vstart, vend, obs)?;
@@ -426,6 +435,117 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
             Ok(Outcome::Done)
         }
         _ => apply_setup(v, f, out),
+    }
+}
+
+/// Whether the model's state admits line `f` (checked before anything of it applies): an
+/// address the kernel returned lies in the request's window, aligned, over space free or
+/// pooled in the model; a range is page aligned; a node exists; an area named is there.
+#[inline(never)]
+fn admit(v: &Vmap, f: &Follow) -> Result<(), String> {
+    let paged = |start: u64, size: u64| -> Result<u64, String> {
+        if size == 0 || !start.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) {
+            return Err(format!("[{start:#x}, +{size:#x}) is not a page-aligned range"));
+        }
+        start.checked_add(size).ok_or_else(|| format!("{start:#x} + {size:#x} passes 2^64"))
+    };
+    let nodes = v.nr_vmap_nodes();
+    let pooled = v.profile().has_vmap_nodes();
+    let node = |n: u32| match n < nodes {
+        true => Ok(()),
+        false => Err(format!("node {n} does not exist ({nodes} vmap nodes under {})", v.profile())),
+    };
+    let lazy_start = |a: u64| v.nodes.iter().any(|n| n.lazy.find_start(&v.arena, a) != NIL);
+    let keeps = |keep: &[u64]| -> Result<(), String> {
+        for (i, &a) in keep.iter().enumerate() {
+            if keep[..i].contains(&a) {
+                return Err(format!("keep names {a:#x} twice"));
+            }
+            if !lazy_start(a) {
+                return Err(format!("keep {a:#x}: no area on a lazy list starts there ({})", v.locate(a)));
+            }
+        }
+        Ok(())
+    };
+    match *f {
+        Follow::Alloc { size, align, vstart, vend, addr, .. } => {
+            if size == 0 || !size.is_multiple_of(PAGE_SIZE) || !align.is_power_of_two() {
+                return Err(format!("size {size:#x} and align {align:#x}: not a request the kernel accepts"));
+            }
+            if addr & (align.max(PAGE_SIZE) - 1) != 0 {
+                return Err(format!("{addr:#x} is not aligned to {:#x}", align.max(PAGE_SIZE)));
+            }
+            let end = addr.checked_add(size).filter(|&e| addr >= vstart && e <= vend);
+            let Some(end) = end else {
+                return Err(format!("[{addr:#x}, +{size:#x}) is outside the window [{vstart:#x}, {vend:#x})"));
+            };
+            // linux-5.1 has no free tree: free space is what no busy area covers.
+            if v.profile() == crate::profile::Profile::Linux51 {
+                return match v.locate(addr) {
+                    p @ (Place::Busy { .. } | Place::Lazy { .. }) => Err(format!("{addr:#x} is not free: {p}")),
+                    _ => Ok(()),
+                };
+            }
+            // Free blocks and pool entries, end to end over the range (the entries go back to
+            // the free tree, which then holds it whole).
+            let mut at = addr;
+            while at < end {
+                at = match v.locate(at) {
+                    Place::Free { end: e, .. } | Place::Pooled { end: e, .. } if e > at => e,
+                    p => return Err(format!("[{addr:#x}, {end:#x}) is not free at {at:#x}: {p}")),
+                };
+            }
+            Ok(())
+        }
+        Follow::Place { start, end, node: n } => {
+            paged(start, end.wrapping_sub(start)).map(drop)?;
+            if end <= start {
+                return Err(format!("[{start:#x}, {end:#x}) is empty"));
+            }
+            n.map_or(Ok(()), node)
+        }
+        Follow::Lazy { start, node: n } => {
+            node(n)?;
+            match v.locate(start) {
+                Place::Busy { start: s, .. } if s == start => Ok(()),
+                p => Err(format!("no busy area starts at {start:#x} ({p})")),
+            }
+        }
+        Follow::Pooled { node: n, start, size } => {
+            if !pooled {
+                return Err(format!("{} has no vmap pools", v.profile()));
+            }
+            node(n)?;
+            paged(start, size).map(drop)?;
+            if size / PAGE_SIZE > crate::era::MAX_VA_SIZE_PAGES as u64 {
+                return Err(format!("{size:#x} is larger than any pool's areas"));
+            }
+            Ok(())
+        }
+        Follow::Hold { start, end } => {
+            if end <= start {
+                return Err(format!("[{start:#x}, {end:#x}) is empty"));
+            }
+            paged(start, end - start).map(drop)
+        }
+        Follow::Unpool { start, size } => {
+            if !pooled {
+                return Err(format!("{} has no vmap pools", v.profile()));
+            }
+            paged(start, size).map(drop)
+        }
+        Follow::Purge { stop, ref keep, .. } => {
+            match stop {
+                Some(PurgeStop::Decayed(n) | PurgeStop::Processed(n)) if pooled => node(n)?,
+                Some(PurgeStop::Through(a)) if pooled && v.purge_list_node(a).is_none() => {
+                    return Err(format!("through {a:#x}: no lazy area starts there ({})", v.locate(a)));
+                }
+                _ => {}
+            }
+            keeps(keep)
+        }
+        Follow::PurgeRest { ref keep } => keeps(keep),
+        Follow::Release { .. } | Follow::DeferDrain => Ok(()),
     }
 }
 

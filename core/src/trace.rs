@@ -18,7 +18,7 @@
 //!
 //! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 #[cfg(feature = "capture")]
 use crate::follow::Follow;
@@ -118,12 +118,48 @@ pub const QUOTE_MAX: usize = 40;
 pub const MESSAGE_MAX: usize = 400;
 
 /// `tok` as an error message quotes it: whole when short, else its first [`QUOTE_MAX`]
-/// characters and how long it was.
+/// characters and how long it was; control and invisible characters escaped ([`escaped`]).
 pub fn quote(tok: &str) -> String {
-    match tok.char_indices().nth(QUOTE_MAX) {
-        None => tok.to_string(),
-        Some((cut, _)) => format!("{}… ({} bytes)", &tok[..cut], tok.len()),
+    let mut out = String::new();
+    for (n, c) in tok.chars().enumerate() {
+        if n == QUOTE_MAX {
+            let _ = write!(out, "… ({} bytes)", tok.len());
+            break;
+        }
+        push_escaped(&mut out, c, false);
     }
+    out
+}
+
+/// Whether `c` is printed escaped: C0 and C1 controls, DEL, and the invisible format
+/// characters that can hide or reorder text (byte-order mark, zero-width, bidi controls).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+fn push_escaped(out: &mut String, c: char, keep_newline: bool) {
+    match c {
+        '\n' if keep_newline => out.push('\n'),
+        c if !hidden(c) => out.push(c),
+        c if (c as u32) < 0x80 => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// `msg` with every control or invisible character escaped (`\x1b`, `\u{feff}`), line breaks
+/// kept: what a terminal may be shown of an input's bytes.
+pub fn escaped(msg: &str) -> String {
+    if !msg.chars().any(|c| c != '\n' && hidden(c)) {
+        return msg.to_string();
+    }
+    let mut out = String::with_capacity(msg.len() + 16);
+    msg.chars().for_each(|c| push_escaped(&mut out, c, true));
+    out
 }
 
 /// `msg` cut to [`MESSAGE_MAX`] characters (a last guard; the quotes in it are bounded already).

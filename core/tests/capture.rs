@@ -1084,3 +1084,48 @@ fn a_trial_of_holds_is_taken_back_whole_or_kept_whole() {
     }
     assert!(fits.iter().all(|&n| n > 0), "FL, NE, LE fits: {fits:?}");
 }
+
+/// `uname.txt` names the kernel: one without the `vmalloc` trace events (before 6.3) cannot
+/// have made the trace, and one of another era than the profile is refused with the profile
+/// to use; each in one line naming the file.
+#[test]
+fn a_kernel_without_the_events_or_of_another_era_is_refused() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = alloc(0, VS + 0x2000, 0x2000, 1);
+    let with =
+        |u: &'static str| Bundle { uname: Some(p("uname.txt", u)), ..bundle(&before, &trace, None, "0-1\n0-1\n") };
+    for (u, want) in [
+        ("5.2.1\n", "uname.txt: line 1: kernel 5.2 has no vmalloc trace events (they came in 6.3)"),
+        ("6.2.16-arch1\n", "kernel 6.2 has no vmalloc trace events"),
+        ("6.9.0\n", "kernel 6.9 is of the era of linux-6.9, not linux-6.18: replay it with --profile linux-6.9"),
+        ("6.5.0-41-generic\n", "kernel 6.5 is of the era of linux-6.1, not linux-6.18"),
+        ("\u{1b}[2Jnot a kernel\n", "`\\x1b[2Jnot a kernel` is not a kernel release"),
+    ] {
+        let e = err_of(with(u));
+        assert!(e.contains(want), "{u:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    for u in ["6.18.44-fc-v657\n", "6.19.0-rc1\n", "7.0.0\n"] {
+        replay_capture(with(u), Profile::Linux618).unwrap_or_else(|e| panic!("{u}: {e}"));
+    }
+    let (_, r) = replay_capture(with("6.9.12\n"), Profile::Linux69).unwrap();
+    assert_eq!(r.allocations, 1);
+}
+
+/// The report's notes are bounded: the first 20 and a count of the rest; the input they quote
+/// is escaped (a crafted trace cannot write terminal escapes through them).
+#[test]
+fn the_report_notes_are_bounded_and_escaped() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let mut trace = String::new();
+    for i in 0..500 {
+        trace.push_str(&format!("CPU:1 [LOST {i} EVENTS]\u{1b}]0;title\u{7}\n"));
+    }
+    trace.push_str(&alloc(0, VS + 0x2000, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    let shown = r.to_string();
+    assert_eq!(shown.lines().filter(|l| l.starts_with("note: ")).count(), 21, "{shown}");
+    assert!(shown.contains("note: … and 480 more\n"), "{shown}");
+    assert!(shown.contains("[LOST 0 EVENTS]\\x1b]0;title\\x07"), "{shown}");
+    assert!(!shown.contains('\u{1b}') && !shown.contains('\u{7}'), "{shown}");
+}

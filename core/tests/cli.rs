@@ -388,3 +388,129 @@ fn vmap_bench_generates_perf_shapes_of_other_seeds() {
         assert!(text(&out.stderr).contains("fixed"), "{bad:?}: {}", text(&out.stderr));
     }
 }
+
+/// An allocation taken where the kernel took it (`alloc ... = ADDR`, the model's answer
+/// differing) reports no touches: the incremental check must not trust its cached heights
+/// after it (the free tree and busy tree changed), under every profile that follows a capture.
+#[test]
+fn check_after_a_steered_allocation_agrees_with_the_full_check() {
+    let mut trace = String::new();
+    for _ in 0..6 {
+        trace.push_str("alloc 0x1000 0x1000 0x0 0x100000\n");
+    }
+    trace.push_str("alloc 0x1000 0x1000 0x0 0x100000 = 0xd000\nfree 0x1000\n");
+    for i in 0..40u64 {
+        trace.push_str(&format!("alloc 0x1000 0x1000 0x0 0x100000 = {:#x}\n", 0x20000 + 0x2000 * i));
+        trace.push_str(&format!("free {:#x}\n", 0x2000 + 0x1000 * (i % 4)));
+        trace.push_str("alloc 0x1000 0x1000 0x0 0x100000\n");
+    }
+    for p in ["linux-5.1", "linux-5.2", "linux-6.1", "linux-6.9", "linux-6.18"] {
+        let (full, _) = run(&["--profile", p, "--check-every", "1", "-"], trace.as_bytes());
+        assert!(full.status.success(), "{p} --check-every 1: {}", text(&full.stderr));
+        let (inc, _) = run(&["--profile", p, "--check", "-"], trace.as_bytes());
+        assert!(inc.status.success(), "{p} --check: {}", text(&inc.stderr));
+        assert_eq!(text(&inc.stdout), text(&full.stdout), "{p}");
+    }
+}
+
+/// `alloc ... = ADDR` is checked against the model before it applies: ADDR outside the
+/// request's window, misaligned, or over a busy area is refused with the line's number, and
+/// nothing of it applies (what follows is not replayed).
+#[test]
+fn a_steered_allocation_the_model_contradicts_is_refused() {
+    let mut head = String::new();
+    for _ in 0..6 {
+        head.push_str("alloc 0x1000 0x1000 0x0 0x100000\n");
+    }
+    for (line, why) in [
+        ("alloc 0x1000 0x1000 0x100000 0x200000 = 65536", "outside the window [0x100000, 0x200000)"),
+        ("alloc 0x1000 0x1000 0x0 0x100000 = 0x7800", "0x7800 is not aligned to 0x1000"),
+        ("alloc 0x1000 0x1000 0x0 0x100000 = 0x3000", "is not free at 0x3000: busy in node 0 ([0x3000, 0x4000))"),
+        ("alloc 0x3000 0x1000 0x0 0x100000 = 0x5000", "is not free at 0x5000"),
+        ("alloc 0x4000 0x1000 0x0 0x100000 = 0x4000", "is not free at 0x4000"),
+        ("alloc 0x1000 0x1000 0x0 0xffffffffffffffff = 0xfffffffffffff000", "outside the window"),
+        ("alloc 0x0 0x1000 0x0 0x100000 = 0x8000", "not a request the kernel accepts"),
+    ] {
+        for p in ["linux-5.2", "linux-6.1", "linux-6.9", "linux-6.18"] {
+            let trace = format!("{head}{line}\nbusy\n");
+            let (out, _) = run(&["--profile", p, "-"], trace.as_bytes());
+            let e = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{p} `{line}`: {e}");
+            assert!(e.contains("line 7: `") && e.contains(why) && e.contains("nothing changes"), "{p} `{line}`: {e}");
+            assert_eq!(text(&out.stdout).lines().count(), 6, "{p} `{line}`: the refused line printed");
+        }
+    }
+    // Inside the window, aligned, free: taken where the kernel took it.
+    let (out, _) =
+        run(&["--check", "-"], format!("{head}alloc 0x1000 0x1000 0x0 0x100000 = 0x8000\nbusy\n").as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("alloc -> 0x8000\n"), "{}", text(&out.stdout));
+}
+
+/// `pooled`, `unpool`, `lazy` and `purge keep` are checked too: a range that is not whole
+/// pages, a node that does not exist, an area that is not there.
+#[test]
+fn other_steering_lines_the_model_contradicts_are_refused() {
+    let s = 0xffffc90000000000u64;
+    let head = format!("profile linux-6.18\ncpus 4\nalloc 0x2000 0x1 {s:#x} 0xffffe8ffffffffff\n");
+    for (line, why) in [
+        (format!("pooled 1 {:#x} 0x1800", s + 0x10000), "not a page-aligned range"),
+        (format!("pooled 9 {:#x} 0x1000", s + 0x10000), "node 9 does not exist"),
+        (format!("unpool {s:#x} 0xffffffffffffffff"), "not a page-aligned range"),
+        (format!("unpool {s:#x} 0xfffffffffffff000"), "passes 2^64"),
+        (format!("lazy {:#x} node 1", s + 0x1000), "no busy area starts at"),
+        (format!("lazy {s:#x} node 4"), "node 4 does not exist"),
+        (format!("vfree {s:#x}\npurge keep {s:#x} {s:#x}"), "twice"),
+        ("purge keep 0x1234".to_string(), "keep 0x1234: no area on a lazy list starts there"),
+        ("purge decayed 7".to_string(), "node 7 does not exist"),
+    ] {
+        let trace = format!("{head}{line}\n");
+        let (out, _) = run(&["-"], trace.as_bytes());
+        let e = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "`{line}`: {e}");
+        assert!(e.contains(why) && e.contains("nothing changes"), "`{line}`: {e}");
+    }
+}
+
+/// Errors of a trace file and of `--import vmallocinfo` / `--import ftrace` name the file; the
+/// input's control bytes (ESC, NUL, CR, C1) and a byte-order mark are printed escaped, never raw.
+#[test]
+fn errors_name_the_file_and_escape_control_bytes() {
+    let dir = std::env::temp_dir().join(format!("vmapviz-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[&str], &[u8], &str); 5] = [
+        ("t.trace", &[], b"purge\nalloc 0x1000\x1b[2J 0x1 0x0 0x100000\n", "t.trace: line 2: "),
+        ("r.trace", &[], b"purge\nbogus\x1b]0;x\x07\r 1\n", "t.trace: line 2: unknown command `bogus\\x1b]0;x\\x07`"),
+        ("b.trace", &[], "purge\n\u{feff}purge\n".as_bytes(), "line 2: unknown command `\\u{feff}purge`"),
+        (
+            "v.info",
+            &["--import", "vmallocinfo"],
+            b"0xffffc90000000000-0xffffc90000002000\x1b[31m 8192 f vmalloc\n",
+            "v.info: ",
+        ),
+        (
+            "f.txt",
+            &["--import", "ftrace"],
+            "x-1 [000] .... 1.0: alloc_vmap_area: va_start=\u{9b}31m\n".as_bytes(),
+            "f.txt: ",
+        ),
+    ];
+    for (name, flags, input, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, input).unwrap();
+        let p = path.to_str().unwrap();
+        let mut args: Vec<&str> = flags.to_vec();
+        args.push(p);
+        let (out, _) = run(&args, b"");
+        let e = text(&out.stderr);
+        assert!(!out.status.success(), "{name}: {e}");
+        let want = want.replace("t.trace", name);
+        assert!(e.contains(&format!("{}: ", dir.join(name).display())) || e.contains(&want), "{name}: {e}");
+        assert!(e.contains(&want), "{name}: {e}");
+        assert!(
+            !out.stderr.iter().any(|&b| b < 0x20 && b != b'\n') && !e.contains('\u{9b}') && !e.contains('\u{feff}'),
+            "{name}: a control byte printed raw: {e:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

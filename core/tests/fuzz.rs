@@ -24,7 +24,7 @@ use vmapviz_core::import::{self, ImportFormat};
 use vmapviz_core::replay::{dump_busy, dump_free_tree, dump_pools};
 use vmapviz_core::trace::{parse_trace, MESSAGE_MAX};
 use vmapviz_core::vmalloc::{VMALLOC_END, VMALLOC_START};
-use vmapviz_core::{NoObserver, Profile, Replayer, Session, TraceLine};
+use vmapviz_core::{NoObserver, Op, Profile, Replayer, Session, TraceLine};
 
 /// A case taking longer than this is reported as a hang.
 const HANG: Duration = Duration::from_secs(20);
@@ -443,6 +443,158 @@ fn report(name: &str, r: Result<(), proptest::test_runner::TestError<impl std::f
     if let Err(e) = r {
         panic!("fuzz {name}: {e}");
     }
+}
+
+// ----------------------------------------------------------------------------
+// Steering lines (core/src/follow.rs): each checked against the model before it applies
+// ----------------------------------------------------------------------------
+
+/// An address among the first 48 pages of the window, or a hostile number.
+fn near() -> impl Strategy<Value = u64> {
+    prop_oneof![8 => (0u64..48).prop_map(|k| VMALLOC_START + k * 0x1000), 1 => number()]
+}
+
+fn node_n() -> impl Strategy<Value = u64> {
+    prop_oneof![12 => 0u64..4, 2 => 4u64..65_536, 1 => 65_536u64..70_000]
+}
+
+fn keep_list() -> impl Strategy<Value = String> {
+    prop::collection::vec(near(), 0..4).prop_map(|k| {
+        let mut s = String::new();
+        if !k.is_empty() {
+            s.push_str(" keep");
+        }
+        for a in k {
+            s.push_str(&format!(" {a:#x}"));
+        }
+        s
+    })
+}
+
+fn steering_line() -> impl Strategy<Value = String> {
+    let small = prop_oneof![6 => (1u64..8).prop_map(|p| p * 0x1000), 1 => size()];
+    let alloc_win = prop_oneof![
+        4 => Just((VMALLOC_START, VMALLOC_END)),
+        2 => (0u64..48, 1u64..48).prop_map(|(a, b)| (VMALLOC_START + a * 0x1000, VMALLOC_START + (a + b) * 0x1000)),
+        1 => window(),
+    ];
+    let mark = prop_oneof![3 => Just(""), 1 => Just(" unexplained"), 1 => Just(" explained pool-entry")];
+    prop_oneof![
+        6 => (small.clone(), align(), alloc_win, near(), mark)
+            .prop_map(|(s, a, (vs, ve), x, m)| format!("alloc {s:#x} {a:#x} {vs:#x} {ve:#x} = {x:#x}{m}")),
+        3 => (small.clone(), prop_oneof![Just(1u64), Just(0x1000u64)])
+            .prop_map(|(s, a)| format!("alloc {s:#x} {a:#x} {VMALLOC_START:#x} {VMALLOC_END:#x}")),
+        2 => near().prop_map(|a| format!("vfree {a:#x}")),
+        1 => near().prop_map(|a| format!("free {a:#x}")),
+        2 => (near(), small.clone(), prop::option::of(node_n())).prop_map(|(a, s, n)| match n {
+            Some(n) => format!("place {a:#x} {:#x} node {n}", a.wrapping_add(s)),
+            None => format!("place {a:#x} {:#x}", a.wrapping_add(s)),
+        }),
+        2 => (near(), node_n()).prop_map(|(a, n)| format!("lazy {a:#x} node {n}")),
+        2 => (node_n(), near(), small.clone()).prop_map(|(n, a, s)| format!("pooled {n} {a:#x} {s:#x}")),
+        1 => (near(), small.clone()).prop_map(|(a, s)| format!("hold {a:#x} {:#x}", a.wrapping_add(s))),
+        1 => near().prop_map(|a| format!("release {a:#x}")),
+        2 => (near(), small).prop_map(|(a, s)| format!("unpool {a:#x} {s:#x}")),
+        2 => (
+            prop_oneof![Just("purge"), Just("purge behind"), Just("reclaim")],
+            prop_oneof![
+                Just(String::new()),
+                node_n().prop_map(|n| format!(" decayed {n}")),
+                node_n().prop_map(|n| format!(" upto {n}")),
+                near().prop_map(|a| format!(" through {a:#x}")),
+            ],
+            keep_list()
+        )
+            .prop_map(|(c, st, k)| format!("{c}{}{k}", if c == "reclaim" { "" } else { st.as_str() })),
+        1 => keep_list().prop_map(|k| format!("purge-rest{k}")),
+        1 => Just("defer-drain".to_string()),
+        1 => Just("purge".to_string()),
+        1 => (0u64..4).prop_map(|n| format!("cpu {n}")),
+    ]
+}
+
+fn steering_text() -> impl Strategy<Value = String> {
+    let head = prop_oneof![
+        4 => Just("profile linux-6.18\ncpus 4\n"),
+        2 => Just("profile linux-6.9\ncpus 2\n"),
+        1 => Just("profile linux-6.1\n"),
+        1 => Just("profile linux-5.2\n"),
+        1 => Just("profile linux-5.1\n"),
+        1 => Just("profile maple-rfc\n"),
+    ];
+    (head, prop::collection::vec(steering_line(), 0..40)).prop_map(|(h, ops)| {
+        let mut s = h.to_string();
+        for l in ops {
+            s.push_str(&l);
+            s.push('\n');
+        }
+        s
+    })
+}
+
+/// A trace of steering lines: every line applied (a refused one too: it changed nothing, so
+/// the rest still applies); after each accepted line the whole check and the incremental one
+/// pass, an accepted `alloc ... = ADDR` gave ADDR in its window, aligned (linux-5.1, which has
+/// no free tree to take it from, may say it cannot); after each refused line the state and the
+/// output are what they were, and the message is bounded.
+fn check_steering(text: &str) -> Result<(), String> {
+    use vmapviz_core::check_inc::IncrementalCheck;
+    use vmapviz_core::follow::Follow;
+    let lines = match parse_trace(text) {
+        Ok(l) => l,
+        // A node number past the parser's range: refused there, briefly.
+        Err(e) if e.to_string().chars().count() <= MESSAGE_MAX + 40 => return Ok(()),
+        Err(e) => return Err(format!("an error message of {} characters", e.to_string().chars().count())),
+    };
+    let mut r = Replayer::default();
+    let mut inc = IncrementalCheck::default();
+    let mut out = String::new();
+    for l in &lines {
+        let before = state_text(&r);
+        let mark = out.len();
+        match r.apply(&l.op, &mut out, &mut inc) {
+            Ok(_) => {
+                check_invariants(&r.vmap).map_err(|e| format!("line {} `{}`: invariant broken: {e}", l.line, l.op))?;
+                inc.after_op(&r.vmap, &l.op, &out[mark..])
+                    .map_err(|e| format!("line {} `{}`: the incremental check cries wolf: {e}", l.line, l.op))?;
+                if let Op::Follow(f) = &l.op {
+                    if let Follow::Alloc { size, align, vstart, vend, addr, .. } = **f {
+                        let printed = &out[mark..];
+                        let failed = printed == "alloc -> FAIL\n";
+                        if !(failed && r.vmap.profile() == Profile::Linux51)
+                            && printed != format!("alloc -> {addr:#x}\n")
+                        {
+                            return Err(format!("line {} `{}`: accepted, printed {printed:?}", l.line, l.op));
+                        }
+                        if addr % align != 0 || addr < vstart || addr.checked_add(size).is_none_or(|e| e > vend) {
+                            return Err(format!("line {} `{}`: accepted outside its window", l.line, l.op));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                if e.to_string().chars().count() > MESSAGE_MAX + 200 {
+                    return Err(format!("line {}: an error message of unbounded length", l.line));
+                }
+                if out.len() != mark {
+                    return Err(format!("line {}: a refused line printed output", l.line));
+                }
+                if state_text(&r) != before {
+                    return Err(format!("line {} `{}`: refused ({e}) but the state changed", l.line, l.op));
+                }
+                // The check's running sums are set up again after a refusal, as after a profile.
+                inc = IncrementalCheck::default();
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fuzz_steering_lines() {
+    let t0 = Instant::now();
+    let r = runner(4, 3_000).run(&steering_text(), |t| guarded(t, check_steering));
+    report("steering lines", r, t0);
 }
 
 #[test]

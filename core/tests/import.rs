@@ -555,7 +555,8 @@ fn a_chosen_profile_the_trace_contradicts_is_refused_at_its_line() {
     let _ = std::fs::remove_file(&path);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
-    assert!(stderr.starts_with(&format!("vmap-replay: line 2: {says}")), "{stderr}");
+    // Naming the file.
+    assert!(stderr.starts_with(&format!("vmap-replay: {}: line 2: {says}", path.display())), "{stderr}");
 }
 
 #[test]

@@ -21,7 +21,7 @@ use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::events::Observer;
 use vmapviz_core::import::{self, ImportFormat};
 use vmapviz_core::profile::ProfileName;
-use vmapviz_core::trace::{parse_line, parse_trace, quote, Op, TraceLine, MAX_TRACE_BYTES};
+use vmapviz_core::trace::{escaped, parse_line, parse_trace, quote, Op, TraceLine, MAX_TRACE_BYTES};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
 use vmapviz_core::{NoObserver, Profile, Replayer, Vmap};
 
@@ -231,12 +231,28 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
+/// `eprintln!` with every control or invisible character of the message escaped: messages
+/// quote input (file names, tokens), and a crafted input must not write terminal escapes.
+macro_rules! say {
+    ($($t:tt)*) => {
+        eprintln!("{}", escaped(&format!($($t)*)))
+    };
+}
+
+/// The input as messages name it, with the separator: `FILE: ` (nothing for stdin, `-`).
+fn named(args: &Args) -> String {
+    match args.file.as_deref() {
+        None | Some("-") => String::new(),
+        Some(f) => format!("{f}: "),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
             if !e.is_empty() {
-                eprintln!("vmap-replay: {e}");
+                say!("vmap-replay: {e}");
             }
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -262,7 +278,7 @@ fn main() -> ExitCode {
         let bytes = match read_input(&file, line_limit) {
             Ok(b) => b,
             Err((code, msg)) => {
-                eprintln!("vmap-replay: {msg}");
+                say!("vmap-replay: {}{msg}", named(&args));
                 return ExitCode::from(code);
             }
         };
@@ -277,7 +293,7 @@ fn main() -> ExitCode {
         match std::fs::File::open(&file) {
             Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
             Err(e) => {
-                eprintln!("vmap-replay: {file}: {e}");
+                say!("vmap-replay: {file}: {e}");
                 return ExitCode::from(2);
             }
         }
@@ -375,6 +391,7 @@ impl<R: BufRead> Lines<R> {
 /// Replay a trace as it is read: parse a line, apply it, write its output. Memory follows the
 /// allocator's live state, not the length of the trace, and output appears as it is produced.
 fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write, args: &Args, obs: &mut O) -> ExitCode {
+    let at = named(args);
     let mut lines = Lines::new(input);
     let mut r = Replayer::new(args.profile.unwrap_or_default());
     let mut text = String::with_capacity(256);
@@ -387,7 +404,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 if args.check || args.check_every.is_some() {
                     if let Err(e) = obs.finish(&r.vmap) {
                         let _ = out.flush();
-                        eprintln!("vmap-replay: at the end of the trace: invariant violated: {e}");
+                        say!("vmap-replay: at the end of the trace: invariant violated: {e}");
                         return ExitCode::from(3);
                     }
                 }
@@ -402,8 +419,8 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 // `profile maple-tree` (issue 13): the rest of the trace acts on one maple tree.
                 if let Some(f) = args.profile {
                     let _ = out.flush();
-                    eprintln!(
-                        "vmap-replay: line {line}: the trace says `profile maple-tree` but --profile {f} was given: drop one of them (refusing to measure the wrong era)"
+                    say!(
+                        "vmap-replay: {at}line {line}: the trace says `profile maple-tree` but --profile {f} was given: drop one of them (refusing to measure the wrong era)"
                     );
                     return ExitCode::from(1);
                 }
@@ -415,7 +432,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 Ok(None) => continue,
                 Ok(Some(Op::Profile(p))) => {
                     let _ = out.flush();
-                    eprintln!("vmap-replay: line {line}: {}", import::profile_conflict(p, "--profile maple-tree"));
+                    say!("vmap-replay: {at}line {line}: {}", import::profile_conflict(p, "--profile maple-tree"));
                     return ExitCode::from(1);
                 }
                 _ => return replay_maple(line, l.to_owned(), &mut lines, out, args),
@@ -425,19 +442,19 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
                 Ok(Some(op)) => (line, op),
                 Err(msg) => {
                     let _ = out.flush();
-                    eprintln!("vmap-replay: line {line}: {msg}");
+                    say!("vmap-replay: {at}line {line}: {msg}");
                     return ExitCode::from(1);
                 }
             },
             Err((code, msg)) => {
                 let _ = out.flush();
-                eprintln!("vmap-replay: {msg}");
+                say!("vmap-replay: {at}{msg}");
                 return ExitCode::from(code);
             }
         };
         if let Err(msg) = check_profile_line(&op, seen_op, args.profile) {
             let _ = out.flush();
-            eprintln!("vmap-replay: line {line}: {msg}");
+            say!("vmap-replay: {at}line {line}: {msg}");
             return ExitCode::from(1);
         }
         seen_op = true;
@@ -452,7 +469,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
         }
         if let Err(e) = res {
             let _ = out.flush();
-            eprintln!("vmap-replay: line {line}: {e}");
+            say!("vmap-replay: {at}line {line}: {e}");
             return ExitCode::from(1);
         }
         applied += 1;
@@ -466,7 +483,7 @@ fn replay_stream<O: Observer + EndOp>(input: impl BufRead, out: &mut impl Write,
         {
             if let Err(e) = checked {
                 let _ = out.flush();
-                eprintln!("vmap-replay: line {line}: invariant violated after `{op}`: {e}");
+                say!("vmap-replay: {at}line {line}: invariant violated after `{op}`: {e}");
                 return ExitCode::from(3);
             }
         }
@@ -487,6 +504,7 @@ fn replay_maple<R: BufRead>(
     out: &mut impl Write,
     args: &Args,
 ) -> ExitCode {
+    let at = named(args);
     let mut r = vmapviz_core::maple::MapleReplay::new();
     r.check = args.check;
     r.check_every = args.check_every.or(args.check.then_some(DEFAULT_EVERY));
@@ -498,7 +516,7 @@ fn replay_maple<R: BufRead>(
                 Ok(None) => {
                     if let Err(e) = r.finish() {
                         let _ = out.flush();
-                        eprintln!("vmap-replay: at the end of the trace: {e}");
+                        say!("vmap-replay: at the end of the trace: {e}");
                         return ExitCode::from(3);
                     }
                     return ExitCode::SUCCESS;
@@ -506,14 +524,14 @@ fn replay_maple<R: BufRead>(
                 Ok(Some((n, l))) => (n, l.to_string()),
                 Err((code, msg)) => {
                     let _ = out.flush();
-                    eprintln!("vmap-replay: {msg}");
+                    say!("vmap-replay: {at}{msg}");
                     return ExitCode::from(code);
                 }
             },
         };
         if let Err(e) = r.apply_line(n, &l, out) {
             let _ = out.flush();
-            eprintln!("vmap-replay: {e}");
+            say!("vmap-replay: {at}{e}");
             return ExitCode::from(1);
         }
     }
@@ -533,30 +551,31 @@ fn check_profile_line(op: &Op, seen_op: bool, flag: Option<Profile>) -> Result<(
 
 /// `--bench`: parse the whole trace first, then time the replay loop only.
 fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
+    let at = named(args);
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let at = e.valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             let col = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
-            eprintln!("vmap-replay: {file}: line {line}: byte {col} of the line is not UTF-8 text");
+            say!("vmap-replay: {file}: line {line}: byte {col} of the line is not UTF-8 text");
             return ExitCode::from(2);
         }
     };
     if vmapviz_core::maple::is_maple_trace(text) {
-        eprintln!("vmap-replay: {NO_MAPLE_BENCH}");
+        say!("vmap-replay: {NO_MAPLE_BENCH}");
         return ExitCode::from(2);
     }
     let lines = match parse_trace(text) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("vmap-replay: {e}");
+            say!("vmap-replay: {at}{e}");
             return ExitCode::from(1);
         }
     };
     if let (Some(first), Some(f)) = (lines.first(), args.profile) {
         if let Err(msg) = check_profile_line(&first.op, false, Some(f)) {
-            eprintln!("vmap-replay: line {}: {msg}", first.line);
+            say!("vmap-replay: {at}line {}: {msg}", first.line);
             return ExitCode::from(1);
         }
     }
@@ -615,7 +634,7 @@ fn print_workload(name: &str, args: &Args) -> ExitCode {
         let w = match workload::generate(name, &args.params) {
             Ok(w) => w,
             Err(e) => {
-                eprintln!("vmap-replay: {e}");
+                say!("vmap-replay: {e}");
                 return ExitCode::from(1);
             }
         };
@@ -626,13 +645,13 @@ fn print_workload(name: &str, args: &Args) -> ExitCode {
     }
     let mut sink = TextSink::new(BufWriter::with_capacity(1 << 20, stdout.lock()));
     if let Err(e) = workload::generate_into(name, &args.params, &mut sink) {
-        eprintln!("vmap-replay: {e}");
+        say!("vmap-replay: {e}");
         return ExitCode::from(1);
     }
     let _ = sink.out.flush();
     match sink.err {
         Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("vmap-replay: writing the trace: {e}");
+            say!("vmap-replay: writing the trace: {e}");
             ExitCode::from(2)
         }
         _ => ExitCode::SUCCESS,
@@ -640,24 +659,25 @@ fn print_workload(name: &str, args: &Args) -> ExitCode {
 }
 
 fn print_import(fmt: ImportFormat, bytes: &[u8], args: &Args) -> ExitCode {
+    let at = named(args);
     let imported = match import::import_bytes(fmt, bytes, args.profile) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("vmap-replay: {e}");
+            say!("vmap-replay: {at}{e}");
             return ExitCode::from(1);
         }
     };
     // An input that gives no operation (settings aside) is refused, as the workbench refuses it.
     if imported.ops.iter().all(Op::is_setting) {
-        eprint!("{}", imported.report);
-        eprintln!("vmap-replay: nothing to import: the input gives no operation");
+        eprint!("{}", escaped(&imported.report.to_string()));
+        say!("vmap-replay: {at}nothing to import: the input gives no operation");
         return ExitCode::from(1);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let text = if args.json { import::to_json(&imported.ops) + "\n" } else { imported.to_text() };
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-    eprint!("{}", imported.report);
+    eprint!("{}", escaped(&imported.report.to_string()));
     ExitCode::SUCCESS
 }
 
@@ -667,7 +687,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
     use vmapviz_core::capture::{self, Bundle, Part};
     let base = std::path::Path::new(dir);
     if !base.is_dir() {
-        eprintln!("vmap-replay: {dir}: not a directory (a capture bundle is a directory; see scripts/capture.sh)");
+        say!("vmap-replay: {dir}: not a directory (a capture bundle is a directory; see scripts/capture.sh)");
         return ExitCode::from(2);
     }
     // Each part: (its path as named in messages, its text), or None when absent.
@@ -690,7 +710,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
         match read(name) {
             Ok(p) => parts.push(p),
             Err(e) => {
-                eprintln!("vmap-replay: {e}");
+                say!("vmap-replay: {e}");
                 return ExitCode::from(1);
             }
         }
@@ -709,7 +729,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
         (Ok(before), Ok(trace), Ok(cpus)) => Bundle { before, trace, after: opt(2), cpus, uname: opt(4) },
         (a, b, c) => {
             for e in [a.err(), b.err(), c.err()].into_iter().flatten() {
-                eprintln!("vmap-replay: {e}");
+                say!("vmap-replay: {e}");
             }
             return ExitCode::from(1);
         }
@@ -719,7 +739,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
     let (ops, report) = match capture::replay_capture(bundle, profile) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("vmap-replay: {e}");
+            say!("vmap-replay: {e}");
             return ExitCode::from(1);
         }
     };
@@ -734,7 +754,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     eprintln!("replayed in {:.2} s", took.as_secs_f64());
-    eprint!("{report}");
+    eprint!("{}", escaped(&report.to_string()));
     ExitCode::SUCCESS
 }
 
@@ -856,7 +876,7 @@ fn bench(r: &mut Replayer, lines: &[TraceLine], ops: usize, out: &mut String) ->
     // `Replayer::run` applies each chunk in a loop compiled for the profile.
     for chunk in lines.chunks(64) {
         if let Err(e) = r.run(chunk, out, &mut NoObserver) {
-            eprintln!("vmap-replay: {e}");
+            say!("vmap-replay: {e}");
             return ExitCode::from(1);
         }
         if out.len() >= BENCH_OUT_DRAIN {
