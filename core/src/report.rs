@@ -124,7 +124,18 @@ fn vmallocinfo_state(
     profile: Profile,
     cpus: Option<u64>,
 ) -> Result<(Vmap, Vec<String>), ReportError> {
-    frag::vmallocinfo_state(text, profile, cpus).map_err(|e| from_parse(file, e))
+    let (v, mut notes) = frag::vmallocinfo_state(text, profile, cpus).map_err(|e| from_parse(file, e))?;
+    if vmdiff::address_kind_of(text).map_err(|e| from_parse(file, e))? != vmdiff::AddressKind::Real
+        && !v.busy_areas_all().is_empty()
+    {
+        notes.insert(
+            0,
+            "WARNING: the addresses are hashed or hidden (kptr_restrict): free blocks, the largest free block and \
+             the histogram are of an invented layout, not the kernel's; read the file as root with kptr_restrict=1"
+                .into(),
+        );
+    }
+    Ok((v, notes))
 }
 
 /// The state at the end of a trace (any importable format but vmallocinfo).
@@ -158,6 +169,22 @@ fn trace_state(file: &str, text: &str, fmt: ImportFormat, profile: Option<Profil
     Ok(r.vmap)
 }
 
+/// Online CPUs when not given, for a vmallocinfo file: this machine's when the file is
+/// `/proc/vmallocinfo`, else the fewest with which the file's lazy pages stay under
+/// `lazy_max_pages` (the importer's assumption; the kernel would have purged otherwise), at
+/// least [`frag::DEFAULT_ONLINE_CPUS`].
+fn default_cpus(path: &str, v: &Vmap) -> u32 {
+    if path == "/proc/vmallocinfo" {
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").ok();
+        if let Some(Ok(list)) = online.map(|t| capture::parse_cpulist(&t)) {
+            if !list.is_empty() {
+                return list.len() as u32;
+            }
+        }
+    }
+    v.online_cpus().max(frag::DEFAULT_ONLINE_CPUS)
+}
+
 fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
     let p = Path::new(path);
     if p.is_dir() {
@@ -167,7 +194,7 @@ fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
     let fmt = import::detect_format(&text);
     if fmt == ImportFormat::Vmallocinfo {
         let (v, notes) = vmallocinfo_state(path, &text, o.profile.unwrap_or(Profile::Linux618), None)?;
-        let cpus = o.cpus.unwrap_or(frag::DEFAULT_ONLINE_CPUS);
+        let cpus = o.cpus.unwrap_or_else(|| default_cpus(path, &v));
         return Ok(vec![State { title: "vmallocinfo".into(), figures: frag::fragmentation(&v, cpus), notes }]);
     }
     let v = trace_state(path, &text, fmt, o.profile)?;
@@ -282,9 +309,9 @@ pub fn diff_report(a: &str, b: &str, o: &Options) -> Result<String, ReportError>
     let (ta, tb) = (read_text(a)?, read_text(b)?);
     let d = vmdiff::diff_texts(&ta, &tb).map_err(|(i, e)| from_parse([a, b][i], e))?;
     let profile = o.profile.unwrap_or(Profile::Linux618);
-    let cpus = o.cpus.unwrap_or(frag::DEFAULT_ONLINE_CPUS);
     let (va, na) = vmallocinfo_state(a, &ta, profile, None)?;
     let (vb, nb) = vmallocinfo_state(b, &tb, profile, None)?;
+    let cpus = o.cpus.unwrap_or_else(|| default_cpus(a, &va).max(default_cpus(b, &vb)));
     let (fa, fb) = (frag::fragmentation(&va, cpus), frag::fragmentation(&vb, cpus));
     let summary = vmdiff::summary(&d, &fa, &fb);
     if o.json {

@@ -15,7 +15,7 @@ use ts_rs::TS;
 
 use crate::addr::Addr;
 use crate::callers::kind_name;
-use crate::import::{parse_vmallocinfo, ImportFormat, ImportReport, InfoKind, InfoLine};
+use crate::import::{parse_vmallocinfo, ImportFormat, ImportReport, InfoKind, InfoLine, KERNEL_HALF};
 use crate::trace::ParseError;
 
 /// One area of a diff, as its line reads.
@@ -78,8 +78,38 @@ pub fn diff_texts(a: &str, b: &str) -> Result<VmDiff, (usize, ParseError)> {
     Ok(diff(&la, &lb))
 }
 
+/// What the addresses of a file are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressKind {
+    /// Kernel addresses (`kptr_restrict` 1 read by root, or 0 on old kernels).
+    Real,
+    /// `%pK` hashes (`kptr_restrict` 0): consistent within one boot, not addresses.
+    Hashed,
+    /// Zeros (`kptr_restrict` 2, or a reader without `CAP_SYSLOG`).
+    Hidden,
+}
+
+pub(crate) fn address_kind(lines: &[InfoLine]) -> AddressKind {
+    if lines.iter().any(|l| (l.start, l.end) == (0, 0)) {
+        AddressKind::Hidden
+    } else if lines.iter().any(|l| l.start < KERNEL_HALF || l.end < KERNEL_HALF || l.end <= l.start) {
+        AddressKind::Hashed
+    } else {
+        AddressKind::Real
+    }
+}
+
+/// [`AddressKind`] of a `/proc/vmallocinfo` text.
+pub fn address_kind_of(text: &str) -> Result<AddressKind, ParseError> {
+    let mut r = ImportReport::new(ImportFormat::Vmallocinfo);
+    Ok(address_kind(&parse_vmallocinfo(text, &mut r)?))
+}
+
 pub(crate) fn diff(a: &[InfoLine], b: &[InfoLine]) -> VmDiff {
-    let hidden = a.iter().chain(b).any(|l| (l.start, l.end) == (0, 0));
+    let (ka, kb) = (address_kind(a), address_kind(b));
+    // Hashes of one boot match each other, not addresses.
+    let hidden = ka == AddressKind::Hidden || kb == AddressKind::Hidden || (ka != kb && !a.is_empty() && !b.is_empty());
     let matched_by = if hidden { MatchedBy::CallerAndSize } else { MatchedBy::Address };
     let key = |l: &InfoLine| -> (u64, u64, String) {
         if hidden {
@@ -147,7 +177,10 @@ fn render_list(out: &mut String, title: &str, list: &[DiffArea], limit: Option<u
 pub fn render(d: &VmDiff, limit: Option<usize>) -> String {
     let mut out = String::new();
     if d.matched_by == MatchedBy::CallerAndSize {
-        out.push_str("addresses hidden (zero): areas matched by caller and size; none can be seen becoming lazy\n");
+        out.push_str(
+            "addresses hidden (zero), or hashed in one file only: areas matched by caller and size; none can be \
+             seen becoming lazy\n",
+        );
     }
     render_list(&mut out, "appeared", &d.appeared, limit);
     render_list(&mut out, "disappeared", &d.disappeared, limit);
