@@ -78,6 +78,9 @@ pub struct WindowFigures {
     pub free_blocks: u64,
     /// The largest free block (the lowest of equal ones); `None` when nothing is free.
     pub largest_free: Option<FreeBlock>,
+    /// The largest free block that ends below the window's end (between areas): the one above
+    /// the highest area is most of a nearly empty window and hides the holes.
+    pub largest_hole: Option<FreeBlock>,
     /// Free blocks by size class, classes with at least one block only, smallest first.
     pub histogram: Vec<SizeClass>,
 }
@@ -176,6 +179,7 @@ pub fn window_figures(
 ) -> WindowFigures {
     let mut hist: Vec<SizeClass> = Vec::new();
     let mut largest: Option<FreeBlock> = None;
+    let mut hole: Option<FreeBlock> = None;
     let (mut free_bytes, mut blocks) = (0u64, 0u64);
     for &(s, e) in free {
         let (s, e) = (s.max(w.start), e.min(w.end));
@@ -187,6 +191,9 @@ pub fn window_figures(
         blocks += 1;
         if largest.is_none_or(|l| bytes > l.bytes) {
             largest = Some(FreeBlock { start: Addr(s), bytes });
+        }
+        if e < w.end && hole.is_none_or(|l| bytes > l.bytes) {
+            hole = Some(FreeBlock { start: Addr(s), bytes });
         }
         let (min_pages, max_pages) = size_class(bytes / PAGE_SIZE);
         match hist.iter_mut().find(|c| c.min_pages == min_pages) {
@@ -214,6 +221,7 @@ pub fn window_figures(
         free_bytes,
         free_blocks: blocks,
         largest_free: largest,
+        largest_hole: hole,
         histogram: hist,
     }
 }
@@ -314,6 +322,14 @@ pub fn figure_rows(f: &Fragmentation) -> Vec<(RowKey, String, String)> {
             k(5, 0),
             format!("{n}: largest free block"),
             match w.largest_free {
+                Some(b) => format!("{} at {:#x}", human(b.bytes), b.start.0),
+                None => "none".into(),
+            },
+        ));
+        rows.push((
+            k(5, 1),
+            format!("{n}: largest hole (below the top)"),
+            match w.largest_hole {
                 Some(b) => format!("{} at {:#x}", human(b.bytes), b.start.0),
                 None => "none".into(),
             },

@@ -188,21 +188,21 @@ pub fn render(d: &VmDiff, limit: Option<usize>) -> String {
     out
 }
 
-/// One line: the counts and bytes of each list, and the vmalloc window's free space and
-/// largest free block on both sides.
+/// One line: the counts and bytes of each list, and the vmalloc window's free space, free
+/// blocks, largest hole (below the top) and lazy pages on both sides.
 pub fn summary(d: &VmDiff, a: &crate::frag::Fragmentation, b: &crate::frag::Fragmentation) -> String {
     let h = crate::frag::human;
     let win = |f: &crate::frag::Fragmentation| {
         f.windows
             .first()
-            .map(|w| (w.free_bytes, w.largest_free.map_or(0, |l| l.bytes), w.free_blocks))
+            .map(|w| (w.free_bytes, w.largest_hole.map_or(0, |l| l.bytes), w.free_blocks))
             .unwrap_or_default()
     };
     let (fa, la, ba) = win(a);
     let (fb, lb, bb) = win(b);
     format!(
         "diff: {} appeared (+{}), {} disappeared (-{}), {} became lazy ({}), {} unchanged; vmalloc free {} -> {}, \
-         {} -> {} blocks, largest free block {} -> {}; lazy pages {} -> {}",
+         {} -> {} blocks, largest hole {} -> {}; lazy pages {} -> {}",
         d.appeared.len(),
         h(VmDiff::bytes(&d.appeared)),
         d.disappeared.len(),
