@@ -78,8 +78,8 @@ pub struct WindowFigures {
     pub free_blocks: u64,
     /// The largest free block (the lowest of equal ones); `None` when nothing is free.
     pub largest_free: Option<FreeBlock>,
-    /// The largest free block that ends below the window's end (between areas): the one above
-    /// the highest area is most of a nearly empty window and hides the holes.
+    /// The largest free block below the largest one: the holes among the areas packed low by
+    /// the lowest-fit search (the largest block is most of a nearly empty window and hides them).
     pub largest_hole: Option<FreeBlock>,
     /// Free blocks by size class, classes with at least one block only, smallest first.
     pub histogram: Vec<SizeClass>,
@@ -179,7 +179,7 @@ pub fn window_figures(
 ) -> WindowFigures {
     let mut hist: Vec<SizeClass> = Vec::new();
     let mut largest: Option<FreeBlock> = None;
-    let mut hole: Option<FreeBlock> = None;
+    let mut kept: Vec<FreeBlock> = Vec::new();
     let (mut free_bytes, mut blocks) = (0u64, 0u64);
     for &(s, e) in free {
         let (s, e) = (s.max(w.start), e.min(w.end));
@@ -192,9 +192,7 @@ pub fn window_figures(
         if largest.is_none_or(|l| bytes > l.bytes) {
             largest = Some(FreeBlock { start: Addr(s), bytes });
         }
-        if e < w.end && hole.is_none_or(|l| bytes > l.bytes) {
-            hole = Some(FreeBlock { start: Addr(s), bytes });
-        }
+        kept.push(FreeBlock { start: Addr(s), bytes });
         let (min_pages, max_pages) = size_class(bytes / PAGE_SIZE);
         match hist.iter_mut().find(|c| c.min_pages == min_pages) {
             Some(c) => {
@@ -205,6 +203,13 @@ pub fn window_figures(
         }
     }
     hist.sort_by_key(|c| c.min_pages);
+    let below = largest.map_or(0, |l| l.start.0);
+    let mut hole: Option<FreeBlock> = None;
+    for b in kept.iter().filter(|b| b.start.0 < below) {
+        if hole.is_none_or(|h| b.bytes > h.bytes) {
+            hole = Some(*b);
+        }
+    }
     let (busy_areas, busy_bytes) = count_in(w, busy);
     let (lazy_areas, lazy_bytes) = count_in(w, lazy);
     let (pooled_areas, pooled_bytes) = count_in(w, pooled);
@@ -328,7 +333,7 @@ pub fn figure_rows(f: &Fragmentation) -> Vec<(RowKey, String, String)> {
         ));
         rows.push((
             k(5, 1),
-            format!("{n}: largest hole (below the top)"),
+            format!("{n}: largest hole below it"),
             match w.largest_hole {
                 Some(b) => format!("{} at {:#x}", human(b.bytes), b.start.0),
                 None => "none".into(),
