@@ -174,15 +174,21 @@ fn trace_state(file: &str, text: &str, fmt: ImportFormat, profile: Option<Profil
 /// `lazy_max_pages` (the importer's assumption; the kernel would have purged otherwise), at
 /// least [`frag::DEFAULT_ONLINE_CPUS`].
 fn default_cpus(path: &str, v: &Vmap) -> u32 {
-    if path == "/proc/vmallocinfo" {
-        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").ok();
-        if let Some(Ok(list)) = online.map(|t| capture::parse_cpulist(&t)) {
-            if !list.is_empty() {
-                return list.len() as u32;
-            }
+    if path == PROC {
+        if let Some(n) = machine_cpus("online") {
+            return n;
         }
     }
     v.online_cpus().max(frag::DEFAULT_ONLINE_CPUS)
+}
+
+const PROC: &str = "/proc/vmallocinfo";
+
+/// This machine's CPUs (`/sys/devices/system/cpu/{possible,online}`), when readable.
+fn machine_cpus(which: &str) -> Option<u32> {
+    let t = std::fs::read_to_string(format!("/sys/devices/system/cpu/{which}")).ok()?;
+    let list = capture::parse_cpulist(&t).ok()?;
+    (!list.is_empty()).then_some(list.len() as u32)
 }
 
 fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
@@ -193,7 +199,9 @@ fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
     let text = read_text(path)?;
     let fmt = import::detect_format(&text);
     if fmt == ImportFormat::Vmallocinfo {
-        let (v, notes) = vmallocinfo_state(path, &text, o.profile.unwrap_or(Profile::Linux618), None)?;
+        // This machine's vmap nodes (one per possible CPU) for its own file.
+        let nodes = if path == PROC { machine_cpus("possible").map(u64::from) } else { None };
+        let (v, notes) = vmallocinfo_state(path, &text, o.profile.unwrap_or(Profile::Linux618), nodes)?;
         let cpus = o.cpus.unwrap_or_else(|| default_cpus(path, &v));
         return Ok(vec![State { title: "vmallocinfo".into(), figures: frag::fragmentation(&v, cpus), notes }]);
     }
