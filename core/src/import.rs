@@ -732,7 +732,7 @@ pub(crate) enum InfoKind {
 }
 
 /// Words `s_show` prints after the caller: the flag words and `pages=`, `phys=`, `N<node>=`.
-fn is_attribute(tok: &str) -> bool {
+pub(crate) fn is_attribute(tok: &str) -> bool {
     matches!(
         tok,
         "ioremap"

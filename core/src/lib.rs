@@ -15,6 +15,7 @@
 pub mod addr;
 pub mod area;
 pub mod busy_index;
+pub mod callers;
 #[cfg(feature = "capture")]
 pub mod capture;
 pub mod check;
@@ -27,6 +28,7 @@ pub mod error;
 pub mod events;
 #[cfg(feature = "capture")]
 pub mod follow;
+pub mod frag;
 pub mod import;
 pub mod maple;
 pub mod memory;
@@ -34,10 +36,13 @@ pub use era::maple_rfc;
 pub mod profile;
 pub mod rbtree;
 pub mod replay;
+#[cfg(feature = "capture")]
+pub mod report;
 pub mod session;
 pub mod sweep;
 pub mod trace;
 pub mod vmalloc;
+pub mod vmdiff;
 pub mod workload;
 
 pub use addr::{Addr, Hex};

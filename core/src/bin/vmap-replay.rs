@@ -9,6 +9,8 @@
 //! vmap-replay --list-workloads
 //! vmap-replay --import ftrace|vmallocinfo|json [--profile P] [--json] FILE|-
 //! vmap-replay --import capture [--profile P] BUNDLE_DIR
+//! vmap-replay --report fragmentation|callers [--profile P] [--cpus N] [--json] [--full] FILE|BUNDLE_DIR
+//! vmap-replay --diff A B [--profile P] [--cpus N] [--json] [--full]
 //! ```
 
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -93,6 +95,14 @@ struct Args {
     capture: bool,
     json: bool,
     counters: bool,
+    /// `--report fragmentation|callers`.
+    report: Option<String>,
+    /// `--diff A B`: A (B is the file).
+    diff: Option<String>,
+    /// `--full`: every area and caller of a report.
+    full: bool,
+    /// `--cpus N` as given (reports: online CPUs for lazy_max_pages).
+    cpus_given: Option<u32>,
 }
 
 /// A workload option, applied after the preset.
@@ -150,6 +160,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--cpus" => {
                 let v = small(&mut it, "--cpus")?;
+                a.cpus_given = Some(v);
                 later.push(Box::new(move |p| p.cpus = v));
             }
             "--threads" => {
@@ -191,6 +202,15 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--json" => a.json = true,
+            "--report" => {
+                let n = value(&mut it, "--report")?;
+                if n != "fragmentation" && n != "callers" {
+                    return Err(format!("unknown report `{}` (known: fragmentation, callers)", quote(&n)));
+                }
+                a.report = Some(n);
+            }
+            "--diff" => a.diff = Some(value(&mut it, "--diff")?),
+            "--full" => a.full = true,
             "-h" | "--help" => return Err(String::new()),
             _ if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => {
@@ -255,6 +275,7 @@ fn main() -> ExitCode {
                 say!("vmap-replay: {e}");
             }
             eprintln!("{USAGE}");
+            eprintln!("{REPORT_USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -268,6 +289,9 @@ fn main() -> ExitCode {
         return print_workload(name, &args);
     }
     let file = args.file.clone().unwrap_or_default();
+    if args.report.is_some() || args.diff.is_some() {
+        return print_report(&file, &args);
+    }
     if args.capture {
         return print_capture(&file, &args);
     }
@@ -756,6 +780,43 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
     eprintln!("replayed in {:.2} s", took.as_secs_f64());
     eprint!("{}", escaped(&report.to_string()));
     ExitCode::SUCCESS
+}
+
+const REPORT_USAGE: &str = " reports (print on stdout; --json for JSON):
+  --report fragmentation FILE|DIR  the fragmentation figures of a /proc/vmallocinfo file, a trace (at its
+                        end), or a capture bundle (before, after the replay, after as the kernel printed it):
+                        per window (vmalloc; modules when areas are there) busy, lazy, pooled, free space,
+                        free blocks, the largest free block, free blocks by power-of-two pages; lazy pages
+                        against lazy_max_pages; each vmap node's pools (6.9+). Profile linux-6.18 unless
+                        --profile (a trace: its own)
+  --report callers FILE|DIR  the callers holding the most space (offset dropped), by bytes
+  --diff A B            two /proc/vmallocinfo files: areas that appeared, disappeared, became lazy; the
+                        figures of both; a summary line
+  --cpus N              online CPUs for lazy_max_pages (default: the capture's or the trace's, else 1)
+  --full                every area and caller (default: the first 20 of each list)";
+
+/// `--report` and `--diff`.
+fn print_report(file: &str, args: &Args) -> ExitCode {
+    use vmapviz_core::report;
+    let o = report::Options { profile: args.profile, cpus: args.cpus_given, json: args.json, full: args.full };
+    let r = match (&args.diff, args.report.as_deref()) {
+        (Some(_), Some(_)) => Err("--diff and --report: one at a time".to_string()),
+        (Some(a), None) => report::diff_report(a, file, &o).map_err(|e| e.to_string()),
+        (None, Some("callers")) => report::callers_report(file, &o).map_err(|e| e.to_string()),
+        _ => report::fragmentation_report(file, &o).map_err(|e| e.to_string()),
+    };
+    match r {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vmap-replay: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// The work counters' totals, on standard error (standard output keeps the replay format).
