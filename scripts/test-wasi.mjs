@@ -15,7 +15,7 @@ const TESTS = ['conformance', 'capture', 'follow', 'import', 'workloads', 'profi
 
 export function testWasi() {
   const runner = `node ${join(ROOT, 'scripts', 'wasi-run.mjs')}`;
-  const args = ['test', '--release', '-p', 'vmapviz-core', '--target', WASI_TARGET, '--lib', ...TESTS.flatMap((t) => ['--test', t])];
+  const args = ['test', '--profile', 'checked', '-p', 'vmapviz-core', '--target', WASI_TARGET, '--lib', ...TESTS.flatMap((t) => ['--test', t])];
   // One thread: WASI preview 1 has none to give.
   return run('cargo', [...args, '--', '--test-threads=1'], { env: { CARGO_TARGET_WASM32_WASIP1_RUNNER: runner } });
 }
