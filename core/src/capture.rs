@@ -132,24 +132,7 @@ pub struct Bundle<'a> {
 }
 
 /// A part that is missing or damaged: the file, the line (0: the whole file), what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaptureError {
-    pub file: String,
-    pub line: usize,
-    pub msg: String,
-}
-
-impl fmt::Display for CaptureError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.msg)
-        } else {
-            write!(f, "{}: line {}: {}", self.file, self.line, self.msg)
-        }
-    }
-}
-
-impl std::error::Error for CaptureError {}
+pub type CaptureError = crate::error::FileError;
 
 fn cerr(file: &str, line: usize, msg: impl Into<String>) -> CaptureError {
     CaptureError { file: file.to_string(), line, msg: msg.into() }
@@ -405,8 +388,8 @@ enum Verdict {
     Unexplained(String),
 }
 
-/// The whole comparison.
-#[derive(Clone, Debug, Default)]
+/// The whole comparison (`vmap-replay --import capture --report json` prints it as JSON).
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct CaptureReport {
     pub kernel: Option<String>,
     pub profile: Option<Profile>,

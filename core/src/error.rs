@@ -4,6 +4,28 @@ use std::fmt;
 
 use crate::profile::Profile;
 
+/// A bad input file: its name, the line (0: the file as a whole) and what is wrong. A capture
+/// bundle's parts ([`crate::capture::CaptureError`]) and the reports' inputs
+/// ([`crate::report::ReportError`]) say it so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileError {
+    pub file: String,
+    pub line: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.msg)
+        } else {
+            write!(f, "{}: line {}: {}", self.file, self.line, self.msg)
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VmapError {
     /// `alloc` with size 0.

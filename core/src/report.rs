@@ -3,7 +3,6 @@
 //! directory; each file plain or gzipped) and the reports as text or JSON. Every error names
 //! the file and, when it is about one, the line.
 
-use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
@@ -21,24 +20,7 @@ use crate::trace::{bounded, parse_trace, quote, Op, ParseError, MAX_TRACE_BYTES}
 use crate::vmdiff;
 
 /// A bad input: the file, the line (0: the file as a whole) and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReportError {
-    pub file: String,
-    pub line: usize,
-    pub msg: String,
-}
-
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.msg)
-        } else {
-            write!(f, "{}: line {}: {}", self.file, self.line, self.msg)
-        }
-    }
-}
-
-impl std::error::Error for ReportError {}
+pub type ReportError = crate::error::FileError;
 
 fn rerr(file: &str, line: usize, msg: impl Into<String>) -> ReportError {
     ReportError { file: file.to_string(), line, msg: bounded(msg.into()) }
