@@ -514,3 +514,44 @@ fn errors_name_the_file_and_escape_control_bytes() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--import capture --report json`: the report's figures and each explained and unexplained
+/// allocation as JSON on stdout; the text report on stderr unchanged; only with a capture.
+#[test]
+fn a_capture_report_as_json() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/capture-6.18-small");
+    let out = Command::new(env!("CARGO_BIN_EXE_vmap-replay"))
+        .args(["--import", "capture", "--report", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let n = |k: &str| j[k].as_u64().unwrap_or_else(|| panic!("{k} in {j}"));
+    // The allocation events of the bundle's trace.txt, counted here from the file itself.
+    let gz = std::fs::read(dir.join("trace.txt.gz")).unwrap();
+    let mut events = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut events).unwrap();
+    let allocs = events.lines().filter(|l| !l.starts_with('#') && l.contains(" alloc_vmap_area: ")).count() as u64;
+    // Each is an allocation of the report but those the before file already shows (some of the
+    // events, of any kind, traced while it was read).
+    assert!(n("allocations") <= allocs && allocs <= n("allocations") + n("in_before_file"), "{allocs} events: {j}");
+    assert!(n("allocations") > 1000, "the small capture's two thousand allocations");
+    assert_eq!(n("equal") + n("explained") + n("unexplained"), n("allocations"));
+    assert_eq!(j["explanations"].as_array().unwrap().len() as u64, n("explained"));
+    assert_eq!(j["unexplained_lines"].as_array().unwrap().len() as u64, n("unexplained"));
+    // The text report is still on stderr, its summary line the same figures.
+    let err = text(&out.stderr);
+    let want = format!(
+        "capture: {} allocations, {} equal, {} explained, {} unexplained;",
+        n("allocations"),
+        n("equal"),
+        n("explained"),
+        n("unexplained")
+    );
+    assert!(err.lines().any(|l| l.starts_with(&want)), "{want} in {err}");
+    // Without a capture it is refused with a usage error.
+    let out = Command::new(env!("CARGO_BIN_EXE_vmap-replay")).args(["--report", "json", "x.trace"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--report json is a capture's report"), "{}", text(&out.stderr));
+}

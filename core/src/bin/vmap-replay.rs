@@ -8,7 +8,7 @@
 //!             [--preset performance|stress|smoke] [--json]
 //! vmap-replay --list-workloads
 //! vmap-replay --import ftrace|vmallocinfo|json [--profile P] [--json] FILE|-
-//! vmap-replay --import capture [--profile P] BUNDLE_DIR
+//! vmap-replay --import capture [--profile P] [--report json] BUNDLE_DIR
 //! vmap-replay --report fragmentation|callers [--profile P] [--cpus N] [--json] [--full] FILE|BUNDLE_DIR
 //! vmap-replay --diff A B [--profile P] [--cpus N] [--json] [--full]
 //! ```
@@ -33,7 +33,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
                    [--preset performance|stress|smoke] [--json]
        vmap-replay --list-workloads
        vmap-replay --import ftrace|vmallocinfo|json [--profile NAME] [--json] FILE|-
-       vmap-replay --import capture [--profile NAME] BUNDLE_DIR
+       vmap-replay --import capture [--profile NAME] [--report json] BUNDLE_DIR
   FILE|-          the trace to replay (- for standard input)
   --check         after each operation, verify the invariants on what it touched (the tree paths,
                   list links, busy index entries, pools, lazy count; maple-rfc: the maple nodes on
@@ -74,7 +74,9 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
                         cpus.txt, uname.txt; each may be .gz): replayed from the before state (profile
                         linux-6.18 unless --profile) and compared with the kernel allocation by allocation;
                         the report on stderr ends with `capture: A allocations, E equal, X explained, U
-                        unexplained; final busy equal|differs; purges P of Q equal`";
+                        unexplained; final busy equal|differs; purges P of Q equal`; with --report json,
+                        the report's figures and each explained and unexplained allocation as JSON on
+                        stdout in place of the trace (the text report still on stderr)";
 
 #[derive(Default)]
 struct Args {
@@ -204,8 +206,8 @@ fn parse_args() -> Result<Args, String> {
             "--json" => a.json = true,
             "--report" => {
                 let n = value(&mut it, "--report")?;
-                if n != "fragmentation" && n != "callers" {
-                    return Err(format!("unknown report `{}` (known: fragmentation, callers)", quote(&n)));
+                if n != "fragmentation" && n != "callers" && n != "json" {
+                    return Err(format!("unknown report `{}` (known: fragmentation, callers, json)", quote(&n)));
                 }
                 a.report = Some(n);
             }
@@ -289,7 +291,11 @@ fn main() -> ExitCode {
         return print_workload(name, &args);
     }
     let file = args.file.clone().unwrap_or_default();
-    if args.report.is_some() || args.diff.is_some() {
+    if args.report.as_deref() == Some("json") && !args.capture {
+        say!("vmap-replay: --report json is a capture's report: with --import capture BUNDLE_DIR");
+        return ExitCode::from(2);
+    }
+    if (args.report.is_some() && !args.capture) || args.diff.is_some() {
         return print_report(&file, &args);
     }
     if args.capture {
@@ -768,6 +774,15 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
         }
     };
     let took = start.elapsed();
+    if args.report.as_deref() == Some("json") {
+        // The report's figures and each explained and unexplained allocation, in place of the trace.
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        let _ = out.flush();
+        eprintln!("replayed in {:.2} s", took.as_secs_f64());
+        eprint!("{}", escaped(&report.to_string()));
+        return ExitCode::SUCCESS;
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     let _ = writeln!(
         out,
