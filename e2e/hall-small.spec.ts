@@ -79,9 +79,12 @@ test('the workbench\'s workload listbox owns only options and labelled groups of
         out.push(`${c.tagName} role=${role}`);
         continue;
       }
-      const label = document.getElementById(c.getAttribute('aria-labelledby') ?? '');
-      if (!label || !(label.textContent ?? '').trim()) out.push('a group without a label');
+      if (!(c.getAttribute('aria-label') ?? '').trim()) out.push('a group without a label');
       if (!c.querySelector('[role="option"]')) out.push('a group without options');
+      // Inside a group only options speak: its visible heading is hidden from the accessibility tree.
+      for (const k of c.children) {
+        if (k.getAttribute('role') !== 'option' && k.getAttribute('aria-hidden') !== 'true') out.push(`${k.tagName} in a group`);
+      }
     }
     return out;
   });
@@ -115,4 +118,23 @@ test('the lesson picker: ↓ / ↑ go through the lessons, Enter opens one and f
   await page.keyboard.press('PageDown');
   await expect(card).toHaveAttribute('data-stop', '2');
   expect(app.problems).toEqual([]);
+});
+
+test('lecture mode: G shows the legend lecture mode leaves out, and hides it again', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  await app.open('./#lesson=free-tree&stop=5&lecture=1');
+  await expect(page.locator('#space-legend')).toBeHidden();
+  const legend = page.getByTestId('lecture-legend');
+  await expect(legend).toHaveCount(0);
+  await page.keyboard.press('g');
+  await expect(legend).toBeVisible();
+  // Every letter a narrow area of the bar can show, and the tree's colours, in the hall's size.
+  for (const k of ['F', 'B', 'L', 'P', 'G', 'R']) await expect(legend.locator('.swatch', { hasText: new RegExp(`^${k}$`) }).first()).toBeVisible();
+  await expect(legend).toContainText('NULL');
+  const box = await legend.boundingBox();
+  expect(box && box.y + box.height <= 720 && box.x >= 0 && box.x + box.width <= 1280).toBe(true);
+  for (const px of await legend.locator('li').evaluateAll((els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)))) expect(px).toBeGreaterThanOrEqual(16);
+  await page.keyboard.press('g');
+  await expect(legend).toBeHidden();
 });
