@@ -156,6 +156,10 @@ for (const phone of PHONES) {
               expect(box?.height ?? 0, `${where}: ${await b.textContent()} is a finger tall`).toBeGreaterThanOrEqual(44);
               expect(box?.width ?? 0, `${where}: ${await b.textContent()} is a finger wide`).toBeGreaterThanOrEqual(44);
             }
+            // A question answered in the picture is also answered by typing, in a field a finger tall.
+            for (const f of await card.locator('.quiz-typed-input:visible').all()) {
+              expect((await f.boundingBox())?.height ?? 0, `${where}: the typed answer's field is a finger tall`).toBeGreaterThanOrEqual(44);
+            }
             await within(`${where}: Reveal`, card.locator('[data-action="quiz-reveal"]'), top, width);
             await card.locator('[data-action="quiz-reveal"]').tap();
             await expect(card).toHaveAttribute('data-revealed', 'true');
