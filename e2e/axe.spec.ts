@@ -55,3 +55,13 @@ test.describe('on a phone', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 });
+
+test('axe: lecture mode with its legend shown (G)', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  await app.open('./#lesson=maple&stop=5&lecture=1');
+  await page.keyboard.press('g');
+  await expect(page.getByTestId('lecture-legend')).toBeVisible();
+  if (process.env.AXE_SHOTS) await page.screenshot({ path: `${process.env.AXE_SHOTS}/lecture-legend.png` });
+  expect(await axeViolations(page)).toEqual([]);
+});

@@ -33,7 +33,7 @@ import { CodePanel } from './views/codePanel';
 import { FreeTree } from './views/freeTree';
 import { NarrationPanel } from './views/narration';
 import { OpForms } from './views/opForms';
-import { FreePopover, HelpOverlay } from './views/overlays';
+import { FreePopover, HelpOverlay, lectureLegend } from './views/overlays';
 import { OpList, summarizeOutput } from './views/player';
 import { SpaceBar } from './views/spaceBar';
 import { SpaceZoom } from './views/spaceZoom';
@@ -427,6 +427,16 @@ export class App {
   // ---------- embedding (web/src/embed.ts) ----------
 
   /** `&embed=1`: only the views and the transport; kept in the links the page writes. */
+  /** Lecture mode's legend, shown or hidden (key G). */
+  private toggleLegend(): void {
+    let box = document.getElementById('lecture-legend');
+    if (!box) {
+      box = lectureLegend();
+      document.querySelector('#app > main')?.append(box);
+    }
+    box.hidden = !box.hidden;
+  }
+
   setEmbed(on: boolean): void {
     this.embed = on;
     document.body.classList.toggle('embed', on);
@@ -1613,6 +1623,12 @@ export class App {
       case 'l':
       case 'L':
         void this.showLessons();
+        break;
+      case 'g':
+      case 'G':
+        // Lecture mode hides the legends for room; the hall can ask what a colour means.
+        if (this.lecture) this.toggleLegend();
+        else used = false;
         break;
       case '?':
         this.help.toggle();

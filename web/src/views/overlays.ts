@@ -15,10 +15,43 @@ const KEYS: [string, string][] = [
   ['K / Shift + K', 'choose the next / previous kind of event for ] and ['],
   ['N / P', 'in a lesson: next / previous stop (PgDn / PgUp too)'],
   ['L', 'the lessons'],
+  ['G', 'lecture mode: show / hide the legend (the colours, and the letters F, B, L, P, G, S, N on narrow areas)'],
   ['?', 'this help'],
   ['Esc', 'close this help or a pop-up'],
   ['Swipe ← / →', 'on a touch screen: one micro-step forward / back (a long swipe or two fingers: an operation); a tap shows what a hover shows; two fingers zoom the tree'],
 ];
+
+/** The bar's letters (a narrow area shows its state's first letter) and the tree's colours. */
+const LEGEND: [string, string, string][] = [
+  ['swatch-free', 'F', 'free: in the free tree, allocatable'],
+  ['swatch-busy', 'B', 'busy: allocated (S, stored, in a maple-tree trace)'],
+  ['swatch-lazy', 'L', 'lazy: freed, its pages not yet purged'],
+  ['swatch-pool', 'P', 'pool: kept by a vmap node for its size (6.9 and later)'],
+  ['swatch-gap', 'G', 'gap: outside the allocator\'s window (N, NULL, in a maple-tree trace)'],
+  ['swatch-red', 'R', 'a red node of the red-black tree'],
+  ['swatch-black', 'B', 'a black node'],
+];
+
+/**
+ * Lecture mode's legend (key G): lecture mode leaves the panels' own legends out for room, so
+ * the hall asks for this one when a letter or a colour needs saying.
+ */
+export function lectureLegend(): HTMLElement {
+  const box = el('aside', 'lecture-legend');
+  box.id = 'lecture-legend';
+  box.setAttribute('aria-label', 'Legend');
+  box.dataset.testid = 'lecture-legend';
+  box.hidden = true;
+  box.append(el('h2', '', 'Legend (G hides it)'));
+  const ul = box.appendChild(el('ul'));
+  for (const [cls, k, what] of LEGEND) {
+    const li = ul.appendChild(el('li'));
+    const sw = li.appendChild(el('span', `swatch ${cls}`, k));
+    sw.setAttribute('aria-hidden', 'true');
+    li.append(` ${what}`);
+  }
+  return box;
+}
 
 export class HelpOverlay {
   private readonly box: HTMLElement;
