@@ -7,6 +7,7 @@
 import { expect, test, type CDPSession, type Locator, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { AppPage } from './pages/app';
+import { axeViolations } from './support/axe';
 
 /** Each lesson's stops: the structure first named in their `look`, and whether they ask first. */
 function catalogue(): Map<string, { picture: 'tree' | 'bar'; asks: boolean }[]> {
@@ -175,6 +176,7 @@ for (const phone of PHONES) {
           }
           expect(await tooWide(page), where).toEqual([]);
           expect(await unnamedButtons(page), where).toEqual([]);
+          expect(await axeViolations(page), `${where}: axe`).toEqual([]);
           if (process.env.PHONE_SHOTS && i === Math.ceil(stops.length / 2)) {
             await page.screenshot({ path: `${process.env.PHONE_SHOTS}/${phone.name}-${id}-${i}.png` });
           }
