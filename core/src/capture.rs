@@ -445,6 +445,8 @@ pub struct CaptureReport {
     /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
     pub allocated_after_trace: usize,
+    /// Of those, the ones a pool's head gave ([`Pass::pooled_after_trace`]).
+    pub pooled_after_trace: usize,
     /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
     pub nodes_from_after: usize,
     pub notes: Vec<String>,
@@ -1641,6 +1643,49 @@ impl Pass<'_, '_> {
         ))
     }
 
+    /// Allocations between the events' end and the after file's read that a pool gave: busy
+    /// in the file, a whole pool entry here. `node_alloc` looks at the pool of its CPU's node
+    /// and `node_pool_del_va` takes the head only, so per pool the longest run from the head
+    /// of such entries is allocated, each on a CPU of that node, in the pool's order; an entry
+    /// behind one the file does not show busy stays a difference.
+    fn pooled_after_trace(&mut self, after: &[import::InfoLine], busy_here: &HashSet<(u64, u64)>) {
+        let shown: HashSet<(u64, u64)> = after
+            .iter()
+            .filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end)))
+            .map(|a| (a.start, a.end))
+            .collect();
+        let nodes = self.vmap.nr_vmap_nodes();
+        for (n, idx, entries) in self.vmap.pools_snapshot() {
+            let size = (idx as u64 + 1) * PAGE_SIZE;
+            let Some(&cpu) = self.p.online.iter().find(|&&c| c % nodes == n) else { continue };
+            for a in entries {
+                if !shown.contains(&(a, a + size)) {
+                    break;
+                }
+                if self.vmap.cpu() != cpu {
+                    let _ = self.vmap.set_cpu(u64::from(cpu));
+                    self.push(Op::Cpu(u64::from(cpu)));
+                }
+                let pred = self.vmap.predict_alloc(size, 1, VMALLOC_START, VMALLOC_END);
+                if pred.pool_hit != Some(a)
+                    || self.vmap.alloc(size, 1, VMALLOC_START, VMALLOC_END, &mut NoObserver) != Ok(a)
+                {
+                    break;
+                }
+                self.push(follow(Follow::Alloc {
+                    size,
+                    align: 1,
+                    vstart: VMALLOC_START,
+                    vend: VMALLOC_END,
+                    addr: a,
+                    mark: Mark::Equal,
+                }));
+                self.report.allocated_after_trace += 1;
+                self.report.pooled_after_trace += 1;
+            }
+        }
+    }
+
     fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
@@ -2224,11 +2269,19 @@ impl Pass<'_, '_> {
                 self.report.allocated_after_trace += 1;
             }
         }
-        if self.report.allocated_after_trace > 0 {
+        self.pooled_after_trace(after, &busy_here);
+        let placed_free = self.report.allocated_after_trace - self.report.pooled_after_trace;
+        if placed_free > 0 {
             self.report.final_detail.push(format!(
-                "{} areas busy in {aname} were free when the events ended: allocated before it was read (no event \
-                 traced them); placed here",
-                self.report.allocated_after_trace
+                "{placed_free} areas busy in {aname} were free when the events ended: allocated before it was read (no \
+                 event traced them); placed here"
+            ));
+        }
+        if self.report.pooled_after_trace > 0 {
+            self.report.final_detail.push(format!(
+                "{} areas busy in {aname} were the heads of their pools when the events ended: allocated from them \
+                 before it was read (node_alloc; no event traced them)",
+                self.report.pooled_after_trace
             ));
         }
         if self.report.freed_after_trace > 0 {

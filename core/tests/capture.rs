@@ -1171,3 +1171,41 @@ fn a_pool_the_kernel_decayed_less_held_areas_of_another_node() {
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes), (1, 1, 0), "{r}");
 }
+
+/// Allocations between the trace's end and the after file's read can come from a pool:
+/// `node_alloc` looks at the pool of its CPU's node and `node_pool_del_va` takes its head.
+/// Before (two nodes): node 0's lazy list [A, B], node 1's [C], 2 pages each. The purge pools
+/// them, each at its pool's head: node 0's [B, A], node 1's [C]. An area the after file shows
+/// busy that is a pool's head here was allocated from it, on a CPU of that node; one behind an
+/// entry the file does not show busy cannot have been (the head was taken first): a difference.
+#[test]
+fn allocations_after_the_trace_take_pool_heads() {
+    let (a, b, c) = (VS + 0x20000, VS + 0x24000, VS + 0x10000);
+    let busy = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let before = format!(
+        "{busy}{}{}{}",
+        info(a, a + 0x2000, "unpurged vm_area"),
+        info(b, b + 0x2000, "unpurged vm_area"),
+        info(c, c + 0x2000, "unpurged vm_area")
+    );
+    let trace = purge(0, c, b + 0x2000, 3);
+    let shown = |xs: &[u64]| -> String {
+        let mut s = busy.clone();
+        for &x in xs {
+            s += &info(x, x + 0x2000, "kernel_clone+0x94/0x3e0 pages=1 vmalloc");
+        }
+        s
+    };
+    let run =
+        |after: &str| replay_capture(bundle(&before, &trace, Some(after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    // B and A, node 0's pool in its order; C from node 1's, on CPU 1.
+    let (ops, r) = run(&shown(&[a, b, c]));
+    assert_eq!((r.allocated_after_trace, r.pooled_after_trace, r.final_busy_equal), (3, 3, Some(true)), "{r}");
+    let tail: Vec<String> = ops.iter().rev().take(4).rev().map(|o| o.to_string()).collect();
+    let al = |x: u64| format!("alloc 0x2000 0x1 {VS:#x} {VE:#x} = {x:#x}");
+    assert_eq!(tail, vec![al(b), al(a), "cpu 1".to_string(), al(c)], "{ops:?}");
+    // A alone: behind B, which the file does not show busy: not taken, a difference.
+    let (_, r) = run(&shown(&[a]));
+    assert_eq!((r.allocated_after_trace, r.pooled_after_trace, r.final_busy_equal), (0, 0, Some(false)), "{r}");
+    assert!(r.final_detail.iter().any(|d| d.contains("1 only in the kernel's")), "{r}");
+}
