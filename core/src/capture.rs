@@ -445,6 +445,8 @@ pub struct CaptureReport {
     /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
     pub allocated_after_trace: usize,
+    /// Of those, the ones a pool's head gave ([`Pass::pooled_after_trace`]).
+    pub pooled_after_trace: usize,
     /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
     pub nodes_from_after: usize,
     pub notes: Vec<String>,
@@ -690,6 +692,9 @@ struct Pass<'p, 'a> {
     /// the purge pooled its own in front of them; the line of that purge.
     kept: BTreeMap<(u32, usize), Vec<u64>>,
     kept_line: usize,
+    /// The entries each pool's decay gave back at that purge, head first, and the pool's
+    /// length when it began ([`Pass::decayed_less`]).
+    given: BTreeMap<(u32, usize), (Vec<u64>, usize)>,
     /// Shape facts met in this replay: (short block start, its end, search length) -> (it lay
     /// on the kernel's search path, the line that showed it). While the block lasts: until an
     /// allocation takes from it or a purge gives the free tree entries back.
@@ -952,6 +957,7 @@ fn run_pass(
         shapes: BTreeMap::new(),
         kept: BTreeMap::new(),
         kept_line: 0,
+        given: BTreeMap::new(),
         untouched,
         lazy_order,
         full_purge_due: false,
@@ -1588,6 +1594,98 @@ impl Pass<'_, '_> {
         Some((p, why))
     }
 
+    /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay at the last
+    /// purge gave it back. `decay_va_pool_node` gives back `len >> 2` entries from the head, so
+    /// the kernel's gave back `k` (the entries in front of x), the model's more: the kernel's
+    /// `len` was at most `4k + 3`, the model's `L`. The model's pool held at least `L - 4k - 3`
+    /// areas the kernel's did not: busy areas of the before file whose node was a guess (the
+    /// node of their address; `free_vmap_area_noflush` sends an area to the node of its
+    /// `vn_id`, the CPU `node_alloc` ran on, which the file does not show). Those behind x are
+    /// read as allocated for another node, the oldest first; the next replay starts from that.
+    /// `None` unless the pool is as the purge left it but for its own entries taken since,
+    /// and every entry from x on is still free here.
+    fn decayed_less(&mut self, x: u64, size: u64, n: u32) -> Option<String> {
+        let idx = pool_idx(size);
+        let (given, len) = self.given.get(&(n, idx))?;
+        let k = given.iter().position(|&a| a == x)?;
+        let kept = self.kept.get(&(n, idx)).cloned().unwrap_or_default();
+        if self.vmap.pool_entries(n, size) != kept {
+            return None;
+        }
+        let free = |a: u64| matches!(self.vmap.locate(a), Place::Free { end, .. } if a + size <= end);
+        if !given[k..].iter().all(|&a| free(a)) {
+            return None;
+        }
+        let need = len.checked_sub(4 * k + 3).filter(|&m| m > 0)?;
+        // Behind x in the pool the decay began with: the rest of what it gave, then what it kept.
+        let behind: Vec<u64> =
+            given[k + 1..].iter().chain(kept.iter()).copied().filter(|a| self.guessed_node.contains(a)).collect();
+        if behind.len() < need {
+            return None;
+        }
+        let nodes = self.vmap.nr_vmap_nodes();
+        let moved: Vec<u64> = behind[behind.len() - need..].to_vec();
+        for &a in &moved {
+            self.guessed_node.remove(&a);
+            self.learnt.nodes.insert(a, (n + 1) % nodes);
+        }
+        self.learnt.changed = true;
+        let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "[{x:#x}, {:#x}) was still in node {n}'s pool: the decay at the purge of trace line {} gave back {k} of \
+             its entries, not the model's {} (len >> 2 of {len}), so that pool held at most {} entries; {need} of \
+             the busy areas of the before file the model had put in it by their address were allocated for another \
+             node: read so, the oldest first ({list})",
+            x + size,
+            self.kept_line,
+            len >> 2,
+            4 * k + 3
+        ))
+    }
+
+    /// Allocations between the events' end and the after file's read that a pool gave: busy
+    /// in the file, a whole pool entry here. `node_alloc` looks at the pool of its CPU's node
+    /// and `node_pool_del_va` takes the head only, so per pool the longest run from the head
+    /// of such entries is allocated, each on a CPU of that node, in the pool's order; an entry
+    /// behind one the file does not show busy stays a difference.
+    fn pooled_after_trace(&mut self, after: &[import::InfoLine], busy_here: &HashSet<(u64, u64)>) {
+        let shown: HashSet<(u64, u64)> = after
+            .iter()
+            .filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end)))
+            .map(|a| (a.start, a.end))
+            .collect();
+        let nodes = self.vmap.nr_vmap_nodes();
+        for (n, idx, entries) in self.vmap.pools_snapshot() {
+            let size = (idx as u64 + 1) * PAGE_SIZE;
+            let Some(&cpu) = self.p.online.iter().find(|&&c| c % nodes == n) else { continue };
+            for a in entries {
+                if !shown.contains(&(a, a + size)) {
+                    break;
+                }
+                if self.vmap.cpu() != cpu {
+                    let _ = self.vmap.set_cpu(u64::from(cpu));
+                    self.push(Op::Cpu(u64::from(cpu)));
+                }
+                let pred = self.vmap.predict_alloc(size, 1, VMALLOC_START, VMALLOC_END);
+                if pred.pool_hit != Some(a)
+                    || self.vmap.alloc(size, 1, VMALLOC_START, VMALLOC_END, &mut NoObserver) != Ok(a)
+                {
+                    break;
+                }
+                self.push(follow(Follow::Alloc {
+                    size,
+                    align: 1,
+                    vstart: VMALLOC_START,
+                    vend: VMALLOC_END,
+                    addr: a,
+                    mark: Mark::Equal,
+                }));
+                self.report.allocated_after_trace += 1;
+                self.report.pooled_after_trace += 1;
+            }
+        }
+    }
+
     fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
@@ -1721,6 +1819,11 @@ impl Pass<'_, '_> {
                 } else {
                     self.decay_verdict(x, req, pred, e.line, whole)
                 }
+            }
+            // The kernel took from a pool an entry the model's last decay gave back: its decay
+            // gave back fewer, its pool being shorter (areas of the before file in another node).
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n) => {
+                Verdict::Explained(Unknown::AreaNode, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched
             // since the start: it was pooled before the capture.
@@ -2056,6 +2159,10 @@ impl Pass<'_, '_> {
         });
         // What each pool's decay kept, in its order (before the entries this purge pooled).
         let after: HashSet<u64> = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+        self.given = pools_before
+            .iter()
+            .map(|(n, idx, v)| ((*n, *idx), (v.iter().copied().filter(|a| !after.contains(a)).collect(), v.len())))
+            .collect();
         self.kept = pools_before
             .into_iter()
             .map(|(n, idx, v)| ((n, idx), v.into_iter().filter(|a| after.contains(a)).collect::<Vec<u64>>()))
@@ -2162,11 +2269,19 @@ impl Pass<'_, '_> {
                 self.report.allocated_after_trace += 1;
             }
         }
-        if self.report.allocated_after_trace > 0 {
+        self.pooled_after_trace(after, &busy_here);
+        let placed_free = self.report.allocated_after_trace - self.report.pooled_after_trace;
+        if placed_free > 0 {
             self.report.final_detail.push(format!(
-                "{} areas busy in {aname} were free when the events ended: allocated before it was read (no event \
-                 traced them); placed here",
-                self.report.allocated_after_trace
+                "{placed_free} areas busy in {aname} were free when the events ended: allocated before it was read (no \
+                 event traced them); placed here"
+            ));
+        }
+        if self.report.pooled_after_trace > 0 {
+            self.report.final_detail.push(format!(
+                "{} areas busy in {aname} were the heads of their pools when the events ended: allocated from them \
+                 before it was read (node_alloc; no event traced them)",
+                self.report.pooled_after_trace
             ));
         }
         if self.report.freed_after_trace > 0 {
