@@ -8,8 +8,7 @@ import { resolveStep, type StepRef } from './permalink';
 import type { Workbench } from './panels';
 import type { AppApi } from './panels/context';
 import { DEFAULT_TRACE } from './scenario';
-import { isMapleSession, mapleSnapshotOf, type MapleSession, type MapleSnapshot } from './maple/bridge';
-import type { MapleUi } from './maple/ui';
+import { isMapleSession } from './maple/bridge';
 import type { MapleFocus, MapleHover } from './views/mapleTree';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
@@ -37,6 +36,8 @@ import { Markers } from './page/markers';
 import { Lessons } from './page/lessons';
 import { Opener, type AppDeps } from './page/opening';
 import { setTiming, span } from './page/timing';
+import { TreeWords } from './page/treeWords';
+import { MapleHost } from './page/mapleHost';
 import { Listeners, mountPanels } from './page/panelHost';
 
 function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
@@ -92,9 +93,8 @@ export class App {
   private embed = false;
   private readonly listeners = new Listeners();
   private version = 0;
-  private readonly mapleRoot: HTMLElement;
-  private mapleUi: MapleUi | null = null;
-  private mapleLoading = false;
+  private readonly treeWords: TreeWords;
+  private readonly maple: MapleHost;
   private mapleHover: (id: number | null) => void = () => undefined;
   private mapleHoverSlot: (slot: MapleHover | null) => void = () => undefined;
 
@@ -111,7 +111,7 @@ export class App {
       setLecture: (on, updateLink) => this.setLecture(on, updateLink),
       openLesson: (id, index, around) => this.lessons.openLesson(id, index, around),
       leaveLesson: (writeLink) => this.lessons.leaveLesson(writeLink),
-      loadMapleUi: () => void this.loadMapleUi(),
+      loadMapleUi: () => void this.maple.load(),
       open: (session, step, frame) => this.open(session, step, frame),
       showError: (problems) => this.showError(problems),
       writeLink: (now) => this.link.write(now),
@@ -125,7 +125,7 @@ export class App {
       this.bar.highlight(id);
       this.lens.highlight(id);
       this.tree.highlight(id);
-      const view = this.mapleUi?.view;
+      const view = this.maple.ui?.view;
       if (!view) return;
       if (isMapleSession(this.session)) view.highlightRange(id);
       else view.highlightAt(area && area.state !== 'cluster' ? area.start : null);
@@ -138,7 +138,7 @@ export class App {
       const span: [bigint, bigint] | null = h ? [h.lo, h.hi + 1n] : null;
       this.bar.highlightSpan(span);
       this.lens.highlightSpan(span);
-      this.mapleUi?.view.highlightSlot(h);
+      this.maple.ui?.view.highlightSlot(h);
     };
     const select = (id: number | null) => {
       this.selected = id === this.selected ? null : id;
@@ -181,13 +181,22 @@ export class App {
       },
     });
     // The maple tree's view takes the free tree's place for a maple-tree trace (loaded then).
-    this.mapleRoot = document.createElement('div');
-    this.mapleRoot.className = 'free-tree-root maple-tree-root';
-    this.mapleRoot.dataset.widget = 'maple-tree';
-    this.mapleRoot.hidden = true;
-    part(root, 'free-tree').after(this.mapleRoot);
+    this.treeWords = new TreeWords(root);
+    this.maple = new MapleHost(part(root, 'free-tree'), {
+      onHover: (id) => this.mapleHover(id),
+      onHoverSlot: (h) => this.mapleHoverSlot(h),
+      loaded: () => {
+        // Drawn again if the page is waiting for it (a link still opening needs it later).
+        if (this.root.dataset.view === 'maple-tree') {
+          this.firstRender = true;
+          span('maple-render', () => this.render(false));
+        }
+        if (!this.opener.opening) setTiming(false);
+      },
+      failed: (e) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]),
+    });
     // A question's click on a maple node or slot (before the view's own handlers).
-    this.mapleRoot.addEventListener(
+    this.maple.root.addEventListener(
       'click',
       (e) => {
         const t = e.target instanceof Element ? e.target : null;
@@ -464,7 +473,7 @@ export class App {
     this.firstRender = true;
     span('first-render', () => this.render(false));
     // Done, unless the maple view's chunk is still coming (its first drawing ends the spans).
-    if (!this.mapleLoading) setTiming(false);
+    if (!this.maple.loading) setTiming(false);
     this.link.write(true);
     this.scanMarkers();
   }
@@ -662,7 +671,7 @@ export class App {
       if (!isMapleSession(s) && of.before.index.kind === 'maple') {
         // maple-rfc: its maple trees' events, the window loop and the bump overlay, narrated by
         // the maple module (loaded with the maple view; drawn again once it has).
-        const ui = this.loadMapleUi();
+        const ui = this.maple.load();
         narration = ui ? ui.narrateRfc(of, p.frame) : null;
         rfcFocus = ui ? ui.focusRfc(of, p.frame) : undefined;
         if (withheld && rfcFocus) rfcFocus = withheldMapleFocus(rfcFocus);
@@ -683,7 +692,7 @@ export class App {
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
     const statsKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
     if (statsKey !== this.statsKey) {
-      const mapleTree = isMapleSession(s) ? this.mapleTreeAt(s) : undefined;
+      const mapleTree = isMapleSession(s) ? this.maple.treeAt(s, this.pos) : undefined;
       span('stats', () => this.stats.render(statsState, mapleTree));
     }
     this.statsKey = statsKey;
@@ -702,16 +711,16 @@ export class App {
     const occupied = !maple && index.kind === 'maple' ? index.tree : null;
     const mapleView = maple !== null || occupied !== null;
     part(this.root, 'free-tree').hidden = mapleView;
-    this.mapleRoot.hidden = !mapleView;
+    this.maple.root.hidden = !mapleView;
     this.root.dataset.view = mapleView ? 'maple-tree' : 'free-tree';
     const title = this.root.querySelector('#tree-title');
     if (title) title.textContent = maple ? 'Maple tree' : occupied ? 'Occupied tree (maple)' : 'Free tree';
-    this.treeWords(maple ? 'maple-tree' : occupied ? 'maple-rfc' : 'free-tree');
-    if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms, withheld));
-    else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
+    this.treeWords.show(maple ? 'maple-tree' : occupied ? 'maple-rfc' : 'free-tree');
+    if (maple) narration = span('maple-view', () => this.maple.drawSession(maple, this.pos, ms, this.lecture, withheld));
+    else if (occupied) span('maple-view', () => this.maple.drawOccupied(occupied, ms, this.lecture, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
-    if (this.firstRender && (!mapleView || this.mapleUi)) {
-      if (mapleView) this.mapleUi?.view.fit(0);
+    if (this.firstRender && (!mapleView || this.maple.ui)) {
+      if (mapleView) this.maple.ui?.view.fit(0);
       else this.tree.fit(0);
       this.firstRender = false;
     }
@@ -749,103 +758,6 @@ export class App {
     // The (possibly long) link is written once the player rests for a moment.
     this.link.write();
     this.listeners.changed(this.version, this.pos.op, this.pos.frame);
-  }
-
-  private treeNoteHtml: string | null = null;
-  private treeWordsFor = '';
-
-  /** The tree panel's note and legend, true for the index shown (written when it changes). */
-  private treeWords(kind: 'free-tree' | 'maple-tree' | 'maple-rfc'): void {
-    if (kind === this.treeWordsFor) return;
-    this.treeWordsFor = kind;
-    const note = this.root.querySelector<HTMLElement>('#tree-note');
-    const legend = this.root.querySelector<HTMLElement>('#tree-legend');
-    if (note) {
-      this.treeNoteHtml ??= note.innerHTML;
-      const gaps =
-        '<code>arange</code> nodes keep <code>gap[]</code>, the largest NULL run below each slot, so ' +
-        '<code>mas_empty_area</code> skips subtrees whose gaps are too small for the request.';
-      note.innerHTML =
-        kind === 'maple-tree'
-          ? `The maple tree of <code>lib/maple_tree.c</code>: each node a row of slots, each slot a range that holds an entry, a NULL hole or a child; ${gaps}`
-          : kind === 'maple-rfc'
-            ? `maple-rfc keeps no free tree: its occupied maple tree holds every allocated range, and the free space is its NULL ranges; ${gaps}`
-            : this.treeNoteHtml;
-    }
-    if (legend) legend.hidden = kind !== 'free-tree';
-    // The address bar's legend: a maple-tree trace has stored ranges and NULL ranges, nothing to free.
-    const space = this.root.querySelector<HTMLElement>('#space-legend');
-    if (space) {
-      this.spaceLegendHtml ??= space.innerHTML;
-      space.innerHTML =
-        kind === 'maple-tree'
-          ? '<li><span class="swatch swatch-busy"></span>stored (an entry)</li><li><span class="swatch swatch-gap"></span>NULL (no entry)</li>'
-          : this.spaceLegendHtml;
-    }
-  }
-
-  private spaceLegendHtml: string | null = null;
-
-  /**
-   * Draw the maple tree at the current position (web/src/maple/: loaded on first use, then
-   * drawn again); its narration of the current micro-step, or null.
-   */
-  private renderMaple(s: MapleSession, ms: number, withheld = false): Narration | null {
-    const ui = this.loadMapleUi();
-    if (!ui) return null;
-    const p = this.pos;
-    const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
-    if (of && p.frame < of.frames.length) {
-      const fr = of.frames[p.frame];
-      const focus = ui.focus(of, p.frame);
-      ui.view.render(of.trees[fr.tree] ?? of.trees[0], { focus: withheld ? withheldMapleFocus(focus) : focus, duration: ms, lecture: this.lecture });
-      return ui.narrate(of, p.frame);
-    }
-    ui.view.render(s.tree(p.op), { duration: ms, lecture: this.lecture });
-    return null;
-  }
-
-  /** The maple tree a `profile maple-tree` trace shows at the current position. */
-  private mapleTreeAt(s: MapleSession): MapleSnapshot {
-    const p = this.pos;
-    const of = p.frame >= 0 ? s.mapleFrames(p.op) : null;
-    const fr = of && p.frame < of.frames.length ? of.frames[p.frame] : undefined;
-    return of && fr ? (of.trees[fr.tree] ?? of.trees[0]) : s.tree(p.op);
-  }
-
-  /** The maple view's module, or null while it loads (the page is drawn again once it has). */
-  private loadMapleUi(): MapleUi | null {
-    if (!this.mapleUi && !this.mapleLoading) {
-      this.mapleLoading = true;
-      const t0 = performance.now();
-      import('./maple/ui')
-        .then((m) => {
-          performance.measure('vmapviz:maple-chunk', { start: t0, end: performance.now() });
-          this.mapleUi = m.mountMaple(this.mapleRoot, { onHover: (id) => this.mapleHover(id), onHoverSlot: (h) => this.mapleHoverSlot(h) });
-          // Drawn again if the page is waiting for it (a link still opening needs it later).
-          if (this.root.dataset.view === 'maple-tree') {
-            this.firstRender = true;
-            span('maple-render', () => this.render(false));
-          }
-          if (!this.opener.opening) setTiming(false);
-        })
-        .catch((e: unknown) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]))
-        .finally(() => {
-          this.mapleLoading = false;
-        });
-    }
-    return this.mapleUi;
-  }
-
-  /** Draw a maple-rfc state's occupied tree (parsed once per snapshot object). */
-  private renderOccupied(raw: Extract<Index, { kind: 'maple' }>['tree'], ms: number, focus?: MapleFocus): void {
-    const ui = this.loadMapleUi();
-    if (!ui) return;
-    // Empty in maple-rfc is a point of its own (S5): say why, not the maple-tree's "first store".
-    const empty =
-      'The occupied tree is empty: nothing is busy inside the vmalloc window, the only place the perf-mode switch seeds it from. ' +
-      "An area outside the window (the module area) is kept by its node's busy tree alone, so its range looks free here.";
-    ui.view.render(mapleSnapshotOf(raw), { duration: ms, lecture: this.lecture, empty, ...(focus ? { focus } : {}) });
   }
 
   /**
