@@ -9,7 +9,7 @@ import type { Workbench } from './panels';
 import type { AppApi } from './panels/context';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession } from './maple/bridge';
-import type { MapleFocus, MapleHover } from './views/mapleTree';
+import type { MapleFocus } from './views/mapleTree';
 import { Lru } from './player/cache';
 import { focusOf, NO_FOCUS, searchOf, type Focus } from './player/focus';
 import { loadSpeed, loadTheme, reducedMotion, save, type Theme } from './player/settings';
@@ -17,15 +17,13 @@ import { findEvent, type AnyEvent, type EventKind } from './player/events';
 import { WITHHELD, withheldFocus, withheldMapleFocus } from './lessons/withhold';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
 import { inPurge, narrate, type Narration } from './narrate/narrate';
-import { around } from './layout/zoom';
 import { CodePanel } from './views/codePanel';
-import { FreeTree } from './views/freeTree';
+import type { FreeTree } from './views/freeTree';
 import { NarrationPanel } from './views/narration';
 import { OpForms } from './views/opForms';
 import { FreePopover, HelpOverlay } from './views/overlays';
 import { OpList, summarizeOutput } from './views/player';
-import { SpaceBar } from './views/spaceBar';
-import { SpaceZoom } from './views/spaceZoom';
+import type { SpaceZoom } from './views/spaceZoom';
 import { Stats } from './views/stats';
 import { UndoToast } from './views/undoToast';
 import { SPEEDS, Transport, type TransportAction } from './views/transport';
@@ -37,7 +35,8 @@ import { Lessons } from './page/lessons';
 import { Opener, type AppDeps } from './page/opening';
 import { setTiming, span } from './page/timing';
 import { TreeWords } from './page/treeWords';
-import { MapleHost } from './page/mapleHost';
+import type { MapleHost } from './page/mapleHost';
+import { AddressViews } from './page/addressViews';
 import { Listeners, mountPanels } from './page/panelHost';
 
 function part<T extends HTMLElement>(root: HTMLElement, widget: string): T {
@@ -64,7 +63,6 @@ export class App {
   private speed: number;
   private startPaused = true;
   private lecture = false;
-  private selected: number | null = null;
   private readonly opener: Opener;
   private readonly link = new LinkSync({
     session: () => this.session,
@@ -76,7 +74,7 @@ export class App {
     lessonHash: () => (this.lessons.lesson ? this.lessons.lessonHash() : null),
   });
   private readonly stats: Stats;
-  private readonly bar: SpaceBar;
+  private readonly views: AddressViews;
   private readonly lens: SpaceZoom;
   private readonly tree: FreeTree;
   private readonly narration: NarrationPanel;
@@ -95,8 +93,6 @@ export class App {
   private version = 0;
   private readonly treeWords: TreeWords;
   private readonly maple: MapleHost;
-  private mapleHover: (id: number | null) => void = () => undefined;
-  private mapleHoverSlot: (slot: MapleHover | null) => void = () => undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -117,75 +113,13 @@ export class App {
       writeLink: (now) => this.link.write(now),
       workbench: () => this.workbench(),
     });
-    // Hover links the views both ways. An area (bar, lens, free tree) outlines itself everywhere
-    // and, in the maple view, the slot whose range holds it and the path down to it. A slot of
-    // the maple view outlines the areas in its range (a NULL hole: its free span). A maple-tree
-    // trace's areas are its stored ranges, named by leaf and slot (`rangeId`): ids link them.
-    const hover = (id: number | null, area?: { start: bigint; end: bigint; state: string } | null) => {
-      this.bar.highlight(id);
-      this.lens.highlight(id);
-      this.tree.highlight(id);
-      const view = this.maple.ui?.view;
-      if (!view) return;
-      if (isMapleSession(this.session)) view.highlightRange(id);
-      else view.highlightAt(area && area.state !== 'cluster' ? area.start : null);
-    };
-    this.mapleHover = (id) => {
-      if (isMapleSession(this.session)) hover(id);
-    };
-    this.mapleHoverSlot = (h) => {
-      if (isMapleSession(this.session)) return;
-      const span: [bigint, bigint] | null = h ? [h.lo, h.hi + 1n] : null;
-      this.bar.highlightSpan(span);
-      this.lens.highlightSpan(span);
-      this.maple.ui?.view.highlightSlot(h);
-    };
-    const select = (id: number | null) => {
-      this.selected = id === this.selected ? null : id;
-      this.tree.select(this.selected);
-      this.bar.select(this.selected);
-    };
     this.stats = new Stats(part(root, 'stats'));
-    this.bar = new SpaceBar(part(root, 'space-bar'), {
-      onHover: hover,
-      onAreaClick: (a, e) => {
-        if (this.lessons.asking('land')) {
-          const r = (e.currentTarget as Element | null)?.querySelector('rect.fill')?.getBoundingClientRect();
-          const len = a.end - a.start;
-          const frac = r && r.width > 0 ? Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)) : 0;
-          // The page under the click.
-          let addr = a.start + BigInt(Math.floor(frac * Number(len)));
-          if (addr >= a.end) addr = a.end - 1n;
-          addr -= addr % 0x1000n;
-          if (addr < a.start) addr = a.start;
-          this.lessons.answer({ ask: 'land', addr });
-          return;
-        }
-        if (a.state === 'busy') this.offerFree(a.start, a.end, false, e);
-        else if (a.state === 'cluster') this.lens.setWindow(around(a.start, a.end, 0.9));
-        else select(a.id);
-      },
-    });
-    this.lens = new SpaceZoom(part(root, 'space-zoom'), {
-      onHover: hover,
-      onAreaClick: (a, e) => (a.state === 'busy' ? this.offerFree(a.start, a.end, false, e) : select(a.id)),
-      onWindow: (w) => {
-        if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: w, key: this.barKey, colorBy: this.colorBy });
-      },
-    });
-    this.tree = new FreeTree(part(root, 'free-tree'), {
-      onHover: hover,
-      onSelect: (id) => {
-        if (id !== null && this.lessons.asking('visit')) this.lessons.answer({ ask: 'visit', node: id });
-        else select(id);
-      },
-    });
-    // The maple tree's view takes the free tree's place for a maple-tree trace (loaded then).
-    this.treeWords = new TreeWords(root);
-    this.maple = new MapleHost(part(root, 'free-tree'), {
-      onHover: (id) => this.mapleHover(id),
-      onHoverSlot: (h) => this.mapleHoverSlot(h),
-      loaded: () => {
+    this.views = new AddressViews(root, {
+      session: () => this.session,
+      asking: (kind) => this.lessons.asking(kind),
+      answer: (p) => this.lessons.answer(p),
+      offerFree: (start, end, lazy, e) => this.offerFree(start, end, lazy, e),
+      mapleLoaded: () => {
         // Drawn again if the page is waiting for it (a link still opening needs it later).
         if (this.root.dataset.view === 'maple-tree') {
           this.firstRender = true;
@@ -193,23 +127,10 @@ export class App {
         }
         if (!this.opener.opening) setTiming(false);
       },
-      failed: (e) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]),
+      mapleFailed: (e) => this.showError([`The maple tree view did not load: ${errorMessage(e)}`]),
     });
-    // A question's click on a maple node or slot (before the view's own handlers).
-    this.maple.root.addEventListener(
-      'click',
-      (e) => {
-        const t = e.target instanceof Element ? e.target : null;
-        const g = t?.closest('g.maple-node');
-        if (!g || !(this.lessons.asking('visit') || this.lessons.asking('slot'))) return;
-        const node = Number(g.getAttribute('data-maple-id'));
-        const cell = t?.closest('[data-slot]');
-        e.stopPropagation();
-        if (this.lessons.asking('visit')) this.lessons.answer({ ask: 'visit', node });
-        else if (cell) this.lessons.answer({ ask: 'slot', node, slot: Number(cell.getAttribute('data-slot')) });
-      },
-      true,
-    );
+    ({ lens: this.lens, tree: this.tree, maple: this.maple } = this.views);
+    this.treeWords = new TreeWords(root);
     this.narration = new NarrationPanel(part(root, 'narration'));
     this.code = new CodePanel(part(root, 'code'));
     this.transport = new Transport(part(root, 'player'), {
@@ -371,8 +292,7 @@ export class App {
    * vmap node (linux-6.9's nodes; the patterns still tell busy from lazy).
    */
   setColorBy(mode: 'state' | 'node'): void {
-    this.colorBy = mode;
-    if (this.barState) this.bar.render(this.barState, { ranges: this.focus.ranges, window: this.lens.window, key: this.barKey, colorBy: mode });
+    this.views.setColorBy(mode);
   }
 
   /** The session (read-only use: tests and panels compare with the core). */
@@ -635,10 +555,7 @@ export class App {
   // ---------- drawing ----------
 
   private focus: Focus = NO_FOCUS;
-  private barState: State | null = null;
   private statsKey = '';
-  private barKey = '';
-  private colorBy: 'state' | 'node' = 'state';
 
   private render(animate: boolean): void {
     const s = this.session;
@@ -686,7 +603,6 @@ export class App {
       index = state.index;
       nodes = freeNodes(index);
     }
-    this.barState = state;
     // The state before op k, whichever object holds it (frames(k).before or state(k)).
     const key = `${this.version}:${p.op}`;
     const fr = of && p.frame >= 0 ? of.frames[p.frame] : undefined;
@@ -697,13 +613,10 @@ export class App {
     }
     this.statsKey = statsKey;
     // The address views change within an operation too: keyed by the snapshots in force.
-    this.barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
+    let barKey = fr ? `${key}:t${fr.tree}:a${fr.areas}` : key;
     // A maple tree's stored ranges change only with a store or an erase: one key until then.
-    if (isMapleSession(s)) this.barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
-    span('address-views', () => {
-      this.lens.render(state, this.focus.ranges, this.barKey);
-      this.bar.render(state, { ranges: this.focus.ranges, window: this.lens.window, duration: ms, key: this.barKey, colorBy: this.colorBy });
-    });
+    if (isMapleSession(s)) barKey = `${this.version}:${s.areasKey(p.op, fr ? fr.areas : -1)}`;
+    span('address-views', () => this.views.drawAddress(state, this.focus.ranges, barKey, ms));
     // During an operation's micro-steps the trees are the core's live ones (the first op sets up the space).
     const maple = isMapleSession(s) ? s : null;
     // The era's index decides the view: a free tree, or a maple tree (maple-rfc's occupied tree,
