@@ -1,8 +1,9 @@
 // The page: one session, the position on its timeline (a step, or a micro-step of an operation),
 // and the widgets that draw it. Widgets only render what they are given; the app owns the
-// session, the player (play/pause, speed, keys) and the permalink. Every position is drawn
-// from the core's own snapshots (`state(k)`, `frames(k)`), never from a previous drawing, so
-// stepping back restores exactly what was shown.
+// session, the position and the player (play/pause, speed), and hands the parts around them
+// (web/src/page/: links, keys, lessons, the address views, the panels' host) narrow host
+// objects. Every position is drawn from the core's own snapshots (`state(k)`, `frames(k)`),
+// never from a previous drawing, so stepping back restores exactly what was shown.
 import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type Session, type State } from './bridge';
 import { resolveStep, type StepRef } from './permalink';
 import type { Workbench } from './panels';
