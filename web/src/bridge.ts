@@ -4,6 +4,7 @@
 // the parsed ones here are derived from them (`Parsed`). It does not import the wasm module
 // itself (see wasm.ts), so it is unit-testable with a fake.
 import type * as Raw from './contract/contract';
+import { arr, count, num, obj, optNum, str } from './contract/json';
 import { parseBig } from './format';
 import { recoverFromTrap } from './trap';
 
@@ -145,36 +146,6 @@ export function stateAtFrame(f: OpFrames, i: number): State {
   return { ...f.before, initialized, index, lazyNr: a.lazyNr, busy: a.busy, lazy: a.lazy, pools: a.pools };
 }
 
-/**
- * A contract object before it is checked: its keys are the contract's (a misspelt key does not
- * compile), its values still unknown (each is checked as it is read).
- */
-type Unchecked<T> = { [K in keyof T]?: unknown };
-
-function obj<T = Record<string, unknown>>(v: unknown, what: string): Unchecked<T> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
-  return v as Unchecked<T>;
-}
-
-function arr(v: unknown, what: string): unknown[] {
-  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
-  return v;
-}
-
-function num(v: unknown, what: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${what}: expected a number`);
-  return v;
-}
-
-function optNum(v: unknown, what: string): number | null {
-  return v === null || v === undefined ? null : num(v, what);
-}
-
-function str(v: unknown, what: string): string {
-  if (typeof v !== 'string') throw new TypeError(`${what}: expected a string`);
-  return v;
-}
-
 function parseArea(v: unknown): Area {
   const o = obj<Raw.AreaInfo>(v, 'area');
   return { id: num(o.id, 'area.id'), vaStart: parseBig(o.va_start), vaEnd: parseBig(o.va_end) };
@@ -232,14 +203,6 @@ function parseMemory(v: unknown): IndexMemory {
 function parsePool(p: unknown): Pool {
   const q = obj<Raw.PoolSnap>(p, 'pool');
   return { node: num(q.node, 'pool.node'), pool: num(q.pool, 'pool.pool'), entries: arr(q.entries, 'entries').map(parseArea) };
-}
-
-/** A number the core may send either as a JSON number or as hex (u64 fields). */
-function count(v: unknown, what: string): number {
-  if (typeof v === 'number') return v;
-  const b = parseBig(v);
-  if (b > BigInt(Number.MAX_SAFE_INTEGER)) throw new TypeError(`${what}: too large`);
-  return Number(b);
 }
 
 export function parseStateValue(v: unknown): State {

@@ -1,20 +1,22 @@
 // The contract round trip: every JSON-returning call of both wasm builds (web/src/pkg, the
 // page's; web/src/pkg-workbench, the workbench's) on real sessions (the conformance vectors,
 // every profile, every kind of step event), each result checked at run time against the type
-// contract.ts declares for that call (PageCalls, WorkbenchCalls). contract.ts is generated from
+// contract.ts declares for that call (PageCalls, MapleCalls, WorkbenchCalls). contract.ts is generated from
 // the Rust types, so this fails when a Rust field is renamed, added, removed or changes kind
 // without `npm run contract`, and when contract.ts is edited by hand away from what the facade sends.
 import { readFileSync, readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mismatch, parseDeclarations, type Shape } from './contract/shape';
-import type { PageCalls, WorkbenchCalls } from './contract/contract';
+import type { MapleCalls, PageCalls, WorkbenchCalls } from './contract/contract';
 import * as page from './pkg/vmapviz_wasm.js';
 import * as bench from './pkg-workbench/vmapviz_wasm.js';
 
 const decls = parseDeclarations(readFileSync(new URL('./contract/contract.ts', import.meta.url), 'utf8'));
 
-/** The declared return type of a call, from `PageCalls` / `WorkbenchCalls`. */
-function callShape(table: 'PageCalls' | 'WorkbenchCalls', call: string): Shape {
+type Table = 'PageCalls' | 'MapleCalls' | 'WorkbenchCalls';
+
+/** The declared return type of a call, from `PageCalls` / `MapleCalls` / `WorkbenchCalls`. */
+function callShape(table: Table, call: string): Shape {
   const t = decls.get(table);
   if (t?.t !== 'object' || !t.fields.has(call)) throw new Error(`${table} declares no ${call}`);
   return t.fields.get(call)!;
@@ -26,20 +28,21 @@ const callsSeen = new Set<string>();
 /** Parse `json` and check it against the call's declared type; returns the typed value. */
 function check<K extends keyof PageCalls>(call: K, json: string): PageCalls[K];
 function check<K extends keyof WorkbenchCalls>(call: K, json: string, table: 'WorkbenchCalls'): WorkbenchCalls[K];
-function check(call: string, json: string, table: 'PageCalls' | 'WorkbenchCalls' = 'PageCalls'): unknown {
+function check<K extends keyof MapleCalls>(call: K, json: string, table: 'MapleCalls'): MapleCalls[K];
+function check(call: string, json: string, table: Table = 'PageCalls'): unknown {
   const v: unknown = JSON.parse(json);
   const m = mismatch(v, callShape(table, call), decls, call);
   if (m) throw new Error(`${table}.${call}: ${m}`);
   checked++;
-  callsSeen.add(call);
+  callsSeen.add(table === 'MapleCalls' ? `maple.${call}` : call);
   return v;
 }
 
 const SHARED = new URL('../../../shared/', import.meta.url);
 
-function vectors(): { name: string; text: string }[] {
+function vectors(dirs = ['conformance', 'conformance-nodes']): { name: string; text: string }[] {
   const out = [];
-  for (const dir of ['conformance', 'conformance-nodes']) {
+  for (const dir of dirs) {
     const d = new URL(`${dir}/`, SHARED);
     for (const f of readdirSync(d).filter((f) => f.endsWith('.trace')).sort()) {
       out.push({ name: `${dir}/${f}`, text: readFileSync(new URL(f, d), 'utf8') });
@@ -108,7 +111,7 @@ describe('the contract: every facade call against contract.ts', () => {
   });
 
   it('declares every call and every type it names', () => {
-    for (const t of ['PageCalls', 'WorkbenchCalls', 'Addr', 'Event', 'StateSnap', 'FramesJson']) expect(decls.has(t), t).toBe(true);
+    for (const t of ['PageCalls', 'MapleCalls', 'WorkbenchCalls', 'Addr', 'Event', 'StateSnap', 'FramesJson']) expect(decls.has(t), t).toBe(true);
     expect(decls.get('Addr')).toEqual({ t: 'hex' });
   });
 
@@ -174,6 +177,45 @@ describe('the contract: every facade call against contract.ts', () => {
     expect(kinds.size).toBeGreaterThan(20);
   });
 
+  /** Every JSON call of a `MapleView` on the maple vectors; the maple event kinds its frames held. */
+  function mapleSessions(build: typeof page | typeof bench, traces: string[]): Set<string> {
+    const kinds = new Set<string>();
+    for (const text of traces) {
+      const v = build.MapleView.load(text);
+      const n = v.len();
+      // Every op of the short vectors; a sample of the long ones (their trees are large).
+      const stride = n > 400 ? Math.ceil(n / 40) : 1;
+      for (let k = 0; k <= n; k += k + stride > n && k < n ? n - k : stride) {
+        const t = check('state', v.state(k), 'MapleCalls');
+        expect(Array.isArray(t.nodes)).toBe(true);
+        const f = check('frames', v.frames(k), 'MapleCalls');
+        if (k < n) expect(f).not.toBeNull();
+        else expect(f).toBeNull();
+        for (const fr of f?.frames ?? []) {
+          kinds.add(fr.event.kind);
+          expect(fr.tree).toBeLessThan(f!.trees.length);
+        }
+      }
+      expect(check('summaries', v.summaries(0, n), 'MapleCalls')).toHaveLength(n);
+      expect(check('push', v.push('store 0x7000 0x7fff'), 'MapleCalls').index).toBe(n);
+      expect(() => v.push('frobnicate 0x1')).toThrow(/line/);
+      v.free();
+    }
+    return kinds;
+  }
+
+  it("state, frames, summaries and push of both builds' maple player match it, with every maple event kind", () => {
+    const traces = vectors(['conformance-maple']).map((v) => v.text);
+    expect(traces.length).toBeGreaterThan(10);
+    const kinds = mapleSessions(page, traces);
+    const event = decls.get('MapleEvent');
+    if (event?.t !== 'union') throw new Error('MapleEvent is not a union');
+    const declared = event.of.map((m) => (m.t === 'object' && m.fields.get('kind')?.t === 'literal' ? (m.fields.get('kind') as { value: string }).value : '?'));
+    expect(declared.length).toBe(15);
+    expect(declared.filter((k) => !kinds.has(k))).toEqual([]);
+    mapleSessions(bench, traces.slice(0, 3));
+  });
+
   it('counters, sweeps, contention, workloads, parameters and imports of the workbench build match it', () => {
     const text = vectors().find((v) => v.name.endsWith('27_lazy_mixed_cpus_v52.trace'))!.text;
     const v = bench.Vmapviz.load(text);
@@ -214,7 +256,23 @@ describe('the contract: every facade call against contract.ts', () => {
     }
     v.free();
     expect([...callsSeen].sort()).toEqual(
-      ['contention', 'cost_sweep', 'counters', 'frames', 'import_report', 'push', 'push_checked', 'state', 'summaries', 'workload_params', 'workloads'].sort(),
+      [
+        'contention',
+        'cost_sweep',
+        'counters',
+        'frames',
+        'import_report',
+        'push',
+        'push_checked',
+        'state',
+        'summaries',
+        'workload_params',
+        'workloads',
+        'maple.frames',
+        'maple.push',
+        'maple.state',
+        'maple.summaries',
+      ].sort(),
     );
     expect(checked).toBeGreaterThan(1000);
   });

@@ -22,6 +22,7 @@ mod bench;
 #[cfg(feature = "bench")]
 pub use bench::BenchReplay;
 mod maple;
+pub use maple::{MapleFrameJson, MapleFramesJson};
 #[cfg(feature = "workbench")]
 mod workbench;
 #[cfg(feature = "workbench")]

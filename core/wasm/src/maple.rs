@@ -1,136 +1,72 @@
 //! The maple tree's player session for the page: a `profile maple-tree` trace replayed with
 //! checkpoints (`vmapviz_core::maple::MapleSession`), its states and its frames as JSON. Like the
-//! rest of the facade, 64-bit values (pivots, limits, gaps, indices) travel as lower-case `0x`
-//! hex strings; ids, depths, slots and counts are numbers. The JSON is written here directly,
-//! so this file does not depend on the facade's generic number rewriting.
+//! rest of the facade, every shape returned is a named type deriving `TS` (written to
+//! `web/src/contract/` by `core/wasm/tests/contract.rs`): pivots, limits and gaps travel as
+//! `0x` hex text ([`Addr`](vmapviz_core::addr::Addr)); ids, depths, slots and counts as numbers.
 //!
-//! A tree (`MapleSnap`): `{"height":H,"nodes":[{"id","parent","parent_slot","depth","type",
-//! "min","max","end","mgap","slots":[{"piv","k","child","gap"}]}]}`, nodes in pre-order,
-//! `type` `leaf`/`arange`/`range`, `k` `E`/`N`/`C` as in the conformance dumps, `child` a node
-//! id or null, `gap` hex (arange) or null.
+//! A tree is the core's [`MapleTreeJson`] (nodes in pre-order, `type` `leaf`/`arange`/`range`,
+//! `k` `E`/`N`/`C` as in the conformance dumps); an event is the core's [`MapleEvent`], tagged by
+//! `kind`.
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
+use ts_rs::TS;
 use vmapviz_core::maple::{
-    is_maple_trace, MapleEvent, MapleOpFrames, MapleSession, MapleSnap, MapleTreeJson, NodeKind, StoreType,
+    is_maple_trace, MapleEvent, MapleOpFrames, MapleSession, MapleSnap, MapleTreeJson, NodeKind,
 };
+use vmapviz_core::session::OpSummary;
 use wasm_bindgen::prelude::*;
 
-fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+use crate::to_json;
+
+/// One step of a maple operation: the event and the index into `trees` of the tree after it.
+#[derive(Serialize, TS)]
+pub struct MapleFrameJson<'a> {
+    pub event: &'a MapleEvent,
+    pub tree: usize,
 }
 
-fn hex(v: u64) -> String {
-    format!("\"{v:#x}\"")
+/// What `MapleView::frames(k)` returns (or `null` past the end); `trees[0]` is the tree before
+/// the operation, the last one the tree after it.
+#[derive(Serialize, TS)]
+pub struct MapleFramesJson<'a> {
+    pub index: usize,
+    pub line: usize,
+    pub text: &'a str,
+    pub output: &'a str,
+    pub trees: Vec<MapleTreeJson>,
+    pub frames: Vec<MapleFrameJson<'a>>,
+}
+
+impl<'a> MapleFramesJson<'a> {
+    pub fn of(f: &'a MapleOpFrames) -> MapleFramesJson<'a> {
+        MapleFramesJson {
+            index: f.index,
+            line: f.line,
+            text: &f.text,
+            output: &f.output,
+            trees: f.trees.iter().map(MapleTreeJson::from_snap).collect(),
+            frames: f.frames.iter().map(|fr| MapleFrameJson { event: &fr.event, tree: fr.tree }).collect(),
+        }
+    }
 }
 
 /// A tree snapshot as JSON: the core's [`MapleTreeJson`], the shape a `maple-rfc` state's
 /// occupied tree has too.
 pub fn snap_json(s: &MapleSnap) -> String {
-    serde_json::to_string(&MapleTreeJson::from_snap(s)).unwrap_or_else(|_| "null".into())
+    to_json(&MapleTreeJson::from_snap(s))
 }
 
-fn store_name(s: StoreType) -> &'static str {
-    match s {
-        StoreType::StoreRoot => "wr_store_root",
-        StoreType::SpanningStore => "wr_spanning_store",
-        StoreType::ExactFit => "wr_exact_fit",
-        StoreType::NewRoot => "wr_new_root",
-        StoreType::Rebalance => "wr_rebalance",
-        StoreType::NodeStore => "wr_node_store",
-        StoreType::SplitStore => "wr_split_store",
-        StoreType::Append => "wr_append",
-        StoreType::SlotStore => "wr_slot_store",
-    }
-}
-
-/// One event as JSON: `{"kind":…, fields}`.
-pub fn event_json(e: &MapleEvent) -> String {
-    match *e {
-        MapleEvent::StoreBegin { first, last, erase } => {
-            format!(
-                "{{\"kind\":\"store_begin\",\"first\":{},\"last\":{},\"erase\":{erase}}}",
-                hex(first.0),
-                hex(last.0)
-            )
-        }
-        MapleEvent::StoreTypeChosen { store, node, new_end } => {
-            let node = if node == u32::MAX { "null".to_string() } else { node.to_string() };
-            format!(
-                "{{\"kind\":\"store_type\",\"store\":\"{}\",\"node\":{node},\"new_end\":{new_end}}}",
-                store_name(store)
-            )
-        }
-        MapleEvent::Split { node, b_end, cut, mid } => {
-            format!("{{\"kind\":\"split\",\"node\":{node},\"b_end\":{b_end},\"cut\":{cut},\"mid\":{mid}}}")
-        }
-        MapleEvent::PushToSibling { left } => format!("{{\"kind\":\"push_sibling\",\"left\":{left}}}"),
-        MapleEvent::Rebalance { node } => format!("{{\"kind\":\"rebalance\",\"node\":{node}}}"),
-        MapleEvent::Spanning { first, last } => {
-            format!("{{\"kind\":\"spanning\",\"first\":{},\"last\":{}}}", hex(first.0), hex(last.0))
-        }
-        MapleEvent::GapUpdate { node, slot, gap, stop } => {
-            format!(
-                "{{\"kind\":\"gap_update\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"stop\":{stop}}}",
-                hex(gap.0)
-            )
-        }
-        MapleEvent::NodeVisited { node, min, max } => {
-            format!("{{\"kind\":\"visit\",\"node\":{node},\"min\":{},\"max\":{}}}", hex(min.0), hex(max.0))
-        }
-        MapleEvent::SlotScanned { node, slot, gap, fits } => {
-            format!("{{\"kind\":\"scan\",\"node\":{node},\"slot\":{slot},\"gap\":{},\"fits\":{fits}}}", hex(gap.0))
-        }
-        MapleEvent::Descend { node, slot } => format!("{{\"kind\":\"descend\",\"node\":{node},\"slot\":{slot}}}"),
-        MapleEvent::Skip { node, slot } => format!("{{\"kind\":\"skip\",\"node\":{node},\"slot\":{slot}}}"),
-        MapleEvent::Ascend { node } => format!("{{\"kind\":\"ascend\",\"node\":{node}}}"),
-        MapleEvent::HoleFound { index, last } => {
-            format!("{{\"kind\":\"found\",\"index\":{},\"last\":{}}}", hex(index.0), hex(last.0))
-        }
-        MapleEvent::NoHole { err } => format!("{{\"kind\":\"no_hole\",\"err\":{err}}}"),
-        MapleEvent::StoreDone { height, nodes } => {
-            format!("{{\"kind\":\"store_done\",\"height\":{height},\"nodes\":{nodes}}}")
-        }
-    }
-}
-
-/// One operation's frames as JSON: `{index, line, text, output, trees: [tree], frames:
-/// [{event, tree}]}`; `trees[0]` is the tree before the operation, the last one after it.
-pub fn frames_json(f: &MapleOpFrames) -> String {
-    let mut o = format!(
-        "{{\"index\":{},\"line\":{},\"text\":{},\"output\":{},\"trees\":[",
-        f.index,
-        f.line,
-        q(&f.text),
-        q(&f.output)
-    );
-    for (i, t) in f.trees.iter().enumerate() {
-        if i > 0 {
-            o.push(',');
-        }
-        o.push_str(&snap_json(t));
-    }
-    o.push_str("],\"frames\":[");
-    for (i, fr) in f.frames.iter().enumerate() {
-        if i > 0 {
-            o.push(',');
-        }
-        let _ = write!(o, "{{\"event\":{},\"tree\":{}}}", event_json(&fr.event), fr.tree);
-    }
-    o.push_str("]}");
-    o
-}
-
-fn summary_json(s: &MapleSession, k: usize) -> String {
-    match s.op(k) {
-        Some(l) => format!(
-            "{{\"index\":{k},\"line\":{},\"text\":{},\"output\":{},\"warning\":null}}",
-            l.line,
-            q(&l.text),
-            q(s.op_output(k))
-        ),
-        None => "null".into(),
-    }
+/// Op `k`'s summary (the vmalloc session's shape; a maple trace has no warnings).
+fn summary(s: &MapleSession, k: usize) -> Option<OpSummary> {
+    s.op(k).map(|l| OpSummary {
+        index: k,
+        line: l.line,
+        text: l.text.clone(),
+        output: s.op_output(k).to_string(),
+        warning: None,
+    })
 }
 
 /// True when a trace's first line (past blanks and comments) is `profile maple-tree`.
@@ -167,20 +103,20 @@ impl MapleView {
 
     /// Op `k`'s frames as JSON, or `null`.
     pub fn frames(&self, k: usize) -> String {
-        self.s.frames(k).map_or_else(|| "null".into(), |f| frames_json(&f))
+        self.s.frames(k).map_or_else(|| "null".into(), |f| to_json(&MapleFramesJson::of(&f)))
     }
 
     /// JSON summaries of ops `from..to`.
     pub fn summaries(&self, from: usize, to: usize) -> String {
         let to = to.min(self.s.len());
-        let v: Vec<String> = (from.min(to)..to).map(|k| summary_json(&self.s, k)).collect();
-        format!("[{}]", v.join(","))
+        let v: Vec<OpSummary> = (from.min(to)..to).filter_map(|k| summary(&self.s, k)).collect();
+        to_json(&v)
     }
 
     /// Append one operation line; its JSON summary, or the core's message (nothing changes).
     pub fn push(&mut self, line: &str) -> Result<String, JsError> {
         self.s.push_text(line).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(summary_json(&self.s, self.s.len() - 1))
+        Ok(to_json(&summary(&self.s, self.s.len() - 1)))
     }
 
     pub fn truncate(&mut self, k: usize) {
@@ -240,6 +176,53 @@ impl MapleView {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use vmapviz_core::addr::Addr;
+    use vmapviz_core::maple::StoreType;
+
+    /// The wire form the maple view reads, written out by hand: event kinds and their fields,
+    /// `null` for a root store's node, hex limits, numbers for slots and counts.
+    #[test]
+    fn event_and_frame_wire_form() {
+        let ev = |e: MapleEvent| to_json(&e);
+        assert_eq!(
+            ev(MapleEvent::StoreTypeChosen { store: StoreType::StoreRoot, node: u32::MAX, new_end: 0 }),
+            r#"{"kind":"store_type","store":"wr_store_root","node":null,"new_end":0}"#
+        );
+        assert_eq!(
+            ev(MapleEvent::StoreTypeChosen { store: StoreType::SplitStore, node: 3, new_end: 16 }),
+            r#"{"kind":"store_type","store":"wr_split_store","node":3,"new_end":16}"#
+        );
+        assert_eq!(
+            ev(MapleEvent::SlotScanned { node: 1, slot: 2, gap: Addr(0x3000), fits: true }),
+            r#"{"kind":"scan","node":1,"slot":2,"gap":"0x3000","fits":true}"#
+        );
+        assert_eq!(
+            ev(MapleEvent::HoleFound { index: Addr(0x1000), last: Addr(u64::MAX) }),
+            r#"{"kind":"found","index":"0x1000","last":"0xffffffffffffffff"}"#
+        );
+        assert_eq!(ev(MapleEvent::PushToSibling { left: false }), r#"{"kind":"push_sibling","left":false}"#);
+        assert_eq!(ev(MapleEvent::NoHole { err: -16 }), r#"{"kind":"no_hole","err":-16}"#);
+        let mut s = MapleSession::new();
+        s.push_text("store 0x1000 0x1fff").unwrap();
+        let v = MapleView { s };
+        let f = v.frames(0);
+        assert!(
+            f.starts_with(
+                r#"{"index":0,"line":2,"text":"store 0x1000 0x1fff","output":"store 0x1000 0x1fff ok\n","trees":[{"height":0,"nodes":[]},"#
+            ),
+            "{f}"
+        );
+        assert!(
+            f.contains(
+                r#""frames":[{"event":{"kind":"store_begin","first":"0x1000","last":"0x1fff","erase":false},"tree":0}"#
+            ),
+            "{f}"
+        );
+        assert_eq!(
+            v.summaries(0, 9),
+            r#"[{"index":0,"line":2,"text":"store 0x1000 0x1fff","output":"store 0x1000 0x1fff ok\n","warning":null}]"#
+        );
+    }
 
     #[test]
     fn json_is_valid_and_hex() {

@@ -213,6 +213,17 @@ export type LazySnap = { id: number, va_start: Addr, va_end: Addr, node: number,
 export type MapleEvent = { "kind": "store_begin", first: Addr, last: Addr, erase: boolean, } | { "kind": "store_type", store: StoreType, node: number | null, new_end: number, } | { "kind": "split", node: number, b_end: number, cut: number, mid: number, } | { "kind": "push_sibling", left: boolean, } | { "kind": "rebalance", node: number, } | { "kind": "spanning", first: Addr, last: Addr, } | { "kind": "gap_update", node: number, slot: number, gap: Addr, stop: boolean, } | { "kind": "visit", node: number, min: Addr, max: Addr, } | { "kind": "scan", node: number, slot: number, gap: Addr, fits: boolean, } | { "kind": "descend", node: number, slot: number, } | { "kind": "skip", node: number, slot: number, } | { "kind": "ascend", node: number, } | { "kind": "found", index: Addr, last: Addr, } | { "kind": "no_hole", err: number, } | { "kind": "store_done", height: number, nodes: number, };
 
 /**
+ * One step of a maple operation: the event and the index into `trees` of the tree after it.
+ */
+export type MapleFrameJson = { event: MapleEvent, tree: number, };
+
+/**
+ * What `MapleView::frames(k)` returns (or `null` past the end); `trees[0]` is the tree before
+ * the operation, the last one the tree after it.
+ */
+export type MapleFramesJson = { index: number, line: number, text: string, output: string, trees: Array<MapleTreeJson>, frames: Array<MapleFrameJson>, };
+
+/**
  * One node: its place, type, range `[min, max]`, `ma_data_end` and the `meta.gap` slot.
  */
 export type MapleNodeJson = { id: number, parent: number | null, parent_slot: number, depth: number, type: MapleNodeType, min: Addr, max: Addr, end: number, mgap: number, slots: Array<MapleSlotJson>, };
@@ -387,6 +398,14 @@ export type PageCalls = {
   summaries: Array<OpSummary>;
   push: OpSummary;
   push_checked: OpSummary;
+};
+
+/** The JSON each call of both builds' `MapleView` (a maple-tree trace's player) returns. */
+export type MapleCalls = {
+  state: MapleTreeJson;
+  frames: MapleFramesJson | null;
+  summaries: Array<OpSummary>;
+  push: OpSummary;
 };
 
 /** The JSON each call of the workbench's build only (web/src/pkg-workbench) returns. */

@@ -1,10 +1,27 @@
 // The typed bridge to the facade's maple session (core/wasm/src/maple.rs: `MapleView`): a
 // `profile maple-tree` trace replayed by the core, its trees and frames parsed into typed
-// objects with bigint limits, pivots and gaps. `MapleSession` also stands in for the page's
-// vmalloc `Session` (web/src/bridge.ts), so the player, the operation list, the permalink and
-// the keys work unchanged: its vmalloc-shaped state is the tree's stored ranges as busy areas
-// (what the address bar draws), and its frames carry the maple events.
-import { NO_INDEX, Session, type Areas, type BusyArea, type OpFrames, type OpSummary, type RawSession, type State, type StepEvent } from '../bridge';
+// objects with bigint limits, pivots and gaps. The raw shapes are the contract's (MapleCalls in
+// ../contract/contract.ts, generated from the Rust types), the parsed ones derived from them
+// (`Parsed`). `MapleSession` also stands in for the page's vmalloc `Session` (web/src/bridge.ts),
+// so the player, the operation list, the permalink and the keys work unchanged: its
+// vmalloc-shaped state is the tree's stored ranges as busy areas (what the address bar draws),
+// and its frames carry the maple events.
+import {
+  NO_INDEX,
+  parseSummaries,
+  parseSummaryValue,
+  Session,
+  type Areas,
+  type BusyArea,
+  type OpFrames,
+  type OpSummary,
+  type Parsed,
+  type RawSession,
+  type State,
+  type StepEvent,
+} from '../bridge';
+import type * as Raw from '../contract/contract';
+import { arr, num, obj, oneOf, optNum, str } from '../contract/json';
 import { parseBig } from '../format';
 
 /** The surface of the wasm `MapleView` class this bridge uses. */
@@ -21,47 +38,32 @@ export interface RawMaple {
   free?(): void;
 }
 
-export type MapleKind = 'leaf' | 'arange' | 'range';
+export type MapleKind = Raw.MapleNodeType;
 
 /** One slot: its inclusive pivot, what it holds (`E` entry, `N` NULL, `C` child) and its gap (arange). */
-export interface MapleSlot {
-  piv: bigint;
-  k: 'E' | 'N' | 'C';
-  child: number | null;
-  gap: bigint | null;
-}
+export type MapleSlot = Parsed<Raw.MapleSlotJson>;
 
-/** One node of the maple tree as the core reports it (pre-order in `MapleSnapshot.nodes`). */
-export interface MapleNode {
-  id: number;
-  parent: number | null;
-  parentSlot: number;
-  depth: number;
-  type: MapleKind;
-  min: bigint;
-  max: bigint;
-  /** `ma_data_end`: slots `0..end` are used. */
-  end: number;
-  /** Arange: the slot the metadata names as holding the largest gap. */
-  mgap: number;
-  slots: MapleSlot[];
-}
+/**
+ * One node of the maple tree as the core reports it (pre-order in `MapleSnapshot.nodes`):
+ * `end` is `ma_data_end` (slots `0..end` are used); `mgap` (arange) the slot the metadata names
+ * as holding the largest gap.
+ */
+export type MapleNode = Parsed<Raw.MapleNodeJson>;
 
 /**
  * The tree at one point: what the maple view draws. A plain type, so that an allocator profile
  * keeping a maple tree (maple-rfc) can hand the view its occupied tree too.
  */
-export interface MapleSnapshot {
-  height: number;
-  nodes: MapleNode[];
-}
+export type MapleSnapshot = Parsed<Raw.MapleTreeJson>;
 
 /**
- * One maple-tree event as the facade's maple player sends it (`core/wasm/src/maple.rs`): its own
- * kinds (visit, scan, descend, store_type, split, gap, …), not the allocator's step events.
+ * One maple-tree event as the facade's maple player sends it (the contract's `MapleEvent`): its
+ * own kinds (visit, scan, descend, store_type, split, gap, …), not the allocator's step events.
+ * Fields are kept as the core sent them (limits and gaps as hex text). maple-rfc's frames
+ * (./rfc.ts) carry its allocator's other events as neutral `rfc:KIND` frames.
  */
 export interface MapleStepEvent {
-  kind: string;
+  kind: Raw.MapleEvent['kind'] | `rfc:${string}`;
   [field: string]: unknown;
 }
 
@@ -71,55 +73,57 @@ export interface MapleFrame {
   tree: number;
 }
 
-export interface MapleOpFrames extends OpSummary {
-  /** `trees[0]` before the operation, the last one after it. */
-  trees: MapleSnapshot[];
-  frames: MapleFrame[];
+/** One operation's frames (`MapleCalls.frames`): `trees[0]` before the operation, the last one after it. */
+export type MapleOpFrames = OpSummary & Omit<Parsed<Raw.MapleFramesJson>, 'frames'> & { frames: MapleFrame[] };
+
+const KINDS: readonly MapleKind[] = ['leaf', 'arange', 'range'];
+const SLOT_KINDS: readonly Raw.MapleSlotKind[] = ['E', 'N', 'C'];
+const EVENT_KINDS: readonly Raw.MapleEvent['kind'][] = [
+  'store_begin',
+  'store_type',
+  'split',
+  'push_sibling',
+  'rebalance',
+  'spanning',
+  'gap_update',
+  'visit',
+  'scan',
+  'descend',
+  'skip',
+  'ascend',
+  'found',
+  'no_hole',
+  'store_done',
+];
+
+function parseSlot(v: unknown): MapleSlot {
+  const q = obj<Raw.MapleSlotJson>(v, 'slot');
+  return {
+    piv: parseBig(q.piv),
+    k: oneOf(q.k, SLOT_KINDS, 'slot', 'kind'),
+    child: optNum(q.child, 'child'),
+    gap: q.gap === null ? null : parseBig(q.gap),
+  };
 }
-
-type Json = Record<string, unknown>;
-
-function obj(v: unknown, what: string): Json {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
-  return v as Json;
-}
-
-function arr(v: unknown, what: string): unknown[] {
-  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
-  return v;
-}
-
-function num(v: unknown, what: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${what}: expected a number`);
-  return v;
-}
-
-const KINDS: MapleKind[] = ['leaf', 'arange', 'range'];
 
 export function parseMapleNode(v: unknown): MapleNode {
-  const o = obj(v, 'maple node');
-  const type = o.type as MapleKind;
-  if (!KINDS.includes(type)) throw new TypeError(`maple node: unknown type ${String(o.type)}`);
+  const o = obj<Raw.MapleNodeJson>(v, 'maple node');
   return {
     id: num(o.id, 'id'),
-    parent: o.parent === null ? null : num(o.parent, 'parent'),
+    parent: optNum(o.parent, 'parent'),
     parentSlot: num(o.parent_slot, 'parent_slot'),
     depth: num(o.depth, 'depth'),
-    type,
+    type: oneOf(o.type, KINDS, 'maple node', 'type'),
     min: parseBig(o.min),
     max: parseBig(o.max),
     end: num(o.end, 'end'),
     mgap: num(o.mgap, 'mgap'),
-    slots: arr(o.slots, 'slots').map((s) => {
-      const q = obj(s, 'slot');
-      const k = q.k === 'E' || q.k === 'N' || q.k === 'C' ? q.k : 'N';
-      return { piv: parseBig(q.piv), k, child: q.child === null ? null : num(q.child, 'child'), gap: q.gap === null ? null : parseBig(q.gap) };
-    }),
+    slots: arr(o.slots, 'slots').map(parseSlot),
   };
 }
 
 export function parseMapleSnapshotValue(v: unknown): MapleSnapshot {
-  const o = obj(v, 'maple tree');
+  const o = obj<Raw.MapleTreeJson>(v, 'maple tree');
   return { height: num(o.height, 'height'), nodes: arr(o.nodes, 'nodes').map(parseMapleNode) };
 }
 
@@ -142,18 +146,18 @@ export function mapleSnapshotOf(v: unknown): MapleSnapshot {
 export function parseMapleFrames(json: string): MapleOpFrames | null {
   const v: unknown = JSON.parse(json);
   if (v === null) return null;
-  const o = obj(v, 'maple frames');
+  const o = obj<Raw.MapleFramesJson>(v, 'maple frames');
   return {
     index: num(o.index, 'index'),
     line: num(o.line, 'line'),
-    text: String(o.text),
+    text: str(o.text, 'text'),
     output: typeof o.output === 'string' ? o.output : '',
     warning: null,
     trees: arr(o.trees, 'trees').map(parseMapleSnapshotValue),
     frames: arr(o.frames, 'frames').map((f) => {
-      const q = obj(f, 'frame');
+      const q = obj<Raw.MapleFrameJson>(f, 'frame');
       const event = obj(q.event, 'event');
-      return { event: { ...event, kind: String(event.kind) }, tree: num(q.tree, 'frame.tree') };
+      return { event: { ...event, kind: oneOf(event.kind, EVENT_KINDS, 'event', 'kind') }, tree: num(q.tree, 'frame.tree') };
     }),
   };
 }
@@ -341,11 +345,11 @@ export class MapleSession extends Session {
   }
 
   override summaries(from = 0, to = this.length): OpSummary[] {
-    return (JSON.parse(this.m.summaries(from, to)) as OpSummary[]).map((s) => ({ ...s, warning: null }));
+    return parseSummaries(this.m.summaries(from, to));
   }
 
   override push(line: string): OpSummary {
-    const s = JSON.parse(this.m.push(line)) as OpSummary;
+    const s = parseSummaryValue(JSON.parse(this.m.push(line)));
     this.writes = null;
     this.trees.clear();
     this.opFrames.clear();

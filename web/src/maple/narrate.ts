@@ -4,7 +4,7 @@
 // come from the tree in force before the frame, never from a recomputation of the algorithm.
 // Gap propagation is said in the same words as the rbtree's (narrate/narrate.ts).
 import { hex, parseBig, size } from '../format';
-import type { Narration } from '../narrate/narrate';
+import { narrationsOf, type Narration } from '../narrate/narrate';
 import type { MapleFocus } from '../views/mapleTree';
 import type { MapleNode, MapleOpFrames, MapleSnapshot, MapleStepEvent } from './bridge';
 
@@ -79,15 +79,7 @@ export function narrateMaple(of: MapleOpFrames, i: number): Narration | null {
   const prevTree = of.trees[i > 0 ? of.frames[i - 1].tree : 0] ?? of.trees[0];
   const tree = of.trees[fr.tree] ?? prevTree;
   const search = searchOf(of.text);
-  const base = (listing: string, fn: string, line: string, phase: string, title: string, text: string): Narration => ({
-    kind: k,
-    title,
-    text,
-    listing,
-    fn,
-    line,
-    phase,
-  });
+  const base = narrationsOf(k);
   const want = search ? `size ${hs(search.size)}` : 'the size';
   switch (k) {
     case 'visit': {

@@ -29,6 +29,11 @@ export interface Narration {
   fit?: FitDiagram;
 }
 
+/** The narrations of an event of `kind`: `(listing, fn, line, phase, title, text)`, in the order the narrators write them. */
+export function narrationsOf(kind: string): (listing: string, fn: string, line: string, phase: string, title: string, text: string) => Narration {
+  return (listing, fn, line, phase, title, text) => ({ kind, title, text, listing, fn, line, phase });
+}
+
 export interface NarrateContext {
   /** The operation's `search_start` event, once it has been reported (for `length`, `size`). */
   search: StepEvent | null;
@@ -117,15 +122,7 @@ function notLeft(ev: StepEvent, ctx: NarrateContext): string {
 
 export function narrate(ev: StepEvent, ctx: NarrateContext): Narration {
   const k = ev.kind;
-  const base = (listing: string, fn: string, line: string, phase: string, title: string, text: string): Narration => ({
-    kind: k,
-    title,
-    text,
-    listing,
-    fn,
-    line,
-    phase,
-  });
+  const base = narrationsOf(k);
   const length = hs(n(ctx, 'length'));
   switch (k) {
     case 'search_start':

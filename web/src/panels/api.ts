@@ -3,7 +3,7 @@
 // (../contract/contract.ts); the parsed ones here follow them. Pure: no wasm import here, so
 // it is unit-testable with fixtures.
 import type * as Raw from '../contract/contract';
-import { parseBig } from '../format';
+import { arr, count, obj, optCount, str } from '../contract/json';
 
 export type WorkloadKind = Raw.WorkloadKind;
 
@@ -25,51 +25,19 @@ export interface ResolvedParams {
   moduleTests: Raw.ResolvedParamsJson['module_tests'];
 }
 
-/** A contract object before it is checked: the contract's keys (a misspelt one does not compile), unknown values. */
-type Unchecked<T> = { [K in keyof T]?: unknown };
-
-function obj<T = Record<string, unknown>>(v: unknown, what: string): Unchecked<T> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
-  return v as Unchecked<T>;
-}
-
-function arr(v: unknown, what: string): unknown[] {
-  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
-  return v;
-}
-
-/** A JSON number, or a u64 the facade sent as hex. */
-function n(v: unknown, what: string): number {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  try {
-    return Number(parseBig(v));
-  } catch {
-    throw new TypeError(`${what}: expected a number`);
-  }
-}
-
-function optN(v: unknown, what: string): number | null {
-  return v === null || v === undefined ? null : n(v, what);
-}
-
-function s(v: unknown, what: string): string {
-  if (typeof v !== 'string') throw new TypeError(`${what}: expected a string`);
-  return v;
-}
-
 export function parseParams(v: unknown): WorkloadParams {
   const o = obj<Raw.WorkloadParams>(v, 'params');
   return {
-    seed: n(o.seed ?? 0, 'seed'),
-    loops: n(o.loops ?? 1, 'loops'),
-    nr_pages: optN(o.nr_pages, 'nr_pages'),
-    cpus: n(o.cpus ?? 1, 'cpus'),
-    nr_threads: optN(o.nr_threads, 'nr_threads'),
+    seed: count(o.seed ?? 0, 'seed'),
+    loops: count(o.loops ?? 1, 'loops'),
+    nr_pages: optCount(o.nr_pages, 'nr_pages'),
+    cpus: count(o.cpus ?? 1, 'cpus'),
+    nr_threads: optCount(o.nr_threads, 'nr_threads'),
     sequential_test_order: o.sequential_test_order === true,
-    test_repeat_count: n(o.test_repeat_count ?? 1, 'test_repeat_count'),
-    run_test_mask: optN(o.run_test_mask, 'run_test_mask'),
-    keep: optN(o.keep, 'keep'),
-    profile: s(o.profile ?? 'linux-5.2', 'profile'),
+    test_repeat_count: count(o.test_repeat_count ?? 1, 'test_repeat_count'),
+    run_test_mask: optCount(o.run_test_mask, 'run_test_mask'),
+    keep: optCount(o.keep, 'keep'),
+    profile: str(o.profile ?? 'linux-5.2', 'profile'),
   };
 }
 
@@ -78,12 +46,12 @@ export function parseCatalogue(json: string): Catalogue {
   return {
     workloads: arr(o.workloads, 'workloads').map((w) => {
       const q = obj<Raw.WorkloadInfo>(w, 'workload');
-      const kind = s(q.kind, 'kind');
+      const kind = str(q.kind, 'kind');
       if (kind !== 'kernel_test' && kind !== 'module' && kind !== 'teaching') throw new TypeError(`unknown kind ${kind}`);
-      return { name: s(q.name, 'name'), description: s(q.description, 'description'), bit: optN(q.bit, 'bit'), kind };
+      return { name: str(q.name, 'name'), description: str(q.description, 'description'), bit: optCount(q.bit, 'bit'), kind };
     }),
-    presets: arr(o.presets, 'presets').map((p) => s(p, 'preset')),
-    profiles: arr(o.profiles, 'profiles').map((p) => s(p, 'profile')),
+    presets: arr(o.presets, 'presets').map((p) => str(p, 'preset')),
+    profiles: arr(o.profiles, 'profiles').map((p) => str(p, 'profile')),
     defaults: parseParams(o.defaults),
   };
 }
@@ -92,9 +60,9 @@ export function parseResolved(json: string): ResolvedParams {
   const o = obj<Raw.ResolvedParamsJson>(JSON.parse(json), 'resolved params');
   return {
     params: parseParams(o.params),
-    threads: n(o.threads, 'threads'),
-    mask: n(o.mask, 'mask'),
-    moduleTests: n(o.module_tests, 'module_tests'),
+    threads: count(o.threads, 'threads'),
+    mask: count(o.mask, 'mask'),
+    moduleTests: count(o.module_tests, 'module_tests'),
   };
 }
 
@@ -120,18 +88,18 @@ export function parseReport(json: string): ImportReport {
   const remarks = (v: unknown, what: string): Remark[] =>
     arr(v ?? [], what).map((r) => {
       const q = obj<Raw.Remark>(r, what);
-      return { line: n(q.line, 'line'), text: s(q.text, 'text') };
+      return { line: count(q.line, 'line'), text: str(q.text, 'text') };
     });
   return {
-    format: s(o.format, 'format'),
-    mapped: n(o.mapped ?? 0, 'mapped'),
+    format: str(o.format, 'format'),
+    mapped: count(o.mapped ?? 0, 'mapped'),
     skipped: remarks(o.skipped, 'skipped'),
     notes: remarks(o.notes, 'notes'),
-    purgeEvents: n(o.purge_events ?? 0, 'purge_events'),
-    mismatches: n(o.mismatches ?? 0, 'mismatches'),
+    purgeEvents: count(o.purge_events ?? 0, 'purge_events'),
+    mismatches: count(o.mismatches ?? 0, 'mismatches'),
     labels: arr(o.labels ?? [], 'labels').map((l) => {
       const q = obj<Raw.Label>(l, 'label');
-      return { index: n(q.index, 'index'), text: s(q.text, 'text') };
+      return { index: count(q.index, 'index'), text: str(q.text, 'text') };
     }),
   };
 }
@@ -200,12 +168,12 @@ export function counterLabel(key: string): string {
 
 function parseCountersValue(v: unknown): Counters {
   const o = obj<Raw.Counters>(v, 'counters');
-  const c = { ops: n(o.ops ?? 0, 'ops') } as Counters;
-  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = n(o[k] ?? 0, k);
+  const c = { ops: count(o.ops ?? 0, 'ops') } as Counters;
+  for (const k of [...COUNTER_KEYS, ...MAPLE_COUNTER_KEYS]) c[k] = count(o[k] ?? 0, k);
   // Counts the contract names beyond these (the maple counters, for one), in the core's order.
   for (const [k, val] of Object.entries(o as Record<string, unknown>)) {
     if (k === 'ops' || k in c) continue;
-    if (typeof val === 'number' || (typeof val === 'string' && /^0x[0-9a-f]+$/i.test(val))) c[k] = n(val, k);
+    if (typeof val === 'number' || (typeof val === 'string' && /^0x[0-9a-f]+$/i.test(val))) c[k] = count(val, k);
   }
   return c;
 }
@@ -253,15 +221,15 @@ export function parseSweep(json: string): SweepPoint[] {
   return arr(JSON.parse(json), 'sweep').map((p) => {
     const o = obj<Raw.SweepPoint>(p, 'sweep point');
     return {
-      profile: s(o.profile, 'profile'),
+      profile: str(o.profile, 'profile'),
       bump: typeof o.bump === 'boolean' ? o.bump : null,
-      live: n(o.live, 'live'),
-      ops: n(o.ops, 'ops'),
-      nodesVisited: n(o.nodes_visited, 'nodes_visited'),
-      listWalked: n(o.list_walked, 'list_walked'),
-      propagations: n(o.propagations, 'propagations'),
-      cacheLines: n(o.cache_lines, 'cache_lines'),
-      work: n(o.work, 'work'),
+      live: count(o.live, 'live'),
+      ops: count(o.ops, 'ops'),
+      nodesVisited: count(o.nodes_visited, 'nodes_visited'),
+      listWalked: count(o.list_walked, 'list_walked'),
+      propagations: count(o.propagations, 'propagations'),
+      cacheLines: count(o.cache_lines, 'cache_lines'),
+      work: count(o.work, 'work'),
     };
   });
 }
@@ -281,13 +249,13 @@ export function parseContention(json: string): ContentionPoint[] {
   return arr(JSON.parse(json), 'contention').map((p) => {
     const o = obj<Raw.ContentionResult>(p, 'contention point');
     return {
-      profile: s(o.profile, 'profile'),
-      cpus: n(o.cpus, 'cpus'),
-      ops: n(o.ops, 'ops'),
-      throughput: n(o.throughput, 'throughput'),
-      globalLockHold: n(o.global_lock_hold, 'global_lock_hold'),
-      waitShare: n(o.wait_share, 'wait_share'),
-      globalLockOps: n(o.global_lock_ops, 'global_lock_ops'),
+      profile: str(o.profile, 'profile'),
+      cpus: count(o.cpus, 'cpus'),
+      ops: count(o.ops, 'ops'),
+      throughput: count(o.throughput, 'throughput'),
+      globalLockHold: count(o.global_lock_hold, 'global_lock_hold'),
+      waitShare: count(o.wait_share, 'wait_share'),
+      globalLockOps: count(o.global_lock_ops, 'global_lock_ops'),
     };
   });
 }

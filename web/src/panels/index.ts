@@ -1,5 +1,5 @@
-// The workbench: the panels of issues 5, 6 and 7 under the main views, mounted by the app
-// (web/src/app.ts, inside its `panels:begin` block) through its public API. A status strip
+// The workbench: the panels of issues 5, 6 and 7 under the main views, mounted by the page
+// (web/src/page/panelHost.ts) with the narrow `AppApi` object it builds. A status strip
 // (lazy-freeing gauge, CPUs, current CPU) above tabs: workloads, import and export, vmap
 // nodes and pools, compare, charts, and the large-trace navigator. Every trace that comes from
 // outside (a generated workload, an import) is read and replayed in a Web Worker first: a bad

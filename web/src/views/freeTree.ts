@@ -26,6 +26,7 @@ import { collapseBelow, nestTree, rootOf, type TreeDatum } from '../layout/tree'
 import { NO_FOCUS, type Focus } from '../player/focus';
 import { zoomFilter } from '../touch';
 import { el } from './common';
+import { treeToolbar } from './treeToolbar';
 import { TreeOverview } from './treeOverview';
 
 export const NODE_W = 188;
@@ -87,7 +88,6 @@ export class FreeTree {
   private readonly viewport: Selection<SVGGElement, unknown, null, undefined>;
   private readonly empty: HTMLElement;
   private readonly zoomer: ZoomBehavior<SVGSVGElement, unknown>;
-  private readonly depthSelect: HTMLSelectElement;
   private readonly fitButton: HTMLButtonElement;
   private nodes: FreeNode[] | null = null;
   private opts: TreeRenderOptions = {};
@@ -116,42 +116,22 @@ export class FreeTree {
     private readonly handlers: FreeTreeOptions = {},
   ) {
     root.classList.add('free-tree');
-    const bar = root.appendChild(el('div', 'tree-toolbar'));
-    bar.setAttribute('role', 'toolbar');
-    bar.setAttribute('aria-label', 'Free tree view');
-    const button = (cls: string, text: string, title: string) => {
-      const b = bar.appendChild(el('button', `btn btn-small ${cls}`, text));
-      b.type = 'button';
-      b.title = title;
-      b.setAttribute('aria-label', title);
-      return b;
-    };
-    this.fitButton = button('fit', 'Fit', 'Fit the tree to the panel, readable (and keep fitting)');
-    const whole = button('whole', 'Whole', 'Show the whole tree, however small');
-    const zoomOut = button('zoom-out', '−', 'Zoom out');
-    const zoomIn = button('zoom-in', '+', 'Zoom in');
-    const lab = bar.appendChild(el('label', 'depth-label', 'Depth '));
-    this.depthSelect = lab.appendChild(el('select', 'depth'));
-    this.depthSelect.setAttribute('aria-label', 'Collapse the tree below a depth');
-    for (const v of ['all', '2', '3', '4', '5', '6', '8', '10']) {
-      const o = this.depthSelect.appendChild(el('option', '', v === 'all' ? 'all' : `≤ ${v}`));
-      o.value = v;
-    }
-    this.depthSelect.addEventListener('change', () => {
-      this.maxDepth = this.depthSelect.value === 'all' ? Infinity : Number(this.depthSelect.value);
-      this.autoFit = true;
-      this.rerender();
-    });
-    this.fitButton.addEventListener('click', () => {
-      this.autoFit = true;
-      this.fit(250);
-    });
-    whole.addEventListener('click', () => {
-      this.setAutoFit(false);
-      this.setTransform(this.fitTransform(true), 250);
-    });
-    zoomIn.addEventListener('click', () => this.zoomBy(1.4));
-    zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.4));
+    ({ fitButton: this.fitButton } = treeToolbar(root, 'Free tree view', [2, 3, 4, 5, 6, 8, 10], {
+      depth: (max) => {
+        this.maxDepth = max;
+        this.autoFit = true;
+        this.rerender();
+      },
+      fit: () => {
+        this.autoFit = true;
+        this.fit(250);
+      },
+      whole: () => {
+        this.setAutoFit(false);
+        this.setTransform(this.fitTransform(true), 250);
+      },
+      zoomBy: (f) => this.zoomBy(f),
+    }));
 
     this.empty = root.appendChild(el('p', 'empty'));
     this.empty.hidden = true;

@@ -19,6 +19,7 @@ import { hex, size } from '../format';
 import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type MapleSnapshot } from '../maple/bridge';
 import { zoomFilter } from '../touch';
 import { el, motionMs } from './common';
+import { treeToolbar } from './treeToolbar';
 
 export const CELL_W = 62;
 /** An unused slot is a narrow dashed cell: the fill still reads at a glance, the tree is narrower. */
@@ -385,7 +386,6 @@ export class MapleTreeView {
   /** The current search's path, root to the node of the step, always in view. */
   private readonly pathLine: HTMLElement;
   private pathKey = '';
-  private readonly depthSelect: HTMLSelectElement;
   private readonly fitButton: HTMLButtonElement;
   private snap: MapleSnapshot | null = null;
   private opts: MapleRenderOptions = {};
@@ -423,43 +423,23 @@ export class MapleTreeView {
   ) {
     // The free tree's panel sizing (and lecture layout) applies; its node styles do not (maple-* classes).
     root.classList.add('free-tree', 'maple-tree');
-    const bar = root.appendChild(el('div', 'tree-toolbar'));
-    bar.setAttribute('role', 'toolbar');
-    bar.setAttribute('aria-label', 'Maple tree view');
-    const button = (cls: string, text: string, title: string) => {
-      const b = bar.appendChild(el('button', `btn btn-small ${cls}`, text));
-      b.type = 'button';
-      b.title = title;
-      b.setAttribute('aria-label', title);
-      return b;
-    };
-    this.fitButton = button('fit', 'Fit', 'Fit the tree to the panel, readable (and keep fitting)');
-    const whole = button('whole', 'Whole', 'Show the whole tree, however small');
-    const zoomOut = button('zoom-out', '−', 'Zoom out');
-    const zoomIn = button('zoom-in', '+', 'Zoom in');
-    const lab = bar.appendChild(el('label', 'depth-label', 'Depth '));
-    this.depthSelect = lab.appendChild(el('select', 'depth'));
-    this.depthSelect.setAttribute('aria-label', 'Collapse the tree below a depth');
-    for (const v of ['all', '0', '1', '2', '3']) {
-      const o = this.depthSelect.appendChild(el('option', '', v === 'all' ? 'all' : `≤ ${v}`));
-      o.value = v;
-    }
-    this.depthSelect.addEventListener('change', () => {
-      this.maxDepth = this.depthSelect.value === 'all' ? Infinity : Number(this.depthSelect.value);
-      this.autoFit = true;
-      this.shape = '';
-      this.rerender();
-    });
-    this.fitButton.addEventListener('click', () => {
-      this.setAutoFit(true);
-      this.setTransform(this.fitTransform(false, this.opts.focus), 250, true);
-    });
-    whole.addEventListener('click', () => {
-      this.setAutoFit(false);
-      this.setTransform(this.fitTransform(true), 250, true);
-    });
-    zoomIn.addEventListener('click', () => this.zoomBy(1.4));
-    zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.4));
+    ({ fitButton: this.fitButton } = treeToolbar(root, 'Maple tree view', [0, 1, 2, 3], {
+      depth: (max) => {
+        this.maxDepth = max;
+        this.autoFit = true;
+        this.shape = '';
+        this.rerender();
+      },
+      fit: () => {
+        this.setAutoFit(true);
+        this.setTransform(this.fitTransform(false, this.opts.focus), 250, true);
+      },
+      whole: () => {
+        this.setAutoFit(false);
+        this.setTransform(this.fitTransform(true), 250, true);
+      },
+      zoomBy: (f) => this.zoomBy(f),
+    }));
     const legend = root.appendChild(el('p', 'maple-legend'));
     legend.innerHTML =
       '<span class="sw entry"></span>in use <span class="sw null"></span>NULL hole <span class="sw child"></span>child ' +

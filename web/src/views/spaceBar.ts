@@ -8,6 +8,7 @@ import { VMALLOC_END, VMALLOC_START } from '../constants';
 import { hex, range, size } from '../format';
 import { clusterSegments, placeSegments, placeTicks, segments, xOf, type PlacedSegment, type Tick } from '../layout/space';
 import { nextId } from './common';
+import { drawRanges } from './rangeOverlay';
 import { drawnParts, sameParts, setAttr, setAttrs, setClass, setText } from './dom';
 
 const BAR_Y = 30;
@@ -243,36 +244,18 @@ export class SpaceBar {
         return x0 === null || x1 === null ? null : { ...r, i, x0, x1 };
       })
       .filter((r): r is NonNullable<typeof r> => r !== null);
-    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
     const last = placed[placed.length - 1];
     const total = last ? last.x + last.width : 0;
-    this.svg
-      .select<SVGGElement>('g.overlay')
-      .selectAll<SVGGElement, (typeof data)[number]>('g.range')
-      .data(data, (d) => `${d.i}`)
-      .join((enter) => {
-        const r = enter.append('g').attr('class', 'range');
-        r.append('rect').attr('rx', 3);
-        r.append('text');
-        return r;
-      })
-      .each(function (d) {
-        setAttrs(this, { class: `range tone-${d.tone}`, 'data-tone': d.tone, 'data-va-start': hex(d.start), 'data-va-end': hex(d.end) });
-        const [rect, text] = this.children;
-        setAttrs(rect, {
-          x: round(Math.min(d.x0, d.x1 - 3)),
-          y: BAR_Y - 2 + inset(d),
-          width: round(Math.max(3, d.x1 - d.x0)),
-          height: BAR_H + 4 - 2 * inset(d),
-        });
-        const words = `${d.label} ${range(d.start, d.end)}`;
-        setText(text, words);
-        const half = (words.length * type.over) / 2 + 4;
-        setAttrs(text, {
+    drawRanges(this.svg, data, (d, words, inset) => {
+      const half = (words.length * type.over) / 2 + 4;
+      return {
+        rect: { x: round(Math.min(d.x0, d.x1 - 3)), y: BAR_Y - 2 + inset, width: round(Math.max(3, d.x1 - d.x0)), height: BAR_H + 4 - 2 * inset },
+        text: {
           x: round(Math.max(half, Math.min(total - half, (d.x0 + d.x1) / 2))),
           y: BAR_Y + BAR_H + 8 + TICK_ROWS * type.row + (d.tone === 'old' || d.tone === 'focus' ? 1 : 2) * OVERLAY_ROW,
-        });
-      });
+        },
+      };
+    });
   }
 
   private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state'): void {

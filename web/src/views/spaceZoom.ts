@@ -20,6 +20,7 @@ import {
 } from '../layout/zoom';
 import type { FocusRange } from '../player/focus';
 import { el, nextId } from './common';
+import { drawRanges } from './rangeOverlay';
 import { drawnParts, sameParts, setAttr, setAttrs, setClass, setData, setText } from './dom';
 
 const TOP = 24;
@@ -361,34 +362,21 @@ export class SpaceZoom {
     const data = this.ranges
       .map((r, i) => ({ ...r, i, x0: xIn(this.win, W, r.start), x1: xIn(this.win, W, r.end) }))
       .filter((r) => r.x1 >= -2 && r.x0 <= W + 2);
-    const inset = (d: (typeof data)[number]) => (d.tone === 'new' || d.tone === 'request' || d.tone === 'busy' ? 6 : 0);
-    this.svg
-      .select<SVGGElement>('g.overlay')
-      .selectAll<SVGGElement, (typeof data)[number]>('g.range')
-      .data(data, (d) => `${d.i}`)
-      .join((enter) => {
-        const r = enter.append('g').attr('class', 'range');
-        r.append('rect').attr('rx', 3);
-        r.append('text');
-        return r;
-      })
-      .each(function (d) {
-        setAttrs(this, { class: `range tone-${d.tone}`, 'data-tone': d.tone, 'data-va-start': hex(d.start), 'data-va-end': hex(d.end) });
-        const [rect, text] = this.children;
-        setAttrs(rect, {
+    drawRanges(this.svg, data, (d, words, inset) => {
+      const half = (words.length * 7) / 2 + 4;
+      return {
+        rect: {
           x: r2(Math.max(-3, Math.min(d.x0, d.x1 - 3))),
-          y: TOP - 2 + inset(d),
+          y: TOP - 2 + inset,
           width: r2(Math.max(3, Math.min(W + 3, d.x1) - Math.max(-3, d.x0))),
-          height: BAR_H + 4 - 2 * inset(d),
-        });
-        const words = `${d.label} ${range(d.start, d.end)}`;
-        setText(text, words);
-        const half = (words.length * 7) / 2 + 4;
-        setAttrs(text, {
+          height: BAR_H + 4 - 2 * inset,
+        },
+        text: {
           x: r2(Math.max(half, Math.min(W - half, (Math.max(0, d.x0) + Math.min(W, d.x1)) / 2))),
           y: d.tone === 'old' || d.tone === 'focus' ? TOP - 7 : LABEL_Y,
-        });
-      });
+        },
+      };
+    });
   }
 
   private drawAxis(): void {
