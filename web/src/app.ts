@@ -24,6 +24,7 @@ import type { LessonCard, LessonPicker } from './lessons/panel';
 import type { Lesson } from './lessons/model';
 import { lessonLink, parseLessonLink } from './lessons/link';
 import { WITHHELD, withheldFocus, withheldMapleFocus } from './lessons/withhold';
+import { hallLayout } from './lessons/hall';
 import { STORE_TYPES } from './lessons/storeTypes';
 import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
@@ -1135,13 +1136,8 @@ export class App {
     for (const [k, sel] of panels) this.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
     if (l) this.root.dataset.lessonStop = String(l.index + 1);
     else delete this.root.dataset.lessonStop;
-    // Lecture mode at a lesson stop that is not about the tree (wider than a phone): the code
-    // under the tree, so that the side column keeps the card and the whole narration on screen
-    // (style.css). A tree stop keeps the tree's height: three levels need it.
-    const code = this.root.querySelector<HTMLElement>('[data-widget="code"]');
-    const under = this.lecture && l !== null && innerWidth > 800 && !l.lesson.stops[l.index].look.includes('tree');
-    const home = this.root.querySelector(under ? '.tree-panel' : '.step-panel');
-    if (code && home && code.parentElement !== home) home.append(code);
+    // HOOK (hall layout, web/src/lessons/hall.ts): lecture mode lays the page out by the stop's look.
+    hallLayout(this.root, this.lecture && l ? l.lesson.stops[l.index] : null);
   }
 
   private togglePlay(): void {
