@@ -48,8 +48,8 @@ for (const [width, height] of [
         await expect(card).toHaveAttribute('data-at-stop', 'true');
         await page.waitForTimeout(300);
       }
+      await expect.poll(async () => (await measureStop(page)).at).toBe(at);
       const m = await measureStop(page);
-      expect(m.at).toBe(at);
       bad.push(...m.cut.map((c) => `${at}: ${c}`));
       await page.keyboard.press('PageDown');
       await expect.poll(async () => `${await card.getAttribute('data-lesson')} ${await card.getAttribute('data-stop')}`).not.toBe(at).catch(() => undefined);

@@ -100,6 +100,9 @@ export async function measureStop(page: Page): Promise<StopMeasure> {
           whole(s, `maple slot ${s.getAttribute('data-slot')} (${s.getAttribute('class')})`);
       }
     }
+    // The era's own structures: 5.1's busy list, 6.9's vmap nodes (the panel whole, and the
+    // areas, nodes and pools the step names).
+    if (look.includes('list') || look.includes('nodes')) whole(q('[data-widget="era"]'), `the era panel (${look.includes('list') ? 'busy list' : 'vmap nodes'})`);
     for (const e of qa('[data-look-item]')) if (shown(e)) whole(e, e.getAttribute('data-look-item') ?? 'item');
     return { at, look, asking, cut };
   });

@@ -25,6 +25,7 @@ import type { Lesson } from './lessons/model';
 import { lessonLink, parseLessonLink } from './lessons/link';
 import { WITHHELD, withheldFocus, withheldMapleFocus } from './lessons/withhold';
 import { hallLayout } from './lessons/hall';
+import { EraPanel } from './views/eraPanel';
 import { STORE_TYPES } from './lessons/storeTypes';
 import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
@@ -116,6 +117,7 @@ export class App {
   private speed: number;
   private startPaused = true;
   private lecture = false;
+  private readonly era: EraPanel;
   private selected: number | null = null;
   private linkTimer: number | null = null;
   private linkCache: LinkCache | null = null;
@@ -234,6 +236,8 @@ export class App {
     this.mapleRoot.dataset.widget = 'maple-tree';
     this.mapleRoot.hidden = true;
     part(root, 'free-tree').after(this.mapleRoot);
+    // HOOK (era views): the era's own structures, above the trees.
+    this.era = new EraPanel(part(root, 'free-tree'));
     // A question's click on a maple node or slot (before the view's own handlers).
     this.mapleRoot.addEventListener(
       'click',
@@ -1281,6 +1285,13 @@ export class App {
     if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms, withheld));
     else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
+    // HOOK (era views, web/src/views/eraPanel.ts): lecture mode draws 5.1's busy list in the free
+    // tree's place and 6.9's vmap nodes above the tree.
+    const era = this.era.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], this.lecture && !mapleView);
+    if (era === 'list') {
+      part(this.root, 'free-tree').hidden = true;
+      if (title) title.textContent = 'Busy list';
+    }
     if (this.firstRender && (!mapleView || this.mapleUi)) {
       if (mapleView) this.mapleUi?.view.fit(0);
       else this.tree.fit(0);

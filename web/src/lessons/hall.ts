@@ -21,6 +21,7 @@ export function hallLayout(root: HTMLElement, stop: Stop | null): void {
     delete body.dataset.hall;
     delete body.dataset.hallFit;
   } else if (body.dataset.hall !== look) body.dataset.hall = look;
+  root.querySelector('[data-widget="era"]')?.classList.toggle('lesson-look', on && (stop.look.includes('list') || stop.look.includes('nodes')));
   const code = root.querySelector<HTMLElement>('[data-widget="code"]');
   const under = on && !stop.look.includes('tree');
   const home = root.querySelector(under ? '.tree-panel' : '.step-panel');
