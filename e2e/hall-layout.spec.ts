@@ -26,6 +26,7 @@ for (const [width, height] of [
     const app = new AppPage(page);
     await app.open('./#lesson=walk&stop=1&lecture=1');
     const card = page.locator('[data-widget="lesson"]');
+    await expect(card).toHaveAttribute('data-lesson', 'walk');
     const seen: string[] = [];
     const bad: string[] = [];
     let asked = 0;

@@ -25,7 +25,6 @@ import type { Lesson } from './lessons/model';
 import { lessonLink, parseLessonLink } from './lessons/link';
 import { WITHHELD, withheldFocus, withheldMapleFocus } from './lessons/withhold';
 import { hallLayout } from './lessons/hall';
-import { EraPanel } from './views/eraPanel';
 import { STORE_TYPES } from './lessons/storeTypes';
 import type { AskKind, Pick, Resolved as AskResolved } from './lessons/question';
 import { at, clampPos, nextFrame, nextOp, prevFrame, prevOp, samePos, type Pos } from './player/timeline';
@@ -117,7 +116,9 @@ export class App {
   private speed: number;
   private startPaused = true;
   private lecture = false;
-  private readonly era: EraPanel;
+  /** The era views (web/src/views/eraPanel.ts), loaded with lecture mode. */
+  private era: import('./views/eraPanel').EraPanel | null = null;
+  private eraLoading = false;
   private selected: number | null = null;
   private linkTimer: number | null = null;
   private linkCache: LinkCache | null = null;
@@ -236,8 +237,6 @@ export class App {
     this.mapleRoot.dataset.widget = 'maple-tree';
     this.mapleRoot.hidden = true;
     part(root, 'free-tree').after(this.mapleRoot);
-    // HOOK (era views): the era's own structures, above the trees.
-    this.era = new EraPanel(part(root, 'free-tree'));
     // A question's click on a maple node or slot (before the view's own handlers).
     this.mapleRoot.addEventListener(
       'click',
@@ -923,7 +922,8 @@ export class App {
       this.showError([`The lessons did not load: ${errorMessage(e)}`]);
       return;
     }
-    const lesson = all.find((l) => l.id === id);
+    // HOOK (practice, web/src/lessons/practice.ts): `practice-KIND-SEED` is a lesson the core's generator makes.
+    const lesson = all.find((l) => l.id === id) ?? (await this.lessonFns?.practiceLesson(id).catch(() => null)) ?? undefined;
     // A long link still opening gives way to the lesson.
     this.stopOpening();
     if (!lesson) {
@@ -968,6 +968,8 @@ export class App {
     }
     void this.loadLessons().then((all) => {
       const at = all.findIndex((x) => x.id === l.lesson.id);
+      // HOOK (practice): a practice is no lesson of the course; it ends at its last stop.
+      if (at < 0) return;
       const other = all[at + dir];
       if (!other || this.lesson !== l) return;
       this.lesson = { lesson: other, index: 0, pos: null, problem: null, trace: l.trace };
@@ -1068,6 +1070,8 @@ export class App {
     if (!q || q.revealed || q.r.answer.ask !== p.ask || !fns) return;
     q.pick = fns.pickText(p);
     q.right = fns.isRight(q.r.answer, p);
+    // HOOK (practice): the score counts each stop's first answer.
+    if (this.lesson) fns.recordPractice(this.lesson.lesson.id, this.lesson.index, q.right);
     this.reveal();
   }
 
@@ -1287,7 +1291,14 @@ export class App {
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
     // HOOK (era views, web/src/views/eraPanel.ts): lecture mode draws 5.1's busy list in the free
     // tree's place and 6.9's vmap nodes above the tree.
-    const era = this.era.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], this.lecture && !mapleView);
+    if (this.lecture && !this.era && !this.eraLoading) {
+      this.eraLoading = true;
+      void import('./views/eraPanel').then((m) => {
+        this.era = new m.EraPanel(part(this.root, 'free-tree'));
+        this.render(false);
+      });
+    }
+    const era = this.era?.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], this.lecture && !mapleView) ?? null;
     if (era === 'list') {
       part(this.root, 'free-tree').hidden = true;
       if (title) title.textContent = 'Busy list';

@@ -6,8 +6,12 @@
 // `walk_area` events name; the core's state does not carry `free_vmap_cache`).
 import './eraPanel.css';
 import type { State, StepEvent } from '../bridge';
-import { hex, parseBig, size } from '../format';
 import { el } from './common';
+
+// Kept apart from ../format (a shared chunk of its own would cost the first open a request).
+const hex = (v: bigint): string => `0x${v.toString(16)}`;
+/** A page-multiple size as the bar labels it (4K, 12K, 2M). */
+const size = (v: bigint): string => (v >= 1n << 20n && v % (1n << 20n) === 0n ? `${v >> 20n}M` : `${v >> 10n}K`);
 
 export type EraKind = 'list' | 'nodes';
 
@@ -35,7 +39,7 @@ export interface NodesModel {
 export type EraModel = ListModel | NodesModel;
 
 const num = (v: unknown): number => Number(v);
-const big = (v: unknown): bigint => parseBig(v);
+const big = (v: unknown): bigint => BigInt(String(v));
 
 /** What the era view shows for this state and these events (the operation's, up to the micro-step shown). */
 export function eraModel(state: State, events: readonly StepEvent[]): EraModel | null {
