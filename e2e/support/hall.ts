@@ -11,9 +11,9 @@ export interface StopMeasure {
   cut: string[];
 }
 
-/** Measure the stop shown now. */
-export async function measureStop(page: Page): Promise<StopMeasure> {
-  return page.evaluate(() => {
+/** Measure the stop shown now (`card`: the lesson's card is on screen too; an embed has none). */
+export async function measureStop(page: Page, card = true): Promise<StopMeasure> {
+  return page.evaluate((card) => {
     type R = { left: number; top: number; right: number; bottom: number };
     const app = (window as unknown as { vmapviz?: { app?: Record<string, unknown> } }).vmapviz?.app as
       | {
@@ -25,7 +25,10 @@ export async function measureStop(page: Page): Promise<StopMeasure> {
         }
       | undefined;
     const l = app?.lesson ?? null;
-    const look = l ? l.lesson.stops[l.index].look : [];
+    // An embed shows what body[data-embed-look] says (all of the look in a large frame, its first
+    // structure in a small one: hall.ts); the spec checks that choice apart.
+    const embedLook = document.body.dataset.embedLook;
+    const look = embedLook !== undefined ? embedLook.split(' ') : l ? l.lesson.stops[l.index].look : [];
     const at = l ? `${l.lesson.id} ${l.index + 1}` : '?';
     const asking = !!l?.q && !l.q.revealed;
     const cut: string[] = [];
@@ -57,7 +60,7 @@ export async function measureStop(page: Page): Promise<StopMeasure> {
     const q = (s: string) => document.querySelector(s);
     const qa = (s: string) => [...document.querySelectorAll(s)];
     // The stop's card (its title and words) and, for a question, its answer controls.
-    whole(q('[data-widget="lesson"] .lesson-title'), 'card title');
+    if (card) whole(q('[data-widget="lesson"] .lesson-title'), 'card title');
     if (asking) {
       for (const b of qa('[data-widget="lesson"] .lesson-quiz button, [data-widget="lesson"] .lesson-quiz input')) if (shown(b)) whole(b, `answer control "${(b.textContent || (b as HTMLInputElement).name || 'input').trim()}"`);
     }
@@ -105,5 +108,5 @@ export async function measureStop(page: Page): Promise<StopMeasure> {
     if (look.includes('list') || look.includes('nodes')) whole(q('[data-widget="era"]'), `the era panel (${look.includes('list') ? 'busy list' : 'vmap nodes'})`);
     for (const e of qa('[data-look-item]')) if (shown(e)) whole(e, e.getAttribute('data-look-item') ?? 'item');
     return { at, look, asking, cut };
-  });
+  }, card);
 }

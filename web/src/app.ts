@@ -1144,8 +1144,8 @@ export class App {
     for (const [k, sel] of panels) this.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
     if (l) this.root.dataset.lessonStop = String(l.index + 1);
     else delete this.root.dataset.lessonStop;
-    // HOOK (hall layout, web/src/lessons/hall.ts): lecture mode lays the page out by the stop's look.
-    hallLayout(this.root, this.lecture && l ? l.lesson.stops[l.index] : null);
+    // HOOK (hall layout, web/src/lessons/hall.ts): lecture mode and embeds lay the page out by the stop's look.
+    hallLayout(this.root, l ? l.lesson.stops[l.index] : null, { lecture: this.lecture, embed: this.embed });
   }
 
   private togglePlay(): void {
@@ -1289,16 +1289,16 @@ export class App {
     if (maple) narration = span('maple-view', () => this.renderMaple(maple, ms, withheld));
     else if (occupied) span('maple-view', () => this.renderOccupied(occupied, ms, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
-    // HOOK (era views, web/src/views/eraPanel.ts): lecture mode draws 5.1's busy list in the free
-    // tree's place and 6.9's vmap nodes above the tree.
-    if (this.lecture && !this.era && !this.eraLoading) {
+    // HOOK (era views, web/src/views/eraPanel.ts): lecture mode and embeds draw 5.1's busy list in
+    // the free tree's place and 6.9's vmap nodes above the tree.
+    if ((this.lecture || this.embed) && !this.era && !this.eraLoading) {
       this.eraLoading = true;
       void import('./views/eraPanel').then((m) => {
         this.era = new m.EraPanel(part(this.root, 'free-tree'));
         this.render(false);
       });
     }
-    const era = this.era?.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], this.lecture && !mapleView) ?? null;
+    const era = this.era?.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], (this.lecture || this.embed) && !mapleView) ?? null;
     if (era === 'list') {
       part(this.root, 'free-tree').hidden = true;
       if (title) title.textContent = 'Busy list';

@@ -12,10 +12,40 @@ const LEVELS = ['0', '1', '2', '3'];
 /** A maple node is wider than the tree panel already: the side column keeps its width. */
 const LEVELS_WIDE_TREE = ['0', 'type'];
 
-/** Lay the page out for this stop (null: no lesson, or not lecture mode). */
-export function hallLayout(root: HTMLElement, stop: Stop | null): void {
-  const on = stop !== null && innerWidth > 800;
+/** Structures a stop can be about, the first named being its point. */
+const STRUCTURES = ['bar', 'tree', 'list', 'nodes'];
+
+/**
+ * What an embedded stop shows: its whole look in a frame of 900×500 or more; in a smaller one
+ * (a slide's 640×400) its first structure only (with its narration when it names no other).
+ */
+export function embedded(look: readonly string[], w = innerWidth, h = innerHeight): string[] {
+  if (w >= 900 && h >= 500) return [...look];
+  const first = look.find((k) => STRUCTURES.includes(k));
+  if (!first) return [...look];
+  const others = look.filter((k) => STRUCTURES.includes(k) && k !== first);
+  return look.filter((k) => k === first || (k === 'narration' && others.length === 0));
+}
+
+/**
+ * Lay the page out for this stop (null: no lesson): lecture mode's hall layout, and an embed's
+ * (`&embed=1`: only what the stop's look names, filling the frame, whatever its size).
+ */
+export function hallLayout(root: HTMLElement, at: Stop | null, mode: { lecture: boolean; embed: boolean }): void {
   const body = document.body;
+  const embedLook = mode.embed && at ? embedded(at.look).join(' ') : null;
+  if (embedLook === null) delete body.dataset.embedLook;
+  else if (body.dataset.embedLook !== embedLook) body.dataset.embedLook = embedLook;
+  // A frame too small for the narration beside its structure shows the structure alone.
+  if (embedLook !== null && embedLook.includes('narration')) {
+    const text = root.querySelector('.narration-text')?.getBoundingClientRect();
+    const panel = root.querySelector('.step-panel')?.getBoundingClientRect();
+    if (text && panel && text.height > 0 && text.bottom > Math.min(panel.bottom, innerHeight) + 0.5) {
+      body.dataset.embedLook = embedLook.split(' ').filter((k) => k !== 'narration').join(' ');
+    }
+  }
+  const stop = mode.lecture && !mode.embed ? at : null;
+  const on = stop !== null && innerWidth > 800;
   const look = on ? stop.look.join(' ') : null;
   if (look === null) {
     delete body.dataset.hall;
