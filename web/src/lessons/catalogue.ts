@@ -73,7 +73,7 @@ const FREE_TREE: Lesson = {
   title: 'The augmented free tree (linux-5.2)',
   summary:
     'Free blocks in a red-black tree sorted by address, each node keeping subtree_max_size: the four fit types, merging with the previous, next or both neighbours, the insert and erase fix-ups, and a propagation that stops early.',
-  minutes: 16,
+  minutes: 25,
   traces: { fits: fitTypes, merges, fixups, early: earlyStop },
   stops: [
     {
@@ -202,7 +202,7 @@ const LAZY: Lesson = {
   title: 'Lazy freeing and the purge (linux-5.2)',
   summary:
     'vfree() only marks an area lazy; a purge returns lazy areas to the free tree in a batch: forced, on the lazy threshold, or when an allocation fails and retries.',
-  minutes: 9,
+  minutes: 19,
   traces: { lazy, threshold },
   stops: [
     {
@@ -282,7 +282,7 @@ const NODES: Lesson = {
   title: 'vmap nodes, pools and decay (linux-6.9)',
   summary:
     'linux-6.9 splits the bookkeeping per vmap node: busy areas by address zone, lazy lists by CPU, and per-node pools of freed areas by size that allocations take before the free tree; each purge decays the pools.',
-  minutes: 10,
+  minutes: 11,
   traces: { twoCpus, poolHit, decay, reclaim },
   stops: [
     {
@@ -369,7 +369,7 @@ const MAPLE: Lesson = {
   title: 'The maple tree (lib/maple_tree.c)',
   summary:
     'A B-tree of ranges: the store types mas_wr_store_type chooses, a leaf that splits, gaps propagated up, a gap search with a wasted descent, and a spanning store.',
-  minutes: 10,
+  minutes: 20,
   traces: { maple },
   stops: [
     {
@@ -461,7 +461,7 @@ const RFC: Lesson = {
   title: 'maple-rfc: the occupied tree and the bump overlay',
   summary:
     'The RFC keeps no free tree: free space is the occupied maple tree\'s NULL ranges, found by a window loop; a per-CPU bump overlay serves most requests from 64 MiB chunks. And S5, the overlap the syzbot report shows.',
-  minutes: 8,
+  minutes: 14,
   traces: { bump: rfcBump, s5: rfcS5 },
   stops: [
     {

@@ -33,7 +33,7 @@ export interface Lesson {
   title: string;
   /** One line for the picker. */
   summary: string;
-  /** Minutes it takes to teach, as walked at 1280×720. */
+  /** Minutes it takes to teach, measured by walking its stops (docs/lecturers.md, "Timing"). */
   minutes: number;
   traces: Record<string, string>;
   stops: Stop[];
