@@ -3,10 +3,64 @@
 // whole on screen, inside the code list; the side column keeps the card and the narration. A tree
 // stop keeps the tree's height (three levels need it). Walked with PageDown from the first stop of
 // the first lesson to the last of the last, as a lecturer does; bounding boxes, not screenshots.
+//
+// Then the whole course at 1280×720 and 1920×1080: at every stop, everything the stop's `look`
+// names (the marked nodes and their callouts, the bar's areas and outlined ranges, the current
+// code line, the narration), the card's title and, for a question, its answer controls and the
+// node or slot that answers it, lie inside the window and inside every panel or SVG that clips
+// them (e2e/support/hall.ts); and before a question's reveal nothing said holds its answer.
 import { expect, test } from '@playwright/test';
 import { AppPage } from './pages/app';
+import { ASKED, said } from './support/asked';
+import { measureStop } from './support/hall';
 
 test.use({ viewport: { width: 1280, height: 720 } });
+
+for (const [width, height] of [
+  [1280, 720],
+  [1920, 1080],
+] as const) {
+  test(`every stop whole at ${width}×${height}: what its look names, the card, a question's answer targets`, async ({ page }) => {
+    test.setTimeout(240_000);
+    await page.setViewportSize({ width, height });
+    const app = new AppPage(page);
+    await app.open('./#lesson=walk&stop=1&lecture=1');
+    const card = page.locator('[data-widget="lesson"]');
+    await expect(card).toHaveAttribute('data-lesson', 'walk');
+    const seen: string[] = [];
+    const bad: string[] = [];
+    let asked = 0;
+    for (let i = 0; i < 80; i++) {
+      const at = `${await card.getAttribute('data-lesson')} ${await card.getAttribute('data-stop')}`;
+      if (seen.includes(at)) break;
+      seen.push(at);
+      await page.waitForTimeout(300);
+      if ((await card.getAttribute('data-revealed')) === 'false') {
+        asked++;
+        const m = await measureStop(page);
+        bad.push(...m.cut.map((c) => `${at} (asked): ${c}`));
+        const q = ASKED.find((a) => `${a.lesson} ${a.stop}` === at);
+        if (!q) bad.push(`${at}: a question not in e2e/support/asked.ts`);
+        const words = await said(page);
+        for (const w of q?.answer ?? []) if (words.includes(w)) bad.push(`${at}: "${w}" said before the reveal`);
+        await page.keyboard.press('r');
+        const onward = card.locator('button[data-action="quiz-onward"]');
+        if (await onward.isVisible()) await onward.click();
+        await expect(card).toHaveAttribute('data-at-stop', 'true');
+        await page.waitForTimeout(300);
+      }
+      await expect.poll(async () => (await measureStop(page)).at).toBe(at);
+      const m = await measureStop(page);
+      bad.push(...m.cut.map((c) => `${at}: ${c}`));
+      await page.keyboard.press('PageDown');
+      await expect.poll(async () => `${await card.getAttribute('data-lesson')} ${await card.getAttribute('data-stop')}`).not.toBe(at).catch(() => undefined);
+    }
+    expect(seen.length, 'the course has 50 stops').toBe(50);
+    expect(asked).toBe(ASKED.length);
+    expect(bad).toEqual([]);
+    expect(app.problems).toEqual([]);
+  });
+}
 
 test('every stop not about the tree shows its code line whole at 1280×720', async ({ page }) => {
   test.setTimeout(180_000);

@@ -64,6 +64,9 @@ export class App {
   private speed: number;
   private startPaused = true;
   private lecture = false;
+  /** The era views (web/src/views/eraPanel.ts), loaded with lecture mode or an embed. */
+  private era: import('./views/eraPanel').EraPanel | null = null;
+  private eraLoading = false;
   private readonly opener: Opener;
   private readonly link = new LinkSync({
     session: () => this.session,
@@ -633,6 +636,20 @@ export class App {
     if (maple) narration = span('maple-view', () => this.maple.drawSession(maple, this.pos, ms, this.lecture, withheld));
     else if (occupied) span('maple-view', () => this.maple.drawOccupied(occupied, ms, this.lecture, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
+    // Lecture mode and embeds draw 5.1's busy list in the free tree's place and 6.9's vmap nodes
+    // above the tree (web/src/views/eraPanel.ts).
+    if ((this.lecture || this.embed) && !this.era && !this.eraLoading) {
+      this.eraLoading = true;
+      void import('./views/eraPanel').then((m) => {
+        this.era = new m.EraPanel(part(this.root, 'free-tree'));
+        this.render(false);
+      });
+    }
+    const era = this.era?.render(state, of ? of.frames.slice(0, p.frame + 1).map((f) => f.event) : [], (this.lecture || this.embed) && !mapleView) ?? null;
+    if (era === 'list') {
+      part(this.root, 'free-tree').hidden = true;
+      if (title) title.textContent = 'Busy list';
+    }
     if (this.firstRender && (!mapleView || this.maple.ui)) {
       if (mapleView) this.maple.ui?.view.fit(0);
       else this.tree.fit(0);

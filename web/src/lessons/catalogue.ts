@@ -36,7 +36,7 @@ const WALK: Lesson = {
       text:
         'free_vmap_cache remembers the last area handed out. A request that fits right after it takes one step of the walk: the new area goes straight after the cached one.',
       claim: { kind: 'walk', where: { id: 6 } },
-      look: ['bar', 'narration'],
+      look: ['list', 'bar', 'narration'],
     },
     {
       title: 'A hole moves the cache back',
@@ -45,7 +45,7 @@ const WALK: Lesson = {
       text:
         'Two frees opened a 2-page hole at 0x101000, and __free_vmap_area moved the cache below it. A 3-page request starts walking there.',
       claim: { kind: 'walk', where: { id: 0 } },
-      look: ['bar', 'narration'],
+      look: ['list', 'bar', 'narration'],
     },
     {
       title: 'One step per busy area: O(N)',
@@ -54,7 +54,7 @@ const WALK: Lesson = {
       text:
         'The hole is too small, so the walk visits every busy area above it before it finds room at the end. With thousands of areas each search costs thousands of steps: this is what linux-5.2\'s augmented free tree removed.',
       claim: { kind: 'walk', where: { id: 7, cached_hole_size: '0x2000' } },
-      look: ['bar', 'narration'],
+      look: ['list', 'bar', 'narration'],
     },
     {
       title: 'A smaller request drops the cache',
@@ -63,7 +63,7 @@ const WALK: Lesson = {
       text:
         'One page is smaller than the hole the cache skipped (cached_hole_size), so the hole may fit it: the cache is dropped and the search starts again from the tree, and lands in the hole.',
       claim: { kind: 'cache_reset', where: { why: 'smaller_than_hole' } },
-      look: ['narration', 'bar'],
+      look: ['list', 'narration', 'bar'],
     },
   ],
 };
@@ -73,7 +73,7 @@ const FREE_TREE: Lesson = {
   title: 'The augmented free tree (linux-5.2)',
   summary:
     'Free blocks in a red-black tree sorted by address, each node keeping subtree_max_size: the four fit types, merging with the previous, next or both neighbours, the insert and erase fix-ups, and a propagation that stops early.',
-  minutes: 16,
+  minutes: 25,
   traces: { fits: fitTypes, merges, fixups, early: earlyStop },
   stops: [
     {
@@ -202,7 +202,7 @@ const LAZY: Lesson = {
   title: 'Lazy freeing and the purge (linux-5.2)',
   summary:
     'vfree() only marks an area lazy; a purge returns lazy areas to the free tree in a batch: forced, on the lazy threshold, or when an allocation fails and retries.',
-  minutes: 9,
+  minutes: 19,
   traces: { lazy, threshold },
   stops: [
     {
@@ -282,7 +282,7 @@ const NODES: Lesson = {
   title: 'vmap nodes, pools and decay (linux-6.9)',
   summary:
     'linux-6.9 splits the bookkeeping per vmap node: busy areas by address zone, lazy lists by CPU, and per-node pools of freed areas by size that allocations take before the free tree; each purge decays the pools.',
-  minutes: 10,
+  minutes: 11,
   traces: { twoCpus, poolHit, decay, reclaim },
   stops: [
     {
@@ -292,7 +292,7 @@ const NODES: Lesson = {
       text:
         'With two CPUs there are two vmap nodes. A request on CPU 0 first looks in node 0\'s pool for its size (size_to_va_pool); the pool is empty, so the global free tree answers.',
       claim: { kind: 'pool_miss', where: { node: 0 } },
-      look: ['narration', 'bar'],
+      look: ['nodes', 'narration', 'bar'],
     },
     {
       title: 'The other CPU, the other node',
@@ -300,7 +300,7 @@ const NODES: Lesson = {
       at: { op: 6, find: 'pool_miss' },
       text: 'The same request from CPU 1 asks node 1. The area it gets is recorded in the node of its start address\'s zone, whichever CPU asked.',
       claim: { kind: 'pool_miss', where: { node: 1 } },
-      look: ['bar'],
+      look: ['nodes', 'bar'],
     },
     {
       title: 'Lazy areas wait on the node\'s list',
@@ -308,7 +308,7 @@ const NODES: Lesson = {
       at: { op: 11, find: 'lazy' },
       text: 'vfree on 6.9 moves the area off the busy tree onto the lazy list of a node, to wait for the purge.',
       claim: { kind: 'lazy' },
-      look: ['bar', 'narration'],
+      look: ['nodes', 'bar', 'narration'],
     },
     {
       title: 'The purge pools instead of freeing',
@@ -317,7 +317,7 @@ const NODES: Lesson = {
       text:
         'A purge puts small lazily freed areas into their node\'s pool for their size (here 2 pages) instead of merging them back into the free tree.',
       claim: { kind: 'pooled', where: { node: 1, pool: 1 } },
-      look: ['bar', 'narration'],
+      look: ['nodes', 'bar', 'narration'],
     },
     {
       title: 'A pool hit skips the tree',
@@ -326,7 +326,7 @@ const NODES: Lesson = {
       text:
         'CPU 1 asks for 2 pages: node_alloc takes the head of node 1\'s pool as it is. The free tree is neither searched nor changed.',
       claim: { kind: 'pool_hit', where: { node: 1, pool: 1 } },
-      look: ['tree', 'bar'],
+      look: ['nodes', 'tree', 'bar'],
     },
     {
       title: 'No pooled area on this node',
@@ -334,7 +334,7 @@ const NODES: Lesson = {
       at: { op: 18, find: 'pool_miss' },
       text: 'CPU 0 asks for 2 pages too, but node 0 has nothing pooled: a miss, and the free tree answers as before 6.9.',
       claim: { kind: 'pool_miss', where: { node: 0 } },
-      look: ['tree'],
+      look: ['nodes', 'tree'],
     },
     {
       title: 'Decay: a quarter of the pool goes back',
@@ -342,7 +342,7 @@ const NODES: Lesson = {
       at: { op: 23, find: 'decay' },
       text: 'Every purge decays the pools: a pool of 8 entries gives its first 8 >> 2 = 2 back to the free tree and keeps 6.',
       claim: { kind: 'decay', where: { taken: 2, kept: 6 } },
-      look: ['bar', 'tree'],
+      look: ['nodes', 'bar', 'tree'],
     },
     {
       title: 'Decay: a small pool goes back whole',
@@ -350,7 +350,7 @@ const NODES: Lesson = {
       at: { op: 31, find: 'decay' },
       text: 'Three entries left: a pool of one to three entries is given back all at once, and the pool is empty.',
       claim: { kind: 'decay', where: { taken: 3, kept: 0 } },
-      look: ['bar', 'tree'],
+      look: ['nodes', 'bar', 'tree'],
     },
     {
       title: 'Reclaim on failure',
@@ -359,7 +359,7 @@ const NODES: Lesson = {
       text:
         'The space is full and the other node has no pooled area: the failed search purges with full decay, every pooled area goes back to the free tree, and the retry succeeds.',
       claim: { kind: 'decay', where: { kept: 0 } },
-      look: ['bar', 'narration'],
+      look: ['nodes', 'bar', 'narration'],
     },
   ],
 };
@@ -369,7 +369,7 @@ const MAPLE: Lesson = {
   title: 'The maple tree (lib/maple_tree.c)',
   summary:
     'A B-tree of ranges: the store types mas_wr_store_type chooses, a leaf that splits, gaps propagated up, a gap search with a wasted descent, and a spanning store.',
-  minutes: 10,
+  minutes: 20,
   traces: { maple },
   stops: [
     {
@@ -461,7 +461,7 @@ const RFC: Lesson = {
   title: 'maple-rfc: the occupied tree and the bump overlay',
   summary:
     'The RFC keeps no free tree: free space is the occupied maple tree\'s NULL ranges, found by a window loop; a per-CPU bump overlay serves most requests from 64 MiB chunks. And S5, the overlap the syzbot report shows.',
-  minutes: 8,
+  minutes: 14,
   traces: { bump: rfcBump, s5: rfcS5 },
   stops: [
     {

@@ -2,3 +2,4 @@
 // page): finding each stop's micro-step and checking its claim, and the "your turn" questions.
 export { checkClaim, resolveStop } from './resolve';
 export { isRight, parsePick, pickText, resolveAsk } from './question';
+export { practiceLesson, recordPractice } from './practice';

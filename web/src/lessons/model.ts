@@ -4,8 +4,11 @@
 import type { EventKind } from '../player/events';
 import type { Ask } from './question';
 
-/** The panels a stop points the audience to (outlined while the stop is shown). */
-export type Look = 'bar' | 'tree' | 'narration' | 'code';
+/**
+ * The panels a stop points the audience to (outlined while the stop is shown): `list` is
+ * linux-5.1's busy list, `nodes` linux-6.9's vmap nodes (web/src/views/eraPanel.ts).
+ */
+export type Look = 'bar' | 'tree' | 'narration' | 'code' | 'list' | 'nodes';
 
 /** Where a stop sits: a micro-step of an operation, or the n-th event of a kind in it (resolved on load). */
 export type Target = { op: number; frame: number } | { op: number; find: EventKind; nth?: number; where?: Record<string, unknown> };
@@ -30,7 +33,7 @@ export interface Lesson {
   title: string;
   /** One line for the picker. */
   summary: string;
-  /** Minutes it takes to teach, as walked at 1280×720. */
+  /** Minutes it takes to teach, measured by walking its stops (docs/lecturers.md, "Timing"). */
   minutes: number;
   traces: Record<string, string>;
   stops: Stop[];

@@ -7,6 +7,8 @@ import type { Lesson, Stop } from './model';
 import type { AskKind } from './question';
 import { STORE_TYPES } from './storeTypes';
 import { WITHHELD } from './withhold';
+import { PRACTICE_KINDS, practiceId, practiceScore } from './practice';
+import { lessonLink } from './link';
 import { copyLink } from '../views/copyLink';
 import { isMessage, newPageId, openChannel, type PresenterState } from '../presenter/channel';
 
@@ -75,6 +77,8 @@ export class LessonCard {
   private readonly onward: HTMLButtonElement;
   private readonly prev: HTMLButtonElement;
   private readonly next: HTMLButtonElement;
+  private readonly practise: HTMLButtonElement;
+  private readonly score: HTMLElement;
 
   constructor(
     private readonly root: HTMLElement,
@@ -144,6 +148,20 @@ export class LessonCard {
     this.onward.dataset.action = 'quiz-onward';
     this.onward.title = 'The stop\'s own micro-step (PgDn / N)';
     this.onward.addEventListener('click', () => this.opts.onReturn());
+    // Practice: the same kind of question on a fresh trace from the core's generator (practice.ts).
+    this.practise = this.quiz.appendChild(el('button', 'btn btn-small quiz-practise', 'Practise: a fresh case'));
+    this.practise.type = 'button';
+    this.practise.dataset.action = 'quiz-practise';
+    this.practise.title = 'The same kind of question on a new trace the core generates (a new seed), with a score';
+    this.practise.addEventListener('click', () => {
+      const kind = this.root.dataset.ask as AskKind | undefined;
+      if (!kind) return;
+      const seed = crypto.getRandomValues(new Uint32Array(1))[0] % 1_000_000_000;
+      location.hash = lessonLink(practiceId(kind, seed), 1, document.body.classList.contains('lecture'));
+    });
+    this.score = root.appendChild(el('p', 'lesson-score'));
+    this.score.dataset.testid = 'practice-score';
+    this.score.setAttribute('aria-live', 'polite');
     this.away = root.appendChild(el('p', 'lesson-away'));
     const back = this.away.appendChild(el('button', 'btn btn-small', 'Back to the stop'));
     back.type = 'button';
@@ -290,6 +308,16 @@ export class LessonCard {
       delete this.root.dataset.revealed;
       this.text.hidden = false;
       this.claim.hidden = false;
+    }
+    this.practise.hidden = !q || !q.revealed || !PRACTICE_KINDS.includes(q.ask);
+    const score = practiceScore(v.lesson.id, n);
+    this.score.hidden = score === null;
+    if (score) {
+      const done = score.answered === score.stops || (v.index >= n - 1 && !!q?.revealed);
+      this.score.dataset.done = String(done);
+      this.score.textContent = done
+        ? `Practice done: ${score.right} of ${score.stops} right.`
+        : `Score: ${score.right} of ${score.answered} answered right (${score.stops} questions).`;
     }
     const first = v.index === 0;
     const last = v.index >= n - 1;

@@ -14,6 +14,7 @@ import type { UndoToast } from '../views/undoToast';
 import type { Transport, TransportAction } from '../views/transport';
 import { blanked, setBlank } from './lecture';
 import type { AppDeps } from './opening';
+import { hallLayout } from '../lessons/hall';
 
 /** What a lesson moves on the page. */
 export interface LessonHost {
@@ -125,7 +126,8 @@ export class Lessons {
       this.h.showError([`The lessons did not load: ${errorMessage(e)}`]);
       return;
     }
-    const lesson = all.find((l) => l.id === id);
+    // A `practice-KIND-SEED` id is a lesson the core's generator makes (web/src/lessons/practice.ts).
+    const lesson = all.find((l) => l.id === id) ?? (await this.lessonFns?.practiceLesson(id).catch(() => null)) ?? undefined;
     // A long link still opening gives way to the lesson.
     this.h.stopOpening();
     if (!lesson) {
@@ -170,6 +172,8 @@ export class Lessons {
     }
     void this.loadLessons().then((all) => {
       const at = all.findIndex((x) => x.id === l.lesson.id);
+      // A practice is no lesson of the course: it ends at its last stop.
+      if (at < 0) return;
       const other = all[at + dir];
       if (!other || this.lesson !== l) return;
       this.lesson = { lesson: other, index: 0, pos: null, problem: null, trace: l.trace };
@@ -279,6 +283,8 @@ export class Lessons {
     if (!q || q.revealed || q.r.answer.ask !== p.ask || !fns) return;
     q.pick = fns.pickText(p);
     q.right = fns.isRight(q.r.answer, p);
+    // A practice's score counts each stop's first answer.
+    if (this.lesson) fns.recordPractice(this.lesson.lesson.id, this.lesson.index, q.right);
     this.reveal();
   }
 
@@ -352,13 +358,8 @@ export class Lessons {
     for (const [k, sel] of panels) this.h.root.querySelector(sel)?.classList.toggle('lesson-look', look.has(k as never));
     if (l) this.h.root.dataset.lessonStop = String(l.index + 1);
     else delete this.h.root.dataset.lessonStop;
-    // Lecture mode at a lesson stop that is not about the tree (wider than a phone): the code
-    // under the tree, so that the side column keeps the card and the whole narration on screen
-    // (style.css). A tree stop keeps the tree's height: three levels need it.
-    const code = this.h.root.querySelector<HTMLElement>('[data-widget="code"]');
-    const under = this.h.lecture() && l !== null && innerWidth > 800 && !l.lesson.stops[l.index].look.includes('tree');
-    const home = this.h.root.querySelector(under ? '.tree-panel' : '.step-panel');
-    if (code && home && code.parentElement !== home) home.append(code);
+    // Lecture mode and embeds lay the page out by the stop's look (web/src/lessons/hall.ts).
+    hallLayout(this.h.root, l ? l.lesson.stops[l.index] : null, { lecture: this.h.lecture(), embed: this.h.embed() });
   }
 
   /** In a lesson, the address of the picture shown (the workbench's Copy permalink); else null. */
