@@ -239,6 +239,11 @@ export class App {
 
   // ---------- the page's own API (main.ts, embed, tests: window.vmapviz.app) ----------
 
+  /** The lesson shown: its stops, the stop's index (the tests read what a stop names). */
+  get lesson(): Lessons['lesson'] {
+    return this.lessons.lesson;
+  }
+
   /**
    * Replace the session with a trace and show `step` (default: the end). Throws an Error
    * `line N: ...` when the trace is invalid, leaving the current session as it was.

@@ -2,13 +2,13 @@
 // one), draw it, then flag the page ready for tests and tools (`body[data-ready="true"]`).
 import './style.css';
 import './phone.css';
+import './lessons/hall.css';
 import { App } from './app';
 import { errorMessage } from './bridge';
 import { registerOffline } from './offline';
 import { installTrapRecovery } from './trap';
 import { beginTrace, coreFor, debugTrap, initCore, loadTrace } from './wasm';
 import { embedFlag, listen } from './embed';
-import { installTouch } from './touch';
 
 declare global {
   interface Window {
@@ -40,7 +40,8 @@ async function main(): Promise<void> {
   window.addEventListener('hashchange', (e) => app.openHash(new URL(e.newURL).hash));
   // `trap` is a test hook (e2e/trap.spec.ts): it makes the core trap as a panic would.
   window.vmapviz = { app, trap: debugTrap };
-  installTouch(document, (a) => app.swipe(a));
+  // Swipes and taps: loaded on touch screens only.
+  if (navigator.maxTouchPoints > 0 || 'ontouchstart' in window) void import('./touch').then((m) => m.installTouch(document, (a) => app.swipe(a)));
   performance.mark('vmapviz:ready');
   document.body.dataset.ready = 'true';
   // After the first open, never part of it: the offline copy (web/src/offline.ts).

@@ -3,8 +3,7 @@
 // narrow screen one finger scrolls the page over a tree while two pinch or pan it.
 export type SwipeStep = 'next' | 'prev' | 'next-op' | 'prev-op';
 
-/** The screen width up to which the page is laid out for a phone (style.css). */
-export const NARROW = '(max-width: 480px)';
+export { NARROW, zoomFilter } from './zoomFilter';
 
 /** Least horizontal travel of a swipe, px. */
 const SWIPE_MIN = 50;
@@ -47,15 +46,6 @@ export function swipeStep(
   return whole ? 'prev-op' : 'prev';
 }
 
-/**
- * d3-zoom's filter for the tree views: its default, and on a narrow screen no gesture for a
- * single finger (the page scrolls under it and a swipe steps); two fingers pinch or pan.
- */
-export function zoomFilter(event: Event): boolean {
-  const e = event as MouseEvent & TouchEvent;
-  if (event.type === 'touchstart' && e.touches.length < 2 && matchMedia(NARROW).matches) return false;
-  return (!e.ctrlKey || event.type === 'wheel') && !e.button;
-}
 
 function points(list: TouchList): Point[] {
   return [...list].map((t) => ({ x: t.clientX, y: t.clientY }));

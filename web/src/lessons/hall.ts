@@ -4,7 +4,7 @@
 // the card and the whole narration; a tree stop keeps the tree's height. When the side column
 // still cannot hold the card, the whole narration and the current code line, it widens, then
 // its type steps down to the hall's 16 px (`data-hall-fit`, the first level at which it fits).
-import './hall.css';
+// Its styles (hall.css) load with the page's: the course's start link is on the first open.
 import type { Stop } from './model';
 
 /** Levels of `data-hall-fit` (hall.css): as laid out, then wider, widest, smaller type too. */

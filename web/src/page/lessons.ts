@@ -14,7 +14,6 @@ import type { UndoToast } from '../views/undoToast';
 import type { Transport, TransportAction } from '../views/transport';
 import { blanked, setBlank } from './lecture';
 import type { AppDeps } from './opening';
-import { hallLayout } from '../lessons/hall';
 
 /** What a lesson moves on the page. */
 export interface LessonHost {
@@ -359,7 +358,8 @@ export class Lessons {
     if (l) this.h.root.dataset.lessonStop = String(l.index + 1);
     else delete this.h.root.dataset.lessonStop;
     // Lecture mode and embeds lay the page out by the stop's look (web/src/lessons/hall.ts).
-    hallLayout(this.h.root, l ? l.lesson.stops[l.index] : null, { lecture: this.h.lecture(), embed: this.h.embed() });
+    // It loads with the lessons: before them there is no stop to lay out.
+    this.lessonFns?.hallLayout(this.h.root, l ? l.lesson.stops[l.index] : null, { lecture: this.h.lecture(), embed: this.h.embed() });
   }
 
   /** In a lesson, the address of the picture shown (the workbench's Copy permalink); else null. */

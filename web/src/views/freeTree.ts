@@ -24,7 +24,7 @@ import type { FreeNode } from '../bridge';
 import { hex, size } from '../format';
 import { collapseBelow, nestTree, rootOf, type TreeDatum } from '../layout/tree';
 import { NO_FOCUS, type Focus } from '../player/focus';
-import { zoomFilter } from '../touch';
+import { zoomFilter } from '../zoomFilter';
 import { el } from './common';
 import { treeToolbar } from './treeToolbar';
 import { TreeOverview } from './treeOverview';

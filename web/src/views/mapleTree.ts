@@ -17,7 +17,7 @@
 import { select, zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { hex, size } from '../format';
 import { rangeId, rangeOfId, slotCount, slotsNotation, type MapleNode, type MapleSnapshot } from '../maple/bridge';
-import { zoomFilter } from '../touch';
+import { zoomFilter } from '../zoomFilter';
 import { el, motionMs } from './common';
 import { treeToolbar } from './treeToolbar';
 
