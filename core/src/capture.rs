@@ -613,11 +613,7 @@ fn kernel_version(release: &str) -> Option<(u32, u32)> {
 
 /// The profile whose era a traced kernel belongs to (6.3 and later).
 fn era_of((major, minor): (u32, u32)) -> Profile {
-    match (major, minor) {
-        (6, 0..=8) => Profile::Linux61,
-        (6, 9..=17) => Profile::Linux69,
-        _ => Profile::Linux618,
-    }
+    Profile::of_release((major, minor))
 }
 
 /// `uname.txt` against the replay: a kernel without the `vmalloc` events cannot have made the

@@ -10,7 +10,6 @@
 
 use crate::area::{Arena, VaTree, NIL};
 use crate::era::Vmap;
-use crate::profile::Profile;
 use crate::rbtree::compute_subtree_max_size;
 use crate::vmalloc::PAGE_SHIFT;
 
@@ -206,7 +205,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     if objects != a.live() {
         return Err(format!("{} vmap_area objects are allocated but {objects} are in a container", a.live()));
     }
-    if v.profile == Profile::Linux51 {
+    if !v.profile.has_free_tree() {
         // No free tree: free space is the gaps between busy areas.
         spans.sort_unstable();
         if let (Some(f), Some(l)) = (spans.first(), spans.last()) {

@@ -44,7 +44,6 @@ use crate::area::{Arena, VaTree, F_LAZY, NIL};
 use crate::check::check_invariants;
 use crate::era::Vmap;
 use crate::events::{Event, IndexView, Observer};
-use crate::profile::Profile;
 use crate::rbtree::{compute_subtree_max_size, rb_next, rb_prev};
 use crate::trace::Op;
 use crate::vmalloc::PAGE_SHIFT;
@@ -522,7 +521,7 @@ impl IncrementalCheck {
                 if indexed != NIL && indexed != h {
                     return Err(format!("busy index: the area at {:#x} is not found under its start", x.va_start));
                 }
-                if v.profile == Profile::Linux69 && v.addr_to_node_id(x.va_start) as usize != nid {
+                if v.profile.has_vmap_nodes() && v.addr_to_node_id(x.va_start) as usize != nid {
                     return Err(format!("busy area {:#x} is kept by node {nid}, not its address node", x.va_start));
                 }
             }
@@ -547,7 +546,7 @@ impl IncrementalCheck {
                     }
                 }
             }
-            Some(_) if v.profile != Profile::Linux51 => {
+            Some(_) if v.profile.has_free_tree() => {
                 if let Some((s, e)) = first_ending_after(a, &v.free, x.va_start) {
                     if s < x.va_end {
                         return Err(format!(

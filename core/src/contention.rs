@@ -124,14 +124,15 @@ impl Observer for LockMeter {
                 let l = self.per_node(0, self.node_of(va_start.0));
                 self.charge(l, 4.0);
             }
-            Event::LazyEnqueue { va_start, .. } => match self.profile {
-                // find_vmap_area under vmap_area_lock; then llist_add, lock-free.
-                Profile::Linux51 | Profile::Linux52 => self.charge(0, 2.0),
-                _ => {
+            Event::LazyEnqueue { va_start, .. } => {
+                if self.profile.lazy_in_busy() {
+                    // find_vmap_area under vmap_area_lock; then llist_add, lock-free.
+                    self.charge(0, 2.0)
+                } else {
                     let l = self.per_node(1, self.node_of(va_start.0));
                     self.charge(l, 2.0);
                 }
-            },
+            }
             Event::PoolHit { node, .. }
             | Event::PoolMiss { node, .. }
             | Event::PoolRotate { node, .. }

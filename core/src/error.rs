@@ -87,7 +87,7 @@ impl VmapError {
         match self {
             VmapError::SizeZero { profile }
             | VmapError::SizeNotPageMultiple { profile, .. }
-            | VmapError::BadAlign { profile, .. } => matches!(profile, Profile::Linux51 | Profile::Linux52),
+            | VmapError::BadAlign { profile, .. } => profile.bug_on_bad_request(),
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
@@ -154,9 +154,10 @@ impl VmapError {
 }
 
 fn kernel_reply(p: &Profile) -> &'static str {
-    match p {
-        Profile::Linux51 | Profile::Linux52 => "this kernel hits BUG_ON here (a crash)",
-        _ => "the kernel returns -EINVAL and changes nothing",
+    if p.bug_on_bad_request() {
+        "this kernel hits BUG_ON here (a crash)"
+    } else {
+        "the kernel returns -EINVAL and changes nothing"
     }
 }
 

@@ -480,7 +480,7 @@ fn admit(v: &Vmap, f: &Follow) -> Result<(), String> {
                 return Err(format!("[{addr:#x}, +{size:#x}) is outside the window [{vstart:#x}, {vend:#x})"));
             };
             // linux-5.1 has no free tree: free space is what no busy area covers.
-            if v.profile() == crate::profile::Profile::Linux51 {
+            if !v.profile().has_free_tree() {
                 return match v.locate(addr) {
                     p @ (Place::Busy { .. } | Place::Lazy { .. }) => Err(format!("{addr:#x} is not free: {p}")),
                     _ => Ok(()),

@@ -135,7 +135,7 @@ pub fn free_ranges(v: &Vmap) -> Vec<(u64, u64)> {
             .map(|(a, b, _)| (a, b.saturating_add(1)))
             .collect();
     }
-    if v.profile() == Profile::Linux51 {
+    if !v.profile().has_free_tree() {
         // No free tree: the gaps between busy areas in the space.
         let (lo, hi) = v.space();
         let mut out = Vec::new();

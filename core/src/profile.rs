@@ -1,111 +1,125 @@
-//! The kernel eras vmapviz models.
+//! The kernel eras vmapviz models, by name: [`Profile`] is the registry's enum (see
+//! `core/src/era/mod.rs`), and its predicates read the era's [`Era`] constants.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Profile {
-    /// Before 2019: walk the busy areas for a hole, with the `free_vmap_cache` hint (O(N)).
-    #[serde(rename = "linux-5.1")]
-    Linux51,
-    /// The 2019 augmented-tree design as merged in 5.2 (kept until 5.15).
-    #[default]
-    #[serde(rename = "linux-5.2")]
-    Linux52,
-    /// 5.19–6.8: `adjust_search_size`, the purge tree, vstart moved on roll-back.
-    #[serde(rename = "linux-6.1")]
-    Linux61,
-    /// 6.9+: per-CPU vmap nodes with size pools and decay.
-    #[serde(rename = "linux-6.9")]
-    Linux69,
-    /// 6.18, the long-term kernel of late 2025: 6.9 with the 2025 pool decay (a pool of one to
-    /// three entries is left alone).
-    #[serde(rename = "linux-6.18")]
-    Linux618,
-    /// The June 2026 RFC (v1, unmerged): maple trees instead of the rbtrees, the per-CPU bump
-    /// overlay, on the 6.9 nodes (spec §11).
-    #[serde(rename = "maple-rfc")]
-    MapleRfc,
-}
+pub use crate::era::Profile;
+use crate::era::{with_era, Era};
 
-/// A profile fixed at compile time, as a const generic (`Profile::Linux52 as u8`), or [`ANY`].
+/// A profile fixed at compile time, as a const generic (`Profile::X as u8`), or [`ANY`].
 ///
 /// A replay's run of lines under one profile is compiled for that era (see
 /// `Replayer::run`), as the kernel is built for one version: its alloc and free reach the era's
 /// path, search rule and merge style with no test of the profile. Every other caller passes
 /// `ANY` and reads the profile at run time, as before.
 pub(crate) const ANY: u8 = u8::MAX;
-pub(crate) const P51: u8 = Profile::Linux51 as u8;
-pub(crate) const P52: u8 = Profile::Linux52 as u8;
-pub(crate) const P61: u8 = Profile::Linux61 as u8;
-pub(crate) const P69: u8 = Profile::Linux69 as u8;
-pub(crate) const P618: u8 = Profile::Linux618 as u8;
-pub(crate) const PRFC: u8 = Profile::MapleRfc as u8;
+
+impl Default for Profile {
+    /// linux-5.2: a trace that names no profile replays on the 2019 free tree.
+    fn default() -> Self {
+        Profile::parse("linux-5.2").expect("the registry has linux-5.2")
+    }
+}
 
 impl Profile {
     /// The era a path compiled for `P` runs: `P` itself, or `run` (the `Vmap`'s own profile)
     /// for [`ANY`]. A constant once `P` is.
     #[inline(always)]
     pub(crate) fn fixed<const P: u8>(run: Profile) -> Profile {
-        let p = match P {
-            P51 => Profile::Linux51,
-            P52 => Profile::Linux52,
-            P61 => Profile::Linux61,
-            P69 => Profile::Linux69,
-            P618 => Profile::Linux618,
-            PRFC => Profile::MapleRfc,
-            _ => return run,
-        };
+        if P == ANY {
+            return run;
+        }
+        let p = Profile::ALL[P as usize];
         debug_assert_eq!(p, run, "a path compiled for {p:?} ran under {run:?}");
         p
     }
 
-    pub const ALL: [Profile; 6] =
-        [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618, Profile::MapleRfc];
-
     pub fn name(self) -> &'static str {
-        match self {
-            Profile::Linux51 => "linux-5.1",
-            Profile::Linux52 => "linux-5.2",
-            Profile::Linux61 => "linux-6.1",
-            Profile::Linux69 => "linux-6.9",
-            Profile::Linux618 => "linux-6.18",
-            Profile::MapleRfc => "maple-rfc",
-        }
+        Profile::NAMES[self as usize]
     }
 
     pub fn parse(s: &str) -> Option<Profile> {
         Profile::ALL.into_iter().find(|p| p.name() == s)
     }
 
+    /// The newest kernel release modelled: what a capture or a vmallocinfo file is read
+    /// with unless told otherwise.
+    pub fn newest_release() -> Profile {
+        Profile::ALL.into_iter().filter(|p| p.first_release().is_some()).max_by_key(|p| p.first_release()).unwrap()
+    }
+
+    /// The era of kernel release `(major, minor)`: the newest whose first release is not
+    /// later; the oldest era for a release before all of them.
+    pub fn of_release(v: (u32, u32)) -> Profile {
+        Profile::ALL
+            .into_iter()
+            .filter(|p| p.first_release().is_some_and(|f| f <= v))
+            .max_by_key(|p| p.first_release())
+            .unwrap_or(Profile::ALL[0])
+    }
+
+    /// [`Era::FIRST_RELEASE`].
+    pub fn first_release(self) -> Option<(u32, u32)> {
+        with_era!(self, E => E::FIRST_RELEASE)
+    }
+
     /// The search rule of the era.
+    #[inline(always)]
     pub fn search_rule(self) -> crate::vmalloc::SearchRule {
-        let modern = !matches!(self, Profile::Linux51 | Profile::Linux52);
-        crate::vmalloc::SearchRule { adjust_search_size: modern, move_vstart: modern }
+        with_era!(self, E => E::SEARCH_RULE)
     }
 
-    /// linux-6.9 and later: vmap nodes (one per possible CPU, up to 128), each with its busy and
-    /// lazy trees and size pools; an allocation in the default window goes through the pool
-    /// of the current CPU's node.
+    /// [`Era::VMAP_NODES`].
+    #[inline(always)]
     pub fn has_vmap_nodes(self) -> bool {
-        matches!(self, Profile::Linux69 | Profile::Linux618)
+        with_era!(self, E => E::VMAP_NODES)
     }
 
-    /// An allocation depends on the CPU it runs on (`cpu N` matters): the vmap nodes, or
-    /// maple-rfc's per-CPU bump chunks.
+    /// [`Era::PER_CPU`]: the vmap nodes, or maple-rfc's per-CPU bump chunks.
+    #[inline(always)]
     pub fn per_cpu(self) -> bool {
-        self.has_vmap_nodes() || self == Profile::MapleRfc
+        with_era!(self, E => E::PER_CPU)
     }
 
-    /// Lazily freed areas stay in the busy tree on a LIFO list until the purge (5.1, 5.2).
+    /// [`Era::LAZY_IN_BUSY`].
+    #[inline(always)]
     pub fn lazy_in_busy(self) -> bool {
-        matches!(self, Profile::Linux51 | Profile::Linux52)
+        with_era!(self, E => E::LAZY_IN_BUSY)
     }
 
+    /// [`Era::FREE_TREE`].
+    #[inline(always)]
+    pub fn has_free_tree(self) -> bool {
+        with_era!(self, E => E::FREE_TREE)
+    }
+
+    /// [`Era::BUG_ON_BAD_REQUEST`].
+    pub fn bug_on_bad_request(self) -> bool {
+        with_era!(self, E => E::BUG_ON_BAD_REQUEST)
+    }
+
+    /// [`Era::MODULE_TESTS`].
+    pub fn module_tests(self) -> usize {
+        with_era!(self, E => E::MODULE_TESTS)
+    }
+
+    #[inline(always)]
     pub fn merge_style(self) -> crate::vmalloc::MergeStyle {
-        match self {
-            Profile::Linux51 | Profile::Linux52 => crate::vmalloc::MergeStyle::E52,
-            _ => crate::vmalloc::MergeStyle::Eb,
-        }
+        with_era!(self, E => E::MERGE_STYLE)
+    }
+}
+
+/// A profile travels as its name.
+impl Serialize for Profile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
+        let s = String::deserialize(d)?;
+        Profile::parse(&s).ok_or_else(|| serde::de::Error::unknown_variant(&s, &Profile::NAMES))
     }
 }
 

@@ -4,10 +4,11 @@ use std::fmt::Write;
 
 use crate::addr::Addr;
 use crate::area::NIL;
+use crate::era::with_era;
 use crate::era::Vmap;
 use crate::error::VmapError;
 use crate::events::{Event, Observer};
-use crate::profile::{Profile, ANY, P51, P52, P61, P618, P69, PRFC};
+use crate::profile::{Profile, ANY};
 use crate::trace::{Op, TraceLine};
 
 /// One era's loop of [`Replayer::run`] (`Replayer::run_as::<P, O>`).
@@ -256,14 +257,7 @@ impl Replayer {
         let mut at = 0;
         while at < lines.len() {
             let rest = &lines[at..];
-            let run_as: RunAs<O> = match self.vmap.profile() {
-                Profile::Linux51 => Self::run_as::<P51, O>,
-                Profile::Linux52 => Self::run_as::<P52, O>,
-                Profile::Linux61 => Self::run_as::<P61, O>,
-                Profile::Linux69 => Self::run_as::<P69, O>,
-                Profile::Linux618 => Self::run_as::<P618, O>,
-                Profile::MapleRfc => Self::run_as::<PRFC, O>,
-            };
+            let run_as: RunAs<O> = with_era!(self.vmap.profile(), _E, ID => Self::run_as::<ID, O>);
             // Called through a pointer the optimisers cannot see through: wasm-opt inlines every
             // function with one caller, `inline(never)` or not, and so made the six eras' loops
             // one function, whose registers V8 then spilled on every operation.

@@ -33,7 +33,7 @@ fn from_parse(file: &str, e: ParseError) -> ReportError {
 /// The options the reports take.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// The era to model (default: linux-6.18 for vmallocinfo files and captures; a trace's own).
+    /// The era to model (default: the newest kernel release for vmallocinfo files and captures; a trace's own).
     pub profile: Option<Profile>,
     /// Online CPUs for `lazy_max_pages` (default: what the input says, else
     /// [`frag::DEFAULT_ONLINE_CPUS`]).
@@ -183,7 +183,7 @@ fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
     if fmt == ImportFormat::Vmallocinfo {
         // This machine's vmap nodes (one per possible CPU) for its own file.
         let nodes = if path == PROC { machine_cpus("possible").map(u64::from) } else { None };
-        let (v, notes) = vmallocinfo_state(path, &text, o.profile.unwrap_or(Profile::Linux618), nodes)?;
+        let (v, notes) = vmallocinfo_state(path, &text, o.profile.unwrap_or(Profile::newest_release()), nodes)?;
         let cpus = o.cpus.unwrap_or_else(|| default_cpus(path, &v));
         return Ok(vec![State { title: "vmallocinfo".into(), figures: frag::fragmentation(&v, cpus), notes }]);
     }
@@ -198,7 +198,7 @@ fn states(path: &str, o: &Options) -> Result<Vec<State>, ReportError> {
 
 fn capture_states(dir: &Path, o: &Options) -> Result<Vec<State>, ReportError> {
     let parts = read_bundle(dir)?;
-    let profile = o.profile.unwrap_or(Profile::Linux618);
+    let profile = o.profile.unwrap_or(Profile::newest_release());
     let cpus_part = part(&parts, 3).expect("checked by read_bundle");
     let (possible, online) = capture::parse_cpus(cpus_part).map_err(|e| rerr(&e.file, e.line, e.msg))?;
     let cpus = o.cpus.unwrap_or(online.len().max(1) as u32);
@@ -298,7 +298,7 @@ pub fn callers_report(path: &str, o: &Options) -> Result<String, ReportError> {
 pub fn diff_report(a: &str, b: &str, o: &Options) -> Result<String, ReportError> {
     let (ta, tb) = (read_text(a)?, read_text(b)?);
     let d = vmdiff::diff_texts(&ta, &tb).map_err(|(i, e)| from_parse([a, b][i], e))?;
-    let profile = o.profile.unwrap_or(Profile::Linux618);
+    let profile = o.profile.unwrap_or(Profile::newest_release());
     let (va, na) = vmallocinfo_state(a, &ta, profile, None)?;
     let (vb, nb) = vmallocinfo_state(b, &tb, profile, None)?;
     let cpus = o.cpus.unwrap_or_else(|| default_cpus(a, &va).max(default_cpus(b, &vb)));

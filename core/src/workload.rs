@@ -193,10 +193,8 @@ impl WorkloadParams {
 
     /// The `run_test_mask` in force.
     pub fn mask(&self) -> u64 {
-        self.run_test_mask.unwrap_or(match self.profile {
-            Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => NEWEST_DEFAULT_MASK,
-            _ => INT_MAX_MASK,
-        })
+        // The newest module (6.9 onwards) runs a subset by default.
+        self.run_test_mask.unwrap_or(if self.profile.module_tests() >= 13 { NEWEST_DEFAULT_MASK } else { INT_MAX_MASK })
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -377,18 +375,13 @@ const TESTS: [TestDef; 13] = [
 
 /// The 5.1/5.2 module (`single_cpu_test`, 8 tests, 5.2's sizes and random widths).
 fn old_module(p: Profile) -> bool {
-    matches!(p, Profile::Linux51 | Profile::Linux52)
+    p.module_tests() == 8
 }
 
 /// Number of tests in the module of a profile's era (the run order shuffles this many):
 /// 5.2 has 8; 6.1 adds the two kvfree_rcu tests; 6.9 stands for the newest module (13).
 pub fn module_tests(profile: Profile) -> usize {
-    match profile {
-        Profile::Linux61 => 10,
-        Profile::Linux69 => 13,
-        _ if old_module(profile) => 8,
-        _ => 13,
-    }
+    profile.module_tests()
 }
 
 const MODULE_NAME: &str = "test_vmalloc";

@@ -43,7 +43,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   --bench         time the replay loop only; prints ops=N ns_per_op=X on stderr (the trace is read
                   whole first: at most 64 MiB)
   --counters      count the work (nodes visited, list walked, rotations, ...) and print totals on stderr
-  --profile NAME  linux-5.1, linux-5.2 (default), linux-6.1, linux-6.9, linux-6.18, maple-rfc, or
+  --profile NAME  PROFILES, or
                   maple-tree (a trace of maple tree operations); a `profile` line in the trace that
                   names another profile is an error
   a line is at most 1 MiB long (JSON imports excepted); --bench and --import read at most 64 MiB
@@ -72,7 +72,7 @@ const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [-
   --import FORMAT       ftrace (/sys/kernel/tracing/trace), vmallocinfo (/proc/vmallocinfo) or json
   --import capture DIR  a bundle of scripts/capture.sh (vmallocinfo.before, trace.txt, vmallocinfo.after,
                         cpus.txt, uname.txt; each may be .gz): replayed from the before state (profile
-                        linux-6.18 unless --profile) and compared with the kernel allocation by allocation;
+                        NEWEST unless --profile) and compared with the kernel allocation by allocation;
                         the report on stderr ends with `capture: A allocations, E equal, X explained, U
                         unexplained; final busy equal|differs; purges P of Q equal`; with --report json,
                         the report's figures and each explained and unexplained allocation as JSON on
@@ -276,8 +276,8 @@ fn main() -> ExitCode {
             if !e.is_empty() {
                 say!("vmap-replay: {e}");
             }
-            eprintln!("{USAGE}");
-            eprintln!("{REPORT_USAGE}");
+            eprintln!("{}", usage(USAGE));
+            eprintln!("{}", usage(REPORT_USAGE));
             return ExitCode::from(2);
         }
     };
@@ -764,7 +764,7 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let profile = args.profile.unwrap_or(Profile::Linux618);
+    let profile = args.profile.unwrap_or(Profile::newest_release());
     let start = Instant::now();
     let (ops, report) = match capture::replay_capture(bundle, profile) {
         Ok(r) => r,
@@ -797,12 +797,22 @@ fn print_capture(dir: &str, args: &Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The usage text with the registry's profiles: `PROFILES` (every era's name, the default
+/// marked) and `NEWEST` (the newest kernel release modelled).
+fn usage(text: &str) -> String {
+    let names: Vec<String> = Profile::ALL
+        .iter()
+        .map(|&p| if p == Profile::default() { format!("{p} (default)") } else { p.to_string() })
+        .collect();
+    text.replace("PROFILES", &names.join(", ")).replace("NEWEST", Profile::newest_release().name())
+}
+
 const REPORT_USAGE: &str = " reports (print on stdout; --json for JSON):
   --report fragmentation FILE|DIR  the fragmentation figures of a /proc/vmallocinfo file, a trace (at its
                         end), or a capture bundle (before, after the replay, after as the kernel printed it):
                         per window (vmalloc; modules when areas are there) busy, lazy, pooled, free space,
                         free blocks, the largest free block, free blocks by power-of-two pages; lazy pages
-                        against lazy_max_pages; each vmap node's pools (6.9+). Profile linux-6.18 unless
+                        against lazy_max_pages; each vmap node's pools (6.9+). Profile NEWEST unless
                         --profile (a trace: its own)
   --report callers FILE|DIR  the callers holding the most space (offset dropped), by bytes
   --diff A B            two /proc/vmallocinfo files: areas that appeared, disappeared, became lazy; the

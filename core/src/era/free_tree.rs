@@ -17,7 +17,7 @@ use crate::profile::{Profile, ANY};
 use crate::rbtree::SubtreeMax;
 use crate::vmalloc::*;
 
-use super::Vmap;
+use super::{with_era, Era, Vmap};
 
 impl Vmap {
     /// `alloc_vmap_area` from the free tree (5.2, 6.1, and 6.9 after its pools): clip the
@@ -223,7 +223,7 @@ impl Vmap {
         let vs = align_up(VMALLOC_START, align);
         let ve = VMALLOC_END & !(align - 1);
         let last_end = offsets[last_area] + sizes[last_area];
-        let combined_test = self.profile == Profile::Linux52;
+        let combined_test = with_era!(self.profile, E => E::PCPU_COMBINED_TEST);
         let mut purged = false;
         let mut before_purge: Option<Box<Vmap>> = None;
         'retry: loop {

@@ -20,14 +20,14 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::Vmap;
+use super::{Era, PurgeResult, PurgeStop, Vmap};
 use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, MapleTreeKind, NoObserver, Observer, PurgeCause};
 use crate::maple::{MapleEntry, MapleEvent, MapleObserver, MapleSnap, MapleTree, NodeSummary, RevCursor};
 use crate::profile::Profile;
-use crate::vmalloc::{align_up, fls, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
+use crate::vmalloc::{align_up, fls, MergeStyle, SearchRule, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
 
 /// `VA_FROM_BUMP_CHUNK`: the area was handed out by the per-CPU overlay (patch 11). [fact]
 pub const VA_FROM_BUMP_CHUNK: u32 = 0x4;
@@ -299,6 +299,60 @@ pub fn merge_ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
         out.push((a, b));
     }
     out
+}
+
+/// The June 2026 RFC (v1, unmerged): maple trees instead of the rbtrees, the per-CPU bump
+/// overlay, on the 6.9 nodes (spec §11). Its state is [`MapleRfc`], in [`Vmap`]'s `rfc`.
+pub struct MapleRfcEra;
+
+impl Era for MapleRfcEra {
+    const NAME: &'static str = "maple-rfc";
+    const FIRST_RELEASE: Option<(u32, u32)> = None;
+    const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
+    const MERGE_STYLE: MergeStyle = MergeStyle::Eb;
+    const PER_CPU: bool = true;
+    const MODULE_TESTS: usize = 13;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        v.rfc_mut().alloc(size, align, vstart, vend, obs)
+    }
+
+    #[inline(always)]
+    fn free<const P: u8, O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.rfc_mut().free(addr, obs)
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.rfc_mut().vfree(addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        let r = v.rfc_mut();
+        let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
+        PurgeResult { entries }
+    }
+
+    fn pcpu_get_vm_areas<O: Observer>(
+        v: &mut Vmap,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        v.rfc_mut().pcpu_get_vm_areas(offsets, sizes, align, obs)
+    }
+
+    fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
+        v.rfc.as_deref().map_or_else(Vec::new, |r| r.lazy_areas_by_node())
+    }
 }
 
 impl MapleRfc {
@@ -1237,7 +1291,7 @@ impl MapleRfc {
     /// `decay_va_pool_node` with the 2025 rounding (§11.1: the RFC's base is a 2026 tree): a
     /// quarter of each pool, rounded down, all of it when `full`; a pool of 1-3 entries keeps
     /// them on a plain purge, and what is kept stays at the pool's head in its order
-    /// (linux-6.18's rule, `Vmap::n_decay_v618`). The taken ranges, sorted and joined where adjacent as 6.9's
+    /// (the kernel's own since 2025). The taken ranges, sorted and joined where adjacent as 6.9's
     /// decay tree does, become NULL in the occupied tree [choice: erase on decay, §11.6]; a
     /// bump area's is skipped (`reclaim_list_global`), its object is freed.
     fn decay_va_pool_node<O: Observer>(&mut self, nid: usize, full: bool, obs: &mut O) {
@@ -1247,7 +1301,7 @@ impl MapleRfc {
             if len == 0 {
                 continue;
             }
-            let n = Vmap::n_decay_v618(len, full);
+            let n = if full { len } else { len >> 2 };
             taken.extend(self.nodes[nid].pools[idx].drain(..n));
         }
         if taken.is_empty() {

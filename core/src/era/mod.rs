@@ -1,4 +1,4 @@
-//! The allocator as a whole, one module per kernel era behind one interface.
+//! The allocator as a whole, one file per kernel era behind one interface ([`Era`]).
 //!
 //! ```text
 //!                 alloc                         vfree
@@ -10,32 +10,153 @@
 //!        |                          (6.9: or into a node's size pool, and back on decay)
 //! ```
 //!
-//! [`Vmap`] holds the state every era shares (the arena of `vmap_area`s, the busy trees of the
+//! [`Vmap`] holds the state the eras share (the arena of `vmap_area`s, the busy trees of the
 //! vmap nodes, the lazy page count, the CPUs) and the public operations. Each operation checks
-//! what all eras check, then dispatches once, by profile, to its era's module, where the
-//! kernel's path of that era reads top to bottom:
-//!
-//! | module        | profile                 | what it adds                                        |
-//! |---------------|-------------------------|-----------------------------------------------------|
-//! | [`v51`]       | `linux-5.1`             | the busy-list walk with `free_vmap_cache`, no free tree |
-//! | [`free_tree`] | 5.2 onwards (shared)    | `__alloc_vmap_area` on the augmented free tree, the merge on free, the pcpu walk |
-//! | [`v52`]       | `linux-5.2`             | the lazy list kept from 5.1 (areas stay busy)       |
-//! | [`v61`]       | `linux-6.1`             | the purge tree (lazy areas leave the busy tree)     |
-//! | [`v69`]       | `linux-6.9`             | vmap nodes with lazy trees, size pools and decay    |
-//! | [`v618`]      | `linux-6.18`            | 6.9 with the 2025 decay (a pool of 1–3 is left alone) |
-//! | [`maple_rfc`] | `maple-rfc`             | the June 2026 RFC: maple trees and the bump overlay, with state of its own (`Vmap::rfc`) |
+//! what all eras check, then dispatches once, by profile, to its era's [`Era`] implementation,
+//! where the kernel's path of that era reads top to bottom. The eras are listed once, in the
+//! registry below ([`eras!`]): it declares each era's module and gives [`Profile`] its variants,
+//! names and dispatch (`with_era!`). Each era's file says what it adds; [`free_tree`] holds the
+//! augmented free tree of 5.2 onwards, which several eras share.
 //!
 //! Shared here, named as in `mm/vmalloc.c`: the busy-area bookkeeping (`insert_vmap_area` into
 //! the node of the address, the lookup on free), the pcpu argument checks, and inspection.
 
 pub mod free_tree;
-pub mod maple_rfc;
 pub mod oracle;
-pub mod v51;
-pub mod v52;
-pub mod v61;
-pub mod v618;
-pub mod v69;
+
+/// What makes one kernel era: its constants (read by the rest of the crate through
+/// [`Profile`]'s predicates) and its paths through the shared state. Every method is
+/// monomorphic: a replay's loop is compiled for one era (`Replayer::run`), and a caller that
+/// holds only a [`Profile`] reaches the era by one `match` (`with_era!`).
+pub trait Era {
+    /// The profile's name in traces, the CLI and the page.
+    const NAME: &'static str;
+    /// The first kernel release `(major, minor)` this era stands for; `None`: not a release.
+    const FIRST_RELEASE: Option<(u32, u32)>;
+    /// The search rule of `__alloc_vmap_area`.
+    const SEARCH_RULE: SearchRule;
+    /// How a range merges back into the free tree.
+    const MERGE_STYLE: MergeStyle;
+    /// An augmented free tree holds the free space (5.1: whatever no busy area covers).
+    const FREE_TREE: bool = true;
+    /// Lazily freed areas stay in the busy tree on a LIFO list until the purge (5.1, 5.2).
+    const LAZY_IN_BUSY: bool = false;
+    /// Vmap nodes (one per possible CPU, up to 128), each with its busy and lazy trees and
+    /// size pools; an allocation in the default window goes through the current CPU's pool.
+    const VMAP_NODES: bool = false;
+    /// An allocation depends on the CPU it runs on (`cpu N` matters).
+    const PER_CPU: bool = Self::VMAP_NODES;
+    /// A request of size 0, a size not a multiple of PAGE_SIZE or an align not a power of two
+    /// hits `BUG_ON` (a crash) instead of `-EINVAL`.
+    const BUG_ON_BAD_REQUEST: bool = false;
+    /// `pcpu_get_vm_areas` tests the next area and the base in one condition (5.2).
+    const PCPU_COMBINED_TEST: bool = false;
+    /// Tests in the era's `test_vmalloc` module (the run order shuffles this many).
+    const MODULE_TESTS: usize;
+
+    /// `alloc_vmap_area` once the request is valid, compiled for `P` (see [`ANY`]).
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError>;
+
+    /// `free_vmap_area` of the busy area at `addr`, compiled for `P`.
+    #[inline(always)]
+    fn free<const P: u8, O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        let (nid, va) = v.find_busy(addr)?;
+        v.__free_vmap_area::<P, O>(nid, va, obs);
+        Ok(())
+    }
+
+    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError>;
+
+    /// `__purge_vmap_area_lazy` (with `reclaim_and_purge_vmap_areas` for
+    /// [`PurgeCause::Reclaim`]), stopped at `stop` where the era purges in stages (vmap nodes;
+    /// elsewhere the whole purge).
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, stop: Option<PurgeStop>, obs: &mut O) -> PurgeResult;
+
+    /// How many of a pool's `len` entries `decay_va_pool_node` gives back (eras with vmap
+    /// nodes).
+    fn n_decay(len: usize, full: bool) -> usize {
+        Vmap::n_decay_v69(len, full)
+    }
+
+    /// `pcpu_get_vm_areas`: `offsets.len()` congruent areas placed as high as possible below
+    /// VMALLOC_END, all at the same base; the free tree's walk unless the era has its own.
+    fn pcpu_get_vm_areas<O: Observer>(
+        v: &mut Vmap,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        let last_area = pcpu_check_args(offsets, sizes, align)?;
+        v.pcpu_get_vm_areas_free_tree(offsets, sizes, align, last_area, obs)
+    }
+
+    /// Lazy areas that left the busy tree, with the vmap node whose lazy list holds each.
+    fn lazy_areas_by_node(_v: &Vmap) -> Vec<(u32, AreaInfo)> {
+        Vec::new()
+    }
+}
+
+/// The registry: one line per era, `module::Type => ProfileVariant`, in the order the eras
+/// came. It declares the modules, the [`Profile`] enum (names from [`Era::NAME`]) and
+/// `with_era!(profile, E => expr)` (with `E` the era's type; `with_era!(profile, E, ID =>
+/// expr)` also binds `ID`, the era as a const generic `u8`).
+macro_rules! eras {
+    ($d:tt $($module:ident :: $ty:ident => $variant:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// A kernel era vmapviz models (see the registry in `core/src/era/mod.rs`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Profile {
+            $($variant,)*
+        }
+
+        impl Profile {
+            /// Every era, in the registry's order.
+            pub const ALL: [Profile; [$(Profile::$variant),*].len()] = [$(Profile::$variant),*];
+            /// Every era's name, in the same order.
+            pub const NAMES: [&'static str; [$(Profile::$variant),*].len()] = [$(<$module::$ty as Era>::NAME),*];
+        }
+
+        macro_rules! with_era {
+            ($d p:expr, $d e:ident => $d body:expr) => {
+                match $d p {
+                    $(crate::era::Profile::$variant => {
+                        type $d e = crate::era::$module::$ty;
+                        $d body
+                    })*
+                }
+            };
+            ($d p:expr, $d e:ident, $d id:ident => $d body:expr) => {
+                match $d p {
+                    $(crate::era::Profile::$variant => {
+                        type $d e = crate::era::$module::$ty;
+                        const $d id: u8 = crate::era::Profile::$variant as u8;
+                        $d body
+                    })*
+                }
+            };
+        }
+        pub(crate) use with_era;
+    };
+}
+
+eras! { $
+    v51::V51 => Linux51,
+    v52::V52 => Linux52,
+    v61::V61 => Linux61,
+    v69::V69 => Linux69,
+    v618::V618 => Linux618,
+    maple_rfc::MapleRfcEra => MapleRfc,
+}
 
 use std::collections::VecDeque;
 
@@ -44,7 +165,7 @@ use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::busy_index::BusyIndex;
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
-use crate::profile::{Profile, ANY};
+use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
@@ -401,7 +522,7 @@ impl Vmap {
         self.cached_vstart = 0;
         self.cached_align = 0;
         self.vmap_area_pcpu_hole = VMALLOC_END;
-        if self.profile != Profile::Linux51 {
+        if self.profile.has_free_tree() {
             // 5.1 has no free tree: free space is whatever no busy area covers.
             let va = self.arena.alloc(start, end);
             insert_vmap_area_augment(&mut self.arena, &mut self.free, va, NIL, &mut NoObserver);
@@ -582,12 +703,7 @@ impl Vmap {
     ) -> Result<u64, VmapError> {
         debug_assert!(self.initialized);
         self.validate(size, align)?;
-        match Profile::fixed::<P>(self.profile) {
-            Profile::Linux51 => self.alloc_v51(size, align, vstart, vend, obs),
-            Profile::Linux52 | Profile::Linux61 => self.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs),
-            Profile::Linux69 | Profile::Linux618 => self.alloc_v69(size, align, vstart, vend, obs),
-            Profile::MapleRfc => self.rfc_mut().alloc(size, align, vstart, vend, obs),
-        }
+        with_era!(Profile::fixed::<P>(self.profile), E => E::alloc::<P, O>(self, size, align, vstart, vend, obs))
     }
 
     /// `free_vmap_area`: give the busy area at `addr` back to free space at once.
@@ -607,32 +723,13 @@ impl Vmap {
     #[inline(always)]
     pub(crate) fn free_booted<const P: u8, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         debug_assert!(self.initialized);
-        let profile = Profile::fixed::<P>(self.profile);
-        // `rfc` is there exactly under maple-rfc (`Vmap::new`).
-        if P == ANY || profile == Profile::MapleRfc {
-            if let Some(r) = self.rfc.as_deref_mut() {
-                return r.free(addr, obs);
-            }
-        }
-        let (nid, va) = self.find_busy(addr)?;
-        match profile {
-            Profile::Linux51 => self.free_v51(va, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => {
-                self.__free_vmap_area::<P, O>(nid, va, obs)
-            }
-        }
-        Ok(())
+        with_era!(Profile::fixed::<P>(self.profile), E => E::free::<P, O>(self, addr, obs))
     }
 
     /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
     pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
         self.ensure_init();
-        match self.profile {
-            Profile::Linux51 | Profile::Linux52 => self.vfree_llist(addr, obs),
-            Profile::Linux61 => self.vfree_v61(addr, obs),
-            Profile::Linux69 | Profile::Linux618 => self.vfree_v69(addr, obs),
-            Profile::MapleRfc => self.rfc_mut().vfree(addr, obs),
-        }
+        with_era!(self.profile, E => E::vfree(self, addr, obs))
     }
 
     /// A forced purge (`purge` in a trace). 6.9: the drain path.
@@ -646,17 +743,11 @@ impl Vmap {
     /// purge. What it processed.
     pub fn purge_to<O: Observer>(&mut self, stop: PurgeStop, obs: &mut O) -> PurgeResult {
         self.ensure_init();
-        if !matches!(self.profile, Profile::Linux69 | Profile::Linux618) {
-            return self.purge_era(PurgeCause::Forced, obs);
-        }
-        if self.purge.is_some() {
+        if self.profile.has_vmap_nodes() && self.purge.is_some() {
             let decay = self.era_decay::<O>();
             return PurgeResult { entries: self.purge_advance(Some(stop), decay, obs) };
         }
-        match self.profile {
-            Profile::Linux618 => self.purge_v618(PurgeCause::Forced, Some(stop), obs),
-            _ => self.purge_nodes(false, PurgeCause::Forced, Self::decay_va_pool_node, Some(stop), obs),
-        }
+        with_era!(self.profile, E => E::purge(self, PurgeCause::Forced, Some(stop), obs))
     }
 
     /// The rest of a purge stopped by [`Vmap::purge_to`]: the nodes not yet taken, then every
@@ -704,10 +795,7 @@ impl Vmap {
 
     /// The era's `decay_va_pool_node`.
     fn era_decay<O: Observer>(&self) -> fn(&mut Vmap, u32, bool, &mut O) {
-        match self.profile {
-            Profile::Linux618 => Self::decay_va_pool_node_v618,
-            _ => Self::decay_va_pool_node,
-        }
+        with_era!(self.profile, E => Self::decay_va_pool_node::<E, O>)
     }
 
     /// `reclaim_and_purge_vmap_areas` (6.9: full decay); the plain purge elsewhere.
@@ -719,21 +807,7 @@ impl Vmap {
     /// The era's `__purge_vmap_area_lazy`; a full decay of 6.9's pools unless the purge is
     /// forced (the drain path) or comes from the lazy threshold.
     fn purge_era<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
-        match self.profile {
-            Profile::Linux51 => self.purge_v51(cause, obs),
-            Profile::Linux52 => self.purge_v52(cause, obs),
-            Profile::Linux61 => self.purge_v61(cause, obs),
-            Profile::Linux69 => {
-                let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-                self.purge_nodes(full, cause, Self::decay_va_pool_node, None, obs)
-            }
-            Profile::Linux618 => self.purge_v618(cause, None, obs),
-            Profile::MapleRfc => {
-                let r = self.rfc_mut();
-                let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
-                PurgeResult { entries }
-            }
-        }
+        with_era!(self.profile, E => E::purge(self, cause, None, obs))
     }
 
     /// `vfree` of 5.1, kept by 5.2: the area stays in the busy tree, marked lazy, and is pushed
@@ -982,16 +1056,7 @@ impl Vmap {
         obs: &mut O,
     ) -> Result<Vec<u64>, VmapError> {
         self.ensure_init();
-        if let Some(r) = self.rfc.as_deref_mut() {
-            return r.pcpu_get_vm_areas(offsets, sizes, align, obs);
-        }
-        let last_area = pcpu_check_args(offsets, sizes, align)?;
-        match self.profile {
-            Profile::Linux51 => self.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs),
-            Profile::Linux52 | Profile::Linux61 | Profile::Linux69 | Profile::Linux618 | Profile::MapleRfc => {
-                self.pcpu_get_vm_areas_free_tree(offsets, sizes, align, last_area, obs)
-            }
-        }
+        with_era!(self.profile, E => E::pcpu_get_vm_areas(self, offsets, sizes, align, obs))
     }
 
     /// A bound on the steps of one pcpu walk. Each reset of the base moves it below an area
@@ -1049,27 +1114,7 @@ impl Vmap {
 
     /// [`Vmap::lazy_areas`] with the vmap node whose lazy list holds each (0 before 6.9).
     pub fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
-        let mut out = Vec::new();
-        let info =
-            |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) };
-        match self.profile {
-            Profile::Linux51 | Profile::Linux52 => {}
-            Profile::Linux61 => out.extend(self.purge_tree.iter(&self.arena).map(|(_, v)| (0, info(v)))),
-            Profile::Linux69 | Profile::Linux618 => {
-                for (nid, n) in self.nodes.iter().enumerate() {
-                    out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
-                    if let Some(list) = self.purge.as_deref().and_then(|p| p.lists.get(nid)) {
-                        out.extend(list.iter().map(|&va| (nid as u32, info(self.arena.get(va)))));
-                    }
-                }
-            }
-            Profile::MapleRfc => {
-                if let Some(r) = self.rfc.as_deref() {
-                    out = r.lazy_areas_by_node();
-                }
-            }
-        }
-        out
+        with_era!(self.profile, E => E::lazy_areas_by_node(self))
     }
 
     /// Pooled areas: (node, pool index, entries in pool order).
@@ -1137,7 +1182,7 @@ impl Vmap {
 /// `OFFSET:SIZE` pair, an align that is a power of two and a multiple of PAGE_SIZE, areas
 /// that are aligned, non-empty and disjoint, and a span that fits in the aligned window
 /// (else `WARN_ON`: no purge, no retry). Returns the index of the highest area.
-fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, VmapError> {
+pub(crate) fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Result<usize, VmapError> {
     let nr = offsets.len();
     let bad = |why: String| Err(VmapError::BadPcpu { why });
     if nr == 0 || nr != sizes.len() {

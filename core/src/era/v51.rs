@@ -9,7 +9,60 @@ use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::vmalloc::*;
 
-use super::{PurgeResult, Vmap};
+use super::{pcpu_check_args, Era, PurgeResult, PurgeStop, Vmap};
+
+/// linux-5.1: the busy-list walk.
+pub struct V51;
+
+impl Era for V51 {
+    const NAME: &'static str = "linux-5.1";
+    /// The busy-list walk with `free_vmap_cache` came with `vmap_area` (2.6.28).
+    const FIRST_RELEASE: Option<(u32, u32)> = Some((2, 6));
+    const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: false, move_vstart: false };
+    const MERGE_STYLE: MergeStyle = MergeStyle::E52;
+    const FREE_TREE: bool = false;
+    const LAZY_IN_BUSY: bool = true;
+    const BUG_ON_BAD_REQUEST: bool = true;
+    const MODULE_TESTS: usize = 8;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        v.alloc_v51(size, align, vstart, vend, obs)
+    }
+
+    #[inline(always)]
+    fn free<const P: u8, O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        let (_, va) = v.find_busy(addr)?;
+        v.free_v51(va, obs);
+        Ok(())
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.vfree_llist(addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        v.purge_v51(cause, obs)
+    }
+
+    fn pcpu_get_vm_areas<O: Observer>(
+        v: &mut Vmap,
+        offsets: &[u64],
+        sizes: &[u64],
+        align: u64,
+        obs: &mut O,
+    ) -> Result<Vec<u64>, VmapError> {
+        let last_area = pcpu_check_args(offsets, sizes, align)?;
+        v.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs)
+    }
+}
 
 impl Vmap {
     /// linux-5.1 `alloc_vmap_area`: the busy-list search, then the new area goes into the busy

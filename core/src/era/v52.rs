@@ -9,10 +9,47 @@
 //!                                                                   into the free tree
 //! ```
 
+use crate::error::VmapError;
 use crate::events::{Observer, PurgeCause};
+use crate::vmalloc::{MergeStyle, SearchRule};
 use crate::profile::ANY;
 
-use super::{PurgeResult, Vmap};
+use super::{Era, PurgeResult, PurgeStop, Vmap};
+
+/// linux-5.2: the augmented free tree, 5.1's lazy list.
+pub struct V52;
+
+impl Era for V52 {
+    const NAME: &'static str = "linux-5.2";
+    const FIRST_RELEASE: Option<(u32, u32)> = Some((5, 2));
+    const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: false, move_vstart: false };
+    const MERGE_STYLE: MergeStyle = MergeStyle::E52;
+    const LAZY_IN_BUSY: bool = true;
+    const BUG_ON_BAD_REQUEST: bool = true;
+    const PCPU_COMBINED_TEST: bool = true;
+    /// `single_cpu_test`'s 8.
+    const MODULE_TESTS: usize = 8;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        v.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs)
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.vfree_llist(addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        v.purge_v52(cause, obs)
+    }
+}
 
 impl Vmap {
     /// linux-5.2 `__purge_vmap_area_lazy`: the lock-free list, newest first, each area merged

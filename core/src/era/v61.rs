@@ -14,7 +14,44 @@ use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{PurgeResult, Vmap};
+use super::{AreaInfo, Era, PurgeResult, PurgeStop, Vmap};
+
+/// linux-6.1 (5.19–6.8): the purge tree.
+pub struct V61;
+
+impl Era for V61 {
+    const NAME: &'static str = "linux-6.1";
+    const FIRST_RELEASE: Option<(u32, u32)> = Some((5, 19));
+    const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
+    const MERGE_STYLE: MergeStyle = MergeStyle::Eb;
+    /// 5.2's 8 and the two kvfree_rcu tests.
+    const MODULE_TESTS: usize = 10;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        v.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs)
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.vfree_v61(addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        v.purge_v61(cause, obs)
+    }
+
+    fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
+        let info = |x: &crate::area::VmapArea| AreaInfo { id: x.id, va_start: Addr(x.va_start), va_end: Addr(x.va_end) };
+        v.purge_tree.iter(&v.arena).map(|(_, x)| (0, info(x))).collect()
+    }
+}
 
 impl Vmap {
     /// linux-6.1 `vfree` (`remove_vm_area` + `free_vmap_area_noflush`): out of the busy tree and

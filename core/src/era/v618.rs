@@ -31,9 +31,53 @@
 //! node count `clamp(num_possible_cpus(), 1, 128)` with 16-page zones, and the shrinker's full
 //! decay.
 
+use crate::error::VmapError;
 use crate::events::{Observer, PurgeCause};
+use crate::vmalloc::{MergeStyle, SearchRule};
 
-use super::{PurgeResult, Vmap};
+use super::v69::V69;
+use super::{AreaInfo, Era, PurgeResult, PurgeStop, Vmap};
+
+/// linux-6.18: [`V69`] with 6.18's decay.
+pub struct V618;
+
+impl Era for V618 {
+    const NAME: &'static str = "linux-6.18";
+    const FIRST_RELEASE: Option<(u32, u32)> = Some((6, 18));
+    const SEARCH_RULE: SearchRule = V69::SEARCH_RULE;
+    const MERGE_STYLE: MergeStyle = V69::MERGE_STYLE;
+    const VMAP_NODES: bool = true;
+    const MODULE_TESTS: usize = V69::MODULE_TESTS;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        V69::alloc::<P, O>(v, size, align, vstart, vend, obs)
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        V69::vfree(v, addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, stop: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        v.purge_nodes_of::<Self, O>(cause, stop, obs)
+    }
+
+    /// All on a full decay, else `len >> 2` (nothing from a pool of one to three).
+    fn n_decay(len: usize, full: bool) -> usize {
+        Vmap::n_decay_v618(len, full)
+    }
+
+    fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
+        V69::lazy_areas_by_node(v)
+    }
+}
 
 impl Vmap {
     /// How many of a pool's `len` entries a 6.18 decay gives back: all on a full decay, else
@@ -44,22 +88,5 @@ impl Vmap {
         } else {
             len >> 2
         }
-    }
-
-    /// `decay_va_pool_node` of 6.18.
-    pub(super) fn decay_va_pool_node_v618<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
-        self.decay_pools(nid, full, Self::n_decay_v618, obs)
-    }
-
-    /// `__purge_vmap_area_lazy` of 6.18: 6.9's, with 6.18's decay.
-    /// `stop`: where it stops part-way ([`Vmap::purge_to`]); `None`: the whole purge.
-    pub(super) fn purge_v618<O: Observer>(
-        &mut self,
-        cause: PurgeCause,
-        stop: Option<super::PurgeStop>,
-        obs: &mut O,
-    ) -> PurgeResult {
-        let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
-        self.purge_nodes(full, cause, Self::decay_va_pool_node_v618, stop, obs)
     }
 }

@@ -23,7 +23,44 @@ use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
+use super::{AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
+
+/// linux-6.9: vmap nodes with size pools and decay.
+pub struct V69;
+
+impl Era for V69 {
+    const NAME: &'static str = "linux-6.9";
+    const FIRST_RELEASE: Option<(u32, u32)> = Some((6, 9));
+    const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
+    const MERGE_STYLE: MergeStyle = MergeStyle::Eb;
+    const VMAP_NODES: bool = true;
+    /// The newest module (13 tests).
+    const MODULE_TESTS: usize = 13;
+
+    #[inline(always)]
+    fn alloc<const P: u8, O: Observer>(
+        v: &mut Vmap,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        v.alloc_v69(size, align, vstart, vend, obs)
+    }
+
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        v.vfree_v69(addr, obs)
+    }
+
+    fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, stop: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
+        v.purge_nodes_of::<Self, O>(cause, stop, obs)
+    }
+
+    fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
+        v.nodes_lazy_areas()
+    }
+}
 
 impl Vmap {
     /// linux-6.9 `alloc_vmap_area`: in the default window with several nodes, first the pool
@@ -159,10 +196,36 @@ impl Vmap {
         }
     }
 
-    /// `decay_va_pool_node` of 6.9: give back a quarter of each pool (all of it when `full`,
-    /// or when a quarter rounds to nothing), coalesced, in ascending order.
-    pub(super) fn decay_va_pool_node<O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
-        self.decay_pools(nid, full, Self::n_decay_v69, obs)
+    /// `decay_va_pool_node` of the era `E`: give back [`Era::n_decay`] entries of each pool,
+    /// coalesced, in ascending order.
+    pub(super) fn decay_va_pool_node<E: Era, O: Observer>(&mut self, nid: u32, full: bool, obs: &mut O) {
+        self.decay_pools(nid, full, E::n_decay, obs)
+    }
+
+    /// `__purge_vmap_area_lazy` of the vmap-node era `E`: a full decay for a reclaim or a
+    /// failed allocation. `stop`: where it stops part-way ([`Vmap::purge_to`]); `None`: the
+    /// whole purge.
+    pub(super) fn purge_nodes_of<E: Era, O: Observer>(
+        &mut self,
+        cause: PurgeCause,
+        stop: Option<PurgeStop>,
+        obs: &mut O,
+    ) -> PurgeResult {
+        let full = matches!(cause, PurgeCause::Reclaim | PurgeCause::AllocRetry);
+        self.purge_nodes(full, cause, Self::decay_va_pool_node::<E, O>, stop, obs)
+    }
+
+    /// The lazy areas of every node, with those a purge part-way has taken.
+    fn nodes_lazy_areas(&self) -> Vec<(u32, AreaInfo)> {
+        let info = |v: &crate::area::VmapArea| AreaInfo { id: v.id, va_start: Addr(v.va_start), va_end: Addr(v.va_end) };
+        let mut out = Vec::new();
+        for (nid, n) in self.nodes.iter().enumerate() {
+            out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
+            if let Some(list) = self.purge.as_deref().and_then(|p| p.lists.get(nid)) {
+                out.extend(list.iter().map(|&va| (nid as u32, info(self.arena.get(va)))));
+            }
+        }
+        out
     }
 
     /// How many of a pool's `len` entries 6.9 decays: the counter starts at `len >> 2` and is

@@ -198,7 +198,7 @@ fn a_wrong_maple_pivot_is_caught_on_the_path_of_the_next_store() {
 /// insert, erase, rotation or recolour changed was in a region.
 #[test]
 fn cached_black_heights_stay_exact() {
-    for p in [Profile::Linux51, Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618] {
+    for p in Profile::ALL.into_iter().filter(|&p| p != Profile::MapleRfc) {
         let params = crate::workload::WorkloadParams {
             seed: 7,
             loops: 400,

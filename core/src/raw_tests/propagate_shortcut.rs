@@ -145,7 +145,7 @@ fn every_propagation_step_follows_the_kernels_rule() {
     use crate::vmalloc::{VMALLOC_END, VMALLOC_START};
     use crate::{Profile, Vmap};
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    for p in [Profile::Linux52, Profile::Linux61, Profile::Linux69, Profile::Linux618] {
+    for p in Profile::ALL.into_iter().filter(|&p| p.has_free_tree() && p != Profile::MapleRfc) {
         let mut v = Vmap::new(p);
         let mut live = Vec::new();
         let mut obs = KernelRule::default();

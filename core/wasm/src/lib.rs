@@ -41,11 +41,8 @@ pub(crate) fn profile(name: &str) -> Result<Profile, JsError> {
     if name.is_empty() {
         return Ok(Profile::default());
     }
-    Profile::parse(name).ok_or_else(|| {
-        JsError::new(&format!(
-            "unknown profile `{name}` (known: linux-5.1, linux-5.2, linux-6.1, linux-6.9, linux-6.18, maple-rfc)"
-        ))
-    })
+    Profile::parse(name)
+        .ok_or_else(|| JsError::new(&format!("unknown profile `{name}` (known: {})", Profile::NAMES.join(", "))))
 }
 
 /// `""` for none, else a profile name.

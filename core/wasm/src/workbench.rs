@@ -369,7 +369,7 @@ pub fn import_capture(
         cpus: part(name(3), &tc),
         uname: tu.as_deref().map(|t| part(name(4), t)),
     };
-    let profile = opt_profile(profile_name)?.unwrap_or(Profile::Linux618);
+    let profile = opt_profile(profile_name)?.unwrap_or(Profile::newest_release());
     let (ops, r) = replay_capture(b, profile).map_err(|e| JsError::new(&e.to_string()))?;
     let shown = r.to_string();
     let notes: Vec<Remark<'_>> = shown.lines().map(|text| Remark { line: 0, text }).collect();
