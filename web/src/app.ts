@@ -655,6 +655,9 @@ export class App {
       part(this.root, 'free-tree').hidden = true;
       if (title) title.textContent = 'Busy list';
     }
+    // At a lesson stop about the nodes and not the tree, the nodes take the tree's room.
+    const l = this.lessons.lesson;
+    if (era === 'nodes' && this.lecture && l && !l.lesson.stops[l.index].look.includes('tree')) part(this.root, 'free-tree').hidden = true;
     if (this.firstRender && (!mapleView || this.maple.ui)) {
       if (mapleView) this.maple.ui?.view.fit(0);
       else this.tree.fit(0);
