@@ -60,7 +60,7 @@ describe('lessons', () => {
   for (const l of LESSONS) {
     describe(l.title, () => {
       l.stops.forEach((st, i) => {
-        it(`stop ${i + 1}, ${st.title}: the core's event there is a ${st.claim.kind}${st.claim.where ? ` ${JSON.stringify(st.claim.where)}` : ''}`, () => {
+        it(`stop ${i + 1}, ${st.title}: the core's event there is a ${'kind' in st.claim ? st.claim.kind : st.claim.tag}${st.claim.where ? ` ${JSON.stringify(st.claim.where)}` : ''}`, () => {
           expect(verify(l.traces[st.trace], st)).toBeNull();
         });
       });

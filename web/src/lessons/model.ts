@@ -21,8 +21,11 @@ export interface Stop {
   at: Target;
   /** Two or three sentences. */
   text: string;
-  /** The event the stop sits on: its kind and, optionally, fields of the contract's event. */
-  claim: { kind: EventKind; where?: Record<string, unknown> };
+  /**
+   * The event the stop sits on: its kind and, optionally, fields of the contract's event; or, for
+   * a lecturer's stop on an event no kind names (authored.ts), the core's own tag (`visit`).
+   */
+  claim: { kind: EventKind; where?: Record<string, unknown> } | { tag: string; where?: Record<string, unknown> };
   look: Look[];
   /** "Your turn": a question asked before the step is shown (answered from the core's events). */
   ask?: Ask;

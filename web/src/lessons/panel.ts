@@ -265,7 +265,7 @@ export class LessonCard {
     this.root.dataset.lesson = v.lesson.id;
     this.root.dataset.stop = String(v.index + 1);
     this.root.dataset.atStop = String(v.atStop);
-    this.root.dataset.claim = stop.claim.kind;
+    this.root.dataset.claim = 'kind' in stop.claim ? stop.claim.kind : stop.claim.tag;
     // The structure the stop is about (a phone shows it first: style.css).
     this.root.dataset.picture = stop.look.find((k) => k === 'bar' || k === 'tree') ?? 'tree';
     this.root.dataset.holds = String(v.problem === null);
@@ -275,7 +275,7 @@ export class LessonCard {
     // A stop's title can name its answer: a neutral one while its question is open.
     this.title.textContent = v.question && !v.question.revealed ? WITHHELD.title : stop.title;
     this.text.textContent = stop.text;
-    const label = kindInfo(stop.claim.kind).label;
+    const label = 'kind' in stop.claim ? kindInfo(stop.claim.kind).label : `${stop.claim.tag} event`;
     this.claim.classList.toggle('bad', v.problem !== null);
     this.claim.textContent = v.problem ? `This stop does not hold: ${v.problem}` : `On screen: a ${label}, as the core reports it.`;
     this.away.hidden = v.atStop;

@@ -31,7 +31,10 @@ export function resolveStop(src: EventSource, stop: Stop): Resolved {
 /** Null when the stop's claim holds for the event it sits on, else what is wrong. */
 export function checkClaim(stop: Stop, event: AnyEvent): string | null {
   const c = stop.claim;
-  if (!isOfKind(event, c.kind)) return `the stop claims a ${kindInfo(c.kind).label} but the core's event there is ${describe(event)}`;
+  if ('tag' in c) {
+    const tag = innerEvent(event).kind;
+    if (tag !== c.tag) return `the stop claims a ${c.tag} event but the core's event there is ${describe(event)}`;
+  } else if (!isOfKind(event, c.kind)) return `the stop claims a ${kindInfo(c.kind).label} but the core's event there is ${describe(event)}`;
   if (!matches(innerEvent(event), c.where)) return `the stop claims ${JSON.stringify(c.where)} but the core's event is ${describe(event)}`;
   return null;
 }

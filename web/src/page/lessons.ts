@@ -204,7 +204,7 @@ export class Lessons {
       this.openingLesson = false;
     }
     // ] and [ then go to the next event of the kind the stop is about.
-    this.h.transport.kind = stop.claim.kind;
+    if ('kind' in stop.claim) this.h.transport.kind = stop.claim.kind;
     const s = this.h.session() as Session;
     // Loaded with the catalogue, which a lesson open has awaited.
     const { resolveStop, checkClaim, resolveAsk } = this.lessonFns as typeof import('../lessons/lazy');
