@@ -168,8 +168,12 @@ describe('against the core', () => {
   it('refuses a tampered claim, naming the stop and what differs', () => {
     expect(refuse((d) => (d.stops[0].claim.where.fit = 'LE'))).toMatchObject({
       error: 'claim',
-      message: expect.stringMatching(/^Stop 1 \("Where does the aligned p…"\): the stop claims \{"fit":"LE","va_start":"0x11000","va_end":"0x2f000"\} but the core's event is \{"kind":"fit",.*"fit":"NE"/),
+      message: 'Stop 1 ("Where does the aligned p…"): the stop claims fit "LE" but the core\'s fit event there has fit "NE".',
     });
+    expect(refuse((d) => Object.assign(d.stops[1].claim.where, { va_start: '0x20000', size: '0x1000' }))).toMatchObject({
+      message: 'Stop 2 ("LE"): the stop claims va_start "0x20000" but the core\'s fit event there has va_start "0x10000".',
+    });
+    expect(refuse((d) => (d.stops[1].claim.where.extra = 1))).toMatchObject({ message: 'Stop 2 ("LE"): the stop claims extra 1 but the core\'s fit event there has extra none.' });
     expect(refuse((d) => (d.stops[1].claim.event = 'rotate'))).toMatchObject({ error: 'claim', message: expect.stringMatching(/^Stop 2 \("LE"\): the stop claims a rotate event but the core's event there is \{"kind":"fit"/) });
   });
 

@@ -97,7 +97,7 @@ export function checkAuthored(doc: AuthoredLesson, packed: string, replay: Repla
     const r = resolveStop(src, draft);
     if ('error' in r) return { error: 'claim', message: `${named}: ${r.error}.` };
     const bad = checkClaim(draft, r.event);
-    if (bad) return { error: 'claim', message: `${named}: ${bad}.` };
+    if (bad) return { error: 'claim', message: `${named}: ${differs(s.claim, innerEvent(r.event)) ?? bad}.` };
     if (s.ask) {
       const q = resolveAsk(src, s.op, { ask: s.ask.ask, nth: s.ask.nth });
       if ('error' in q) return { error: 'claim', message: `${named}: its question cannot be answered: ${q.error}.` };
@@ -125,6 +125,14 @@ export function checkAuthored(doc: AuthoredLesson, packed: string, replay: Repla
     traces: doc.traces,
     stops,
   };
+}
+
+/** The fields a claim on the right event gets wrong, in words; null when the tag differs. */
+function differs(c: AuthoredStop['claim'], e: AnyEvent): string | null {
+  if (e.kind !== c.event) return null;
+  const wrong = Object.entries(c.where).filter(([k, v]) => e[k] !== v);
+  const fields = (f: (k: string, v: Scalar) => string) => wrong.map(([k, v]) => f(k, v)).join(', ');
+  return `the stop claims ${fields((k, v) => `${k} ${JSON.stringify(v)}`)} but the core's ${c.event} event there has ${fields((k) => `${k} ${JSON.stringify(e[k]) ?? 'none'}`)}`;
 }
 
 function sorted(o: Record<string, Scalar>): [string, Scalar][] {

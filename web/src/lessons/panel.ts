@@ -344,6 +344,7 @@ export class LessonPicker {
   constructor(
     private readonly root: HTMLElement,
     private readonly onPick: (id: string) => void,
+    onAuthor?: () => void,
   ) {
     root.classList.add('overlay', 'lesson-picker');
     root.hidden = true;
@@ -357,6 +358,16 @@ export class LessonPicker {
       el('p', 'help-note', 'Each lesson is a series of stops on traces the core replays: every picture is the model\'s own. N / P (or PgDn / PgUp) go from stop to stop; → / ← step around a stop.'),
     );
     this.list = box.appendChild(el('ul', 'lesson-list'));
+    // A lesson of one's own: saved from micro-steps, shared as a link or a file (authoredForm.ts).
+    if (onAuthor) {
+      const own = box.appendChild(el('button', 'btn lesson-author', 'Write your own lesson, or open one from a file…'));
+      own.type = 'button';
+      own.dataset.action = 'lesson-author';
+      own.addEventListener('click', () => {
+        this.hide(false);
+        onAuthor();
+      });
+    }
     const close = box.appendChild(el('button', 'btn', 'Close'));
     close.type = 'button';
     close.addEventListener('click', () => this.hide());

@@ -69,6 +69,15 @@ export class Lessons {
     pick.hidden = true;
     root.querySelector('[data-widget="help"]')?.after(pick);
     this.pickRoot = pick;
+    root.querySelector('[data-tool="author"]')?.addEventListener('click', () => this.author());
+  }
+
+  /** The form that saves micro-steps as a lesson's stops (loaded on first use). */
+  author(): void {
+    import('../lessons/authoredForm').then(
+      (m) => m.showAuthoring(this.h, (id) => this.openLesson(id, 0)),
+      (e: unknown) => this.h.showError([`The lesson form did not load: ${errorMessage(e)}`]),
+    );
   }
 
   /** Whether the picker is open (the player's keys then wait). */
@@ -99,7 +108,7 @@ export class Lessons {
           return null;
         },
       });
-      this.picker = new ui.LessonPicker(this.pickRoot, (id) => void this.openLesson(id, 0).then(() => this.lessonCard?.focus()));
+      this.picker = new ui.LessonPicker(this.pickRoot, (id) => void this.openLesson(id, 0).then(() => this.lessonCard?.focus()), () => this.author());
       this.lessonOrder = m.LESSONS.map((l) => l.id);
       return m.LESSONS;
     });
@@ -125,13 +134,15 @@ export class Lessons {
       this.h.showError([`The lessons did not load: ${errorMessage(e)}`]);
       return;
     }
+    // An `authored.…` id carries a lecturer's lesson, checked by the core (lessons/authoredOpen.ts).
+    const mine = id.startsWith('authored.') ? await import('../lessons/authoredOpen').then((m) => m.openAuthored(id, this.h.deps)).catch((e: unknown) => ({ message: errorMessage(e) })) : null;
     // A `practice-KIND-SEED` id is a lesson the core's generator makes (web/src/lessons/practice.ts).
-    const lesson = all.find((l) => l.id === id) ?? (await this.lessonFns?.practiceLesson(id).catch(() => null)) ?? undefined;
+    const lesson = all.find((l) => l.id === id) ?? (mine && 'stops' in mine ? mine : (await this.lessonFns?.practiceLesson(id).catch(() => null)) ?? undefined);
     // A long link still opening gives way to the lesson.
     this.h.stopOpening();
     if (!lesson) {
       if (!this.h.session()) this.h.open(this.h.deps.load(DEFAULT_TRACE), 0, null);
-      this.h.showError([`There is no lesson "${id}" (the lessons are ${all.map((l) => l.id).join(', ')}).`]);
+      this.h.showError([mine && 'message' in mine ? `This lesson is refused: ${mine.message}` : `There is no lesson "${id}" (the lessons are ${all.map((l) => l.id).join(', ')}).`]);
       return;
     }
     const i = Math.max(0, Math.min(lesson.stops.length - 1, Number.isFinite(index) ? index : 0));
