@@ -26,6 +26,9 @@ import { claimOf, offersAt, type Offer } from './authoredCheck';
 import { checkWithCore } from './authoredOpen';
 import './authored.css';
 
+// An `authored.` link opens through this chunk too (one lazy import in the first chunk).
+export { openAuthored } from './authoredOpen';
+
 const DRAFT_KEY = 'authored-draft';
 
 interface Draft {

@@ -72,11 +72,11 @@ export class Lessons {
     root.querySelector('[data-tool="author"]')?.addEventListener('click', () => this.author());
   }
 
-  /** The form that saves micro-steps as a lesson's stops (loaded on first use). */
+  /** The form that saves micro-steps as a lesson's stops (loaded with the lessons). */
   author(): void {
-    import('../lessons/authoredForm').then(
-      (m) => m.showAuthoring(this.h, (id) => this.openLesson(id, 0)),
-      (e: unknown) => this.h.showError([`The lesson form did not load: ${errorMessage(e)}`]),
+    this.loadLessons().then(
+      () => this.lessonFns?.showAuthoring(this.h, (id) => this.openLesson(id, 0)),
+      (e: unknown) => this.h.showError([`The lessons did not load: ${errorMessage(e)}`]),
     );
   }
 
@@ -134,10 +134,9 @@ export class Lessons {
       this.h.showError([`The lessons did not load: ${errorMessage(e)}`]);
       return;
     }
-    // An `authored.…` id carries a lecturer's lesson, checked by the core (lessons/authoredOpen.ts).
-    const mine = id.startsWith('authored.') ? await import('../lessons/authoredOpen').then((m) => m.openAuthored(id, this.h.deps)).catch((e: unknown) => ({ message: errorMessage(e) })) : null;
-    // A `practice-KIND-SEED` id is a lesson the core's generator makes (web/src/lessons/practice.ts).
-    const lesson = all.find((l) => l.id === id) ?? (mine && 'stops' in mine ? mine : (await this.lessonFns?.practiceLesson(id).catch(() => null)) ?? undefined);
+    // A practice the core's generator makes, or a lecturer's lesson its link carries (lessons/lazy.ts).
+    const mine = all.find((l) => l.id === id) ?? (await this.lessonFns?.otherLesson(id, this.h.deps).catch((e: unknown) => ({ message: errorMessage(e) })));
+    const lesson = mine && 'stops' in mine ? mine : undefined;
     // A long link still opening gives way to the lesson.
     this.h.stopOpening();
     if (!lesson) {
