@@ -75,8 +75,9 @@ async function writeLesson(page: Page, app: AppPage): Promise<{ ne: number; le: 
   await form(page).getByLabel(/What to say/).fill('The request asks for a 64 KiB alignment. Inside the free block that is 0x20000, so the block splits in two.');
   // The only question the core answers at a fit: where the request lands, its answer the core's.
   const question = form(page).getByLabel(/A question before the step/);
-  await expect(question.locator('option')).toHaveText(['No question', 'Where will this allocation land? The core\'s answer: [0x20000, 0x21000)']);
+  await expect(question.locator('option')).toHaveText(['No question', 'Where will this allocation land?']);
   await question.selectOption({ index: 1 });
+  await expect(form(page).getByTestId('authoring-answer')).toHaveText('The core\'s answer, shown with the reveal: [0x20000, 0x21000).');
   await form(page).getByRole('button', { name: 'Save this micro-step as a stop' }).click();
   await expect(form(page).getByTestId('authoring-status')).toHaveText(`Saved as stop 1, with its question (land): the core's fit event at operation 5, micro-step ${ne + 1}.`);
   await goTo(page, 2, le);

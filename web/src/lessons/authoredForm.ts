@@ -83,6 +83,7 @@ class AuthoringForm {
   private readonly title: HTMLInputElement;
   private readonly text: HTMLTextAreaElement;
   private readonly question: HTMLSelectElement;
+  private readonly answer: HTMLElement;
   private readonly saveBtn: HTMLButtonElement;
   private readonly status: HTMLElement;
   private readonly error: HTMLElement;
@@ -119,6 +120,9 @@ class AuthoringForm {
     this.text.maxLength = MAX_TEXT;
     this.text.rows = 3;
     this.question = field(stop, 'A question before the step (optional; the answer is the core\'s)', el('select'), 'authoring-question');
+    this.answer = stop.appendChild(el('p', 'authoring-answer'));
+    this.answer.dataset.testid = 'authoring-answer';
+    this.question.addEventListener('change', () => this.renderAnswer());
     this.saveBtn = stop.appendChild(el('button', 'btn primary', 'Save this micro-step as a stop'));
     this.saveBtn.type = 'submit';
     this.saveBtn.dataset.action = 'authoring-save';
@@ -159,7 +163,7 @@ class AuthoringForm {
       button('Clear', 'authoring-clear', () => this.clear()),
     ];
     // Opening a lesson's file: the input, or a file dropped on the form.
-    const open = row.appendChild(el('label', 'btn btn-small authoring-open', 'Open a file…'));
+    const open = row.appendChild(el('label', 'btn btn-small authoring-file', 'Open a file…'));
     const file = open.appendChild(el('input'));
     file.type = 'file';
     file.accept = '.json,application/json';
@@ -197,6 +201,7 @@ class AuthoringForm {
     const a = document.activeElement;
     this.opener = a instanceof HTMLElement && a !== document.body ? a : null;
     this.root.hidden = false;
+    document.body.classList.add('authoring-open');
     this.observer.observe(this.h.root, { attributes: true, attributeFilter: ['data-step', 'data-frame'] });
     this.lessonTitle.value = this.draft.title;
     this.renderAt();
@@ -206,6 +211,7 @@ class AuthoringForm {
 
   hide(): void {
     this.root.hidden = true;
+    document.body.classList.remove('authoring-open');
     this.observer.disconnect();
     if (this.opener?.isConnected) this.opener.focus();
   }
@@ -231,8 +237,15 @@ class AuthoringForm {
     }
     const chosen = this.question.value;
     this.question.replaceChildren(new Option('No question', ''));
-    this.offers.forEach((o, i) => this.question.append(new Option(`${QUESTION[o.ask]} The core's answer: ${answerText(o)}`, String(i))));
+    this.offers.forEach((o, i) => this.question.append(new Option(QUESTION[o.ask], String(i))));
     if (this.offers[Number(chosen)] && chosen !== '') this.question.value = chosen;
+    this.renderAnswer();
+  }
+
+  /** The chosen question's answer: the core's, shown to the class with the reveal. */
+  private renderAnswer(): void {
+    const o = this.question.value === '' ? undefined : this.offers[Number(this.question.value)];
+    this.answer.textContent = o ? `The core's answer, shown with the reveal: ${answerText(o)}.` : '';
   }
 
   private source(): EventSource {
@@ -279,6 +292,7 @@ class AuthoringForm {
     this.title.value = '';
     this.text.value = '';
     this.question.value = '';
+    this.renderAnswer();
     this.renderList();
     this.say(`Saved as stop ${next.stops.length}${offer ? `, with its question (${offer.ask})` : ''}: the core's ${stop.claim.event} event at operation ${p.op + 1}, micro-step ${p.frame + 1}.`);
   }
