@@ -80,6 +80,11 @@ async function writeLesson(page: Page, app: AppPage): Promise<{ ne: number; le: 
   await expect(form(page).getByTestId('authoring-answer')).toHaveText('The core\'s answer, shown with the reveal: [0x20000, 0x21000).');
   await form(page).getByRole('button', { name: 'Save this micro-step as a stop' }).click();
   await expect(form(page).getByTestId('authoring-status')).toHaveText(`Saved as stop 1, with its question (land): the core's fit event at operation 5, micro-step ${ne + 1}.`);
+  // The player's keys work from the form's buttons, and the form follows the micro-step.
+  await expect(form(page).getByRole('button', { name: 'Save this micro-step as a stop' })).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect.poll(() => new PlayerWidget(page).position()).toEqual({ op: 4, frame: ne + 1 });
+  await expect(form(page).getByTestId('authoring-at')).toContainText(`At operation 5, micro-step ${ne + 2} of`);
   await goTo(page, 2, le);
   await form(page).getByLabel('Stop title').fill('LE: from the left');
   await form(page).getByLabel(/What to say/).fill('The first page goes at the block\'s start. The block shrinks from the left.');

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorMessage, Session } from '../bridge';
-import { initSync, Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
+import { MapleSession } from '../maple/bridge';
+import { initSync, isMapleTrace, MapleView, Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import type { AnyEvent, EventSource } from '../player/events';
 import { checkShape, MAX_JSON, MAX_PACKED, packLesson, parseLessonFile, unpackLesson, type AuthoredLesson } from './authored';
 import { checkAuthored, claimOf, offersAt, type Replay } from './authoredCheck';
@@ -27,7 +28,7 @@ const FITS = [
 
 const replay: Replay = (_name, text) => {
   try {
-    const s = new Session(Vmapviz.load(text));
+    const s = isMapleTrace(text) ? new MapleSession(MapleView.load(text)) : new Session(Vmapviz.load(text));
     return { length: s.length, events: (op) => (s.frames(op)?.frames ?? []).map((f) => f.event as AnyEvent) };
   } catch (e) {
     return { error: errorMessage(e) };
@@ -189,5 +190,40 @@ describe('against the core', () => {
     expect(refuse((d) => (d.stops[1].op = 99))).toEqual({ error: 'claim', message: 'Stop 2 ("LE"): operation 100 is past the trace\'s 5.' });
     expect(refuse((d) => (d.stops[1].frame = 500))).toMatchObject({ error: 'claim', message: expect.stringMatching(/^Stop 2 \("LE"\): operation 3 has \d+ micro-steps, not 501\.$/) });
     expect(refuse((d) => (d.traces.t1 = 'profile linux-5.2\nalloc zz'))).toMatchObject({ error: 'replay', message: expect.stringMatching(/^Stop 1 \("Where does the aligned p…"\): its trace does not replay: line 2/) });
+  });
+
+  it('claims an event no kind names by its tag: the search\'s visit of the only free block, and its question', () => {
+    const v = src().events(4).findIndex((e) => e.kind === 'visit');
+    expect(v).toBeGreaterThan(0);
+    const claim = claimOf(src().events(4)[v]);
+    expect(claim).toMatchObject({ event: 'visit', where: { id: 0, va_start: '0x11000', va_end: '0x2f000' } });
+    expect(offersAt(src(), 4, v).map((o) => [o.ask, o.answer])).toEqual([['visit', { node: 0 }]]);
+    const doc: AuthoredLesson = { ...lesson(), stops: [{ title: 'Visit', text: 'The search starts at the root.', trace: 't1', op: 4, frame: v, claim, ask: { ask: 'visit', nth: 0, answer: { node: 0 } } }] };
+    const l = checkAuthored(doc, 'P', replay);
+    expect('error' in l ? l.message : l.stops[0].claim).toEqual({ tag: 'visit', where: claim.where });
+    doc.stops[0].claim = { event: 'visit', where: { ...claim.where, id: 3 } };
+    expect(checkAuthored(doc, 'P', replay)).toEqual({ error: 'claim', message: 'Stop 1 ("Visit"): the stop claims id 3 but the core\'s visit event there has id 0.' });
+  });
+
+  it('a maple tree trace: the store type the core picks, and a tampered one refused', () => {
+    // Into the empty tree (wr_store_root), a range after it (wr_node_store), then exactly the NULL
+    // slot between the two (wr_exact_fit).
+    const maple = 'profile maple-tree\nstore 0x100000 0x100fff\nstore 0x102000 0x102fff\nstore 0x101000 0x101fff';
+    const m = replay('m', maple) as EventSource;
+    const picks = [0, 1, 2].map((op) => m.events(op).find((e) => e.kind === 'store_type')?.store);
+    expect(picks).toEqual(['wr_store_root', 'wr_node_store', 'wr_exact_fit']);
+    const f = m.events(2).findIndex((e) => e.kind === 'store_type');
+    expect(offersAt(m, 2, f).map((o) => [o.ask, o.answer])).toEqual([['store', { store: 'wr_exact_fit' }]]);
+    const doc: AuthoredLesson = {
+      format: 'vmapviz-lesson',
+      version: 1,
+      title: 'Maple',
+      traces: { m: maple },
+      stops: [{ title: 'Exact', text: 'One slot changes.', trace: 'm', op: 2, frame: f, claim: claimOf(m.events(2)[f]), ask: { ask: 'store', nth: 0, answer: { store: 'wr_exact_fit' } } }],
+    };
+    const l = checkAuthored(doc, 'P', replay);
+    expect('error' in l ? l.message : [l.stops[0].claim, l.stops[0].look]).toEqual([{ kind: 'store_type', where: expect.objectContaining({ store: 'wr_exact_fit' }) }, ['tree', 'narration']]);
+    doc.stops[0].ask!.answer = { store: 'wr_append' };
+    expect(checkAuthored(doc, 'P', replay)).toEqual({ error: 'claim', message: 'Stop 1 ("Exact"): its question\'s answer is {"store":"wr_append"} but the core\'s is {"store":"wr_exact_fit"}.' });
   });
 });

@@ -192,7 +192,8 @@ class AuthoringForm {
         this.hide();
       }
     });
-    document.body.append(root);
+    // In the page's header (kept in lecture mode): the player's keys (→ / ←) work from its buttons.
+    (this.h.root.querySelector('.site-header') ?? document.body).append(root);
     // The micro-step shown, followed as the player moves.
     this.observer = new MutationObserver(() => this.renderAt());
   }
