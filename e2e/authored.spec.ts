@@ -219,3 +219,37 @@ test('a tampered or damaged link is refused with its message, nothing opened', a
   }
   expect(ne).toBeGreaterThan(0);
 });
+
+test('the picker leads to the form; in lecture mode it is axe clean, 16 px at least, and takes the lesson shown back into the draft', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  await writeLesson(page, app);
+  await form(page).getByRole('button', { name: '▶ Play' }).click();
+  await expect(card(page).locator('.lesson-head')).toHaveText('Fits, my way · stop 1 / 2');
+  await page.locator('[data-tool="lecture"]').click();
+  await expect(page.locator('body')).toHaveClass(/lecture/);
+  await page.locator('[data-tool="lessons"]').click();
+  const own = page.locator('button[data-action="lesson-author"]');
+  await expect(own).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await own.click();
+  await expect(form(page)).toBeVisible();
+  await expect(form(page).getByLabel('Stop title')).toBeFocused();
+  expect(await axeViolations(page)).toEqual([]);
+  const small = await form(page).evaluate((root) =>
+    [...root.querySelectorAll<HTMLElement>('h2, h3, p, label, input, textarea, select, button, li')]
+      .filter((e) => e.getClientRects().length > 0 && parseFloat(getComputedStyle(e).fontSize) < 16)
+      .map((e) => `${e.tagName} ${e.textContent?.slice(0, 30)} ${getComputedStyle(e).fontSize}`),
+  );
+  expect(small).toEqual([]);
+  // The draft changed, then the lesson shown taken back into it.
+  await form(page).getByRole('button', { name: 'Remove stop 2' }).click();
+  await expect(form(page).getByTestId('authoring-stops').locator('li')).toHaveCount(1);
+  page.once('dialog', (d) => void d.accept());
+  await form(page).getByRole('button', { name: 'Edit the lesson shown' }).click();
+  await expect(form(page).getByTestId('authoring-stops').locator('li')).toHaveCount(2);
+  await expect(form(page).getByTestId('authoring-status')).toHaveText('The draft is now "Fits, my way" (2 stops).');
+  await page.keyboard.press('Escape');
+  await expect(form(page)).toBeHidden();
+  expect(app.problems).toEqual([]);
+});

@@ -19,9 +19,11 @@ import {
   MAX_TITLE,
   packLesson,
   parseLessonFile,
+  unpackLesson,
   type AuthoredLesson,
   type AuthoredStop,
 } from './authored';
+import { parseLessonLink } from './link';
 import { claimOf, offersAt, type Offer } from './authoredCheck';
 import { checkWithCore } from './authoredOpen';
 import './authored.css';
@@ -91,6 +93,7 @@ class AuthoringForm {
   private readonly list: HTMLOListElement;
   private readonly actions: HTMLButtonElement[];
   private readonly copied: HTMLElement;
+  private readonly edit: HTMLButtonElement;
   private readonly observer: MutationObserver;
   private offers: Offer[] = [];
   private opener: HTMLElement | null = null;
@@ -162,6 +165,8 @@ class AuthoringForm {
       button('Download JSON', 'authoring-download', () => this.download()),
       button('Clear', 'authoring-clear', () => this.clear()),
     ];
+    // A lecturer's lesson shown (its link, or a file opened) taken back into the draft to change it.
+    this.edit = button('Edit the lesson shown', 'authoring-edit', () => this.editShown());
     // Opening a lesson's file: the input, or a file dropped on the form.
     const open = row.appendChild(el('label', 'btn btn-small authoring-file', 'Open a file…'));
     const file = open.appendChild(el('input'));
@@ -205,6 +210,7 @@ class AuthoringForm {
     document.body.classList.add('authoring-open');
     this.observer.observe(this.h.root, { attributes: true, attributeFilter: ['data-step', 'data-frame'] });
     this.lessonTitle.value = this.draft.title;
+    this.edit.hidden = !shownId();
     this.renderAt();
     this.renderList();
     this.title.focus();
@@ -347,6 +353,19 @@ class AuthoringForm {
     this.say('The draft is empty.');
   }
 
+  private async editShown(): Promise<void> {
+    const id = shownId();
+    if (!id) return;
+    const doc = await unpackLesson(id.slice(AUTHORED_PREFIX.length));
+    if ('error' in doc) return this.say('', doc.message);
+    if (this.draft.stops.length && !confirm('Replace the draft with the lesson shown?')) return;
+    this.draft = { title: doc.title, traces: doc.traces, stops: doc.stops };
+    this.lessonTitle.value = doc.title;
+    this.keep();
+    this.renderList();
+    this.say(`The draft is now "${doc.title}" (${doc.stops.length} stops).`);
+  }
+
   /** The draft checked by the core and packed: its lesson id, or null (the error said). */
   private async packed(): Promise<string | null> {
     const doc = asLesson(this.draft);
@@ -403,6 +422,12 @@ class AuthoringForm {
     this.hide();
     await this.play(AUTHORED_PREFIX + p);
   }
+}
+
+/** The id of the lecturer's lesson the address bar names, or null. */
+function shownId(): string | null {
+  const id = parseLessonLink(location.hash)?.id ?? '';
+  return id.startsWith(AUTHORED_PREFIX) ? id : null;
 }
 
 function answerText(o: Offer): string {
