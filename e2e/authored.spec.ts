@@ -186,8 +186,20 @@ test('the lesson downloaded as JSON opens from the file; a tampered copy is refu
   await fresh.locator('[data-tool="author"]').click();
   await form(fresh).getByTestId('authoring-file').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(tampered)) });
   await expect(form(fresh).getByTestId('authoring-error')).toHaveText('bad.json: Stop 1 ("Where does the aligned p…"): the stop claims fit "LE" but the core\'s fit event there has fit "NE".');
-  await form(fresh).getByTestId('authoring-file').setInputFiles({ name: 'junk.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "vmapviz-lesson", ') });
+  // A file dropped on the form: damaged JSON is said, a good lesson plays.
+  const drop = (name: string, text: string) =>
+    form(fresh).evaluate(
+      (root, [n, t]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([t], n, { type: 'application/json' }));
+        root.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      },
+      [name, text],
+    );
+  await drop('junk.json', '{"format": "vmapviz-lesson", ');
   await expect(form(fresh).getByTestId('authoring-error')).toContainText(/^junk\.json: The lesson is not JSON: /);
+  await drop('good.json', JSON.stringify({ ...json, title: 'Dropped' }));
+  await expect(card(fresh).locator('.lesson-head')).toHaveText('Dropped · stop 1 / 2');
   expect(freshApp.problems).toEqual([]);
 });
 
