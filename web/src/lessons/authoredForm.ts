@@ -23,7 +23,6 @@ import {
   type AuthoredLesson,
   type AuthoredStop,
 } from './authored';
-import { parseLessonLink } from './link';
 import { claimOf, offersAt, type Offer } from './authoredCheck';
 import { checkWithCore } from './authoredOpen';
 import './authored.css';
@@ -426,8 +425,7 @@ class AuthoringForm {
 
 /** The id of the lecturer's lesson the address bar names, or null. */
 function shownId(): string | null {
-  const id = parseLessonLink(location.hash)?.id ?? '';
-  return id.startsWith(AUTHORED_PREFIX) ? id : null;
+  return /[#&]lesson=(authored\.[\w-]+)/.exec(location.hash)?.[1] ?? null;
 }
 
 function answerText(o: Offer): string {
