@@ -97,3 +97,55 @@ test('with two tabs of vmapviz open, the presenter view steps only the page that
   expect(a.problems).toEqual([]);
   expect(b.problems).toEqual([]);
 });
+
+test('the presenter view previews the picture shown and the next one, and follows the steps', async ({ page, context }) => {
+  const app = new AppPage(page);
+  await app.open('./#lesson=free-tree&stop=5');
+  const card = page.locator('[data-widget="lesson"]');
+  await expect(card).toHaveAttribute('data-stop', '5');
+  const [p] = await Promise.all([context.waitForEvent('page'), card.locator('button[data-action="lesson-presenter"]').click()]);
+  await p.waitForLoadState();
+  const root = page.locator('#app');
+  const now = p.frameLocator('[data-testid="p-preview-now"]').locator('#app');
+  const next = p.frameLocator('[data-testid="p-preview-next"]').locator('#app');
+  const where = async () => ({ op: Number(await root.getAttribute('data-step')), frame: Number(await root.getAttribute('data-frame')) });
+  const count = (op: number) => page.evaluate((k) => window.vmapviz?.app.core?.frames(k)?.frames.length ?? -1, op);
+  /** Both previews: the page's own picture, and the micro-step after it (or the stop after it). */
+  const follows = async (nextStop: number | null) => {
+    const w = await where();
+    for (const id of ['p-preview-now', 'p-preview-next']) await expect(p.frameLocator(`[data-testid="${id}"]`).locator('body')).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
+    await expect(now).toHaveAttribute('data-lesson-stop', String(await card.getAttribute('data-stop')));
+    await expect(now).toHaveAttribute('data-step', String(w.op));
+    await expect(now).toHaveAttribute('data-frame', String(w.frame));
+    if (nextStop === null) {
+      await expect(next).toHaveAttribute('data-lesson-stop', String(await card.getAttribute('data-stop')));
+      await expect(next).toHaveAttribute('data-step', String(w.op));
+      await expect(next).toHaveAttribute('data-frame', String(w.frame + 1));
+    } else {
+      await expect(next).toHaveAttribute('data-lesson-stop', String(nextStop));
+    }
+  };
+  await follows(null);
+  // The previews are embedded pages: no toolbar, no lesson card of their own to press.
+  await expect(p.frameLocator('[data-testid="p-preview-now"]').locator('body')).toHaveClass(/\bembed\b/);
+  // A click on a preview leaves the keys with the presenter window.
+  await p.getByTestId('p-preview-now').click({ force: true });
+  await p.keyboard.press('ArrowRight');
+  await expect(root).toHaveAttribute('data-frame', String((await where()).frame));
+  await follows(null);
+  // To the operation's last micro-step: the next picture is then the next stop's.
+  const { op } = await where();
+  const n = await count(op);
+  expect(n).toBeGreaterThan(2);
+  while ((await where()).frame < n - 1) {
+    const f = (await where()).frame;
+    await p.keyboard.press('ArrowRight');
+    await expect(root).toHaveAttribute('data-frame', String(f + 1));
+  }
+  await follows(6);
+  await p.keyboard.press('PageDown');
+  await expect(card).toHaveAttribute('data-stop', '6');
+  await expect(now).toHaveAttribute('data-lesson-stop', '6');
+  await follows(null);
+  expect(app.problems).toEqual([]);
+});

@@ -4,3 +4,4 @@ export { checkClaim, resolveStop } from './resolve';
 export { isRight, parsePick, pickText, resolveAsk } from './question';
 export { practiceLesson, recordPractice } from './practice';
 export { hallLayout } from './hall';
+export { previewLinks } from './preview';
