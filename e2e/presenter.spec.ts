@@ -22,7 +22,7 @@ test('the presenter view follows the lesson and steps it: notes, the next stop, 
   const title3 = (await p.getByTestId('p-title').textContent()) ?? '';
   expect(title3).not.toBe('');
   await expect(p.getByTestId('p-text')).toHaveText((await card.getByTestId('lesson-text').textContent()) ?? '');
-  await expect(p.getByTestId('p-where')).toContainText('stop 3 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 3 / 14');
   const next3 = (await p.getByTestId('p-next-title').textContent()) ?? '';
   expect(next3).not.toBe('');
   // Stop 3 asks a question: the presenter reads its answer before the hall does, and a remote's
@@ -39,7 +39,7 @@ test('the presenter view follows the lesson and steps it: notes, the next stop, 
   await expect(card).toHaveAttribute('data-stop', '4');
   await expect(card.getByTestId('lesson-title')).toHaveText(next3);
   await expect(p.getByTestId('p-title')).toHaveText(next3);
-  await expect(p.getByTestId('p-where')).toContainText('stop 4 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 4 / 14');
   // Its button back, and the page's own keys move the presenter too.
   await p.locator('button[data-action="p-prev"]').click();
   await expect(card).toHaveAttribute('data-stop', '3');
@@ -47,7 +47,7 @@ test('the presenter view follows the lesson and steps it: notes, the next stop, 
   await page.bringToFront();
   await page.keyboard.press('PageUp');
   await expect(card).toHaveAttribute('data-stop', '2');
-  await expect(p.getByTestId('p-where')).toContainText('stop 2 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 2 / 14');
   // Stepping away from the stop on the page is said in the presenter view.
   await page.keyboard.press('ArrowRight');
   await expect(p.getByTestId('p-away')).toBeVisible();
@@ -65,7 +65,7 @@ test('a presenter view opened first waits, then picks the lesson up', async ({ p
   const app = new AppPage(page);
   await app.open('./#lesson=maple&stop=5');
   await expect(page.locator('[data-widget="lesson"]')).toHaveAttribute('data-stop', '5');
-  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 9');
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 10');
   await expect(p.getByTestId('p-title')).toHaveText((await page.locator('[data-widget="lesson"]').getByTestId('lesson-title').textContent()) ?? '');
 });
 
@@ -82,10 +82,10 @@ test('with two tabs of vmapviz open, the presenter view steps only the page that
   const [p] = await Promise.all([context.waitForEvent('page'), cardA.locator('button[data-action="lesson-presenter"]').click()]);
   await p.waitForLoadState();
   // It shows tab A's stop, not B's (B posts its state too, on the same channel).
-  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 14');
   await p.locator('button[data-action="p-next"]').click();
   await expect(cardA).toHaveAttribute('data-stop', '6');
-  await expect(p.getByTestId('p-where')).toContainText('stop 6 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 6 / 14');
   // B heard the command too and left it alone; its own step does not move the presenter.
   await other.bringToFront();
   await other.keyboard.press('PageUp');
@@ -93,7 +93,7 @@ test('with two tabs of vmapviz open, the presenter view steps only the page that
   await p.locator('button[data-action="p-prev"]').click();
   await expect(cardA).toHaveAttribute('data-stop', '5');
   await expect(cardB).toHaveAttribute('data-stop', '6');
-  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 13');
+  await expect(p.getByTestId('p-where')).toContainText('stop 5 / 14');
   expect(a.problems).toEqual([]);
   expect(b.problems).toEqual([]);
 });
