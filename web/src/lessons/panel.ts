@@ -313,7 +313,8 @@ export class LessonCard {
       this.text.hidden = false;
       this.claim.hidden = false;
     }
-    this.practise.hidden = !q || !q.revealed || !PRACTICE_KINDS.includes(q.ask);
+    // The practices are of the free tree's searches: a maple stop's visit has none.
+    this.practise.hidden = !q || !q.revealed || !PRACTICE_KINDS.includes(q.ask) || kindInfo(stop.claim.kind).group.startsWith('maple');
     const score = practiceScore(v.lesson.id, n);
     this.score.hidden = score === null;
     if (score) {
