@@ -129,9 +129,11 @@ test('the presenter view previews the picture shown and the next one, and follow
   // The previews are embedded pages: no toolbar, no lesson card of their own to press.
   await expect(p.frameLocator('[data-testid="p-preview-now"]').locator('body')).toHaveClass(/\bembed\b/);
   // A click on a preview leaves the keys with the presenter window.
+  const before = await where();
   await p.getByTestId('p-preview-now').click({ force: true });
+  expect(await p.evaluate(() => document.activeElement?.tagName)).not.toBe('IFRAME');
   await p.keyboard.press('ArrowRight');
-  await expect(root).toHaveAttribute('data-frame', String((await where()).frame));
+  await expect(root).toHaveAttribute('data-frame', String(before.frame + 1));
   await follows(null);
   // To the operation's last micro-step: the next picture is then the next stop's.
   const { op } = await where();
