@@ -77,6 +77,8 @@ test.describe('ask before telling', () => {
       const card = page.locator('[data-widget="lesson"]');
       // The stop's own title can name its answer: a neutral one while asked.
       await expect(card.getByTestId('lesson-title')).toHaveText('Your turn');
+      // Said once on the card: the title, not the prompt again.
+      expect((await card.innerText()).match(/your turn/gi)).toHaveLength(1);
       await expect(page.locator('[data-widget="narration"]')).toHaveAttribute('data-withheld', a.ask === 'land' ? 'false' : 'true');
       const before = await said(page);
       for (const w of a.answer) expect(before, `"${w}" is said before the reveal`).not.toContain(w);

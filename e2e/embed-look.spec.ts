@@ -42,7 +42,7 @@ for (const [width, height] of [
         if (stop >= n) break;
       }
     }
-    expect(stops).toBe(50);
+    expect(stops).toBe(52);
     expect(bad).toEqual([]);
     expect(app.problems).toEqual([]);
   });

@@ -55,7 +55,7 @@ for (const [width, height] of [
       await page.keyboard.press('PageDown');
       await expect.poll(async () => `${await card.getAttribute('data-lesson')} ${await card.getAttribute('data-stop')}`).not.toBe(at).catch(() => undefined);
     }
-    expect(seen.length, 'the course has 50 stops').toBe(50);
+    expect(seen.length, 'the course has 52 stops').toBe(52);
     expect(asked).toBe(ASKED.length);
     expect(bad).toEqual([]);
     expect(app.problems).toEqual([]);
@@ -100,7 +100,7 @@ test('every stop not about the tree shows its code line whole at 1280×720', asy
     await page.keyboard.press('PageDown');
     await expect.poll(async () => `${await card.getAttribute('data-lesson')} ${await card.getAttribute('data-stop')}`).not.toBe(at).catch(() => undefined);
   }
-  expect(seen.length, 'the course has 50 stops').toBe(50);
+  expect(seen.length, 'the course has 52 stops').toBe(52);
   expect(checked).toBeGreaterThan(10);
   expect(bad).toEqual([]);
   expect(app.problems).toEqual([]);

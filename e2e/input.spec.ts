@@ -104,7 +104,7 @@ test('an import that replaces the trace can be undone: the previous trace at its
 test('"Add an operation" accepts and refuses what the forms do (the core decides), and says "this line"', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  // The default scenario opens at its start: its lazy area exists at the end.
+  // The default scenario opens mid-way: its lazy area exists at the end.
   await page.keyboard.press('End');
   const { ops, forms } = app;
   const n = await ops.ops.count();

@@ -105,9 +105,9 @@ test('the presenter view: b and . blank the page, → / ← micro-step it, PgDn 
   await expect(card(page)).toHaveAttribute('data-stop', '9');
   const [p] = await Promise.all([context.waitForEvent('page'), card(page).locator('button[data-action="lesson-presenter"]').click()]);
   await p.waitForLoadState();
-  await expect(p.getByTestId('p-where')).toContainText('stop 9 / 13');
-  // The timer counts against the lesson's 25 minutes (measured: docs/lecturers.md).
-  await expect(p.getByTestId('p-clock')).toHaveText(/^\d+:\d\d \/ 25:00$/);
+  await expect(p.getByTestId('p-where')).toContainText('stop 9 / 14');
+  // The timer counts against the lesson's 27 minutes (measured: docs/lecturers.md).
+  await expect(p.getByTestId('p-clock')).toHaveText(/^\d+:\d\d \/ 27:00$/);
   const body = page.locator('body');
   await p.keyboard.press('b');
   await expect(body).toHaveAttribute('data-blank', 'true');

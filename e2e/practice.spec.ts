@@ -79,3 +79,59 @@ test('a lesson\'s "where does it land?" offers practice once answered', async ({
   await expect(page).toHaveURL(/lecture=1/);
   expect(app.problems).toEqual([]);
 });
+
+/** The node the core's search visits at the current practice stop's question (its nth visit). */
+async function coreVisit(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const app = (window as unknown as { vmapviz: { app: { lesson: { lesson: { stops: { at: { op: number }; ask: { nth?: number } }[] }; index: number }; core: { frames(op: number): { frames: { event: Record<string, unknown> }[] } | null } } } }).vmapviz.app;
+    const stop = app.lesson.lesson.stops[app.lesson.index];
+    const visits = (app.core.frames(stop.at.op)?.frames ?? []).map((f) => f.event).filter((e) => e.kind === 'visit');
+    return Number(visits[stop.ask.nth ?? 0]?.id);
+  });
+}
+
+test('a practice of "which node next?": five visits of the core\'s search, scored', async ({ page }) => {
+  test.setTimeout(90_000);
+  const app = new AppPage(page);
+  await app.open('./#lesson=practice-visit-7&stop=1&lecture=1');
+  const card = page.locator('[data-widget="lesson"]');
+  await expect(card).toHaveAttribute('data-lesson', 'practice-visit-7');
+  await expect(card.getByTestId('lesson-head')).toContainText('stop 1 / 5');
+  const score = card.getByTestId('practice-score');
+  const input = card.locator('input.quiz-typed-input');
+  for (let stop = 1; stop <= 5; stop++) {
+    // Once revealed, PageDown goes on to the stop's own micro-step (the fit), then to the next stop.
+    if (stop > 1) {
+      await page.keyboard.press('PageDown');
+      await expect(page.locator('[data-widget="narration"]')).toHaveAttribute('data-event-kind', 'fit');
+      await page.keyboard.press('PageDown');
+    }
+    await expect(card).toHaveAttribute('data-stop', String(stop));
+    await expect(card).toHaveAttribute('data-ask', 'visit');
+    await expect(card).toHaveAttribute('data-revealed', 'false');
+    const node = await coreVisit(page);
+    expect(Number.isInteger(node)).toBe(true);
+    // The first answer wrong (a node number the tree has not), the rest right.
+    await input.fill(stop === 1 ? `#${node + 1000}` : `#${node}`);
+    await input.press('Enter');
+    await expect(card.getByTestId('quiz-feedback')).toHaveAttribute('data-right', String(stop !== 1));
+    await expect(card.getByTestId('quiz-feedback')).toContainText(`#${node}`);
+  }
+  await expect(score).toHaveText('Practice done: 4 of 5 right.');
+  expect(app.problems).toEqual([]);
+});
+
+test('a lesson\'s "which node next?" offers a practice of its own kind once answered', async ({ page }) => {
+  const app = new AppPage(page);
+  await app.open('./#lesson=free-tree&stop=13&lecture=1');
+  const card = page.locator('[data-widget="lesson"]');
+  const practise = card.locator('button[data-action="quiz-practise"]');
+  await expect(card).toHaveAttribute('data-ask', 'visit');
+  await expect(practise).toBeHidden();
+  await page.keyboard.press('r');
+  await expect(practise).toBeVisible();
+  await practise.click();
+  await expect(card).toHaveAttribute('data-lesson', /^practice-visit-\d+$/);
+  await expect(card).toHaveAttribute('data-ask', 'visit');
+  expect(app.problems).toEqual([]);
+});

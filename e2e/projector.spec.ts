@@ -53,7 +53,7 @@ test.describe('dark theme', () => {
 test('the help dialog keeps the focus, Esc closes it and gives the focus back', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  // The default scenario opens at its start, where "to the start" is disabled: go to the end.
+  // Go to the end of the default scenario (it opens mid-way).
   await page.keyboard.press('End');
   const opener = page.locator('[data-tool="help"]');
   await opener.focus();

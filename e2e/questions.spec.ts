@@ -150,7 +150,8 @@ test('a hall: R reveals without an answer; with a remote, PgDn reveals, then goe
   await expect(c.locator('button[data-action="quiz-onward"]')).toBeHidden();
   await expect(c).toHaveAttribute('data-stop', '13');
   await page.keyboard.press('PageDown');
-  await expect(c).toHaveAttribute('data-lesson', 'lazy');
+  await expect(c).toHaveAttribute('data-lesson', 'free-tree');
+  await expect(c).toHaveAttribute('data-stop', '14');
   // The Reveal button, in lecture mode.
   c = await asked(page, 'lazy', 7, 'land');
   await c.locator('button[data-action="quiz-reveal"]').click();

@@ -7,7 +7,7 @@ test('the production build works under /vmapviz/', async ({ page }) => {
   const app = new AppPage(page);
   await app.open(SUBPATH_URL);
   await expect(app.heading).toHaveText('vmapviz');
-  await page.keyboard.press('End'); // the default scenario opens at its start
+  await page.keyboard.press('End'); // the default scenario opens mid-way
   await expect(app.tree.nodes).toHaveCount(5);
   await expect(app.bar.areas.first()).toHaveAttribute('data-va-start', '0x1');
   // Every asset (JS, CSS, wasm) came from under the sub-path.

@@ -103,14 +103,18 @@ test('after an area\'s unbusy micro-step the bar no longer draws it busy', async
   await expect(busyAt('0xffffc90000002000')).toHaveCount(1);
 });
 
-test('the default page opens at its start, ready to play', async ({ page }) => {
+test('the default page opens mid-scenario (a search reusing a hole, at its fit), ready to play on', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  await expect(app.player.stepLabel).toHaveText('0 / 13 done');
+  await expect(app.player.stepLabel).toHaveText('op 12 / 13');
+  await expect(app.narration.root).toHaveAttribute('data-event-kind', 'fit');
   await expect(app.player.play).toBeEnabled();
   await expect(app.player.forward).toBeEnabled();
+  await expect(page).toHaveURL(/&step=11&frame=4$/);
+  // Home is the scenario's start, as before.
+  await page.keyboard.press('Home');
+  await expect(app.player.stepLabel).toHaveText('0 / 13 done');
   await expect(app.narration.text).toContainText('Next: op 1,');
-  await expect(page).toHaveURL(/&step=0$/);
   await page.keyboard.press(' ');
   await expect(app.player.root).toHaveAttribute('data-playing', 'true');
   await page.keyboard.press(' ');

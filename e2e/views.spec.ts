@@ -38,7 +38,7 @@ test('screenshots of each view during a step', async ({ page }) => {
 test('the zoomable address space: presets, wheel zoom to single pages, and the minimap', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  await page.keyboard.press('End'); // the default scenario opens at its start
+  await page.keyboard.press('End'); // the default scenario opens mid-way
   const { zoom } = app;
   await zoom.preset('whole').click();
   expect(await zoom.window()).toEqual([0n, 1n << 64n]);
@@ -95,7 +95,7 @@ test('the zoomable address space: presets, wheel zoom to single pages, and the m
 test('the tree zooms, fits, and collapses below a depth', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  await page.keyboard.press('End'); // the default scenario opens at its start
+  await page.keyboard.press('End'); // the default scenario opens mid-way
   const tree = app.tree.root;
   await expect(tree).toHaveAttribute('data-auto-fit', 'true');
   await tree.locator('button.zoom-in').click();
@@ -169,7 +169,7 @@ test('a tree of about 1,000 free blocks is drawn compact, fitted, with labels dr
 test('the overview can fill busy areas by vmap node (for the linux-6.9 nodes)', async ({ page }) => {
   const app = new AppPage(page);
   await app.open();
-  await page.keyboard.press('End'); // the default scenario opens at its start
+  await page.keyboard.press('End'); // the default scenario opens mid-way
   await expect(app.bar.area('busy').first()).not.toHaveAttribute('data-node', /./);
   await page.evaluate(() => window.vmapviz?.app.setColorBy('node'));
   await expect(app.bar.area('busy').first()).toHaveAttribute('data-node', '0');

@@ -17,3 +17,6 @@ free 0xffffc90000015000
 alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff
 vfree 0xffffc90000005000
 `;
+
+/** Where the first open shows it: mid-scenario, the reuse of a hole at its fit (op 12, micro-step 5). */
+export const DEFAULT_AT = [11, 4] as const;

@@ -10,6 +10,8 @@ import fitTypes from './traces/fit_types.trace?raw';
 import merges from './traces/merges.trace?raw';
 import fixups from './traces/fixups.trace?raw';
 import earlyStop from './traces/early_stop.trace?raw';
+import rollBack from './traces/roll_back.trace?raw';
+import rebalance from './traces/rebalance.trace?raw';
 import lazy from './traces/lazy.trace?raw';
 import threshold from './traces/threshold.trace?raw';
 import maple from './traces/maple.trace?raw';
@@ -73,8 +75,8 @@ const FREE_TREE: Lesson = {
   title: 'The augmented free tree (linux-5.2)',
   summary:
     'Free blocks in a red-black tree sorted by address, each node keeping subtree_max_size: the four fit types, merging with the previous, next or both neighbours, the insert and erase fix-ups, and a propagation that stops early.',
-  minutes: 25,
-  traces: { fits: fitTypes, merges, fixups, early: earlyStop },
+  minutes: 27,
+  traces: { fits: fitTypes, merges, fixups, early: earlyStop, rollBack },
   stops: [
     {
       title: 'LE: the request starts at the block’s start',
@@ -194,6 +196,15 @@ const FREE_TREE: Lesson = {
       look: ['tree', 'narration'],
       ask: { ask: 'visit', nth: 1 },
     },
+    {
+      title: 'A dead end: the search rolls back',
+      trace: 'rollBack',
+      at: { op: 14, find: 'roll_back' },
+      text:
+        'A 16 KiB request from vstart 0x105000. At the root the left subtree holds a 32 KiB block and vstart is below the root\'s start, so find_vmap_lowest_match goes left; but that block ends at 0x108000, too early for the request: a dead end. The roll-back walk climbs to the root, which does not fit either, but its right subtree\'s maximum is large enough: the search goes right from there.',
+      claim: { kind: 'roll_back', where: { id: 3, step: 'right', va_start: '0x109000' } },
+      look: ['tree', 'narration'],
+    },
   ],
 };
 
@@ -202,7 +213,7 @@ const LAZY: Lesson = {
   title: 'Lazy freeing and the purge (linux-5.2)',
   summary:
     'vfree() only marks an area lazy; a purge returns lazy areas to the free tree in a batch: forced, on the lazy threshold, or when an allocation fails and retries.',
-  minutes: 19,
+  minutes: 17,
   traces: { lazy, threshold },
   stops: [
     {
@@ -369,8 +380,8 @@ const MAPLE: Lesson = {
   title: 'The maple tree (lib/maple_tree.c)',
   summary:
     'A B-tree of ranges: the store types mas_wr_store_type chooses, a leaf that splits, gaps propagated up, a gap search with a wasted descent, and a spanning store.',
-  minutes: 20,
-  traces: { maple },
+  minutes: 21,
+  traces: { maple, rebalance },
   stops: [
     {
       title: 'A store into an empty tree',
@@ -453,6 +464,15 @@ const MAPLE: Lesson = {
       claim: { kind: 'spanning' },
       look: ['tree', 'narration'],
     },
+    {
+      title: 'Too few entries: rebalance',
+      trace: 'rebalance',
+      at: { op: 12, find: 'rebalance' },
+      text:
+        'After the split, one store over [0x100000, 0x106fff] replaces four entries of the left leaf and the NULL ranges between them. The leaf would end at slot 3, under the 6 that mt_min_slots asks of a leaf that is not the root, so mas_wr_store_type picks wr_rebalance. mas_rebalance combines the leaf with its sibling: both fit in one leaf, and one micro-step later (→) the tree is a single leaf again.',
+      claim: { kind: 'rebalance', where: { node: 1 } },
+      look: ['tree', 'narration'],
+    },
   ],
 };
 
@@ -461,7 +481,7 @@ const RFC: Lesson = {
   title: 'maple-rfc: the occupied tree and the bump overlay',
   summary:
     'The RFC keeps no free tree: free space is the occupied maple tree\'s NULL ranges, found by a window loop; a per-CPU bump overlay serves most requests from 64 MiB chunks. And S5, the overlap the syzbot report shows.',
-  minutes: 14,
+  minutes: 13,
   traces: { bump: rfcBump, s5: rfcS5 },
   stops: [
     {

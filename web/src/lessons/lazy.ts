@@ -10,6 +10,7 @@ export { checkClaim, resolveStop } from './resolve';
 export { isRight, parsePick, pickText, resolveAsk } from './question';
 export { recordPractice } from './practice';
 export { hallLayout } from './hall';
+export { previewLinks } from './preview';
 
 /**
  * A lesson no catalogue holds: a practice (`practice-KIND-SEED`, practice.ts) or a lecturer's,

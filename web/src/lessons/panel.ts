@@ -54,6 +54,8 @@ export interface LessonCardOptions {
   onBlank: () => void;
   /** The address of the picture shown (the lesson, the stop, the micro-step). */
   link: () => string;
+  /** The presenter's previews of the picture shown and the next one (null: no lesson). */
+  previews: () => { now: string; next: string | null } | null;
   /** A typed answer: null when it was taken, else what is wrong with it. */
   onTyped: (text: string) => string | null;
 }
@@ -204,7 +206,7 @@ export class LessonCard {
     });
     if (this.channel) {
       this.channel.onmessage = (e: MessageEvent) => {
-        if (!isMessage(e.data) || e.data.type !== 'cmd') return;
+        if (!isMessage(e.data) || e.data.type !== 'cmd' || document.body.classList.contains('embed')) return;
         if (e.data.cmd === 'hello') this.channel?.postMessage(this.posted);
         else if (e.data.to !== this.pageId) return;
         else if (this.posted.lesson === null) return;
@@ -221,11 +223,12 @@ export class LessonCard {
 
   private readonly channel = openChannel();
   private readonly pageId = newPageId();
-  private posted: PresenterState = { type: 'state', from: this.pageId, lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false, link: null, minutes: 0, blank: false, update: false };
+  private posted: PresenterState = { type: 'state', from: this.pageId, lesson: null, stop: 0, stops: 0, current: null, next: null, question: null, atStop: false, link: null, previews: null, minutes: 0, blank: false, update: false };
 
   /** Tell a presenter view (if one is open) where the lesson is. */
   private post(v: LessonView | null): void {
-    if (!this.channel) return;
+    // An embedded page (a presenter's preview among them) is no page a presenter follows.
+    if (!this.channel || document.body.classList.contains('embed')) return;
     const stops = v?.lesson.stops ?? [];
     const at = v ? stops[v.index] : undefined;
     const after = v ? stops[v.index + 1] : undefined;
@@ -241,6 +244,7 @@ export class LessonCard {
       question: q ? { prompt: q.prompt, answer: q.why, revealed: q.revealed } : null,
       atStop: v?.atStop ?? false,
       link: v ? this.opts.link() : null,
+      previews: v ? this.opts.previews() : null,
       minutes: v?.lesson.minutes ?? 0,
       blank: document.body.dataset.blank === 'true',
       update: document.body.dataset.updateWaiting === 'true',
@@ -309,7 +313,9 @@ export class LessonCard {
       this.text.hidden = false;
       this.claim.hidden = false;
     }
-    this.practise.hidden = !q || !q.revealed || !PRACTICE_KINDS.includes(q.ask);
+    // The practices are of the free tree's searches: a maple stop's visit has none, nor a lecturer's
+    // stop (claimed by its event's tag).
+    this.practise.hidden = !q || !q.revealed || !PRACTICE_KINDS.includes(q.ask) || !('kind' in stop.claim) || kindInfo(stop.claim.kind).group.startsWith('maple');
     const score = practiceScore(v.lesson.id, n);
     this.score.hidden = score === null;
     if (score) {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '../bridge';
 import { initSync, Vmapviz, workload, workloads } from '../pkg-workbench/vmapviz_wasm.js';
 import type { AnyEvent, EventSource } from '../player/events';
-import { parsePracticeId, practiceFromTrace, practiceId, practiceParams, practiceScore, PRACTICE_GENERATOR, PRACTICE_STOPS, recordPractice } from './practice';
+import { parsePracticeId, practiceFromTrace, visitCases, practiceId, practiceParams, practiceScore, PRACTICE_GENERATOR, PRACTICE_STOPS, recordPractice } from './practice';
 import { resolveAsk } from './question';
 import { checkClaim, resolveStop } from './resolve';
 
@@ -23,6 +23,7 @@ function generate(seed: number): string {
 describe('practice', () => {
   it('names its kind and seed; other ids are no practice', () => {
     expect(parsePracticeId(practiceId('land', 42))).toEqual({ kind: 'land', seed: 42 });
+    expect(parsePracticeId(practiceId('visit', 3))).toEqual({ kind: 'visit', seed: 3 });
     expect(parsePracticeId('practice-store-1')).toBe(null);
     expect(parsePracticeId('free-tree')).toBe(null);
     expect(parsePracticeId('practice-land-x')).toBe(null);
@@ -51,6 +52,40 @@ describe('practice', () => {
         // The seed picks requests whose alignment matters.
         expect(align > 0x1000n).toBe(true);
       }
+    });
+  }
+
+  for (const seed of [1, 7, 1234]) {
+    it(`seed ${seed}: "which node next?" — ${PRACTICE_STOPS} stops, each answered by the visit the core's search makes after a step left or right`, () => {
+      const trace = generate(seed);
+      const s = new Session(Vmapviz.load(trace));
+      const src: EventSource = { length: s.length, events: (op) => (s.frames(op)?.frames ?? []).map((f) => f.event as AnyEvent) };
+      const lesson = practiceFromTrace('visit', seed, trace, visitCases(src));
+      expect(lesson.id).toBe(`practice-visit-${seed}`);
+      expect(lesson.stops).toHaveLength(PRACTICE_STOPS);
+      expect(new Set(lesson.stops.map((st) => st.at.op)).size).toBe(PRACTICE_STOPS);
+      for (const stop of lesson.stops) {
+        const r = resolveStop(src, stop);
+        if ('error' in r) throw new Error(r.error);
+        expect(checkClaim(stop, r.event)).toBe(null);
+        const a = resolveAsk(src, stop.at.op, stop.ask ?? { ask: 'visit' });
+        if ('error' in a) throw new Error(a.error);
+        if (a.answer.ask !== 'visit') throw new Error('not a visit answer');
+        // The core's own visits of that operation: the asked one, and the step before it.
+        const ev = src.events(stop.at.op);
+        const visits = ev.flatMap((e, i) => (e.kind === 'visit' ? [i] : []));
+        const i = visits[stop.ask?.nth ?? 0];
+        expect(a.answer.node).toBe(ev[i].id);
+        const prev = ev[i - 1];
+        expect(prev.kind).toBe('visit');
+        expect(['left', 'right']).toContain(prev.branch);
+        // The why names the step before it, from its numbers.
+        expect(a.why).toContain(`#${String(prev.id)}`);
+        expect(a.why).toContain(`goes ${String(prev.branch)}`);
+        // Asked before the visit: nothing of it shown.
+        expect(a.posed.frame).toBe(i - 1);
+      }
+      s.dispose();
     });
   }
 

@@ -48,11 +48,12 @@ export type Pick =
   | { ask: 'store'; store: string }
   | { ask: 'slot'; node: number; slot: number };
 
+/** The card's title already says "Your turn" (withhold.ts): the prompt asks only. */
 const PROMPTS: Record<AskKind, string> = {
-  land: 'Your turn: where will this allocation land? Click the address bar.',
-  visit: 'Your turn: which node does the search visit next? Click it in the tree.',
-  store: 'Your turn: which store type does mas_wr_store_type pick?',
-  slot: 'Your turn: which slot does the gap search take? Click it in the tree.',
+  land: 'Where will this allocation land? Click the address bar.',
+  visit: 'Which node does the search visit next? Click it in the tree.',
+  store: 'Which store type does mas_wr_store_type pick?',
+  slot: 'Which slot does the gap search take? Click it in the tree.',
 };
 
 function isAnswerEvent(kind: AskKind, e: AnyEvent): boolean {

@@ -97,6 +97,7 @@ export class Lessons {
         onChoice: (store) => this.asking('store') && this.answer({ ask: 'store', store }),
         onReveal: () => this.reveal(),
         link: () => this.lessonHref() ?? location.href,
+        previews: () => (this.lesson ? fns.previewLinks(m.LESSONS, this.lesson.lesson, this.lesson.index, this.h.pos(), (op) => this.h.count(op)) : null),
         onMicroStep: (dir) => this.h.action(dir === 1 ? 'next' : 'prev'),
         onBlank: () => setBlank(!blanked()),
         onTyped: (text) => {

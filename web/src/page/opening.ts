@@ -10,7 +10,7 @@ import { parseHash, type Permalink, type StepRef } from '../permalink';
 import { parsePlayerLink } from '../player/link';
 import { OpenCancelled, openInSlices, type Slices } from '../player/opening';
 import type { Pos } from '../player/timeline';
-import { DEFAULT_TRACE } from '../scenario';
+import { DEFAULT_AT, DEFAULT_TRACE } from '../scenario';
 import { setTiming, span } from './timing';
 
 export interface AppDeps {
@@ -134,8 +134,10 @@ export class Opener {
       }
     }
     if (problems.length > 0 && this.keepShown(problems)) return;
-    // The default scenario opens at its start, ready to play.
-    this.h.open(this.h.deps.load(DEFAULT_TRACE), 0, null);
+    // A first open shows the default scenario mid-way (holes in the tree, a search); after a
+    // failed link it opens at its start.
+    const [op, f] = problems.length ? [0, null] : DEFAULT_AT;
+    this.h.open(this.h.deps.load(DEFAULT_TRACE), op, f);
     if (problems.length > 0) problems.push(DEFAULT_NOTE);
     this.h.showError(problems);
   }

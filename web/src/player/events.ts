@@ -21,6 +21,7 @@ export type EventKind =
   | 'recolor'
   | 'merge'
   | 'propagate_stop'
+  | 'roll_back'
   | 'lazy'
   | 'purge'
   | 'pool_hit'
@@ -65,6 +66,7 @@ export const KINDS: readonly KindInfo[] = [
   { kind: 'recolor', label: 'recolour', group: 'free tree', alloc: ['recolor'] },
   { kind: 'merge', label: 'merge', group: 'free tree', alloc: ['merge'] },
   { kind: 'propagate_stop', label: 'propagation stop', group: 'free tree', alloc: ['propagate_stop'] },
+  { kind: 'roll_back', label: 'search roll-back', group: 'free tree', alloc: ['roll_back'] },
   { kind: 'fail', label: 'allocation failure', group: 'free tree', alloc: ['alloc_failed'] },
   { kind: 'lazy', label: 'lazy free', group: 'lazy freeing and nodes', alloc: ['lazy_enqueue'] },
   { kind: 'purge', label: 'purge', group: 'lazy freeing and nodes', alloc: ['purge_start'] },

@@ -34,6 +34,8 @@ export interface PresenterState {
   atStop: boolean;
   /** The page's link to the picture shown (the lesson, the stop, the micro-step). */
   link: string | null;
+  /** The hashes of the picture shown and of the next one, opened embedded as previews (web/src/lessons/preview.ts). */
+  previews: { now: string; next: string | null } | null;
   /** The lesson's minutes as planned (the presenter's timer runs against them). */
   minutes: number;
   /** Whether the page's screen is blanked. */

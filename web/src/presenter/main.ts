@@ -25,6 +25,8 @@ function show(s: PresenterState): void {
   $('p-update').hidden = !s.update;
   const copy = document.querySelector<HTMLButtonElement>('[data-action="p-copy-link"]');
   if (copy) copy.disabled = s.link === null;
+  preview('p-preview-now', s.previews?.now ?? null);
+  preview('p-preview-next', s.previews?.next ?? null);
   if (s.lesson === null || s.current === null) {
     $('p-where').textContent = 'No lesson open on the page.';
     for (const id of ['p-text', 'p-next-title', 'p-next-text']) $(id).textContent = '';
@@ -44,6 +46,18 @@ function show(s: PresenterState): void {
   $('p-next-title').textContent = s.next ? s.next.title : 'The last stop of this lesson.';
   $('p-next-text').textContent = s.next ? s.next.text : '';
   tick();
+}
+
+/**
+ * A preview: the page itself, embedded at that picture. A new hash in the same frame moves the
+ * page already loaded there. The frames are inert: keys stay with this window.
+ */
+function preview(id: string, hash: string | null): void {
+  const frame = $(id) as HTMLIFrameElement;
+  frame.parentElement?.toggleAttribute('data-empty', hash === null);
+  if (hash === null || frame.dataset.hash === hash) return;
+  frame.dataset.hash = hash;
+  frame.src = new URL(`./${hash}`, location.href).href;
 }
 
 function send(cmd: PresenterCmd): void {

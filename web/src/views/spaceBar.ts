@@ -199,7 +199,7 @@ export class SpaceBar {
         viewBox: `${-MARGIN_X} 0 ${total + 2 * MARGIN_X} ${height}`,
       });
       this.renderWindow(placed);
-      this.renderAreas(placed, ms, colorBy);
+      this.renderAreas(placed, ms, colorBy, (state.chunks?.length ?? 0) > 0);
       this.renderChunks(placed, state.chunks ?? []);
       this.renderTicks(placed);
       this.highlight(this.highlighted);
@@ -258,8 +258,11 @@ export class SpaceBar {
     });
   }
 
-  private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state'): void {
+  private renderAreas(placed: PlacedSegment[], ms: number, colorBy: 'state' | 'node' = 'state', chunked = false): void {
     const type = this.type;
+    // Kind and size baselines: the hall's 16 px rows need 19 px each, and over a chunk band
+    // (whose label takes the bottom row) both move up.
+    const [ky, sy] = type === LECTURE_TYPE ? (chunked ? [17, 36] : [23, 42]) : [25, 42];
     const areas = this.svg
       .select<SVGGElement>('g.areas')
       .selectAll<SVGGElement, PlacedSegment>('g.area')
@@ -335,8 +338,8 @@ export class SpaceBar {
         else setAttr(select(e).interrupt('layout').node() as Element, 'transform', tr);
       }
       const w = round(Math.max(1, d.width - 1));
-      if (e.__w !== w) {
-        e.__w = w;
+      if (e.__w !== w * 64 + ky) {
+        e.__w = w * 64 + ky;
         if (animate) select(e).selectAll<SVGRectElement, unknown>('rect').transition('layout').duration(ms).attr('width', w);
         else {
           select(e).selectAll('rect').interrupt('layout');
@@ -345,9 +348,9 @@ export class SpaceBar {
         }
         const name = d.state === 'cluster' ? `${Object.values(d.counts ?? {}).reduce((a, b) => a + b, 0)} areas` : label(d);
         const kind = d.width >= type.kind * name.length + 12 ? name : d.width >= 14 ? name[0].toUpperCase() : '';
-        setAttrs(kindText, { x: round(d.width / 2), y: BAR_H / 2 - 4 });
+        setAttrs(kindText, { x: round(d.width / 2), y: ky });
         setText(kindText, kind);
-        setAttrs(sizeText, { x: round(d.width / 2), y: BAR_H / 2 + 13 });
+        setAttrs(sizeText, { x: round(d.width / 2), y: sy });
         // The size only where it fits (no layout read).
         const sz = d.state === 'cluster' ? '' : size(d.end - d.start);
         setText(sizeText, d.width >= type.size * sz.length + 6 ? sz : '');
