@@ -265,7 +265,7 @@ impl IncrementalCheck {
             // Capture lines change the state without reporting touches (the start state, held
             // space): the whole check. An allocation the model made itself reports as any
             // other; one taken where the kernel took it said so ([`Observer::untracked`]).
-            if !matches!(**f, crate::follow::Follow::Alloc { .. }) {
+            if !matches!(**f, crate::capture::follow::Follow::Alloc { .. }) {
                 self.synced = false;
             }
         }

@@ -371,7 +371,7 @@ pub const MARK_SPLIT: u8 = 1;
 pub const MARK_MERGE: u8 = 2;
 /// [`Session::marks`]: the operation rotated the free tree.
 pub const MARK_ROTATE: u8 = 4;
-/// A capture's allocation that an unknown of its start state explains ([`crate::follow`]).
+/// A capture's allocation that an unknown of its start state explains ([`crate::capture::follow`]).
 pub const MARK_EXPLAINED: u8 = 8;
 /// A capture's allocation that nothing known explains.
 pub const MARK_UNEXPLAINED: u8 = 16;
@@ -694,8 +694,8 @@ impl Session {
         for (k, bits) in (from..).zip(out.iter_mut()) {
             if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
                 *bits |= match f.mark() {
-                    crate::follow::Mark::Equal => 0,
-                    crate::follow::Mark::Unexplained => MARK_UNEXPLAINED,
+                    crate::capture::follow::Mark::Equal => 0,
+                    crate::capture::follow::Mark::Unexplained => MARK_UNEXPLAINED,
                     _ => MARK_EXPLAINED,
                 };
             }

@@ -4,8 +4,8 @@
 
 mod common;
 
+use vmapviz_core::capture::oracle::Place;
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
-use vmapviz_core::era::oracle::Place;
 use vmapviz_core::{NoObserver, Profile, Vmap};
 
 const VS: u64 = 0xffff_c900_0000_0000;

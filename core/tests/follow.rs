@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use vmapviz_core::capture::follow::{Follow, Mark};
 use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
 use vmapviz_core::check_inc::IncrementalCheck;
-use vmapviz_core::follow::{Follow, Mark};
 use vmapviz_core::trace::{format_trace, parse_trace};
 use vmapviz_core::{NoObserver, Op, Profile, Replayer};
 
