@@ -1245,3 +1245,29 @@ pub(crate) fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Res
     }
     Ok(last_area)
 }
+
+/// What an observer reads: maple-rfc's own state where it has one (its `Vmap` keeps one
+/// empty node), else the allocator's.
+impl crate::events::AreasView for Vmap {
+    fn index_view(&self) -> IndexView<'_> {
+        Vmap::index_view(self)
+    }
+    fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
+        match self.rfc.as_deref() {
+            Some(r) => crate::events::AreasView::busy_areas_all(r),
+            None => Vmap::busy_areas_all(self),
+        }
+    }
+    fn lazy_pages(&self) -> u64 {
+        Vmap::lazy_pages(self)
+    }
+    fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
+        match self.rfc.as_deref() {
+            Some(r) => r.lazy_areas_by_node(),
+            None => Vmap::lazy_areas_by_node(self),
+        }
+    }
+    fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        Vmap::pools(self)
+    }
+}
