@@ -1,4 +1,4 @@
-//! Capture bundles (core/src/capture.rs): every part missing or damaged gives a message naming
+//! Capture bundles (core/src/capture/): every part missing or damaged gives a message naming
 //! the file and the line; the start state is the "before" file's, areas in their vmap nodes in
 //! the file's per-node order; the report classifies each allocation.
 

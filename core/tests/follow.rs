@@ -1,4 +1,4 @@
-//! The trace a capture's replay prints (core/src/follow.rs lines: the before file's start state,
+//! The trace a capture's replay prints (core/src/capture/follow.rs lines: the before file's start state,
 //! what was learnt, each allocation with the kernel's answer) replays, on its own and checked
 //! after every operation, to the kernel's own addresses and purge counts, and ends with the
 //! after file's busy areas. Everything compared here is read from the kernel's files directly.

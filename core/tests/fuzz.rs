@@ -446,7 +446,7 @@ fn report(name: &str, r: Result<(), proptest::test_runner::TestError<impl std::f
 }
 
 // ----------------------------------------------------------------------------
-// Steering lines (core/src/follow.rs): each checked against the model before it applies
+// Steering lines (core/src/capture/follow.rs): each checked against the model before it applies
 // ----------------------------------------------------------------------------
 
 /// An address among the first 48 pages of the window, or a hostile number.

@@ -86,7 +86,7 @@ impl std::fmt::Display for Place {
 
 /// A change to the model that a capture's replay made besides the requests (held space, pool
 /// entries given back), logged in order while [`Vmap::log_oracle`] is on: the printed trace
-/// says each (core/src/follow.rs), so that it replays to the same states.
+/// says each (core/src/capture/follow.rs), so that it replays to the same states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OracleChange {
     Hold(u64, u64),
