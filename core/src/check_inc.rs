@@ -197,12 +197,8 @@ impl<O: Observer> Observer for WithCheck<'_, O> {
         self.inner.event(ev, index)
     }
     #[inline(always)]
-    fn areas_event(&mut self, ev: Event, v: &Vmap) {
+    fn areas_event(&mut self, ev: Event, v: &dyn crate::events::AreasView) {
         self.inner.areas_event(ev, v)
-    }
-    #[inline(always)]
-    fn rfc_areas_event(&mut self, ev: Event, r: &crate::maple_rfc::MapleRfc) {
-        self.inner.rfc_areas_event(ev, r)
     }
     #[inline(always)]
     fn touch(&mut self, h: u32) {
@@ -265,7 +261,7 @@ impl IncrementalCheck {
             // Capture lines change the state without reporting touches (the start state, held
             // space): the whole check. An allocation the model made itself reports as any
             // other; one taken where the kernel took it said so ([`Observer::untracked`]).
-            if !matches!(**f, crate::follow::Follow::Alloc { .. }) {
+            if !matches!(**f, crate::capture::follow::Follow::Alloc { .. }) {
                 self.synced = false;
             }
         }

@@ -74,7 +74,7 @@ pub enum VmapError {
     /// own answer was `model`; what explains it (or nothing), and whether the model could take
     /// the kernel's area. A note, not a failure.
     #[cfg(feature = "capture")]
-    Followed { kernel: u64, model: Option<u64>, mark: crate::follow::Mark, taken: bool },
+    Followed { kernel: u64, model: Option<u64>, mark: crate::capture::follow::Mark, taken: bool },
     /// A capture-following line (`alloc ... = ADDR`, `lazy`, `pooled`, `unpool`, `purge keep`,
     /// ...) that the model's state contradicts: refused before it applies, nothing changes.
     #[cfg(feature = "capture")]
@@ -254,7 +254,7 @@ impl fmt::Display for VmapError {
             VmapError::Steering { line, why } => write!(f, "`{line}` refused: {why}; nothing changes"),
             #[cfg(feature = "capture")]
             VmapError::Followed { kernel, model, mark, taken } => {
-                use crate::follow::Mark;
+                use crate::capture::follow::Mark;
                 let ours = match model {
                     Some(m) if m == kernel => "the model's answer too".to_string(),
                     Some(m) => format!("the model's answer was {m:#x}"),

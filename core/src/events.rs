@@ -90,18 +90,27 @@ pub trait Observer {
     /// address where the kernel took it): a check of the touched parts must look at the whole.
     #[inline(always)]
     fn untracked(&mut self) {}
-    /// An event after which the busy, lazy or pooled areas may differ, with the whole
-    /// allocator to look at (a player snapshots them). By default, just [`Observer::event`].
+    /// An event after which the busy, lazy or pooled areas may differ, with a read-only view
+    /// of the allocator's areas (a player snapshots them). By default, just [`Observer::event`].
     #[inline(always)]
-    fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
+    fn areas_event(&mut self, ev: Event, v: &dyn AreasView) {
         self.event(ev, v.index_view());
     }
-    /// [`Observer::areas_event`] from maple-rfc, which sees its own allocator only. By default,
-    /// just [`Observer::event`].
-    #[inline(always)]
-    fn rfc_areas_event(&mut self, ev: Event, r: &crate::era::maple_rfc::MapleRfc) {
-        self.event(ev, IndexView::Maple(r.occupied()));
-    }
+}
+
+/// What an observer may read of the allocator at an areas event, whichever era's type holds
+/// the state: its index and its busy, lazy and pooled areas, nothing to change.
+pub trait AreasView {
+    /// The index a view draws: the free tree, or maple-rfc's occupied tree.
+    fn index_view(&self) -> IndexView<'_>;
+    /// Every busy area in address order, with its lazy flag (5.2) and the vmap node holding it.
+    fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)>;
+    /// Pages waiting for the lazy purge.
+    fn lazy_pages(&self) -> u64;
+    /// Lazy areas off the busy tree, with the vmap node whose lazy list holds each.
+    fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)>;
+    /// Pooled areas: (node, pool index, entries in pool order).
+    fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)>;
 }
 
 /// Report `h` to an observer that wants touches (nothing otherwise: a constant test).
@@ -128,6 +137,8 @@ impl Observer for NoObserver {
     const ON: bool = false;
     #[inline(always)]
     fn event(&mut self, _ev: Event, _index: IndexView<'_>) {}
+    #[inline(always)]
+    fn areas_event(&mut self, _ev: Event, _v: &dyn AreasView) {}
 }
 
 /// Records every event in order (tests, the replay tool, the wasm facade).
@@ -167,12 +178,8 @@ impl<T: Observer> Observer for &mut T {
         (**self).untracked()
     }
     #[inline(always)]
-    fn areas_event(&mut self, ev: Event, v: &crate::era::Vmap) {
+    fn areas_event(&mut self, ev: Event, v: &dyn AreasView) {
         (**self).areas_event(ev, v)
-    }
-    #[inline(always)]
-    fn rfc_areas_event(&mut self, ev: Event, r: &crate::era::maple_rfc::MapleRfc) {
-        (**self).rfc_areas_event(ev, r)
     }
 }
 

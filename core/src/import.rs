@@ -1139,7 +1139,7 @@ enum JsonOp {
         vstart: Num,
         vend: Num,
     },
-    /// A line that follows a capture (`crate::follow`), in the trace language.
+    /// A line that follows a capture (`crate::capture::follow`), in the trace language.
     #[cfg(feature = "capture")]
     Follow {
         line: String,
@@ -1219,7 +1219,7 @@ impl TryFrom<JsonOp> for Op {
             JsonOp::Follow { line } => {
                 let toks: Vec<&str> = line.split_whitespace().collect();
                 let (cmd, rest) = toks.split_first().ok_or("an empty `follow` line")?;
-                Op::Follow(Box::new(crate::follow::Follow::parse(cmd, rest)?))
+                Op::Follow(Box::new(crate::capture::follow::Follow::parse(cmd, rest)?))
             }
         })
     }

@@ -6,7 +6,7 @@
 //! * [`era`]: the allocator as a whole, one module per kernel era ([`Profile`]) behind one
 //!   interface ([`Vmap`]): alloc, free, vfree, purge, `pcpu_get_vm_areas`, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
-//! * [`trace`] and [`replay`]: the trace language and the conformance output; [`follow`]: the
+//! * [`trace`] and [`replay`]: the trace language and the conformance output; [`capture::follow`]: the
 //!   lines a capture's replay prints to follow a real kernel ([`capture`]).
 //! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
 //! * [`check`]: invariants for tests and `vmap-replay --check`; [`check_inc`]: the same after
@@ -16,7 +16,6 @@ pub mod addr;
 pub mod area;
 pub mod busy_index;
 pub mod callers;
-#[cfg(feature = "capture")]
 pub mod capture;
 pub mod check;
 pub mod check_inc;
@@ -26,8 +25,6 @@ pub mod counters;
 pub mod era;
 pub mod error;
 pub mod events;
-#[cfg(feature = "capture")]
-pub mod follow;
 pub mod frag;
 pub mod import;
 pub mod maple;

@@ -241,7 +241,7 @@ impl Replayer {
                 dump_pools(v, out);
             }
             #[cfg(feature = "capture")]
-            Op::Follow(ref f) => return crate::follow::apply(v, f, out, obs),
+            Op::Follow(ref f) => return crate::capture::follow::apply(v, f, out, obs),
         }
         Ok(Outcome::Done)
     }

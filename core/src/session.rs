@@ -18,7 +18,7 @@ use crate::area::{AreaInfo, NIL};
 use crate::counters::{CounterObserver, Counters};
 use crate::era::Vmap;
 use crate::error::VmapError;
-use crate::events::{Event, FitType, IndexView, NoObserver, Observer, TreeView};
+use crate::events::{AreasView, Event, FitType, IndexView, NoObserver, Observer, TreeView};
 use crate::maple::MapleTreeJson;
 use crate::profile::Profile;
 use crate::replay::{Outcome, ReplayError, Replayer};
@@ -197,10 +197,12 @@ impl AreasSnap {
 
 pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
     // maple-rfc's areas are all its own (its Vmap keeps one empty node): the same snapshot as
-    // the one its purge reports from inside, by construction.
-    if let Some(r) = v.rfc() {
-        return snapshot_areas_rfc(r);
-    }
+    // the one its purge reports from inside, by construction (`AreasView for Vmap`).
+    snapshot_view(v)
+}
+
+/// [`snapshot_areas`] of whatever an observer is shown ([`AreasView`]).
+pub fn snapshot_view(v: &dyn AreasView) -> AreasSnap {
     let busy = v
         .busy_areas_all()
         .into_iter()
@@ -215,32 +217,6 @@ pub fn snapshot_areas(v: &Vmap) -> AreasSnap {
             .map(|(node, a)| LazySnap { id: a.id, va_start: a.va_start, va_end: a.va_end, node })
             .collect(),
         pools: v.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
-    }
-}
-
-/// [`snapshot_areas`] of maple-rfc's allocator: as `Vmap::busy_areas_all`, `lazy_areas_by_node`
-/// and `pools` give them for that profile.
-pub fn snapshot_areas_rfc(r: &crate::era::maple_rfc::MapleRfc) -> AreasSnap {
-    let busy = r
-        .busy_areas()
-        .into_iter()
-        .map(|i| BusySnap {
-            id: i.id,
-            va_start: i.va_start,
-            va_end: i.va_end,
-            lazy: false,
-            node: r.addr_to_node_id(i.va_start.0),
-        })
-        .collect();
-    AreasSnap {
-        lazy_nr: r.vmap_lazy_nr,
-        busy,
-        lazy: r
-            .lazy_areas_by_node()
-            .into_iter()
-            .map(|(node, a)| LazySnap { id: a.id, va_start: a.va_start, va_end: a.va_end, node })
-            .collect(),
-        pools: r.pools().into_iter().map(|(node, pool, entries)| PoolSnap { node, pool, entries }).collect(),
     }
 }
 
@@ -348,20 +324,12 @@ impl Observer for FrameRecorder {
         self.frames.push(Frame { event: ev, tree: self.trees.len().saturating_sub(1), areas });
     }
 
-    fn areas_event(&mut self, ev: Event, v: &Vmap) {
-        let now = snapshot_areas(v);
+    fn areas_event(&mut self, ev: Event, v: &dyn AreasView) {
+        let now = snapshot_view(v);
         if self.areas.last() != Some(&now) {
             self.areas.push(now);
         }
         self.event(ev, v.index_view());
-    }
-
-    fn rfc_areas_event(&mut self, ev: Event, r: &crate::era::maple_rfc::MapleRfc) {
-        let now = snapshot_areas_rfc(r);
-        if self.areas.last() != Some(&now) {
-            self.areas.push(now);
-        }
-        self.event(ev, IndexView::Maple(r.occupied()));
     }
 }
 
@@ -371,7 +339,7 @@ pub const MARK_SPLIT: u8 = 1;
 pub const MARK_MERGE: u8 = 2;
 /// [`Session::marks`]: the operation rotated the free tree.
 pub const MARK_ROTATE: u8 = 4;
-/// A capture's allocation that an unknown of its start state explains ([`crate::follow`]).
+/// A capture's allocation that an unknown of its start state explains ([`crate::capture::follow`]).
 pub const MARK_EXPLAINED: u8 = 8;
 /// A capture's allocation that nothing known explains.
 pub const MARK_UNEXPLAINED: u8 = 16;
@@ -694,8 +662,8 @@ impl Session {
         for (k, bits) in (from..).zip(out.iter_mut()) {
             if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
                 *bits |= match f.mark() {
-                    crate::follow::Mark::Equal => 0,
-                    crate::follow::Mark::Unexplained => MARK_UNEXPLAINED,
+                    crate::capture::follow::Mark::Equal => 0,
+                    crate::capture::follow::Mark::Unexplained => MARK_UNEXPLAINED,
                     _ => MARK_EXPLAINED,
                 };
             }

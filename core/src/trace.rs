@@ -13,7 +13,7 @@
 //!   dump | busy | pools          # print the free tree, busy/lazy areas, pools
 //! ```
 //!
-//! A replay of a real kernel's capture adds the lines of `crate::follow` (`place`, `lazy`,
+//! A replay of a real kernel's capture adds the lines of `crate::capture::follow` (`place`, `lazy`,
 //! `pooled`, `hold`, `release`, `defer-drain`, `alloc ... = ADDR`, `purge keep ...`).
 //!
 //! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
@@ -21,7 +21,7 @@
 use std::fmt::{self, Write as _};
 
 #[cfg(feature = "capture")]
-use crate::follow::Follow;
+use crate::capture::follow::Follow;
 use crate::profile::{Profile, ProfileName};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,9 +62,9 @@ pub enum Op {
         vstart: u64,
         vend: u64,
     },
-    /// A line that follows a real kernel's capture (`crate::follow`).
+    /// A line that follows a real kernel's capture (`crate::capture::follow`).
     #[cfg(feature = "capture")]
-    Follow(Box<crate::follow::Follow>),
+    Follow(Box<crate::capture::follow::Follow>),
 }
 
 impl Op {

@@ -1,11 +1,11 @@
-//! Capture bundles (core/src/capture.rs): every part missing or damaged gives a message naming
+//! Capture bundles (core/src/capture/): every part missing or damaged gives a message naming
 //! the file and the line; the start state is the "before" file's, areas in their vmap nodes in
 //! the file's per-node order; the report classifies each allocation.
 
 mod common;
 
+use vmapviz_core::capture::oracle::Place;
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
-use vmapviz_core::era::oracle::Place;
 use vmapviz_core::{NoObserver, Profile, Vmap};
 
 const VS: u64 = 0xffff_c900_0000_0000;

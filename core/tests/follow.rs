@@ -1,13 +1,13 @@
-//! The trace a capture's replay prints (core/src/follow.rs lines: the before file's start state,
+//! The trace a capture's replay prints (core/src/capture/follow.rs lines: the before file's start state,
 //! what was learnt, each allocation with the kernel's answer) replays, on its own and checked
 //! after every operation, to the kernel's own addresses and purge counts, and ends with the
 //! after file's busy areas. Everything compared here is read from the kernel's files directly.
 
 use std::path::Path;
 
+use vmapviz_core::capture::follow::{Follow, Mark};
 use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
 use vmapviz_core::check_inc::IncrementalCheck;
-use vmapviz_core::follow::{Follow, Mark};
 use vmapviz_core::trace::{format_trace, parse_trace};
 use vmapviz_core::{NoObserver, Op, Profile, Replayer};
 

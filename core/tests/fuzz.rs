@@ -446,7 +446,7 @@ fn report(name: &str, r: Result<(), proptest::test_runner::TestError<impl std::f
 }
 
 // ----------------------------------------------------------------------------
-// Steering lines (core/src/follow.rs): each checked against the model before it applies
+// Steering lines (core/src/capture/follow.rs): each checked against the model before it applies
 // ----------------------------------------------------------------------------
 
 /// An address among the first 48 pages of the window, or a hostile number.
@@ -538,8 +538,8 @@ fn steering_text() -> impl Strategy<Value = String> {
 /// no free tree to take it from, may say it cannot); after each refused line the state and the
 /// output are what they were, and the message is bounded.
 fn check_steering(text: &str) -> Result<(), String> {
+    use vmapviz_core::capture::follow::Follow;
     use vmapviz_core::check_inc::IncrementalCheck;
-    use vmapviz_core::follow::Follow;
     let lines = match parse_trace(text) {
         Ok(l) => l,
         // A node number past the parser's range: refused there, briefly.

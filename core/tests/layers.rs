@@ -430,20 +430,20 @@ fn the_checker_follows_super_and_inline_modules() {
     assert_eq!(cycles(&g).len(), 1);
 }
 
-/// The one circle `core/src` still has (issue 61): the allocator's state type is passed to
-/// observers (`events` -> `era`), capture's follow lines sit below the trace language (`trace`,
-/// `error` -> `follow` -> `replay`), and `area` reaches `vmalloc`'s constants. It may only
-/// shrink: a module that leaves it must leave this list, and no other module may join.
+/// The modules still in an import circle (issue 61), in two: `area` -> `vmalloc` -> `events`
+/// -> `area` (the free tree's lowest-fit memo lives in `vmalloc`, and `VaTree` in `area` holds
+/// one; `rbtree` between), and the era's
+/// (`era` keeps capture's steering log, `error` and `trace` name capture's follow lines, which
+/// reach `replay` and `session`; `profile` re-exports the registry's enum). The observer no
+/// longer reaches the allocator (`events` sees an `AreasView`). It may only shrink: a module
+/// that leaves must leave this list, and no other module may join.
 const KNOWN_CIRCLE: &[&str] = &[
     "area",
-    "busy_index",
-    "counters",
+    "capture::follow",
+    "capture::oracle",
     "era",
-    "era::maple_rfc",
-    "era::oracle",
     "error",
     "events",
-    "follow",
     "memory",
     "profile",
     "rbtree",
@@ -475,7 +475,7 @@ fn core_src_gets_no_new_import_circle() {
     assert!(new.is_empty(), "new modules in an import circle: {new:?}\n{}", cycles(&g).join("\n"));
     let left: Vec<&String> = known.difference(&now).collect();
     assert!(left.is_empty(), "no longer in a circle (take them out of KNOWN_CIRCLE): {left:?}");
-    assert!(cycles(&g).len() <= 1, "more than one circle:\n{}", cycles(&g).join("\n"));
+    assert!(cycles(&g).len() <= 2, "more than two circles:\n{}", cycles(&g).join("\n"));
 }
 
 #[test]

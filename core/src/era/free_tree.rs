@@ -78,7 +78,7 @@ impl Vmap {
     /// the free block it was clipped from; `Ok(None)` on failure (the tree is unchanged); `Err`
     /// when the kernel's search would never return.
     #[inline(always)]
-    pub(super) fn __alloc_vmap_area<const P: u8, O: Observer>(
+    pub(crate) fn __alloc_vmap_area<const P: u8, O: Observer>(
         &mut self,
         size: u64,
         align: u64,
@@ -159,7 +159,7 @@ impl Vmap {
     }
 
     /// `merge_or_add_vmap_area` into the free tree in the profile's style.
-    pub(super) fn free_tree_add<const P: u8, O: Observer>(&mut self, va: u32, obs: &mut O) {
+    pub(crate) fn free_tree_add<const P: u8, O: Observer>(&mut self, va: u32, obs: &mut O) {
         let style = Profile::fixed::<P>(self.profile).merge_style();
         // Busy and lazy areas never overlap the free tree, so this cannot fail.
         merge_or_add_vmap_area::<SubtreeMax, O>(&mut self.arena, &mut self.free, va, style, obs);

@@ -1354,7 +1354,7 @@ impl MapleRfc {
                     // Off the purge list: no longer drawn lazy (pooled next, or its range made
                     // NULL by reclaim_list_global below).
                     self.purged_upto += 1;
-                    obs.rfc_areas_event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);
+                    obs.areas_event(Event::PurgeArea { va_start: Addr(v.va_start), va_end: Addr(v.va_end) }, self);
                 }
                 let idx = (v.size().wrapping_sub(1) / PAGE_SIZE) as usize;
                 if !full && self.decode_vn_id(v.flags()).is_some() && idx < MAX_VA_SIZE_PAGES {
@@ -1365,7 +1365,7 @@ impl MapleRfc {
                     pools[idx].push_front(va);
                     self.arena.at(va).set_flags((v.flags() & !F_LAZY) | F_POOLED);
                     if O::ON {
-                        obs.rfc_areas_event(Event::pooled(nid, idx, &v), self);
+                        obs.areas_event(Event::pooled(nid, idx, &v), self);
                     }
                     continue;
                 }
@@ -1919,5 +1919,23 @@ impl MapleRfc {
             }
         }
         Ok(())
+    }
+}
+
+impl crate::events::AreasView for MapleRfc {
+    fn index_view(&self) -> IndexView<'_> {
+        IndexView::Maple(&self.occupied)
+    }
+    fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
+        self.busy_areas().into_iter().map(|i| (i, false, self.addr_to_node_id(i.va_start.0))).collect()
+    }
+    fn lazy_pages(&self) -> u64 {
+        self.vmap_lazy_nr
+    }
+    fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
+        MapleRfc::lazy_areas_by_node(self)
+    }
+    fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        MapleRfc::pools(self)
     }
 }

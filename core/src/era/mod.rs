@@ -22,7 +22,6 @@
 //! the node of the address, the lookup on free), the pcpu argument checks, and inspection.
 
 pub mod free_tree;
-pub mod oracle;
 
 /// What makes one kernel era: its constants (read by the rest of the crate through
 /// [`Profile`]'s predicates) and its paths through the shared state. Every method is
@@ -212,9 +211,9 @@ pub struct Vmap {
     /// purges.
     pub(crate) purge: Option<Box<PartPurge>>,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
-    /// (see [`oracle::OracleChange`]); cloned with the model, so a trial that is adopted
+    /// (see [`crate::capture::oracle::OracleChange`]); cloned with the model, so a trial that is adopted
     /// brings its changes along.
-    pub(crate) oracle_log: Option<Vec<oracle::OracleChange>>,
+    pub(crate) oracle_log: Option<Vec<crate::capture::oracle::OracleChange>>,
     pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
     pub(crate) zone_size: u64,
@@ -621,12 +620,12 @@ impl Vmap {
     }
 
     #[inline(always)]
-    fn encode_vn_id(id: u32) -> u32 {
+    pub(crate) fn encode_vn_id(id: u32) -> u32 {
         id + 1
     }
 
     #[inline(always)]
-    fn decode_vn_id(&self, v: u32) -> Option<u32> {
+    pub(crate) fn decode_vn_id(&self, v: u32) -> Option<u32> {
         let id = v.wrapping_sub(1);
         (v != 0 && id < self.nodes.len() as u32).then_some(id)
     }
@@ -879,7 +878,7 @@ impl Vmap {
 
     /// `insert_vmap_area` into the busy tree of the area's node.
     #[inline(always)]
-    fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
+    pub(crate) fn busy_insert<O: Observer>(&mut self, va: u32, obs: &mut O) {
         let (s, e) = (self.arena.get(va).va_start, self.arena.get(va).va_end);
         let nid = self.addr_to_node_id(s) as usize;
         match find_va_links(&self.arena, &self.nodes[nid].busy, s, e, NIL) {
@@ -977,7 +976,7 @@ impl Vmap {
     /// exact-start descent; everything else, errors included, is [`Vmap::find_busy_slow`],
     /// which decides the whole question again.
     #[inline(always)]
-    fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
+    pub(crate) fn find_busy(&self, addr: u64) -> Result<(usize, u32), VmapError> {
         if self.nodes.len() == 1 {
             let va = self.busy_index.find(&self.arena, addr);
             if let Some(v) = self.arena.try_get(va) {
@@ -1031,7 +1030,7 @@ impl Vmap {
     }
 
     #[inline(always)]
-    fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
+    pub(crate) fn busy_remove<O: Observer>(&mut self, nid: usize, va: u32, obs: &mut O) {
         let t = &mut self.nodes[nid].busy;
         t.gap = Some(unlink_va::<Plain, O>(&mut self.arena, t, va, obs));
         let s = self.arena.get(va).va_start;
@@ -1245,4 +1244,30 @@ pub(crate) fn pcpu_check_args(offsets: &[u64], sizes: &[u64], align: u64) -> Res
         return Err(VmapError::NoSpace { size: last_end, align, vstart: vs, vend: ve });
     }
     Ok(last_area)
+}
+
+/// What an observer reads: maple-rfc's own state where it has one (its `Vmap` keeps one
+/// empty node), else the allocator's.
+impl crate::events::AreasView for Vmap {
+    fn index_view(&self) -> IndexView<'_> {
+        Vmap::index_view(self)
+    }
+    fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
+        match self.rfc.as_deref() {
+            Some(r) => crate::events::AreasView::busy_areas_all(r),
+            None => Vmap::busy_areas_all(self),
+        }
+    }
+    fn lazy_pages(&self) -> u64 {
+        Vmap::lazy_pages(self)
+    }
+    fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
+        match self.rfc.as_deref() {
+            Some(r) => r.lazy_areas_by_node(),
+            None => Vmap::lazy_areas_by_node(self),
+        }
+    }
+    fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
+        Vmap::pools(self)
+    }
 }

@@ -10,7 +10,7 @@ use crate::events::NoObserver;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::Vmap;
+use crate::era::Vmap;
 use crate::profile::ANY;
 
 /// What [`Vmap::predict_alloc`] found.
@@ -86,7 +86,7 @@ impl std::fmt::Display for Place {
 
 /// A change to the model that a capture's replay made besides the requests (held space, pool
 /// entries given back), logged in order while [`Vmap::log_oracle`] is on: the printed trace
-/// says each (core/src/follow.rs), so that it replays to the same states.
+/// says each (core/src/capture/follow.rs), so that it replays to the same states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OracleChange {
     Hold(u64, u64),
@@ -305,7 +305,7 @@ impl Vmap {
     /// (nothing changed) when the range is not inside one free block or has no pool.
     pub fn pool_at_tail(&mut self, x: u64, size: u64, node: u32) -> bool {
         let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-        if node >= self.nodes.len() as u32 || size == 0 || idx >= super::MAX_VA_SIZE_PAGES {
+        if node >= self.nodes.len() as u32 || size == 0 || idx >= crate::era::MAX_VA_SIZE_PAGES {
             return false;
         }
         match self.__alloc_vmap_area::<ANY, _>(size, 1, x, x.wrapping_add(size), &mut NoObserver) {
@@ -317,7 +317,7 @@ impl Vmap {
         self.arena.detach(va);
         let pools = &mut self.nodes[node as usize].pools;
         if pools.len() <= idx {
-            pools.resize_with(super::MAX_VA_SIZE_PAGES, Default::default);
+            pools.resize_with(crate::era::MAX_VA_SIZE_PAGES, Default::default);
         }
         pools[idx].push_back(va);
         true
@@ -510,7 +510,7 @@ impl Vmap {
         for (nid, idx, entries) in held {
             let pools = &mut self.nodes[nid as usize].pools;
             if pools.len() <= idx {
-                pools.resize_with(super::MAX_VA_SIZE_PAGES, Default::default);
+                pools.resize_with(crate::era::MAX_VA_SIZE_PAGES, Default::default);
             }
             pools[idx].extend(entries);
         }

@@ -27,7 +27,7 @@
 use std::fmt::{self, Write};
 
 use crate::area::NIL;
-use crate::era::oracle::Place;
+use crate::capture::oracle::Place;
 use crate::era::{PurgeStop, Vmap};
 use crate::error::VmapError;
 use crate::events::Observer;
@@ -171,9 +171,9 @@ fn done(cmd: &str, rest: &[&str], used: usize, usage: &str) -> Result<(), String
     }
 }
 
-impl From<crate::era::oracle::OracleChange> for Follow {
-    fn from(c: crate::era::oracle::OracleChange) -> Follow {
-        use crate::era::oracle::OracleChange as C;
+impl From<crate::capture::oracle::OracleChange> for Follow {
+    fn from(c: crate::capture::oracle::OracleChange) -> Follow {
+        use crate::capture::oracle::OracleChange as C;
         match c {
             C::Hold(start, end) => Follow::Hold { start, end },
             C::Release(start) => Follow::Release { start },
