@@ -108,8 +108,16 @@
 pub mod oracle;
 
 #[cfg(feature = "capture")]
+mod bundle;
+#[cfg(feature = "capture")]
 pub mod follow;
 #[cfg(feature = "capture")]
 mod pass;
 #[cfg(feature = "capture")]
-pub use pass::*;
+mod report;
+#[cfg(feature = "capture")]
+pub use bundle::{parse_cpulist, parse_cpus, part_text, Bundle, CaptureError, Part, BEFORE_READ, PARTS};
+#[cfg(feature = "capture")]
+pub use pass::replay_capture;
+#[cfg(feature = "capture")]
+pub use report::{CaptureReport, NOTES_SHOWN};

@@ -1,0 +1,238 @@
+//! What a capture's replay found, allocation by allocation, and its text and JSON.
+
+use std::fmt;
+
+use crate::profile::Profile;
+
+/// The unknowns of the start state an explanation can resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Unknown {
+    /// An entry of a node's pool before the capture.
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for.
+    AreaNode,
+    /// Space the before file shows free that was held (pool entries from before the capture).
+    HeldFree,
+    /// The free tree's shape (which blocks shorter than the search length lie on the search
+    /// path): the kernel's tree was built by its whole history, the model's from the file.
+    TreeShape,
+    /// A free block of the before file whose layout was unknown: the kernel's search passed
+    /// over it whole, so pool entries from before the capture split it.
+    HeldBlock,
+    /// A piece of such a block that the kernel allocated: a pool entry or a free piece there.
+    HeldPiece,
+    /// How many entries a node's pool of one size held at a purge: `decay_va_pool_node`
+    /// gives back `len >> 2` from the head, and `len` counts entries from before the capture.
+    PoolLength,
+}
+
+/// How one allocation compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Equal,
+    Explained(Unknown, String),
+    Unexplained(String),
+}
+
+/// The whole comparison (`vmap-replay --import capture --report json` prints it as JSON).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CaptureReport {
+    pub kernel: Option<String>,
+    pub profile: Option<Profile>,
+    pub possible: u32,
+    pub online: u32,
+    pub nodes: u32,
+    pub lazy_max_pages: u64,
+    pub start_busy: usize,
+    pub start_lazy: Vec<usize>,
+    pub allocations: usize,
+    pub equal: usize,
+    pub explained: usize,
+    pub unexplained: usize,
+    /// Each explained allocation: (trace line, why).
+    pub explanations: Vec<(usize, String)>,
+    /// Unknowns of the start state resolved (one per explained allocation): pool entries from
+    /// before the capture, and busy areas of the before file whose node was learnt.
+    pub resolved_pool_entries: usize,
+    pub resolved_area_nodes: usize,
+    /// Runs of space the before file shows free that the kernel held (one allocation can show
+    /// several), and the allocations that showed them or showed one taken at last.
+    pub resolved_held_free: usize,
+    pub explained_held: usize,
+    /// Allocations where the kernel's free-tree search and the model's met different blocks
+    /// shorter than the search length (the trees' shapes differ), and the shape facts they
+    /// showed (one per short block and search length: a repeat rests on the first).
+    pub search_path: usize,
+    pub resolved_tree_shapes: usize,
+    /// Free blocks of the before file the kernel's search passed over whole (layout unknown),
+    /// the allocations that showed them, and the pieces of them the kernel allocated later
+    /// (one unknown and one allocation each).
+    pub resolved_held_blocks: usize,
+    pub explained_blocks: usize,
+    pub resolved_held_pieces: usize,
+    /// Pools whose length at a purge was learnt (their decay gave back more entries than the
+    /// model's: entries from before the capture counted), and the allocations that showed it.
+    pub resolved_pool_lengths: usize,
+    pub explained_pool_lengths: usize,
+    /// Events traced while the before file was read that it already shows (left out).
+    pub in_before_file: usize,
+    /// The first unexplained allocation, whole.
+    pub first_unexplained: Option<String>,
+    pub unexplained_lines: Vec<usize>,
+    /// `None`: no "after" file.
+    pub final_busy_equal: Option<bool>,
+    pub final_detail: Vec<String>,
+    pub purges: usize,
+    pub purges_equal: usize,
+    pub purge_detail: Vec<String>,
+    /// Purges replayed before their event, where an allocation showed they had run.
+    pub purges_early: usize,
+    /// Areas the after file shows lazy that were busy when the events ended (freed untraced),
+    /// and busy areas it shows that were free then (allocated untraced).
+    pub freed_after_trace: usize,
+    pub allocated_after_trace: usize,
+    /// Of those, the ones a pool's head gave ([`Pass::pooled_after_trace`]).
+    pub pooled_after_trace: usize,
+    /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
+    pub nodes_from_after: usize,
+    pub notes: Vec<String>,
+    /// Replays run (each learnt something about the start state and started over).
+    pub passes: usize,
+    /// Inferences a later event contradicted, each revised and replayed from: the line read
+    /// again, the line that contradicted it, the reading given up and the one that followed.
+    pub revisions: Vec<Revision>,
+}
+
+/// An inference about the start state that a later allocation contradicted.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Revision {
+    pub line: usize,
+    pub contradicted_at: usize,
+    pub was: String,
+    pub now: String,
+}
+
+impl CaptureReport {
+    /// The last line, for scripts.
+    pub fn summary_line(&self) -> String {
+        let fin = match self.final_busy_equal {
+            Some(true) => "equal",
+            Some(false) | None => "differs",
+        };
+        format!(
+            "capture: {} allocations, {} equal, {} explained, {} unexplained; final busy {fin}; purges {} of {} equal",
+            self.allocations, self.equal, self.explained, self.unexplained, self.purges_equal, self.purges
+        )
+    }
+}
+
+impl fmt::Display for CaptureReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(k) = &self.kernel {
+            writeln!(f, "kernel {k}")?;
+        }
+        if let Some(p) = self.profile {
+            writeln!(
+                f,
+                "replayed under {p}: {} possible CPUs ({} vmap nodes), {} online (lazy_max_pages {})",
+                self.possible, self.nodes, self.online, self.lazy_max_pages
+            )?;
+        }
+        let lazy: Vec<String> = self.start_lazy.iter().enumerate().map(|(i, n)| format!("node {i}: {n}")).collect();
+        writeln!(f, "start: {} busy areas, lazy areas {}", self.start_busy, lazy.join(", "))?;
+        if self.in_before_file > 0 {
+            writeln!(
+                f,
+                "{} events traced while the before file was read are already in it: left out",
+                self.in_before_file
+            )?;
+        }
+        for n in self.notes.iter().take(NOTES_SHOWN) {
+            writeln!(f, "note: {n}")?;
+        }
+        if self.notes.len() > NOTES_SHOWN {
+            writeln!(f, "note: … and {} more", self.notes.len() - NOTES_SHOWN)?;
+        }
+        if self.passes > 1 {
+            writeln!(
+                f,
+                "{} replays: each learnt from the kernel's addresses what the before file cannot show, and started over",
+                self.passes
+            )?;
+        }
+        for r in &self.revisions {
+            writeln!(
+                f,
+                "revised, trace line {}: the space its free-tree search passed over, read as {}, was contradicted at \
+                 trace line {} (the kernel allocated there what the model, with it free, would not): read as {}",
+                r.line, r.was, r.contradicted_at, r.now
+            )?;
+        }
+        for (line, why) in &self.explanations {
+            writeln!(f, "explained, trace line {line}: {why}")?;
+        }
+        if self.explained > 0 {
+            writeln!(
+                f,
+                "unknowns of the start state resolved: {} pool entries from before the capture, {} busy areas' nodes, \
+                 {} areas shown free but held (each once; {} allocations showed them or their end)",
+                self.resolved_pool_entries, self.resolved_area_nodes, self.resolved_held_free, self.explained_held
+            )?;
+            if self.resolved_held_blocks > 0 {
+                writeln!(
+                    f,
+                    "{} free blocks of the before file held whole (a free-tree search passed over them: pool entries \
+                     split them; {} allocations showed them), {} pieces of them allocated later (one unknown each)",
+                    self.resolved_held_blocks, self.explained_blocks, self.resolved_held_pieces
+                )?;
+            }
+            if self.resolved_pool_lengths > 0 {
+                writeln!(
+                    f,
+                    "{} pools whose length at a purge counted entries from before the capture (their decay gave back \
+                     more; each once, {} allocations showed them)",
+                    self.resolved_pool_lengths, self.explained_pool_lengths
+                )?;
+            }
+            if self.search_path > 0 {
+                writeln!(
+                    f,
+                    "{} allocations explained by the free tree's shape (blocks shorter than the search length that lie \
+                     on the kernel's search path, or not: vmallocinfo does not show the tree), {} shape facts (one per \
+                     short block and search length)",
+                    self.search_path, self.resolved_tree_shapes
+                )?;
+            }
+        }
+        if let Some(u) = &self.first_unexplained {
+            writeln!(f, "first unexplained: {u}")?;
+            if self.unexplained_lines.len() > 1 {
+                let more: Vec<String> = self.unexplained_lines.iter().skip(1).take(20).map(|l| l.to_string()).collect();
+                writeln!(
+                    f,
+                    "unexplained also at trace lines {}{}",
+                    more.join(", "),
+                    if self.unexplained_lines.len() > 21 { ", ..." } else { "" }
+                )?;
+            }
+        }
+        if self.purges_early > 0 {
+            writeln!(
+                f,
+                "{} purges replayed before their event (an allocation traced before it saw what they did: a purge is \
+                 traced when it ends)",
+                self.purges_early
+            )?;
+        }
+        for d in &self.purge_detail {
+            writeln!(f, "purge: {d}")?;
+        }
+        for d in &self.final_detail {
+            writeln!(f, "final: {d}")?;
+        }
+        writeln!(f, "{}", self.summary_line())
+    }
+}
+
+/// The most notes the report prints (the rest are counted).
+pub const NOTES_SHOWN: usize = 20;
