@@ -1231,3 +1231,60 @@ fn held_out_captures_end_as_the_kernel_did() {
         assert_eq!(r.explained, accounted(&r), "{name}: {r}");
     }
 }
+
+/// An allocation in a window of its own (no pool: `node_alloc` serves the default window only).
+fn alloc_in(cpu: u32, addr: u64, size: u64, vend: u64) -> String {
+    ev(cpu, &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={VS:#x} vend={vend:#x} failed=0"))
+}
+
+/// `find_vmap_lowest_match` passes over every free block below the first that fits, however
+/// many. Before: one-page busy areas at VS + 0x2000 i (i = 0..=70), so 70 one-page holes between
+/// them, untouched, and free space from VS + 0x8d000. The kernel serves one page (a window of
+/// its own: no pool) at VS + 0x8d000, not the first hole: all 70 holes were held (pool entries
+/// the file cannot show), each a block held whole, one unknown each, on the one allocation.
+#[test]
+fn a_search_passes_over_any_number_of_held_blocks() {
+    let mut before = String::new();
+    for i in 0..=70u64 {
+        before += &info(VS + 0x2000 * i, VS + 0x2000 * i + 0x1000, "f+0x1/0x2 vmap");
+    }
+    let trace = alloc_in(1, VS + 0x8d000, 0x1000, VS + 0x1000_0000);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_blocks, r.explained_blocks, r.resolved_held_free), (70, 1, 0), "{r}");
+    assert!(r.explanations[0].1.starts_with("[0xffffc90000001000, 0xffffc90000002000), [0xffffc90000003000,"), "{r}");
+}
+
+/// A held reading a later allocation contradicts is revised and replayed from. Before: busy
+/// pages at VS and VS + 0x5000, the hole H = [VS + 0x1000, VS + 0x5000) between them, free
+/// space from VS + 0x6000 (windows of their own: no pools).
+/// * Line 1, two pages at VS + 0x6000: the search passed over H. Read first as the areas the
+///   model's search would take, held: [VS + 0x1000, + 0x3000) and [VS + 0x3000, + 0x5000).
+/// * Line 2, two pages at VS + 0x2000, across both: with the first free again the model's first
+///   fit is VS + 0x1000, and nothing held explains VS + 0x2000: line 1's reading is contradicted.
+/// * Revised: H held whole (a block, its layout unknown); line 2 is then a piece of it, the
+///   first fit below which nothing fits ([VS + 0x1000, + 0x2000) stays held). 0 unexplained,
+///   one revision named.
+#[test]
+fn a_held_reading_a_later_allocation_contradicts_is_revised() {
+    let before =
+        format!("{}{}", info(VS, VS + 0x1000, "f+0x1/0x2 vmap"), info(VS + 0x5000, VS + 0x6000, "f+0x1/0x2 vmap"));
+    let w = VS + 0x1000_0000;
+    let trace = format!("{}{}", alloc_in(1, VS + 0x6000, 0x2000, w), alloc_in(1, VS + 0x2000, 0x2000, w));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 0, 2, 0), "{r}");
+    assert_eq!((r.resolved_held_blocks, r.resolved_held_pieces, r.resolved_held_free), (1, 1, 0), "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    let v = &r.revisions[0];
+    assert_eq!((v.line, v.contradicted_at), (1, 2), "{r}");
+    assert!(v.was.contains("areas") && v.now.contains("whole blocks"), "{r}");
+    assert!(r.to_string().contains("revised, trace line 1:"), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with("[0xffffc90000001000, 0xffffc90000005000), free in the before file"),
+        "{r}"
+    );
+    assert!(r.explanations[1].1.contains("a free piece"), "{r}");
+    // The printed trace holds H whole, then gives the piece back where the kernel allocated it.
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    assert!(text.contains(&format!("hold {:#x} {:#x}", VS + 0x1000, VS + 0x5000)), "{text:?}");
+}

@@ -20,7 +20,7 @@ if (!args.length) {
 // Explained allocations by the unknown of the start state they rest on.
 const kinds = (r) => {
   const shape = r.search_path ?? 0;
-  const held = (r.explained_held ?? 0) + (r.explained_blocks ?? 0);
+  const held = (r.explained_held ?? 0) + (r.explained_blocks ?? 0) + (r.resolved_held_pieces ?? 0);
   const lengths = r.explained_pool_lengths ?? 0;
   const rest = r.explained - shape - held - lengths; // pool entries and busy areas' nodes
   return [

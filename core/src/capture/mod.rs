@@ -59,14 +59,17 @@
 //!   ruled out). Addresses rising through free space are the free tree's first fit, not a
 //!   pool's (a purge pools its areas with the highest at the head). The space is held until
 //!   the kernel allocates in it (its pool gave the entry, or a decay gave it back), and is then
-//!   free; if nothing then explains the kernel's address, the space was held elsewhere, and
-//!   the allocation that found it is read again in the next replay;
+//!   free; if nothing then explains the kernel's address, that reading was wrong: it is
+//!   **revised** (the report names the line, the line that contradicted it, and the reading
+//!   that follows), the allocation that found it is read as whole blocks below (next), and the
+//!   replay starts over from there;
 //! * **a free block whose layout is unknown** (the same pool entries, many): where that
-//!   area-by-area reading does not reach (more than eight areas, or a pool entry at the
-//!   kernel's address possible), `find_vmap_lowest_match` still says that every free block
+//!   area-by-area reading does not reach (more than eight areas, a pool entry at the kernel's
+//!   address possible, or the reading revised), `find_vmap_lowest_match` still says that every free block
 //!   below the kernel's address that the model's search would take had no free run of the
 //!   search length. Each (its part untouched since the start, and only the part below the
-//!   kernel's address of the block holding it) is held whole, one unknown per block, if the
+//!   kernel's address of the block holding it; any number, as the search passes over any
+//!   number) is held whole, one unknown per block, if the
 //!   model's search then gives the kernel's address. What the kernel allocates inside one later
 //!   is **a piece** of it, one unknown each: an entry of the pool the request looks at (if
 //!   that pool gave nothing here and never had its size served from the free tree: learnt

@@ -38,8 +38,11 @@ struct Learnt {
     /// reads the start state otherwise (an area's node learnt since) may keep other entries.
     pool_lengths: BTreeMap<(usize, u32, usize), u64>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
-    /// the held space where the model, with it free again, would not): read otherwise.
-    bad_held: HashSet<usize>,
+    /// the held space where the model, with it free again, would not), by line: the first
+    /// reading still open there ([`Reading`]): each contradiction moves on to the next.
+    revised: BTreeMap<usize, Reading>,
+    /// Each revision: the line read again, the line that contradicted it, the old reading.
+    revisions: Vec<(usize, usize, Reading)>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -60,6 +63,34 @@ impl Learnt {
     }
 }
 
+/// How the space a free-tree search passed over is read, from the fewest unknowns on: the
+/// areas the model's search would take held (one, or up to eight), then whole blocks of unknown
+/// layout. A reading a later allocation contradicts gives way to the next, in the next replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reading {
+    Areas,
+    Blocks,
+    /// Every reading was contradicted: nothing held there.
+    None,
+}
+
+impl Reading {
+    fn next(self) -> Reading {
+        match self {
+            Reading::Areas => Reading::Blocks,
+            Reading::Blocks | Reading::None => Reading::None,
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Reading::Areas => "the areas the model's search would take, held",
+            Reading::Blocks => "whole blocks held, their layout unknown",
+            Reading::None => "nothing held",
+        }
+    }
+}
+
 /// Replay a bundle under `profile` and compare (see the module documentation). The trace it
 /// returns is the capture's operations in the trace language (start state, then each event),
 /// for a replay elsewhere; the report is the comparison.
@@ -76,6 +107,16 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
         let grew = std::mem::take(&mut new.changed);
         if !grew || passes >= 16 {
             report.passes = passes;
+            report.revisions = new
+                .revisions
+                .iter()
+                .map(|&(line, at, was)| Revision {
+                    line,
+                    contradicted_at: at,
+                    was: was.text().into(),
+                    now: was.next().text().into(),
+                })
+                .collect();
             if grew {
                 report.notes.push("stopped after 16 replays that each learnt something new".into());
             }
@@ -331,9 +372,6 @@ fn run_pass(
     // Space shown free but held, learnt in earlier passes.
     let mut held = Vec::new();
     for &(s, e, line) in &learnt.held {
-        if learnt.bad_held.contains(&line) {
-            continue;
-        }
         if vmap.hold_free(s, e).is_some() {
             take_untouched(&mut untouched, s, e);
             held.push((s, e, line));
@@ -355,9 +393,7 @@ fn run_pass(
 
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
-    let mut learnt = learnt.clone();
-    let bad = learnt.bad_held.clone();
-    learnt.facts.retain(|l, _| !bad.contains(l));
+    let learnt = learnt.clone();
     let mut pass = Pass {
         p,
         vmap,
@@ -459,8 +495,9 @@ fn hold_free_in(vmap: &mut Vmap, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
 type HeldBlocks = Vec<(u64, u64, u32)>;
 
 /// Hold, in a trial, each whole free block the model's search for `req` would take below `x`
-/// (its space untouched since the start, below `x`; at most 64) until `done` holds for the
-/// prediction. The prediction and the blocks (start, end, handle).
+/// (its space untouched since the start, below `x`) until `done` holds for the prediction. No
+/// bound: `find_vmap_lowest_match` passes over any number of blocks too short, and each block
+/// held here is untouched space taken out, so the walk ends. The prediction and the blocks (start, end, handle).
 fn hold_blocks_below(
     untouched: &BTreeMap<u64, u64>,
     trial: &mut HoldTrial<'_>,
@@ -478,7 +515,7 @@ fn hold_blocks_below(
         // The block holding x too: its part below x was passed over (the kernel's free
         // block began at x: its first fit with no alignment starts a block).
         let end = if end > x && align <= PAGE_SIZE { x } else { end };
-        if y >= x || end > x || found.len() >= 64 {
+        if y >= x || end > x {
             return None;
         }
         // Its space untouched since the start (the rest was allocated or given back
@@ -710,8 +747,14 @@ impl Pass<'_, '_> {
         if let (Verdict::Unexplained(_), Some(from), true) = (&verdict, released_from, was_exact) {
             // Held space the kernel allocated where neither its search with the space free
             // nor anything else explains: what the search passed over at line `from` was held
-            // elsewhere. That line is read again in the next replay.
-            if self.learnt.bad_held.insert(from) {
+            // elsewhere. That line is read again in the next replay, by the next reading.
+            // Held space is the areas reading (blocks are held apart, in `blocks`).
+            let was = Reading::Areas;
+            if self.learnt.revised.get(&from).is_none_or(|&r| r <= was) {
+                self.learnt.revised.insert(from, was.next());
+                self.learnt.held.retain(|&(_, _, l)| l != from);
+                self.learnt.facts.remove(&from);
+                self.learnt.revisions.push((from, e.line, was));
                 self.learnt.changed = true;
             }
         }
@@ -776,7 +819,8 @@ impl Pass<'_, '_> {
         line: usize,
     ) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
-        if self.learnt.bad_held.contains(&line) {
+        let reading = Reading::Areas;
+        if self.learnt.revised.get(&line).is_some_and(|&r| r > reading) {
             return None;
         }
         let untouched = &self.untouched;
@@ -826,7 +870,7 @@ impl Pass<'_, '_> {
         pred: Prediction,
         line: usize,
     ) -> Option<(Prediction, String)> {
-        if self.learnt.bad_held.contains(&line) {
+        if self.learnt.revised.get(&line).is_some_and(|&r| r > Reading::Blocks) {
             return None;
         }
         let untouched = &self.untouched;
@@ -925,7 +969,7 @@ impl Pass<'_, '_> {
     fn decayed_more(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
         let end = x.checked_add(size)?;
-        if self.kept.is_empty() || self.learnt.bad_held.contains(&line) {
+        if self.kept.is_empty() || self.learnt.revised.contains_key(&line) {
             return None;
         }
         // Per pool, the position of the last kept entry still pooled under [x, end).

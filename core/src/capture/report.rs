@@ -98,6 +98,18 @@ pub struct CaptureReport {
     pub notes: Vec<String>,
     /// Replays run (each learnt something about the start state and started over).
     pub passes: usize,
+    /// Inferences a later event contradicted, each revised and replayed from: the line read
+    /// again, the line that contradicted it, the reading given up and the one that followed.
+    pub revisions: Vec<Revision>,
+}
+
+/// An inference about the start state that a later allocation contradicted.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Revision {
+    pub line: usize,
+    pub contradicted_at: usize,
+    pub was: String,
+    pub now: String,
 }
 
 impl CaptureReport {
@@ -146,6 +158,14 @@ impl fmt::Display for CaptureReport {
                 f,
                 "{} replays: each learnt from the kernel's addresses what the before file cannot show, and started over",
                 self.passes
+            )?;
+        }
+        for r in &self.revisions {
+            writeln!(
+                f,
+                "revised, trace line {}: the space its free-tree search passed over, read as {}, was contradicted at \
+                 trace line {} (the kernel allocated there what the model, with it free, would not): read as {}",
+                r.line, r.was, r.contradicted_at, r.now
             )?;
         }
         for (line, why) in &self.explanations {
