@@ -4,8 +4,14 @@
 // logic: the trace comes from the capture replay on the server.
 import './live.css';
 import type { App } from '../app';
-import { errorMessage } from '../bridge';
-import { coreFor, loadTrace } from '../wasm';
+import type { Session } from '../bridge';
+
+/** What the page's entry hands over (its own imports: this chunk shares no module with it). */
+export interface LiveDeps {
+  coreFor: (text: string) => Promise<void> | null;
+  loadTrace: (text: string) => Session;
+  errorMessage: (e: unknown) => string;
+}
 
 /** The report line's figures (core/live/src/follow.rs `Figures`). */
 interface Figures {
@@ -26,7 +32,8 @@ const APPLY_GAP = 1000;
 
 type Mode = 'following' | 'paused';
 
-export function startLive(app: App, root: HTMLElement, feedUrl = 'feed'): EventSource {
+export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl = 'feed'): EventSource {
+  const { coreFor, loadTrace, errorMessage } = deps;
   const bar = document.createElement('div');
   bar.className = 'live-bar';
   bar.dataset.widget = 'live';
