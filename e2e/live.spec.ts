@@ -84,6 +84,7 @@ test('live: a capture played through vmap-live ends where vmap-replay --import c
   await expect(stats.value('busy')).toHaveText(String(busy));
   await expect(stats.value('lazy')).toHaveText(String(lazy));
   await expect(bar.locator('[data-role="message"]')).toHaveText('');
+  await expect(bar.locator('[data-role="problem"]')).toHaveText('');
   expect(errors).toEqual([]);
 });
 

@@ -25,7 +25,7 @@ usage: vmap-live [--port N] [--out DIR] [--dist DIR] [--max-events N] [-k] [--bu
   --port N          the port on 127.0.0.1 (default 0: any free one); the URL to open is printed
   --out DIR         where the session's bundle is written (default vmap-live-RELEASE-DATE)
   --dist DIR        the built page (default: ./dist, else the repository's dist/ beside target/)
-  --max-events N    events the model follows (memory); later ones go to the bundle only (default 1000000)
+  --max-events N    events the model follows (memory); later ones go to the bundle only (default 200000)
   -k                keep the vmap pools as they are (default: drain them first, as capture.sh does)
   --buffer-kb KB    the instance's ring buffer per CPU, KiB (default 65536)
 Stop with Ctrl-C (or SIGTERM, SIGHUP): the tracefs instance is removed, kptr_restrict put back, and
@@ -51,7 +51,7 @@ fn parse_args() -> Result<Args, String> {
         exit_at_end: false,
         out: None,
         dist: None,
-        max_events: 1_000_000,
+        max_events: 200_000,
         keep: false,
         buffer_kb: 65536,
     };

@@ -42,7 +42,7 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     '<strong>Live</strong> <span data-role="state" role="status">connecting…</span> ' +
     '<span data-role="report"></span> ' +
     '<button type="button" data-action="live-follow" aria-pressed="true">Pause</button> ' +
-    '<span data-role="message" role="alert"></span>';
+    '<span data-role="message" role="alert"></span> <span data-role="problem"></span>';
   const at = root.querySelector('[data-widget="load-error"]');
   if (at) at.before(bar);
   else root.prepend(bar);
@@ -50,6 +50,7 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
   const reportEl = bar.querySelector('[data-role="report"]') as HTMLElement;
   const button = bar.querySelector('[data-action="live-follow"]') as HTMLButtonElement;
   const messageEl = bar.querySelector('[data-role="message"]') as HTMLElement;
+  const problemEl = bar.querySelector('[data-role="problem"]') as HTMLElement;
 
   let lines: string[] = [];
   let version = 0;
@@ -60,6 +61,7 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
   let busy = false;
   let timer: number | null = null;
   let last = 0;
+  let gap = APPLY_GAP;
 
   const say = (text: string) => {
     messageEl.textContent = text;
@@ -84,27 +86,46 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     }
     busy = true;
     const v = version;
-    const text = lines.join('\n') + '\n';
+    const t0 = performance.now();
     try {
-      await coreFor(text);
-      const session = loadTrace(text);
+      const { session, problem } = await open(lines);
       shownOps = session.length;
       app.follow(session, 'end');
-      shown = v;
+      problemEl.textContent = problem;
       bar.dataset.ops = String(shownOps);
-      bar.dataset.shown = String(v);
     } catch (e) {
-      say(`The followed trace could not be shown: ${errorMessage(e)}`);
-      shown = v;
+      problemEl.textContent = `The followed trace could not be shown: ${errorMessage(e)}`;
     } finally {
+      shown = v;
+      bar.dataset.shown = String(v);
       busy = false;
       last = performance.now();
+      // Each load replays the whole trace: spaced by four times its own time, at least APPLY_GAP.
+      gap = Math.max(APPLY_GAP, 4 * (last - t0));
     }
     schedule();
   };
+  /**
+   * The followed trace as a session; where the page's core refuses an operation (`line N: ...`),
+   * the trace up to it, and the problem said plainly.
+   */
+  const open = async (all: string[]): Promise<{ session: Session; problem: string }> => {
+    const text = all.join('\n') + '\n';
+    await coreFor(text);
+    try {
+      return { session: loadTrace(text), problem: '' };
+    } catch (e) {
+      const msg = errorMessage(e);
+      const m = /^line (\d+): /.exec(msg);
+      if (!m || Number(m[1]) < 2) throw e;
+      const n = Number(m[1]);
+      const session = loadTrace(all.slice(0, n - 1).join('\n') + '\n');
+      return { session, problem: `Shown up to line ${n - 1} of the followed trace: the model refuses line ${msg.slice(5)}` };
+    }
+  };
   const schedule = () => {
     if (timer !== null || version === shown || mode !== 'following') return;
-    timer = window.setTimeout(() => void apply(), Math.max(0, last + APPLY_GAP - performance.now()));
+    timer = window.setTimeout(() => void apply(), Math.max(0, last + gap - performance.now()));
   };
 
   button.addEventListener('click', () => {
