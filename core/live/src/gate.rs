@@ -68,7 +68,9 @@ impl Gate {
         let given = query.and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")));
         if let Some(t) = given {
             if same(t.as_bytes(), self.token.as_bytes()) {
-                return Verdict::Admit { location: path.to_string() };
+                // `//host` would be another site: only a path of this one.
+                let location = if path.starts_with("//") { "/".to_string() } else { path.to_string() };
+                return Verdict::Admit { location };
             }
             return Verdict::Refuse(403, "wrong token");
         }
@@ -115,6 +117,8 @@ mod tests {
         let g = g();
         let v = g.judge("GET", "/x/?token=0123456789abcdef0123456789abcdef", H, None, None);
         assert_eq!(v, Verdict::Admit { location: "/x/".into() });
+        let v = g.judge("GET", "//evil.example/?token=0123456789abcdef0123456789abcdef", H, None, None);
+        assert_eq!(v, Verdict::Admit { location: "/".into() });
         let c = "a=b; vmap_live_8000=0123456789abcdef0123456789abcdef";
         assert_eq!(
             g.judge("HEAD", "/a.js", H, Some("http://127.0.0.1:8000"), Some(c)),
