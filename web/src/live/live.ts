@@ -4,28 +4,10 @@
 // logic: the trace comes from the capture replay on the server.
 import './live.css';
 import type { App } from '../app';
-import type { Session } from '../bridge';
+import { applyTrace, openFollowed, reportText, type Figures, type Loaders } from './feed';
 
 /** What the page's entry hands over (its own imports: this chunk shares no module with it). */
-export interface LiveDeps {
-  coreFor: (text: string) => Promise<void> | null;
-  loadTrace: (text: string) => Session;
-  errorMessage: (e: unknown) => string;
-}
-
-/** The report line's figures (core/live/src/follow.rs `Figures`). */
-interface Figures {
-  events: number;
-  allocations: number;
-  equal: number;
-  explained: number;
-  unexplained: number;
-  summary: string;
-  ops: number;
-  replay_ms: number;
-  ended: boolean;
-  full: boolean;
-}
+export type LiveDeps = Loaders;
 
 /** At most one load of the trace this often (ms): each replays it whole. */
 const APPLY_GAP = 1000;
@@ -33,7 +15,7 @@ const APPLY_GAP = 1000;
 type Mode = 'following' | 'paused';
 
 export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl = 'feed'): EventSource {
-  const { coreFor, loadTrace, errorMessage } = deps;
+  const { errorMessage } = deps;
   const bar = document.createElement('div');
   bar.className = 'live-bar';
   bar.dataset.widget = 'live';
@@ -88,7 +70,7 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     const v = version;
     const t0 = performance.now();
     try {
-      const { session, problem } = await open(lines);
+      const { session, problem } = await openFollowed(lines, deps);
       shownOps = session.length;
       app.follow(session, 'end');
       problemEl.textContent = problem;
@@ -104,24 +86,6 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
       gap = Math.max(APPLY_GAP, 4 * (last - t0));
     }
     schedule();
-  };
-  /**
-   * The followed trace as a session; where the page's core refuses an operation (`line N: ...`),
-   * the trace up to it, and the problem said plainly.
-   */
-  const open = async (all: string[]): Promise<{ session: Session; problem: string }> => {
-    const text = all.join('\n') + '\n';
-    await coreFor(text);
-    try {
-      return { session: loadTrace(text), problem: '' };
-    } catch (e) {
-      const msg = errorMessage(e);
-      const m = /^line (\d+): /.exec(msg);
-      if (!m || Number(m[1]) < 2) throw e;
-      const n = Number(m[1]);
-      const session = loadTrace(all.slice(0, n - 1).join('\n') + '\n');
-      return { session, problem: `Shown up to line ${n - 1} of the followed trace: the model refuses line ${msg.slice(5)}` };
-    }
   };
   const schedule = () => {
     if (timer !== null || version === shown || mode !== 'following') return;
@@ -145,15 +109,13 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     showState();
   });
   es.addEventListener('trace', (e) => {
-    const d = JSON.parse((e as MessageEvent<string>).data) as { from: number; lines: string };
-    lines.length = Math.min(lines.length, d.from);
-    if (d.lines !== '') lines = lines.concat(d.lines.split('\n'));
+    lines = applyTrace(lines, JSON.parse((e as MessageEvent<string>).data) as { from: number; lines: string });
     version++;
     schedule();
   });
   es.addEventListener('report', (e) => {
     const f = JSON.parse((e as MessageEvent<string>).data) as Figures;
-    reportEl.textContent = `${f.events} events: ${f.allocations} allocations, ${f.equal} equal, ${f.explained} explained, ${f.unexplained} unexplained`;
+    reportEl.textContent = reportText(f);
     reportEl.title = f.summary;
     bar.dataset.summary = f.summary;
     bar.dataset.events = String(f.events);
