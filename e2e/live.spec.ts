@@ -10,7 +10,6 @@ import { expect, test } from '@playwright/test';
 import { StatsWidget } from './pages/stats';
 
 const BUNDLE = '../shared/captures/linux-6.18-mixed';
-const PORT = Number(process.env.E2E_LIVE_PORT ?? (Number(process.env.E2E_PORT ?? 4317) + 100));
 
 let live: ChildProcess | null = null;
 let url = '';
@@ -31,7 +30,7 @@ test.beforeAll(async () => {
     .join('\n');
   expected.summary = r.stderr.trim().split('\n').pop() ?? '';
   expect(expected.summary).toMatch(/^capture: \d+ allocations/);
-  live = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', 'max', '--port', String(PORT), '--dist', 'dist', '--out', `test-results/live-session-${PORT}`], {
+  live = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', 'max', '--port', '0', '--dist', 'dist', '--out', `test-results/live-session-${process.pid}`], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   url = await new Promise<string>((resolve, reject) => {
@@ -68,7 +67,7 @@ test('live: a capture played through vmap-live ends where vmap-replay --import c
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   // The token was traded for the cookie: the address bar no longer has it.
-  await expect(page).toHaveURL(new RegExp(`^http://127\\.0\\.0\\.1:${PORT}/#live=1$`));
+  await expect(page).toHaveURL(`${new URL(url).origin}/#live=1`);
   const bar = page.locator('[data-widget="live"]');
   await expect(bar).toBeVisible();
   await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
@@ -112,7 +111,7 @@ test('live: the page says plainly when the feed drops', async ({ page }) => {
   const bar = page.locator('[data-widget="live"]');
   await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
   // A second server stopped at once: its page sees the feed drop.
-  const other = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '1', '--dist', 'dist', '--out', `test-results/live-session-drop-${PORT}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const other = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '1', '--dist', 'dist', '--out', `test-results/live-session-drop-${process.pid}`], { stdio: ['ignore', 'pipe', 'inherit'] });
   const otherUrl = await new Promise<string>((resolve) => {
     let out = '';
     other.stdout!.on('data', (b: Buffer) => {
