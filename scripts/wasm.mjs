@@ -15,7 +15,8 @@ const BUILDS = [
   { dir: 'pkg', what: 'the view build', cargoArgs: ['--no-default-features'] },
   { dir: 'pkg-workbench', what: 'the workbench build', cargoArgs: [] },
 ];
-const SOURCES = ['core', 'Cargo.toml', 'Cargo.lock', '.cargo'];
+// What the wasm is built from (core/live, the vmap-live server, is not).
+const SOURCES = ['core/src', 'core/wasm', 'core/build.rs', 'core/Cargo.toml', 'Cargo.toml', 'Cargo.lock', '.cargo'];
 const FILES = ['vmapviz_wasm_bg.wasm', 'vmapviz_wasm.js', 'vmapviz_wasm.d.ts'];
 
 const outputs = (dir) => FILES.map((f) => join(ROOT, 'web', 'src', dir, f));

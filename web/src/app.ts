@@ -72,7 +72,7 @@ export class App {
     session: () => this.session,
     pos: () => this.pos,
     playing: () => this.playing,
-    opening: () => this.opener.opening !== null,
+    opening: () => this.opener.opening !== null || this.live,
     lecture: () => this.lecture,
     embed: () => this.embed,
     lessonHash: () => (this.lessons.lesson ? this.lessons.lessonHash() : null),
@@ -93,6 +93,8 @@ export class App {
   private readonly lessons: Lessons;
   /** `&embed=1`: only the views and the transport (an iframe); no questions asked. */
   private embed = false;
+  /** Live mode (`#live=1`): the address bar keeps that link. */
+  private live = false;
   private readonly listeners = new Listeners();
   private version = 0;
   private readonly treeWords: TreeWords;
@@ -375,6 +377,12 @@ export class App {
   /** In a lesson, the address of the picture shown (the workbench's Copy permalink); else null. */
   lessonHref(): string | null {
     return this.lessons.lessonHref();
+  }
+
+  /** Live mode (web/src/live/live.ts): show a followed trace's session at a step. */
+  follow(session: Session, step: StepRef): void {
+    this.live = true;
+    this.open(session, step, null);
   }
 
   /** Open what the location hash names, or the default scenario (also after an error). */

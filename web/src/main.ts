@@ -33,7 +33,10 @@ async function main(): Promise<void> {
     pause: () => app.pause(),
   });
   app.onFrame(() => report({ type: 'vmapviz:where', ...app.where() }));
-  app.openHash(location.hash);
+  // `#live=1`: the feed of vmap-live (web/src/live), loaded only then.
+  const live = /[#&]live=1(&|$)/.test(location.hash);
+  if (live) void import('./live/live').then((m) => m.startLive(app, root, { coreFor, loadTrace, errorMessage }));
+  else app.openHash(location.hash);
   // The event's own URL, not location.hash: the page may have rewritten its link to the step
   // shown (a deferred replaceState) between the navigation and this event, which would reopen
   // the old trace.
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
   performance.mark('vmapviz:ready');
   document.body.dataset.ready = 'true';
   // After the first open, never part of it: the offline copy (web/src/offline.ts).
-  registerOffline(document.body);
+  if (!live) registerOffline(document.body);
 }
 
 /**

@@ -1,0 +1,81 @@
+//! The follower: fed a recorded bundle in pieces, it ends on the capture replay of the whole
+//! bundle; the events it holds stop at --max-events.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use vmapviz_core::capture::{replay_capture, Bundle, Part};
+use vmapviz_live::bundle::read_bundle;
+use vmapviz_live::feed::Feed;
+use vmapviz_live::follow::{self, Shared};
+
+fn mixed() -> [Option<String>; 5] {
+    read_bundle(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures/linux-6.18-mixed")).unwrap()
+}
+
+#[test]
+fn followed_in_pieces_it_ends_on_the_whole_bundles_replay() {
+    let p = mixed();
+    let (before, trace, after, cpus, uname) = (&p[0], &p[1], &p[2], &p[3], &p[4]);
+    let whole = Bundle {
+        before: Part { name: "b", text: before.as_deref().unwrap() },
+        trace: Part { name: "t", text: trace.as_deref().unwrap() },
+        after: after.as_deref().map(|t| Part { name: "a", text: t }),
+        cpus: Part { name: "c", text: cpus.as_deref().unwrap() },
+        uname: uname.as_deref().map(|t| Part { name: "u", text: t }),
+    };
+    let (ops, report) = replay_capture(whole, vmapviz_core::Profile::newest_release()).unwrap();
+    let want: Vec<String> = vmapviz_core::trace::format_trace(&ops).lines().map(str::to_string).collect();
+
+    let shared = Shared::new();
+    shared.update(|i| {
+        i.before = before.clone().unwrap();
+        i.cpus = cpus.clone().unwrap();
+        i.uname = uname.clone();
+    });
+    let feed = Feed::new();
+    let t = {
+        let (s, f) = (shared.clone(), feed.clone());
+        std::thread::spawn(move || follow::run(s, f))
+    };
+    let lines: Vec<String> = trace.as_deref().unwrap().lines().map(str::to_string).collect();
+    let mut seen_partial = false;
+    for chunk in lines.chunks(1500) {
+        assert!(shared.push(chunk, usize::MAX));
+        std::thread::sleep(Duration::from_millis(250));
+        let now = feed.lines();
+        if !now.is_empty() && now.len() < want.len() {
+            seen_partial = true;
+        }
+    }
+    shared.update(|i| {
+        i.after = after.clone();
+        i.ended = true;
+    });
+    let t0 = Instant::now();
+    while !t.is_finished() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "the follower ends after the source");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(seen_partial, "a replay of part of the events was published on the way");
+    assert_eq!(*feed.lines(), want);
+    let f: serde_json::Value = serde_json::from_str(&feed.last_report().unwrap()).unwrap();
+    assert_eq!(f["summary"], report.summary_line());
+    assert_eq!(f["allocations"], 4311);
+    assert_eq!(f["events"], 8637);
+    assert_eq!(f["ended"], true);
+}
+
+#[test]
+fn the_events_held_stop_at_max_events() {
+    let p = mixed();
+    let lines: Vec<String> = p[1].as_deref().unwrap().lines().map(str::to_string).collect();
+    let shared = Shared::new();
+    // The header's 12 comment lines are not events.
+    assert!(shared.push(&lines[..62], 100));
+    assert!(shared.push(&lines[62..200], 100));
+    assert!(!shared.push(&lines[200..300], 100), "full: not held");
+    let mut got = (0, 0);
+    shared.update(|i| got = (i.events, i.trace.lines().count()));
+    assert_eq!(got, (188, 200));
+}
