@@ -232,6 +232,17 @@ test('a tampered or damaged link is refused with its message, nothing opened', a
   expect(ne).toBeGreaterThan(0);
 });
 
+test('in lecture mode a refused link says so on screen too', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const app = new AppPage(page);
+  await app.open('./#lesson=authored.abc$def&stop=1&lecture=1');
+  await expect(page.locator('body')).toHaveClass(/lecture/);
+  await expect(app.loadError).toBeVisible();
+  await expect(app.loadError).toContainText('This lesson is refused: The lesson\'s link is not base64url: "$" at character 4.');
+  await expect(card(page)).toBeHidden();
+  expect(app.problems).toEqual([]);
+});
+
 test('the picker leads to the form; in lecture mode it is axe clean, 16 px at least, and takes the lesson shown back into the draft', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 720 });
   const app = new AppPage(page);
