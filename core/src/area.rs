@@ -814,11 +814,15 @@ pub struct VaTree {
 
 impl Default for VaTree {
     fn default() -> Self {
-        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None, low: crate::vmalloc::LowestFits::NONE }
+        Self::EMPTY
     }
 }
 
 impl VaTree {
+    /// A tree with nothing in it.
+    pub const EMPTY: VaTree =
+        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None, low: crate::vmalloc::LowestFits::NONE };
+
     /// Map every handle the tree holds outside its objects (see [`crate::era::Vmap::relocate`]).
     pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
         self.root = f(self.root);

@@ -122,7 +122,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     if let Some(k) = crate::area::null_gap_written() {
         return Err(format!("byte {k} of the null gap (wasm's null object) is not zero"));
     }
-    if let Some(r) = v.rfc.as_deref() {
+    if let Some(r) = v.rfc() {
         return r.check();
     }
     let a = &v.arena;
@@ -178,14 +178,14 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
         objects += 1;
     }
     // A node's walk part-way: its pages still count; its areas not pooled are in no tree.
-    let (walked_pages, walked_local) = v.purge.as_deref().map_or((0, &[][..]), |p| (p.walked_pages, &p.local[..]));
+    let (walked_pages, walked_local) = v.era.part_purge().map_or((0, &[][..]), |p| (p.walked_pages, &p.local[..]));
     lazy_pages += walked_pages;
     for &va in walked_local {
         let x = a.area(va);
         spans.push((x.va_start, x.va_end, "purging"));
         objects += 1;
     }
-    for &va in check_tree(a, &v.purge_tree, false, "purge tree")?.iter() {
+    for &va in check_tree(a, v.purge_tree(), false, "purge tree")?.iter() {
         let x = a.area(va);
         lazy_pages += x.size() >> PAGE_SHIFT;
         spans.push((x.va_start, x.va_end, "lazy"));
@@ -195,8 +195,8 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
     check_lowest_fit(v, &free)?;
     if v.profile.lazy_in_busy() {
         let marked = v.nodes[0].busy.iter(a).filter(|(_, x)| x.is_lazy()).count();
-        if marked != v.lazy_list.len() {
-            return Err(format!("{marked} busy areas are marked lazy but the lazy list holds {}", v.lazy_list.len()));
+        if marked != v.lazy_list().len() {
+            return Err(format!("{marked} busy areas are marked lazy but the lazy list holds {}", v.lazy_list().len()));
         }
     }
     if lazy_pages != v.vmap_lazy_nr {

@@ -265,7 +265,7 @@ impl IncrementalCheck {
                 self.synced = false;
             }
         }
-        if v.purge.is_some() {
+        if v.era.part_purge().is_some() {
             // A purge part-way (a capture's): areas in no tree yet counted; the whole check.
             self.synced = false;
         }
@@ -337,9 +337,9 @@ impl IncrementalCheck {
                 n.busy.iter(a).filter(|(_, x)| x.is_lazy()).for_each(|(h, _)| add(self, h));
             }
         }
-        v.purge_tree.iter(a).for_each(|(h, _)| add(self, h));
+        v.purge_tree().iter(a).for_each(|(h, _)| add(self, h));
         v.purge_taken_areas().for_each(|h| add(self, h));
-        self.lazy_sum += v.purge.as_deref().map_or(0, |p| p.walked_pages);
+        self.lazy_sum += v.era.part_purge().map_or(0, |p| p.walked_pages);
         for t in Self::trees(v) {
             fill_bh(a, &mut self.slots, Self::tree(v, t).root);
         }
@@ -352,7 +352,7 @@ impl IncrementalCheck {
             TreeId::Free => &v.free,
             TreeId::Busy(n) => &v.nodes[n].busy,
             TreeId::Lazy(n) => &v.nodes[n].lazy,
-            TreeId::Purge => &v.purge_tree,
+            TreeId::Purge => v.purge_tree(),
         }
     }
 
@@ -366,7 +366,7 @@ impl IncrementalCheck {
     fn tree_at(v: &Vmap, k: u16) -> &VaTree {
         match k {
             0 => &v.free,
-            1 => &v.purge_tree,
+            1 => v.purge_tree(),
             k if k % 2 == 0 => &v.nodes[usize::from(k - 2) / 2].busy,
             k => &v.nodes[usize::from(k - 3) / 2].lazy,
         }
@@ -472,11 +472,11 @@ impl IncrementalCheck {
             return Err(format!("vmap_lazy_nr is {} but the lazy areas hold {} pages", v.vmap_lazy_nr, self.lazy_sum));
         }
         // linux-5.2: every lazy area is a busy one marked lazy.
-        if v.profile.lazy_in_busy() && self.lazy_count != v.lazy_list.len() {
+        if v.profile.lazy_in_busy() && self.lazy_count != v.lazy_list().len() {
             return Err(format!(
                 "{} busy areas are marked lazy but the lazy list holds {}",
                 self.lazy_count,
-                v.lazy_list.len()
+                v.lazy_list().len()
             ));
         }
         // The lowest-fit memos (ours, `vmalloc::LowestFit`), each against the search: every

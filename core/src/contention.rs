@@ -168,7 +168,7 @@ pub fn simulate(p: &ContentionParams) -> ContentionResult {
     let _ = v.set_cpus(u64::from(cpus.min(65536)));
     v.ensure_init();
     // maple-rfc keeps its vmap nodes (and their zone size) in its own state.
-    let (nodes, zone) = match v.rfc.as_deref() {
+    let (nodes, zone) = match v.rfc() {
         Some(r) => (r.nodes.len().max(1), r.zone_size.max(1)),
         None => (v.nr_vmap_nodes() as usize, v.zone_size),
     };

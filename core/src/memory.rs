@@ -53,7 +53,7 @@ impl IndexMemory {
 
 /// The index memory of a state.
 pub fn index_memory(v: &Vmap) -> IndexMemory {
-    if let Some(m) = v.rfc.as_deref() {
+    if let Some(m) = v.rfc() {
         let s = m.structure();
         let busy_tree_nodes = s.busy_nodes as u64;
         return IndexMemory {
@@ -120,7 +120,7 @@ mod tests {
         // Bump on: the first vmalloc took one chunk, the three areas live in it.
         assert_eq!((m.objects, m.free_blocks, m.live_areas, m.chunks), (3, 0, 3, 1));
         // The occupied tree's nodes as its own dump lists them.
-        let r = v.rfc.as_deref().unwrap();
+        let r = v.rfc().unwrap();
         let dumped = r.occupied.dump().lines().filter(|l| l.starts_with("node ")).count() as u64;
         assert_eq!(m.occupied_nodes, dumped);
         let nodes = m.occupied_nodes + m.busy_tree_nodes + m.free_tree_nodes;

@@ -199,14 +199,14 @@ impl Replayer {
             }
             Op::Dump => {
                 v.ensure_init();
-                match v.rfc.as_deref_mut() {
+                match v.era.maple_mut() {
                     Some(r) => r.dump(out),
                     None => dump_free_tree(v, out),
                 }
             }
             Op::Busy => {
                 v.ensure_init();
-                match v.rfc.as_deref_mut() {
+                match v.era.maple_mut() {
                     Some(r) => r.busy(out),
                     None => dump_busy(v, out),
                 }
@@ -220,7 +220,7 @@ impl Replayer {
             }
             Op::Early { size, align, vstart, vend } => {
                 v.ensure_init();
-                let Some(r) = v.rfc.as_deref_mut() else {
+                let Some(r) = v.era.maple_mut() else {
                     return Err(VmapError::Unsupported {
                         why: format!("`early` is a maple-rfc line; this trace runs {}", v.profile),
                     });

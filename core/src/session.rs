@@ -410,7 +410,7 @@ pub const CHECKPOINT_OBJECTS: usize = 2 << 20;
 
 /// What a checkpoint holds: the allocator's live objects (areas, free blocks), at least 1.
 fn weight(r: &Replayer) -> usize {
-    r.vmap.rfc.as_deref().map_or_else(|| r.vmap.arena.live(), |m| m.live_areas()) + 1
+    r.vmap.rfc().map_or_else(|| r.vmap.arena.live(), |m| m.live_areas()) + 1
 }
 
 /// One operation with no one listening, out of line: the session's quiet callers (`push_line`,

@@ -550,7 +550,7 @@ fn admit(v: &Vmap, f: &Follow) -> Result<(), String> {
 }
 
 fn vnode_profile(v: &mut Vmap, f: &Follow) -> Result<(), VmapError> {
-    if v.rfc.is_some() {
+    if v.rfc().is_some() {
         return Err(refused(format!("`{f}` follows a capture of a vmap-node kernel; this trace runs {}", v.profile())));
     }
     v.ensure_init();

@@ -253,7 +253,7 @@ impl Vmap {
                 return Place::Lazy { node: nid as u32, start: v.va_start, end: v.va_end };
             }
         }
-        for (nid, list) in self.purge.iter().flat_map(|p| &p.lists).enumerate() {
+        for (nid, list) in self.era.part_purge().into_iter().flat_map(|p| &p.lists).enumerate() {
             for &va in list {
                 let v = self.arena.get(va);
                 if v.va_start <= addr && addr < v.va_end {

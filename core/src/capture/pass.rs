@@ -1676,7 +1676,7 @@ impl Pass<'_, '_> {
         match s {
             Some(PurgeStop::Decayed(k)) => (0, k, 0),
             Some(PurgeStop::Through(a)) => {
-                let walking = self.vmap.purge.as_deref().map_or(0, |p| p.processed);
+                let walking = self.vmap.era.part_purge().map_or(0, |p| p.processed);
                 (1, self.vmap.purge_list_node(a).unwrap_or(walking), a)
             }
             Some(PurgeStop::Processed(k)) => (1, k, u64::MAX),

@@ -20,7 +20,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{Era, PurgeResult, PurgeStop, Vmap};
+use super::{Era, EraSlot, PurgeResult, PurgeStop, Vmap};
 use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
@@ -306,6 +306,9 @@ pub fn merge_ranges(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 pub struct MapleRfcEra;
 
 impl Era for MapleRfcEra {
+    /// The whole allocator: maple-rfc keeps nothing in the shared state (its `Vmap` keeps one
+    /// empty node).
+    type State = Box<MapleRfc>;
     const NAME: &'static str = "maple-rfc";
     const FIRST_RELEASE: Option<(u32, u32)> = None;
     const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
@@ -322,20 +325,20 @@ impl Era for MapleRfcEra {
         vend: u64,
         obs: &mut O,
     ) -> Result<u64, VmapError> {
-        v.rfc_mut().alloc(size, align, vstart, vend, obs)
+        Self::st_mut(&mut v.era).alloc(size, align, vstart, vend, obs)
     }
 
     #[inline(always)]
     fn free<const P: u8, O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        v.rfc_mut().free(addr, obs)
+        Self::st_mut(&mut v.era).free(addr, obs)
     }
 
     fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        v.rfc_mut().vfree(addr, obs)
+        Self::st_mut(&mut v.era).vfree(addr, obs)
     }
 
     fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
-        let r = v.rfc_mut();
+        let r = Self::st_mut(&mut v.era);
         let entries = if cause == PurgeCause::Reclaim { r.reclaim(obs) } else { r.purge(obs) };
         PurgeResult { entries }
     }
@@ -347,11 +350,19 @@ impl Era for MapleRfcEra {
         align: u64,
         obs: &mut O,
     ) -> Result<Vec<u64>, VmapError> {
-        v.rfc_mut().pcpu_get_vm_areas(offsets, sizes, align, obs)
+        Self::st_mut(&mut v.era).pcpu_get_vm_areas(offsets, sizes, align, obs)
     }
 
     fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
-        v.rfc.as_deref().map_or_else(Vec::new, |r| r.lazy_areas_by_node())
+        Self::st(&v.era).lazy_areas_by_node()
+    }
+
+    fn maple(s: &Box<MapleRfc>) -> Option<&MapleRfc> {
+        Some(s)
+    }
+
+    fn maple_mut(s: &mut Box<MapleRfc>) -> Option<&mut MapleRfc> {
+        Some(s)
     }
 }
 

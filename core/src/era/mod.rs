@@ -28,6 +28,11 @@ pub mod free_tree;
 /// monomorphic: a replay's loop is compiled for one era (`Replayer::run`), and a caller that
 /// holds only a [`Profile`] reaches the era by one `match` (`with_era!`).
 pub trait Era {
+    /// The kernel state only this era has (5.1's search cache, 5.2's lock-free lazy list,
+    /// 6.1's purge tree, 6.9's purge under way, maple-rfc's whole allocator). [`Vmap`] holds it
+    /// in [`EraState`], the registry's enum, and the era reaches its own through [`EraSlot`].
+    type State: Clone + std::fmt::Debug + Default;
+
     /// The profile's name in traces, the CLI and the page.
     const NAME: &'static str;
     /// The first kernel release `(major, minor)` this era stands for; `None`: not a release.
@@ -102,6 +107,55 @@ pub trait Era {
     fn lazy_areas_by_node(_v: &Vmap) -> Vec<(u32, AreaInfo)> {
         Vec::new()
     }
+
+    /// Map every arena handle the era's state holds through `f` (see [`Vmap::relocate`]).
+    fn relocate_state(_s: &mut Self::State, _f: &impl Fn(u32) -> u32) {}
+
+    /// The lock-free lazy list (`vmap_purge_list`, oldest first) where the era has one.
+    fn lazy_list(_s: &Self::State) -> &[u32] {
+        &[]
+    }
+
+    /// The purge tree (`purge_vmap_area_root`) where the era has one.
+    fn purge_tree(_s: &Self::State) -> Option<&VaTree> {
+        None
+    }
+
+    /// The purge under way of the vmap-node eras, stopped part-way (`None` between purges and
+    /// in the other eras).
+    fn part_purge(_s: &Self::State) -> Option<&PartPurge> {
+        None
+    }
+
+    /// The slot of that purge (`None`: the era purges in one go), so that a purge can begin
+    /// and end.
+    fn part_purge_slot(_s: &mut Self::State) -> Option<&mut Option<Box<PartPurge>>> {
+        None
+    }
+
+    /// The whole allocator where the era keeps its own (maple-rfc).
+    fn maple(_s: &Self::State) -> Option<&maple_rfc::MapleRfc> {
+        None
+    }
+
+    /// The same, writable.
+    fn maple_mut(_s: &mut Self::State) -> Option<&mut maple_rfc::MapleRfc> {
+        None
+    }
+}
+
+/// An era's own state in [`EraState`], by its type: implemented by the registry for every era
+/// (the variant the registry gave it). A [`Vmap`] holds the variant of its profile from
+/// [`Vmap::new`] on, so any other variant is a broken invariant.
+pub trait EraSlot: Era {
+    fn st(s: &EraState) -> &Self::State;
+    fn st_mut(s: &mut EraState) -> &mut Self::State;
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_era(want: &str) -> ! {
+    unreachable!("the era state of a Vmap is its profile's, not {want}'s")
 }
 
 /// The registry: one line per era, `module::Type => ProfileVariant`, in the order the eras
@@ -123,6 +177,81 @@ macro_rules! eras {
             pub const ALL: [Profile; [$(Profile::$variant),*].len()] = [$(Profile::$variant),*];
             /// Every era's name, in the same order.
             pub const NAMES: [&'static str; [$(Profile::$variant),*].len()] = [$(<$module::$ty as Era>::NAME),*];
+        }
+
+        /// The state of the era a [`Vmap`] runs ([`Era::State`]), one variant per era.
+        #[derive(Clone, Debug)]
+        pub enum EraState {
+            $($variant(<$module::$ty as Era>::State),)*
+        }
+
+        $(impl EraSlot for $module::$ty {
+            #[inline(always)]
+            fn st(s: &EraState) -> &Self::State {
+                match s {
+                    EraState::$variant(x) => x,
+                    #[allow(unreachable_patterns)]
+                    _ => wrong_era(Self::NAME),
+                }
+            }
+            #[inline(always)]
+            fn st_mut(s: &mut EraState) -> &mut Self::State {
+                match s {
+                    EraState::$variant(x) => x,
+                    #[allow(unreachable_patterns)]
+                    _ => wrong_era(Self::NAME),
+                }
+            }
+        })*
+
+        impl EraState {
+            /// The fresh state of `p`'s era.
+            pub fn new(p: Profile) -> Self {
+                match p {
+                    $(Profile::$variant => EraState::$variant(Default::default()),)*
+                }
+            }
+            pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::relocate_state(x, f),)*
+                }
+            }
+            /// [`Era::lazy_list`] of the era.
+            pub fn lazy_list(&self) -> &[u32] {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::lazy_list(x),)*
+                }
+            }
+            /// [`Era::purge_tree`] of the era.
+            pub fn purge_tree(&self) -> Option<&VaTree> {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::purge_tree(x),)*
+                }
+            }
+            /// [`Era::part_purge`] of the era.
+            pub(crate) fn part_purge(&self) -> Option<&PartPurge> {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::part_purge(x),)*
+                }
+            }
+            /// [`Era::part_purge_slot`] of the era.
+            pub(crate) fn part_purge_slot(&mut self) -> Option<&mut Option<Box<PartPurge>>> {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::part_purge_slot(x),)*
+                }
+            }
+            /// [`Era::maple`] of the era.
+            pub fn maple(&self) -> Option<&maple_rfc::MapleRfc> {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::maple(x),)*
+                }
+            }
+            /// [`Era::maple_mut`] of the era.
+            pub fn maple_mut(&mut self) -> Option<&mut maple_rfc::MapleRfc> {
+                match self {
+                    $(EraState::$variant(x) => <$module::$ty as Era>::maple_mut(x),)*
+                }
+            }
         }
 
         macro_rules! with_era {
@@ -191,10 +320,6 @@ pub struct Vmap {
     pub(crate) arena: Arena,
     pub(crate) free: VaTree,
     pub(crate) nodes: Vec<VmapNode>,
-    /// linux-5.2: `vmap_purge_list`, oldest first (iterate backwards for newest first).
-    pub(crate) lazy_list: Vec<u32>,
-    /// linux-6.1: `purge_vmap_area_root` / `purge_vmap_area_list`.
-    pub(crate) purge_tree: VaTree,
     /// `vmap_lazy_nr`, in pages.
     pub(crate) vmap_lazy_nr: u64,
     pub(crate) cpus: u32,
@@ -207,9 +332,6 @@ pub struct Vmap {
     /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
     /// capture's before file shows free but the kernel held (pool entries it cannot show).
     pub(crate) held: Vec<u32>,
-    /// 6.9+: a purge under way and stopped part-way ([`Vmap::purge_to`]), `None` between
-    /// purges.
-    pub(crate) purge: Option<Box<PartPurge>>,
     /// What a capture's replay changed besides the requests, in order, while it is `Some`
     /// (see [`crate::capture::oracle::OracleChange`]); cloned with the model, so a trial that is adopted
     /// brings its changes along.
@@ -220,16 +342,8 @@ pub struct Vmap {
     /// The range the free space was initialised with.
     pub(crate) space: (u64, u64),
     initialized: bool,
-    /// linux-5.1: the busy area after which the next search starts (`free_vmap_cache`).
-    pub(crate) free_vmap_cache: u32,
-    /// linux-5.1: the largest hole noticed below the cached area.
-    pub(crate) cached_hole_size: u64,
-    pub(crate) cached_vstart: u64,
-    pub(crate) cached_align: u64,
-    /// linux-5.1: where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
-    pub(crate) vmap_area_pcpu_hole: u64,
-    /// maple-rfc: the whole allocator of that profile (the fields above stay unused).
-    pub(crate) rfc: Option<Box<maple_rfc::MapleRfc>>,
+    /// What only this era has ([`Era::State`]).
+    pub(crate) era: EraState,
     /// Every busy tree's areas by `va_start` (ours: the kernel descends the tree), see
     /// [`crate::busy_index`].
     pub(crate) busy_index: BusyIndex,
@@ -249,7 +363,7 @@ pub struct Vmap {
 ///                        ^ through: local holds the areas walked and not pooled
 /// ```
 #[derive(Clone, Debug, Default)]
-pub(crate) struct PartPurge {
+pub struct PartPurge {
     /// `lists[n]`: node n's lazy list once taken and until walked (the kernel's
     /// `vn->purge_list`; its pages still count in `vmap_lazy_nr`).
     pub(crate) lists: Vec<Vec<u32>>,
@@ -263,6 +377,39 @@ pub(crate) struct PartPurge {
     pub(crate) through: Option<u64>,
     /// The purge's `skip_populate` (a full decay pools nothing).
     pub(crate) full: bool,
+}
+
+impl EraState {
+    /// The purge under way, writable.
+    pub(crate) fn part_purge_mut(&mut self) -> Option<&mut PartPurge> {
+        self.part_purge_slot()?.as_deref_mut()
+    }
+    /// Begin (`Some`) or end (`None`) a purge in stages, where the era purges so.
+    pub(crate) fn set_part_purge(&mut self, p: Option<Box<PartPurge>>) {
+        if let Some(slot) = self.part_purge_slot() {
+            *slot = p;
+        }
+    }
+}
+
+/// The lock-free lazy list of 5.1 and 5.2 (`vmap_purge_list`): lazily freed areas stay in
+/// the busy tree, marked lazy, until the purge takes the list whole.
+#[derive(Clone, Debug, Default)]
+pub struct Llist {
+    /// Oldest first (iterate backwards for newest first).
+    pub(crate) lazy_list: Vec<u32>,
+}
+
+impl AsMut<Llist> for Llist {
+    fn as_mut(&mut self) -> &mut Llist {
+        self
+    }
+}
+
+impl Llist {
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        self.lazy_list.iter_mut().for_each(|h| *h = f(*h));
+    }
 }
 
 /// Where a purge of the vmap-node eras stops part-way ([`Vmap::purge_to`]):
@@ -306,13 +453,18 @@ impl Vmap {
     pub fn nodes(&self) -> &[VmapNode] {
         &self.nodes
     }
-    /// linux-5.2: `vmap_purge_list`, oldest first.
+    /// linux-5.1 and 5.2: `vmap_purge_list`, oldest first (empty in the other eras).
     pub fn lazy_list(&self) -> &[u32] {
-        &self.lazy_list
+        self.era.lazy_list()
     }
-    /// linux-6.1: the purge tree.
+    /// linux-6.1: the purge tree (empty in the other eras).
     pub fn purge_tree(&self) -> &VaTree {
-        &self.purge_tree
+        static EMPTY: VaTree = VaTree::EMPTY;
+        self.era.purge_tree().unwrap_or(&EMPTY)
+    }
+    /// What only this era has ([`Era::State`]).
+    pub fn era_state(&self) -> &EraState {
+        &self.era
     }
     /// `vmap_lazy_nr`, in pages.
     pub fn vmap_lazy_nr(&self) -> u64 {
@@ -334,14 +486,10 @@ impl Vmap {
     }
     /// maple-rfc: the whole allocator of that profile.
     pub fn rfc(&self) -> Option<&maple_rfc::MapleRfc> {
-        self.rfc.as_deref()
+        self.era.maple()
     }
     pub fn busy_index(&self) -> &BusyIndex {
         &self.busy_index
-    }
-    /// linux-5.1: `vmap_area_pcpu_hole`.
-    pub fn vmap_area_pcpu_hole(&self) -> u64 {
-        self.vmap_area_pcpu_hole
     }
 
     /// The lowest free block a request fits in, by the tree search of linux-5.2 and later
@@ -389,25 +537,17 @@ impl Clone for Vmap {
             arena,
             free: self.free,
             nodes: self.nodes.clone(),
-            lazy_list: self.lazy_list.clone(),
-            purge_tree: self.purge_tree,
             vmap_lazy_nr: self.vmap_lazy_nr,
             cpus: self.cpus,
             online: self.online,
             defer_drain: self.defer_drain,
             held: self.held.clone(),
-            purge: self.purge.clone(),
             oracle_log: self.oracle_log.clone(),
             cpu: self.cpu,
             zone_size: self.zone_size,
             space: self.space,
             initialized: self.initialized,
-            free_vmap_cache: self.free_vmap_cache,
-            cached_hole_size: self.cached_hole_size,
-            cached_vstart: self.cached_vstart,
-            cached_align: self.cached_align,
-            vmap_area_pcpu_hole: self.vmap_area_pcpu_hole,
-            rfc: self.rfc.clone(),
+            era: self.era.clone(),
             busy_index: self.busy_index.clone(),
             busy_link_hints: self.busy_link_hints,
         };
@@ -420,12 +560,11 @@ impl Clone for Vmap {
 
 impl Vmap {
     /// Map every handle held outside the slab through `f` (the links inside it are the arena's
-    /// to map): the trees, lists, pools, the purge under way, the 5.1 cache and the busy index.
+    /// to map): the trees, pools, held ranges, the era's state and the busy index.
     /// maple-rfc's allocator keeps its own arena, of word offsets, and is left alone.
     pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
         let list = |l: &mut [u32]| l.iter_mut().for_each(|h| *h = f(*h));
         self.free.relocate(f);
-        self.purge_tree.relocate(f);
         for n in &mut self.nodes {
             n.busy.relocate(f);
             n.lazy.relocate(f);
@@ -433,13 +572,8 @@ impl Vmap {
                 p.iter_mut().for_each(|h| *h = f(*h));
             }
         }
-        list(&mut self.lazy_list);
         list(&mut self.held);
-        if let Some(p) = self.purge.as_mut() {
-            p.lists.iter_mut().for_each(|l| list(l));
-            list(&mut p.local);
-        }
-        self.free_vmap_cache = f(self.free_vmap_cache);
+        self.era.relocate(f);
         self.busy_index.relocate(&self.arena, f);
     }
 
@@ -464,25 +598,17 @@ impl Vmap {
             arena: Arena::new(),
             free: VaTree::default(),
             nodes: vec![VmapNode::default()],
-            lazy_list: Vec::new(),
-            purge_tree: VaTree::default(),
             vmap_lazy_nr: 0,
             cpus: 1,
             online: 0,
             defer_drain: false,
             held: Vec::new(),
-            purge: None,
             oracle_log: None,
             cpu: 0,
             zone_size: 1,
             space: (1, ULONG_MAX),
             initialized: false,
-            free_vmap_cache: NIL,
-            cached_hole_size: 0,
-            cached_vstart: 0,
-            cached_align: 0,
-            vmap_area_pcpu_hole: VMALLOC_END,
-            rfc: (profile == Profile::MapleRfc).then(|| Box::new(maple_rfc::MapleRfc::new())),
+            era: EraState::new(profile),
             busy_index: BusyIndex::default(),
             busy_link_hints: true,
         }
@@ -497,7 +623,7 @@ impl Vmap {
         if start >= end {
             return Err(VmapError::BadRange { start, end });
         }
-        if let Some(r) = self.rfc.as_deref_mut() {
+        if let Some(r) = self.era.maple_mut() {
             r.cpus = self.cpus;
             r.cpu = self.cpu;
             r.init(start, end)?;
@@ -510,17 +636,10 @@ impl Vmap {
         self.free = VaTree::default();
         self.nodes = (0..nr).map(|_| VmapNode::default()).collect();
         self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
-        self.lazy_list.clear();
-        self.purge_tree = VaTree::default();
-        self.purge = None;
+        self.era = EraState::new(self.profile);
         self.busy_index.clear();
         self.vmap_lazy_nr = 0;
         self.space = (start, end);
-        self.free_vmap_cache = NIL;
-        self.cached_hole_size = 0;
-        self.cached_vstart = 0;
-        self.cached_align = 0;
-        self.vmap_area_pcpu_hole = VMALLOC_END;
         if self.profile.has_free_tree() {
             // 5.1 has no free tree: free space is whatever no busy area covers.
             let va = self.arena.alloc(start, end);
@@ -553,7 +672,7 @@ impl Vmap {
         if n <= u64::from(self.cpu) {
             return Err(VmapError::CpuOffline { cpu: self.cpu, cpus: n });
         }
-        if let Some(r) = self.rfc.as_deref_mut() {
+        if let Some(r) = self.era.maple_mut() {
             r.cpus = self.cpus;
             r.set_cpus(n)?;
         }
@@ -568,7 +687,7 @@ impl Vmap {
         if n == 0 || n > u64::from(self.cpus) {
             return Err(VmapError::BadOnline { online: n, cpus: self.cpus });
         }
-        if self.rfc.is_some() {
+        if self.era.maple().is_some() {
             return Err(VmapError::Unsupported { why: "`online` is not modelled for maple-rfc".into() });
         }
         self.online = if n == u64::from(self.cpus) { 0 } else { n as u32 };
@@ -588,7 +707,7 @@ impl Vmap {
         if n >= u64::from(self.cpus) {
             return Err(VmapError::BadCpu { cpu: n, cpus: self.cpus });
         }
-        if let Some(r) = self.rfc.as_deref_mut() {
+        if let Some(r) = self.era.maple_mut() {
             r.cpus = self.cpus;
             r.set_cpu(n)?;
         }
@@ -638,7 +757,7 @@ impl Vmap {
     /// The index this era keeps, for an observer: the free tree, or maple-rfc's occupied tree.
     #[inline(always)]
     pub fn index_view(&self) -> IndexView<'_> {
-        match self.rfc.as_deref() {
+        match self.era.maple() {
             Some(r) => IndexView::Maple(&r.occupied),
             None => self.tree_view(),
         }
@@ -742,7 +861,7 @@ impl Vmap {
     /// purge. What it processed.
     pub fn purge_to<O: Observer>(&mut self, stop: PurgeStop, obs: &mut O) -> PurgeResult {
         self.ensure_init();
-        if self.profile.has_vmap_nodes() && self.purge.is_some() {
+        if self.era.part_purge().is_some() {
             let decay = self.era_decay::<O>();
             return PurgeResult { entries: self.purge_advance(Some(stop), decay, obs) };
         }
@@ -753,7 +872,7 @@ impl Vmap {
     /// list not yet processed, in node order.
     pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.ensure_init();
-        if self.purge.is_none() {
+        if self.era.part_purge().is_none() {
             return PurgeResult { entries: 0 };
         }
         let decay = self.era_decay::<O>();
@@ -762,7 +881,7 @@ impl Vmap {
 
     /// Where a purge stopped part-way stands: `None` when none is.
     pub fn purge_stage(&self) -> Option<PurgeStop> {
-        let p = self.purge.as_deref()?;
+        let p = self.era.part_purge()?;
         Some(if let Some(a) = p.through {
             PurgeStop::Through(a)
         } else if p.processed > 0 {
@@ -776,7 +895,7 @@ impl Vmap {
     /// starting at `addr`.
     pub fn purge_list_node(&self, addr: u64) -> Option<u32> {
         let on = |list: &[u32]| list.iter().any(|&va| self.arena.get(va).va_start == addr);
-        if let Some(n) = self.purge.iter().flat_map(|p| &p.lists).position(|l| on(l)) {
+        if let Some(n) = self.era.part_purge().iter().flat_map(|p| &p.lists).position(|l| on(l)) {
             return Some(n as u32);
         }
         self.nodes.iter().position(|n| n.lazy.find_start(&self.arena, addr) != NIL).map(|n| n as u32)
@@ -789,7 +908,7 @@ impl Vmap {
 
     /// The areas a purge stopped part-way has taken and not walked yet (lazy, in no tree).
     pub(crate) fn purge_taken_areas(&self) -> impl Iterator<Item = u32> + '_ {
-        self.purge.iter().flat_map(|p| p.lists.iter().flatten().copied())
+        self.era.part_purge().into_iter().flat_map(|p| p.lists.iter().flatten().copied())
     }
 
     /// The era's `decay_va_pool_node`.
@@ -811,26 +930,32 @@ impl Vmap {
 
     /// `vfree` of 5.1, kept by 5.2: the area stays in the busy tree, marked lazy, and is pushed
     /// on the lock-free purge list (`vmap_purge_list`).
-    fn vfree_llist<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree_llist<E: EraSlot, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError>
+    where
+        E::State: AsMut<Llist>,
+    {
         let (_, va) = self.find_busy(addr)?;
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
         self.arena.at(va).add_flags(F_LAZY);
         crate::events::touch(obs, va);
-        self.lazy_list.push(va);
+        E::st_mut(&mut self.era).as_mut().lazy_list.push(va);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())
     }
 
     /// The lock-free lazy list of 5.1 and 5.2 (`vmap_purge_list`): take it whole and give each
     /// area back with the era's `__free_vmap_area`, newest first (`llist_del_all` order).
-    fn purge_llist<O: Observer>(
+    fn purge_llist<E: EraSlot, O: Observer>(
         &mut self,
         cause: PurgeCause,
         obs: &mut O,
         free_one: fn(&mut Vmap, u32, &mut O),
-    ) -> PurgeResult {
-        let list = std::mem::take(&mut self.lazy_list);
+    ) -> PurgeResult
+    where
+        E::State: AsMut<Llist>,
+    {
+        let list = std::mem::take(&mut E::st_mut(&mut self.era).as_mut().lazy_list);
         if O::ON {
             obs.areas_event(Event::PurgeStart { cause, count: list.len() as u32 }, self);
         }
@@ -845,8 +970,9 @@ impl Vmap {
             count += 1;
         }
         // Keep the list's allocation for the next round.
-        self.lazy_list = list;
-        self.lazy_list.clear();
+        let kept = &mut E::st_mut(&mut self.era).as_mut().lazy_list;
+        *kept = list;
+        kept.clear();
         if O::ON {
             obs.areas_event(Event::PurgeEnd { purged: count }, self);
         }
@@ -1083,7 +1209,7 @@ impl Vmap {
     /// it; maple-rfc adds the areas handed out from bump chunks.
     pub fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
         let mut out = Vec::new();
-        if let Some(r) = self.rfc.as_deref() {
+        if let Some(r) = self.era.maple() {
             out.extend(r.busy_areas().into_iter().map(|i| (i, false, r.addr_to_node_id(i.va_start.0))));
         }
         for nid in 0..self.nodes.len() {
@@ -1097,13 +1223,13 @@ impl Vmap {
 
     /// Pages waiting for the lazy purge.
     pub fn lazy_pages(&self) -> u64 {
-        self.rfc.as_deref().map_or(self.vmap_lazy_nr, |r| r.vmap_lazy_nr)
+        self.era.maple().map_or(self.vmap_lazy_nr, |r| r.vmap_lazy_nr)
     }
 
     /// maple-rfc's bump chunks, newest first, each with whether it is its CPU's current one
     /// (none for the other eras).
     pub fn bump_chunks(&self) -> Vec<(&maple_rfc::BumpChunk, bool)> {
-        self.rfc.as_deref().map_or_else(Vec::new, |r| r.chunk_states().collect())
+        self.era.maple().map_or_else(Vec::new, |r| r.chunk_states().collect())
     }
 
     /// Lazy areas that left the busy tree (6.1: purge tree; 6.9: node lazy trees).
@@ -1118,7 +1244,7 @@ impl Vmap {
 
     /// Pooled areas: (node, pool index, entries in pool order).
     pub fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
-        if let Some(r) = self.rfc.as_deref() {
+        if let Some(r) = self.era.maple() {
             return r.pools();
         }
         let mut out = Vec::new();
@@ -1141,7 +1267,7 @@ impl Vmap {
 
     /// Number of free blocks (maple-rfc: NULL ranges of the occupied tree).
     pub fn free_blocks(&self) -> usize {
-        if let Some(r) = self.rfc.as_deref() {
+        if let Some(r) = self.era.maple() {
             return r.occupied.ranges().iter().filter(|x| x.2.is_none()).count();
         }
         self.free.len
@@ -1149,25 +1275,20 @@ impl Vmap {
 
     /// Number of busy areas (lazy ones of 5.2 included).
     pub fn busy_count(&self) -> usize {
-        if let Some(r) = self.rfc.as_deref() {
+        if let Some(r) = self.era.maple() {
             return r.busy_areas().len();
         }
         self.nodes.iter().map(|n| n.busy.len).sum()
     }
 
-    /// The maple-rfc allocator (created with the profile; a Vmap of that profile always has it).
-    fn rfc_mut(&mut self) -> &mut maple_rfc::MapleRfc {
-        self.rfc.get_or_insert_with(|| Box::new(maple_rfc::MapleRfc::new()))
-    }
-
     /// Whether the bump overlay is on (`None`: the era has none).
     pub fn bump_on(&self) -> Option<bool> {
-        self.rfc.as_deref().map(|r| r.bump_on)
+        self.era.maple().map(|r| r.bump_on)
     }
 
     /// `bump on|off` (maple-rfc only: `false` elsewhere).
     pub fn set_bump(&mut self, on: bool) -> bool {
-        match self.rfc.as_deref_mut() {
+        match self.era.maple_mut() {
             Some(r) => {
                 r.set_bump(on);
                 true
@@ -1253,7 +1374,7 @@ impl crate::events::AreasView for Vmap {
         Vmap::index_view(self)
     }
     fn busy_areas_all(&self) -> Vec<(AreaInfo, bool, u32)> {
-        match self.rfc.as_deref() {
+        match self.era.maple() {
             Some(r) => crate::events::AreasView::busy_areas_all(r),
             None => Vmap::busy_areas_all(self),
         }
@@ -1262,7 +1383,7 @@ impl crate::events::AreasView for Vmap {
         Vmap::lazy_pages(self)
     }
     fn lazy_areas_by_node(&self) -> Vec<(u32, AreaInfo)> {
-        match self.rfc.as_deref() {
+        match self.era.maple() {
             Some(r) => r.lazy_areas_by_node(),
             None => Vmap::lazy_areas_by_node(self),
         }

@@ -9,12 +9,47 @@ use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::vmalloc::*;
 
-use super::{pcpu_check_args, Era, PurgeResult, PurgeStop, Vmap};
+use super::{pcpu_check_args, Era, EraSlot, Llist, PurgeResult, PurgeStop, Vmap};
 
 /// linux-5.1: the busy-list walk.
 pub struct V51;
 
+/// What linux-5.1 keeps besides the busy tree: the search cache, the pcpu hole and the
+/// lock-free lazy list.
+#[derive(Clone, Debug)]
+pub struct V51State {
+    /// The busy area after which the next search starts (`free_vmap_cache`).
+    pub(crate) free_vmap_cache: u32,
+    /// The largest hole noticed below the cached area.
+    pub(crate) cached_hole_size: u64,
+    pub(crate) cached_vstart: u64,
+    pub(crate) cached_align: u64,
+    /// Where `pcpu_get_vm_areas` starts looking, downwards (`vmap_area_pcpu_hole`).
+    pub(crate) vmap_area_pcpu_hole: u64,
+    pub(crate) llist: Llist,
+}
+
+impl Default for V51State {
+    fn default() -> Self {
+        V51State {
+            free_vmap_cache: NIL,
+            cached_hole_size: 0,
+            cached_vstart: 0,
+            cached_align: 0,
+            vmap_area_pcpu_hole: VMALLOC_END,
+            llist: Llist::default(),
+        }
+    }
+}
+
+impl AsMut<Llist> for V51State {
+    fn as_mut(&mut self) -> &mut Llist {
+        &mut self.llist
+    }
+}
+
 impl Era for V51 {
+    type State = V51State;
     const NAME: &'static str = "linux-5.1";
     /// The busy-list walk with `free_vmap_cache` came with `vmap_area` (2.6.28).
     const FIRST_RELEASE: Option<(u32, u32)> = Some((2, 6));
@@ -45,7 +80,7 @@ impl Era for V51 {
     }
 
     fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        v.vfree_llist(addr, obs)
+        v.vfree_llist::<Self, O>(addr, obs)
     }
 
     fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
@@ -62,9 +97,26 @@ impl Era for V51 {
         let last_area = pcpu_check_args(offsets, sizes, align)?;
         v.pcpu_get_vm_areas_v51(offsets, sizes, align, last_area, obs)
     }
+
+    fn relocate_state(s: &mut V51State, f: &impl Fn(u32) -> u32) {
+        s.free_vmap_cache = f(s.free_vmap_cache);
+        s.llist.relocate(f);
+    }
+
+    fn lazy_list(s: &V51State) -> &[u32] {
+        &s.llist.lazy_list
+    }
 }
 
 impl Vmap {
+    /// linux-5.1: `vmap_area_pcpu_hole` (`VMALLOC_END` in the other eras).
+    pub fn vmap_area_pcpu_hole(&self) -> u64 {
+        match self.profile {
+            super::Profile::Linux51 => V51::st(&self.era).vmap_area_pcpu_hole,
+            _ => VMALLOC_END,
+        }
+    }
+
     /// linux-5.1 `alloc_vmap_area`: the busy-list search, then the new area goes into the busy
     /// tree and becomes the cache; on failure purge the lazy areas once and search again.
     pub(super) fn alloc_v51<O: Observer>(
@@ -80,7 +132,7 @@ impl Vmap {
             if let Some(addr) = self.search_v51(size, align, vstart, vend, obs) {
                 let va = self.arena.alloc(addr, addr.wrapping_add(size));
                 self.busy_insert(va, obs);
-                self.free_vmap_cache = va;
+                V51::st_mut(&mut self.era).free_vmap_cache = va;
                 if O::ON {
                     let id = self.arena.get(va).id;
                     obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
@@ -112,13 +164,13 @@ impl Vmap {
         // The model's `init` range bounds the window (the kernel had no such setting).
         let vstart = vstart.max(self.space.0);
         let vend = vend.min(self.space.1);
-        let why = if self.free_vmap_cache == NIL {
+        let why = if V51::st(&self.era).free_vmap_cache == NIL {
             Some(Why::Empty)
-        } else if size < self.cached_hole_size {
+        } else if size < V51::st(&self.era).cached_hole_size {
             Some(Why::SmallerThanHole)
-        } else if vstart < self.cached_vstart {
+        } else if vstart < V51::st(&self.era).cached_vstart {
             Some(Why::LowerVstart)
-        } else if align < self.cached_align {
+        } else if align < V51::st(&self.era).cached_align {
             Some(Why::SmallerAlign)
         } else {
             None
@@ -126,19 +178,19 @@ impl Vmap {
         if let Some(why) = why {
             self.reset_cache_v51(why, obs);
         }
-        self.cached_vstart = vstart;
-        self.cached_align = align;
+        V51::st_mut(&mut self.era).cached_vstart = vstart;
+        V51::st_mut(&mut self.era).cached_align = align;
         let busy = self.nodes[0].busy;
         let mut addr;
         let mut first = NIL;
-        if self.free_vmap_cache != NIL {
-            let c = *self.arena.get(self.free_vmap_cache);
+        if V51::st(&self.era).free_vmap_cache != NIL {
+            let c = *self.arena.get(V51::st(&self.era).free_vmap_cache);
             addr = align_up(c.va_end, align);
             if addr < vstart {
                 // goto nocache
                 self.reset_cache_v51(Why::BelowVstart, obs);
-                self.cached_vstart = vstart;
-                self.cached_align = align;
+                V51::st_mut(&mut self.era).cached_vstart = vstart;
+                V51::st_mut(&mut self.era).cached_align = align;
             } else {
                 if O::ON {
                     let ev = Event::CacheUse {
@@ -152,10 +204,10 @@ impl Vmap {
                 if addr.wrapping_add(size) < addr {
                     return None;
                 }
-                first = self.free_vmap_cache;
+                first = V51::st(&self.era).free_vmap_cache;
             }
         }
-        if self.free_vmap_cache == NIL {
+        if V51::st(&self.era).free_vmap_cache == NIL {
             addr = align_up(vstart, align);
             if addr.wrapping_add(size) < addr {
                 return None;
@@ -192,8 +244,8 @@ impl Vmap {
                 if !(end > f.va_start && end <= vend) {
                     break;
                 }
-                if addr.wrapping_add(self.cached_hole_size) < f.va_start {
-                    self.cached_hole_size = f.va_start - addr;
+                if addr.wrapping_add(V51::st(&self.era).cached_hole_size) < f.va_start {
+                    V51::st_mut(&mut self.era).cached_hole_size = f.va_start - addr;
                 }
                 addr = align_up(f.va_end, align);
                 if O::ON {
@@ -202,7 +254,7 @@ impl Vmap {
                         va_start: Addr(f.va_start),
                         va_end: Addr(f.va_end),
                         addr: Addr(addr),
-                        cached_hole_size: Addr(self.cached_hole_size),
+                        cached_hole_size: Addr(V51::st(&self.era).cached_hole_size),
                     };
                     obs.event(ev, self.tree_view());
                 }
@@ -223,8 +275,8 @@ impl Vmap {
     }
 
     fn reset_cache_v51<O: Observer>(&mut self, why: crate::events::CacheResetWhy, obs: &mut O) {
-        self.cached_hole_size = 0;
-        self.free_vmap_cache = NIL;
+        V51::st_mut(&mut self.era).cached_hole_size = 0;
+        V51::st_mut(&mut self.era).free_vmap_cache = NIL;
         if O::ON {
             obs.event(Event::CacheReset { why }, self.tree_view());
         }
@@ -233,11 +285,11 @@ impl Vmap {
     /// linux-5.1 `__free_vmap_area`: move the cache below a freed area, then unlink it.
     pub(super) fn free_v51<O: Observer>(&mut self, va: u32, obs: &mut O) {
         let v = *self.arena.get(va);
-        if self.free_vmap_cache != NIL {
-            if v.va_end < self.cached_vstart {
+        if V51::st(&self.era).free_vmap_cache != NIL {
+            if v.va_end < V51::st(&self.era).cached_vstart {
                 self.reset_cache_v51(crate::events::CacheResetWhy::LowerVstart, obs);
-            } else if v.va_start <= self.arena.get(self.free_vmap_cache).va_start {
-                self.free_vmap_cache = crate::rbtree::rb_prev(&self.arena, va);
+            } else if v.va_start <= self.arena.get(V51::st(&self.era).free_vmap_cache).va_start {
+                V51::st_mut(&mut self.era).free_vmap_cache = crate::rbtree::rb_prev(&self.arena, va);
             }
         }
         self.busy_remove(0, va, obs);
@@ -246,7 +298,7 @@ impl Vmap {
 
     /// linux-5.1 `__purge_vmap_area_lazy`: unlink the listed areas, newest first.
     pub(super) fn purge_v51<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
-        self.purge_llist(cause, obs, |vmap, va, obs| vmap.free_v51(va, obs))
+        self.purge_llist::<V51, O>(cause, obs, |vmap, va, obs| vmap.free_v51(va, obs))
     }
 
     /// linux-5.1 `pcpu_get_vm_areas` (parameters already checked): one base for every area,
@@ -287,7 +339,7 @@ impl Vmap {
             let mut term = last_area;
             let mut start = offsets[area];
             let mut end = start + sizes[area];
-            let Some((mut next, mut prev)) = self.pvm_find_next_prev(self.vmap_area_pcpu_hole) else {
+            let Some((mut next, mut prev)) = self.pvm_find_next_prev(V51::st(&self.era).vmap_area_pcpu_hole) else {
                 break ve - last_end;
             };
             let mut base = self.pvm_determine_end(&mut next, &mut prev, align, ve).wrapping_sub(end);
@@ -358,7 +410,7 @@ impl Vmap {
             }
             out.push(s);
         }
-        self.vmap_area_pcpu_hole = base + offsets[last_area];
+        V51::st_mut(&mut self.era).vmap_area_pcpu_hole = base + offsets[last_area];
         Ok(out)
     }
 

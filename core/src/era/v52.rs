@@ -14,12 +14,14 @@ use crate::events::{Observer, PurgeCause};
 use crate::vmalloc::{MergeStyle, SearchRule};
 use crate::profile::ANY;
 
-use super::{Era, PurgeResult, PurgeStop, Vmap};
+use super::{Era, Llist, PurgeResult, PurgeStop, Vmap};
 
 /// linux-5.2: the augmented free tree, 5.1's lazy list.
 pub struct V52;
 
 impl Era for V52 {
+    /// The lock-free lazy list.
+    type State = Llist;
     const NAME: &'static str = "linux-5.2";
     const FIRST_RELEASE: Option<(u32, u32)> = Some((5, 2));
     const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: false, move_vstart: false };
@@ -43,11 +45,19 @@ impl Era for V52 {
     }
 
     fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        v.vfree_llist(addr, obs)
+        v.vfree_llist::<Self, O>(addr, obs)
     }
 
     fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {
         v.purge_v52(cause, obs)
+    }
+
+    fn relocate_state(s: &mut Llist, f: &impl Fn(u32) -> u32) {
+        s.relocate(f);
+    }
+
+    fn lazy_list(s: &Llist) -> &[u32] {
+        &s.lazy_list
     }
 }
 
@@ -55,6 +65,6 @@ impl Vmap {
     /// linux-5.2 `__purge_vmap_area_lazy`: the lock-free list, newest first, each area merged
     /// back into the free tree.
     pub(super) fn purge_v52<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
-        self.purge_llist(cause, obs, |vmap, va, obs| vmap.__free_vmap_area::<ANY, _>(0, va, obs))
+        self.purge_llist::<V52, O>(cause, obs, |vmap, va, obs| vmap.__free_vmap_area::<ANY, _>(0, va, obs))
     }
 }

@@ -7,19 +7,22 @@
 //! ```
 
 use crate::addr::Addr;
-use crate::area::NIL;
+use crate::area::{VaTree, NIL};
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{AreaInfo, Era, PurgeResult, PurgeStop, Vmap};
+use super::{AreaInfo, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
 
 /// linux-6.1 (5.19–6.8): the purge tree.
 pub struct V61;
 
 impl Era for V61 {
+    /// `purge_vmap_area_root` / `purge_vmap_area_list`: the lazily freed areas, out of the busy
+    /// tree, merged in address order.
+    type State = VaTree;
     const NAME: &'static str = "linux-6.1";
     const FIRST_RELEASE: Option<(u32, u32)> = Some((5, 19));
     const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
@@ -49,7 +52,15 @@ impl Era for V61 {
 
     fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
         let info = |x: &crate::area::VmapArea| AreaInfo { id: x.id, va_start: Addr(x.va_start), va_end: Addr(x.va_end) };
-        v.purge_tree.iter(&v.arena).map(|(_, x)| (0, info(x))).collect()
+        Self::st(&v.era).iter(&v.arena).map(|(_, x)| (0, info(x))).collect()
+    }
+
+    fn relocate_state(s: &mut VaTree, f: &impl Fn(u32) -> u32) {
+        s.relocate(f);
+    }
+
+    fn purge_tree(s: &VaTree) -> Option<&VaTree> {
+        Some(s)
     }
 }
 
@@ -65,7 +76,7 @@ impl Vmap {
         let nr_lazy = self.vmap_lazy_nr + (self.arena.get(va).size() >> PAGE_SHIFT);
         self.vmap_lazy_nr = nr_lazy;
         self.busy_remove(nid, va, obs);
-        merge_or_add_vmap_area::<Plain, O>(&mut self.arena, &mut self.purge_tree, va, MergeStyle::Eb, obs);
+        merge_or_add_vmap_area::<Plain, O>(&mut self.arena, V61::st_mut(&mut self.era), va, MergeStyle::Eb, obs);
         self.lazy_enqueued(va, nr_lazy, obs);
         Ok(())
     }
@@ -74,7 +85,7 @@ impl Vmap {
     /// free tree in address order.
     pub(super) fn purge_v61<O: Observer>(&mut self, cause: PurgeCause, obs: &mut O) -> PurgeResult {
         // Detach the purge list (ascending, already coalesced).
-        let list = std::mem::take(&mut self.purge_tree);
+        let list = std::mem::take(V61::st_mut(&mut self.era));
         if O::ON {
             obs.areas_event(Event::PurgeStart { cause, count: list.len as u32 }, self);
         }

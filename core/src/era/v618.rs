@@ -35,13 +35,14 @@ use crate::error::VmapError;
 use crate::events::{Observer, PurgeCause};
 use crate::vmalloc::{MergeStyle, SearchRule};
 
-use super::v69::V69;
-use super::{AreaInfo, Era, PurgeResult, PurgeStop, Vmap};
+use super::v69::{NodesState, V69};
+use super::{AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap};
 
 /// linux-6.18: [`V69`] with 6.18's decay.
 pub struct V618;
 
 impl Era for V618 {
+    type State = NodesState;
     const NAME: &'static str = "linux-6.18";
     const FIRST_RELEASE: Option<(u32, u32)> = Some((6, 18));
     const SEARCH_RULE: SearchRule = V69::SEARCH_RULE;
@@ -76,6 +77,18 @@ impl Era for V618 {
 
     fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
         V69::lazy_areas_by_node(v)
+    }
+
+    fn relocate_state(s: &mut NodesState, f: &impl Fn(u32) -> u32) {
+        V69::relocate_state(s, f)
+    }
+
+    fn part_purge(s: &NodesState) -> Option<&PartPurge> {
+        V69::part_purge(s)
+    }
+
+    fn part_purge_slot(s: &mut NodesState) -> Option<&mut Option<Box<PartPurge>>> {
+        V69::part_purge_slot(s)
     }
 }
 

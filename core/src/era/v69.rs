@@ -28,7 +28,27 @@ use super::{AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_
 /// linux-6.9: vmap nodes with size pools and decay.
 pub struct V69;
 
+/// What the vmap-node eras keep besides their nodes: the purge under way, while
+/// `__purge_vmap_area_lazy` runs (each node's taken `purge_list`, the walk's local list). A
+/// sequential replay purges in one go and leaves it `None`; a capture can stop a purge
+/// part-way ([`Vmap::purge_to`]) where the kernel traced another CPU's allocation in between.
+#[derive(Clone, Debug, Default)]
+pub struct NodesState {
+    pub(crate) purge: Option<Box<PartPurge>>,
+}
+
+impl NodesState {
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        if let Some(p) = self.purge.as_mut() {
+            let list = |l: &mut [u32]| l.iter_mut().for_each(|h| *h = f(*h));
+            p.lists.iter_mut().for_each(|l| list(l));
+            list(&mut p.local);
+        }
+    }
+}
+
 impl Era for V69 {
+    type State = NodesState;
     const NAME: &'static str = "linux-6.9";
     const FIRST_RELEASE: Option<(u32, u32)> = Some((6, 9));
     const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
@@ -59,6 +79,18 @@ impl Era for V69 {
 
     fn lazy_areas_by_node(v: &Vmap) -> Vec<(u32, AreaInfo)> {
         v.nodes_lazy_areas()
+    }
+
+    fn relocate_state(s: &mut NodesState, f: &impl Fn(u32) -> u32) {
+        s.relocate(f);
+    }
+
+    fn part_purge(s: &NodesState) -> Option<&PartPurge> {
+        s.purge.as_deref()
+    }
+
+    fn part_purge_slot(s: &mut NodesState) -> Option<&mut Option<Box<PartPurge>>> {
+        Some(&mut s.purge)
     }
 }
 
@@ -221,7 +253,7 @@ impl Vmap {
         let mut out = Vec::new();
         for (nid, n) in self.nodes.iter().enumerate() {
             out.extend(n.lazy.iter(&self.arena).map(|(_, v)| (nid as u32, info(v))));
-            if let Some(list) = self.purge.as_deref().and_then(|p| p.lists.get(nid)) {
+            if let Some(list) = self.era.part_purge().and_then(|p| p.lists.get(nid)) {
                 out.extend(list.iter().map(|&va| (nid as u32, info(self.arena.get(va)))));
             }
         }
@@ -288,13 +320,13 @@ impl Vmap {
     ) -> PurgeResult {
         // A purge left part-done ends before the next begins (vmap_purge_lock): its areas
         // count here.
-        let mut count = if self.purge.is_some() { self.purge_advance(None, decay_va_pool_node, obs) } else { 0 };
+        let mut count = if self.era.part_purge().is_some() { self.purge_advance(None, decay_va_pool_node, obs) } else { 0 };
         let nr = self.nodes.len();
         let total: usize = self.nodes.iter().map(|n| n.lazy.len).sum();
         if O::ON {
             obs.areas_event(Event::PurgeStart { cause, count: total as u32 }, self);
         }
-        self.purge = Some(Box::new(PartPurge { lists: vec![Vec::new(); nr], full, ..PartPurge::default() }));
+        self.era.set_part_purge(Some(Box::new(PartPurge { lists: vec![Vec::new(); nr], full, ..PartPurge::default() })));
         count += self.purge_advance(stop, decay_va_pool_node, obs);
         PurgeResult { entries: count }
     }
@@ -315,10 +347,10 @@ impl Vmap {
             Some(PurgeStop::Processed(k)) => (nr, k.saturating_add(1).min(nr)),
             Some(PurgeStop::Through(_)) | None => (nr, nr),
         };
-        let Some(full) = self.purge.as_deref().map(|p| p.full) else {
+        let Some(full) = self.era.part_purge().map(|p| p.full) else {
             return 0;
         };
-        while let Some(nid) = self.purge.as_deref().map(|p| p.taken).filter(|&t| t < take) {
+        while let Some(nid) = self.era.part_purge().map(|p| p.taken).filter(|&t| t < take) {
             let nid = nid as usize;
             decay_va_pool_node(self, nid as u32, full, obs);
             let lazy = std::mem::take(&mut self.nodes[nid].lazy);
@@ -326,31 +358,31 @@ impl Vmap {
             for &va in &list {
                 self.arena.detach(va);
             }
-            if let Some(p) = self.purge.as_deref_mut() {
+            if let Some(p) = self.era.part_purge_mut() {
                 p.lists[nid] = list;
                 p.taken += 1;
             }
         }
         let mut count = 0;
         // Through an area: the nodes before its list's given back whole, its own walked to it.
-        let through = match (stop, self.purge.as_deref()) {
+        let through = match (stop, self.era.part_purge()) {
             (Some(PurgeStop::Through(a)), Some(p)) => (p.processed as usize..nr as usize)
                 .find(|&m| p.lists[m].iter().any(|&va| self.arena.get(va).va_start == a))
                 .map(|m| (m as u32, a)),
             _ => None,
         };
         let process = through.map_or(process, |(m, _)| m);
-        while let Some(nid) = self.purge.as_deref().map(|p| p.processed).filter(|&d| d < process) {
+        while let Some(nid) = self.era.part_purge().map(|p| p.processed).filter(|&d| d < process) {
             count += self.purge_vmap_node(nid as usize, None, obs);
-            if let Some(p) = self.purge.as_deref_mut() {
+            if let Some(p) = self.era.part_purge_mut() {
                 p.processed += 1;
             }
         }
         if let Some((m, a)) = through {
             count += self.purge_vmap_node(m as usize, Some(a), obs);
         }
-        if self.purge.as_deref().is_some_and(|p| p.processed == nr) {
-            self.purge = None;
+        if self.era.part_purge().is_some_and(|p| p.processed == nr) {
+            self.era.set_part_purge(None);
             if O::ON {
                 obs.areas_event(Event::PurgeEnd { purged: count }, self);
             }
@@ -364,7 +396,7 @@ impl Vmap {
     /// the rest onto a local list, which goes back to the free tree, merged, when the walk
     /// ends, with `vmap_lazy_nr` lowered once for the node. What it walked.
     fn purge_vmap_node<O: Observer>(&mut self, nid: usize, through: Option<u64>, obs: &mut O) -> u32 {
-        let Some(p) = self.purge.as_deref_mut() else {
+        let Some(p) = self.era.part_purge_mut() else {
             return 0;
         };
         let full = p.full;
@@ -398,7 +430,7 @@ impl Vmap {
             }
             local.push(va);
         }
-        let Some(p) = self.purge.as_deref_mut() else {
+        let Some(p) = self.era.part_purge_mut() else {
             return count;
         };
         p.walked_pages += pages;

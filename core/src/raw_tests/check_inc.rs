@@ -296,12 +296,12 @@ fn rfc_with_lazy_areas() -> (Replayer, IncrementalCheck) {
 #[test]
 fn maple_rfc_a_wrong_lazy_count_is_caught_next_op_and_after_a_purge() {
     let (mut r, mut c) = rfc_with_lazy_areas();
-    r.vmap.rfc.as_mut().unwrap().vmap_lazy_nr += 1;
+    r.vmap.era.maple_mut().unwrap().vmap_lazy_nr += 1;
     let e = step(&mut r, &mut c, &alloc(PAGE_SIZE)).unwrap_err();
     assert!(e.contains("vmap_lazy_nr"), "{e}");
     // After a purge the sums restart from the lists: a count the purge left wrong is seen.
     let (mut r, mut c) = rfc_with_lazy_areas();
-    r.vmap.rfc.as_mut().unwrap().vmap_lazy_nr += 1;
+    r.vmap.era.maple_mut().unwrap().vmap_lazy_nr += 1;
     let e = step(&mut r, &mut c, &Op::Purge).unwrap_err();
     assert!(e.contains("vmap_lazy_nr"), "{e}");
 }
@@ -313,7 +313,7 @@ fn maple_rfc_a_wrong_lazy_count_is_caught_next_op_and_after_a_purge() {
 fn maple_rfc_a_purge_checks_the_occupied_paths_of_the_areas_it_took() {
     let (mut r, mut c) = rfc_with_lazy_areas();
     let full = c.full_checks;
-    let m = r.vmap.rfc.as_mut().unwrap();
+    let m = r.vmap.era.maple_mut().unwrap();
     let root = m.occupied().root_id().unwrap();
     m.occupied_mut().corrupt_pivot(root, 1);
     let e = step(&mut r, &mut c, &Op::Purge).unwrap_err();
