@@ -114,8 +114,33 @@ fn walk(a: &Arena, n: u32, augmented: bool, what: &str, order: &mut Vec<u32>) ->
     Ok(bh[0] + u32::from(v.is_black()))
 }
 
+/// What [`check_invariants`] checks: the model, and the areas something above it keeps out of
+/// every tree and pool (a capture's held space), which account for their part of the space.
+pub trait Checked {
+    fn model(&self) -> &Vmap;
+    fn detached(&self) -> &[u32] {
+        &[]
+    }
+}
+
+impl Checked for Vmap {
+    fn model(&self) -> &Vmap {
+        self
+    }
+}
+
+impl Checked for crate::capture::oracle::Steered {
+    fn model(&self) -> &Vmap {
+        self.vmap()
+    }
+    fn detached(&self) -> &[u32] {
+        self.held()
+    }
+}
+
 /// Check every invariant of the allocator.
-pub fn check_invariants(v: &Vmap) -> Result<(), String> {
+pub fn check_invariants(m: &impl Checked) -> Result<(), String> {
+    let v = m.model();
     if !v.is_initialized() {
         return Ok(());
     }
@@ -166,7 +191,7 @@ pub fn check_invariants(v: &Vmap) -> Result<(), String> {
             }
         }
     }
-    for &va in &v.held {
+    for &va in m.detached() {
         let x = a.area(va);
         spans.push((x.va_start, x.va_end, "held"));
         objects += 1;

@@ -431,5 +431,5 @@ pub fn vmallocinfo_state(
         out.clear();
     }
     let notes = imported.report.notes.iter().filter(|n| n.0 == 0).map(|n| n.1.clone()).collect();
-    Ok((r.vmap, notes))
+    Ok((r.vmap.into_vmap(), notes))
 }

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::addr::Addr;
 use crate::area::NIL;
+use crate::capture::oracle::Steered;
 use crate::era::with_era;
 use crate::era::Vmap;
 use crate::error::VmapError;
@@ -52,7 +53,8 @@ pub enum Outcome {
 /// Holds an allocator and applies trace operations to it.
 #[derive(Clone, Debug)]
 pub struct Replayer {
-    pub vmap: Vmap,
+    /// The model, with what a capture's lines steer beside it.
+    pub vmap: Steered,
 }
 
 impl Default for Replayer {
@@ -63,7 +65,7 @@ impl Default for Replayer {
 
 impl Replayer {
     pub fn new(profile: Profile) -> Self {
-        Replayer { vmap: Vmap::new(profile) }
+        Replayer { vmap: Steered::new(profile) }
     }
 
     /// Apply one operation, appending its output lines to `out`. An `Err` means the kernel
@@ -142,7 +144,7 @@ impl Replayer {
         match *op {
             Op::Profile(p) => {
                 let cpus = v.cpus;
-                *v = Vmap::new(p);
+                *v = Steered::new(p);
                 v.cpus = cpus;
             }
             Op::Init { start, end } => {

@@ -148,7 +148,7 @@ fn trace_state(file: &str, text: &str, fmt: ImportFormat, profile: Option<Profil
             out.clear();
         }
     }
-    Ok(r.vmap)
+    Ok(r.vmap.into_vmap())
 }
 
 /// Online CPUs when not given, for a vmallocinfo file: this machine's when the file is

@@ -4,7 +4,7 @@
 
 mod common;
 
-use vmapviz_core::capture::oracle::Place;
+use vmapviz_core::capture::oracle::{Place, Steered};
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
 use vmapviz_core::{NoObserver, Profile, Vmap};
 
@@ -346,7 +346,7 @@ fn an_allocation_over_a_pooled_entry_gives_the_entry_back() {
 #[test]
 fn the_free_tree_shape_decides_whether_a_short_block_is_met() {
     let mut before = String::new();
-    let mut v = vmapviz_core::Vmap::new(Profile::Linux618);
+    let mut v = Steered::new(Profile::Linux618);
     v.set_cpus(2).unwrap();
     v.ensure_init();
     for b in [VS, VS + 0x2000, VS + 0xb000, VS + 0xd000] {
@@ -995,7 +995,7 @@ fn free_shape(v: &Vmap) -> (Option<u32>, Vec<(u64, u64, u64, bool, [Option<u32>;
 
 /// Everything a later operation or a view can tell apart: the free tree's shape, the busy
 /// areas (with ids), the live objects, and what the next allocations and frees give.
-fn assert_same_model(got: &mut Vmap, want: &mut Vmap, what: &str) {
+fn assert_same_model(got: &mut Steered, want: &mut Steered, what: &str) {
     assert_eq!(free_shape(got), free_shape(want), "{what}: free tree");
     assert_eq!(got.busy_areas_all(), want.busy_areas_all(), "{what}: busy areas");
     assert_eq!(got.arena().live(), want.arena().live(), "{what}: live objects");
@@ -1019,8 +1019,8 @@ fn assert_same_model(got: &mut Vmap, want: &mut Vmap, what: &str) {
 }
 
 /// A model with a fragmented free tree: 400 areas of 1-8 pages, every third freed and purged.
-fn fragmented() -> Vmap {
-    let mut v = Vmap::new(Profile::Linux618);
+fn fragmented() -> Steered {
+    let mut v = Steered::new(Profile::Linux618);
     v.ensure_init();
     let mut got = Vec::new();
     for k in 0..400u64 {
@@ -1046,7 +1046,7 @@ fn a_trial_of_holds_is_taken_back_whole_or_kept_whole() {
     assert!(base.free_blocks() > 50, "{}", base.free_blocks());
     // 40 holds of 2 pages at the lowest fit: a block of 4 pages or more loses its second and
     // third pages (NE_FIT), a shorter one its first two (FL_FIT or LE_FIT).
-    let hold = |v: &Vmap| -> Option<(u64, u64)> {
+    let hold = |v: &Steered| -> Option<(u64, u64)> {
         let y = v.predict_alloc(0x2000, 1, VS, VE).tree?;
         let Place::Free { start, end } = v.locate(y) else { return None };
         let s = if end - start >= 0x4000 { start + 0x1000 } else { y };

@@ -28,7 +28,8 @@ use std::fmt::{self, Write};
 
 use crate::area::NIL;
 use crate::capture::oracle::Place;
-use crate::era::{PurgeStop, Vmap};
+use crate::capture::oracle::Steered;
+use crate::era::PurgeStop;
 use crate::error::VmapError;
 use crate::events::Observer;
 use crate::replay::{push_line, Outcome};
@@ -137,7 +138,7 @@ pub enum Follow {
         addr: u64,
         mark: Mark,
     },
-    /// `decayed N` / `upto N` / `through ADDR`: stopped part-way ([`Vmap::purge_to`]: nodes
+    /// `decayed N` / `upto N` / `through ADDR`: stopped part-way ([`Steered::purge_to`]: nodes
     /// `0..=N` decayed and taken; or every node taken and `0..=N` processed; or processed to
     /// the area at ADDR); `purge-rest` does the rest, and such a line while one is part-way
     /// takes it further.
@@ -394,7 +395,7 @@ fn refused(why: String) -> VmapError {
 /// allocation and the purge have steps to show; the rest is one non-generic function, so that
 /// each observer's copy of this one stays small.
 #[inline(never)]
-pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
+pub fn apply<O: Observer>(v: &mut Steered, f: &Follow, out: &mut String, obs: &mut O) -> Result<Outcome, VmapError> {
     vnode_profile(v, f)?;
     admit(v, f).map_err(|why| VmapError::Steering { line: crate::trace::quote(&f.to_string()), why })?;
     match *f {
@@ -442,7 +443,7 @@ pub fn apply<O: Observer>(v: &mut Vmap, f: &Follow, out: &mut String, obs: &mut 
 /// address the kernel returned lies in the request's window, aligned, over space free or
 /// pooled in the model; a range is page aligned; a node exists; an area named is there.
 #[inline(never)]
-fn admit(v: &Vmap, f: &Follow) -> Result<(), String> {
+fn admit(v: &Steered, f: &Follow) -> Result<(), String> {
     let paged = |start: u64, size: u64| -> Result<u64, String> {
         if size == 0 || !start.is_multiple_of(PAGE_SIZE) || !size.is_multiple_of(PAGE_SIZE) {
             return Err(format!("[{start:#x}, +{size:#x}) is not a page-aligned range"));
@@ -549,7 +550,7 @@ fn admit(v: &Vmap, f: &Follow) -> Result<(), String> {
     }
 }
 
-fn vnode_profile(v: &mut Vmap, f: &Follow) -> Result<(), VmapError> {
+fn vnode_profile(v: &mut Steered, f: &Follow) -> Result<(), VmapError> {
     if v.rfc().is_some() {
         return Err(refused(format!("`{f}` follows a capture of a vmap-node kernel; this trace runs {}", v.profile())));
     }
@@ -559,7 +560,7 @@ fn vnode_profile(v: &mut Vmap, f: &Follow) -> Result<(), VmapError> {
 
 /// The lines that set up state (no steps to show).
 #[inline(never)]
-fn apply_setup(v: &mut Vmap, f: &Follow, out: &mut String) -> Result<Outcome, VmapError> {
+fn apply_setup(v: &mut Steered, f: &Follow, out: &mut String) -> Result<Outcome, VmapError> {
     vnode_profile(v, f)?;
     match *f {
         Follow::DeferDrain => v.set_defer_drain(true),
@@ -613,7 +614,7 @@ type HeldForPurge = (Vec<(u32, u32)>, Vec<(u32, usize, Vec<u32>)>);
 /// Before the kernel's purge: the lazy areas freed after it took the lists, off them; with
 /// `behind`, every pool's entries (from before the capture) set aside, to go behind the new.
 #[inline(never)]
-fn purge_begin(v: &mut Vmap, f: &Follow, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
+fn purge_begin(v: &mut Steered, f: &Follow, keep: &[u64], behind: bool) -> Result<HeldForPurge, VmapError> {
     vnode_profile(v, f)?;
     let held = v.hold_lazy(keep);
     let pools = if behind { v.hold_pools() } else { Vec::new() };
@@ -621,7 +622,7 @@ fn purge_begin(v: &mut Vmap, f: &Follow, keep: &[u64], behind: bool) -> Result<H
 }
 
 #[inline(never)]
-fn purge_end(v: &mut Vmap, (held, pools): HeldForPurge) {
+fn purge_end(v: &mut Steered, (held, pools): HeldForPurge) {
     v.restore_pools_behind(pools);
     v.restore_lazy(held);
 }
@@ -647,7 +648,7 @@ fn alloc_outcome(x: u64, model: Option<u64>, mark: Mark) -> Outcome {
 /// goes on without it (said in the warning).
 #[inline(never)]
 fn follow_alloc(
-    v: &mut Vmap,
+    v: &mut Steered,
     [size, align, vstart, vend]: [u64; 4],
     x: u64,
     mark: Mark,

@@ -32,7 +32,7 @@
 //! When an allocation traced before the event differs, and the drain was due (a free traced
 //! `nr_lazy > nr_lazy_max`) or its address is lazy in the model, the first stage at which the
 //! model gives the kernel's address is where the purge stood: it is replayed to there before
-//! the allocation (`Vmap::purge_to`), taken further by a later allocation that shows it, and
+//! the allocation (`Steered::purge_to`), taken further by a later allocation that shows it, and
 //! finished at its event. Not an unknown of the start state: the report counts these apart.
 //!
 //! What the files cannot tell is an explicit unknown, resolved from what the kernel did later:
@@ -86,7 +86,7 @@
 //! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
 //! looks for the search length (size plus the alignment's overhead) and meets a shorter block
 //! that fits only if it lies on its path. When the kernel and the model each found a block the
-//! search can find (`Vmap::search_outcomes`), the allocation is explained by the shape: one
+//! search can find (`Steered::search_outcomes`), the allocation is explained by the shape: one
 //! fact per short block and search length, while the block lasts (until an allocation takes
 //! from it or a purge gives the free tree entries back); a repeat rests on it, a contrary one
 //! is unexplained. Nothing is learnt: the trees stay as they are.

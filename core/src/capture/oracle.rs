@@ -4,16 +4,20 @@
 //! say where an address is in the model, and, where the capture shows the kernel did something
 //! else, take that address where the kernel took it. The vmap-node eras only (6.9 and later);
 //! the other eras have one node and no pools, and the calls still work there.
+//!
+//! [`Steered`] is the model with what capture keeps beside it (space held, the log of the
+//! changes made, whether the drain waits for the trace); it changes the model only through
+//! the era layer's steering trait ([`Steer`]).
 
-use crate::area::{NIL, VN_SHIFT};
-use crate::events::NoObserver;
-use crate::rbtree::Plain;
+use crate::era::steer::{FreeSaved, Steer};
+use crate::era::{Drain, Profile, PurgeResult, PurgeStop, Vmap};
+use crate::error::VmapError;
+use crate::events::{NoObserver, Observer};
 use crate::vmalloc::*;
 
-use crate::era::Vmap;
-use crate::profile::ANY;
+pub use crate::era::steer::{locate, Place};
 
-/// What [`Vmap::predict_alloc`] found.
+/// What [`Steered::predict_alloc`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prediction {
     /// The node whose pool `node_alloc` looks at (default window, several nodes).
@@ -34,58 +38,25 @@ impl Prediction {
     }
 }
 
-/// A model under [`Vmap::hold_trial`]: it can hold free space and be read, nothing else.
-pub struct HoldTrial<'a>(&'a mut Vmap);
+/// A model under [`Steered::hold_trial`]: it can hold free space and be read, nothing else.
+pub struct HoldTrial<'a>(&'a mut Steered);
 
 impl HoldTrial<'_> {
-    /// [`Vmap::hold_free`].
+    /// [`Steered::hold_free`].
     pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
         self.0.hold_free(start, end)
     }
 }
 
 impl std::ops::Deref for HoldTrial<'_> {
-    type Target = Vmap;
-    fn deref(&self) -> &Vmap {
+    type Target = Steered;
+    fn deref(&self) -> &Steered {
         self.0
     }
 }
 
-/// Where an address is in the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// In a free block of the free tree.
-    Free { start: u64, end: u64 },
-    /// An entry of a node's pool (`idx + 1` pages), `pos` from the head.
-    Pooled { node: u32, idx: u32, pos: u32, start: u64, end: u64 },
-    /// In a busy area of a node.
-    Busy { node: u32, start: u64, end: u64 },
-    /// In a lazily freed area on a node's lazy list.
-    Lazy { node: u32, start: u64, end: u64 },
-    /// In none of them (outside the space, or a pool entry's interior is reported as pooled).
-    Nowhere,
-}
-
-impl std::fmt::Display for Place {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Place::Free { start, end } => write!(f, "in the free block [{start:#x}, {end:#x})"),
-            Place::Pooled { node, idx, pos, start, end } => write!(
-                f,
-                "pooled: node {node}'s pool of {} pages, position {pos} from the head ([{start:#x}, {end:#x}))",
-                idx + 1
-            ),
-            Place::Busy { node, start, end } => write!(f, "busy in node {node} ([{start:#x}, {end:#x}))"),
-            Place::Lazy { node, start, end } => {
-                write!(f, "lazily freed, on node {node}'s lazy list ([{start:#x}, {end:#x}))")
-            }
-            Place::Nowhere => f.write_str("outside every free block, pool, busy and lazy area"),
-        }
-    }
-}
-
 /// A change to the model that a capture's replay made besides the requests (held space, pool
-/// entries given back), logged in order while [`Vmap::log_oracle`] is on: the printed trace
+/// entries given back), logged in order while [`Steered::log_oracle`] is on: the printed trace
 /// says each (core/src/capture/follow.rs), so that it replays to the same states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OracleChange {
@@ -94,7 +65,92 @@ pub enum OracleChange {
     Unpool(u64, u64),
 }
 
-impl Vmap {
+/// The model a capture steers, with what capture keeps beside it. Reads as the [`Vmap`] it
+/// holds (`Deref`); the requests (`alloc`, `free`) go to the model unchanged, `vfree` leaves
+/// the drain it schedules to the trace once [`Steered::set_defer_drain`] is on.
+#[derive(Debug)]
+pub struct Steered {
+    vmap: Vmap,
+    /// Space taken out of the free tree into no tree and no pool ([`Steered::hold_free`]):
+    /// what a capture's before file shows free but the kernel held (pool entries it cannot
+    /// show).
+    held: Vec<u32>,
+    /// What the replay changed besides the requests, in order, while it is `Some` (see
+    /// [`OracleChange`]); cloned with the model, so a trial that is adopted brings its changes
+    /// along.
+    oracle_log: Option<Vec<OracleChange>>,
+    /// `vfree` past the lazy threshold schedules the drain work and does not run it: a replay
+    /// that follows a capture purges where the kernel traced the purge.
+    defer_drain: bool,
+}
+
+impl std::ops::Deref for Steered {
+    type Target = Vmap;
+    #[inline(always)]
+    fn deref(&self) -> &Vmap {
+        &self.vmap
+    }
+}
+
+impl std::ops::DerefMut for Steered {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Vmap {
+        &mut self.vmap
+    }
+}
+
+/// A copy whose held handles reach the copy's objects (see [`Vmap::clone`]).
+impl Clone for Steered {
+    fn clone(&self) -> Self {
+        let (vmap, reloc) = self.vmap.clone_relocating();
+        let held = match reloc {
+            Some(r) => self.held.iter().map(|&h| r.map(h)).collect(),
+            None => self.held.clone(),
+        };
+        Steered { vmap, held, oracle_log: self.oracle_log.clone(), defer_drain: self.defer_drain }
+    }
+}
+
+impl From<Vmap> for Steered {
+    fn from(vmap: Vmap) -> Self {
+        Steered { vmap, held: Vec::new(), oracle_log: None, defer_drain: false }
+    }
+}
+
+impl Steered {
+    pub fn new(profile: Profile) -> Self {
+        Vmap::new(profile).into()
+    }
+
+    /// The model alone.
+    pub fn vmap(&self) -> &Vmap {
+        &self.vmap
+    }
+
+    /// The model, without what capture kept beside it.
+    pub fn into_vmap(self) -> Vmap {
+        self.vmap
+    }
+
+    /// The areas of the space held ([`Steered::hold_free`]): in no tree and no pool.
+    pub fn held(&self) -> &[u32] {
+        &self.held
+    }
+
+    /// `vfree`; the drain it schedules runs at once unless [`Steered::set_defer_drain`] is on
+    /// (the capture's trace then says where it ran).
+    pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        if self.vmap.vfree_noflush(addr, obs)? == Drain::Scheduled && !self.defer_drain {
+            self.vmap.drain(obs);
+        }
+        Ok(())
+    }
+
+    /// The lazy threshold schedules the drain instead of purging (see [`Steered::vfree`]).
+    pub fn set_defer_drain(&mut self, on: bool) {
+        self.defer_drain = on;
+    }
+
     /// Log the changes of [`OracleChange`] from now on (`true`), or stop; what was logged is
     /// dropped either way.
     pub fn log_oracle(&mut self, on: bool) {
@@ -112,94 +168,53 @@ impl Vmap {
         }
     }
 
-    /// The vn_id `alloc_vmap_area` gives an area allocated on `node` (default window).
-    fn vn_flags(node: Option<u32>) -> u32 {
-        node.map_or(0, |n| Self::encode_vn_id(n) << VN_SHIFT)
-    }
-
-    /// Put a busy area at exactly `[start, end)` (it must lie in a free block), marked as
-    /// allocated for `node` (its vn_id: where `vfree` sends it; `None`: the node of its address,
-    /// and back to the free tree at the purge).
+    /// [`Steer::place_busy`].
     pub fn place_busy(&mut self, start: u64, end: u64, node: Option<u32>) -> Result<(), String> {
-        self.ensure_init();
-        if end <= start || start & (PAGE_SIZE - 1) != 0 || end & (PAGE_SIZE - 1) != 0 {
-            return Err(format!("[{start:#x}, {end:#x}) is not a page-aligned range"));
-        }
-        if node.is_some_and(|n| n >= self.nodes.len() as u32) {
-            return Err(format!("node {} does not exist ({} vmap nodes)", node.unwrap_or(0), self.nodes.len()));
-        }
-        let size = end - start;
-        match self.__alloc_vmap_area::<ANY, _>(size, 1, start, end, &mut NoObserver) {
-            Ok(Some((addr, _))) if addr == start => {}
-            _ => return Err(format!("[{start:#x}, {end:#x}) is not free: {}", self.locate(start))),
-        }
-        let va = self.arena.alloc(start, end);
-        self.arena.at(va).set_flags(Self::vn_flags(node));
-        self.busy_insert(va, &mut NoObserver);
-        Ok(())
+        self.vmap.place_busy(start, end, node)
     }
 
-    /// Move the busy area at `start` to `node`'s lazy list, as `vfree` does for an area whose
-    /// vn_id names `node` (the file showed it there), without the lazy threshold.
+    /// [`Steer::make_lazy`].
     pub fn make_lazy(&mut self, start: u64, node: u32, vn: Option<u32>) -> Result<(), String> {
-        if node >= self.nodes.len() as u32 || !self.profile.has_vmap_nodes() {
-            return Err(format!("node {node} has no lazy list ({} vmap nodes, {})", self.nodes.len(), self.profile));
-        }
-        let (nid, va) = self.find_busy(start).map_err(|e| e.to_string())?;
-        self.busy_remove(nid, va, &mut NoObserver);
-        self.arena.at(va).set_flags(Self::vn_flags(vn));
-        self.vmap_lazy_nr += self.arena.get(va).size() >> PAGE_SHIFT;
-        insert_vmap_area::<Plain, NoObserver>(
-            &mut self.arena,
-            &mut self.nodes[node as usize].lazy,
-            va,
-            &mut NoObserver,
-        );
-        Ok(())
+        self.vmap.make_lazy(start, node, vn)
     }
 
-    /// Say which node the busy area at `start` was allocated for (its vn_id).
+    /// [`Steer::set_area_node`].
     pub fn set_area_node(&mut self, start: u64, node: u32) -> Result<(), String> {
-        if node >= self.nodes.len() as u32 {
-            return Err(format!("node {node} does not exist"));
-        }
-        let (_, va) = self.find_busy(start).map_err(|e| e.to_string())?;
-        self.arena.at(va).set_flags(Self::vn_flags(Some(node)));
-        Ok(())
+        self.vmap.set_area_node(start, node)
     }
 
     /// The node the busy area at `start` will be lazily freed to (its vn_id, else its address).
     pub fn area_node(&self, start: u64) -> Option<u32> {
-        let (_, va) = self.find_busy(start).ok()?;
-        Some(self.decode_vn_id(self.arena.get(va).vn_id()).unwrap_or_else(|| self.addr_to_node_id(start)))
+        let v = &self.vmap;
+        let (_, va) = v.find_busy(start).ok()?;
+        Some(v.decode_vn_id(v.arena.get(va).vn_id()).unwrap_or_else(|| v.addr_to_node_id(start)))
     }
 
     /// What `alloc` would return now on the current CPU, changing nothing: the pool of the
     /// CPU's node first (default window, several nodes, vmap-node eras), then the free tree.
     pub fn predict_alloc(&self, size: u64, align: u64, vstart: u64, vend: u64) -> Prediction {
+        let v = &self.vmap;
         let mut p = Prediction { node: None, pool_hit: None, rotate: false, tree: None };
-        if self.profile.has_vmap_nodes() && vstart == VMALLOC_START && vend == VMALLOC_END && self.nodes.len() > 1 {
-            let nid = self.cpu % self.nodes.len() as u32;
+        if v.profile.has_vmap_nodes() && vstart == VMALLOC_START && vend == VMALLOC_END && v.nodes.len() > 1 {
+            let nid = v.cpu % v.nodes.len() as u32;
             p.node = Some(nid);
             let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-            if let Some(&va) = self.nodes[nid as usize].pools.get(idx).and_then(|q| q.front()) {
-                let v = self.arena.get(va);
-                if v.va_start & align.wrapping_sub(1) != 0 {
+            if let Some(&va) = v.nodes[nid as usize].pools.get(idx).and_then(|q| q.front()) {
+                let x = v.arena.get(va);
+                if x.va_start & align.wrapping_sub(1) != 0 {
                     p.rotate = true;
-                } else if v.size() == size && v.va_start >= vstart && v.va_end <= vend {
-                    p.pool_hit = Some(v.va_start);
+                } else if x.size() == size && x.va_start >= vstart && x.va_end <= vend {
+                    p.pool_hit = Some(x.va_start);
                     return p;
                 }
             }
         }
-        let rule = self.profile.search_rule();
+        let rule = v.profile.search_rule();
         let length = rule.length(size, align, vstart, vend);
-        if let Ok(va) =
-            find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, &mut NoObserver)
-        {
-            if let Some(v) = self.arena.try_get(va) {
-                let nva = if v.va_start > vstart { align_up(v.va_start, align) } else { align_up(vstart, align) };
-                if nva.checked_add(size).is_some_and(|e| e <= vend && e <= v.va_end) && nva >= v.va_start {
+        if let Ok(va) = find_vmap_lowest_match(&v.arena, &v.free, size, align, vstart, length, rule, &mut NoObserver) {
+            if let Some(x) = v.arena.try_get(va) {
+                let nva = if x.va_start > vstart { align_up(x.va_start, align) } else { align_up(vstart, align) };
+                if nva.checked_add(size).is_some_and(|e| e <= vend && e <= x.va_end) && nva >= x.va_start {
                     p.tree = Some(nva);
                 }
             }
@@ -214,23 +229,23 @@ impl Vmap {
     /// search length (found only if one lies on the path to that block, where the walk turns
     /// right: the tree's shape decides). Ascending.
     pub fn search_outcomes(&self, size: u64, align: u64, vstart: u64, vend: u64) -> Vec<u64> {
-        let length = self.profile.search_rule().length(size, align, vstart, vend);
+        let v = &self.vmap;
+        let length = v.profile.search_rule().length(size, align, vstart, vend);
         let mut out = Vec::new();
-        for (va, _) in self.free.iter(&self.arena) {
-            let v = self.arena.get(va);
-            if v.va_end <= vstart {
+        for (_, x) in v.free.iter(&v.arena) {
+            if x.va_end <= vstart {
                 continue;
             }
-            if v.va_start >= vend {
+            if x.va_start >= vend {
                 break;
             }
-            let nva = align_up(v.va_start.max(vstart), align);
-            let fits = nva >= v.va_start && nva.checked_add(size).is_some_and(|e| e <= v.va_end && e <= vend);
+            let nva = align_up(x.va_start.max(vstart), align);
+            let fits = nva >= x.va_start && nva.checked_add(size).is_some_and(|e| e <= x.va_end && e <= vend);
             if !fits {
                 continue;
             }
             out.push(nva);
-            if v.va_end - v.va_start >= length && v.va_start >= vstart {
+            if x.va_end - x.va_start >= length && x.va_start >= vstart {
                 break;
             }
         }
@@ -239,45 +254,7 @@ impl Vmap {
 
     /// Where `addr` is: a free block, a pool entry, a busy or a lazy area.
     pub fn locate(&self, addr: u64) -> Place {
-        let f = self.free.find_containing(&self.arena, addr);
-        if let Some(v) = self.arena.try_get(f) {
-            return Place::Free { start: v.va_start, end: v.va_end };
-        }
-        for (nid, n) in self.nodes.iter().enumerate() {
-            let b = n.busy.find_containing(&self.arena, addr);
-            if let Some(v) = self.arena.try_get(b) {
-                return Place::Busy { node: nid as u32, start: v.va_start, end: v.va_end };
-            }
-            let l = n.lazy.find_containing(&self.arena, addr);
-            if let Some(v) = self.arena.try_get(l) {
-                return Place::Lazy { node: nid as u32, start: v.va_start, end: v.va_end };
-            }
-        }
-        for (nid, list) in self.era.part_purge().into_iter().flat_map(|p| &p.lists).enumerate() {
-            for &va in list {
-                let v = self.arena.get(va);
-                if v.va_start <= addr && addr < v.va_end {
-                    return Place::Lazy { node: nid as u32, start: v.va_start, end: v.va_end };
-                }
-            }
-        }
-        for (nid, n) in self.nodes.iter().enumerate() {
-            for (idx, q) in n.pools.iter().enumerate() {
-                for (pos, &va) in q.iter().enumerate() {
-                    let v = self.arena.get(va);
-                    if v.va_start <= addr && addr < v.va_end {
-                        return Place::Pooled {
-                            node: nid as u32,
-                            idx: idx as u32,
-                            pos: pos as u32,
-                            start: v.va_start,
-                            end: v.va_end,
-                        };
-                    }
-                }
-            }
-        }
-        Place::Nowhere
+        locate(&self.vmap, addr)
     }
 
     /// Make the allocation the kernel made: `[x, x + size)` taken from a pool entry starting
@@ -288,146 +265,86 @@ impl Vmap {
         let place = self.locate(x);
         match place {
             Place::Pooled { node: pn, idx, pos, start, end: e } if start == x && e == end => {
-                let va = self.nodes[pn as usize].pools[idx as usize].remove(pos as usize)?;
-                self.arena.at(va).set_flags(Self::vn_flags(node));
-                self.busy_insert(va, &mut NoObserver);
+                if !self.vmap.take_pooled(pn, idx, pos, node) {
+                    return None;
+                }
             }
             Place::Free { end: e, .. } if end <= e => {
-                self.place_busy(x, end, node).ok()?;
+                self.vmap.place_busy(x, end, node).ok()?;
             }
             _ => return None,
         }
         Some(place)
     }
 
-    /// Take `[x, x + size)` out of the free tree into `node`'s pool of its size, at the tail
-    /// (an entry that was pooled before the capture: behind every entry pooled since). `false`
-    /// (nothing changed) when the range is not inside one free block or has no pool.
+    /// [`Steer::pool_at_tail`]: an entry that was pooled before the capture, behind every
+    /// entry pooled since.
     pub fn pool_at_tail(&mut self, x: u64, size: u64, node: u32) -> bool {
-        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-        if node >= self.nodes.len() as u32 || size == 0 || idx >= crate::era::MAX_VA_SIZE_PAGES {
-            return false;
-        }
-        match self.__alloc_vmap_area::<ANY, _>(size, 1, x, x.wrapping_add(size), &mut NoObserver) {
-            Ok(Some((a, _))) if a == x => {}
-            _ => return false,
-        }
-        let va = self.arena.alloc(x, x + size);
-        self.arena.at(va).set_flags(Self::vn_flags(Some(node)));
-        self.arena.detach(va);
-        let pools = &mut self.nodes[node as usize].pools;
-        if pools.len() <= idx {
-            pools.resize_with(crate::era::MAX_VA_SIZE_PAGES, Default::default);
-        }
-        pools[idx].push_back(va);
-        true
+        self.vmap.pool_at_tail(x, size, node)
     }
 
     /// Take `[start, end)` out of the free tree into nothing (no tree, no pool): space the
     /// before file shows free that the kernel held all the same (pool entries from before the
-    /// capture, whose sizes and nodes nothing shows). The handle, for [`Vmap::release_held`];
-    /// `None` (nothing changed) when the range is not inside one free block.
+    /// capture, whose sizes and nodes nothing shows). The handle, for
+    /// [`Steered::release_held`]; `None` (nothing changed) when the range is not inside one
+    /// free block.
     pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
-        if end <= start || start & (PAGE_SIZE - 1) != 0 || end & (PAGE_SIZE - 1) != 0 {
-            return None;
-        }
-        match self.__alloc_vmap_area::<ANY, _>(end - start, 1, start, end, &mut NoObserver) {
-            Ok(Some((a, _))) if a == start => {}
-            _ => return None,
-        }
-        let va = self.arena.alloc(start, end);
-        self.arena.detach(va);
+        let va = self.vmap.take_free(start, end)?;
         self.held.push(va);
         self.logged(OracleChange::Hold(start, end));
         Some(va)
     }
 
-    /// Try holds ([`Vmap::hold_free`]) and keep them only if `f` answers `Some`: else the
-    /// model is as it was. A trial saves the free tree's objects, the only ones a hold changes
-    /// (besides those it allocates, which lie past the slab's end until kept), so it costs the
-    /// free tree, where a copy of the model costs every area:
-    ///
-    /// ```text
-    ///   slab:  [ busy, lazy, pooled: untouched ][ free tree: saved ]...[ trial's own objects ]
-    ///                                                                   ^ dropped, or kept
-    /// ```
+    /// Try holds ([`Steered::hold_free`]) and keep them only if `f` answers `Some`: else the
+    /// model is as it was (see [`Steer::save_free`]).
     pub fn hold_trial<T>(&mut self, f: impl FnOnce(&mut HoldTrial<'_>) -> Option<T>) -> Option<T> {
-        let free = self.free;
-        let saved: Vec<(u32, crate::area::VmapArea)> = self.free.iter(&self.arena).map(|(h, v)| (h, *v)).collect();
+        let saved: FreeSaved = self.vmap.save_free();
         let held = self.held.len();
         let logged = self.oracle_log.as_ref().map(Vec::len);
-        let mark = self.arena.mark();
         let out = f(&mut HoldTrial(self));
-        if out.is_some() {
-            self.arena.settle(mark);
-            return out;
+        let keep = out.is_some();
+        self.vmap.end_free_trial(saved, keep);
+        if !keep {
+            self.held.truncate(held);
+            if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), logged) {
+                l.truncate(n);
+            }
         }
-        self.arena.rewind(mark);
-        for (h, v) in saved {
-            *self.arena.at(h) = v;
-        }
-        self.free = free;
-        self.held.truncate(held);
-        if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), logged) {
-            l.truncate(n);
-        }
-        None
+        out
     }
 
-    /// The space held since [`Vmap::hold_free`] that starts at `start`, if any.
+    /// The space held since [`Steered::hold_free`] that starts at `start`, if any.
     pub fn held_at(&self, start: u64) -> Option<u32> {
-        self.held.iter().copied().find(|&va| self.arena.get(va).va_start == start)
+        self.held.iter().copied().find(|&va| self.vmap.arena.get(va).va_start == start)
     }
 
-    /// Give space taken by [`Vmap::hold_free`] back to the free tree (merged with its
+    /// Give space taken by [`Steered::hold_free`] back to the free tree (merged with its
     /// neighbours, as `reclaim_list_global` does).
     pub fn release_held(&mut self, va: u32) {
-        let start = self.arena.get(va).va_start;
+        let start = self.vmap.arena.get(va).va_start;
         self.logged(OracleChange::Release(start));
-        self.give_back(va);
+        self.held.retain(|&h| h != va);
+        self.vmap.give_back(va);
     }
 
-    /// [`Vmap::release_held`] of the held space that starts at `start`, if any: for a caller
-    /// that keeps starts, not handles (a copy of the model has its objects elsewhere in wasm,
-    /// where handles are addresses).
+    /// [`Steered::release_held`] of the held space that starts at `start`, if any: for a
+    /// caller that keeps starts, not handles (a copy of the model has its objects elsewhere in
+    /// wasm, where handles are addresses).
     pub fn release_held_at(&mut self, start: u64) -> bool {
-        let a = &self.arena;
-        let Some(va) = self.held.iter().copied().find(|&h| a.get(h).va_start == start) else {
+        let Some(va) = self.held_at(start) else {
             return false;
         };
         self.release_held(va);
         true
     }
 
-    /// Space out of every tree and pool back to the free tree, merged with its neighbours.
-    fn give_back(&mut self, va: u32) {
-        self.held.retain(|&h| h != va);
-        self.arena.detach(va);
-        self.arena.at(va).set_flags(0);
-        self.free_tree_add::<ANY, _>(va, &mut NoObserver);
-    }
-
     /// Give back to the free tree every pool entry that overlaps `[x, x + size)` (a decay the
     /// kernel made gave them back, or they were never there: the kernel allocated over them).
     /// How many.
     pub fn unpool_overlapping(&mut self, x: u64, size: u64) -> usize {
-        let end = x.saturating_add(size);
-        let mut found = Vec::new();
-        for n in self.nodes.iter_mut() {
-            for q in n.pools.iter_mut() {
-                let arena = &self.arena;
-                q.retain(|&va| {
-                    let v = arena.get(va);
-                    let hit = v.va_start < end && x < v.va_end;
-                    if hit {
-                        found.push(va);
-                    }
-                    !hit
-                });
-            }
-        }
+        let found = self.vmap.unpool_overlapping(x, size);
         for &va in &found {
-            self.give_back(va);
+            self.vmap.give_back(va);
         }
         if !found.is_empty() {
             self.logged(OracleChange::Unpool(x, size));
@@ -437,20 +354,22 @@ impl Vmap {
 
     /// Entries of `node`'s pool for `size`, head first.
     pub fn pool_entries(&self, node: u32, size: u64) -> Vec<u64> {
+        let v = &self.vmap;
         let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-        self.nodes
+        v.nodes
             .get(node as usize)
             .and_then(|n| n.pools.get(idx))
-            .map_or_else(Vec::new, |q| q.iter().map(|&va| self.arena.get(va).va_start).collect())
+            .map_or_else(Vec::new, |q| q.iter().map(|&va| v.arena.get(va).va_start).collect())
     }
 
     /// Every non-empty pool: (node, index, its entries' starts, head first).
     pub fn pools_snapshot(&self) -> Vec<(u32, usize, Vec<u64>)> {
+        let v = &self.vmap;
         let mut out = Vec::new();
-        for (nid, n) in self.nodes.iter().enumerate() {
+        for (nid, n) in v.nodes.iter().enumerate() {
             for (idx, q) in n.pools.iter().enumerate() {
                 if !q.is_empty() {
-                    out.push((nid as u32, idx, q.iter().map(|&va| self.arena.get(va).va_start).collect()));
+                    out.push((nid as u32, idx, q.iter().map(|&va| v.arena.get(va).va_start).collect()));
                 }
             }
         }
@@ -459,80 +378,45 @@ impl Vmap {
 
     /// Take the lazy areas starting at `starts` off their lazy lists for a while (a purge the
     /// kernel made before they were freed, though it traced them first): their handles and
-    /// nodes, for [`Vmap::restore_lazy`].
+    /// nodes, for [`Steered::restore_lazy`].
     pub fn hold_lazy(&mut self, starts: &[u64]) -> Vec<(u32, u32)> {
-        let mut held = Vec::new();
-        for &s in starts {
-            for nid in 0..self.nodes.len() {
-                let va = self.nodes[nid].lazy.find_start(&self.arena, s);
-                if va != NIL {
-                    unlink_va::<Plain, NoObserver>(&mut self.arena, &mut self.nodes[nid].lazy, va, &mut NoObserver);
-                    self.vmap_lazy_nr -= self.arena.get(va).size() >> PAGE_SHIFT;
-                    held.push((va, nid as u32));
-                    break;
-                }
-            }
-        }
-        held
+        self.vmap.hold_lazy(starts)
     }
 
-    /// Put areas taken by [`Vmap::hold_lazy`] back on their lazy lists.
+    /// Put areas taken by [`Steered::hold_lazy`] back on their lazy lists.
     pub fn restore_lazy(&mut self, held: Vec<(u32, u32)>) {
-        for (va, nid) in held {
-            self.arena.detach(va);
-            self.vmap_lazy_nr += self.arena.get(va).size() >> PAGE_SHIFT;
-            insert_vmap_area::<Plain, NoObserver>(
-                &mut self.arena,
-                &mut self.nodes[nid as usize].lazy,
-                va,
-                &mut NoObserver,
-            );
-        }
+        self.vmap.restore_lazy(held)
     }
 
-    /// Take every pool's entries out (for [`Vmap::restore_pools_behind`]): at the first purge of
-    /// a capture the pools hold only entries from before it, and those the kernel took later
-    /// were not among the ones its decay gave back.
+    /// Take every pool's entries out (for [`Steered::restore_pools_behind`]): at the first
+    /// purge of a capture the pools hold only entries from before it, and those the kernel took
+    /// later were not among the ones its decay gave back.
     pub fn hold_pools(&mut self) -> Vec<(u32, usize, Vec<u32>)> {
-        let mut held = Vec::new();
-        for (nid, n) in self.nodes.iter_mut().enumerate() {
-            for (idx, q) in n.pools.iter_mut().enumerate() {
-                if !q.is_empty() {
-                    held.push((nid as u32, idx, q.drain(..).collect()));
-                }
-            }
-        }
-        held
+        self.vmap.hold_pools()
     }
 
-    /// Put entries taken by [`Vmap::hold_pools`] back, behind the ones pooled since.
+    /// Put entries taken by [`Steered::hold_pools`] back, behind the ones pooled since.
     pub fn restore_pools_behind(&mut self, held: Vec<(u32, usize, Vec<u32>)>) {
-        for (nid, idx, entries) in held {
-            let pools = &mut self.nodes[nid as usize].pools;
-            if pools.len() <= idx {
-                pools.resize_with(crate::era::MAX_VA_SIZE_PAGES, Default::default);
-            }
-            pools[idx].extend(entries);
-        }
+        self.vmap.restore_pools_behind(held)
     }
 
     /// Lazy areas on every node's list.
     pub fn lazy_count(&self) -> usize {
-        self.nodes.iter().map(|n| n.lazy.len).sum()
+        self.vmap.nodes.iter().map(|n| n.lazy.len).sum()
     }
 
     /// `node_pool_del_va`'s move of a misaligned head to the tail, alone.
     pub fn rotate_pool_head(&mut self, node: u32, size: u64) {
-        let idx = (size.wrapping_sub(1) / PAGE_SIZE) as usize;
-        if let Some(q) = self.nodes.get_mut(node as usize).and_then(|n| n.pools.get_mut(idx)) {
-            if let Some(h) = q.pop_front() {
-                q.push_back(h);
-            }
-        }
+        self.vmap.rotate_pool_head(node, size)
     }
 
-    /// The lazy threshold schedules the drain instead of purging (see `defer_drain`).
-    pub fn set_defer_drain(&mut self, on: bool) {
-        self.defer_drain = on;
+    /// [`Steer::purge_to`].
+    pub fn purge_to<O: Observer>(&mut self, stop: PurgeStop, obs: &mut O) -> PurgeResult {
+        self.vmap.purge_to(stop, obs)
+    }
+
+    /// [`Steer::purge_rest`].
+    pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.vmap.purge_rest(obs)
     }
 }

@@ -6,8 +6,9 @@ use std::fmt::Write;
 use super::bundle::*;
 use super::report::*;
 use crate::capture::follow::{Follow, Mark};
+use crate::capture::oracle::Steered;
 use crate::capture::oracle::{HoldTrial, Place, Prediction};
-use crate::era::{PurgeStop, Vmap};
+use crate::era::PurgeStop;
 use crate::events::NoObserver;
 use crate::import::{self, AllocReq, FtraceEvent, InfoKind};
 use crate::profile::Profile;
@@ -129,14 +130,14 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
 /// The state of one replay.
 struct Pass<'p, 'a> {
     p: &'p Parsed<'a>,
-    vmap: Vmap,
+    vmap: Steered,
     report: CaptureReport,
     learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
     /// Space shown free but held: [start, end) and the line that showed it. (Not the model's
     /// handle: a trial copy of the model that is adopted has its objects elsewhere in wasm, so
-    /// the model finds held space by its start: [`Vmap::release_held_at`].)
+    /// the model finds held space by its start: [`Steered::release_held_at`].)
     held: Vec<(u64, u64, usize)>,
     /// Held blocks of unknown layout (what is left of them): [start, end), the line that
     /// showed the block.
@@ -202,7 +203,7 @@ fn run_pass(
     let bname = p.bundle.before.name;
     let possible = p.possible.len() as u64;
     let online = p.online.len() as u64;
-    let mut vmap = Vmap::new(profile);
+    let mut vmap = Steered::new(profile);
     vmap.set_cpus(possible).map_err(|e| cerr(p.bundle.cpus.name, 1, e.to_string()))?;
     if online < possible {
         vmap.set_online(online).map_err(|e| cerr(p.bundle.cpus.name, 2, e.to_string()))?;
@@ -470,8 +471,8 @@ fn pool_idx(size: u64) -> usize {
     (size.wrapping_sub(1) / PAGE_SIZE) as usize
 }
 
-/// Hold every free piece of `[s, e)` (see [`Vmap::hold_free`]): (start, end, handle) each.
-fn hold_free_in(vmap: &mut Vmap, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
+/// Hold every free piece of `[s, e)` (see [`Steered::hold_free`]): (start, end, handle) each.
+fn hold_free_in(vmap: &mut Steered, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
     let mut out = Vec::new();
     let mut at = s;
     while at < e {
@@ -1356,7 +1357,7 @@ impl Pass<'_, '_> {
     /// address, that purge had got that far by then: it is replayed here, the fewest nodes that
     /// do (the rest at a later allocation that shows it, or at its event).
     fn purge_early(&mut self, e: &Ev, x: u64, req: AllocReq) -> Option<Prediction> {
-        let predict = |v: &Vmap| v.predict_alloc(req.size, req.align, req.vstart, req.vend);
+        let predict = |v: &Steered| v.predict_alloc(req.size, req.align, req.vstart, req.vend);
         let nodes = self.vmap.nr_vmap_nodes();
         // The stages: each node decayed and taken, then each processed (the last, the end:
         // `None`).

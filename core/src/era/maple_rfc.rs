@@ -20,7 +20,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{Era, EraSlot, PurgeResult, PurgeStop, Vmap};
+use super::{Drain, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
 use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
@@ -333,8 +333,9 @@ impl Era for MapleRfcEra {
         Self::st_mut(&mut v.era).free(addr, obs)
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
-        Self::st_mut(&mut v.era).vfree(addr, obs)
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
+        // maple-rfc runs its threshold purge itself, at once.
+        Self::st_mut(&mut v.era).vfree(addr, obs).map(|()| Drain::None)
     }
 
     fn purge<O: Observer>(v: &mut Vmap, cause: PurgeCause, _: Option<PurgeStop>, obs: &mut O) -> PurgeResult {

@@ -22,6 +22,7 @@
 //! the node of the address, the lookup on free), the pcpu argument checks, and inspection.
 
 pub mod free_tree;
+pub mod steer;
 
 /// What makes one kernel era: its constants (read by the rest of the crate through
 /// [`Profile`]'s predicates) and its paths through the shared state. Every method is
@@ -76,8 +77,9 @@ pub trait Era {
         Ok(())
     }
 
-    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError>;
+    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`), up to the drain
+    /// it schedules past the lazy threshold, which it reports and does not run.
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError>;
 
     /// `__purge_vmap_area_lazy` (with `reclaim_and_purge_vmap_areas` for
     /// [`PurgeCause::Reclaim`]), stopped at `stop` where the era purges in stages (vmap nodes;
@@ -326,16 +328,6 @@ pub struct Vmap {
     /// Online CPUs when fewer than `cpus` (the possible ones): `lazy_max_pages()` counts online
     /// CPUs, `vmap_init_nodes` possible ones. 0: all possible CPUs are online.
     pub(crate) online: u32,
-    /// The lazy threshold schedules the drain work (`schedule_work(&drain_vmap_work)`) instead
-    /// of purging at once: a replay that follows a capture purges where the kernel traced it.
-    pub(crate) defer_drain: bool,
-    /// Space taken out of the free tree into no tree and no pool ([`Vmap::hold_free`]): what a
-    /// capture's before file shows free but the kernel held (pool entries it cannot show).
-    pub(crate) held: Vec<u32>,
-    /// What a capture's replay changed besides the requests, in order, while it is `Some`
-    /// (see [`crate::capture::oracle::OracleChange`]); cloned with the model, so a trial that is adopted
-    /// brings its changes along.
-    pub(crate) oracle_log: Option<Vec<crate::capture::oracle::OracleChange>>,
     pub(crate) cpu: u32,
     /// `vmap_zone_size` (6.9).
     pub(crate) zone_size: u64,
@@ -426,6 +418,15 @@ pub enum PurgeStop {
     /// this address processed, that one walked to it: its pooled areas are in its pools (the
     /// area at the head of its own), the others wait in no tree until the walk ends.
     Through(u64),
+}
+
+/// Whether a `vfree` scheduled the drain work (`schedule_work(&drain_vmap_work)`, past the
+/// lazy threshold): the caller runs it ([`Vmap::drain`]) when the kernel would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Drain {
+    None,
+    Scheduled,
 }
 
 /// What a purge returned.
@@ -531,6 +532,14 @@ impl Vmap {
 /// elsewhere, so every handle the copy holds is mapped to its new address ([`Vmap::relocate`]).
 impl Clone for Vmap {
     fn clone(&self) -> Self {
+        self.clone_relocating().0
+    }
+}
+
+impl Vmap {
+    /// [`Clone::clone`], with the map of the copy's handles when they moved (absolute handles):
+    /// for a caller that keeps handles of its own into the model.
+    pub(crate) fn clone_relocating(&self) -> (Vmap, Option<crate::area::Relocation>) {
         let (arena, reloc) = self.arena.clone_relocated();
         let mut v = Vmap {
             profile: self.profile,
@@ -540,9 +549,6 @@ impl Clone for Vmap {
             vmap_lazy_nr: self.vmap_lazy_nr,
             cpus: self.cpus,
             online: self.online,
-            defer_drain: self.defer_drain,
-            held: self.held.clone(),
-            oracle_log: self.oracle_log.clone(),
             cpu: self.cpu,
             zone_size: self.zone_size,
             space: self.space,
@@ -551,19 +557,18 @@ impl Clone for Vmap {
             busy_index: self.busy_index.clone(),
             busy_link_hints: self.busy_link_hints,
         };
-        if let Some(r) = reloc {
+        if let Some(r) = reloc.as_ref() {
             v.relocate(&|h| r.map(h));
         }
-        v
+        (v, reloc)
     }
 }
 
 impl Vmap {
     /// Map every handle held outside the slab through `f` (the links inside it are the arena's
-    /// to map): the trees, pools, held ranges, the era's state and the busy index.
+    /// to map): the trees, pools, the era's state and the busy index.
     /// maple-rfc's allocator keeps its own arena, of word offsets, and is left alone.
     pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
-        let list = |l: &mut [u32]| l.iter_mut().for_each(|h| *h = f(*h));
         self.free.relocate(f);
         for n in &mut self.nodes {
             n.busy.relocate(f);
@@ -572,7 +577,6 @@ impl Vmap {
                 p.iter_mut().for_each(|h| *h = f(*h));
             }
         }
-        list(&mut self.held);
         self.era.relocate(f);
         self.busy_index.relocate(&self.arena, f);
     }
@@ -601,9 +605,6 @@ impl Vmap {
             vmap_lazy_nr: 0,
             cpus: 1,
             online: 0,
-            defer_drain: false,
-            held: Vec::new(),
-            oracle_log: None,
             cpu: 0,
             zone_size: 1,
             space: (1, ULONG_MAX),
@@ -844,39 +845,34 @@ impl Vmap {
         with_era!(Profile::fixed::<P>(self.profile), E => E::free::<P, O>(self, addr, obs))
     }
 
-    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`).
+    /// `vfree`: the lazy path (`remove_vm_area` + `free_vmap_area_noflush`), and the drain it
+    /// scheduled, at once (as a sequential replay sees it: the work runs before the next
+    /// request).
     pub fn vfree<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+        if self.vfree_noflush(addr, obs)? == Drain::Scheduled {
+            self.drain(obs);
+        }
+        Ok(())
+    }
+
+    /// `vfree` up to the drain: past the lazy threshold `free_vmap_area_noflush` only
+    /// schedules `drain_vmap_work` (`schedule_work`), which this reports; [`Vmap::drain`] runs
+    /// it.
+    pub fn vfree_noflush<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         self.ensure_init();
         with_era!(self.profile, E => E::vfree(self, addr, obs))
+    }
+
+    /// `drain_vmap_area_work`: the purge the lazy threshold scheduled.
+    pub fn drain<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
+        self.ensure_init();
+        self.purge_era(PurgeCause::Threshold, obs)
     }
 
     /// A forced purge (`purge` in a trace). 6.9: the drain path.
     pub fn purge<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.ensure_init();
         self.purge_era(PurgeCause::Forced, obs)
-    }
-
-    /// The drain's purge (6.9+) begun, or one begun taken further, to `stop` and no further:
-    /// the rest waits for [`Vmap::purge_rest`] (or the next purge). Other eras: the whole
-    /// purge. What it processed.
-    pub fn purge_to<O: Observer>(&mut self, stop: PurgeStop, obs: &mut O) -> PurgeResult {
-        self.ensure_init();
-        if self.era.part_purge().is_some() {
-            let decay = self.era_decay::<O>();
-            return PurgeResult { entries: self.purge_advance(Some(stop), decay, obs) };
-        }
-        with_era!(self.profile, E => E::purge(self, PurgeCause::Forced, Some(stop), obs))
-    }
-
-    /// The rest of a purge stopped by [`Vmap::purge_to`]: the nodes not yet taken, then every
-    /// list not yet processed, in node order.
-    pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
-        self.ensure_init();
-        if self.era.part_purge().is_none() {
-            return PurgeResult { entries: 0 };
-        }
-        let decay = self.era_decay::<O>();
-        PurgeResult { entries: self.purge_advance(None, decay, obs) }
     }
 
     /// Where a purge stopped part-way stands: `None` when none is.
@@ -930,7 +926,7 @@ impl Vmap {
 
     /// `vfree` of 5.1, kept by 5.2: the area stays in the busy tree, marked lazy, and is pushed
     /// on the lock-free purge list (`vmap_purge_list`).
-    fn vfree_llist<E: EraSlot, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError>
+    fn vfree_llist<E: EraSlot, O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<Drain, VmapError>
     where
         E::State: AsMut<Llist>,
     {
@@ -940,8 +936,7 @@ impl Vmap {
         self.arena.at(va).add_flags(F_LAZY);
         crate::events::touch(obs, va);
         E::st_mut(&mut self.era).as_mut().lazy_list.push(va);
-        self.lazy_enqueued(va, nr_lazy, obs);
-        Ok(())
+        Ok(self.lazy_enqueued(va, nr_lazy, obs))
     }
 
     /// The lock-free lazy list of 5.1 and 5.2 (`vmap_purge_list`): take it whole and give each
@@ -979,8 +974,9 @@ impl Vmap {
         PurgeResult { entries: count }
     }
 
-    /// What `vfree` of every era ends with: report the enqueue, and purge past the threshold.
-    fn lazy_enqueued<O: Observer>(&mut self, va: u32, nr_lazy: u64, obs: &mut O) {
+    /// What `vfree` of every era ends with: report the enqueue, and past the threshold, the
+    /// drain scheduled.
+    fn lazy_enqueued<O: Observer>(&mut self, va: u32, nr_lazy: u64, obs: &mut O) -> Drain {
         let lazy_max = self.lazy_max_pages();
         if O::ON {
             let v = *self.arena.get(va);
@@ -993,8 +989,10 @@ impl Vmap {
             };
             obs.areas_event(ev, self);
         }
-        if nr_lazy > lazy_max && !self.defer_drain {
-            self.purge_era(PurgeCause::Threshold, obs);
+        if nr_lazy > lazy_max {
+            Drain::Scheduled
+        } else {
+            Drain::None
         }
     }
 

@@ -9,7 +9,7 @@ use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::vmalloc::*;
 
-use super::{pcpu_check_args, Era, EraSlot, Llist, PurgeResult, PurgeStop, Vmap};
+use super::{Drain, pcpu_check_args, Era, EraSlot, Llist, PurgeResult, PurgeStop, Vmap};
 
 /// linux-5.1: the busy-list walk.
 pub struct V51;
@@ -79,7 +79,7 @@ impl Era for V51 {
         Ok(())
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         v.vfree_llist::<Self, O>(addr, obs)
     }
 

@@ -14,7 +14,7 @@ use crate::events::{Observer, PurgeCause};
 use crate::vmalloc::{MergeStyle, SearchRule};
 use crate::profile::ANY;
 
-use super::{Era, Llist, PurgeResult, PurgeStop, Vmap};
+use super::{Drain, Era, Llist, PurgeResult, PurgeStop, Vmap};
 
 /// linux-5.2: the augmented free tree, 5.1's lazy list.
 pub struct V52;
@@ -44,7 +44,7 @@ impl Era for V52 {
         v.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs)
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         v.vfree_llist::<Self, O>(addr, obs)
     }
 

@@ -14,7 +14,7 @@ use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{AreaInfo, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
+use super::{Drain, AreaInfo, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
 
 /// linux-6.1 (5.19–6.8): the purge tree.
 pub struct V61;
@@ -42,7 +42,7 @@ impl Era for V61 {
         v.alloc_from_free_tree::<P, O>(size, align, vstart, vend, 0, obs)
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         v.vfree_v61(addr, obs)
     }
 
@@ -67,7 +67,7 @@ impl Era for V61 {
 impl Vmap {
     /// linux-6.1 `vfree` (`remove_vm_area` + `free_vmap_area_noflush`): out of the busy tree and
     /// merged into the purge tree.
-    pub(super) fn vfree_v61<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    pub(super) fn vfree_v61<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         if addr & (PAGE_SIZE - 1) != 0 {
             // `remove_vm_area` warns on an unaligned address and does nothing.
             return Err(VmapError::UnalignedFree { addr });
@@ -77,8 +77,7 @@ impl Vmap {
         self.vmap_lazy_nr = nr_lazy;
         self.busy_remove(nid, va, obs);
         merge_or_add_vmap_area::<Plain, O>(&mut self.arena, V61::st_mut(&mut self.era), va, MergeStyle::Eb, obs);
-        self.lazy_enqueued(va, nr_lazy, obs);
-        Ok(())
+        Ok(self.lazy_enqueued(va, nr_lazy, obs))
     }
 
     /// linux-6.1 `__purge_vmap_area_lazy`: detach the purge tree and merge its areas into the

@@ -36,7 +36,7 @@ use crate::events::{Observer, PurgeCause};
 use crate::vmalloc::{MergeStyle, SearchRule};
 
 use super::v69::{NodesState, V69};
-use super::{AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap};
+use super::{Drain, AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap};
 
 /// linux-6.18: [`V69`] with 6.18's decay.
 pub struct V618;
@@ -62,7 +62,7 @@ impl Era for V618 {
         V69::alloc::<P, O>(v, size, align, vstart, vend, obs)
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         V69::vfree(v, addr, obs)
     }
 

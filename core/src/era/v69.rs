@@ -23,7 +23,7 @@ use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
-use super::{AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
+use super::{Drain, AreaInfo, Era, PartPurge, PurgeResult, PurgeStop, Vmap, MAX_VA_SIZE_PAGES};
 
 /// linux-6.9: vmap nodes with size pools and decay.
 pub struct V69;
@@ -69,7 +69,7 @@ impl Era for V69 {
         v.alloc_v69(size, align, vstart, vend, obs)
     }
 
-    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    fn vfree<O: Observer>(v: &mut Vmap, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         v.vfree_v69(addr, obs)
     }
 
@@ -128,7 +128,7 @@ impl Vmap {
 
     /// linux-6.9 `vfree`: out of the busy tree into the lazy tree of the node the area was
     /// allocated for (encoded in its flags), or of the node of its address.
-    pub(super) fn vfree_v69<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<(), VmapError> {
+    pub(super) fn vfree_v69<O: Observer>(&mut self, addr: u64, obs: &mut O) -> Result<Drain, VmapError> {
         if addr & (PAGE_SIZE - 1) != 0 {
             // `remove_vm_area` warns on an unaligned address and does nothing.
             return Err(VmapError::UnalignedFree { addr });
@@ -147,8 +147,7 @@ impl Vmap {
             None => self.addr_to_node_id(vs) as usize,
         };
         insert_vmap_area::<Plain, O>(&mut self.arena, &mut self.nodes[lnid].lazy, va, obs);
-        self.lazy_enqueued(va, nr_lazy, obs);
-        Ok(())
+        Ok(self.lazy_enqueued(va, nr_lazy, obs))
     }
 
     fn pool_index(size: u64) -> Option<usize> {

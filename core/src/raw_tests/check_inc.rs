@@ -402,7 +402,8 @@ fn a_wrong_lowest_fit_memo_fails_within_memo_every_operations() {
     // ... then it names the last free block instead.
     let last = *free.last().unwrap();
     let key = r.vmap.arena.get(last).va_start;
-    r.vmap.free.low.record(&r.vmap.arena, PAGE_SIZE, VMALLOC_START, last);
+    let v = &mut *r.vmap;
+    v.free.low.record(&v.arena, PAGE_SIZE, VMALLOC_START, last);
     assert_eq!(r.vmap.free.low.states().next(), Some((PAGE_SIZE, VMALLOC_START, last, key, NIL)));
     // Lazy frees (5.2: the areas stay in the busy tree): the free tree, and so every memo
     // hook, is untouched; the check compares the memos within MEMO_EVERY operations.

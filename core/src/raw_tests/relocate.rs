@@ -40,7 +40,7 @@ fn replay_moved(dir: &str, every: usize, offset: usize) -> usize {
         let mut bad = None;
         for (k, l) in lines.iter().enumerate() {
             if (k + offset).is_multiple_of(every) {
-                r.vmap = r.vmap.clone_reversed();
+                *r.vmap = r.vmap.clone_reversed();
                 if let Err(e) = check_invariants(&r.vmap) {
                     bad.get_or_insert(format!("after the move before line {}: {e}", l.line));
                 }

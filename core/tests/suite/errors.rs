@@ -51,7 +51,7 @@ fn busy_state(p: Profile, with_lazy: bool) -> Vmap {
 
 fn replayer(p: Profile) -> Replayer {
     let mut r = Replayer::new(p);
-    r.vmap = busy_state(p, false);
+    *r.vmap = busy_state(p, false);
     r
 }
 
@@ -176,7 +176,7 @@ fn bad_free(p: Profile, addr: u64, want_any: VmapError) {
             want_any.clone()
         };
         let mut r = Replayer::new(p);
-        r.vmap = busy_state(p, true);
+        *r.vmap = busy_state(p, true);
         let op = if lazy { Op::Vfree(addr) } else { Op::Free(addr) };
         let (res, out) = apply_unchanged(&mut r, op);
         assert_eq!(res, Ok(Outcome::Warned(want.clone())), "{p} lazy={lazy} addr={addr:#x}");
