@@ -138,6 +138,12 @@ impl Visitor<'_> for HexVisitor {
     }
 }
 
+/// `ALIGN(x, a)` with the kernel's wrap-around.
+#[inline(always)]
+pub fn align_up(x: u64, a: u64) -> u64 {
+    x.wrapping_add(a.wrapping_sub(1)) & !a.wrapping_sub(1)
+}
+
 /// `0x` then 1 to 16 hex digits, nothing else.
 pub fn parse(s: &str) -> Option<u64> {
     let d = s.strip_prefix("0x")?;

@@ -18,7 +18,7 @@
 //! area is in the free tree and its flags everywhere else, as the kernel's union (see
 //! [`VmapArea::flags`]).
 
-use crate::addr::Addr;
+use crate::addr::{align_up, Addr};
 use serde::Serialize;
 
 /// The null link. Even, like every handle, so that a parent word of `NIL` with the colour
@@ -808,8 +808,8 @@ pub struct VaTree {
     pub(crate) gap: Option<(u32, u32)>,
     /// Ours, not the kernel's, and only in the free tree: the lowest block that fits each of the
     /// last two unaligned requests, kept up to date as blocks come, go, grow and shrink (see
-    /// [`crate::vmalloc::LowestFits`]).
-    pub(crate) low: crate::vmalloc::LowestFits,
+    /// [`LowestFits`]).
+    pub(crate) low: LowestFits,
 }
 
 impl Default for VaTree {
@@ -820,8 +820,7 @@ impl Default for VaTree {
 
 impl VaTree {
     /// A tree with nothing in it.
-    pub const EMPTY: VaTree =
-        VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None, low: crate::vmalloc::LowestFits::NONE };
+    pub const EMPTY: VaTree = VaTree { root: NIL, first: NIL, last: NIL, len: 0, gap: None, low: LowestFits::NONE };
 
     /// Map every handle the tree holds outside its objects (see [`crate::era::Vmap::relocate`]).
     pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
@@ -1086,5 +1085,242 @@ mod null_tests {
         unsafe { p.write_volatile(0) };
         assert_eq!((seen, read), (Some(17), 1 << 8));
         assert_eq!(super::null_gap_written(), None);
+    }
+}
+
+// ------------------------------------------------------------------
+// The free tree's lowest-fit memos (kept in its VaTree)
+// ------------------------------------------------------------------
+
+/// `is_within_this_va` (`crate::vmalloc`) on the object itself.
+#[inline(always)]
+pub(crate) fn is_within(v: &VmapArea, size: u64, align: u64, vstart: u64) -> bool {
+    // `ALIGN` of the larger of the two: the kernel's two-armed `if`, with one `ALIGN`.
+    let nva = align_up(v.va_start.max(vstart), align);
+    // A wrapped ALIGN (below vstart) cannot fit, nor can a wrapped end: `nva + size <= va_end`
+    // without wrapping is `nva <= va_end` and `va_end - nva >= size`.
+    nva >= vstart && v.va_end.checked_sub(nva).is_some_and(|room| room >= size)
+}
+
+/// Ours, not the kernel's: the block [`crate::vmalloc::find_vmap_lowest_match`] returns for an unaligned
+/// request `(size, vstart)`, remembered from one search to the next (for the last two such
+/// requests: workloads often alternate two sizes).
+///
+/// With `align == 1` the search length is the size itself (every era), and then the search
+/// returns the lowest block in address order that fits, whatever the tree's shape: a subtree
+/// it does not enter holds no block of `size` bytes or more, so no block that fits; a subtree
+/// it enters to the right of a block at or above `vstart` holds one that fits, and the descent
+/// takes the lowest; the one block that may straddle `vstart` lies on the way down to it. (With
+/// a larger alignment a block of exactly the size may fit and still be pruned by the padded
+/// length: the shape decides, and nothing is remembered.) So the answer depends only on the
+/// set of blocks, and it is kept up to date as that set changes:
+///
+/// ```text
+///   key:  known lowest fit R (node)     or  a bound: no block starting below key fits
+///   a block appears or grows:  it fits and starts at or below key  -> it is the lowest fit
+///   R shrinks:                 still fits -> R (key = its start); else bound at its start,
+///                              pred = R
+///   R leaves the tree:         bound at its end (nothing below R fitted; nothing starts in R),
+///                              pred = R.prev
+///   pred shrinks:              the bound rises to its start (what it gave up is busy)
+///   pred leaves the tree:      pred = NIL
+///   any other change:          nothing (a block that did not fit never fits by shrinking)
+/// ```
+///
+/// A bound with `pred` still answers without the descent: no block starting at or below
+/// `pred` fits, so when the block after it in the list fits, that block is the lowest fit. A
+/// full fit erases the lowest hole, and the next hole is often of the same size: so a run of
+/// full fits (holes filled while the frees wait in the lazy list) needs no descent either.
+///
+/// Without an observer, a search whose request is remembered with a known block takes it
+/// without the descent, and any other search of an unaligned request records its answer. With
+/// an observer the descent always runs (the player shows it) and records nothing, but the memos
+/// are kept up to date all the same. [`crate::check::check_invariants`] checks both memos against the blocks themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LowestFit {
+    /// The request's size; 0 when no request is remembered.
+    size: u64,
+    vstart: u64,
+    /// The lowest block that fits, or `NIL` when only the bound is known.
+    node: u32,
+    /// With a bound only: a free block at or below it that does not fit, whose list successor
+    /// is then the first candidate; `NIL` when there is none.
+    pred: u32,
+    /// `node`'s start when known, else the bound.
+    key: u64,
+    /// Whether this memo has answered a search since it was recorded.
+    hit: bool,
+}
+
+impl LowestFit {
+    const NONE: LowestFit = LowestFit { size: 0, vstart: 0, node: NIL, pred: NIL, key: 0, hit: false };
+
+    /// Whether this memo is the one of request `(size, vstart)`.
+    #[inline(always)]
+    fn holds(&self, size: u64, vstart: u64) -> bool {
+        self.size == size && self.vstart == vstart
+    }
+
+    /// The free block `x` was linked, or grew.
+    #[inline(always)]
+    fn grown(&mut self, v: &VmapArea, x: u32) {
+        // (`pred`, if any, lies at or below the bound: a block of its own that grows to fit is
+        // taken here.)
+        if self.size != 0 && v.va_start <= self.key && is_within(v, self.size, 1, self.vstart) {
+            self.node = x;
+            self.key = v.va_start;
+        }
+    }
+
+    /// The free block `x` shrank (it stays in the tree).
+    #[inline(always)]
+    fn shrunk(&mut self, v: &VmapArea, x: u32) {
+        if self.node == x {
+            self.key = v.va_start;
+            if !is_within(v, self.size, 1, self.vstart) {
+                self.node = NIL;
+                self.pred = x;
+            }
+        } else if self.node == NIL && self.pred == x && v.va_start > self.key {
+            // pred clipped at its start: what it gave up is busy, so the bound rises with it
+            // (a block freed there later is then tested against the bound when it appears).
+            self.key = v.va_start;
+        }
+    }
+
+    /// The free block `x` is leaving the tree.
+    #[inline(always)]
+    fn erased(&mut self, v: &VmapArea, x: u32) {
+        if self.node == x {
+            self.node = NIL;
+            self.key = v.va_end;
+            self.pred = v.prev;
+        } else if self.pred == x {
+            self.pred = NIL;
+        }
+    }
+
+    /// The lowest fit this memo knows: its block, or the block after `pred` when that fits.
+    #[inline(always)]
+    fn answer(&self, a: &Arena) -> Option<u32> {
+        if self.node != NIL {
+            return Some(self.node);
+        }
+        let next = a.try_get(self.pred)?.next;
+        a.try_get(next).is_some_and(|n| is_within(n, self.size, 1, self.vstart)).then_some(next)
+    }
+}
+
+/// The [`LowestFit`] memos of the free tree: the request recorded last first.
+///
+/// A memo costs a test at every change of the free tree, and pays only when a search hits
+/// it. A workload of many sizes (three or more in turn, or random ones) evicts memos that
+/// never answered: after [`STRIKES`] such evictions in a row the memos are dropped and no
+/// search records for the next [`REST`] searches, so the changes cost one test again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LowestFits {
+    memo: [LowestFit; 2],
+    /// Memos evicted in a row that never answered a search.
+    strikes: u8,
+    /// Searches still to pass without recording.
+    rest: u16,
+}
+
+/// In wasm, a free tree of fewer blocks than this is searched, not remembered: its descent is
+/// a few steps, cheaper there than keeping the memos up to date at every change (long_busy's
+/// free tree holds 2 or 3 blocks: 4 % of its time in Chromium). Natively the memos still pay
+/// on such a tree (long_busy_s43: 397.1 Ir/op with them, 404.6 without), so the bound is 0
+/// there, except in the crate's unit tests, which check the wasm rule with the invariants of
+/// every step.
+pub(crate) const MEMO_MIN_BLOCKS: usize = if cfg!(any(target_arch = "wasm32", test)) { 16 } else { 0 };
+/// Evictions of memos that never answered, in a row, that drop the memos.
+const STRIKES: u8 = 4;
+/// Searches that do not record after the memos are dropped.
+const REST: u16 = 256;
+
+impl LowestFits {
+    /// Map the remembered blocks' handles (see [`crate::era::Vmap::relocate`]).
+    pub(crate) fn relocate(&mut self, f: &impl Fn(u32) -> u32) {
+        for m in &mut self.memo {
+            m.node = f(m.node);
+            m.pred = f(m.pred);
+        }
+    }
+
+    pub(crate) const NONE: LowestFits = LowestFits { memo: [LowestFit::NONE; 2], strikes: 0, rest: 0 };
+
+    /// The remembered lowest fit of `(size, vstart)` with `align == 1`, when known.
+    #[inline(always)]
+    pub(crate) fn lookup(&mut self, a: &Arena, size: u64, vstart: u64) -> Option<u32> {
+        // The memo is chosen by index, not by a branch: a workload that alternates two sizes
+        // would mispredict a test of the first memo on every search.
+        let m = &mut self.memo[usize::from(!self.memo[0].holds(size, vstart))];
+        if !m.holds(size, vstart) {
+            return None;
+        }
+        let found = m.answer(a);
+        m.hit |= found.is_some();
+        found
+    }
+
+    /// What a search of `(size, vstart)` with `align == 1` returned: `va`, or `NIL` when no
+    /// block fits at all. It replaces that request's memo, or else the older one.
+    // Out of line: it runs after a descent only; inlined, the perf traces ran 3-6 Ir/op more.
+    #[inline(never)]
+    pub(crate) fn record(&mut self, a: &Arena, size: u64, vstart: u64, va: u32) {
+        if self.rest > 0 {
+            self.rest -= 1;
+            return;
+        }
+        let key = a.try_get(va).map_or(u64::MAX, |v| v.va_start);
+        let m = LowestFit { size, vstart, node: va, pred: NIL, key, hit: false };
+        if !self.memo[0].holds(size, vstart) {
+            let out = self.memo[1];
+            self.strikes = if out.size != 0 && !out.hit { self.strikes + 1 } else { 0 };
+            if self.strikes >= STRIKES {
+                *self = LowestFits { rest: REST, ..LowestFits::NONE };
+                return;
+            }
+            self.memo[1] = self.memo[0];
+        }
+        self.memo[0] = m;
+    }
+
+    /// Whether any request is remembered: the first memo is filled first, so one test
+    /// tells, and a workload without unaligned requests pays only that test per change.
+    /// Never without the feature `lowest-fit`: then no memo is filled and the code goes.
+    #[inline(always)]
+    pub(crate) fn active(&self) -> bool {
+        cfg!(feature = "lowest-fit") && self.memo[0].size != 0
+    }
+
+    /// Drop the memos (the free tree became small: see [`MEMO_MIN_BLOCKS`]).
+    #[cold]
+    pub(crate) fn forget(&mut self) {
+        *self = LowestFits::NONE;
+    }
+
+    /// For the checks: `(size, vstart, node, key, pred)` of each memo that holds a request.
+    pub(crate) fn states(&self) -> impl Iterator<Item = (u64, u64, u32, u64, u32)> + '_ {
+        self.memo.iter().filter(|m| self.active() && m.size != 0).map(|m| (m.size, m.vstart, m.node, m.key, m.pred))
+    }
+
+    /// For the checks: what [`LowestFits::lookup`] answers for `(size, vstart)`.
+    pub(crate) fn answer_of(&self, a: &Arena, size: u64, vstart: u64) -> Option<u32> {
+        let mut copy = *self;
+        copy.lookup(a, size, vstart)
+    }
+
+    /// For the tests: the first memo left with a bound only, and `pred` as given.
+    #[cfg(test)]
+    pub(crate) fn plant_pred(&mut self, pred: u32) {
+        self.memo[0].node = NIL;
+        self.memo[0].pred = pred;
+    }
+
+    /// Whether recording is suspended (for the tests).
+    #[cfg(test)]
+    pub(crate) fn resting(&self) -> bool {
+        self.rest > 0
     }
 }

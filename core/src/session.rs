@@ -819,3 +819,13 @@ impl SessionBuilder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// A session refuses an input over its limit as a whole (its size), naming no line.
+    #[test]
+    fn a_size_refusal_names_no_line() {
+        let e = super::SessionBuilder::new("purge\n".repeat((64 << 20) / 6 + 1)).err().unwrap();
+        assert!(e.to_string().starts_with("the trace is 67108866 bytes; the limit is 64 MiB"), "{e}");
+    }
+}

@@ -36,70 +36,7 @@ use crate::replay::{push_line, Outcome};
 use crate::trace::{parse_num, quote};
 use crate::vmalloc::PAGE_SIZE;
 
-/// What the capture's replay said of one allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// The model's answer was the kernel's, with nothing learnt.
-    Equal,
-    /// A pool entry from before the capture (`vmallocinfo` shows no pools).
-    PoolEntry,
-    /// The node a busy area of the before file was allocated for (the file does not say).
-    AreaNode,
-    /// Space the before file shows free was held (pool entries it cannot show).
-    HeldFree,
-    /// The free tree's shape (which shorter blocks lie on the search path).
-    TreeShape,
-    /// A free block of the before file the kernel's search passed over whole (split by pool
-    /// entries it cannot show).
-    HeldBlock,
-    /// A piece of such a block the kernel allocated (a pool entry or a free piece there).
-    HeldPiece,
-    /// How many entries a pool held at a purge (the decay gives back a quarter, from the head).
-    PoolLength,
-    /// Nothing known explains the kernel's address.
-    Unexplained,
-}
-
-impl Mark {
-    const KINDS: [(Mark, &'static str); 7] = [
-        (Mark::PoolEntry, "pool-entry"),
-        (Mark::AreaNode, "area-node"),
-        (Mark::HeldFree, "held-free"),
-        (Mark::TreeShape, "tree-shape"),
-        (Mark::HeldBlock, "held-block"),
-        (Mark::HeldPiece, "held-piece"),
-        (Mark::PoolLength, "pool-length"),
-    ];
-
-    /// The unknown in words, for a message.
-    pub fn unknown(self) -> &'static str {
-        match self {
-            Mark::Equal => "nothing",
-            Mark::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
-            Mark::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
-            Mark::HeldFree => {
-                "space the before file shows free was held (pool entries from before the capture, which vmallocinfo \
-                 does not show)"
-            }
-            Mark::TreeShape => {
-                "the free tree's shape: which blocks shorter than the search length lie on the search path \
-                 (vmallocinfo does not show the tree)"
-            }
-            Mark::HeldBlock => {
-                "a free block of the before file had no free run long enough: pool entries from before the capture \
-                 split it (vmallocinfo shows them free)"
-            }
-            Mark::HeldPiece => {
-                "a piece of a block split by pool entries from before the capture: an entry of the pool, or a free piece"
-            }
-            Mark::PoolLength => {
-                "how many entries a pool held at a purge (vmallocinfo does not show pools; the decay gives back a \
-                 quarter of them, from the head)"
-            }
-            Mark::Unexplained => "nothing known",
-        }
-    }
-}
+pub use crate::error::Mark;
 
 /// One capture-following line.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,11 +9,11 @@
 //!   free:                         merged back with the neighbours it touches
 //! ```
 
+use super::{Profile, ANY};
 use crate::addr::Addr;
 use crate::area::NIL;
 use crate::error::VmapError;
 use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause};
-use crate::profile::{Profile, ANY};
 use crate::rbtree::SubtreeMax;
 use crate::vmalloc::*;
 

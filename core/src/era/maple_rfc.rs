@@ -26,7 +26,7 @@ use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, MapleTreeKind, NoObserver, Observer, PurgeCause};
 use crate::maple::{MapleEntry, MapleEvent, MapleObserver, MapleSnap, MapleTree, NodeSummary, RevCursor};
-use crate::profile::Profile;
+use super::Profile;
 use crate::vmalloc::{align_up, fls, MergeStyle, SearchRule, PAGE_SHIFT, PAGE_SIZE, ULONG_MAX, VMALLOC_END, VMALLOC_START};
 
 /// `VA_FROM_BUMP_CHUNK`: the area was handed out by the per-CPU overlay (patch 11). [fact]

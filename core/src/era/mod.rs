@@ -295,7 +295,6 @@ use crate::area::{AreaInfo, Arena, VaTree, F_LAZY, NIL};
 use crate::busy_index::BusyIndex;
 use crate::error::VmapError;
 use crate::events::{Event, IndexView, NoObserver, Observer, PurgeCause};
-use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
@@ -1388,5 +1387,112 @@ impl crate::events::AreasView for Vmap {
     }
     fn pools(&self) -> Vec<(u32, u32, Vec<AreaInfo>)> {
         Vmap::pools(self)
+    }
+}
+
+// ------------------------------------------------------------------
+// Profile: the registry's enum, its names and the era constants it reads
+// ------------------------------------------------------------------
+
+/// A profile fixed at compile time, as a const generic (`Profile::X as u8`), or [`ANY`].
+///
+/// A replay's run of lines under one profile is compiled for that era (see
+/// `Replayer::run`), as the kernel is built for one version: its alloc and free reach the era's
+/// path, search rule and merge style with no test of the profile. Every other caller passes
+/// `ANY` and reads the profile at run time, as before.
+pub(crate) const ANY: u8 = u8::MAX;
+
+impl Default for Profile {
+    /// linux-5.2: a trace that names no profile replays on the 2019 free tree.
+    fn default() -> Self {
+        Profile::parse("linux-5.2").expect("the registry has linux-5.2")
+    }
+}
+
+impl Profile {
+    /// The era a path compiled for `P` runs: `P` itself, or `run` (the `Vmap`'s own profile)
+    /// for [`ANY`]. A constant once `P` is.
+    #[inline(always)]
+    pub(crate) fn fixed<const P: u8>(run: Profile) -> Profile {
+        if P == ANY {
+            return run;
+        }
+        let p = Profile::ALL[P as usize];
+        debug_assert_eq!(p, run, "a path compiled for {p:?} ran under {run:?}");
+        p
+    }
+
+    pub fn name(self) -> &'static str {
+        Profile::NAMES[self as usize]
+    }
+
+    pub fn parse(s: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// The newest kernel release modelled: what a capture or a vmallocinfo file is read
+    /// with unless told otherwise.
+    pub fn newest_release() -> Profile {
+        Profile::ALL.into_iter().filter(|p| p.first_release().is_some()).max_by_key(|p| p.first_release()).unwrap()
+    }
+
+    /// The era of kernel release `(major, minor)`: the newest whose first release is not
+    /// later; the oldest era for a release before all of them.
+    pub fn of_release(v: (u32, u32)) -> Profile {
+        Profile::ALL
+            .into_iter()
+            .filter(|p| p.first_release().is_some_and(|f| f <= v))
+            .max_by_key(|p| p.first_release())
+            .unwrap_or(Profile::ALL[0])
+    }
+
+    /// [`Era::FIRST_RELEASE`].
+    pub fn first_release(self) -> Option<(u32, u32)> {
+        with_era!(self, E => E::FIRST_RELEASE)
+    }
+
+    /// The search rule of the era.
+    #[inline(always)]
+    pub fn search_rule(self) -> crate::vmalloc::SearchRule {
+        with_era!(self, E => E::SEARCH_RULE)
+    }
+
+    /// [`Era::VMAP_NODES`].
+    #[inline(always)]
+    pub fn has_vmap_nodes(self) -> bool {
+        with_era!(self, E => E::VMAP_NODES)
+    }
+
+    /// [`Era::PER_CPU`]: the vmap nodes, or maple-rfc's per-CPU bump chunks.
+    #[inline(always)]
+    pub fn per_cpu(self) -> bool {
+        with_era!(self, E => E::PER_CPU)
+    }
+
+    /// [`Era::LAZY_IN_BUSY`].
+    #[inline(always)]
+    pub fn lazy_in_busy(self) -> bool {
+        with_era!(self, E => E::LAZY_IN_BUSY)
+    }
+
+    /// [`Era::FREE_TREE`].
+    #[inline(always)]
+    pub fn has_free_tree(self) -> bool {
+        with_era!(self, E => E::FREE_TREE)
+    }
+
+    /// [`Era::BUG_ON_BAD_REQUEST`].
+    pub fn bug_on_bad_request(self) -> bool {
+        with_era!(self, E => E::BUG_ON_BAD_REQUEST)
+    }
+
+    /// [`Era::MODULE_TESTS`].
+    pub fn module_tests(self) -> usize {
+        with_era!(self, E => E::MODULE_TESTS)
+    }
+
+    #[inline(always)]
+    pub fn merge_style(self) -> crate::vmalloc::MergeStyle {
+        with_era!(self, E => E::MERGE_STYLE)
     }
 }

@@ -12,9 +12,9 @@
 //!   capture::oracle::Steered  --(decides, logs, holds)-->  Steer (this trait)  -->  Vmap
 //! ```
 
+use super::ANY;
 use crate::area::{VaTree, VmapArea, NIL, VN_SHIFT};
 use crate::events::{NoObserver, Observer};
-use crate::profile::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 

@@ -12,7 +12,7 @@
 use crate::error::VmapError;
 use crate::events::{Observer, PurgeCause};
 use crate::vmalloc::{MergeStyle, SearchRule};
-use crate::profile::ANY;
+use super::ANY;
 
 use super::{Drain, Era, Llist, PurgeResult, PurgeStop, Vmap};
 

@@ -10,7 +10,7 @@ use crate::addr::Addr;
 use crate::area::{VaTree, NIL};
 use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
-use crate::profile::ANY;
+use super::ANY;
 use crate::rbtree::Plain;
 use crate::vmalloc::*;
 
