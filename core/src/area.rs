@@ -1157,13 +1157,13 @@ impl LowestFit {
 
     /// Whether this memo is the one of request `(size, vstart)`.
     #[inline(always)]
-    fn holds(&self, size: u64, vstart: u64) -> bool {
+    pub(crate) fn holds(&self, size: u64, vstart: u64) -> bool {
         self.size == size && self.vstart == vstart
     }
 
     /// The free block `x` was linked, or grew.
     #[inline(always)]
-    fn grown(&mut self, v: &VmapArea, x: u32) {
+    pub(crate) fn grown(&mut self, v: &VmapArea, x: u32) {
         // (`pred`, if any, lies at or below the bound: a block of its own that grows to fit is
         // taken here.)
         if self.size != 0 && v.va_start <= self.key && is_within(v, self.size, 1, self.vstart) {
@@ -1174,7 +1174,7 @@ impl LowestFit {
 
     /// The free block `x` shrank (it stays in the tree).
     #[inline(always)]
-    fn shrunk(&mut self, v: &VmapArea, x: u32) {
+    pub(crate) fn shrunk(&mut self, v: &VmapArea, x: u32) {
         if self.node == x {
             self.key = v.va_start;
             if !is_within(v, self.size, 1, self.vstart) {
@@ -1190,7 +1190,7 @@ impl LowestFit {
 
     /// The free block `x` is leaving the tree.
     #[inline(always)]
-    fn erased(&mut self, v: &VmapArea, x: u32) {
+    pub(crate) fn erased(&mut self, v: &VmapArea, x: u32) {
         if self.node == x {
             self.node = NIL;
             self.key = v.va_end;
@@ -1202,7 +1202,7 @@ impl LowestFit {
 
     /// The lowest fit this memo knows: its block, or the block after `pred` when that fits.
     #[inline(always)]
-    fn answer(&self, a: &Arena) -> Option<u32> {
+    pub(crate) fn answer(&self, a: &Arena) -> Option<u32> {
         if self.node != NIL {
             return Some(self.node);
         }
@@ -1219,7 +1219,7 @@ impl LowestFit {
 /// search records for the next [`REST`] searches, so the changes cost one test again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LowestFits {
-    memo: [LowestFit; 2],
+    pub(crate) memo: [LowestFit; 2],
     /// Memos evicted in a row that never answered a search.
     strikes: u8,
     /// Searches still to pass without recording.

@@ -304,6 +304,7 @@ pub enum Mark {
 }
 
 impl Mark {
+    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
     pub(crate) const KINDS: [(Mark, &'static str); 7] = [
         (Mark::PoolEntry, "pool-entry"),
         (Mark::AreaNode, "area-node"),

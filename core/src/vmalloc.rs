@@ -5,7 +5,7 @@
 //! profiles in [`crate::vmap`] can combine them the way each era does.
 
 use crate::addr::Addr;
-pub(crate) use crate::area::{is_within, LowestFit, LowestFits, MEMO_MIN_BLOCKS};
+pub(crate) use crate::area::{is_within, LowestFit, MEMO_MIN_BLOCKS};
 use crate::area::{Arena, VaTree, VmapArea, NIL};
 use crate::events::{touch, AugmentCause, Branch, Event, FitType, IndexView, MergeKind, Observer, RollBackStep};
 use crate::rbtree::{self, Augment, SubtreeMax};
