@@ -1288,3 +1288,53 @@ fn a_held_reading_a_later_allocation_contradicts_is_revised() {
     let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
     assert!(text.contains(&format!("hold {:#x} {:#x}", VS + 0x1000, VS + 0x5000)), "{text:?}");
 }
+
+fn alloc_al(cpu: u32, addr: u64, size: u64, align: u64) -> String {
+    alloc(cpu, addr, size, align)
+}
+
+/// `node_pool_del_va` takes a pool's head only if it is aligned for the request; a misaligned
+/// head is moved to the tail and the request goes to the free tree, whatever it finds there.
+/// Before: busy [VS, g) and [ge, x1), the free block [g, ge) between them; node 0's lazy list
+/// holds two 5-page areas, L (16 K-aligned) below H (page-aligned only), node 1's one page K
+/// (a drop in address starts its list). Line 1, the purge pools L and H in node 0's pool of 5
+/// pages, H at the head (`purge_vmap_node` adds each at the head, walking up).
+/// * Line 2, CPU 1, 257 pages at x1: the search passed over [g, ge) (held whole, its layout
+///   unknown).
+/// * Line 3, CPU 0, 5 pages aligned to 16 K, at P inside [g, ge): H is misaligned, moved to the
+///   tail; the kernel's free tree gave P, a free piece of the block (not a pool entry: the pool
+///   gave nothing).
+/// * Line 4, CPU 0, 5 pages, page-aligned: the head is L now, and the kernel took it: equal.
+#[test]
+fn a_misaligned_pool_head_goes_to_the_tail_whatever_the_free_tree_gives() {
+    let g = VS + 0x1000;
+    let ge = g + 2570 * 0x1000;
+    let x1 = ge + 0x1000;
+    let big = 257 * 0x1000;
+    let l = x1 + 0x100_0000; // 16 K-aligned
+    let h = l + 0x9000; // page-aligned only
+    let k = x1 + 0x80_0000;
+    let p = VS + 0x4000;
+    assert_eq!((l % 0x4000, h % 0x4000), (0, 0x1000));
+    let before = format!(
+        "{}{}{}{}{}",
+        info(VS, g, "f+0x1/0x2 vmap"),
+        info(ge, x1, "f+0x1/0x2 vmap"),
+        info(l, l + 0x5000, "unpurged vm_area"),
+        info(h, h + 0x5000, "unpurged vm_area"),
+        info(k, k + 0x1000, "unpurged vm_area"),
+    );
+    let trace = format!(
+        "{}{}{}{}",
+        purge(1, k, h + 0x5000, 3),
+        alloc(1, x1, big, 1),
+        alloc_al(0, p, 0x5000, 0x4000),
+        alloc_al(0, l, 0x5000, 1),
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained), (3, 0), "{r}");
+    assert_eq!(r.equal, 1, "line 4 takes the head after the move: {r}");
+    let why3 = &r.explanations.iter().find(|e| e.0 == 3).expect("line 3 explained").1;
+    assert!(why3.contains("a free piece"), "{r}");
+    assert_eq!(r.resolved_pool_entries, 0, "{r}");
+}

@@ -907,8 +907,9 @@ impl Pass<'_, '_> {
     /// unknown this resolves. Checked against the kernel's rule for each reading, else `None`:
     /// a pool entry only if the model's pool for this size on this node gave nothing
     /// (`node_alloc` pops the head; entries from before the capture are behind those pooled
-    /// since) and the kernel never served that size there from its free tree (the pool was
-    /// empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
+    /// since), its head was not misaligned (`node_pool_del_va` then moves the head to the tail
+    /// and gives nothing: the model rotates it here too, whatever the piece) and the kernel
+    /// never served that size there from its free tree (the pool was empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
     /// first fit), other than whole untouched blocks below `x` that the search then passed
     /// over (held too). The piece is taken, the rest of the block stays held.
     fn held_piece(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<Verdict> {
@@ -919,8 +920,11 @@ impl Pass<'_, '_> {
         }
         // A pool entry from before the capture lies in space untouched since: in held blocks only.
         let inside = self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b);
+        // A misaligned head: `node_pool_del_va` moved it to the tail and gave nothing, so the
+        // kernel's area came from the free tree.
         let pool = pred.node.filter(|&n| {
-            inside
+            !pred.rotate
+                && inside
                 && size <= 256 * PAGE_SIZE
                 && !self.tree_served.contains(&(n, pool_idx(size)))
                 && !self.learnt.pooled_at.contains(&x)
@@ -938,6 +942,11 @@ impl Pass<'_, '_> {
         }
         let (a, b, from) = self.unhold_blocks(x, end)?;
         self.vmap.take_at(x, size, pred.node)?;
+        if let (true, Some(n)) = (pred.rotate, pred.node) {
+            // `node_pool_del_va` moved the misaligned head to the tail before the kernel
+            // searched its free tree, whatever the search found.
+            self.vmap.rotate_pool_head(n, size);
+        }
         let reading = match pool {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
             None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
