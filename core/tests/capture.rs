@@ -1338,3 +1338,44 @@ fn a_misaligned_pool_head_goes_to_the_tail_whatever_the_free_tree_gives() {
     assert!(why3.contains("a free piece"), "{r}");
     assert_eq!(r.resolved_pool_entries, 0, "{r}");
 }
+
+/// A busy area's node read from a shorter pool (`decay_va_pool_node`'s `len >> 2`) is one of
+/// several candidates: the reading takes the oldest, and a later allocation that contradicts it
+/// revises it. The start of `a_pool_the_kernel_decayed_less_held_areas_of_another_node`, but B1
+/// was node 1's, not B0: the kernel takes L2 (one B was another node's, read as B0), then L1, L0,
+/// B3, B2 on CPU 0 (the first replay's pool of node 0 gives B1 at line 12, not B0: B1 was not
+/// node 0's, read there), and B0 on CPU 0 too, where the model had put it in node 1's pool: B0
+/// was node 0's after all. Revised: B0 is ruled out at line 7 and its node is its address's
+/// again. With B1 on node 1 the pool of node 0 holds seven entries, its decay gives back one
+/// (L3): line 7 is equal, line 12 takes B0 from node 0's pool, and line 13 takes B1, on CPU 1,
+/// from the head of node 1's pool (`purge_vmap_node` pooled node 1's list [N, B1] walking up).
+/// One unknown (B1's node, shown at line 12), one revision, all exact.
+#[test]
+fn a_node_read_from_a_shorter_pool_is_revised_when_contradicted() {
+    let b = |k: u64| VS + 0x20000 + k * 0x4000;
+    let l = |k: u64| VS + 0x40000 + k * 0x4000;
+    let n1 = VS + 0x10000;
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    for k in 0..4 {
+        before += &info(b(k), b(k) + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    }
+    for k in 0..4 {
+        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
+    }
+    before += &info(n1, n1 + 0x2000, "unpurged vm_area");
+    let frees: String = (0..4).map(|k| free(0, b(k), 2 * (k + 1))).collect();
+    let mut trace = format!("{frees}{}{}", purge(0, n1, l(3) + 0x2000, 9), purge(0, 0, 0, 0));
+    for a in [l(2), l(1), l(0), b(3), b(2), b(0)] {
+        trace += &alloc(0, a, 0x2000, 1);
+    }
+    trace += &alloc(1, b(1), 0x2000, 1);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (7, 6, 1, 0), "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    let v = &r.revisions[0];
+    assert_eq!((v.line, v.contradicted_at), (7, 12), "{r}");
+    assert!(v.what.contains(&format!("{:#x}", b(0))), "{r}");
+    assert_eq!(r.explanations[0].0, 12, "{r}");
+    assert!(r.explanations[0].1.starts_with(&format!("[{:#x}, ", b(1))), "{r}");
+    assert_eq!(r.resolved_area_nodes, 1, "{r}");
+}
