@@ -1379,3 +1379,30 @@ fn a_node_read_from_a_shorter_pool_is_revised_when_contradicted() {
     assert!(r.explanations[0].1.starts_with(&format!("[{:#x}, ", b(1))), "{r}");
     assert_eq!(r.resolved_area_nodes, 1, "{r}");
 }
+
+/// `vmalloc_info_show` prints every node's busy list, then every lazy list, while the kernel
+/// goes on: an area freed between the two prints is in both. It was busy when the read began,
+/// and its free, traced during the read, is replayed: the start state has it busy, the purge
+/// after the read finds it lazy and purges it (one area, as the kernel traced).
+#[test]
+fn an_area_freed_while_the_before_file_was_read_is_busy_at_the_start() {
+    let a = VS + 0x4000;
+    let before = format!(
+        "{}{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(a, a + 0x5000, "kernel_clone+0xb8/0x400 pages=4 vmalloc"),
+        info(a, a + 0x5000, "unpurged vm_area")
+    );
+    let trace = format!(
+        "{}{}{}",
+        free(0, a, 5),
+        ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ)),
+        purge(0, a, a + 0x5000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_busy, 2, "{r}");
+    assert_eq!(r.start_lazy, vec![0, 0], "{r}");
+    assert_eq!(r.in_before_file, 0, "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("busy and lazy in the file")), "{r}");
+}

@@ -225,7 +225,22 @@ fn run_pass(
     // The before file: busy areas, every node's in turn, then the lazy ones, every node's in
     // turn; each list ascending. A drop in address starts the next node's list.
     let busy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind != InfoKind::Unpurged).collect();
-    let lazy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind == InfoKind::Unpurged).collect();
+    // `vmalloc_info_show` prints every node's busy list, then every lazy list, while the kernel
+    // goes on: an area freed between the two prints shows in both. It was busy when the read
+    // began; its free, traced during the read, is replayed (the file's lazy line is left out).
+    let busy_at: HashSet<(u64, u64)> = busy.iter().map(|a| (a.start, a.end)).collect();
+    let (lazy, freed_in_read): (Vec<&import::InfoLine>, Vec<&import::InfoLine>) =
+        p.before.iter().filter(|a| a.kind == InfoKind::Unpurged).partition(|a| !busy_at.contains(&(a.start, a.end)));
+    if let Some(a) = freed_in_read.first() {
+        report.notes.push(format!(
+            "{bname} line {}: [{:#x}, {:#x}) is busy and lazy in the file ({} such areas): freed while the file \
+             was read; taken as busy, its traced free replayed",
+            a.line,
+            a.start,
+            a.end,
+            freed_in_read.len()
+        ));
+    }
     if let Some(first_lazy) = lazy.first() {
         if let Some(late) = busy.iter().find(|a| a.line > first_lazy.line) {
             report.notes.push(format!(
