@@ -42,8 +42,13 @@ struct Learnt {
     /// the held space where the model, with it free again, would not), by line: the first
     /// reading still open there ([`Reading`]): each contradiction moves on to the next.
     revised: BTreeMap<usize, Reading>,
-    /// Each revision: the line read again, the line that contradicted it, the old reading.
-    revisions: Vec<(usize, usize, Reading)>,
+    /// Each revision: the line read again, the line that contradicted it, the readings.
+    revisions: Vec<Revision>,
+    /// Busy areas of the before file whose node [`Pass::decayed_less`] read at a line: by
+    /// area, that line. A later allocation that contradicts the reading revises it.
+    node_from: BTreeMap<u64, usize>,
+    /// By line of [`Pass::decayed_less`]: the areas whose reading there was contradicted.
+    node_ruled_out: BTreeMap<usize, HashSet<u64>>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -108,16 +113,7 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
         let grew = std::mem::take(&mut new.changed);
         if !grew || passes >= 16 {
             report.passes = passes;
-            report.revisions = new
-                .revisions
-                .iter()
-                .map(|&(line, at, was)| Revision {
-                    line,
-                    contradicted_at: at,
-                    was: was.text().into(),
-                    now: was.next().text().into(),
-                })
-                .collect();
+            report.revisions = new.revisions.clone();
             if grew {
                 report.notes.push("stopped after 16 replays that each learnt something new".into());
             }
@@ -230,7 +226,22 @@ fn run_pass(
     // The before file: busy areas, every node's in turn, then the lazy ones, every node's in
     // turn; each list ascending. A drop in address starts the next node's list.
     let busy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind != InfoKind::Unpurged).collect();
-    let lazy: Vec<&import::InfoLine> = p.before.iter().filter(|a| a.kind == InfoKind::Unpurged).collect();
+    // `vmalloc_info_show` prints every node's busy list, then every lazy list, while the kernel
+    // goes on: an area freed between the two prints shows in both. It was busy when the read
+    // began; its free, traced during the read, is replayed (the file's lazy line is left out).
+    let busy_at: HashSet<(u64, u64)> = busy.iter().map(|a| (a.start, a.end)).collect();
+    let (lazy, freed_in_read): (Vec<&import::InfoLine>, Vec<&import::InfoLine>) =
+        p.before.iter().filter(|a| a.kind == InfoKind::Unpurged).partition(|a| !busy_at.contains(&(a.start, a.end)));
+    if let Some(a) = freed_in_read.first() {
+        report.notes.push(format!(
+            "{bname} line {}: [{:#x}, {:#x}) is busy and lazy in the file ({} such areas): freed while the file \
+             was read; taken as busy, its traced free replayed",
+            a.line,
+            a.start,
+            a.end,
+            freed_in_read.len()
+        ));
+    }
     if let Some(first_lazy) = lazy.first() {
         if let Some(late) = busy.iter().find(|a| a.line > first_lazy.line) {
             report.notes.push(format!(
@@ -714,6 +725,7 @@ impl Pass<'_, '_> {
                 }
             }
         }
+        let model_head = pred.pool_hit;
         let verdict = if let Some(v) = piece {
             v
         } else if pred.addr() == Some(x) {
@@ -755,9 +767,19 @@ impl Pass<'_, '_> {
                 self.learnt.revised.insert(from, was.next());
                 self.learnt.held.retain(|&(_, _, l)| l != from);
                 self.learnt.facts.remove(&from);
-                self.learnt.revisions.push((from, e.line, was));
+                self.learnt.revisions.push(Revision {
+                    line: from,
+                    contradicted_at: e.line,
+                    what: "the space its free-tree search passed over".into(),
+                    why: "the kernel allocated there what the model, with it free, would not".into(),
+                    was: was.text().into(),
+                    now: was.next().text().into(),
+                });
                 self.learnt.changed = true;
             }
+        }
+        if let (Verdict::Unexplained(_), true) = (&verdict, was_exact) {
+            self.revise_node(model_head, x, e.line);
         }
         // Allocated again: its node from here on is the CPU's, no longer the run's.
         self.lazy_run.remove(&x);
@@ -803,6 +825,36 @@ impl Pass<'_, '_> {
                 }
             }
         }
+    }
+
+    /// The first unexplained allocation, at `line`, where the model's pool head `head` or the
+    /// kernel's `x` is an area whose node [`Pass::decayed_less`] read: the model gave (or held
+    /// elsewhere) what the kernel's pools say was not there, so that reading is contradicted.
+    /// The area is ruled out at the line that read it (its node is a guess again), and the
+    /// next replay reads that line with the areas left (`decayed_less` takes the oldest).
+    fn revise_node(&mut self, head: Option<u64>, x: u64, line: usize) {
+        let Some((y, from)) =
+            [head, Some(x)].into_iter().flatten().find_map(|y| self.learnt.node_from.get(&y).map(|&l| (y, l)))
+        else {
+            return;
+        };
+        let was = self.learnt.nodes.remove(&y);
+        self.learnt.node_from.remove(&y);
+        self.learnt.node_ruled_out.entry(from).or_default().insert(y);
+        self.learnt.facts.remove(&from);
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("the node of {y:#x}, busy before the capture, among the areas a shorter pool shows"),
+            why: if head == Some(y) {
+                "the model's pool gave it, the kernel's did not".into()
+            } else {
+                "the kernel took it where that node's pool could not give it".into()
+            },
+            was: format!("node {}", was.unwrap_or(0)),
+            now: "the node of its address, another area read in its place".into(),
+        });
+        self.learnt.changed = true;
     }
 
     /// The kernel's free-tree search passed over space the model has free and the before file
@@ -908,8 +960,9 @@ impl Pass<'_, '_> {
     /// unknown this resolves. Checked against the kernel's rule for each reading, else `None`:
     /// a pool entry only if the model's pool for this size on this node gave nothing
     /// (`node_alloc` pops the head; entries from before the capture are behind those pooled
-    /// since) and the kernel never served that size there from its free tree (the pool was
-    /// empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
+    /// since), its head was not misaligned (`node_pool_del_va` then moves the head to the tail
+    /// and gives nothing: the model rotates it here too, whatever the piece) and the kernel
+    /// never served that size there from its free tree (the pool was empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
     /// first fit), other than whole untouched blocks below `x` that the search then passed
     /// over (held too). The piece is taken, the rest of the block stays held.
     fn held_piece(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<Verdict> {
@@ -920,8 +973,11 @@ impl Pass<'_, '_> {
         }
         // A pool entry from before the capture lies in space untouched since: in held blocks only.
         let inside = self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b);
+        // A misaligned head: `node_pool_del_va` moved it to the tail and gave nothing, so the
+        // kernel's area came from the free tree.
         let pool = pred.node.filter(|&n| {
-            inside
+            !pred.rotate
+                && inside
                 && size <= 256 * PAGE_SIZE
                 && !self.tree_served.contains(&(n, pool_idx(size)))
                 && !self.learnt.pooled_at.contains(&x)
@@ -939,6 +995,11 @@ impl Pass<'_, '_> {
         }
         let (a, b, from) = self.unhold_blocks(x, end)?;
         self.vmap.take_at(x, size, pred.node)?;
+        if let (true, Some(n)) = (pred.rotate, pred.node) {
+            // `node_pool_del_va` moved the misaligned head to the tail before the kernel
+            // searched its free tree, whatever the search found.
+            self.vmap.rotate_pool_head(n, size);
+        }
         let reading = match pool {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
             None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
@@ -1061,7 +1122,7 @@ impl Pass<'_, '_> {
     /// read as allocated for another node, the oldest first; the next replay starts from that.
     /// `None` unless the pool is as the purge left it but for its own entries taken since,
     /// and every entry from x on is still free here.
-    fn decayed_less(&mut self, x: u64, size: u64, n: u32) -> Option<String> {
+    fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
         let idx = pool_idx(size);
         let (given, len) = self.given.get(&(n, idx))?;
         let k = given.iter().position(|&a| a == x)?;
@@ -1075,8 +1136,14 @@ impl Pass<'_, '_> {
         }
         let need = len.checked_sub(4 * k + 3).filter(|&m| m > 0)?;
         // Behind x in the pool the decay began with: the rest of what it gave, then what it kept.
-        let behind: Vec<u64> =
-            given[k + 1..].iter().chain(kept.iter()).copied().filter(|a| self.guessed_node.contains(a)).collect();
+        // Not an area whose reading here a later allocation contradicted.
+        let out = self.learnt.node_ruled_out.get(&line);
+        let behind: Vec<u64> = given[k + 1..]
+            .iter()
+            .chain(kept.iter())
+            .copied()
+            .filter(|a| self.guessed_node.contains(a) && !out.is_some_and(|o| o.contains(a)))
+            .collect();
         if behind.len() < need {
             return None;
         }
@@ -1085,6 +1152,7 @@ impl Pass<'_, '_> {
         for &a in &moved {
             self.guessed_node.remove(&a);
             self.learnt.nodes.insert(a, (n + 1) % nodes);
+            self.learnt.node_from.insert(a, line);
         }
         self.learnt.changed = true;
         let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
@@ -1205,10 +1273,16 @@ impl Pass<'_, '_> {
         }
         let pool_size = size <= 256 * PAGE_SIZE;
         let outcomes = self.vmap.search_outcomes(size, align, req.vstart, req.vend);
+        // The model's pool gave an area whose node was read from a shorter pool, or the kernel
+        // took such an area from another node's pool than the model's: that reading is
+        // contradicted ([`Pass::revise_node`]), before any other unknown is tried.
+        let node_read = |a: &u64| self.learnt.node_from.contains_key(a);
+        let node_contradicted = pred.pool_hit.is_some_and(|y| node_read(&y))
+            || matches!(place, Place::Pooled { node: pn, start, .. } if start == x && Some(pn) != pred.node && node_read(&x));
         let verdict = match (place, pred.node) {
             // Kernel took from a pool an area the model has in another node's pool: an area
             // of the before file allocated for another node than its address's.
-            _ if self.diverged => Verdict::Unexplained(whole),
+            _ if self.diverged || node_contradicted => Verdict::Unexplained(whole),
             // Both searched the free tree (the model's pool gave nothing, and the kernel's
             // address is free here) and each found a block the search can find: the lowest of
             // the search length, or a shorter one below it that fits exactly and lay on the
@@ -1279,7 +1353,7 @@ impl Pass<'_, '_> {
             }
             // The kernel took from a pool an entry the model's last decay gave back: its decay
             // gave back fewer, its pool being shorter (areas of the before file in another node).
-            (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n) => {
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n, e.line) => {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched

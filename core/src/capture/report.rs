@@ -108,6 +108,10 @@ pub struct CaptureReport {
 pub struct Revision {
     pub line: usize,
     pub contradicted_at: usize,
+    /// What was inferred at `line` (the space a search passed over, a busy area's node).
+    pub what: String,
+    /// How `contradicted_at` contradicted it.
+    pub why: String,
     pub was: String,
     pub now: String,
 }
@@ -163,9 +167,8 @@ impl fmt::Display for CaptureReport {
         for r in &self.revisions {
             writeln!(
                 f,
-                "revised, trace line {}: the space its free-tree search passed over, read as {}, was contradicted at \
-                 trace line {} (the kernel allocated there what the model, with it free, would not): read as {}",
-                r.line, r.was, r.contradicted_at, r.now
+                "revised, trace line {}: {}, read as {}, was contradicted at trace line {} ({}): read as {}",
+                r.line, r.what, r.was, r.contradicted_at, r.why, r.now
             )?;
         }
         for (line, why) in &self.explanations {
