@@ -181,9 +181,7 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
             let mut result = s.push(&taken.trace);
             if result.is_ok() && taken.ended && !ended_given {
                 ended_given = true;
-                if let Some(a) = taken.after.as_deref().filter(|_| !taken.full) {
-                    result = s.end(a);
-                }
+                result = s.end(taken.after.as_deref().filter(|_| !taken.full));
             }
             match result.and_then(|()| s.replay()) {
                 Ok((ops, r)) => {
