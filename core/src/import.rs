@@ -760,6 +760,7 @@ fn is_caller(tok: &str) -> bool {
     (tok.contains('+') && tok.contains('/')) || (tok.starts_with("0x") && parse_num(tok).is_ok())
 }
 
+#[derive(Clone, Debug)]
 pub(crate) struct InfoLine {
     pub(crate) line: usize,
     pub(crate) start: u64,

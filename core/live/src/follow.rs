@@ -1,8 +1,7 @@
-//! The model follows the kernel: `replay_capture` over the before file and the events so far,
-//! run again as events come. This is the first form: each replay starts from the before file,
-//! and replays are spaced so that they take at most a fifth of one CPU (the next starts no
-//! sooner than four times the last one's duration after it). An incremental follower (one
-//! replay carried on as events arrive) is the next step.
+//! The model follows the kernel: the capture replay of the before file and the events so far,
+//! carried on as events come ([`StreamReplay`]: it replays again only the last few thousand
+//! events, and starts over only when it learns something new about the start state), with the
+//! figures of `vmap-replay --import capture`'s report line.
 //!
 //! Memory is bounded: the events are held for the replay up to `max_events`; past that the
 //! model stops where it is (the page says so) and the events only go to the session's bundle
@@ -12,7 +11,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use vmapviz_core::capture::{replay_capture, Bundle, Part};
+use vmapviz_core::capture::{CaptureReport, StreamReplay};
+use vmapviz_core::trace::{format_trace, Op};
 use vmapviz_core::Profile;
 
 use crate::feed::Feed;
@@ -23,7 +23,7 @@ pub struct Input {
     pub before: String,
     pub cpus: String,
     pub uname: Option<String>,
-    /// Trace lines, newline-terminated.
+    /// Trace lines not yet taken by the follower, newline-terminated.
     pub trace: String,
     pub events: usize,
     pub after: Option<String>,
@@ -101,46 +101,53 @@ pub fn profile_of(uname: Option<&str>) -> Profile {
     v.map(Profile::of_release).unwrap_or(Profile::newest_release())
 }
 
-/// One replay of what came so far: the followed trace's lines and the figures.
-pub fn replay(i: &Input) -> Result<(Vec<String>, Figures), String> {
-    let b = Bundle {
-        before: Part { name: "vmallocinfo.before", text: &i.before },
-        trace: Part { name: "trace.txt", text: &i.trace },
-        after: i.after.as_deref().filter(|_| i.ended && !i.full).map(|t| Part { name: "vmallocinfo.after", text: t }),
-        cpus: Part { name: "cpus.txt", text: &i.cpus },
-        uname: i.uname.as_deref().map(|t| Part { name: "uname.txt", text: t }),
-    };
-    let t0 = Instant::now();
-    let (ops, r) = replay_capture(b, profile_of(i.uname.as_deref())).map_err(|e| e.to_string())?;
-    let text = vmapviz_core::trace::format_trace(&ops);
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let f = Figures {
-        events: i.events,
+/// The report line's figures of a replay of `events` events.
+fn figures(ops: &[Op], r: &CaptureReport, events: usize, ms: f64, ended: bool, full: bool) -> Figures {
+    Figures {
+        events,
         allocations: r.allocations,
         equal: r.equal,
         explained: r.explained,
         unexplained: r.unexplained,
         summary: r.summary_line(),
         ops: ops.len(),
-        replay_ms: t0.elapsed().as_secs_f64() * 1e3,
-        ended: i.ended,
-        full: i.full,
-    };
-    Ok((lines, f))
+        replay_ms: ms,
+        ended,
+        full,
+    }
 }
 
 /// Replays spaced by at least this.
 const MIN_GAP: Duration = Duration::from_millis(200);
 
+/// What the follower takes from the input at once: the trace lines that came since, and the
+/// state of the source.
+struct Taken {
+    trace: String,
+    events: usize,
+    after: Option<String>,
+    ended: bool,
+    full: bool,
+}
+
 /// Follow `shared` into `feed` until the source ended and the last replay covered it all.
+///
+/// The replay is carried on ([`StreamReplay`]): each round reads only the lines that came
+/// since the last one, and the input holds only those (the session's bundle on disk has them
+/// all). Rounds are spaced so that they take at most a fifth of one CPU (the next starts no
+/// sooner than four times the last one's duration after it).
 pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
     let mut seen = 0u64;
     let mut gap = Duration::ZERO;
-    let mut last_note = String::new();
     let mut said_full = false;
+    let mut stream: Option<StreamReplay> = None;
+    // A line the replay refused, or a start it could not read: the follower stops there.
+    let mut stopped = false;
+    let mut ended_given = false;
+    let mut started = false;
     loop {
         std::thread::sleep(gap.max(MIN_GAP));
-        let snapshot = {
+        let (taken, start) = {
             let mut i = shared.input.lock().unwrap_or_else(|e| e.into_inner());
             while i.version == seen {
                 i = shared.changed.wait(i).unwrap_or_else(|e| e.into_inner());
@@ -149,40 +156,55 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
             if i.events == 0 && !i.ended {
                 continue;
             }
-            Input {
-                before: i.before.clone(),
-                cpus: i.cpus.clone(),
-                uname: i.uname.clone(),
-                trace: i.trace.clone(),
+            let start = (!started).then(|| (i.before.clone(), i.cpus.clone(), i.uname.clone()));
+            started = true;
+            let t = Taken {
+                trace: std::mem::take(&mut i.trace),
                 events: i.events,
-                after: i.after.clone(),
+                after: if i.ended && !ended_given { i.after.clone() } else { None },
                 ended: i.ended,
                 full: i.full,
-                version: i.version,
-            }
+            };
+            (t, start)
         };
         let t0 = Instant::now();
-        match replay(&snapshot) {
-            Ok((lines, f)) => {
-                let json = serde_json::to_string(&f).unwrap_or_default();
-                feed.publish(lines, json);
-                if snapshot.full && !said_full {
-                    said_full = true;
-                    feed.note(&format!(
-                        "the model stops at {} events (--max-events): the session's bundle keeps recording; replay it afterwards with vmap-replay --import capture",
-                        snapshot.events
-                    ));
+        if let Some((before, cpus, uname)) = start {
+            match StreamReplay::new(&before, &cpus, uname.as_deref(), profile_of(uname.as_deref())) {
+                Ok(s) => stream = Some(s),
+                Err(e) => {
+                    feed.note(&format!("the replay stopped: {e}"));
+                    stopped = true;
                 }
             }
-            Err(e) => {
-                if e != last_note {
+        }
+        if let (Some(s), false) = (stream.as_mut(), stopped) {
+            let mut result = s.push(&taken.trace);
+            if result.is_ok() && taken.ended && !ended_given {
+                ended_given = true;
+                result = s.end(taken.after.as_deref().filter(|_| !taken.full));
+            }
+            match result.and_then(|()| s.replay()) {
+                Ok((ops, r)) => {
+                    let ms = t0.elapsed().as_secs_f64() * 1e3;
+                    let f = figures(&ops, &r, taken.events, ms, taken.ended, taken.full);
+                    let lines: Vec<String> = format_trace(&ops).lines().map(str::to_string).collect();
+                    feed.publish(lines, serde_json::to_string(&f).unwrap_or_default());
+                    if taken.full && !said_full {
+                        said_full = true;
+                        feed.note(&format!(
+                            "the model stops at {} events (--max-events): the session's bundle keeps recording; replay it afterwards with vmap-replay --import capture",
+                            taken.events
+                        ));
+                    }
+                }
+                Err(e) => {
                     feed.note(&format!("the replay stopped: {e}"));
-                    last_note = e;
+                    stopped = true;
                 }
             }
         }
         gap = t0.elapsed() * 4;
-        if snapshot.ended {
+        if taken.ended {
             feed.end();
             return;
         }

@@ -8,14 +8,14 @@ use crate::trace::quote;
 pub const PARTS: [&str; 5] = ["vmallocinfo.before", "trace.txt", "vmallocinfo.after", "cpus.txt", "uname.txt"];
 
 /// One part of a bundle: its name (for messages) and its text.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Part<'a> {
     pub name: &'a str,
     pub text: &'a str,
 }
 
 /// A bundle's parts; the "after" file and `uname.txt` may be missing.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Bundle<'a> {
     pub before: Part<'a>,
     pub trace: Part<'a>,
@@ -116,6 +116,7 @@ pub fn parse_cpus(p: Part<'_>) -> Result<(Vec<u32>, Vec<u32>), CaptureError> {
 }
 
 /// One event of the trace, by line.
+#[derive(Clone, Debug)]
 pub(super) struct Ev {
     pub(super) line: usize,
     pub(super) cpu: u32,
@@ -135,8 +136,25 @@ pub(super) type Notes = Vec<(usize, String)>;
 pub(super) fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
     let mut evs: Vec<Ev> = Vec::new();
     let mut notes = Vec::new();
+    parse_trace_lines(p, 0, &mut evs, &mut notes)?;
+    if evs.is_empty() {
+        return Err(cerr(p.name, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
+    }
+    Ok((evs, notes))
+}
+
+/// The events and notes of `p`'s lines, numbered from `first + 1` (a trace read in pieces),
+/// added to `evs` and `notes`; whether the before file's marker ([`BEFORE_READ`]) was among
+/// them (it marks every event before it, `evs`' earlier ones too).
+pub(super) fn parse_trace_lines(
+    p: Part<'_>,
+    first: usize,
+    evs: &mut Vec<Ev>,
+    notes: &mut Notes,
+) -> Result<bool, CaptureError> {
+    let mut marker = false;
     for (i, raw) in p.text.lines().enumerate() {
-        let line = i + 1;
+        let line = first + i + 1;
         let t = raw.trim();
         if let Some(h) = t.strip_prefix("# entries-in-buffer/entries-written:") {
             // "N/M   #P:K": more written than in the buffer means the ring buffer overwrote events.
@@ -163,6 +181,7 @@ pub(super) fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureE
         })?;
         if l.event == "tracing_mark_write" {
             if l.rest.trim() == BEFORE_READ {
+                marker = true;
                 for e in evs.iter_mut() {
                     e.in_read = true;
                 }
@@ -172,10 +191,7 @@ pub(super) fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureE
         let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
         evs.push(Ev { line, cpu: l.cpu, ev, in_read: false });
     }
-    if evs.is_empty() {
-        return Err(cerr(p.name, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
-    }
-    Ok((evs, notes))
+    Ok(marker)
 }
 
 /// A `vmallocinfo` with real addresses: its areas in file order.
@@ -206,6 +222,7 @@ pub(super) fn parse_info(p: Part<'_>) -> Result<Vec<import::InfoLine>, CaptureEr
 }
 
 /// Parsed parts, ready to replay.
+#[derive(Clone, Default)]
 pub(super) struct Parsed<'a> {
     pub(super) bundle: Bundle<'a>,
     pub(super) before: Vec<import::InfoLine>,

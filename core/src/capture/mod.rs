@@ -103,7 +103,8 @@
 //! kernel's address, so that one difference does not hide the rest.
 //!
 //! The layer: [`oracle`] steers the allocator where the kernel went, the passes replay the
-//! bundle, [`follow`] prints and reads back what they learnt as trace lines.
+//! bundle, [`follow`] prints and reads back what they learnt as trace lines, [`stream`]
+//! carries a replay on as a live session's events come.
 
 pub mod oracle;
 
@@ -116,8 +117,12 @@ mod pass;
 #[cfg(feature = "capture")]
 mod report;
 #[cfg(feature = "capture")]
+pub mod stream;
+#[cfg(feature = "capture")]
 pub use bundle::{parse_cpulist, parse_cpus, part_text, Bundle, CaptureError, Part, BEFORE_READ, PARTS};
 #[cfg(feature = "capture")]
 pub use pass::replay_capture;
 #[cfg(feature = "capture")]
 pub use report::{CaptureReport, NOTES_SHOWN};
+#[cfg(feature = "capture")]
+pub use stream::StreamReplay;

@@ -1,5 +1,6 @@
 //! The passes of a capture's replay (the layer's doc: [`super`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
@@ -17,7 +18,7 @@ use crate::vmalloc::{PAGE_SIZE, VMALLOC_END, VMALLOC_START};
 
 /// What the replay learnt about the start state from what the kernel did later.
 #[derive(Clone, Debug, Default)]
-struct Learnt {
+pub(super) struct Learnt {
     /// Pool entries before the capture: (node, start, size), in the order they were found
     /// (each at the tail of its pool, behind the ones found before it).
     pooled: Vec<(u32, u64, u64)>,
@@ -58,7 +59,7 @@ struct Learnt {
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
     /// Something new was learnt in this replay.
-    changed: bool,
+    pub(super) changed: bool,
 }
 
 impl Learnt {
@@ -105,30 +106,45 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
         check_uname(u, profile)?;
     }
     let p = parse_bundle(b)?;
+    replay_parsed(&p, profile).map(|(ops, report, _)| (ops, report))
+}
+
+/// The replays of a parsed bundle, each with what the ones before it learnt, until one learns
+/// nothing new (16 at most); the last one's trace and report, and what was learnt.
+pub(super) fn replay_parsed(
+    p: &Parsed<'_>,
+    profile: Profile,
+) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
     let mut learnt = Learnt::default();
     let mut passes = 0;
     loop {
         passes += 1;
-        let (ops, mut report, mut new) = run_pass(&p, profile, &learnt)?;
+        let (ops, mut report, mut new) = run_pass(p, profile, &learnt)?;
         let grew = std::mem::take(&mut new.changed);
         if !grew || passes >= 16 {
-            report.passes = passes;
-            report.revisions = new.revisions.clone();
-            if grew {
-                report.notes.push("stopped after 16 replays that each learnt something new".into());
-            }
-            return Ok((ops, report));
+            finish_report(&mut report, &new, passes, grew);
+            return Ok((ops, report, new));
         }
         learnt = new;
     }
 }
 
-/// The state of one replay.
-struct Pass<'p, 'a> {
-    p: &'p Parsed<'a>,
+/// The report's last figures: how many replays it took, and each revision.
+pub(super) fn finish_report(report: &mut CaptureReport, learnt: &Learnt, passes: usize, grew: bool) {
+    report.passes = passes;
+    report.revisions = learnt.revisions.clone();
+    if grew {
+        report.notes.push("stopped after 16 replays that each learnt something new".into());
+    }
+}
+
+/// The state of one replay. It owns its parsed bundle when it is carried on as events come
+/// ([`super::stream`]); a replay of a whole bundle borrows it.
+pub(super) struct Pass<'p, 'a> {
+    pub(super) p: Cow<'p, Parsed<'a>>,
     vmap: Steered,
-    report: CaptureReport,
-    learnt: Learnt,
+    pub(super) report: CaptureReport,
+    pub(super) learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
     /// Space shown free but held: [start, end) and the line that showed it. (Not the model's
@@ -166,6 +182,8 @@ struct Pass<'p, 'a> {
     diverged: bool,
     /// The index in `p.events` of the event being replayed.
     pos: usize,
+    /// Events replayed so far: `p.events[..fed]`.
+    pub(super) fed: usize,
     /// A free traced `nr_lazy > nr_lazy_max` since the last purge: the drain work is scheduled
     /// (`free_vmap_area_noflush`), and its purge may run before its event is traced.
     drain_due: bool,
@@ -176,7 +194,7 @@ struct Pass<'p, 'a> {
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
-    ops: Vec<Op>,
+    pub(super) ops: Vec<Op>,
 }
 
 /// A purge split at a node: its event's line and figures, the areas processed so far, the
@@ -196,6 +214,19 @@ fn run_pass(
     profile: Profile,
     learnt: &Learnt,
 ) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
+    let mut pass = start_pass(Cow::Borrowed(p), profile, learnt)?;
+    pass.feed_to(p.events.len());
+    pass.compare_after();
+    Ok((pass.ops, pass.report, pass.learnt))
+}
+
+/// A replay set up from the before file and what earlier replays learnt, no event replayed.
+pub(super) fn start_pass<'p, 'a>(
+    src: Cow<'p, Parsed<'a>>,
+    profile: Profile,
+    learnt: &Learnt,
+) -> Result<Pass<'p, 'a>, CaptureError> {
+    let p: &Parsed<'a> = &src;
     let bname = p.bundle.before.name;
     let possible = p.possible.len() as u64;
     let online = p.online.len() as u64;
@@ -406,8 +437,25 @@ fn run_pass(
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
     let learnt = learnt.clone();
-    let mut pass = Pass {
-        p,
+    let mut notes: Vec<String> =
+        p.trace_notes.iter().map(|(k, n)| format!("{} line {k}: {n}", p.bundle.trace.name)).collect();
+    if let Some(first_free) = p.events.iter().find_map(|e| match e.ev {
+        FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => Some((e.line, va_start, nr_lazy, nr_lazy_max)),
+        _ => None,
+    }) {
+        let (line, _, _, max) = first_free;
+        if max != vmap.lazy_max_pages() {
+            notes.push(format!(
+                "{} line {line}: nr_lazy_max={max}, but {} online CPUs give lazy_max_pages {}",
+                p.bundle.trace.name,
+                online,
+                vmap.lazy_max_pages()
+            ));
+        }
+    }
+    report.notes.extend(notes);
+    Ok(Pass {
+        p: src,
         vmap,
         report,
         learnt,
@@ -430,30 +478,8 @@ fn run_pass(
         split: None,
         lazy_run,
         ops,
-    };
-    for (k, n) in &p.trace_notes {
-        pass.report.notes.push(format!("{} line {k}: {n}", p.bundle.trace.name));
-    }
-    if let Some(first_free) = p.events.iter().find_map(|e| match e.ev {
-        FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => Some((e.line, va_start, nr_lazy, nr_lazy_max)),
-        _ => None,
-    }) {
-        let (line, _, _, max) = first_free;
-        if max != pass.vmap.lazy_max_pages() {
-            pass.report.notes.push(format!(
-                "{} line {line}: nr_lazy_max={max}, but {} online CPUs give lazy_max_pages {}",
-                p.bundle.trace.name,
-                online,
-                pass.vmap.lazy_max_pages()
-            ));
-        }
-    }
-    for (i, e) in p.events.iter().enumerate() {
-        pass.pos = i;
-        pass.event(e);
-    }
-    pass.compare_after();
-    Ok((pass.ops, pass.report, pass.learnt))
+        fed: 0,
+    })
 }
 
 /// A purge's stage, for the report.
@@ -589,7 +615,48 @@ fn is_untouched(u: &BTreeMap<u64, u64>, s: u64, e: u64) -> bool {
     u.range(..=s).next_back().is_some_and(|(_, &ue)| ue >= e)
 }
 
-impl Pass<'_, '_> {
+impl<'a> Pass<'_, 'a> {
+    /// Replay the events up to `p.events[..end]`.
+    pub(super) fn feed_to(&mut self, end: usize) {
+        while self.fed < end.min(self.p.events.len()) {
+            self.pos = self.fed;
+            let e = self.p.events[self.fed].clone();
+            self.event(&e);
+            self.fed += 1;
+        }
+    }
+
+    /// A copy of this replay that borrows its parsed bundle: carried on to the end of the
+    /// events while this one stays where it is.
+    pub(super) fn fork(&self) -> Pass<'_, 'a> {
+        Pass {
+            p: Cow::Borrowed(&*self.p),
+            vmap: self.vmap.clone(),
+            report: self.report.clone(),
+            learnt: self.learnt.clone(),
+            guessed_node: self.guessed_node.clone(),
+            held: self.held.clone(),
+            blocks: self.blocks.clone(),
+            shapes: self.shapes.clone(),
+            kept: self.kept.clone(),
+            kept_line: self.kept_line,
+            given: self.given.clone(),
+            untouched: self.untouched.clone(),
+            lazy_order: self.lazy_order.clone(),
+            full_purge_due: self.full_purge_due,
+            first_purge: self.first_purge,
+            tree_served: self.tree_served.clone(),
+            diverged: self.diverged,
+            pos: self.pos,
+            drain_due: self.drain_due,
+            purged_early: self.purged_early.clone(),
+            split: self.split,
+            lazy_run: self.lazy_run.clone(),
+            ops: self.ops.clone(),
+            fed: self.fed,
+        }
+    }
+
     /// The model's logged changes ([`crate::capture::oracle::OracleChange`]) as trace lines.
     fn drain_log(&mut self) {
         let log = self.vmap.take_oracle_log();
@@ -1482,7 +1549,8 @@ impl Pass<'_, '_> {
         let next = self.p.events[self.pos + 1..]
             .iter()
             .take_while(|n| !matches!(n.ev, FtraceEvent::Alloc { failed: true, .. }))
-            .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?;
+            .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?
+            .clone();
         let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
         let lazy = self.vmap.lazy_count() as u64;
         let keep = self.newest_lazy(lazy.saturating_sub(num_purged) as usize, |_| true);
@@ -1498,7 +1566,7 @@ impl Pass<'_, '_> {
             let whole = matches!(stage, Some(PurgeStop::Processed(_))) && t.purging_count() == 0;
             (predict(&t).addr() == Some(x)).then_some(if whole { None } else { stage })
         })?;
-        self.purge_part(next, start, end, num_purged, stage);
+        self.purge_part(&next, start, end, num_purged, stage);
         self.purged_early.insert(next.line);
         self.report.purges_early += 1;
         let how = stage_text(stage);
@@ -1760,8 +1828,8 @@ impl Pass<'_, '_> {
     }
 
     /// The final state against the "after" file: busy areas, and lazy ones per node.
-    fn compare_after(&mut self) {
-        let Some(after) = &self.p.after else {
+    pub(super) fn compare_after(&mut self) {
+        let Some(after) = self.p.after.clone() else {
             self.report.final_detail.push("no vmallocinfo.after: the final state is not compared".into());
             return;
         };
@@ -1800,7 +1868,7 @@ impl Pass<'_, '_> {
                 self.report.allocated_after_trace += 1;
             }
         }
-        self.pooled_after_trace(after, &busy_here);
+        self.pooled_after_trace(&after, &busy_here);
         let placed_free = self.report.allocated_after_trace - self.report.pooled_after_trace;
         if placed_free > 0 {
             self.report.final_detail.push(format!(

@@ -1,0 +1,120 @@
+//! A capture replayed as its events come (`capture::StreamReplay`, the live follower), fed real
+//! captures in pieces cut at many places, with the carried part short of the end by a few
+//! events or by many: on the way, each piece's report counts the same allocations as
+//! `replay_capture` of the events so far, and the replay is carried on (it does not start over
+//! at each piece); at the end it is `replay_capture`'s of the whole bundle, trace and report
+//! (but the number of replays it took).
+
+use std::path::{Path, PathBuf};
+
+use vmapviz_core::capture::{part_text, replay_capture, Bundle, CaptureReport, Part, StreamReplay};
+use vmapviz_core::trace::Op;
+use vmapviz_core::Profile;
+
+fn data(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(dir)
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    let gz = dir.join(format!("{name}.gz"));
+    let p = if gz.exists() { gz } else { dir.join(name) };
+    part_text(&p.display().to_string(), &std::fs::read(&p).unwrap()).unwrap()
+}
+
+/// The report as JSON, without the number of replays (a carried replay starts over less often).
+fn report_json(r: &CaptureReport) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).unwrap();
+    v.as_object_mut().unwrap().remove("passes");
+    v
+}
+
+/// `lines[..k]`, newline-terminated.
+fn prefix(lines: &[&str], k: usize) -> String {
+    lines[..k].iter().flat_map(|l| [*l, "\n"]).collect()
+}
+
+/// Feed `dir`'s trace to a stream in pieces ending at `cuts`, and at each compare with
+/// `replay_capture` of the trace up to there; at the end with the after file too.
+fn follow(dir: &str, margin: usize, cuts: &[usize]) {
+    let d = data(dir);
+    let (before, trace, after, cpus) =
+        (read(&d, "vmallocinfo.before"), read(&d, "trace.txt"), read(&d, "vmallocinfo.after"), read(&d, "cpus.txt"));
+    let uname = std::fs::read_to_string(d.join("uname.txt")).ok();
+    let lines: Vec<&str> = trace.lines().collect();
+    let mut s = StreamReplay::new(&before, &cpus, uname.as_deref(), Profile::Linux618).unwrap();
+    s.set_margin(margin);
+    let mut at = 0;
+    let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(lines.len())).collect();
+    cuts.push(lines.len());
+    for &k in &cuts {
+        s.push(&prefix(&lines[at..], k - at)).unwrap();
+        at = k;
+        let whole = prefix(&lines, k);
+        let b = Bundle {
+            before: Part { name: "vmallocinfo.before", text: &before },
+            trace: Part { name: "trace.txt", text: &whole },
+            after: None,
+            cpus: Part { name: "cpus.txt", text: &cpus },
+            uname: uname.as_deref().map(|u| Part { name: "uname.txt", text: u }),
+        };
+        let (_, want) = replay_capture(b, Profile::Linux618).unwrap();
+        let (ops, got) = s.replay().unwrap();
+        assert_eq!(got.allocations, want.allocations, "{dir} margin {margin}, {k} lines");
+        assert_eq!(got.equal + got.explained + got.unexplained, got.allocations, "{dir}, {k} lines");
+        assert_eq!(ops.first(), Some(&Op::Profile(Profile::Linux618)));
+    }
+    assert!(s.starts() < cuts.len(), "{dir}: started over at each of the {} pieces", cuts.len());
+    s.end(Some(&after)).unwrap();
+    let b = Bundle {
+        before: Part { name: "vmallocinfo.before", text: &before },
+        trace: Part { name: "trace.txt", text: &trace },
+        after: Some(Part { name: "vmallocinfo.after", text: &after }),
+        cpus: Part { name: "cpus.txt", text: &cpus },
+        uname: uname.as_deref().map(|u| Part { name: "uname.txt", text: u }),
+    };
+    let (wops, wrep) = replay_capture(b, Profile::Linux618).unwrap();
+    let (gops, grep) = s.replay().unwrap();
+    assert!(wops == gops, "{dir} margin {margin}, with the after file: the followed traces differ");
+    assert_eq!(report_json(&wrep), report_json(&grep), "{dir} margin {margin}, with the after file");
+}
+
+#[test]
+fn a_small_capture_followed_in_pieces() {
+    follow("capture-6.18-small", 64, &[40, 200, 900, 901, 2500]);
+}
+
+#[test]
+fn a_drained_capture_followed_in_pieces() {
+    follow("capture-6.18-drained-s1", 256, &[3000, 6000, 9000, 11000]);
+}
+
+#[test]
+fn held_out_classes_followed_in_pieces() {
+    follow("corpus/maps-s3", 100, &[500, 1500, 2500]);
+    follow("corpus/mixed-s3", 1000, &[1000, 3000, 4000]);
+    follow("corpus/vmap-k3", 50, &[100, 400, 700]);
+}
+
+#[test]
+fn a_line_the_replay_refuses_is_named_and_nothing_of_its_piece_is_taken() {
+    let d = data("capture-6.18-small");
+    let (before, trace, cpus) = (read(&d, "vmallocinfo.before"), read(&d, "trace.txt"), read(&d, "cpus.txt"));
+    let lines: Vec<&str> = trace.lines().collect();
+    let mut s = StreamReplay::new(&before, &cpus, None, Profile::Linux618).unwrap();
+    s.push(&prefix(&lines, 100)).unwrap();
+    let n = s.events();
+    let bad = format!("{}\nthis is not an ftrace line\n", lines[100]);
+    let e = s.push(&bad).unwrap_err().to_string();
+    assert!(e.starts_with("trace.txt: line 102: not an ftrace line"), "{e}");
+    assert_eq!(s.events(), n, "the piece's good line was taken");
+    assert!(s.replay().is_ok());
+}
+
+#[test]
+fn no_event_yet_is_the_bundle_error() {
+    let d = data("capture-6.18-small");
+    let mut s =
+        StreamReplay::new(&read(&d, "vmallocinfo.before"), &read(&d, "cpus.txt"), None, Profile::Linux618).unwrap();
+    let e = s.replay().unwrap_err().to_string();
+    assert!(e.contains("no vmalloc event"), "{e}");
+}
