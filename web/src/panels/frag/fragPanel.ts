@@ -7,6 +7,7 @@
 import './frag.css';
 import { Vmapviz, isMapleTrace, vm_diff, vmallocinfo_callers } from '../../pkg-workbench/vmapviz_wasm.js';
 import { errorMessage } from '../../bridge';
+import { size } from '../../format';
 import type { AppApi, Mirror } from '../context';
 import { drawChart, moveMarker, shortNum, type Series } from '../charts/lineChart';
 import { button, grouped, h } from '../dom';
@@ -42,6 +43,7 @@ const CALLER_ROWS = 20;
 const CHART_POINTS = 1200;
 
 const hexOf = (v: bigint) => `0x${v.toString(16)}`;
+const areas = (n: number) => `${grouped(n)} area${n === 1 ? '' : 's'}`;
 
 function blockText(b: { start: bigint; bytes: number } | null): string {
   return b ? `${human(b.bytes)} at ${hexOf(b.start)}` : 'none';
@@ -62,10 +64,10 @@ function figuresTable(caption: string, rows: [string, string, Record<string, str
 export function windowView(w: WindowFigures, pooled: boolean): HTMLElement {
   const rows: [string, string, Record<string, string | number>?][] = [
     ['window', `${hexOf(w.start)}–${hexOf(w.end)} (${human(Number(w.end - w.start))})`],
-    ['busy', `${grouped(w.busyAreas)} areas, ${human(w.busyBytes)}`, { areas: w.busyAreas, bytes: w.busyBytes }],
-    ['lazy', `${grouped(w.lazyAreas)} areas, ${human(w.lazyBytes)}`, { areas: w.lazyAreas, bytes: w.lazyBytes }],
+    ['busy', `${areas(w.busyAreas)}, ${human(w.busyBytes)}`, { areas: w.busyAreas, bytes: w.busyBytes }],
+    ['lazy', `${areas(w.lazyAreas)}, ${human(w.lazyBytes)}`, { areas: w.lazyAreas, bytes: w.lazyBytes }],
   ];
-  if (pooled) rows.push(['pooled', `${grouped(w.pooledAreas)} areas, ${human(w.pooledBytes)}`, { areas: w.pooledAreas, bytes: w.pooledBytes }]);
+  if (pooled) rows.push(['pooled', `${areas(w.pooledAreas)}, ${human(w.pooledBytes)}`, { areas: w.pooledAreas, bytes: w.pooledBytes }]);
   rows.push(
     ['free', `${human(w.freeBytes)} in ${grouped(w.freeBlocks)} blocks`, { 'free-bytes': w.freeBytes, 'free-blocks': w.freeBlocks }],
     ['largest free block', blockText(w.largestFree), { bytes: w.largestFree?.bytes ?? 0, start: w.largestFree ? hexOf(w.largestFree.start) : '' }],
@@ -105,7 +107,7 @@ export function lazyAndNodes(f: Fragmentation): HTMLElement {
   const lazy = h(
     'p',
     { class: 'frag-lazy', 'data-testid': 'frag-lazy', 'data-pages': l.pages, 'data-lazy-max-pages': l.lazyMaxPages, 'data-online-cpus': l.onlineCpus },
-    h('span', {}, `lazy pages (vmap_lazy_nr) ${grouped(l.pages)} of lazy_max_pages ${grouped(l.lazyMaxPages)} (${l.onlineCpus} online CPU${l.onlineCpus === 1 ? '' : 's'}), ${grouped(l.areas)} areas `),
+    h('span', {}, `lazy pages (vmap_lazy_nr) ${grouped(l.pages)} of lazy_max_pages ${grouped(l.lazyMaxPages)} (${l.onlineCpus} online CPU${l.onlineCpus === 1 ? '' : 's'}), ${areas(l.areas)} `),
     meter,
   );
   const out = h('div', { class: 'frag-lazy-nodes' }, lazy);
@@ -236,6 +238,7 @@ export class FragPanel {
   private readonly figures: HTMLElement;
   private readonly chartBytes: HTMLElement;
   private readonly chartCounts: HTMLElement;
+  private readonly chartLazy: HTMLElement;
   private readonly callers: HTMLElement;
   private readonly diffOut: HTMLElement;
   private readonly diffError: HTMLElement;
@@ -256,6 +259,7 @@ export class FragPanel {
     this.figures = h('div', { class: 'frag-figures', 'data-testid': 'frag-figures' });
     this.chartBytes = h('div', { class: 'frag-chart', 'data-testid': 'frag-chart-bytes' });
     this.chartCounts = h('div', { class: 'frag-chart', 'data-testid': 'frag-chart-counts' });
+    this.chartLazy = h('div', { class: 'frag-chart', 'data-testid': 'frag-chart-lazy' });
     this.callers = h('div', { class: 'frag-callers-box', 'data-testid': 'frag-callers-box' }, h('p', { class: 'panel-note' }, 'Callers show when the trace comes from a /proc/vmallocinfo or a capture bundle (Import & export): hover an area in the address space for its caller and flags.'));
     this.fileA = h('input', { type: 'file', 'data-testid': 'diff-file-a', 'aria-label': 'A: the earlier /proc/vmallocinfo' });
     this.fileB = h('input', { type: 'file', 'data-testid': 'diff-file-b', 'aria-label': 'B: the later /proc/vmallocinfo' });
@@ -321,7 +325,7 @@ export class FragPanel {
       this.status,
       this.figures,
       h('h3', {}, 'Over the trace'),
-      h('div', { class: 'frag-charts' }, this.chartBytes, this.chartCounts),
+      h('div', { class: 'frag-charts' }, this.chartBytes, this.chartCounts, this.chartLazy),
       h('h3', {}, 'Callers'),
       this.callers,
       h('h3', { id: 'frag-diff-title' }, 'Diff of two /proc/vmallocinfo files'),
@@ -360,8 +364,7 @@ export class FragPanel {
       this.root.dataset.state = 'none';
       this.status.textContent = `No figures: ${errorMessage(e)}.`;
       this.figures.replaceChildren();
-      this.chartBytes.replaceChildren();
-      this.chartCounts.replaceChildren();
+      for (const c of [this.chartBytes, this.chartCounts, this.chartLazy]) c.replaceChildren();
       return;
     }
     if (!v) {
@@ -378,7 +381,7 @@ export class FragPanel {
     if (!this.series) {
       this.series = parseSeries(v.frag_series(0, v.len()));
       this.drawSeries(k);
-    } else if (!moveMarker(this.chartBytes, k) || !moveMarker(this.chartCounts, k)) this.drawSeries(k);
+    } else if (![this.chartBytes, this.chartCounts, this.chartLazy].every((c) => moveMarker(c, k))) this.drawSeries(k);
   }
 
   private drawSeries(k: number): void {
@@ -390,6 +393,8 @@ export class FragPanel {
       color,
       symbol,
       dashed,
+      // A symbol per point on a short trace; on a long one their outlines would hide the line.
+      marks: pts.length <= 80,
       points: pts.map((p) => ({ x: p.step, y: y(p), data: { step: p.step, value: y(p) } })),
     });
     this.chartBytes.dataset.points = String(this.series?.length ?? 0);
@@ -397,7 +402,7 @@ export class FragPanel {
       title: 'vmalloc window: largest free block, largest hole below it',
       subtitle: `bytes (log), after each operation${every}`,
       x: { label: 'operations' },
-      y: { label: 'bytes (log)', log: true, base: 1024, format: (b) => human(b) },
+      y: { label: 'bytes (log)', log: true, base: 1024, format: (b) => size(BigInt(Math.round(b))) },
       series: [
         line('largest-free', 'largest free block', '#1f6f99', 0, (p) => Math.max(1, p.largestFree)),
         line('largest-hole', 'largest hole below it', '#b5521b', 1, (p) => Math.max(1, p.largestHole), true),
@@ -406,14 +411,26 @@ export class FragPanel {
       height: 220,
     });
     drawChart(this.chartCounts, {
-      title: 'free blocks and lazy pages',
-      subtitle: `lazy_max_pages dashed${every}`,
+      title: 'vmalloc window: free blocks',
+      subtitle: `after each operation${every}`,
       x: { label: 'operations' },
-      y: { label: 'count', format: shortNum },
+      y: { label: 'free blocks', format: shortNum },
+      series: [line('free-blocks', 'free blocks', '#1f6f99', 0, (p) => p.freeBlocks)],
+      marker: k,
+      height: 220,
+    });
+    // The threshold is drawn only when the lazy pages come near it (else it flattens them).
+    const most = Math.max(0, ...pts.map((p) => p.lazyPages));
+    const limit = Math.max(0, ...pts.map((p) => p.lazyMaxPages));
+    const near = most * 4 >= limit;
+    drawChart(this.chartLazy, {
+      title: 'lazy pages (vmap_lazy_nr)',
+      subtitle: near ? `against lazy_max_pages (dashed)${every}` : `lazy_max_pages ${grouped(limit)}, far above${every}`,
+      x: { label: 'operations' },
+      y: { label: 'pages', format: shortNum },
       series: [
-        line('free-blocks', 'free blocks', '#1f6f99', 0, (p) => p.freeBlocks),
         line('lazy-pages', 'lazy pages', '#6b3fa0', 2, (p) => p.lazyPages),
-        line('lazy-max', 'lazy_max_pages', '#6b3fa0', 3, (p) => p.lazyMaxPages, true),
+        ...(near ? [line('lazy-max', 'lazy_max_pages', '#6b3fa0', 3, (p) => p.lazyMaxPages, true)] : []),
       ],
       marker: k,
       height: 220,
@@ -425,7 +442,9 @@ export class FragPanel {
     const index = new CallerIndex();
     let table: { name: string; rows: CallerRow[] } | null = null;
     const errors: string[] = [];
-    for (const f of files) {
+    // The before file first, the after file last: the later file's line wins on hover, its table shows.
+    const rank = (n: string) => (/before/.test(n) ? 0 : /after/.test(n) ? 2 : 1);
+    for (const f of [...files].sort((a, b) => rank(a.name) - rank(b.name))) {
       try {
         const c = parseCallers(vmallocinfo_callers(f.name, f.bytes));
         index.add(f.name, c.areas);
@@ -437,7 +456,7 @@ export class FragPanel {
     this.index = index;
     installCallerTip(index);
     this.callers.replaceChildren(
-      h('p', { class: 'panel-note', 'data-testid': 'frag-callers-note', 'data-areas': index.size }, `${grouped(index.size)} areas carry their caller (${files.map((f) => f.name).join(', ')}): hover an area in the address space to see its caller and flags.`),
+      h('p', { class: 'panel-note', 'data-testid': 'frag-callers-note', 'data-areas': index.size }, `${grouped(index.size)} areas carry their caller (${files.map((f) => f.name).sort((a, b) => rank(a) - rank(b)).join(', ')}): hover an area in the address space to see its caller and flags.`),
       ...errors.map((t) => h('p', { class: 'wb-error', role: 'alert' }, t)),
       table ? callersTable(`the callers holding the most space in ${table.name}`, table.rows) : '',
     );
