@@ -45,17 +45,26 @@ pub fn figures(v: &Vmap) -> Fragmentation {
     frag::fragmentation(&booted, cpus)
 }
 
-/// The chart's figures of a state: [`figures`]' vmalloc window and lazy pages.
+/// The chart's figures of a state: [`figures`]' vmalloc window and lazy pages, taken from the
+/// free blocks alone (the areas are not listed: a point costs the free blocks, not the areas).
 pub fn frag_point(step: usize, v: &Vmap) -> FragPoint {
-    let f = figures(v);
-    let w = f.windows.first();
+    let booted;
+    let v = if v.is_initialized() {
+        v
+    } else {
+        let mut b = v.clone();
+        b.ensure_init();
+        booted = b;
+        &booted
+    };
+    let w = frag::window_figures(frag::VMALLOC, &frag::free_ranges(v), &[], &[], &[]);
     FragPoint {
         step,
-        largest_free: w.and_then(|w| w.largest_free).map_or(0, |b| b.bytes),
-        largest_hole: w.and_then(|w| w.largest_hole).map_or(0, |b| b.bytes),
-        free_blocks: w.map_or(0, |w| w.free_blocks),
-        lazy_pages: f.lazy.pages,
-        lazy_max_pages: f.lazy.lazy_max_pages,
+        largest_free: w.largest_free.map_or(0, |b| b.bytes),
+        largest_hole: w.largest_hole.map_or(0, |b| b.bytes),
+        free_blocks: w.free_blocks,
+        lazy_pages: v.lazy_pages(),
+        lazy_max_pages: frag::lazy_max_pages(v.online_cpus().max(frag::DEFAULT_ONLINE_CPUS)),
     }
 }
 
@@ -223,8 +232,14 @@ mod tests {
             // fls(2) * 32 MiB in pages.
             assert_eq!(p["lazy_max_pages"], if k == 0 { 8192 } else { 16384 }, "op {k}");
             lazy_seen = lazy_seen.max(lazy);
+            // The point is the state's figures (taken the short way).
             let f: serde_json::Value = serde_json::from_str(&v.fragmentation(k)).unwrap();
-            assert_eq!(f["windows"][0]["free_blocks"], p["free_blocks"], "op {k}");
+            let w = &f["windows"][0];
+            assert_eq!(w["free_blocks"], p["free_blocks"], "op {k}");
+            assert_eq!(w["largest_free"]["bytes"], p["largest_free"], "op {k}");
+            assert_eq!(w["largest_hole"]["bytes"].as_u64().unwrap_or(0), p["largest_hole"], "op {k}");
+            assert_eq!(f["lazy"]["pages"], p["lazy_pages"], "op {k}");
+            assert_eq!(f["lazy"]["lazy_max_pages"], p["lazy_max_pages"], "op {k}");
         }
         assert!(lazy_seen > 0, "the trace frees lazily");
     }
