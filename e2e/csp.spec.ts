@@ -41,7 +41,7 @@ test('every mode runs under the policy without a violation or a console error', 
   await page.locator('[data-tool="lecture"]').click();
   await page.locator('[data-tool="theme"]').click();
   // Workbench tabs, compare mode, charts, the nodes view, exports (blob: downloads, PNG through an image).
-  for (const t of ['workloads', 'nodes', 'charts', 'struct', 'large'] as const) await wb.tab(t);
+  for (const t of ['workloads', 'nodes', 'charts', 'frag', 'struct', 'large'] as const) await wb.tab(t);
   await wb.tab('compare');
   await wb.tab('io');
   for (const action of ['export-bar-svg', 'export-tree-png']) {

@@ -17,7 +17,7 @@ async function text(d: Download): Promise<string> {
 test('the workbench mounts under the views with its tabs and no console error', async ({ page }) => {
   const wb = new Workbench(page);
   await wb.open();
-  await expect(wb.root.getByRole('tab')).toHaveText(['Workloads', 'Import & export', 'vmap nodes & pools', 'Compare profiles', 'Charts', 'struct vmap_area', 'Large trace']);
+  await expect(wb.root.getByRole('tab')).toHaveText(['Workloads', 'Import & export', 'vmap nodes & pools', 'Compare profiles', 'Charts', 'Fragmentation', 'struct vmap_area', 'Large trace']);
   await expect(wb.gaugeText).toContainText('of 8,192 pages');
   await page.waitForTimeout(300);
   expect(wb.problems).toEqual([]);
@@ -29,7 +29,7 @@ test('the workbench loads on first use: nothing of it is fetched on open, a clic
   await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 15_000 });
   await page.waitForTimeout(800);
   await expect(wb.root).toHaveAttribute('data-panels-state', 'idle');
-  await expect(wb.root.getByRole('tab')).toHaveCount(7);
+  await expect(wb.root.getByRole('tab')).toHaveCount(8);
   const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop() ?? ''));
   const wasmOnOpen = (await fetched()).filter((f) => f.endsWith('.wasm'));
   expect(wasmOnOpen).toHaveLength(1);

@@ -114,3 +114,52 @@ pub fn render(rows: &[CallerRow], limit: Option<usize>) -> String {
     out.push_str(&format!("total: {} callers, {n} areas, {b} bytes ({})\n", rows.len(), crate::frag::human(b)));
     out
 }
+
+/// One line of a `/proc/vmallocinfo` with its caller and flags apart, for a view that shows
+/// them on the areas it draws.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+pub struct CallerArea {
+    pub start: crate::addr::Addr,
+    pub end: crate::addr::Addr,
+    /// The size column (guard page included).
+    pub bytes: u64,
+    /// The caller as printed (`symbol+0xOFF/0xSIZE [module]`), or [`caller_symbol`]'s
+    /// placeholder for a line without one (`(unpurged vm_area)`, `(vm_map_ram)`, `(no caller)`).
+    pub caller: String,
+    /// The words after the caller: `pages=N`, `phys=`, the type flags, `N<node>=<pages>`.
+    pub flags: String,
+    /// `vmalloc`, `vmap`, `ioremap`, `vm_map_ram`, `unpurged` or `other`.
+    pub kind: String,
+}
+
+/// Every line of a `/proc/vmallocinfo` text with its caller and flags (all or nothing: the first
+/// bad line is the error).
+pub fn areas_of(text: &str) -> Result<Vec<CallerArea>, ParseError> {
+    let mut report = ImportReport::new(ImportFormat::Vmallocinfo);
+    let lines = parse_vmallocinfo(text, &mut report)?;
+    let raw: Vec<&str> = text.lines().collect();
+    Ok(lines.iter().map(|l| caller_area(l, raw.get(l.line.wrapping_sub(1)).copied().unwrap_or(""))).collect())
+}
+
+/// A line's area: the caller is the parsed label when the line has one; the flags are the
+/// words of the raw line after the range, the size and that label.
+fn caller_area(l: &InfoLine, raw: &str) -> CallerArea {
+    let words: Vec<&str> = raw.split_whitespace().skip(2).collect();
+    let label: Vec<&str> = l.label.split_whitespace().collect();
+    let has_caller = !matches!(l.kind, InfoKind::Unpurged | InfoKind::VmMapRam)
+        && words.first().is_some_and(|w| !is_attribute(w))
+        && words.starts_with(&label);
+    let (caller, flags) = if has_caller {
+        (l.label.clone(), words[label.len()..].join(" "))
+    } else {
+        (caller_symbol(&l.label, l.kind), words.join(" "))
+    };
+    CallerArea {
+        start: crate::addr::Addr(l.start),
+        end: crate::addr::Addr(l.end),
+        bytes: l.size,
+        caller,
+        flags,
+        kind: kind_name(l.kind).to_string(),
+    }
+}

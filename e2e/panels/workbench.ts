@@ -2,7 +2,7 @@
 // panel, the workloads, the large-trace navigator, compare, charts, nodes and pools.
 import { expect, type Locator, type Page } from '@playwright/test';
 
-export type Tab = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'struct' | 'large';
+export type Tab = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'frag' | 'struct' | 'large';
 
 export class Workbench {
   readonly root: Locator;

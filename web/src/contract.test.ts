@@ -254,18 +254,30 @@ describe('the contract: every facade call against contract.ts', () => {
       expect(report.format).toBe(format);
       r.free();
     }
+    // The fragmentation instrument's calls (web/src/panels/frag).
+    for (const k of [0, 10, v.len()]) expect(check('fragmentation', v.fragmentation(k), 'WorkbenchCalls').windows[0].name).toBe('vmalloc');
+    expect(check('frag_series', v.frag_series(0, v.len()), 'WorkbenchCalls').points).toHaveLength(v.len() + 1);
+    const vi = imports[2][1];
+    const enc = new TextEncoder();
+    expect(check('vmallocinfo_callers', bench.vmallocinfo_callers('vi', enc.encode(vi)), 'WorkbenchCalls').areas).toHaveLength(3);
+    const later = vi.replace('foo+0x1/0x2 pages=2 vmalloc', 'unpurged vm_area');
+    expect(check('vm_diff', bench.vm_diff('a', enc.encode(vi), 'b', enc.encode(later)), 'WorkbenchCalls').diff.became_lazy).toHaveLength(1);
     v.free();
     expect([...callsSeen].sort()).toEqual(
       [
         'contention',
         'cost_sweep',
         'counters',
+        'frag_series',
+        'fragmentation',
         'frames',
         'import_report',
         'push',
         'push_checked',
         'state',
         'summaries',
+        'vm_diff',
+        'vmallocinfo_callers',
         'workload_params',
         'workloads',
         'maple.frames',

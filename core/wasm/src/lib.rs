@@ -24,6 +24,10 @@ pub use bench::BenchReplay;
 mod maple;
 pub use maple::{MapleFrameJson, MapleFramesJson};
 #[cfg(feature = "workbench")]
+mod frag;
+#[cfg(feature = "workbench")]
+pub use frag::*;
+#[cfg(feature = "workbench")]
 mod workbench;
 #[cfg(feature = "workbench")]
 pub use workbench::*;

@@ -70,6 +70,26 @@ const NUMBER_KEYS: &[&str] = &[
     "free_tree_nodes",
     "chunks",
     "index_bytes",
+    // The fragmentation figures, the callers and the diff (sizes in bytes or pages, as
+    // `vmap-replay --json` prints them: JSON numbers, below 2^53 in any window).
+    "bytes",
+    "busy_areas",
+    "busy_bytes",
+    "lazy_areas",
+    "lazy_bytes",
+    "pooled_areas",
+    "pooled_bytes",
+    "free_bytes",
+    "min_pages",
+    "max_pages",
+    "blocks",
+    "online_cpus",
+    "lazy_max_pages",
+    "lazy_pages",
+    "largest_free",
+    "largest_hole",
+    "step",
+    "unchanged",
 ];
 
 /// `0x` text back to an integer (the reference decides again which integers are text).
@@ -193,4 +213,18 @@ fn every_workbench_call() {
     let r = import_text("vmallocinfo", vi, "").map_err(|_| "import").unwrap();
     let (_, numbers) = same_as_reference("import report", &r.report());
     assert!(numbers >= 3);
+    let (hex, _) = same_as_reference("vmallocinfo_callers", &vmallocinfo_callers("vi", vi.as_bytes()).unwrap());
+    assert_eq!(hex, 6, "each area's start and end");
+    let later = vi.replace("foo+0x1/0x2 pages=2 vmalloc", "unpurged vm_area");
+    let (hex, numbers) = same_as_reference("vm_diff", &vm_diff("a", vi.as_bytes(), "b", later.as_bytes()).unwrap());
+    assert!(hex >= 8 && numbers >= 20, "{hex} {numbers}");
+    let v = Vmapviz::load(
+        "profile linux-6.9\ncpus 2\nalloc 0x3000 0x1000 0xffffc90000000000 0xffffe8ffffffffff\n\
+         vfree 0xffffc90000000000\npurge\n",
+    )
+    .unwrap();
+    for k in 0..=v.len() {
+        same_as_reference("fragmentation", &v.fragmentation(k));
+    }
+    same_as_reference("frag_series", &v.frag_series(0, v.len()));
 }

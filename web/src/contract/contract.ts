@@ -10,6 +10,11 @@
 export type Addr = `0x${string}`;
 
 /**
+ * What the addresses of a file are.
+ */
+export type AddressKind = "real" | "hashed" | "hidden";
+
+/**
  * How one snapshot of the busy, lazy and pooled areas differs from the one before it: the
  * busy areas that are new or changed and the ids of those that left (the receiver keeps them
  * in address order), and the lazy and pooled lists whole when they changed (`null` if not).
@@ -41,6 +46,57 @@ export type BusySnap = { id: number, va_start: Addr, va_end: Addr, lazy: boolean
  * Why linux-5.1 dropped its `free_vmap_cache` hint.
  */
 export type CacheResetWhy = "empty" | "smaller_than_hole" | "lower_vstart" | "smaller_align" | "below_vstart";
+
+/**
+ * One line of a `/proc/vmallocinfo` with its caller and flags apart, for a view that shows
+ * them on the areas it draws.
+ */
+export type CallerArea = { start: Addr, end: Addr, 
+/**
+ * The size column (guard page included).
+ */
+bytes: number, 
+/**
+ * The caller as printed (`symbol+0xOFF/0xSIZE [module]`), or [`caller_symbol`]'s
+ * placeholder for a line without one (`(unpurged vm_area)`, `(vm_map_ram)`, `(no caller)`).
+ */
+caller: string, 
+/**
+ * The words after the caller: `pages=N`, `phys=`, the type flags, `N<node>=<pages>`.
+ */
+flags: string, 
+/**
+ * `vmalloc`, `vmap`, `ioremap`, `vm_map_ram`, `unpurged` or `other`.
+ */
+kind: string, };
+
+/**
+ * One caller's share.
+ */
+export type CallerRow = { 
+/**
+ * `symbol` or `symbol [module]`; a bare address when unsymbolised; `(unpurged vm_area)`,
+ * `(vm_map_ram)` or `(no caller)` for lines without one.
+ */
+caller: string, areas: number, 
+/**
+ * The size column summed (guard pages included, as `s_show` prints it).
+ */
+bytes: number, 
+/**
+ * `bytes` over the bytes of every line, in percent.
+ */
+share: number, 
+/**
+ * The kinds of its lines: `vmalloc`, `vmap`, `ioremap`, `vm_map_ram`, `unpurged`, `other`.
+ */
+kinds: Array<string>, };
+
+/**
+ * What `vmallocinfo_callers(text)` returns: the areas with their callers, and the table of the
+ * callers holding the most space.
+ */
+export type CallersJson = { areas: Array<CallerArea>, table: Array<CallerRow>, };
 
 /**
  * What `workloads()` returns.
@@ -89,6 +145,33 @@ export type Counters = { ops: number, nodes_visited: Hex, list_walked: Hex, comp
  */
 export type CountersJson = { per_op: Array<Counters>, total: Counters, };
 
+/**
+ * One area of a diff, as its line reads.
+ */
+export type DiffArea = { 
+/**
+ * Its line in the file it is taken from (B for appeared, A otherwise).
+ */
+line: number, start: Addr, end: Addr, bytes: number, 
+/**
+ * The caller as printed (`symbol+0xOFF/0xSIZE`), or the line's words when it has none.
+ */
+caller: string, kind: string, };
+
+/**
+ * One side of a diff: its figures and what they assumed.
+ */
+export type DiffSide = { figures: Fragmentation, address_kind: AddressKind, 
+/**
+ * What the import assumed about the whole file, and a warning when its addresses are
+ * hashed or hidden (the free blocks are then of an invented layout).
+ */
+notes: Array<string>, 
+/**
+ * Every line with its caller and flags.
+ */
+callers: Array<CallerRow>, };
+
 export type Dir = "left" | "right";
 
 /**
@@ -114,6 +197,41 @@ lva: AreaInfo | null, } | { "kind": "allocated", id: number, addr: Addr, size: A
 export type FitType = "NOTHING" | "FL" | "LE" | "RE" | "NE";
 
 /**
+ * The vmalloc window's figures after one operation (a point of the chart over time).
+ */
+export type FragPoint = { 
+/**
+ * The state after this many operations (0: before the first).
+ */
+step: number, 
+/**
+ * Bytes of the largest free block in the vmalloc window (0 when none).
+ */
+largest_free: number, 
+/**
+ * Bytes of the largest free block below it (the holes among the areas packed low).
+ */
+largest_hole: number, free_blocks: number, 
+/**
+ * `vmap_lazy_nr` and the threshold it is measured against (`lazy_max_pages()`).
+ */
+lazy_pages: number, lazy_max_pages: number, };
+
+/**
+ * What `frag_series(from, to)` returns: one point per state from `from` to `to` inclusive.
+ */
+export type FragSeries = { points: Array<FragPoint>, };
+
+/**
+ * The fragmentation figures of a state.
+ */
+export type Fragmentation = { profile: Profile, windows: Array<WindowFigures>, lazy: LazyFigures, 
+/**
+ * One entry per vmap node in eras that have them (6.9+), else empty.
+ */
+nodes: Array<NodePools>, };
+
+/**
  * One frame: an event and the indices of the index and area snapshots in force after it.
  */
 export type Frame = { event: Event, 
@@ -130,6 +248,11 @@ areas: number, };
  * What `frames(k)` returns (or `null` past the end).
  */
 export type FramesJson = { index: number, line: number, text: string, output: string, warning: string | null, before: StateSnap, after: StateSnap, frames: Array<Frame>, index_deltas: Array<IndexDelta>, area_deltas: Array<AreaDelta>, };
+
+/**
+ * One free block.
+ */
+export type FreeBlock = { start: Addr, bytes: number, };
 
 /**
  * A count the contract has always carried like an address (work counters, `nr_lazy`, `successor`), as lower-case hex text (`0x` and 1 to 16 digits): JSON
@@ -200,6 +323,23 @@ export type IndexSnap = { "kind": "free_tree", root: number | null, nodes: Array
 export type Label = { index: number, text: string, };
 
 /**
+ * Lazily freed pages against the purge threshold.
+ */
+export type LazyFigures = { 
+/**
+ * `vmap_lazy_nr`: pages freed lazily and not yet purged.
+ */
+pages: number, 
+/**
+ * Lazily freed areas.
+ */
+areas: number, 
+/**
+ * The online CPU count `lazy_max_pages` was computed with.
+ */
+online_cpus: number, lazy_max_pages: number, };
+
+/**
  * A lazily freed area outside the busy tree (6.1 purge tree, 6.9 per-node lazy lists), with
  * the node whose list holds it (6.9: the node of the CPU that allocated it; 0 before).
  */
@@ -254,9 +394,23 @@ export type MapleTreeJson = { height: number, nodes: Array<MapleNodeJson>, };
 export type MapleTreeKind = "occupied" | "busy" | "free";
 
 /**
+ * How areas were matched.
+ */
+export type MatchedBy = "address" | "caller_and_size";
+
+/**
  * Which neighbours a freed block merged with.
  */
 export type MergeKind = "next" | "prev" | "both";
+
+/**
+ * One vmap node's pools (6.9+).
+ */
+export type NodePools = { node: number, areas: number, bytes: number, 
+/**
+ * Non-empty pools, smallest size first.
+ */
+sizes: Array<PoolSize>, };
 
 /**
  * One free-tree node as a view draws it.
@@ -267,6 +421,11 @@ export type NodeSnap = { id: number, va_start: Addr, va_end: Addr, subtree_max_s
  * Summary of one operation (no frames).
  */
 export type OpSummary = { index: number, line: number, text: string, output: string, warning: string | null, };
+
+/**
+ * One size of a node's pools: areas of exactly `pages` pages.
+ */
+export type PoolSize = { pages: number, areas: number, };
 
 export type PoolSnap = { node: number, pool: number, entries: Array<AreaInfo>, };
 
@@ -299,6 +458,12 @@ export type ResolvedParamsJson = { params: WorkloadParams, threads: number, mask
  * What happened at an ancestor during the roll-back walk.
  */
 export type RollBackStep = "this" | "right" | "up";
+
+/**
+ * Free blocks of `min_pages <= pages < max_pages` (whole pages; the first class, 0 to 1, is a
+ * block shorter than a page, as the window's top end can leave).
+ */
+export type SizeClass = { min_pages: number, max_pages: number, blocks: number, bytes: number, };
 
 /**
  * Everything a view shows of the allocator at one point.
@@ -339,6 +504,63 @@ bump: boolean | null, live: number, ops: number, nodes_visited: number, list_wal
  * nodes visited + list steps + propagations + rotations.
  */
 work: number, };
+
+export type VmDiff = { matched_by: MatchedBy, 
+/**
+ * In B, not in A (busy or already lazy in B), address order.
+ */
+appeared: Array<DiffArea>, 
+/**
+ * In A, not in B (freed and purged, or lazy and purged), address order.
+ */
+disappeared: Array<DiffArea>, 
+/**
+ * Busy in A, lazy in B (the caller is A's).
+ */
+became_lazy: Array<DiffArea>, 
+/**
+ * Lines the same in both.
+ */
+unchanged: number, };
+
+/**
+ * What `vm_diff(a, b)` returns.
+ */
+export type VmDiffJson = { diff: VmDiff, a: DiffSide, b: DiffSide, };
+
+/**
+ * The figures of one window.
+ */
+export type WindowFigures = { name: string, start: Addr, end: Addr, 
+/**
+ * Busy areas (lazy ones not counted) starting in the window, and their bytes.
+ */
+busy_areas: number, busy_bytes: number, 
+/**
+ * Lazily freed areas waiting for the purge.
+ */
+lazy_areas: number, lazy_bytes: number, 
+/**
+ * Areas in the vmap nodes' pools (6.9+).
+ */
+pooled_areas: number, pooled_bytes: number, 
+/**
+ * Free space in the window: the sum of every block (clipped to the window).
+ */
+free_bytes: number, free_blocks: number, 
+/**
+ * The largest free block (the lowest of equal ones); `None` when nothing is free.
+ */
+largest_free: FreeBlock | null, 
+/**
+ * The largest free block below the largest one: the holes among the areas packed low by
+ * the lowest-fit search (the largest block is most of a nearly empty window and hides them).
+ */
+largest_hole: FreeBlock | null, 
+/**
+ * Free blocks by size class, classes with at least one block only, smallest first.
+ */
+histogram: Array<SizeClass>, };
 
 /**
  * One entry of the catalogue.
@@ -416,4 +638,8 @@ export type WorkbenchCalls = {
   workloads: CatalogueJson;
   workload_params: ResolvedParamsJson;
   import_report: ImportReportJson;
+  fragmentation: Fragmentation;
+  frag_series: FragSeries;
+  vm_diff: VmDiffJson;
+  vmallocinfo_callers: CallersJson;
 };

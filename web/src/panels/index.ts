@@ -11,6 +11,8 @@ import { ChartsPanel } from './chartsPanel';
 import { ComparePanel } from './compare';
 import { Mirror, type AppApi } from './context';
 import { button, grouped, h, seconds } from './dom';
+import { parseReport } from './api';
+import type { FragPanel, NamedFile } from './frag/fragPanel';
 import { ImportExportPanel, type ImportOutcome } from './importExport';
 import { LargeTracePanel } from './large';
 import { LARGE_OPS } from './limits';
@@ -88,7 +90,30 @@ export interface LinkOpened {
   text: string | null;
 }
 
-/** Mount the workbench under the app's views. */
+/**
+ * The /proc/vmallocinfo files an opened input carries callers in: a vmallocinfo import, or a
+ * capture bundle's before and after files.
+ */
+function callerFiles(source: Source | null, report: string | null, what: string): NamedFile[] {
+  if (source?.kind === 'capture') return source.parts;
+  if (source?.kind !== 'import' || !report) return [];
+  try {
+    if (parseReport(report).format !== 'vmallocinfo') return [];
+  } catch {
+    return [];
+  }
+  const bytes = source.bytes ?? (source.text !== undefined ? new TextEncoder().encode(source.text) : null);
+  return bytes ? [{ name: what, bytes }] : [];
+}
+
+/** A copy of what `callerFiles` may need of a source (a capture's vmallocinfo files, an import's bytes). */
+function keepFiles(source: Source): Source | null {
+  if (source.kind === 'capture')
+    return { ...source, parts: source.parts.filter((p) => /^vmallocinfo\.(before|after)(\.gz)?$/.test(p.name)).map((p) => ({ name: p.name, bytes: p.bytes.slice() })) };
+  if (source.kind === 'import') return { ...source, bytes: source.bytes?.slice() };
+  return null;
+}
+
 /** The workbench's wasm build (web/src/pkg-workbench), initialised once. */
 let core: Promise<unknown> | null = null;
 
@@ -136,7 +161,11 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     job.start(what, () => w.terminate());
     host!.dataset.job = 'running';
     try {
+      // The files that may carry callers, copied first: the worker takes the bytes sent to it.
+      const kept = keepFiles(source);
       const o = await w.open(source, LARGE_OPS, (d, t) => job.progress(d, t));
+      const callers = callerFiles(kept, o.report, what);
+      if (callers.length) void frag().then((p) => p.setCallers(callers));
       if (o.kind === 'small') {
         w.terminate();
         // A capture's trace replays in this build of the core (the workbench's), loaded already.
@@ -210,6 +239,20 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   const compare = new ComparePanel(app);
   const charts = new ChartsPanel(computeWorker);
   const structs = new StructPanel(app);
+  // The fragmentation instrument: its own chunk, loaded when its tab opens or callers arrive.
+  const fragHost = h('div', { class: 'frag-host', 'data-widget': 'fragmentation-host' });
+  let fragPanel: FragPanel | null = null;
+  let fragLoading: Promise<FragPanel> | null = null;
+  function frag(): Promise<FragPanel> {
+    fragLoading ??= import('./frag/fragPanel').then((m) => {
+      fragPanel = new m.FragPanel(app, mirror);
+      fragHost.replaceChildren(fragPanel.root);
+      shown = '';
+      refresh();
+      return fragPanel;
+    });
+    return fragLoading;
+  }
 
   const panels: Record<TabId, HTMLElement> = {
     workloads: workloads.root,
@@ -217,6 +260,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     nodes: nodes.root,
     compare: compare.root,
     charts: charts.root,
+    frag: fragHost,
     struct: structs.root,
     large: large.root,
   };
@@ -261,6 +305,10 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     }
     compare.setVisible(id === 'compare');
     if (id === 'charts') void charts.show();
+    if (id === 'frag' && !fragPanel) {
+      fragHost.textContent = 'Loading the fragmentation instrument…';
+      void frag();
+    }
     refresh();
   }
 
@@ -294,6 +342,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     }
     if (current === 'compare') compare.refresh();
     if (current === 'struct') structs.render(state?.memory, state?.profile ?? null);
+    if (current === 'frag') fragPanel?.refresh();
   }
   app.onChange(refresh);
 
@@ -301,6 +350,8 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   if (hand?.focus) tabs.get(current)?.focus();
 
   pool.prepare();
+  // For tools and tests: the instrument, loaded.
+  (host as HTMLElement & { fragPanel?: () => Promise<FragPanel> }).fragPanel = frag;
   host.dataset.panelsReady = 'true';
   document.body.dataset.panelsReady = 'true';
   return { open, openLink };

@@ -1,6 +1,6 @@
 // The workbench's tabs, shared by its shell (stub.ts, on the page from the start) and the
 // workbench itself (index.ts, loaded on first use).
-export type TabId = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'struct' | 'large';
+export type TabId = 'workloads' | 'io' | 'nodes' | 'compare' | 'charts' | 'frag' | 'struct' | 'large';
 
 export const TABS: [TabId, string][] = [
   ['workloads', 'Workloads'],
@@ -8,6 +8,7 @@ export const TABS: [TabId, string][] = [
   ['nodes', 'vmap nodes & pools'],
   ['compare', 'Compare profiles'],
   ['charts', 'Charts'],
+  ['frag', 'Fragmentation'],
   ['struct', 'struct vmap_area'],
   ['large', 'Large trace'],
 ];
