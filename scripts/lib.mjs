@@ -63,7 +63,8 @@ export function capture(cmd, args) {
 
 /**
  * Run a command; resolves to its exit code (127 when it cannot start). Its output is inherited,
- * or, with `opts.out` (an object with `write(chunk)`), both of its streams go there.
+ * or, with `opts.out` (an object with `write(chunk)`), both of its streams go there. With
+ * `opts.nice` (1-19) it runs at that lower CPU priority, where `nice` exists.
  */
 export function run(cmd, args, opts = {}) {
   return new Promise((res) => {
@@ -71,6 +72,9 @@ export function run(cmd, args, opts = {}) {
     const line = dim(`$ ${[cmd, ...args].join(' ')}`);
     if (out) out.write(`${line}\n`);
     else console.log(line);
+    if (opts.nice && process.platform !== 'win32' && works('nice', ['true'])) {
+      [cmd, args] = ['nice', ['-n', String(opts.nice), cmd, ...args]];
+    }
     const child = spawn(cmd, args, { cwd: ROOT, env: childEnv(opts.env), stdio: out ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (out) {
       child.stdout.on('data', (b) => out.write(b));

@@ -1,22 +1,28 @@
 // `npm test`: set up what is missing (Chromium included), then run every check, keep going after
 // a failure, and end with one line `N passed, N failed`.
 //
-// The checks run in two lanes at once, because neither keeps both cores busy alone: the Rust
-// lane (clippy, the workspace's tests, the WASI run) and the build lane (the release binaries
-// and the conformance folders, the wasm build, tsc, vitest, vite build), whose fat-LTO links and
-// single-threaded codegen leave a core idle. Each lane writes to its own cargo profile folder
-// (target/debug, target/checked and target/wasm32-wasip1 against target/release and
-// target/wasm32-unknown-unknown), so neither waits for the other's lock. The end-to-end tests
-// start when both lanes are done, on a machine left to them. A step's output is held while an
-// earlier step is still printing, then shown whole in the order of the list, with its own time.
+// No check keeps both cores busy alone (fat-LTO links, single-threaded codegen, one test binary
+// at a time, the browser tests' waits), so the checks run in two lanes at once:
+//   build lane  the release binaries and the conformance folders, the wasm build, tsc, vitest,
+//               vite build, then the end-to-end tests: the page's path, at normal priority;
+//   Rust lane   fmt, clippy, the workspace's tests, the WASI run, at a lower CPU priority
+//               (nice 10: a tenth of the CPU where both lanes want it all), so that they take
+//               mostly what the build lane leaves idle and the browser tests run nearly as on a
+//               machine of their own. Not 19: the Rust tests that bound a run's time (a hang
+//               found in 5 s, cli.rs, fuzz.rs) must not starve.
+// Each lane builds in its own cargo profile folders (target/release and
+// target/wasm32-unknown-unknown; target/debug, target/checked and target/wasm32-wasip1), so
+// neither waits for the other's lock. A step's output is held while an earlier step is still
+// printing, then shown whole in the order of the list, with the step's own time.
 import { bold, fail, freePort, green, red, run, say, seconds, SetupError } from './lib.mjs';
 import { chromium, setup } from './setup.mjs';
 
-/** A step's command: `io.out` is where its output goes. */
+/** How a step runs its commands: where their output goes, at what priority. */
+const opt = (io) => ({ out: io.out, nice: io.nice });
 const cmd =
   (bin, ...args) =>
   (io) =>
-    run(bin, args, { out: io.out });
+    run(bin, args, opt(io));
 const node = (script, ...args) => cmd('node', script, ...args);
 
 const WASM = 'wasm build (wasm-pack, release)';
@@ -24,19 +30,18 @@ const VITE = 'vite build (dist/)';
 
 /**
  * The checks, in the order they are reported. `lane` runs its steps one after another; `needs`
- * names earlier steps whose failure makes this one pointless; `after` names steps it waits for.
+ * names earlier steps whose failure makes this one pointless.
  */
 function steps(ports) {
-  const rust = ['cargo fmt --all --check', 'cargo clippy --all-targets -- -D warnings', 'cargo test --workspace --profile checked', 'cargo test -p vmapviz-core on wasm32-wasip1 (Node WASI)'];
   return [
-    { name: rust[0], lane: 'rust', go: cmd('cargo', 'fmt', '--all', '--check') },
+    { name: 'cargo fmt --all --check', lane: 'rust', go: cmd('cargo', 'fmt', '--all', '--check') },
     {
       // Both builds of the facade: with the workbench (the workspace default) and without (the view's).
-      name: rust[1],
+      name: 'cargo clippy --all-targets -- -D warnings',
       lane: 'rust',
       go: async (io) =>
-        (await run('cargo', ['clippy', '--workspace', '--all-targets', '--', '-D', 'warnings'], { out: io.out })) ||
-        run('cargo', ['clippy', '-p', 'vmapviz-wasm', '--no-default-features', '--all-targets', '--', '-D', 'warnings'], { out: io.out }),
+        (await run('cargo', ['clippy', '--workspace', '--all-targets', '--', '-D', 'warnings'], opt(io))) ||
+        run('cargo', ['clippy', '-p', 'vmapviz-wasm', '--no-default-features', '--all-targets', '--', '-D', 'warnings'], opt(io)),
     },
     {
       // The binaries as a user builds them (fat LTO, no test features), and the shared conformance
@@ -45,33 +50,32 @@ function steps(ports) {
       name: 'vmap-replay as shipped: the conformance folders',
       lane: 'build',
       go: async (io) =>
-        (await run('cargo', ['build', '--release', '-p', 'vmapviz-live', '-p', 'vmapviz-core', '--bin', 'vmap-live', '--bin', 'vmap-replay'], { out: io.out })) ||
-        run('node', ['scripts/conformance.mjs'], { out: io.out }),
+        (await run('cargo', ['build', '--release', '-p', 'vmapviz-live', '-p', 'vmapviz-core', '--bin', 'vmap-live', '--bin', 'vmap-replay'], opt(io))) ||
+        run('node', ['scripts/conformance.mjs'], opt(io)),
     },
     {
       // Every test of the workspace once, optimised, with the debug assertions that check the
       // allocator's shortcuts against the kernel's rule at every step, and overflow checks
       // (Cargo.toml's `checked` profile).
-      name: rust[2],
+      name: 'cargo test --workspace --profile checked',
       lane: 'rust',
       go: cmd('cargo', 'test', '--workspace', '--profile', 'checked'),
     },
     // The core as the page runs it, where an arena handle is an address (scripts/test-wasi.mjs).
-    { name: rust[3], lane: 'rust', go: node('scripts/test-wasi.mjs') },
+    { name: 'cargo test -p vmapviz-core on wasm32-wasip1 (Node WASI)', lane: 'rust', go: node('scripts/test-wasi.mjs') },
     { name: WASM, lane: 'build', go: node('scripts/wasm.mjs') },
     { name: 'tsc --noEmit', lane: 'build', go: cmd('tsc', '--noEmit'), needs: [WASM] },
     { name: 'vitest (unit tests of web/)', lane: 'build', go: cmd('vitest', 'run') },
     { name: VITE, lane: 'build', go: cmd('vite', 'build'), needs: [WASM] },
     {
       name: 'playwright (end-to-end, Chromium)',
-      lane: 'e2e',
+      lane: 'build',
       go: (io) =>
         run('playwright', ['test'], {
           out: io.out,
           env: { E2E_PORT: String(ports[0]), E2E_SUBPATH_PORT: String(ports[1]), CI: process.env.CI ?? '1' },
         }),
       needs: [VITE],
-      after: rust,
       browser: true,
     },
   ];
@@ -123,7 +127,8 @@ async function main() {
   list.forEach((s, i) => {
     s.label = `[${i + 1}/${list.length}] ${s.name}`;
     s.out = new Output();
-    const before = [lastOfLane.get(s.lane), ...(s.needs ?? []), ...(s.after ?? [])].filter(Boolean);
+    const before = [lastOfLane.get(s.lane), ...(s.needs ?? [])].filter(Boolean);
+    if (s.lane === 'rust') s.nice = 10;
     lastOfLane.set(s.lane, s);
     s.done = (async () => {
       for (const b of before) await (typeof b === 'string' ? byName.get(b) : b).done;
