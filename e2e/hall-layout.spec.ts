@@ -17,7 +17,6 @@ import { measureStop } from './support/hall';
 
 /** Whether the stop looks at the tree; whether the code sits under it; its current line whole on screen. */
 async function codeLine(page: Page): Promise<{ tree: boolean; under: boolean; line: boolean; whole: boolean }> {
-  await page.waitForTimeout(250);
   return page.evaluate(() => {
     const tree = document.querySelector('.tree-panel')?.classList.contains('lesson-look') ?? false;
     const code = document.querySelector<HTMLElement>('[data-widget="code"]');
@@ -70,6 +69,7 @@ for (const [width, height] of [
       const m = await measureStop(page);
       bad.push(...m.cut.map((c) => `${at}: ${c}`));
       if (width === 1280) {
+        // At the stop's own step for 300 ms at least (the waits above), as the code list settles.
         await expect(card).toHaveAttribute('data-at-stop', 'true');
         const c = await codeLine(page);
         if (!c.tree) {
