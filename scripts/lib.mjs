@@ -61,16 +61,32 @@ export function capture(cmd, args) {
   return r.status === 0 ? r.stdout : null;
 }
 
-/** Run a command with inherited output; resolves to its exit code (127 when it cannot start). */
+/**
+ * Run a command; resolves to its exit code (127 when it cannot start). Its output is inherited,
+ * or, with `opts.out` (an object with `write(chunk)`), both of its streams go there. With
+ * `opts.nice` (1-19) it runs at that lower CPU priority, where `nice` exists.
+ */
 export function run(cmd, args, opts = {}) {
   return new Promise((res) => {
-    console.log(dim(`$ ${[cmd, ...args].join(' ')}`));
-    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv(opts.env), stdio: 'inherit' });
+    const out = opts.out;
+    const line = dim(`$ ${[cmd, ...args].join(' ')}`);
+    if (out) out.write(`${line}\n`);
+    else console.log(line);
+    if (opts.nice && process.platform !== 'win32' && works('nice', ['true'])) {
+      [cmd, args] = ['nice', ['-n', String(opts.nice), cmd, ...args]];
+    }
+    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv(opts.env), stdio: out ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    if (out) {
+      child.stdout.on('data', (b) => out.write(b));
+      child.stderr.on('data', (b) => out.write(b));
+    }
     child.on('error', (e) => {
-      console.error(`${red('error:')} cannot run ${cmd}: ${e.message}`);
+      const msg = `${red('error:')} cannot run ${cmd}: ${e.message}`;
+      if (out) out.write(`${msg}\n`);
+      else console.error(msg);
       res(127);
     });
-    child.on('exit', (code, signal) => res(code ?? (signal ? 128 : 1)));
+    child.on('close', (code, signal) => res(code ?? (signal ? 128 : 1)));
   });
 }
 
