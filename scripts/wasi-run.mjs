@@ -4,9 +4,9 @@
 //   node scripts/wasi-run.mjs TEST.wasm [libtest arguments]
 //
 // The binary runs in a child process with `--single-threaded-gc`, which reports its exit code and
-// is then killed: Node 20 crashed (SIGSEGV) at the end of some long test binaries, after their
-// summary, every time with V8's concurrent GC threads (the capture tests), and for one binary (the
-// imports') even without them. Such a crash after libtest
+// is then killed: Node 20 crashed (SIGSEGV, once SIGABRT) at the end of some long test binaries,
+// after their summary, every time with V8's concurrent GC threads (the capture tests), and for one
+// binary (the imports') even without them. Such a crash after libtest
 // printed `test result: ok.` (and before the binary returned, so with no exit code reported) counts
 // as that result, with a line that says so; every other crash fails.
 import { fork } from 'node:child_process';
@@ -21,21 +21,23 @@ if (process.argv[2] === '--child') {
   const code = wasi.start(instance);
   process.send({ code }, () => process.kill(process.pid, 'SIGKILL'));
 } else {
-  // stdout passes through; the last libtest summary line is kept, for a child that crashed after it.
+  // stdout passes through; its tail is kept, for a child that crashed after libtest's summary
+  // (read at the end: a pipe may cut the summary line in two).
   let code = null;
-  let summary = '';
+  let tail = '';
   const child = fork(fileURLToPath(import.meta.url), ['--child', ...process.argv.slice(2)], {
     stdio: ['inherit', 'pipe', 'inherit', 'ipc'],
     execArgv: ['--single-threaded-gc', '--no-warnings'],
   });
   child.stdout.on('data', (d) => {
     process.stdout.write(d);
-    summary = (String(d).match(/^test result: .*$/gm) ?? [summary]).at(-1);
+    tail = (tail + String(d)).slice(-8192);
   });
   child.on('message', (m) => (code = m.code));
-  child.on('exit', (_, signal) => {
-    if (code === null && signal === 'SIGSEGV' && summary.startsWith('test result: ok.')) {
-      console.error('wasi-run: Node crashed after the binary printed its summary (see the header); its result stands');
+  child.on('close', (_, signal) => {
+    const summary = (tail.match(/^test result: .*$/gm) ?? ['']).at(-1);
+    if (code === null && signal !== null && summary.startsWith('test result: ok.')) {
+      console.error(`wasi-run: Node crashed (${signal}) after the binary printed its summary (see the header); its result stands`);
       code = 0;
     }
     // No report and no summary: the binary itself crashed (a trap, out of memory).

@@ -41,7 +41,7 @@
 //! pcpu, early, settings) gets the full check.
 
 use crate::area::{Arena, VaTree, F_LAZY, NIL};
-use crate::check::check_invariants;
+use crate::check::{check_invariants, Checked};
 use crate::era::Vmap;
 use crate::events::{Event, IndexView, Observer};
 use crate::rbtree::{compute_subtree_max_size, rb_next, rb_prev};
@@ -252,7 +252,8 @@ impl IncrementalCheck {
 
     /// Check after `op` was applied to `v` (with `self` as its observer); `out` is what the
     /// operation printed (maple-rfc reads the address an allocation returned from it).
-    pub fn after_op(&mut self, v: &Vmap, op: &Op, out: &str) -> Result<(), String> {
+    pub fn after_op(&mut self, c: &impl Checked, op: &Op, out: &str) -> Result<(), String> {
+        let v = c.model();
         if matches!(op, Op::Profile(_) | Op::Init { .. }) {
             self.synced = false;
         }
@@ -276,7 +277,7 @@ impl IncrementalCheck {
             (true, None) => self.every.max(v.arena.live() as u64),
         };
         let r = if !self.synced || (every > 0 && self.since >= every) {
-            self.full(v)
+            self.full(c)
         } else if let Some(m) = v.rfc() {
             self.check_rfc(v, m, op, out)
         } else {
@@ -289,17 +290,17 @@ impl IncrementalCheck {
     }
 
     /// The check at the end of a trace: everything.
-    pub fn finish(&mut self, v: &Vmap) -> Result<(), String> {
-        self.full(v)
+    pub fn finish(&mut self, c: &impl Checked) -> Result<(), String> {
+        self.full(c)
     }
 
     /// The whole check, and the running sums set up again from the state.
-    fn full(&mut self, v: &Vmap) -> Result<(), String> {
+    fn full(&mut self, c: &impl Checked) -> Result<(), String> {
         self.full_checks += 1;
         self.since = 0;
         self.synced = false;
-        check_invariants(v)?;
-        self.resync(v);
+        check_invariants(c)?;
+        self.resync(c.model());
         self.synced = true;
         Ok(())
     }

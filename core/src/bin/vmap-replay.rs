@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use vmapviz_core::check::check_invariants;
+use vmapviz_core::check::{check_invariants, Checked};
 use vmapviz_core::check_inc::{IncrementalCheck, WithCheck, DEFAULT_EVERY};
 use vmapviz_core::counters::{CounterObserver, Counters};
 use vmapviz_core::events::Observer;
@@ -913,10 +913,10 @@ fn print_rfc_counters(m: &vmapviz_core::maple_rfc::MapleRfc) {
 /// `--check` for the observers that carry one.
 trait EndOp {
     fn end_op(&mut self) {}
-    fn after_op(&mut self, v: &Vmap, _op: &Op, _out: &str) -> Result<(), String> {
+    fn after_op(&mut self, v: &impl Checked, _op: &Op, _out: &str) -> Result<(), String> {
         check_invariants(v)
     }
-    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+    fn finish(&mut self, v: &impl Checked) -> Result<(), String> {
         check_invariants(v)
     }
 }
@@ -927,10 +927,10 @@ impl EndOp for CounterObserver {
     }
 }
 impl EndOp for IncrementalCheck {
-    fn after_op(&mut self, v: &Vmap, op: &Op, out: &str) -> Result<(), String> {
+    fn after_op(&mut self, v: &impl Checked, op: &Op, out: &str) -> Result<(), String> {
         IncrementalCheck::after_op(self, v, op, out)
     }
-    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+    fn finish(&mut self, v: &impl Checked) -> Result<(), String> {
         IncrementalCheck::finish(self, v)
     }
 }
@@ -938,10 +938,10 @@ impl EndOp for WithCheck<'_, CounterObserver> {
     fn end_op(&mut self) {
         self.inner.end_op();
     }
-    fn after_op(&mut self, v: &Vmap, op: &Op, out: &str) -> Result<(), String> {
+    fn after_op(&mut self, v: &impl Checked, op: &Op, out: &str) -> Result<(), String> {
         self.check.after_op(v, op, out)
     }
-    fn finish(&mut self, v: &Vmap) -> Result<(), String> {
+    fn finish(&mut self, v: &impl Checked) -> Result<(), String> {
         self.check.finish(v)
     }
 }
