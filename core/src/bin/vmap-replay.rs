@@ -25,7 +25,7 @@ use vmapviz_core::import::{self, ImportFormat};
 use vmapviz_core::profile::ProfileName;
 use vmapviz_core::trace::{escaped, parse_line, parse_trace, quote, Op, TraceLine, MAX_TRACE_BYTES};
 use vmapviz_core::workload::{self, Preset, TextSink, WorkloadParams};
-use vmapviz_core::{NoObserver, Profile, Replayer, Vmap};
+use vmapviz_core::{NoObserver, Profile, Replayer};
 
 const USAGE: &str = "usage: vmap-replay [--check] [--check-every N] [--bench] [--counters] [--profile NAME] FILE|-
        vmap-replay --workload NAME [--seed S] [--loops N] [--profile NAME] [--cpus N] [--threads N]
