@@ -31,12 +31,12 @@ use crate::trace::Op;
 /// Events replayed again by every fork (see the module's documentation).
 pub const MARGIN: usize = 4096;
 
-/// The parts' names, as in a bundle folder.
-const BEFORE: &str = "vmallocinfo.before";
-const TRACE: &str = "trace.txt";
-const AFTER: &str = "vmallocinfo.after";
-const CPUS: &str = "cpus.txt";
-const UNAME: &str = "uname.txt";
+/// The parts' names, as in a bundle folder ([`PARTS`]).
+const BEFORE: &str = PARTS[0];
+const TRACE: &str = PARTS[1];
+const AFTER: &str = PARTS[2];
+const CPUS: &str = PARTS[3];
+const UNAME: &str = PARTS[4];
 
 /// A capture's replay, carried on as its trace comes in pieces.
 pub struct StreamReplay {
