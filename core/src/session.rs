@@ -9,6 +9,9 @@
 //! ```
 //! Stepping back is therefore exact and cheap on long traces.
 
+use std::collections::VecDeque;
+use std::fmt::Write;
+
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -716,12 +719,15 @@ impl Session {
 }
 
 /// A session opened a slice at a time, so that a caller with a frame budget (the page's main
-/// thread) never waits long: first the whole text is parsed (all or nothing, as
-/// [`Session::load`]: the first bad line wins), then the operations are replayed.
+/// thread) or a progress bar (its worker) never waits long: first the whole text is parsed (all
+/// or nothing, as [`Session::load`]: the first bad line wins), then the operations are replayed.
+/// Operations already in hand (a capture's replay, a generated workload) skip the text:
+/// [`SessionBuilder::from_ops`].
 ///
 /// ```text
 ///   new(text) -> advance(n) ... advance(n) == Done -> finish()
 ///                 parse n lines     replay n operations
+///   from_ops(ops) ----------------> replay n operations
 /// ```
 pub struct SessionBuilder {
     text: String,
@@ -729,9 +735,9 @@ pub struct SessionBuilder {
     pos: usize,
     line: usize,
     parser: LineParser,
-    lines: Vec<TraceLine>,
-    /// The next line to replay, once parsing is done.
-    next: usize,
+    /// The lines parsed so far; once parsing is done, the lines still to replay, first first.
+    lines: VecDeque<TraceLine>,
+    /// Set once parsing is done: the operations replayed so far are its.
     session: Option<Session>,
 }
 
@@ -759,10 +765,29 @@ impl SessionBuilder {
             pos: 0,
             line: 0,
             parser: LineParser::default(),
-            lines: Vec::new(),
-            next: 0,
+            lines: VecDeque::new(),
             session: None,
         })
+    }
+
+    /// Lines parsed already: only the replay is left. Checkpoints are spaced as
+    /// [`Session::load`] spaces them for this length.
+    pub fn from_lines(lines: Vec<TraceLine>) -> SessionBuilder {
+        let every = Session::spacing_for(lines.len());
+        SessionBuilder {
+            text: String::new(),
+            pos: 0,
+            line: 0,
+            parser: LineParser::default(),
+            lines: lines.into(),
+            session: Some(Session::with_checkpoint_every(Profile::default(), every)),
+        }
+    }
+
+    /// Operations with no text behind them: operation `i` is line `i + 1`, the line it has in
+    /// the trace [`format_trace`](crate::trace::format_trace) prints of them (one a line).
+    pub fn from_ops(ops: Vec<Op>) -> SessionBuilder {
+        SessionBuilder::from_lines(ops.into_iter().zip(1..).map(|(op, line)| TraceLine { line, op }).collect())
     }
 
     /// Do at most `n` lines of work (at least one); on error nothing is kept.
@@ -787,17 +812,16 @@ impl SessionBuilder {
                 if let Some(tl) =
                     self.parser.feed(self.line, l).map_err(|e| ReplayError { line: e.line, msg: e.msg })?
                 {
-                    self.lines.push(tl);
+                    self.lines.push_back(tl);
                 }
             }
             return Ok(self.status());
         }
         if let Some(s) = self.session.as_mut() {
-            let end = (self.next + n).min(self.lines.len());
-            for l in &self.lines[self.next..end] {
-                s.push_line(l.clone())?;
+            for _ in 0..n {
+                let Some(l) = self.lines.pop_front() else { break };
+                s.push_line(l)?;
             }
-            self.next = end;
         }
         Ok(self.status())
     }
@@ -805,9 +829,22 @@ impl SessionBuilder {
     pub fn status(&self) -> Opening {
         match &self.session {
             None => Opening::Parsing { done: self.pos, total: self.text.len() },
-            Some(_) if self.next < self.lines.len() => Opening::Replaying { done: self.next, total: self.lines.len() },
+            Some(s) if !self.lines.is_empty() => {
+                Opening::Replaying { done: s.len(), total: s.len() + self.lines.len() }
+            }
             Some(_) => Opening::Done,
         }
+    }
+
+    /// The trace of every line parsed so far, replayed or not, formatted now (the page asks for
+    /// it only to show or export it).
+    pub fn trace_text(&self) -> String {
+        let done = self.session.as_ref().map_or(&[][..], |s| s.ops());
+        let mut out = String::new();
+        for l in done.iter().chain(self.lines.iter()) {
+            let _ = writeln!(out, "{}", l.op);
+        }
+        out
     }
 
     /// The session, once [`Opening::Done`]; `None` before.

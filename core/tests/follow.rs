@@ -8,8 +8,9 @@ use std::path::Path;
 use vmapviz_core::capture::follow::{Follow, Mark};
 use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
 use vmapviz_core::check_inc::IncrementalCheck;
+use vmapviz_core::session::{Opening, SessionBuilder};
 use vmapviz_core::trace::{format_trace, parse_trace};
-use vmapviz_core::{NoObserver, Op, Profile, Replayer};
+use vmapviz_core::{NoObserver, Op, Profile, Replayer, Session};
 
 fn read_part(dir: &Path, name: &str) -> Option<(String, String)> {
     for n in [name.to_string(), format!("{name}.gz")] {
@@ -58,6 +59,7 @@ fn check_dir(dir: &Path) {
     let text = format_trace(&ops);
     let lines = parse_trace(&text).unwrap();
     assert_eq!(lines.len(), ops.len());
+    same_session(dir, ops.clone(), &text);
     let mut r = Replayer::new(Profile::Linux618);
     let mut check = IncrementalCheck::new(4096);
     let mut got_addrs = Vec::new();
@@ -120,6 +122,50 @@ fn check_dir(dir: &Path) {
     want.sort_unstable();
     have.sort_unstable();
     assert_eq!(have, want, "{}", dir.display());
+}
+
+/// The session the page opens a capture into, stepped from the replay's operations as its
+/// worker steps it (`SessionBuilder::from_ops`: no text printed and parsed again), is the one
+/// the printed trace opens into (`Session::load`, parsed and replayed): the same operations at
+/// the same lines, outputs, warnings, marks, states and frames; and its text, printed only when
+/// asked, is the printed trace.
+fn same_session(dir: &Path, ops: Vec<Op>, text: &str) {
+    let d = dir.display();
+    let want = Session::load(text).unwrap_or_else(|e| panic!("{d}: {e}"));
+    let n = ops.len();
+    let mut b = SessionBuilder::from_ops(ops);
+    assert_eq!(b.status(), Opening::Replaying { done: 0, total: n }, "{d}");
+    assert_eq!(b.trace_text(), text, "{d}: before the replay");
+    let mut done = 0;
+    loop {
+        match b.advance(1000).unwrap_or_else(|e| panic!("{d}: {e}")) {
+            Opening::Replaying { done: now, total } => {
+                assert_eq!((now, total), ((done + 1000).min(n), n), "{d}: progress");
+                assert_eq!(b.trace_text(), text, "{d}: part-way ({now})");
+                done = now;
+            }
+            Opening::Done => break,
+            o => panic!("{d}: {o:?}"),
+        }
+    }
+    assert_eq!(b.trace_text(), text, "{d}: replayed");
+    let got = b.finish().unwrap_or_else(|| panic!("{d}: not done"));
+    assert_eq!((got.len(), got.checkpoint_every()), (want.len(), want.checkpoint_every()), "{d}");
+    assert_eq!(got.trace_text(), text, "{d}");
+    assert_eq!(got.output(), want.output(), "{d}");
+    assert_eq!(got.marks(0, n), want.marks(0, n), "{d}");
+    for k in 0..n {
+        let (g, w) = (got.summary(k), want.summary(k));
+        assert_eq!((g.line, g.text, g.output, g.warning), (w.line, w.text, w.output, w.warning), "{d}: op {k}");
+    }
+    for k in (0..n).step_by(41).chain([n - 1, n]) {
+        assert!(got.state_before(k) == want.state_before(k), "{d}: the state before op {k}");
+    }
+    for k in (0..n).step_by(499).chain([n - 1]) {
+        let (g, w) = (got.frames(k).unwrap(), want.frames(k).unwrap());
+        assert!(g.before == w.before && g.after == w.after, "{d}: op {k}'s states");
+        assert!(g.frames == w.frames && g.trees == w.trees && g.areas == w.areas, "{d}: op {k}'s frames");
+    }
 }
 
 #[test]

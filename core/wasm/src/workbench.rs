@@ -1,5 +1,6 @@
 //! The workbench's part of the facade (feature `workbench`): counters, cost sweeps, the
-//! contention model, workload generators, importers and the stepwise loader for large traces.
+//! contention model, workload generators, importers (a capture bundle's too) and the stepwise
+//! loader of the page's worker.
 //! The page's first screen does without it, so the main thread's build leaves it out and the
 //! workbench loads a second build that has it.
 
@@ -9,11 +10,11 @@ use ts_rs::TS;
 use vmapviz_core::contention::sweep_bump as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
-use vmapviz_core::session::{IndexSnap, StateSnap};
+use vmapviz_core::session::{IndexSnap, Opening, SessionBuilder, StateSnap};
 use vmapviz_core::sweep::{sweep_bump, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
-use vmapviz_core::{Op, Profile, Session, TraceLine};
+use vmapviz_core::{Op, Profile, TraceLine};
 use wasm_bindgen::prelude::*;
 
 /// What a thinned state had (web/src/panels/large.ts shows these counts, not the runs').
@@ -335,59 +336,6 @@ pub fn import_bytes(format_name: &str, bytes: &[u8], profile_name: &str) -> Resu
     import_text(format_name, text, profile_name)
 }
 
-/// A capture bundle (scripts/capture.sh) replayed from its before file and compared with the
-/// kernel (`vmap-replay --import capture`): the trace it prints (core/src/follow.rs lines, so
-/// that the page's replay gives the capture's states) and the comparison as the report's notes,
-/// its last line the summary. `names`: the parts' file names, one a line, in the order
-/// vmallocinfo.before, trace.txt, vmallocinfo.after, cpus.txt, uname.txt (empty: missing; each
-/// part plain or gzipped). Errors name the file and the line.
-#[wasm_bindgen]
-#[allow(clippy::too_many_arguments)]
-pub fn import_capture(
-    names: &str,
-    before: &[u8],
-    trace: &[u8],
-    after: Option<Vec<u8>>,
-    cpus: &[u8],
-    uname: Option<Vec<u8>>,
-    profile_name: &str,
-) -> Result<ImportResult, JsError> {
-    use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
-    let given: Vec<&str> = names.split('\n').collect();
-    let name = |i: usize| given.get(i).copied().filter(|n| !n.is_empty()).unwrap_or(PARTS[i]);
-    let text = |i: usize, b: &[u8]| part_text(name(i), b).map_err(|e| JsError::new(&e.to_string()));
-    let (tb, tt, tc) = (text(0, before)?, text(1, trace)?, text(3, cpus)?);
-    let ta = after.as_deref().map(|b| text(2, b)).transpose()?;
-    let tu = uname.as_deref().map(|b| text(4, b)).transpose()?;
-    fn part<'a>(name: &'a str, text: &'a str) -> Part<'a> {
-        Part { name, text }
-    }
-    let b = Bundle {
-        before: part(name(0), &tb),
-        trace: part(name(1), &tt),
-        after: ta.as_deref().map(|t| part(name(2), t)),
-        cpus: part(name(3), &tc),
-        uname: tu.as_deref().map(|t| part(name(4), t)),
-    };
-    let profile = opt_profile(profile_name)?.unwrap_or(Profile::newest_release());
-    let (ops, r) = replay_capture(b, profile).map_err(|e| JsError::new(&e.to_string()))?;
-    let shown = r.to_string();
-    let notes: Vec<Remark<'_>> = shown.lines().map(|text| Remark { line: 0, text }).collect();
-    let report = to_json(&CaptureReportJson {
-        format: "capture",
-        mapped: r.allocations,
-        skipped: Vec::new(),
-        notes,
-        purge_events: r.purges,
-        mismatches: r.unexplained,
-        labels: Vec::new(),
-        equal: r.equal,
-        explained: r.explained,
-        summary: r.summary_line(),
-    });
-    Ok(ImportResult { text: vmapviz_core::trace::format_trace(&ops), ops: ops.len(), report })
-}
-
 /// What `ImportResult.report` holds for a capture: [`ImportReportJson`]'s fields (`mapped`:
 /// the kernel's allocations, `mismatches`: the unexplained ones) and the comparison's counts.
 #[derive(Serialize)]
@@ -412,19 +360,20 @@ pub fn trace_to_json(text: &str) -> Result<String, JsError> {
 }
 
 // ----------------------------------------------------------------------
-// Large traces: a replay in steps, for a progress bar (the page runs it in a Web Worker)
+// Opening in steps, for a progress bar (the page runs it in a Web Worker)
 // ----------------------------------------------------------------------
 
-/// A trace parsed at once (all or nothing), then replayed `step(n)` operations at a time into a
-/// session; `finish()` gives the session.
+/// A trace parsed at once (all or nothing), or operations in hand (a workload, a capture's
+/// replay), replayed `step(n)` operations at a time into a session; `finish()` gives the
+/// session.
 #[wasm_bindgen]
 pub struct Loader {
-    s: Session,
-    lines: std::vec::IntoIter<TraceLine>,
+    b: SessionBuilder,
     total: usize,
     /// Operations other than settings.
     acting: usize,
-    done: usize,
+    /// A capture's comparison with its kernel (the report's JSON), for `Loader.capture`.
+    report: Option<String>,
 }
 
 #[wasm_bindgen]
@@ -440,7 +389,75 @@ impl Loader {
     pub fn workload(name: &str, params_json: &str) -> Result<Loader, JsError> {
         let p = params(params_json)?;
         let ops = workload::generate(name, &p).map_err(|e| JsError::new(&e))?;
-        Ok(Loader::from_lines(ops.into_iter().enumerate().map(|(i, op)| TraceLine { line: i + 1, op }).collect()))
+        Ok(Loader::from_ops(ops))
+    }
+
+    /// A capture bundle (scripts/capture.sh) replayed from its before file and compared with
+    /// the kernel (`vmap-replay --import capture`), its operations (the start state, what was
+    /// learnt, each allocation with the kernel's answer: core/src/capture/follow.rs) ready to be
+    /// stepped into the session; no trace text in between (`text()` prints it when asked). The
+    /// comparison is `report()`: the report's notes, its last line the summary. `names`: the
+    /// parts' file names, one a line, in the order vmallocinfo.before, trace.txt,
+    /// vmallocinfo.after, cpus.txt, uname.txt (empty: missing; each part plain or gzipped).
+    /// Errors name the file and the line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn capture(
+        names: &str,
+        before: &[u8],
+        trace: &[u8],
+        after: Option<Vec<u8>>,
+        cpus: &[u8],
+        uname: Option<Vec<u8>>,
+        profile_name: &str,
+    ) -> Result<Loader, JsError> {
+        use vmapviz_core::capture::{part_text, replay_capture, Bundle, Part, PARTS};
+        let given: Vec<&str> = names.split('\n').collect();
+        let name = |i: usize| given.get(i).copied().filter(|n| !n.is_empty()).unwrap_or(PARTS[i]);
+        let text = |i: usize, b: &[u8]| part_text(name(i), b).map_err(|e| JsError::new(&e.to_string()));
+        let (tb, tt, tc) = (text(0, before)?, text(1, trace)?, text(3, cpus)?);
+        let ta = after.as_deref().map(|b| text(2, b)).transpose()?;
+        let tu = uname.as_deref().map(|b| text(4, b)).transpose()?;
+        fn part<'a>(name: &'a str, text: &'a str) -> Part<'a> {
+            Part { name, text }
+        }
+        let b = Bundle {
+            before: part(name(0), &tb),
+            trace: part(name(1), &tt),
+            after: ta.as_deref().map(|t| part(name(2), t)),
+            cpus: part(name(3), &tc),
+            uname: tu.as_deref().map(|t| part(name(4), t)),
+        };
+        let profile = opt_profile(profile_name)?.unwrap_or(Profile::newest_release());
+        let (ops, r) = replay_capture(b, profile).map_err(|e| JsError::new(&e.to_string()))?;
+        let shown = r.to_string();
+        let notes: Vec<Remark<'_>> = shown.lines().map(|text| Remark { line: 0, text }).collect();
+        let report = to_json(&CaptureReportJson {
+            format: "capture",
+            mapped: r.allocations,
+            skipped: Vec::new(),
+            notes,
+            purge_events: r.purges,
+            mismatches: r.unexplained,
+            labels: Vec::new(),
+            equal: r.equal,
+            explained: r.explained,
+            summary: r.summary_line(),
+        });
+        let mut l = Loader::from_ops(ops);
+        l.report = Some(report);
+        Ok(l)
+    }
+
+    /// The report of `Loader.capture` (JSON: [`ImportReportJson`]'s fields, `mapped` the
+    /// kernel's allocations and `mismatches` the unexplained ones, with the comparison's
+    /// counts); `undefined` for another loader.
+    pub fn report(&self) -> Option<String> {
+        self.report.clone()
+    }
+
+    /// The trace as text, replayed or not (one operation a line: operation `i` is line `i + 1`).
+    pub fn text(&self) -> String {
+        self.b.trace_text()
     }
 
     /// Operations in the trace.
@@ -456,25 +473,29 @@ impl Loader {
 
     /// Operations replayed so far.
     pub fn done(&self) -> usize {
-        self.done
+        match self.b.status() {
+            Opening::Replaying { done, .. } => done,
+            Opening::Done => self.total,
+            Opening::Parsing { .. } => 0,
+        }
     }
 
     /// Replay up to `n` more operations; returns how many are done. Throws `line N: ...` when
     /// an operation is one the kernel would crash on.
     pub fn step(&mut self, n: usize) -> Result<usize, JsError> {
-        for l in self.lines.by_ref().take(n) {
-            self.s.push_line(l).map_err(|e| JsError::new(&e.to_string()))?;
-            self.done += 1;
+        if n > 0 && self.done() < self.total {
+            self.b.advance(n).map_err(|e| JsError::new(&e.to_string()))?;
         }
-        Ok(self.done)
+        Ok(self.done())
     }
 
     /// The replayed session (all operations must be done).
     pub fn finish(self) -> Result<Vmapviz, JsError> {
-        if self.done < self.total {
-            return Err(JsError::new(&format!("only {} of {} operations are replayed", self.done, self.total)));
-        }
-        Ok(Vmapviz { s: self.s })
+        let (done, total) = (self.done(), self.total);
+        self.b
+            .finish()
+            .map(|s| Vmapviz { s })
+            .ok_or_else(|| JsError::new(&format!("only {done} of {total} operations are replayed")))
     }
 }
 
@@ -482,9 +503,13 @@ impl Loader {
     fn from_lines(lines: Vec<TraceLine>) -> Loader {
         let total = lines.len();
         let acting = lines.iter().filter(|l| !l.op.is_setting()).count();
-        // Checkpoints spaced as `Session::load` spaces them for this length.
-        let s = Session::with_checkpoint_every(Profile::default(), Session::spacing_for(total));
-        Loader { s, lines: lines.into_iter(), total, acting, done: 0 }
+        Loader { b: SessionBuilder::from_lines(lines), total, acting, report: None }
+    }
+
+    fn from_ops(ops: Vec<Op>) -> Loader {
+        let total = ops.len();
+        let acting = ops.iter().filter(|op| !op.is_setting()).count();
+        Loader { b: SessionBuilder::from_ops(ops), total, acting, report: None }
     }
 }
 
