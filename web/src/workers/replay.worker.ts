@@ -7,7 +7,6 @@ import init, {
   cost_sweep,
   detect_format,
   import_bytes,
-  import_capture,
   import_text,
   Loader,
   Vmapviz,
@@ -87,14 +86,13 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
   } else if (source.kind === 'capture') {
+    // The capture's replay hands over its operations, not text: the session is stepped from
+    // them, and their text is printed only when asked.
     const b = bundle(source.parts);
     const [before, trace, after, cpus, uname] = b.bytes;
-    const r = import_capture(b.names, before!, trace!, after, cpus!, uname, source.profile);
-    report = r.report;
+    loader = Loader.capture(b.names, before!, trace!, after, cpus!, uname, source.profile);
+    report = loader.report() ?? null;
     format = 'capture';
-    text = r.text;
-    r.free();
-    loader = new Loader(text);
   } else {
     // The trace language itself goes straight to the loader (one parse, errors at the input's
     // lines); the other formats, and bytes that are not UTF-8, go through the core's importers.
@@ -128,6 +126,13 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
     throw new Error(nothing(format, report));
   }
   const t1 = performance.now();
+  if (source.kind === 'capture' && total <= largeOps) {
+    // The main view replays it in its own instance of the core: nothing to replay here (its
+    // operations come from the capture's replay), only the text the main view opens.
+    text = loader.text();
+    loader.free();
+    return { kind: 'small', total, text, report, parseMs: t1 - t0, replayMs: 0 };
+  }
   post({ id, type: 'progress', done: 0, total });
   try {
     while (loader.done() < total) {
@@ -135,6 +140,8 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
       post({ id, type: 'progress', done: loader.done(), total });
     }
   } catch (e) {
+    // A capture's operations have no text yet: printed for the message (operation N is line N).
+    if (text === null && source.kind === 'capture') text = loader.text();
     loader.free();
     const msg = message(e);
     throw new Error(format === 'trace' || text === null ? msg : converted(msg, text, format));

@@ -1,0 +1,81 @@
+// Opening a capture bundle as the page does, in Node over the workbench's wasm build
+// (web/src/pkg-workbench, built by `node scripts/wasm.mjs`):
+//   worker   what the replay worker does before the page can show it: the capture's replay
+//            (every pass), then, for a bundle of at most LARGE_OPS operations, the text the
+//            main view opens;
+//   main     the main view opening that text (`Vmapviz.load`: parse and replay);
+//   large    what the worker does for a bundle past LARGE_OPS: the capture's replay, then its
+//            operations stepped into the session it keeps (chunks of 25,000, as the page).
+// A build from before `Loader.capture` (`import_capture`: the trace printed as text, then
+// parsed and replayed in the worker whatever its size) is timed the way the worker used it.
+//
+//   node scripts/bench-capture-open.mjs [--runs N] [--dir BUNDLE] [--pkg DIR]
+//
+// Prints milliseconds, best of N (default 5); BUNDLE defaults to ../shared/captures/linux-6.18-mixed.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { option, ROOT } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => option(args, name, dflt);
+const RUNS = Math.max(1, Number(opt('--runs', 5)) || 1);
+const DIR = resolve(opt('--dir', join(ROOT, '../shared/captures/linux-6.18-mixed')));
+const CHUNK = 25_000;
+
+const pkg = resolve(opt('--pkg', join(ROOT, 'web/src/pkg-workbench')));
+const m = await import(join(pkg, 'vmapviz_wasm.js'));
+m.initSync({ module: readFileSync(join(pkg, 'vmapviz_wasm_bg.wasm')) });
+
+// The parts in the order the facade takes them, each plain or gzipped.
+const PARTS = ['vmallocinfo.before', 'trace.txt', 'vmallocinfo.after', 'cpus.txt', 'uname.txt'];
+const found = PARTS.map((p) => [p, `${p}.gz`].find((n) => existsSync(join(DIR, n))));
+const names = found.map((n) => n ?? '').join('\n');
+const bytes = found.map((n) => (n ? new Uint8Array(readFileSync(join(DIR, n))) : undefined));
+const args7 = () => [names, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], ''];
+const api = typeof m.Loader.capture === 'function' ? 'Loader.capture' : 'import_capture';
+
+function step(loader) {
+  while (loader.done() < loader.total()) loader.step(CHUNK);
+}
+
+/** The worker's part: [ms, text]. */
+function worker(large) {
+  const t0 = performance.now();
+  let loader;
+  let text = null;
+  if (api === 'Loader.capture') {
+    loader = m.Loader.capture(...args7());
+    if (!large) {
+      text = loader.text();
+      loader.free();
+      return [performance.now() - t0, text];
+    }
+  } else {
+    const r = m.import_capture(...args7());
+    text = r.text;
+    r.free();
+    loader = new m.Loader(text);
+  }
+  step(loader);
+  if (large) loader.finish().free();
+  else loader.free();
+  return [performance.now() - t0, text];
+}
+
+let best = { worker: Infinity, main: Infinity, large: Infinity };
+let ops = 0;
+for (let r = 0; r < RUNS; r++) {
+  const [w, text] = worker(false);
+  const t0 = performance.now();
+  const s = m.Vmapviz.load(text);
+  const main = performance.now() - t0;
+  ops = s.len();
+  s.free();
+  const [large] = worker(true);
+  best = { worker: Math.min(best.worker, w), main: Math.min(best.main, main), large: Math.min(best.large, large) };
+}
+const f = (x) => x.toFixed(1);
+console.log(
+  `${DIR.split('/').pop()} (${api}, ${ops} operations): worker ${f(best.worker)} ms + main view ${f(best.main)} ms = ${f(best.worker + best.main)} ms; ` +
+    `kept in the worker ${f(best.large)} ms (best of ${RUNS})`,
+);
