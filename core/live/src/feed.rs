@@ -7,8 +7,11 @@
 //! * `trace` `{"from": K, "lines": "..."}`: keep the first K lines, then these (newline-joined);
 //! * `report` the report line's figures (`follow::Figures`);
 //! * `note` `{"text": "..."}`: something to say plainly (a replay error, the window full);
+//! * `callers` `{"name": "...", "text": "..."}`: a `/proc/vmallocinfo` read (the before file, a
+//!   read while the session goes on, the after file): the areas' callers and flags;
 //! * `end` `{}`: the source ended and the last replay covered all of it.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -23,12 +26,22 @@ pub const CHUNK: usize = 8192;
 /// fails) and proxies keep the stream.
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
+/// Changes of the lines remembered: a reader further behind is sent all the lines again.
+const EDITS: usize = 1024;
+
 #[derive(Default)]
 struct State {
     version: u64,
     lines: Arc<Vec<String>>,
+    /// Changes of `lines` so far (0: none yet).
+    lines_version: u64,
+    /// The last changes of `lines`: (the `lines_version` it made, the first line it changed).
+    edits: VecDeque<(u64, usize)>,
     report: Option<Arc<String>>,
     note: Option<Arc<String>>,
+    callers: Option<Arc<String>>,
+    /// The text of the last `callers` read (a read that finds it unchanged sends nothing).
+    callers_text: String,
     ended: bool,
     closed: bool,
 }
@@ -53,9 +66,43 @@ impl Feed {
 
     /// The followed trace's lines (the trace language), all of them.
     pub fn publish(&self, lines: Vec<String>, report_json: String) {
+        self.publish_from(0, lines, report_json);
+    }
+
+    /// The followed trace's lines from line `same` on (`tail`); the first `same` lines are those
+    /// published last. Only lines that differ from the last ones are replaced (none copied).
+    pub fn publish_from(&self, same: usize, tail: Vec<String>, report_json: String) {
         self.update(|s| {
-            s.lines = Arc::new(lines);
+            let same = same.min(s.lines.len());
+            let d = common_prefix(&s.lines[same..], &tail);
+            let from = same + d;
+            if from < s.lines.len() || d < tail.len() {
+                let v = Arc::make_mut(&mut s.lines);
+                v.truncate(from);
+                v.extend(tail.into_iter().skip(d));
+                s.lines_version += 1;
+                let e = (s.lines_version, from);
+                s.edits.push_back(e);
+                if s.edits.len() > EDITS {
+                    s.edits.pop_front();
+                }
+            }
             s.report = Some(Arc::new(report_json));
+        });
+    }
+
+    /// A `/proc/vmallocinfo` read named `name`, for the areas' callers; sent when its text is not
+    /// the last one's.
+    pub fn callers(&self, name: &str, text: &str) {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.callers.is_some() && s.callers_text == text {
+            return;
+        }
+        drop(s);
+        let json = serde_json::json!({ "name": name, "text": text }).to_string();
+        self.update(|s| {
+            s.callers = Some(Arc::new(json));
+            s.callers_text = text.to_string();
         });
     }
 
@@ -87,9 +134,11 @@ impl Feed {
         SseReader {
             feed: self.clone(),
             seen: None,
-            sent: Arc::new(Vec::new()),
+            sent_version: 0,
+            sent_len: 0,
             report: None,
             note: None,
+            callers: None,
             ended: false,
             out: Vec::new(),
             at: 0,
@@ -103,9 +152,12 @@ impl Feed {
 pub struct SseReader {
     feed: Arc<Feed>,
     seen: Option<u64>,
-    sent: Arc<Vec<String>>,
+    /// The `lines_version` of the lines this page has, and how many it has.
+    sent_version: u64,
+    sent_len: usize,
     report: Option<Arc<String>>,
     note: Option<Arc<String>>,
+    callers: Option<Arc<String>>,
     ended: bool,
     out: Vec<u8>,
     at: usize,
@@ -164,16 +216,26 @@ impl SseReader {
             return None;
         }
         self.seen = Some(s.version);
-        let (lines, report, note, ended) = (s.lines.clone(), s.report.clone(), s.note.clone(), s.ended);
+        let trace = (s.lines_version != self.sent_version).then(|| {
+            // The first line changed since this page's lines: the edits since, if remembered.
+            let remembered = s.edits.front().is_some_and(|&(v, _)| v <= self.sent_version + 1);
+            let from = if self.sent_version == 0 || !remembered {
+                0
+            } else {
+                s.edits.iter().filter(|&&(v, _)| v > self.sent_version).map(|&(_, f)| f).min().unwrap_or(0)
+            };
+            (s.lines.clone(), from.min(self.sent_len), s.lines_version)
+        });
+        let (report, note, callers, ended) = (s.report.clone(), s.note.clone(), s.callers.clone(), s.ended);
         drop(s);
         let mut out = Vec::new();
-        if !Arc::ptr_eq(&lines, &self.sent) {
-            let from = common_prefix(&self.sent, &lines);
-            if from < lines.len() || from < self.sent.len() {
+        if let Some((lines, from, v)) = trace {
+            if from < lines.len() || from < self.sent_len {
                 let data = serde_json::json!({ "from": from, "lines": lines[from..].join("\n") }).to_string();
                 event(&mut out, "trace", &data);
             }
-            self.sent = lines;
+            self.sent_version = v;
+            self.sent_len = lines.len();
         }
         if report.is_some() && !opt_eq(&report, &self.report) {
             event(&mut out, "report", report.as_deref().map(String::as_str).unwrap_or("{}"));
@@ -182,6 +244,10 @@ impl SseReader {
         if note.is_some() && !opt_eq(&note, &self.note) {
             event(&mut out, "note", note.as_deref().map(String::as_str).unwrap_or("{}"));
             self.note = note;
+        }
+        if callers.is_some() && !opt_eq(&callers, &self.callers) {
+            event(&mut out, "callers", callers.as_deref().map(String::as_str).unwrap_or("{}"));
+            self.callers = callers;
         }
         if ended && !self.ended {
             event(&mut out, "end", "{}");
@@ -267,6 +333,72 @@ mod tests {
         assert!(t.contains("data: {\"from\":0,\"lines\":\"a\\nx\"}") && t.contains("event: end"), "{t}");
         f.close();
         assert!(r.next_batch().is_none());
+    }
+
+    fn v(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn publish_from_replaces_only_what_differs() {
+        let f = Feed::new();
+        let mut r = f.reader();
+        text(&mut r);
+        f.publish(v("a b c"), "{}".into());
+        assert!(text(&mut r).contains("data: {\"from\":0,\"lines\":\"a\\nb\\nc\"}"));
+        // Two lines known the same; the third given again unchanged, then one new.
+        f.publish_from(2, v("c d"), "{}".into());
+        assert_eq!(*f.lines(), v("a b c d"));
+        let t = text(&mut r);
+        assert!(t.contains("data: {\"from\":3,\"lines\":\"d\"}"), "{t}");
+        // Changed past the known lines: from the first differing one.
+        f.publish_from(1, v("b x"), "{}".into());
+        assert_eq!(*f.lines(), v("a b x"));
+        assert!(text(&mut r).contains("data: {\"from\":2,\"lines\":\"x\"}"));
+        // Nothing changed: no trace event.
+        f.publish_from(3, Vec::new(), "{\"n\":2}".into());
+        let t = text(&mut r);
+        assert!(!t.contains("event: trace") && t.contains("event: report"), "{t}");
+        // A reader two changes behind gets the lines from the first line either changed.
+        f.publish_from(3, v("y"), "{}".into());
+        f.publish_from(1, v("q r s y z"), "{}".into());
+        assert_eq!(*f.lines(), v("a q r s y z"));
+        let t = text(&mut r);
+        assert!(t.contains("data: {\"from\":1,\"lines\":\"q\\nr\\ns\\ny\\nz\"}"), "{t}");
+    }
+
+    #[test]
+    fn a_reader_behind_the_remembered_changes_gets_all_lines() {
+        let f = Feed::new();
+        f.publish(v("a"), "{}".into());
+        let mut r = f.reader();
+        text(&mut r);
+        for i in 0..EDITS + 5 {
+            f.publish_from(1, vec![format!("l{i}")], "{}".into());
+        }
+        let t = text(&mut r);
+        assert!(t.contains(&format!("data: {{\"from\":0,\"lines\":\"a\\nl{}\"}}", EDITS + 4)), "{t}");
+        // Within the remembered ones: from the first line changed.
+        f.publish_from(2, v("m"), "{}".into());
+        assert!(text(&mut r).contains("data: {\"from\":2,\"lines\":\"m\"}"));
+    }
+
+    #[test]
+    fn callers_are_sent_when_their_text_changes() {
+        let f = Feed::new();
+        let mut r = f.reader();
+        f.callers("vmallocinfo.before", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n");
+        let t = text(&mut r);
+        assert!(t.contains("event: callers\ndata: {\"name\":\"vmallocinfo.before\",\"text\":\"0x1-0x2 4096 a+0x1/0x2 vmalloc\\n\"}"), "{t}");
+        // The same text read again: nothing to send.
+        f.callers("vmallocinfo at 10:00:00 UTC", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n");
+        f.note("n");
+        let t = text(&mut r);
+        assert!(!t.contains("event: callers"), "{t}");
+        f.callers("vmallocinfo.after", "");
+        assert!(text(&mut r).contains("event: callers\ndata: {\"name\":\"vmallocinfo.after\",\"text\":\"\"}"));
+        // A page that connects now gets the last read.
+        assert!(text(&mut f.reader()).contains("\"name\":\"vmallocinfo.after\""));
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub trait Source {
     fn pull(&mut self) -> Result<Pull, String>;
     /// Stop (also before the events ended: Ctrl-C) and give the after file.
     fn finish(&mut self) -> Result<Finish, String>;
+    /// `/proc/vmallocinfo` as it is now, named (for the areas' callers, read on a slow cadence
+    /// while the session goes on), or None when it cannot be read.
+    fn vmallocinfo(&mut self) -> Option<(String, String)>;
 }
 
 /// How fast a recorded bundle plays.
@@ -133,5 +136,16 @@ impl Source for BundleSource {
         // The bundle's after file belongs to its whole trace only.
         let after = if self.next >= self.lines.len() { self.parts[2].clone() } else { None };
         Ok(Finish { after, notes, lines: Vec::new() })
+    }
+
+    /// The recorded files stand for the reads: the before file while the trace plays, the after
+    /// file once it has played.
+    fn vmallocinfo(&mut self) -> Option<(String, String)> {
+        if self.next >= self.lines.len() {
+            if let Some(a) = &self.parts[2] {
+                return Some((vmapviz_core::capture::PARTS[2].into(), a.clone()));
+            }
+        }
+        self.parts[0].clone().map(|b| (vmapviz_core::capture::PARTS[0].into(), b))
     }
 }
