@@ -62,6 +62,17 @@ function afterCounts(): { busy: number; lazy: number } {
   return { busy: lines.length - lazy, lazy };
 }
 
+/** The last busy area of the kernel's after file in the vmalloc window: its range start, caller, symbol and flags. */
+function afterArea(): { start: string; caller: string; symbol: string; flags: string } {
+  const text = gunzipSync(readFileSync(`${BUNDLE}/vmallocinfo.after.gz`)).toString('utf8');
+  const rows = text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((w) => w.length >= 4 && w[0].startsWith('0xffffc9') && w[2] !== 'unpurged' && !w[3].startsWith('['));
+  const w = rows[rows.length - 1];
+  return { start: w[0].split('-')[0], caller: w[2], symbol: w[2].split('+')[0], flags: w.slice(3).join(' ') };
+}
+
 test('live: a capture played through vmap-live ends where vmap-replay --import capture does', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -85,6 +96,67 @@ test('live: a capture played through vmap-live ends where vmap-replay --import c
   await expect(bar.locator('[data-role="message"]')).toHaveText('');
   await expect(bar.locator('[data-role="problem"]')).toHaveText('');
   expect(errors).toEqual([]);
+});
+
+test('live: the areas carry their callers, from the before file and then the after file', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  const bar = page.locator('[data-widget="live"]');
+  await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
+  await expect(bar).toHaveAttribute('data-callers', 'vmallocinfo.after');
+  // The workbench's fragmentation tab shows them (the hover reads the same index).
+  const note = page.getByTestId('frag-callers-note');
+  await expect(note).toContainText('(vmallocinfo.before, vmallocinfo.after)', { timeout: 60_000 });
+  const { busy, lazy } = afterCounts();
+  expect(Number(await note.getAttribute('data-areas'))).toBeGreaterThanOrEqual(busy + lazy);
+  // An area of the kernel's after file, busy at the end: its caller and flags as the file prints them.
+  const a = afterArea();
+  await expect(page.getByTestId('frag-callers').locator(`tbody tr[data-caller="${a.symbol}"]`)).toHaveCount(1);
+  await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentTrace().trim()), { timeout: 60_000 }).toBe(expected.trace);
+  const area = page.locator(`[data-widget="space-bar"] g.area[data-state][data-va-start="${a.start}"]`).first();
+  await area.scrollIntoViewIfNeeded();
+  await area.hover({ force: true });
+  const tip = page.getByTestId('caller-tip');
+  await expect(tip).toBeVisible();
+  await expect(tip.locator('.frag-tip-row').first()).toHaveAttribute('data-caller', a.caller);
+  await expect(tip.locator('.frag-tip-row').first()).toHaveAttribute('data-flags', a.flags);
+  await expect(tip).toContainText('vmallocinfo.after');
+  await expect(bar.locator('[data-role="message"]')).toHaveText('');
+  expect(errors).toEqual([]);
+});
+
+test('live: at the recorded pace the page adds the new lines to the session it shows, and ends where the capture replay does', async ({ page }) => {
+  // The bundle's 19 s at four times its pace: several rounds while it plays.
+  const slow = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '4', '--port', '0', '--dist', 'dist', '--out', `test-results/live-session-slow-${process.pid}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const slowUrl = await new Promise<string>((resolve) => {
+      let out = '';
+      slow.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /vmap-live: open (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+    });
+    await page.goto(slowUrl);
+    const bar = page.locator('[data-widget="live"]');
+    await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
+    await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentTrace().trim()), { timeout: 60_000 }).toBe(expected.trace);
+    await expect(bar).toHaveAttribute('data-summary', expected.summary);
+    // Opened once, then only grown (while the feed's `from` was the page's length).
+    expect(Number(await bar.getAttribute('data-extended'))).toBeGreaterThanOrEqual(1);
+    const { busy, lazy } = afterCounts();
+    const stats = new StatsWidget(page);
+    await expect(stats.value('busy')).toHaveText(String(busy));
+    await expect(stats.value('lazy')).toHaveText(String(lazy));
+    const n = expected.trace.split('\n').length;
+    await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentStep())).toBeGreaterThanOrEqual(n - 3);
+    await expect(bar.locator('[data-role="problem"]')).toHaveText('');
+  } finally {
+    slow.kill('SIGTERM');
+  }
 });
 
 test('live: pause keeps the step shown; follow goes back to the end', async ({ page }) => {

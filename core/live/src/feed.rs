@@ -39,9 +39,10 @@ struct State {
     edits: VecDeque<(u64, usize)>,
     report: Option<Arc<String>>,
     note: Option<Arc<String>>,
-    callers: Option<Arc<String>>,
-    /// The text of the last `callers` read (a read that finds it unchanged sends nothing).
-    callers_text: String,
+    /// The `callers` reads kept: the before file's, and the latest one since.
+    callers: [Option<Arc<String>>; 2],
+    /// Their texts (a read that finds its text unchanged sends nothing).
+    callers_text: [String; 2],
     ended: bool,
     closed: bool,
 }
@@ -91,18 +92,20 @@ impl Feed {
         });
     }
 
-    /// A `/proc/vmallocinfo` read named `name`, for the areas' callers; sent when its text is not
-    /// the last one's.
-    pub fn callers(&self, name: &str, text: &str) {
+    /// A `/proc/vmallocinfo` read named `name`, for the areas' callers: the session's before file
+    /// (`before`), kept for pages that come later, or a later read, which replaces the one
+    /// before it. Sent when its text is not that of the read it replaces.
+    pub fn callers(&self, name: &str, text: &str, before: bool) {
+        let k = usize::from(!before);
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.callers.is_some() && s.callers_text == text {
+        if s.callers[k].is_some() && s.callers_text[k] == text {
             return;
         }
         drop(s);
         let json = serde_json::json!({ "name": name, "text": text }).to_string();
         self.update(|s| {
-            s.callers = Some(Arc::new(json));
-            s.callers_text = text.to_string();
+            s.callers[k] = Some(Arc::new(json));
+            s.callers_text[k] = text.to_string();
         });
     }
 
@@ -138,7 +141,7 @@ impl Feed {
             sent_len: 0,
             report: None,
             note: None,
-            callers: None,
+            callers: [None, None],
             ended: false,
             out: Vec::new(),
             at: 0,
@@ -157,7 +160,7 @@ pub struct SseReader {
     sent_len: usize,
     report: Option<Arc<String>>,
     note: Option<Arc<String>>,
-    callers: Option<Arc<String>>,
+    callers: [Option<Arc<String>>; 2],
     ended: bool,
     out: Vec<u8>,
     at: usize,
@@ -245,9 +248,11 @@ impl SseReader {
             event(&mut out, "note", note.as_deref().map(String::as_str).unwrap_or("{}"));
             self.note = note;
         }
-        if callers.is_some() && !opt_eq(&callers, &self.callers) {
-            event(&mut out, "callers", callers.as_deref().map(String::as_str).unwrap_or("{}"));
-            self.callers = callers;
+        for (c, mine) in callers.into_iter().zip(&mut self.callers) {
+            if c.is_some() && !opt_eq(&c, mine) {
+                event(&mut out, "callers", c.as_deref().map(String::as_str).unwrap_or("{}"));
+                *mine = c;
+            }
         }
         if ended && !self.ended {
             event(&mut out, "end", "{}");
@@ -387,18 +392,27 @@ mod tests {
     fn callers_are_sent_when_their_text_changes() {
         let f = Feed::new();
         let mut r = f.reader();
-        f.callers("vmallocinfo.before", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n");
+        f.callers("vmallocinfo.before", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n", true);
         let t = text(&mut r);
         assert!(t.contains("event: callers\ndata: {\"name\":\"vmallocinfo.before\",\"text\":\"0x1-0x2 4096 a+0x1/0x2 vmalloc\\n\"}"), "{t}");
         // The same text read again: nothing to send.
-        f.callers("vmallocinfo at 10:00:00 UTC", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n");
+        f.callers("vmallocinfo.before", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n", true);
         f.note("n");
         let t = text(&mut r);
         assert!(!t.contains("event: callers"), "{t}");
-        f.callers("vmallocinfo.after", "");
-        assert!(text(&mut r).contains("event: callers\ndata: {\"name\":\"vmallocinfo.after\",\"text\":\"\"}"));
-        // A page that connects now gets the last read.
-        assert!(text(&mut f.reader()).contains("\"name\":\"vmallocinfo.after\""));
+        f.callers("vmallocinfo at 10:00:00 UTC", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n", false);
+        assert!(text(&mut r).contains("event: callers\ndata: {\"name\":\"vmallocinfo at 10:00:00 UTC\""));
+        f.callers("vmallocinfo at 10:00:10 UTC", "0x1-0x2 4096 a+0x1/0x2 vmalloc\n", false);
+        f.note("m");
+        assert!(!text(&mut r).contains("event: callers"));
+        f.callers("vmallocinfo.after", "", false);
+        let t = text(&mut r);
+        assert!(t.contains("event: callers\ndata: {\"name\":\"vmallocinfo.after\",\"text\":\"\"}"), "{t}");
+        assert!(!t.contains("before"), "{t}");
+        // A page that connects now gets the before file and the last read.
+        let t = text(&mut f.reader());
+        assert!(t.contains("\"name\":\"vmallocinfo.before\"") && t.contains("\"name\":\"vmallocinfo.after\""), "{t}");
+        assert!(!t.contains("10:00"), "{t}");
     }
 
     #[test]

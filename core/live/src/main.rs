@@ -201,7 +201,7 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
         }
     };
     let feed = Feed::new();
-    feed.callers(vmapviz_core::capture::PARTS[0], &start.before);
+    feed.callers(vmapviz_core::capture::PARTS[0], &start.before, true);
     let shared = Shared::new();
     shared.update(|i| {
         i.before = start.before;
@@ -231,7 +231,7 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
         if callers_read.elapsed() >= args.callers_every {
             callers_read = Instant::now();
             if let Some((name, text)) = source.vmallocinfo() {
-                feed.callers(&name, &text);
+                feed.callers(&name, &text, false);
             }
         }
         if panic_at.is_some_and(|p| t0.elapsed() >= p) {
@@ -282,7 +282,7 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
         }
     };
     if let Some(a) = fin.after.as_deref() {
-        feed.callers(vmapviz_core::capture::PARTS[2], a);
+        feed.callers(vmapviz_core::capture::PARTS[2], a, false);
     }
     shared.update(|i| {
         i.after = fin.after;

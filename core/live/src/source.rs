@@ -138,14 +138,10 @@ impl Source for BundleSource {
         Ok(Finish { after, notes, lines: Vec::new() })
     }
 
-    /// The recorded files stand for the reads: the before file while the trace plays, the after
-    /// file once it has played.
+    /// The recorded after file stands for the reads once the trace has played (none before: the
+    /// before file was read at the start).
     fn vmallocinfo(&mut self) -> Option<(String, String)> {
-        if self.next >= self.lines.len() {
-            if let Some(a) = &self.parts[2] {
-                return Some((vmapviz_core::capture::PARTS[2].into(), a.clone()));
-            }
-        }
-        self.parts[0].clone().map(|b| (vmapviz_core::capture::PARTS[0].into(), b))
+        let after = self.parts[2].as_ref().filter(|_| self.next >= self.lines.len())?;
+        Some((vmapviz_core::capture::PARTS[2].into(), after.clone()))
     }
 }
