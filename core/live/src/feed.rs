@@ -12,15 +12,8 @@
 //! * `end` `{}`: the source ended and the last replay covered all of it.
 
 use std::collections::VecDeque;
-use std::io::Read;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
-
-/// tiny_http sends a streamed body in chunks of 8 KiB, each once a byte past it is written, and
-/// flushes none early: each batch of events is padded with an SSE comment so that the stream's
-/// length is one byte past a whole chunk (the held byte is the comment's newline): every event
-/// leaves at once.
-pub const CHUNK: usize = 8192;
 
 /// A comment is sent when nothing else was for this long: a closed page is noticed (the write
 /// fails) and proxies keep the stream.
@@ -143,15 +136,11 @@ impl Feed {
             note: None,
             callers: [None, None],
             ended: false,
-            out: Vec::new(),
-            at: 0,
-            done: false,
-            sent_bytes: 0,
         }
     }
 }
 
-/// One page's stream: a `Read` that blocks until there is something new.
+/// One page's stream: [`SseReader::next_batch`] blocks until there is something new.
 pub struct SseReader {
     feed: Arc<Feed>,
     seen: Option<u64>,
@@ -162,11 +151,6 @@ pub struct SseReader {
     note: Option<Arc<String>>,
     callers: [Option<Arc<String>>; 2],
     ended: bool,
-    out: Vec<u8>,
-    at: usize,
-    done: bool,
-    /// Bytes of the stream so far.
-    sent_bytes: u64,
 }
 
 /// The number of leading lines two traces share.
@@ -182,22 +166,10 @@ fn event(out: &mut Vec<u8>, name: &str, data: &str) {
     out.extend_from_slice(b"\n\n");
 }
 
-/// Pad `out`, to be sent after `sent` bytes, with a comment: the stream then ends one byte
-/// past a whole chunk.
-fn pad(out: &mut Vec<u8>, sent: u64) {
-    let end = sent as usize % CHUNK + out.len();
-    let mut n = end.div_ceil(CHUNK) * CHUNK + 1 - end;
-    if n < 2 {
-        n += CHUNK;
-    }
-    out.push(b':');
-    out.resize(out.len() + n - 2, b' ');
-    out.push(b'\n');
-}
-
 impl SseReader {
-    /// The events for what changed since this reader's last ones (empty: nothing did).
-    fn next_batch(&mut self) -> Option<Vec<u8>> {
+    /// The events for what changed since this reader's last ones, once there are any (a comment
+    /// when nothing did for a while); None once the feed is closed.
+    pub fn next_batch(&mut self) -> Option<Vec<u8>> {
         let feed = self.feed.clone();
         let mut s = feed.state.lock().unwrap_or_else(|e| e.into_inner());
         if self.seen.is_some() {
@@ -205,10 +177,7 @@ impl SseReader {
             while Some(s.version) == self.seen && !s.closed {
                 if waited {
                     drop(s);
-                    let mut out = b": keepalive\n".to_vec();
-                    pad(&mut out, self.sent_bytes);
-                    self.sent_bytes += out.len() as u64;
-                    return Some(out);
+                    return Some(b": keepalive\n\n".to_vec());
                 }
                 let (g, t) = feed.changed.wait_timeout(s, KEEPALIVE).unwrap_or_else(|e| e.into_inner());
                 s = g;
@@ -259,10 +228,8 @@ impl SseReader {
             self.ended = true;
         }
         if out.is_empty() {
-            out.extend_from_slice(b": open\n");
+            out.extend_from_slice(b": open\n\n");
         }
-        pad(&mut out, self.sent_bytes);
-        self.sent_bytes += out.len() as u64;
         Some(out)
     }
 }
@@ -275,37 +242,12 @@ fn opt_eq(a: &Option<Arc<String>>, b: &Option<Arc<String>>) -> bool {
     }
 }
 
-impl Read for SseReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.out.len() {
-            if self.done {
-                return Ok(0);
-            }
-            match self.next_batch() {
-                Some(b) => {
-                    self.out = b;
-                    self.at = 0;
-                }
-                None => {
-                    self.done = true;
-                    return Ok(0);
-                }
-            }
-        }
-        let n = buf.len().min(self.out.len() - self.at);
-        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn text(r: &mut SseReader) -> String {
         let b = r.next_batch().unwrap();
-        assert_eq!(r.sent_bytes as usize % CHUNK, 1, "the stream ends one byte past a whole chunk");
         String::from_utf8(b).unwrap()
     }
 
@@ -413,19 +355,5 @@ mod tests {
         let t = text(&mut f.reader());
         assert!(t.contains("\"name\":\"vmallocinfo.before\"") && t.contains("\"name\":\"vmallocinfo.after\""), "{t}");
         assert!(!t.contains("10:00"), "{t}");
-    }
-
-    #[test]
-    fn padding() {
-        for sent in [0u64, 1, 8193, 100_001] {
-            for n in [0, 1, 8189, 8190, 8191, 8192, 9000] {
-                let mut v = vec![b'x'; n];
-                pad(&mut v, sent);
-                assert_eq!((sent as usize + v.len()) % CHUNK, 1, "{sent} {n}");
-                assert!(v.len() >= n + 2);
-                assert_eq!(v[n], b':');
-                assert_eq!(v.last(), Some(&b'\n'));
-            }
-        }
     }
 }
