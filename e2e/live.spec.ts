@@ -62,6 +62,17 @@ function afterCounts(): { busy: number; lazy: number } {
   return { busy: lines.length - lazy, lazy };
 }
 
+/** The busy areas of the kernel's after file (no module's), by range `start-end`: caller, symbol and flags as printed. */
+function afterAreas(): Map<string, { caller: string; symbol: string; flags: string }> {
+  const text = gunzipSync(readFileSync(`${BUNDLE}/vmallocinfo.after.gz`)).toString('utf8');
+  const m = new Map<string, { caller: string; symbol: string; flags: string }>();
+  for (const w of text.split('\n').map((l) => l.trim().split(/\s+/))) {
+    if (w.length < 4 || w[2] === 'unpurged' || w[3].startsWith('[')) continue;
+    m.set(w[0], { caller: w[2], symbol: w[2].split('+')[0], flags: w.slice(3).join(' ') });
+  }
+  return m;
+}
+
 test('live: a capture played through vmap-live ends where vmap-replay --import capture does', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -85,6 +96,74 @@ test('live: a capture played through vmap-live ends where vmap-replay --import c
   await expect(bar.locator('[data-role="message"]')).toHaveText('');
   await expect(bar.locator('[data-role="problem"]')).toHaveText('');
   expect(errors).toEqual([]);
+});
+
+test('live: the areas carry their callers, from the before file and then the after file', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  const bar = page.locator('[data-widget="live"]');
+  await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
+  await expect(bar).toHaveAttribute('data-callers', 'vmallocinfo.after');
+  // The workbench's fragmentation tab shows them (the hover reads the same index).
+  const note = page.getByTestId('frag-callers-note');
+  await expect(note).toContainText('(vmallocinfo.before, vmallocinfo.after)', { timeout: 60_000 });
+  const { busy, lazy } = afterCounts();
+  expect(Number(await note.getAttribute('data-areas'))).toBeGreaterThanOrEqual(busy + lazy);
+  // An area the address space draws busy at the end, as the kernel's after file has it: its caller and flags as the file prints them.
+  await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentTrace().trim()), { timeout: 60_000 }).toBe(expected.trace);
+  const kernel = afterAreas();
+  const drawn = await page
+    .locator('[data-widget="space-bar"] g.area[data-state="busy"]')
+    .evaluateAll((es) => es.map((e) => `${e.getAttribute('data-va-start')}-${e.getAttribute('data-va-end')}`));
+  // One whose caller the table lists (it shows the callers holding the most space).
+  const listed = await page.getByTestId('frag-callers').locator('tbody tr[data-caller]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-caller')));
+  const range = drawn.find((r) => kernel.has(r) && listed.includes(kernel.get(r)!.symbol));
+  expect(range, `a busy area drawn is one of the after file's, its caller listed (${drawn.length} drawn; ${listed.join(', ')})`).toBeDefined();
+  const a = kernel.get(range!)!;
+  const area = page.locator(`[data-widget="space-bar"] g.area[data-state="busy"][data-va-start="${range!.split('-')[0]}"]`).first();
+  await area.scrollIntoViewIfNeeded();
+  await area.hover({ force: true });
+  const tip = page.getByTestId('caller-tip');
+  await expect(tip).toBeVisible();
+  await expect(tip.locator('.frag-tip-row').first()).toHaveAttribute('data-caller', a.caller);
+  await expect(tip.locator('.frag-tip-row').first()).toHaveAttribute('data-flags', a.flags);
+  await expect(tip).toContainText('vmallocinfo.after');
+  await expect(bar.locator('[data-role="message"]')).toHaveText('');
+  expect(errors).toEqual([]);
+});
+
+test('live: at the recorded pace the page adds the new lines to the session it shows, and ends where the capture replay does', async ({ page }) => {
+  // The bundle's 19 s at four times its pace: several rounds while it plays.
+  const slow = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '4', '--port', '0', '--dist', 'dist', '--out', `test-results/live-session-slow-${process.pid}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const slowUrl = await new Promise<string>((resolve) => {
+      let out = '';
+      slow.stdout!.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /vmap-live: open (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+    });
+    await page.goto(slowUrl);
+    const bar = page.locator('[data-widget="live"]');
+    await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
+    await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentTrace().trim()), { timeout: 60_000 }).toBe(expected.trace);
+    await expect(bar).toHaveAttribute('data-summary', expected.summary);
+    // Opened once, then only grown (while the feed's `from` was the page's length).
+    expect(Number(await bar.getAttribute('data-extended'))).toBeGreaterThanOrEqual(1);
+    const { busy, lazy } = afterCounts();
+    const stats = new StatsWidget(page);
+    await expect(stats.value('busy')).toHaveText(String(busy));
+    await expect(stats.value('lazy')).toHaveText(String(lazy));
+    const n = expected.trace.split('\n').length;
+    await expect.poll(() => page.evaluate(() => window.vmapviz!.app.currentStep())).toBeGreaterThanOrEqual(n - 3);
+    await expect(bar.locator('[data-role="problem"]')).toHaveText('');
+  } finally {
+    slow.kill('SIGTERM');
+  }
 });
 
 test('live: pause keeps the step shown; follow goes back to the end', async ({ page }) => {

@@ -4,9 +4,10 @@
 // (web/src/page/: links, keys, lessons, the address views, the panels' host) narrow host
 // objects. Every position is drawn from the core's own snapshots (`state(k)`, `frames(k)`),
 // never from a previous drawing, so stepping back restores exactly what was shown.
-import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type Session, type State } from './bridge';
+import { errorMessage, freeNodes, stateAtFrame, type FreeNode, type Index, type OpFrames, type OpSummary, type Session, type State } from './bridge';
 import { resolveStep, type StepRef } from './permalink';
 import type { Workbench } from './panels';
+import type { TabId } from './panels/tabs';
 import type { AppApi } from './panels/context';
 import { DEFAULT_TRACE } from './scenario';
 import { isMapleSession } from './maple/bridge';
@@ -237,9 +238,14 @@ export class App {
   }
 
   /** The workbench, loaded now if it is not yet (on its large-trace tab). */
-  private workbench: () => Promise<Workbench> | null = () => null;
+  private workbench: (tab?: TabId) => Promise<Workbench> | null = () => null;
 
   // ---------- the page's own API (main.ts, embed, tests: window.vmapviz.app) ----------
+
+  /** The areas' callers from /proc/vmallocinfo reads (live mode): hover and the callers table. */
+  showCallers(files: { name: string; bytes: Uint8Array }[]): Promise<void> {
+    return this.workbench('frag')?.then((w) => w.setCallers(files)) ?? Promise.resolve();
+  }
 
   /** The lesson shown: its stops, the stop's index (the tests read what a stop names). */
   get lesson(): Lessons['lesson'] {
@@ -383,6 +389,34 @@ export class App {
   follow(session: Session, step: StepRef): void {
     this.live = true;
     this.open(session, step, null);
+  }
+
+  /**
+   * Live mode: the followed trace grew; add its new lines to `session`, shown by `follow` (false
+   * when another trace is shown now), and show its end. Up to a line the core refuses: how many
+   * were taken, and the core's words for the one refused ('' when all were taken).
+   */
+  extendFollowed(session: Session, lines: string[]): { taken: number; error: string } | false {
+    if (this.session !== session) return false;
+    const added: OpSummary[] = [];
+    let error = '';
+    for (const line of lines) {
+      try {
+        added.push(session.push(line));
+      } catch (e) {
+        error = errorMessage(e);
+        break;
+      }
+    }
+    if (added.length) {
+      this.version++;
+      this.stateCache.clear();
+      this.frameCache.clear();
+      this.ops.append(added);
+      this.markers.scan(session, this.root, () => this.renderTransport(), session.length - added.length);
+    }
+    this.setPos(at(session.length), false, added.length > 0);
+    return { taken: added.length, error };
   }
 
   /** Open what the location hash names, or the default scenario (also after an error). */

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   app.onFrame(() => report({ type: 'vmapviz:where', ...app.where() }));
   // `#live=1`: the feed of vmap-live (web/src/live), loaded only then.
   const live = /[#&]live=1(&|$)/.test(location.hash);
-  if (live) void import('./live/live').then((m) => m.startLive(app, root, { coreFor, loadTrace, errorMessage }));
+  if (live) void import('./live/live').then((m) => m.startLive(app, root, { coreFor, loadTrace, errorMessage, callers: (files) => app.showCallers(files) }));
   else app.openHash(location.hash);
   // The event's own URL, not location.hash: the page may have rewritten its link to the step
   // shown (a deferred replaceState) between the navigation and this event, which would reopen

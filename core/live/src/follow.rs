@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use vmapviz_core::capture::{CaptureReport, StreamReplay};
-use vmapviz_core::trace::{format_trace, Op};
+use vmapviz_core::trace::Op;
 use vmapviz_core::Profile;
 
 use crate::feed::Feed;
@@ -117,6 +117,11 @@ fn figures(ops: &[Op], r: &CaptureReport, events: usize, ms: f64, ended: bool, f
     }
 }
 
+/// The lines of `ops[from..]`, one an operation, as `format_trace` writes them.
+pub fn format_from(ops: &[Op], from: usize) -> Vec<String> {
+    ops[from.min(ops.len())..].iter().map(Op::to_string).collect()
+}
+
 /// Replays spaced by at least this.
 const MIN_GAP: Duration = Duration::from_millis(200);
 
@@ -145,6 +150,8 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
     let mut stopped = false;
     let mut ended_given = false;
     let mut started = false;
+    // The last replay started over: what it published shares no line known in advance.
+    let mut last_over = true;
     loop {
         std::thread::sleep(gap.max(MIN_GAP));
         let (taken, start) = {
@@ -183,12 +190,18 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
                 ended_given = true;
                 result = s.end(taken.after.as_deref().filter(|_| !taken.full));
             }
+            let (kept, starts) = (s.kept(), s.starts());
             match result.and_then(|()| s.replay()) {
                 Ok((ops, r)) => {
                     let ms = t0.elapsed().as_secs_f64() * 1e3;
+                    let over = s.starts() != starts;
+                    // The carried replay's operations begin this result and began the last one:
+                    // their lines are published already; only the rest is formatted.
+                    let same = if over || last_over { 0 } else { kept.min(ops.len()) };
+                    last_over = over;
+                    let tail = format_from(&ops, same);
                     let f = figures(&ops, &r, taken.events, ms, taken.ended, taken.full);
-                    let lines: Vec<String> = format_trace(&ops).lines().map(str::to_string).collect();
-                    feed.publish(lines, serde_json::to_string(&f).unwrap_or_default());
+                    feed.publish_from(same, tail, serde_json::to_string(&f).unwrap_or_default());
                     if taken.full && !said_full {
                         said_full = true;
                         feed.note(&format!(

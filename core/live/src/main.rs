@@ -15,7 +15,7 @@ use vmapviz_live::source::{BundleSource, Pull, Source, Speed};
 use vmapviz_live::tracefs::{self, TracefsSource};
 
 const USAGE: &str = "\
-usage: vmap-live [--port N] [--out DIR] [--dist DIR] [--max-events N] [-k] [--buffer-kb KB]
+usage: vmap-live [--port N] [--out DIR] [--dist DIR] [--max-events N] [--callers-every S] [-k] [--buffer-kb KB]
        vmap-live --live-from BUNDLE_DIR [--speed N|max] [--exit-at-end] [--port N] [--out DIR] [--dist DIR]
   (no --live-from)  this machine, as root: the vmalloc events in a tracefs instance of its own
                     (instances/vmapviz-live-PID), /proc/vmallocinfo read with kptr_restrict=1
@@ -26,6 +26,8 @@ usage: vmap-live [--port N] [--out DIR] [--dist DIR] [--max-events N] [-k] [--bu
   --out DIR         where the session's bundle is written (default vmap-live-RELEASE-DATE)
   --dist DIR        the built page (default: ./dist, else the repository's dist/ beside target/)
   --max-events N    events the model follows (memory); later ones go to the bundle only (default 200000)
+  --callers-every S /proc/vmallocinfo read again every S seconds for the areas' callers, sent to the
+                    page when it changed (default 10; a bundle's reads are its before and after files)
   -k                keep the vmap pools as they are (default: drain them first, as capture.sh does)
   --buffer-kb KB    the instance's ring buffer per CPU, KiB (default 65536)
 Stop with Ctrl-C (or SIGTERM, SIGHUP): the tracefs instance is removed, kptr_restrict put back, and
@@ -39,6 +41,7 @@ struct Args {
     out: Option<PathBuf>,
     dist: Option<PathBuf>,
     max_events: usize,
+    callers_every: Duration,
     keep: bool,
     buffer_kb: u64,
 }
@@ -52,6 +55,7 @@ fn parse_args() -> Result<Args, String> {
         out: None,
         dist: None,
         max_events: 200_000,
+        callers_every: Duration::from_secs(10),
         keep: false,
         buffer_kb: 65536,
     };
@@ -68,6 +72,14 @@ fn parse_args() -> Result<Args, String> {
             "--max-events" => {
                 a.max_events =
                     val("a number")?.parse().ok().filter(|&n| n > 0).ok_or("--max-events takes a number > 0")?
+            }
+            "--callers-every" => {
+                a.callers_every = val("seconds")?
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|&n| n.is_finite() && n > 0.0 && n < 1e9)
+                    .map(Duration::from_secs_f64)
+                    .ok_or("--callers-every takes a number of seconds > 0")?
             }
             "-k" => a.keep = true,
             "--buffer-kb" => {
@@ -188,13 +200,14 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let feed = Feed::new();
+    feed.callers(vmapviz_core::capture::PARTS[0], &start.before, true);
     let shared = Shared::new();
     shared.update(|i| {
         i.before = start.before;
         i.cpus = start.cpus;
         i.uname = start.uname;
     });
-    let feed = Feed::new();
     let srv = match server::serve(dist, feed.clone(), args.port) {
         Ok(s) => s,
         Err(e) => {
@@ -213,7 +226,14 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
     let t0 = Instant::now();
     let mut status = ExitCode::SUCCESS;
     let mut went_to_disk_only = false;
+    let mut callers_read = Instant::now();
     while !STOP.load(Ordering::SeqCst) {
+        if callers_read.elapsed() >= args.callers_every {
+            callers_read = Instant::now();
+            if let Some((name, text)) = source.vmallocinfo() {
+                feed.callers(&name, &text, false);
+            }
+        }
         if panic_at.is_some_and(|p| t0.elapsed() >= p) {
             panic!("VMAP_LIVE_TEST_PANIC_MS: a panic on purpose");
         }
@@ -261,6 +281,9 @@ fn run(args: &Args, dist: Dist, source: &mut dyn Source) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Some(a) = fin.after.as_deref() {
+        feed.callers(vmapviz_core::capture::PARTS[2], a, false);
+    }
     shared.update(|i| {
         i.after = fin.after;
         i.ended = true;

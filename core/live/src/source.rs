@@ -37,6 +37,9 @@ pub trait Source {
     fn pull(&mut self) -> Result<Pull, String>;
     /// Stop (also before the events ended: Ctrl-C) and give the after file.
     fn finish(&mut self) -> Result<Finish, String>;
+    /// `/proc/vmallocinfo` as it is now, named (for the areas' callers, read on a slow cadence
+    /// while the session goes on), or None when it cannot be read.
+    fn vmallocinfo(&mut self) -> Option<(String, String)>;
 }
 
 /// How fast a recorded bundle plays.
@@ -133,5 +136,12 @@ impl Source for BundleSource {
         // The bundle's after file belongs to its whole trace only.
         let after = if self.next >= self.lines.len() { self.parts[2].clone() } else { None };
         Ok(Finish { after, notes, lines: Vec::new() })
+    }
+
+    /// The recorded after file stands for the reads once the trace has played (none before: the
+    /// before file was read at the start).
+    fn vmallocinfo(&mut self) -> Option<(String, String)> {
+        let after = self.parts[2].as_ref().filter(|_| self.next >= self.lines.len())?;
+        Some((vmapviz_core::capture::PARTS[2].into(), after.clone()))
     }
 }

@@ -26,6 +26,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Start vmap-live and wait for its URL line (the session has started).
 fn start(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Child {
+    start_url(args, dir, env).0
+}
+
+/// Start vmap-live: it, and the URL it printed.
+fn start_url(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (Child, String) {
     let mut c = Command::new(BIN);
     c.args(args).arg("--dist").arg(dir.join("dist")).arg("--out").arg(dir.join("out"));
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -42,7 +47,7 @@ fn start(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Child {
     });
     let line = rx.recv_timeout(Duration::from_secs(20)).expect("vmap-live prints its URL");
     assert!(line.starts_with("vmap-live: open http://127.0.0.1:"), "{line}");
-    child
+    (child, line["vmap-live: open ".len()..].to_string())
 }
 
 fn signal(child: &Child, sig: &str) {
@@ -131,6 +136,9 @@ fn a_panic_ends_the_session() {
 
 const KPTR: &str = "/proc/sys/kernel/kptr_restrict";
 
+/// One tracefs session at a time (each puts back the `kptr_restrict` it found).
+static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn tracefs_or_skip(test: &str) -> bool {
     match vmapviz_live::tracefs::available() {
         Ok(_) => true,
@@ -197,7 +205,50 @@ fn tracefs_cleanup_on_every_exit_path() {
     if !tracefs_or_skip("tracefs_cleanup_on_every_exit_path") {
         return;
     }
+    let _one = TRACEFS.lock().unwrap_or_else(|e| e.into_inner());
     for how in ["INT", "TERM", "HUP", "PANIC"] {
         tracefs_exit(how);
     }
+}
+
+/// `/proc/vmallocinfo` is read again on its cadence while the session goes on (real addresses:
+/// `kptr_restrict` is 1), and the page's feed sends the read.
+#[test]
+fn tracefs_callers_are_read_again_on_their_cadence() {
+    use std::io::{Read, Write};
+    if !tracefs_or_skip("tracefs_callers_are_read_again_on_their_cadence") {
+        return;
+    }
+    let _one = TRACEFS.lock().unwrap_or_else(|e| e.into_inner());
+    let d = scratch("tracefs-callers");
+    let (child, url) = start_url(&["-k", "--buffer-kb", "1024", "--callers-every", "0.5"], &d, &[]);
+    let port: u16 = url["http://127.0.0.1:".len()..].split('/').next().unwrap().parse().unwrap();
+    let token = url.split("token=").nth(1).unwrap().split('#').next().unwrap().to_string();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET /feed HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: vmap_live_{port}={token}\r\n\r\n").unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 65536];
+    let t0 = Instant::now();
+    let want = "event: callers\ndata: {\"name\":\"vmallocinfo at ";
+    while !String::from_utf8_lossy(&got).contains(want) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "a read within 5 s (every 0.5 s): {}",
+            String::from_utf8_lossy(&got)
+        );
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&got).into_owned();
+    signal(&child, "TERM");
+    let (code, err) = wait(child);
+    assert_eq!(code, 0, "{err}");
+    // The before file first, then the read, each with the file's real addresses.
+    let before = text.find("{\"name\":\"vmallocinfo.before\",\"text\":\"0xffff").expect("the before file");
+    let again = text.find(want).expect("a read again");
+    assert!(before < again, "{text}");
+    assert!(text[again..].contains(" UTC\",\"text\":\"0xffff"), "real addresses in the read");
 }

@@ -79,3 +79,58 @@ fn the_events_held_stop_at_max_events() {
     shared.update(|i| got = (i.events, i.trace.lines().count()));
     assert_eq!(got, (188, 200));
 }
+
+/// The follower formats only the operations after the carried replay's (`StreamReplay::kept`,
+/// taken before a replay that does not start over, the last one not having started over
+/// either): they must be the last result's first operations, and the feed's lines then those of
+/// the whole result. Checked at every round of captures fed in pieces, with the default margin
+/// and with a small one (more of each result carried).
+#[test]
+fn only_the_operations_after_the_carried_ones_are_formatted_again() {
+    use vmapviz_core::capture::StreamReplay;
+    use vmapviz_core::trace::format_trace;
+    use vmapviz_live::follow::{format_from, profile_of};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+    let dirs = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures/linux-6.18-mixed"),
+        data.join("capture-6.18-workload"),
+        data.join("capture-6.18-drained-s1"),
+        data.join("capture-6.18-seed7"),
+    ];
+    let mut carried = 0;
+    for dir in &dirs {
+        let p = read_bundle(dir).unwrap();
+        let uname = p[4].as_deref();
+        let lines: Vec<&str> = p[1].as_deref().unwrap().lines().collect();
+        for (margin, piece) in [(None, 700), (Some(64), 97)] {
+            let mut s = StreamReplay::new(p[0].as_deref().unwrap(), p[3].as_deref().unwrap(), uname, profile_of(uname))
+                .unwrap();
+            if let Some(m) = margin {
+                s.set_margin(m);
+            }
+            let feed = Feed::new();
+            let mut last: Vec<vmapviz_core::trace::Op> = Vec::new();
+            let mut last_over = true;
+            let chunks: Vec<&[&str]> = lines.chunks(piece).collect();
+            for (i, chunk) in chunks.iter().enumerate() {
+                s.push(&(chunk.join("\n") + "\n")).unwrap();
+                if i + 1 == chunks.len() {
+                    s.end(p[2].as_deref()).unwrap();
+                }
+                let (kept, starts) = (s.kept(), s.starts());
+                let Ok((ops, _)) = s.replay() else { continue };
+                let over = s.starts() != starts;
+                let same = if over || last_over { 0 } else { kept.min(ops.len()) };
+                last_over = over;
+                assert!(same <= last.len(), "{}: round {i}: {same} kept, {} before", dir.display(), last.len());
+                assert_eq!(ops[..same], last[..same], "{}: round {i}: the carried operations changed", dir.display());
+                carried += same;
+                feed.publish_from(same, format_from(&ops, same), "{}".into());
+                let want: Vec<String> = format_trace(&ops).lines().map(str::to_string).collect();
+                assert_eq!(*feed.lines(), want, "{}: round {i}", dir.display());
+                last = ops;
+            }
+        }
+    }
+    assert!(carried > 0, "some rounds carried operations over");
+}

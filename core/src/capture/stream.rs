@@ -110,6 +110,14 @@ impl StreamReplay {
         self.starts
     }
 
+    /// Operations of the carried replay. Every later [`replay`](Self::replay) result starts
+    /// with them, and so did the last one when it was not a start-over (the carried replay was
+    /// fed, from the state the last result was forked from, through events that last result
+    /// also replayed), until a replay starts over ([`starts`](Self::starts) then grows).
+    pub fn kept(&self) -> usize {
+        self.cp.ops.len()
+    }
+
     /// Events read so far.
     pub fn events(&self) -> usize {
         self.cp.p.events.len()

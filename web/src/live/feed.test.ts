@@ -2,7 +2,7 @@
 // page's core refuses shown up to the refused line, with the reason.
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../bridge';
-import { applyTrace, openFollowed, reportText } from './feed';
+import { applyTrace, Followed, openFollowed, reportText } from './feed';
 
 describe('live feed', () => {
   it('keeps the first `from` lines and appends the rest', () => {
@@ -15,6 +15,56 @@ describe('live feed', () => {
     expect(applyTrace(l, { from: 1, lines: '' })).toEqual(['profile linux-6.18']);
     // A `from` past the end keeps what there is.
     expect(applyTrace(['a'], { from: 5, lines: 'b' })).toEqual(['a', 'b']);
+  });
+
+  it('extends the session shown while the trace only grows, and opens it again after a start-over', () => {
+    const f = new Followed();
+    f.receive({ from: 0, lines: 'a\nb' });
+    // Nothing shown yet: the whole trace.
+    expect(f.plan()).toEqual({ kind: 'reload', lines: ['a', 'b'] });
+    f.holds(2);
+    expect(f.plan()).toEqual({ kind: 'none' });
+    // The feed's `from` is the page's length: the new lines only.
+    f.receive({ from: 2, lines: 'c' });
+    f.receive({ from: 3, lines: 'd\ne' });
+    expect(f.plan()).toEqual({ kind: 'extend', lines: ['c', 'd', 'e'] });
+    f.holds(5);
+    // Lines past the session's replaced before the round: still only new lines for it.
+    f.receive({ from: 5, lines: 'x' });
+    f.receive({ from: 5, lines: 'f\ng' });
+    expect(f.plan()).toEqual({ kind: 'extend', lines: ['f', 'g'] });
+    f.holds(7);
+    // A start-over replaced a line the session holds: the whole trace again.
+    f.receive({ from: 4, lines: 'E\nf\ng\nh' });
+    expect(f.plan()).toEqual({ kind: 'reload', lines: ['a', 'b', 'c', 'd', 'E', 'f', 'g', 'h'] });
+    f.holds(8);
+    // Replaced and put back the same between two rounds: still a replacement.
+    f.receive({ from: 1, lines: 'b\nc\nd\nE\nf\ng\nh\ni' });
+    expect(f.plan().kind).toBe('reload');
+    f.holds(9);
+    // Shorter than what the session holds: the whole trace again.
+    f.receive({ from: 9, lines: '' });
+    f.lines = f.lines.slice(0, 3);
+    expect(f.plan().kind).toBe('reload');
+  });
+
+  it('a replacement that comes while a round runs is seen by the next one', () => {
+    const f = new Followed();
+    f.receive({ from: 0, lines: 'a\nb\nc' });
+    const p = f.plan();
+    expect(p.kind).toBe('reload');
+    // Came while the trace opened (the opening awaits the core).
+    f.receive({ from: 1, lines: 'B\nc' });
+    f.holds(3);
+    expect(f.plan().kind).toBe('reload');
+    f.holds(3);
+    // A refused line: the session holds fewer lines than the trace; the next round adds from there.
+    f.receive({ from: 3, lines: 'd\ne' });
+    f.holds(3);
+    expect(f.plan()).toEqual({ kind: 'extend', lines: ['d', 'e'] });
+    f.holds(4);
+    f.drop();
+    expect(f.plan()).toEqual({ kind: 'reload', lines: ['a', 'B', 'c', 'd', 'e'] });
   });
 
   it('words the report line', () => {

@@ -4,12 +4,16 @@
 // logic: the trace comes from the capture replay on the server.
 import './live.css';
 import type { App } from '../app';
-import { applyTrace, openFollowed, reportText, type Figures, type Loaders } from './feed';
+import type { Session } from '../bridge';
+import { Followed, openFollowed, refused, reportText, type Figures, type Loaders } from './feed';
 
 /** What the page's entry hands over (its own imports: this chunk shares no module with it). */
-export type LiveDeps = Loaders;
+export type LiveDeps = Loaders & {
+  /** Show the areas' callers from these /proc/vmallocinfo reads (the workbench's fragmentation tab, the hover). */
+  callers?: (files: { name: string; bytes: Uint8Array }[]) => Promise<void>;
+};
 
-/** At most one load of the trace this often (ms): each replays it whole. */
+/** At most one round this often (ms): a load of the whole trace replays it whole. */
 const APPLY_GAP = 1000;
 
 type Mode = 'following' | 'paused';
@@ -34,7 +38,9 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
   const messageEl = bar.querySelector('[data-role="message"]') as HTMLElement;
   const problemEl = bar.querySelector('[data-role="problem"]') as HTMLElement;
 
-  let lines: string[] = [];
+  const followed = new Followed();
+  /** The session of the followed trace opened last (extended since, while it only grew). */
+  let session: Session | null = null;
   let version = 0;
   let shown = -1;
   let shownOps = 0;
@@ -56,6 +62,16 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     button.setAttribute('aria-pressed', String(mode === 'following'));
   };
 
+  // The before file stays; a later read (live, or the after file) replaces the one before it.
+  // Handed over once a trace is shown (the workbench mounts on the app's session).
+  const reads = new Map<'before' | 'latest', { name: string; bytes: Uint8Array }>();
+  let readsDue = false;
+  const showCallers = () => {
+    if (!readsDue || shown < 0 || !deps.callers) return;
+    readsDue = false;
+    deps.callers([...reads.values()]).catch((err: unknown) => say(`callers: ${errorMessage(err)}`));
+  };
+
   /** Open the lines received in the player: at the end while following. */
   const apply = async () => {
     timer = null;
@@ -70,21 +86,41 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     const v = version;
     const t0 = performance.now();
     try {
-      const { session, problem } = await openFollowed(lines, deps);
-      shownOps = session.length;
-      app.follow(session, 'end');
-      problemEl.textContent = problem;
+      const plan = followed.plan();
+      // Only grown (or nothing new, to its end again): the new lines added to the session shown.
+      const grown = plan.kind !== 'reload' && session ? app.extendFollowed(session, plan.kind === 'extend' ? plan.lines : []) : false;
+      if (grown) {
+        if (grown.error || grown.taken > 0) problemEl.textContent = grown.error ? refused(followed.held + grown.taken, grown.error) : '';
+        followed.holds(followed.held + grown.taken);
+        if (plan.kind === 'extend') {
+          bar.dataset.extended = String(Number(bar.dataset.extended ?? 0) + 1);
+          bar.dataset.round = 'extend';
+        }
+      } else {
+        const all = followed.lines;
+        followed.drop();
+        const o = await openFollowed(all, deps);
+        session = o.session;
+        app.follow(o.session, 'end');
+        followed.holds(o.held);
+        problemEl.textContent = o.problem;
+        bar.dataset.loaded = String(Number(bar.dataset.loaded ?? 0) + 1);
+        bar.dataset.round = 'load';
+      }
+      shownOps = session?.length ?? 0;
       bar.dataset.ops = String(shownOps);
     } catch (e) {
+      followed.drop();
       problemEl.textContent = `The followed trace could not be shown: ${errorMessage(e)}`;
     } finally {
       shown = v;
       bar.dataset.shown = String(v);
       busy = false;
       last = performance.now();
-      // Each load replays the whole trace: spaced by four times its own time, at least APPLY_GAP.
+      // Rounds spaced by four times the last one's time (a load replays the whole trace), at least APPLY_GAP.
       gap = Math.max(APPLY_GAP, 4 * (last - t0));
     }
+    showCallers();
     schedule();
   };
   const schedule = () => {
@@ -109,7 +145,7 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
     showState();
   });
   es.addEventListener('trace', (e) => {
-    lines = applyTrace(lines, JSON.parse((e as MessageEvent<string>).data) as { from: number; lines: string });
+    followed.receive(JSON.parse((e as MessageEvent<string>).data) as { from: number; lines: string });
     version++;
     schedule();
   });
@@ -122,6 +158,13 @@ export function startLive(app: App, root: HTMLElement, deps: LiveDeps, feedUrl =
   });
   es.addEventListener('note', (e) => {
     say((JSON.parse((e as MessageEvent<string>).data) as { text: string }).text);
+  });
+  es.addEventListener('callers', (e) => {
+    const c = JSON.parse((e as MessageEvent<string>).data) as { name: string; text: string };
+    reads.set(/before/.test(c.name) ? 'before' : 'latest', { name: c.name, bytes: new TextEncoder().encode(c.text) });
+    bar.dataset.callers = c.name;
+    readsDue = true;
+    showCallers();
   });
   es.addEventListener('end', () => {
     ended = true;

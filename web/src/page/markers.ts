@@ -11,17 +11,26 @@ export class Markers {
   note = '';
   version = 0;
   private token = 0;
+  /** Operations of the session scanned last whose markers are in `map`. */
+  private done = 0;
 
-  /** Gather `s`'s markers (a scan under way is dropped); `drawn` after each slice. */
-  scan(s: Session, root: HTMLElement, drawn: () => void): void {
+  /**
+   * Gather `s`'s markers (a scan under way is dropped); `drawn` after each slice. `from`: the
+   * operations before it are those of the session scanned last, their markers kept (a trace that
+   * grew at its end).
+   */
+  scan(s: Session, root: HTMLElement, drawn: () => void, from = 0): void {
     const token = ++this.token;
-    this.map = new Map();
+    // A scan under way had not reached `from`: it goes on from where it was.
+    from = Math.min(from, this.done);
+    if (from === 0) this.map = new Map();
     this.version++;
     this.note = 'gathering markers…';
     const n = s.length;
     const idle = (fn: () => void) =>
       typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 500 }) : window.setTimeout(fn, 30);
-    let k = 0;
+    let k = from;
+    this.done = from;
     const work = () => {
       if (token !== this.token) return;
       const t0 = performance.now();
@@ -31,6 +40,7 @@ export class Markers {
           if (kinds.size) this.map.set(k + i, kinds);
         });
         k = to;
+        this.done = k;
       }
       this.version++;
       if (k < n) idle(work);

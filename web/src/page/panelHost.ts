@@ -5,6 +5,7 @@
 import type { Workbench } from '../panels';
 import type { AppApi } from '../panels/context';
 import { WorkbenchStub } from '../panels/stub';
+import type { TabId } from '../panels/tabs';
 
 /** Change notices: once per change of session or step, and once per micro-step. */
 export class Listeners {
@@ -53,7 +54,7 @@ export class Listeners {
  * Mount the workbench's shell in the page's `[data-widget="workbench"]` (none: no workbench).
  * Returns what loads the workbench now, if it is not yet, on its large-trace tab.
  */
-export function mountPanels(root: HTMLElement, api: AppApi): () => Promise<Workbench> | null {
+export function mountPanels(root: HTMLElement, api: AppApi): (tab?: TabId) => Promise<Workbench> | null {
   const host = root.querySelector<HTMLElement>('[data-widget="workbench"]');
   if (!host) return () => null;
   let bench: Promise<Workbench> | null = null;
@@ -63,5 +64,5 @@ export function mountPanels(root: HTMLElement, api: AppApi): () => Promise<Workb
       throw e;
     })),
   );
-  return () => (stub.start({ tab: 'large', focus: false }, false), bench);
+  return (tab: TabId = 'large') => (stub.start({ tab, focus: false }, false), bench);
 }

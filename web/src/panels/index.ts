@@ -82,6 +82,8 @@ export interface Workbench {
    * `text`: the worker found it short after all; the player opens it.
    */
   openLink(source: Source, step: number | 'end', progress: (done: number, total: number) => void, signal: AbortSignal): Promise<LinkOpened>;
+  /** The callers of the areas shown, from /proc/vmallocinfo reads (live mode: the before file, the latest read). */
+  setCallers(files: NamedFile[]): Promise<void>;
 }
 
 export interface LinkOpened {
@@ -354,5 +356,5 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   (host as HTMLElement & { fragPanel?: () => Promise<FragPanel> }).fragPanel = frag;
   host.dataset.panelsReady = 'true';
   document.body.dataset.panelsReady = 'true';
-  return { open, openLink };
+  return { open, openLink, setCallers: (files) => frag().then((p) => p.setCallers(files)) };
 }

@@ -95,6 +95,11 @@ export class OpList {
     });
   }
 
+  /** Add operations at the end of the list (a followed trace that grew). */
+  append(more: OpSummary[]): void {
+    this.setOps(this.ops.concat(more));
+  }
+
   /** Replace the list of operations. */
   setOps(ops: OpSummary[]): void {
     this.ops = ops;
