@@ -1425,3 +1425,57 @@ fn held_out_pools_kept_captures_replay_and_account() {
         assert_eq!(r.explained, accounted(&r), "{name}: {r}");
     }
 }
+
+/// `decay_va_pool_node` gives back `len >> 2` entries from a pool's head, `len` counting the
+/// entries from before the capture; `purge_vmap_node` pools each purged area at the head
+/// (`node_pool_add_va`: `list_add`), so entries from before the capture are behind every entry
+/// pooled since; `node_pool_del_va` gives the head. Before: busy [VS, VS + 0x10000) and a busy
+/// page after each of two free blocks of three pages, F and E (F lower), then L, two pages
+/// lazy on node 0's list, a busy page after it, free space above.
+/// * The first purge pools L in node 0's pool of 2 pages; the second decays 1 >> 2 = 0 in the
+///   model and keeps L at the head.
+/// * CPU 0 asks 2 pages: the model's pool gives L; the kernel gets E, free in the file. Its
+///   decay gave back L (its pool was longer: entries from before the capture), and the pool
+///   then held only such entries, E at the head: a pool length and a pool entry, one
+///   allocation. (Had the pool been empty, the free tree's first fit would be F, not E.)
+///
+/// The last replay starts with E in node 0's pool and lets the second purge's decay give L
+/// back: the allocation is the model's own, explained by what was learnt.
+#[test]
+fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
+    let (f, e, l) = (VS + 0x10000, VS + 0x14000, VS + 0x20000);
+    // Node 0's busy list (VS .. VS + 0x10000 and from VS + 0x20000 by address), then node 1's.
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(l + 0x2000, l + 0x3000, "f+0x1/0x2 vmap");
+    for b in [f, e] {
+        before += &info(b + 0x3000, b + 0x4000, "f+0x1/0x2 vmap");
+    }
+    before += &info(l, l + 0x2000, "unpurged vm_area");
+    let head = format!("{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    // One allocation, one kind named: the pool's length (the entry is named in its text).
+    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
+    assert_eq!(r.explained, accounted(&r), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    assert_eq!(r.explanations[0].0, 3, "{r}");
+    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 1 kept entries"), "{r}");
+    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    assert!(r.notes.iter().all(|n| !n.contains("comes after")), "{r}");
+    // The printed trace replays alone to the kernel's addresses: E pooled at the start.
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
+
+    // E was allocated since the start (in a window of its own: no vn_id, so its purge gives it
+    // back to the free tree, not to a pool) and freed: no entry from before the capture. With L
+    // given back, the free tree's first fit is F: E is unexplained.
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
+    );
+    let head = format!("{}{}", purge(0, e, l + 0x2000, 2), purge(0, 0, 0, 0));
+    let trace = format!("{own}{}{head}{}", free(1, e, 2), alloc(0, e, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+}

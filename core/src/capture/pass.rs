@@ -881,6 +881,7 @@ impl<'a> Pass<'_, 'a> {
                     Unknown::HeldPiece => self.report.resolved_held_pieces += 1,
                     Unknown::PoolLength => self.report.explained_pool_lengths += 1,
                 }
+
                 self.report.explanations.push((e.line, why));
             }
             Verdict::Unexplained(why) => {
@@ -1111,6 +1112,20 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
         }
+        // The model's pool head is a kept entry where the kernel's answer is space the model has
+        // free: the kernel's decay gave the head back too (and those in front of it).
+        let head_kept = match (pred.pool_hit, pred.node) {
+            (Some(y), Some(n)) if matches!(self.vmap.locate(x), Place::Free { .. }) => {
+                self.kept.get(&(n, pool_idx(size))).and_then(|l| l.iter().position(|&a| a == y)).map(|pos| (n, pos))
+            }
+            _ => None,
+        };
+        // Only the head's reading: whole blocks below are not read on top of it.
+        let head_only = hits.is_empty();
+        if let Some((n, pos)) = head_kept {
+            let e = hits.entry((n, pool_idx(size))).or_insert(pos);
+            *e = (*e).max(pos);
+        }
         if hits.is_empty() {
             return None;
         }
@@ -1138,16 +1153,34 @@ impl<'a> Pass<'_, 'a> {
                 done = Some((t, p, Vec::new()));
             }
         }
+        // With the pool then empty, the kernel's head was an entry from before the capture (those
+        // are behind every entry pooled since): x, if untouched since the start and aligned.
+        let mut entry = None;
         if done.is_none() {
             let mut t = give_back(false);
             let p = t.predict_alloc(size, align, vstart, vend);
-            let untouched = &self.untouched;
-            done = t
-                .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
-                .map(|(p, found)| (t, p, found));
+            if let (false, Some(n), None, false) = (p.addr() == Some(x), p.node, p.pool_hit, p.rotate) {
+                if head_kept.is_some_and(|(hn, _)| hn == n) && self.pre_capture_entry(x, size, align, n) {
+                    entry = Some(n);
+                }
+            }
+            if p.addr() == Some(x) {
+                done = Some((t, p, Vec::new()));
+            } else if entry.is_some() {
+                done = Some((t, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
+            } else if !head_only {
+                let untouched = &self.untouched;
+                done = t
+                    .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
+                    .map(|(p, found)| (t, p, found));
+            }
         }
         let (trial, p, found) = done?;
         self.vmap = trial;
+        if let Some(n) = entry {
+            // In its pool from the start in the next replay, behind the entries found before it.
+            self.learnt.pool(n, x, size);
+        }
         let mut what = String::new();
         for (&(n, idx), &pos) in &hits {
             // Learnt for the next replay, where that purge's decay gives them back itself.
@@ -1176,7 +1209,26 @@ impl<'a> Pass<'_, 'a> {
             let blocks = self.commit_blocks(&found, line);
             let _ = write!(why, "; below it {blocks}, untouched since the start, had no free run of the search length");
         }
+        if entry.is_some() {
+            let _ = write!(
+                why,
+                "; the pool then held only entries from before the capture (behind every entry pooled since), its \
+                 head [{x:#x}, {end:#x}) one of them"
+            );
+        }
         Some((p, why))
+    }
+
+    /// `[x, x + size)` can be an entry of node `n`'s pool from before the capture: a pool size,
+    /// aligned for the request, untouched since the start (vmallocinfo shows pool entries as
+    /// free), not found before, and the kernel never served this size on this node from its
+    /// free tree (its pool was empty then: `node_alloc` asks the pool first).
+    fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32) -> bool {
+        size <= 256 * PAGE_SIZE
+            && x & align.wrapping_sub(1) == 0
+            && !self.tree_served.contains(&(n, pool_idx(size)))
+            && is_untouched(&self.untouched, x, x + size)
+            && !self.learnt.pooled_at.contains(&x)
     }
 
     /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay at the last
