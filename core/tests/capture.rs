@@ -1479,3 +1479,46 @@ fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
 }
+
+/// `node_alloc` asks the CPU's node's pool first (`node_pool_del_va` gives its head) and only
+/// then the free tree: an allocation at the free tree's first fit may have been the pool's head,
+/// an entry from before the capture that lay there. Before: busy [VS, VS + 0x10000), then free
+/// F (two pages), G and E (three pages each), a busy page after each, free space above.
+/// * CPU 0 asks 2 pages and gets F, the first fit: read as served by the free tree (node 0's
+///   pool of 2 pages empty).
+/// * G is allocated in a window of its own (no pool, no vn_id), freed and purged: back in the
+///   free tree, touched since the start, so no entry from before the capture can be there.
+/// * CPU 0 asks 2 pages and gets E, untouched, above G, the first fit: a pool entry from before
+///   the capture. Node 0's pool held one then, so it was not empty at F's allocation either:
+///   F was its head too. That reading is revised; the last replay starts with F and E in node
+///   0's pool, in that order, and both allocations are the model's own.
+#[test]
+fn a_first_fit_answer_is_read_again_as_the_pools_head() {
+    let (f, g, e) = (VS + 0x10000, VS + 0x13000, VS + 0x17000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(f + 0x2000, f + 0x3000, "f+0x1/0x2 vmap");
+    before += &info(g + 0x3000, g + 0x4000, "f+0x1/0x2 vmap");
+    before += &info(e + 0x3000, e + 0x4000, "f+0x1/0x2 vmap");
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {g} size=8192 align=1 vstart={g:#x} vend={:#x} failed=0", g + 0x100000),
+    );
+    let trace = format!(
+        "{}{own}{}{}{}",
+        alloc(0, f, 0x2000, 1),
+        free(1, g, 2),
+        purge(0, g, g + 0x2000, 1),
+        alloc(0, e, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 2, 0), "{r}");
+    assert_eq!((r.resolved_pool_entries, r.explained), (2, accounted(&r)), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|x| x.0).collect();
+    assert_eq!(lines, vec![1, 5], "{r}");
+    assert!(r.explanations[0].1.contains("was its pool's head"), "{r}");
+    assert!(r.explanations[1].1.contains(&format!("so was [{f:#x}, {:#x}) in front of it", f + 0x2000)), "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (1, 5), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {f:#x} 0x2000\npooled 0 {e:#x} 0x2000\n")), "{text}");
+}
