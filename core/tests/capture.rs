@@ -497,9 +497,11 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!((r.allocations, r.in_before_file), (2016, 2), "{r}");
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     // 507 (the first at line 62: 1,025 pages passing over six blocks of 1,259-3,635 pages)
-    // before blocks held whole and the pieces the kernel took from them.
-    assert!(r.unexplained <= 54, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2647), "{}", r.summary_line());
+    // before blocks held whole and the pieces the kernel took from them. 54 (the first at line
+    // 2647) before a pool's kept head given back by a longer decay left an entry from before the
+    // capture at the head, in untouched space or in a block held whole.
+    assert!(r.unexplained <= 31, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2644), "{}", r.summary_line());
     assert_eq!((r.purges_equal, r.purges), (4, 4), "{r}");
     assert_eq!(r.explained, accounted(&r), "{r}");
     // The shared capture's workload, whole, seed 7, taken as the README says: a capture "made
@@ -1521,4 +1523,33 @@ fn a_first_fit_answer_is_read_again_as_the_pools_head() {
     assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (1, 5), "{r}");
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(text.contains(&format!("pooled 0 {f:#x} 0x2000\npooled 0 {e:#x} 0x2000\n")), "{text}");
+}
+
+/// The pool-length reading of a kept head (above), where the kernel's address lies in a block
+/// held whole (a search passed over it: entries from before the capture split it, its layout
+/// unknown): such an entry can be there too. Before: busy [VS, VS + 0x10000), B free (ten
+/// pages), a busy page, free space to L, ten pages lazy on node 0's list, a busy page after it.
+/// * The first purge pools L in node 0's pool of 10 pages; the second keeps it (1 >> 2 = 0).
+/// * One page in a window of its own (no pool) at VS + 0x1b000, above B: the search passed
+///   over B, which eight pages held do not explain: B is held whole.
+/// * CPU 0 asks 10 pages and gets B: the kernel's decay gave L back, and the pool's head was
+///   then an entry from before the capture, B whole.
+#[test]
+fn a_longer_pools_entry_from_before_the_capture_can_lie_in_a_held_block() {
+    let (b, x3, l) = (VS + 0x10000, VS + 0x1b000, VS + 0x30000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(b + 0xa000, b + 0xb000, "f+0x1/0x2 vmap");
+    before += &info(l + 0xa000, l + 0xb000, "f+0x1/0x2 vmap");
+    before += &info(l, l + 0xa000, "unpurged vm_area");
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {x3} size=4096 align=1 vstart={VS:#x} vend={:#x} failed=0", VS + 0x100000),
+    );
+    let trace = format!("{}{}{own}{}", purge(0, l, l + 0xa000, 1), purge(0, 0, 0, 0), alloc(0, b, 0xa000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!((r.explained_blocks, r.explained_pool_lengths, r.explained), (1, 1, accounted(&r)), "{r}");
+    assert!(r.explanations[1].1.contains(&format!("its head [{b:#x}, {:#x}) one of them", b + 0xa000)), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {b:#x} 0xa000\n")), "{text}");
 }

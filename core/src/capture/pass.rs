@@ -1120,7 +1120,7 @@ impl<'a> Pass<'_, 'a> {
         // The model's pool head is a kept entry where the kernel's answer is space the model has
         // free: the kernel's decay gave the head back too (and those in front of it).
         let head_kept = match (pred.pool_hit, pred.node) {
-            (Some(y), Some(n)) if matches!(self.vmap.locate(x), Place::Free { .. }) => {
+            (Some(y), Some(n)) if matches!(self.vmap.locate(x), Place::Free { .. }) || self.in_held_block(x, end) => {
                 self.kept.get(&(n, pool_idx(size))).and_then(|l| l.iter().position(|&a| a == y)).map(|pos| (n, pos))
             }
             _ => None,
@@ -1226,14 +1226,20 @@ impl<'a> Pass<'_, 'a> {
 
     /// `[x, x + size)` can be an entry of node `n`'s pool from before the capture: a pool size,
     /// aligned for the request, untouched since the start (vmallocinfo shows pool entries as
-    /// free), not found before, and the kernel never served this size on this node from its
+    /// free) or inside a block held whole, not found before, and the kernel never served this size on this node from its
     /// free tree (its pool was empty then: `node_alloc` asks the pool first).
     fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32) -> bool {
         size <= 256 * PAGE_SIZE
             && x & align.wrapping_sub(1) == 0
             && !self.tree_served.contains_key(&(n, pool_idx(size)))
-            && is_untouched(&self.untouched, x, x + size)
+            && (is_untouched(&self.untouched, x, x + size) || self.in_held_block(x, x + size))
             && !self.learnt.pooled_at.contains(&x)
+    }
+
+    /// `[x, end)` lies inside one free block held whole (its layout unknown: pool entries from
+    /// before the capture split it), where such an entry can be.
+    fn in_held_block(&self, x: u64, end: u64) -> bool {
+        self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b)
     }
 
     /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay at the last
