@@ -497,9 +497,11 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!((r.allocations, r.in_before_file), (2016, 2), "{r}");
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     // 507 (the first at line 62: 1,025 pages passing over six blocks of 1,259-3,635 pages)
-    // before blocks held whole and the pieces the kernel took from them.
-    assert!(r.unexplained <= 54, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2647), "{}", r.summary_line());
+    // before blocks held whole and the pieces the kernel took from them. 54 (the first at line
+    // 2647) before a pool's kept head given back by a longer decay left an entry from before the
+    // capture at the head, in untouched space or in a block held whole.
+    assert!(r.unexplained <= 31, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2644), "{}", r.summary_line());
     assert_eq!((r.purges_equal, r.purges), (4, 4), "{r}");
     assert_eq!(r.explained, accounted(&r), "{r}");
     // The shared capture's workload, whole, seed 7, taken as the README says: a capture "made
@@ -1424,4 +1426,130 @@ fn held_out_pools_kept_captures_replay_and_account() {
         assert_eq!(r.allocations, r.equal + r.explained + r.unexplained, "{name}: {r}");
         assert_eq!(r.explained, accounted(&r), "{name}: {r}");
     }
+}
+
+/// `decay_va_pool_node` gives back `len >> 2` entries from a pool's head, `len` counting the
+/// entries from before the capture; `purge_vmap_node` pools each purged area at the head
+/// (`node_pool_add_va`: `list_add`), so entries from before the capture are behind every entry
+/// pooled since; `node_pool_del_va` gives the head. Before: busy [VS, VS + 0x10000) and a busy
+/// page after each of two free blocks of three pages, F and E (F lower), then L, two pages
+/// lazy on node 0's list, a busy page after it, free space above.
+/// * The first purge pools L in node 0's pool of 2 pages; the second decays 1 >> 2 = 0 in the
+///   model and keeps L at the head.
+/// * CPU 0 asks 2 pages: the model's pool gives L; the kernel gets E, free in the file. Its
+///   decay gave back L (its pool was longer: entries from before the capture), and the pool
+///   then held only such entries, E at the head: a pool length and a pool entry, one
+///   allocation. (Had the pool been empty, the free tree's first fit would be F, not E.)
+///
+/// The last replay starts with E in node 0's pool and lets the second purge's decay give L
+/// back: the allocation is the model's own, explained by what was learnt.
+#[test]
+fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
+    let (f, e, l) = (VS + 0x10000, VS + 0x14000, VS + 0x20000);
+    // Node 0's busy list (VS .. VS + 0x10000 and from VS + 0x20000 by address), then node 1's.
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(l + 0x2000, l + 0x3000, "f+0x1/0x2 vmap");
+    for b in [f, e] {
+        before += &info(b + 0x3000, b + 0x4000, "f+0x1/0x2 vmap");
+    }
+    before += &info(l, l + 0x2000, "unpurged vm_area");
+    let head = format!("{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    // One allocation, one kind named: the pool's length (the entry is named in its text).
+    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
+    assert_eq!(r.explained, accounted(&r), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    assert_eq!(r.explanations[0].0, 3, "{r}");
+    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 1 kept entries"), "{r}");
+    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    assert!(r.notes.iter().all(|n| !n.contains("comes after")), "{r}");
+    // The printed trace replays alone to the kernel's addresses: E pooled at the start.
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
+
+    // E was allocated since the start (in a window of its own: no vn_id, so its purge gives it
+    // back to the free tree, not to a pool) and freed: no entry from before the capture. With L
+    // given back, the free tree's first fit is F: E is unexplained.
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
+    );
+    let head = format!("{}{}", purge(0, e, l + 0x2000, 2), purge(0, 0, 0, 0));
+    let trace = format!("{own}{}{head}{}", free(1, e, 2), alloc(0, e, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+}
+
+/// `node_alloc` asks the CPU's node's pool first (`node_pool_del_va` gives its head) and only
+/// then the free tree: an allocation at the free tree's first fit may have been the pool's head,
+/// an entry from before the capture that lay there. Before: busy [VS, VS + 0x10000), then free
+/// F (two pages), G and E (three pages each), a busy page after each, free space above.
+/// * CPU 0 asks 2 pages and gets F, the first fit: read as served by the free tree (node 0's
+///   pool of 2 pages empty).
+/// * G is allocated in a window of its own (no pool, no vn_id), freed and purged: back in the
+///   free tree, touched since the start, so no entry from before the capture can be there.
+/// * CPU 0 asks 2 pages and gets E, untouched, above G, the first fit: a pool entry from before
+///   the capture. Node 0's pool held one then, so it was not empty at F's allocation either:
+///   F was its head too. That reading is revised; the last replay starts with F and E in node
+///   0's pool, in that order, and both allocations are the model's own.
+#[test]
+fn a_first_fit_answer_is_read_again_as_the_pools_head() {
+    let (f, g, e) = (VS + 0x10000, VS + 0x13000, VS + 0x17000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(f + 0x2000, f + 0x3000, "f+0x1/0x2 vmap");
+    before += &info(g + 0x3000, g + 0x4000, "f+0x1/0x2 vmap");
+    before += &info(e + 0x3000, e + 0x4000, "f+0x1/0x2 vmap");
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {g} size=8192 align=1 vstart={g:#x} vend={:#x} failed=0", g + 0x100000),
+    );
+    let trace = format!(
+        "{}{own}{}{}{}",
+        alloc(0, f, 0x2000, 1),
+        free(1, g, 2),
+        purge(0, g, g + 0x2000, 1),
+        alloc(0, e, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 2, 0), "{r}");
+    assert_eq!((r.resolved_pool_entries, r.explained), (2, accounted(&r)), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|x| x.0).collect();
+    assert_eq!(lines, vec![1, 5], "{r}");
+    assert!(r.explanations[0].1.contains("was its pool's head"), "{r}");
+    assert!(r.explanations[1].1.contains(&format!("so was [{f:#x}, {:#x}) in front of it", f + 0x2000)), "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (1, 5), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {f:#x} 0x2000\npooled 0 {e:#x} 0x2000\n")), "{text}");
+}
+
+/// The pool-length reading of a kept head (above), where the kernel's address lies in a block
+/// held whole (a search passed over it: entries from before the capture split it, its layout
+/// unknown): such an entry can be there too. Before: busy [VS, VS + 0x10000), B free (ten
+/// pages), a busy page, free space to L, ten pages lazy on node 0's list, a busy page after it.
+/// * The first purge pools L in node 0's pool of 10 pages; the second keeps it (1 >> 2 = 0).
+/// * One page in a window of its own (no pool) at VS + 0x1b000, above B: the search passed
+///   over B, which eight pages held do not explain: B is held whole.
+/// * CPU 0 asks 10 pages and gets B: the kernel's decay gave L back, and the pool's head was
+///   then an entry from before the capture, B whole.
+#[test]
+fn a_longer_pools_entry_from_before_the_capture_can_lie_in_a_held_block() {
+    let (b, x3, l) = (VS + 0x10000, VS + 0x1b000, VS + 0x30000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(b + 0xa000, b + 0xb000, "f+0x1/0x2 vmap");
+    before += &info(l + 0xa000, l + 0xb000, "f+0x1/0x2 vmap");
+    before += &info(l, l + 0xa000, "unpurged vm_area");
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {x3} size=4096 align=1 vstart={VS:#x} vend={:#x} failed=0", VS + 0x100000),
+    );
+    let trace = format!("{}{}{own}{}", purge(0, l, l + 0xa000, 1), purge(0, 0, 0, 0), alloc(0, b, 0xa000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!((r.explained_blocks, r.explained_pool_lengths, r.explained), (1, 1, accounted(&r)), "{r}");
+    assert!(r.explanations[1].1.contains(&format!("its head [{b:#x}, {:#x}) one of them", b + 0xa000)), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {b:#x} 0xa000\n")), "{text}");
 }

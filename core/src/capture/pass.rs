@@ -175,8 +175,11 @@ pub(super) struct Pass<'p, 'a> {
     first_purge: bool,
     /// (node, pool index) of default-window allocations the kernel served from its free tree:
     /// that node's pool for that size was empty then (or its head misaligned), so it held no
-    /// entry from before the capture that it still held later.
-    tree_served: HashSet<(u32, usize)>,
+    /// entry from before the capture that it still held later. The first such allocation's
+    /// address and line, when its space was untouched since the start: the same address could
+    /// have been the pool's head, an entry from before the capture (read so when a later
+    /// allocation needs it); `None` when served more than once or over touched space.
+    tree_served: std::collections::HashMap<(u32, usize), Option<(u64, usize)>>,
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
@@ -470,7 +473,7 @@ pub(super) fn start_pass<'p, 'a>(
         lazy_order,
         full_purge_due: false,
         first_purge: true,
-        tree_served: HashSet::new(),
+        tree_served: std::collections::HashMap::new(),
         diverged: false,
         pos: 0,
         drain_due: false,
@@ -773,7 +776,7 @@ impl<'a> Pass<'_, 'a> {
             let entry_out = match pred.node {
                 Some(n) => {
                     size > 256 * PAGE_SIZE
-                        || self.tree_served.contains(&(n, pool_idx(size)))
+                        || self.tree_served.contains_key(&(n, pool_idx(size)))
                         || !is_untouched(&self.untouched, x, x + size)
                 }
                 None => true,
@@ -798,9 +801,11 @@ impl<'a> Pass<'_, 'a> {
         } else if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
+            let was_untouched = is_untouched(&self.untouched, x, x + size);
             take_untouched(&mut self.untouched, x, x + size);
             if let (Some(n), None, false) = (pred.node, pred.pool_hit, pred.rotate) {
-                self.tree_served.insert((n, pool_idx(size)));
+                let first = (was_untouched && size <= 256 * PAGE_SIZE).then_some((x, e.line));
+                self.tree_served.entry((n, pool_idx(size))).and_modify(|v| *v = None).or_insert(first);
             }
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
@@ -881,6 +886,7 @@ impl<'a> Pass<'_, 'a> {
                     Unknown::HeldPiece => self.report.resolved_held_pieces += 1,
                     Unknown::PoolLength => self.report.explained_pool_lengths += 1,
                 }
+
                 self.report.explanations.push((e.line, why));
             }
             Verdict::Unexplained(why) => {
@@ -1046,7 +1052,7 @@ impl<'a> Pass<'_, 'a> {
             !pred.rotate
                 && inside
                 && size <= 256 * PAGE_SIZE
-                && !self.tree_served.contains(&(n, pool_idx(size)))
+                && !self.tree_served.contains_key(&(n, pool_idx(size)))
                 && !self.learnt.pooled_at.contains(&x)
         });
         let mut extra = String::new();
@@ -1111,6 +1117,20 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
         }
+        // The model's pool head is a kept entry where the kernel's answer is space the model has
+        // free: the kernel's decay gave the head back too (and those in front of it).
+        let head_kept = match (pred.pool_hit, pred.node) {
+            (Some(y), Some(n)) if matches!(self.vmap.locate(x), Place::Free { .. }) || self.in_held_block(x, end) => {
+                self.kept.get(&(n, pool_idx(size))).and_then(|l| l.iter().position(|&a| a == y)).map(|pos| (n, pos))
+            }
+            _ => None,
+        };
+        // Only the head's reading: whole blocks below are not read on top of it.
+        let head_only = hits.is_empty();
+        if let Some((n, pos)) = head_kept {
+            let e = hits.entry((n, pool_idx(size))).or_insert(pos);
+            *e = (*e).max(pos);
+        }
         if hits.is_empty() {
             return None;
         }
@@ -1138,16 +1158,34 @@ impl<'a> Pass<'_, 'a> {
                 done = Some((t, p, Vec::new()));
             }
         }
+        // With the pool then empty, the kernel's head was an entry from before the capture (those
+        // are behind every entry pooled since): x, if untouched since the start and aligned.
+        let mut entry = None;
         if done.is_none() {
             let mut t = give_back(false);
             let p = t.predict_alloc(size, align, vstart, vend);
-            let untouched = &self.untouched;
-            done = t
-                .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
-                .map(|(p, found)| (t, p, found));
+            if let (false, Some(n), None, false) = (p.addr() == Some(x), p.node, p.pool_hit, p.rotate) {
+                if head_kept.is_some_and(|(hn, _)| hn == n) && self.pre_capture_entry(x, size, align, n) {
+                    entry = Some(n);
+                }
+            }
+            if p.addr() == Some(x) {
+                done = Some((t, p, Vec::new()));
+            } else if entry.is_some() {
+                done = Some((t, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
+            } else if !head_only {
+                let untouched = &self.untouched;
+                done = t
+                    .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
+                    .map(|(p, found)| (t, p, found));
+            }
         }
         let (trial, p, found) = done?;
         self.vmap = trial;
+        if let Some(n) = entry {
+            // In its pool from the start in the next replay, behind the entries found before it.
+            self.learnt.pool(n, x, size);
+        }
         let mut what = String::new();
         for (&(n, idx), &pos) in &hits {
             // Learnt for the next replay, where that purge's decay gives them back itself.
@@ -1176,7 +1214,32 @@ impl<'a> Pass<'_, 'a> {
             let blocks = self.commit_blocks(&found, line);
             let _ = write!(why, "; below it {blocks}, untouched since the start, had no free run of the search length");
         }
+        if entry.is_some() {
+            let _ = write!(
+                why,
+                "; the pool then held only entries from before the capture (behind every entry pooled since), its \
+                 head [{x:#x}, {end:#x}) one of them"
+            );
+        }
         Some((p, why))
+    }
+
+    /// `[x, x + size)` can be an entry of node `n`'s pool from before the capture: a pool size,
+    /// aligned for the request, untouched since the start (vmallocinfo shows pool entries as
+    /// free) or inside a block held whole, not found before, and the kernel never served this size on this node from its
+    /// free tree (its pool was empty then: `node_alloc` asks the pool first).
+    fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32) -> bool {
+        size <= 256 * PAGE_SIZE
+            && x & align.wrapping_sub(1) == 0
+            && !self.tree_served.contains_key(&(n, pool_idx(size)))
+            && (is_untouched(&self.untouched, x, x + size) || self.in_held_block(x, x + size))
+            && !self.learnt.pooled_at.contains(&x)
+    }
+
+    /// `[x, end)` lies inside one free block held whole (its layout unknown: pool entries from
+    /// before the capture split it), where such an entry can be.
+    fn in_held_block(&self, x: u64, end: u64) -> bool {
+        self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b)
     }
 
     /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay at the last
@@ -1425,21 +1488,57 @@ impl<'a> Pass<'_, 'a> {
             }
             // The kernel took from a pool an area the model has free and nothing has touched
             // since the start: it was pooled before the capture.
+            //
+            // If the kernel served this size on this node from its free tree once before, at
+            // space untouched since the start, that answer may have been the pool's head instead
+            // (an entry from before the capture at the free tree's first fit: `node_alloc` asks
+            // the pool first, and the two give the same address): read so, both were entries,
+            // in that order. That earlier reading is revised.
             (Place::Free { .. }, Some(n))
                 if pool_size
                     && x & align.wrapping_sub(1) == 0
-                    && !self.tree_served.contains(&(n, pool_idx(size)))
+                    && self
+                        .tree_served
+                        .get(&(n, pool_idx(size)))
+                        .is_none_or(|s| s.is_some_and(|(y, _)| y != x && !self.learnt.pooled_at.contains(&y)))
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
                     && !self.learnt.pooled_at.contains(&x) =>
             {
+                let mut also = String::new();
+                if let Some(Some((y, l))) = self.tree_served.remove(&(n, pool_idx(size))) {
+                    self.learnt.pool(n, y, size);
+                    let why_y = format!(
+                        "[{y:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture: the kernel's answer \
+                         here, the free tree's first fit too, was its pool's head (read so at trace line {}, where \
+                         the same pool gave another entry from before the capture)",
+                        y + size,
+                        size / PAGE_SIZE,
+                        e.line
+                    );
+                    self.learnt.facts.insert(l, (Unknown::PoolEntry, why_y));
+                    self.learnt.revisions.push(Revision {
+                        line: l,
+                        contradicted_at: e.line,
+                        what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
+                        why: "the kernel took an entry from before the capture from that pool later".into(),
+                        was: "the free tree's first fit, its pool empty".into(),
+                        now: "its pool's head, an entry from before the capture at the same address".into(),
+                    });
+                    let _ = write!(
+                        also,
+                        "; so was [{y:#x}, {:#x}) in front of it, which the kernel allocated at trace line {l} (its \
+                         pool's head, not the free tree's first fit at the same address)",
+                        y + size
+                    );
+                }
                 self.learnt.pool(n, x, size);
                 self.learnt.changed = true;
                 Verdict::Explained(
                     Unknown::PoolEntry,
                     format!(
                     "[{x:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture (vmallocinfo does not show \
-                     pools): the kernel took it from there, the model searched the free tree",
+                     pools): the kernel took it from there, the model searched the free tree{also}",
                     x + size,
                     size / PAGE_SIZE
                 ),
