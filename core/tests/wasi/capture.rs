@@ -2,7 +2,7 @@
 //! the file and the line; the start state is the "before" file's, areas in their vmap nodes in
 //! the file's per-node order; the report classifies each allocation.
 
-mod common;
+use crate::common;
 
 use vmapviz_core::capture::oracle::{Place, Steered};
 use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};

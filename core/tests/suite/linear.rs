@@ -2,7 +2,7 @@
 //! holds: 4n operations take about 4 times as long as n (a quadratic return takes 16 times).
 //! Best of three each, n and 4n in one run, so the machine's load cancels out.
 
-mod common;
+use crate::common;
 
 use vmapviz_core::session::Session;
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 use vmapviz_core::events::{Event, IndexView, Observer, PurgeCause};
 use vmapviz_core::import::*;
