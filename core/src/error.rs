@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use crate::era::Profile;
-
 /// A bad input file: its name, the line (0: the file as a whole) and what is wrong. A capture
 /// bundle's parts ([`crate::capture::CaptureError`]) and the reports' inputs
 /// ([`crate::report::ReportError`]) say it so.
@@ -28,12 +26,13 @@ impl std::error::Error for FileError {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VmapError {
-    /// `alloc` with size 0.
-    SizeZero { profile: Profile },
+    /// `alloc` with size 0. `bug_on`: the era hits `BUG_ON` on a bad request (a crash) where
+    /// later kernels return -EINVAL (`Era::BUG_ON_BAD_REQUEST`).
+    SizeZero { bug_on: bool },
     /// `alloc` with a size that is not a multiple of PAGE_SIZE.
-    SizeNotPageMultiple { size: u64, profile: Profile },
+    SizeNotPageMultiple { size: u64, bug_on: bool },
     /// `alloc` with align 0 or not a power of two.
-    BadAlign { align: u64, profile: Profile },
+    BadAlign { align: u64, bug_on: bool },
     /// No free block can hold the request, even after returning lazy areas.
     NoSpace { size: u64, align: u64, vstart: u64, vend: u64 },
     /// `free`/`vfree` of an address that starts no busy area.
@@ -59,8 +58,9 @@ pub enum VmapError {
     PcpuOutside { base: u64, start: u64, end: u64 },
     /// A walk exceeded its proven step bound (a guard no input is known to reach).
     EndlessWalk { what: &'static str },
-    /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64).
-    EndlessSearch { size: u64, align: u64, vstart: u64, profile: Profile },
+    /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64);
+    /// `profile`: the era's name.
+    EndlessSearch { size: u64, align: u64, vstart: u64, profile: &'static str },
     /// maple-rfc: the busy-tree insert found an overlapping area (`[start, end)` against
     /// `other`): the kernel WARNs in `alloc_vmap_area` and fails (the syzbot report); nothing
     /// changes.
@@ -85,9 +85,9 @@ impl VmapError {
     /// True when the kernel would crash (BUG) on this request, so a replay must stop.
     pub fn is_kernel_bug(&self) -> bool {
         match self {
-            VmapError::SizeZero { profile }
-            | VmapError::SizeNotPageMultiple { profile, .. }
-            | VmapError::BadAlign { profile, .. } => profile.bug_on_bad_request(),
+            VmapError::SizeZero { bug_on }
+            | VmapError::SizeNotPageMultiple { bug_on, .. }
+            | VmapError::BadAlign { bug_on, .. } => *bug_on,
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
@@ -153,8 +153,8 @@ impl VmapError {
     }
 }
 
-fn kernel_reply(p: &Profile) -> &'static str {
-    if p.bug_on_bad_request() {
+fn kernel_reply(bug_on: bool) -> &'static str {
+    if bug_on {
         "this kernel hits BUG_ON here (a crash)"
     } else {
         "the kernel returns -EINVAL and changes nothing"
@@ -164,14 +164,14 @@ fn kernel_reply(p: &Profile) -> &'static str {
 impl fmt::Display for VmapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VmapError::SizeZero { profile } => {
-                write!(f, "alloc size is 0: {}", kernel_reply(profile))
+            VmapError::SizeZero { bug_on } => {
+                write!(f, "alloc size is 0: {}", kernel_reply(*bug_on))
             }
-            VmapError::SizeNotPageMultiple { size, profile } => {
-                write!(f, "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}", kernel_reply(profile))
+            VmapError::SizeNotPageMultiple { size, bug_on } => {
+                write!(f, "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}", kernel_reply(*bug_on))
             }
-            VmapError::BadAlign { align, profile } => {
-                write!(f, "alloc align {align:#x} is not a power of two: {}", kernel_reply(profile))
+            VmapError::BadAlign { align, bug_on } => {
+                write!(f, "alloc align {align:#x} is not a power of two: {}", kernel_reply(*bug_on))
             }
             VmapError::NoSpace { size, align, vstart, vend } => {
                 if vstart >= vend {
@@ -278,6 +278,15 @@ impl fmt::Display for VmapError {
 }
 
 impl std::error::Error for VmapError {}
+
+/// The outcome of one operation, besides its printed text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report (settings, prints).
+    Done,
+    /// The kernel answered with a warning or failure, state unchanged (or purged, as it does).
+    Warned(VmapError),
+}
 
 /// What the capture's replay said of one allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

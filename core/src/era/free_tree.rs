@@ -118,7 +118,7 @@ impl Vmap {
             Some(va) => va,
             None => {
                 let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
-                    .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
+                    .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile.name() })?;
                 // (With an observer the memos are still kept up to date, but not filled.)
                 if memo {
                     self.free.low.record(&self.arena, size, vstart, va);

@@ -582,20 +582,6 @@ impl MapleRfc {
         (v != 0 && id < self.nodes.len() as u32).then_some(id)
     }
 
-    fn validate_req(&self, size: u64, align: u64) -> Result<(), VmapError> {
-        let profile = Self::PROFILE;
-        if size == 0 {
-            return Err(VmapError::SizeZero { profile });
-        }
-        if size & (PAGE_SIZE - 1) != 0 {
-            return Err(VmapError::SizeNotPageMultiple { size, profile });
-        }
-        if !align.is_power_of_two() {
-            return Err(VmapError::BadAlign { align, profile });
-        }
-        Ok(())
-    }
-
     fn occ_store<O: Observer>(&mut self, s: u64, e_incl: u64, entry: Option<MapleEntry>, obs: &mut O) {
         // Cannot fail: s <= e_incl.
         let _ = lend!(self, self.occupied, obs, MapleTreeKind::Occupied, 0, |t| t.store_range(s, e_incl, entry));
@@ -936,7 +922,7 @@ impl MapleRfc {
         obs: &mut O,
     ) -> Result<u64, VmapError> {
         self.ensure_perf();
-        self.validate_req(size, align)?;
+        super::check_request(Self::PROFILE, size, align)?;
         self.last_path = AllocPath::None;
         if self.bump_on && Self::vmap_bump_eligible(size, align, vstart, vend) {
             let mut got = self.bump_try(size, align, obs);
@@ -1032,7 +1018,7 @@ impl MapleRfc {
                     .into(),
             });
         }
-        self.validate_req(size, align)?;
+        super::check_request(Self::PROFILE, size, align)?;
         self.last_path = AllocPath::None;
         let no_space = Err(VmapError::NoSpace { size, align, vstart, vend });
         let mut found = None;

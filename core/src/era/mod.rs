@@ -763,20 +763,6 @@ impl Vmap {
         }
     }
 
-    fn validate(&self, size: u64, align: u64) -> Result<(), VmapError> {
-        let profile = self.profile;
-        if size == 0 {
-            return Err(VmapError::SizeZero { profile });
-        }
-        if size & (PAGE_SIZE - 1) != 0 {
-            return Err(VmapError::SizeNotPageMultiple { size, profile });
-        }
-        if !align.is_power_of_two() {
-            return Err(VmapError::BadAlign { align, profile });
-        }
-        Ok(())
-    }
-
     // ------------------------------------------------------------------
     // The interface: each operation dispatches once to its era
     // ------------------------------------------------------------------
@@ -820,7 +806,7 @@ impl Vmap {
         obs: &mut O,
     ) -> Result<u64, VmapError> {
         debug_assert!(self.initialized);
-        self.validate(size, align)?;
+        check_request(Profile::fixed::<P>(self.profile), size, align)?;
         with_era!(Profile::fixed::<P>(self.profile), E => E::alloc::<P, O>(self, size, align, vstart, vend, obs))
     }
 
@@ -1293,6 +1279,23 @@ impl Vmap {
             None => false,
         }
     }
+}
+
+/// What `alloc_vmap_area` checks of a request before anything else, the same in every era: a
+/// size that is a non-zero multiple of PAGE_SIZE and an align that is a power of two. The era
+/// answers a bad one with `BUG_ON` or -EINVAL ([`Era::BUG_ON_BAD_REQUEST`]).
+#[inline(always)]
+pub(crate) fn check_request(p: Profile, size: u64, align: u64) -> Result<(), VmapError> {
+    if size == 0 {
+        return Err(VmapError::SizeZero { bug_on: p.bug_on_bad_request() });
+    }
+    if size & (PAGE_SIZE - 1) != 0 {
+        return Err(VmapError::SizeNotPageMultiple { size, bug_on: p.bug_on_bad_request() });
+    }
+    if !align.is_power_of_two() {
+        return Err(VmapError::BadAlign { align, bug_on: p.bug_on_bad_request() });
+    }
+    Ok(())
 }
 
 /// What `pcpu_get_vm_areas` checks before any walk, the same in every era: at least one
