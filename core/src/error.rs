@@ -262,7 +262,7 @@ impl fmt::Display for VmapError {
                 match mark {
                     Mark::Unexplained => write!(f, "unexplained: the kernel returned {kernel:#x}, {ours}; nothing known explains it")?,
                     Mark::Equal => write!(f, "the kernel returned {kernel:#x}, {ours}")?,
-                    m => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", m.unknown())?,
+                    Mark::Explained(u) => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", u.words())?,
                 }
                 if *model != Some(*kernel) {
                     f.write_str(if *taken {
@@ -293,63 +293,89 @@ pub enum Outcome {
 pub enum Mark {
     /// The model's answer was the kernel's, with nothing learnt.
     Equal,
-    /// A pool entry from before the capture (`vmallocinfo` shows no pools).
-    PoolEntry,
-    /// The node a busy area of the before file was allocated for (the file does not say).
-    AreaNode,
-    /// Space the before file shows free was held (pool entries it cannot show).
-    HeldFree,
-    /// The free tree's shape (which shorter blocks lie on the search path).
-    TreeShape,
-    /// A free block of the before file the kernel's search passed over whole (split by pool
-    /// entries it cannot show).
-    HeldBlock,
-    /// A piece of such a block the kernel allocated (a pool entry or a free piece there).
-    HeldPiece,
-    /// How many entries a pool held at a purge (the decay gives back a quarter, from the head).
-    PoolLength,
+    /// The kernel's address resolved this unknown of the start state.
+    Explained(Unknown),
     /// Nothing known explains the kernel's address.
     Unexplained,
 }
 
-impl Mark {
-    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
-    pub(crate) const KINDS: [(Mark, &'static str); 7] = [
-        (Mark::PoolEntry, "pool-entry"),
-        (Mark::AreaNode, "area-node"),
-        (Mark::HeldFree, "held-free"),
-        (Mark::TreeShape, "tree-shape"),
-        (Mark::HeldBlock, "held-block"),
-        (Mark::HeldPiece, "held-piece"),
-        (Mark::PoolLength, "pool-length"),
+/// The unknowns of the start state (what the before file cannot show) that an explanation of
+/// an allocation resolves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// An entry of a node's pool before the capture (`vmallocinfo` shows no pools).
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for (the file does not say).
+    AreaNode,
+    /// Space the before file shows free that was held (pool entries it cannot show).
+    HeldFree,
+    /// The free tree's shape (which blocks shorter than the search length lie on the search
+    /// path): the kernel's tree was built by its whole history, the model's from the file.
+    TreeShape,
+    /// A free block of the before file whose layout was unknown: the kernel's search passed
+    /// over it whole, so pool entries from before the capture split it.
+    HeldBlock,
+    /// A piece of such a block that the kernel allocated: a pool entry or a free piece there.
+    HeldPiece,
+    /// How many entries a node's pool of one size held at a purge: `decay_va_pool_node`
+    /// gives back `len >> 2` from the head, and `len` counts entries from before the capture.
+    PoolLength,
+}
+
+impl Unknown {
+    /// Every unknown, in the order a message lists them.
+    pub const ALL: [Unknown; 7] = [
+        Unknown::PoolEntry,
+        Unknown::AreaNode,
+        Unknown::HeldFree,
+        Unknown::TreeShape,
+        Unknown::HeldBlock,
+        Unknown::HeldPiece,
+        Unknown::PoolLength,
     ];
 
-    /// The unknown in words, for a message.
-    pub fn unknown(self) -> &'static str {
+    /// Its name in a capture-following line (`alloc ... = ADDR explained KIND`).
+    pub fn name(self) -> &'static str {
         match self {
-            Mark::Equal => "nothing",
-            Mark::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
-            Mark::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
-            Mark::HeldFree => {
+            Unknown::PoolEntry => "pool-entry",
+            Unknown::AreaNode => "area-node",
+            Unknown::HeldFree => "held-free",
+            Unknown::TreeShape => "tree-shape",
+            Unknown::HeldBlock => "held-block",
+            Unknown::HeldPiece => "held-piece",
+            Unknown::PoolLength => "pool-length",
+        }
+    }
+
+    /// The unknown named `name` ([`Unknown::name`]).
+    pub fn parse(name: &str) -> Option<Unknown> {
+        Unknown::ALL.into_iter().find(|u| u.name() == name)
+    }
+
+    /// The unknown in words, for a message.
+    pub fn words(self) -> &'static str {
+        match self {
+            Unknown::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
+            Unknown::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
+            Unknown::HeldFree => {
                 "space the before file shows free was held (pool entries from before the capture, which vmallocinfo \
                  does not show)"
             }
-            Mark::TreeShape => {
+            Unknown::TreeShape => {
                 "the free tree's shape: which blocks shorter than the search length lie on the search path \
                  (vmallocinfo does not show the tree)"
             }
-            Mark::HeldBlock => {
+            Unknown::HeldBlock => {
                 "a free block of the before file had no free run long enough: pool entries from before the capture \
                  split it (vmallocinfo shows them free)"
             }
-            Mark::HeldPiece => {
+            Unknown::HeldPiece => {
                 "a piece of a block split by pool entries from before the capture: an entry of the pool, or a free piece"
             }
-            Mark::PoolLength => {
+            Unknown::PoolLength => {
                 "how many entries a pool held at a purge (vmallocinfo does not show pools; the decay gives back a \
                  quarter of them, from the head)"
             }
-            Mark::Unexplained => "nothing known",
         }
     }
 }

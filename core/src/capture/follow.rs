@@ -29,7 +29,7 @@ use std::fmt;
 use crate::era::PurgeStop;
 use crate::text::{parse_num, quote};
 
-pub use crate::error::Mark;
+pub use crate::error::{Mark, Unknown};
 
 /// One capture-following line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,10 +172,11 @@ impl Follow {
                     Some(&"unexplained") => (Mark::Unexplained, 7),
                     Some(&"explained") => {
                         let k = rest.get(7).ok_or_else(|| format!("`explained` needs a KIND: usage `{U}`"))?;
-                        let m = Mark::KINDS.iter().find(|(_, n)| n == k).map(|&(m, _)| m).ok_or_else(|| {
-                            format!("unknown KIND `{}` (known: pool-entry, area-node, held-free, tree-shape, held-block, held-piece, pool-length)", quote(k))
+                        let u = Unknown::parse(k).ok_or_else(|| {
+                            let known = Unknown::ALL.map(Unknown::name).join(", ");
+                            format!("unknown KIND `{}` (known: {known})", quote(k))
                         })?;
-                        (m, 8)
+                        (Mark::Explained(u), 8)
                     }
                     Some(t) => return Err(format!("`alloc`: unexpected `{}`: usage `{U}`", quote(t))),
                 };
@@ -265,10 +266,7 @@ impl fmt::Display for Follow {
                 match mark {
                     Mark::Equal => Ok(()),
                     Mark::Unexplained => f.write_str(" unexplained"),
-                    m => {
-                        let k = Mark::KINDS.iter().find(|(x, _)| x == m).map_or("", |&(_, n)| n);
-                        write!(f, " explained {k}")
-                    }
+                    Mark::Explained(u) => write!(f, " explained {}", u.name()),
                 }
             }
             Follow::PurgeRest { keep } => {
