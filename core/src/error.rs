@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use crate::era::Profile;
-
 /// A bad input file: its name, the line (0: the file as a whole) and what is wrong. A capture
 /// bundle's parts ([`crate::capture::CaptureError`]) and the reports' inputs
 /// ([`crate::report::ReportError`]) say it so.
@@ -28,12 +26,13 @@ impl std::error::Error for FileError {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VmapError {
-    /// `alloc` with size 0.
-    SizeZero { profile: Profile },
+    /// `alloc` with size 0. `bug_on`: the era hits `BUG_ON` on a bad request (a crash) where
+    /// later kernels return -EINVAL (`Era::BUG_ON_BAD_REQUEST`).
+    SizeZero { bug_on: bool },
     /// `alloc` with a size that is not a multiple of PAGE_SIZE.
-    SizeNotPageMultiple { size: u64, profile: Profile },
+    SizeNotPageMultiple { size: u64, bug_on: bool },
     /// `alloc` with align 0 or not a power of two.
-    BadAlign { align: u64, profile: Profile },
+    BadAlign { align: u64, bug_on: bool },
     /// No free block can hold the request, even after returning lazy areas.
     NoSpace { size: u64, align: u64, vstart: u64, vend: u64 },
     /// `free`/`vfree` of an address that starts no busy area.
@@ -59,8 +58,9 @@ pub enum VmapError {
     PcpuOutside { base: u64, start: u64, end: u64 },
     /// A walk exceeded its proven step bound (a guard no input is known to reach).
     EndlessWalk { what: &'static str },
-    /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64).
-    EndlessSearch { size: u64, align: u64, vstart: u64, profile: Profile },
+    /// The free-tree search would loop forever (linux-5.2: `size + align - 1` wraps past 2^64);
+    /// `profile`: the era's name.
+    EndlessSearch { size: u64, align: u64, vstart: u64, profile: &'static str },
     /// maple-rfc: the busy-tree insert found an overlapping area (`[start, end)` against
     /// `other`): the kernel WARNs in `alloc_vmap_area` and fails (the syzbot report); nothing
     /// changes.
@@ -85,9 +85,9 @@ impl VmapError {
     /// True when the kernel would crash (BUG) on this request, so a replay must stop.
     pub fn is_kernel_bug(&self) -> bool {
         match self {
-            VmapError::SizeZero { profile }
-            | VmapError::SizeNotPageMultiple { profile, .. }
-            | VmapError::BadAlign { profile, .. } => profile.bug_on_bad_request(),
+            VmapError::SizeZero { bug_on }
+            | VmapError::SizeNotPageMultiple { bug_on, .. }
+            | VmapError::BadAlign { bug_on, .. } => *bug_on,
             VmapError::BadRange { .. }
             | VmapError::BadCpus { .. }
             | VmapError::BadCpu { .. }
@@ -153,8 +153,8 @@ impl VmapError {
     }
 }
 
-fn kernel_reply(p: &Profile) -> &'static str {
-    if p.bug_on_bad_request() {
+fn kernel_reply(bug_on: bool) -> &'static str {
+    if bug_on {
         "this kernel hits BUG_ON here (a crash)"
     } else {
         "the kernel returns -EINVAL and changes nothing"
@@ -164,14 +164,14 @@ fn kernel_reply(p: &Profile) -> &'static str {
 impl fmt::Display for VmapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VmapError::SizeZero { profile } => {
-                write!(f, "alloc size is 0: {}", kernel_reply(profile))
+            VmapError::SizeZero { bug_on } => {
+                write!(f, "alloc size is 0: {}", kernel_reply(*bug_on))
             }
-            VmapError::SizeNotPageMultiple { size, profile } => {
-                write!(f, "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}", kernel_reply(profile))
+            VmapError::SizeNotPageMultiple { size, bug_on } => {
+                write!(f, "alloc size {size:#x} is not a multiple of PAGE_SIZE (0x1000): {}", kernel_reply(*bug_on))
             }
-            VmapError::BadAlign { align, profile } => {
-                write!(f, "alloc align {align:#x} is not a power of two: {}", kernel_reply(profile))
+            VmapError::BadAlign { align, bug_on } => {
+                write!(f, "alloc align {align:#x} is not a power of two: {}", kernel_reply(*bug_on))
             }
             VmapError::NoSpace { size, align, vstart, vend } => {
                 if vstart >= vend {
@@ -262,7 +262,7 @@ impl fmt::Display for VmapError {
                 match mark {
                     Mark::Unexplained => write!(f, "unexplained: the kernel returned {kernel:#x}, {ours}; nothing known explains it")?,
                     Mark::Equal => write!(f, "the kernel returned {kernel:#x}, {ours}")?,
-                    m => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", m.unknown())?,
+                    Mark::Explained(u) => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", u.words())?,
                 }
                 if *model != Some(*kernel) {
                     f.write_str(if *taken {
@@ -279,68 +279,103 @@ impl fmt::Display for VmapError {
 
 impl std::error::Error for VmapError {}
 
+/// The outcome of one operation, besides its printed text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report (settings, prints).
+    Done,
+    /// The kernel answered with a warning or failure, state unchanged (or purged, as it does).
+    Warned(VmapError),
+}
+
 /// What the capture's replay said of one allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
     /// The model's answer was the kernel's, with nothing learnt.
     Equal,
-    /// A pool entry from before the capture (`vmallocinfo` shows no pools).
-    PoolEntry,
-    /// The node a busy area of the before file was allocated for (the file does not say).
-    AreaNode,
-    /// Space the before file shows free was held (pool entries it cannot show).
-    HeldFree,
-    /// The free tree's shape (which shorter blocks lie on the search path).
-    TreeShape,
-    /// A free block of the before file the kernel's search passed over whole (split by pool
-    /// entries it cannot show).
-    HeldBlock,
-    /// A piece of such a block the kernel allocated (a pool entry or a free piece there).
-    HeldPiece,
-    /// How many entries a pool held at a purge (the decay gives back a quarter, from the head).
-    PoolLength,
+    /// The kernel's address resolved this unknown of the start state.
+    Explained(Unknown),
     /// Nothing known explains the kernel's address.
     Unexplained,
 }
 
-impl Mark {
-    #[cfg_attr(not(feature = "capture"), allow(dead_code))]
-    pub(crate) const KINDS: [(Mark, &'static str); 7] = [
-        (Mark::PoolEntry, "pool-entry"),
-        (Mark::AreaNode, "area-node"),
-        (Mark::HeldFree, "held-free"),
-        (Mark::TreeShape, "tree-shape"),
-        (Mark::HeldBlock, "held-block"),
-        (Mark::HeldPiece, "held-piece"),
-        (Mark::PoolLength, "pool-length"),
+/// The unknowns of the start state (what the before file cannot show) that an explanation of
+/// an allocation resolves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// An entry of a node's pool before the capture (`vmallocinfo` shows no pools).
+    PoolEntry,
+    /// The node a busy area of the before file was allocated for (the file does not say).
+    AreaNode,
+    /// Space the before file shows free that was held (pool entries it cannot show).
+    HeldFree,
+    /// The free tree's shape (which blocks shorter than the search length lie on the search
+    /// path): the kernel's tree was built by its whole history, the model's from the file.
+    TreeShape,
+    /// A free block of the before file whose layout was unknown: the kernel's search passed
+    /// over it whole, so pool entries from before the capture split it.
+    HeldBlock,
+    /// A piece of such a block that the kernel allocated: a pool entry or a free piece there.
+    HeldPiece,
+    /// How many entries a node's pool of one size held at a purge: `decay_va_pool_node`
+    /// gives back `len >> 2` from the head, and `len` counts entries from before the capture.
+    PoolLength,
+}
+
+impl Unknown {
+    /// Every unknown, in the order a message lists them.
+    pub const ALL: [Unknown; 7] = [
+        Unknown::PoolEntry,
+        Unknown::AreaNode,
+        Unknown::HeldFree,
+        Unknown::TreeShape,
+        Unknown::HeldBlock,
+        Unknown::HeldPiece,
+        Unknown::PoolLength,
     ];
 
-    /// The unknown in words, for a message.
-    pub fn unknown(self) -> &'static str {
+    /// Its name in a capture-following line (`alloc ... = ADDR explained KIND`).
+    pub fn name(self) -> &'static str {
         match self {
-            Mark::Equal => "nothing",
-            Mark::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
-            Mark::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
-            Mark::HeldFree => {
+            Unknown::PoolEntry => "pool-entry",
+            Unknown::AreaNode => "area-node",
+            Unknown::HeldFree => "held-free",
+            Unknown::TreeShape => "tree-shape",
+            Unknown::HeldBlock => "held-block",
+            Unknown::HeldPiece => "held-piece",
+            Unknown::PoolLength => "pool-length",
+        }
+    }
+
+    /// The unknown named `name` ([`Unknown::name`]).
+    pub fn parse(name: &str) -> Option<Unknown> {
+        Unknown::ALL.into_iter().find(|u| u.name() == name)
+    }
+
+    /// The unknown in words, for a message.
+    pub fn words(self) -> &'static str {
+        match self {
+            Unknown::PoolEntry => "a pool entry from before the capture (vmallocinfo shows no pools)",
+            Unknown::AreaNode => "the node a busy area of the before file was allocated for (vmallocinfo does not say)",
+            Unknown::HeldFree => {
                 "space the before file shows free was held (pool entries from before the capture, which vmallocinfo \
                  does not show)"
             }
-            Mark::TreeShape => {
+            Unknown::TreeShape => {
                 "the free tree's shape: which blocks shorter than the search length lie on the search path \
                  (vmallocinfo does not show the tree)"
             }
-            Mark::HeldBlock => {
+            Unknown::HeldBlock => {
                 "a free block of the before file had no free run long enough: pool entries from before the capture \
                  split it (vmallocinfo shows them free)"
             }
-            Mark::HeldPiece => {
+            Unknown::HeldPiece => {
                 "a piece of a block split by pool entries from before the capture: an entry of the pool, or a free piece"
             }
-            Mark::PoolLength => {
+            Unknown::PoolLength => {
                 "how many entries a pool held at a purge (vmallocinfo does not show pools; the decay gives back a \
                  quarter of them, from the head)"
             }
-            Mark::Unexplained => "nothing known",
         }
     }
 }

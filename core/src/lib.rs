@@ -37,6 +37,7 @@ pub mod replay;
 pub mod report;
 pub mod session;
 pub mod sweep;
+pub mod text;
 pub mod trace;
 pub mod vmalloc;
 pub mod vmdiff;

@@ -18,11 +18,12 @@
 //!
 //! Numbers are hexadecimal with `0x` or decimal; `#` starts a comment.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 #[cfg(feature = "capture")]
 use crate::capture::follow::Follow;
 use crate::profile::{Profile, ProfileName};
+pub use crate::text::{bounded, escaped, parse_num, quote, MESSAGE_MAX, QUOTE_MAX};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -111,76 +112,6 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-/// The most characters of the input an error message quotes.
-pub const QUOTE_MAX: usize = 40;
-/// The longest error message (longer ones are cut): a hostile token cannot make a huge line.
-pub const MESSAGE_MAX: usize = 400;
-
-/// `tok` as an error message quotes it: whole when short, else its first [`QUOTE_MAX`]
-/// characters and how long it was; control and invisible characters escaped ([`escaped`]).
-pub fn quote(tok: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in tok.chars().enumerate() {
-        if n == QUOTE_MAX {
-            let _ = write!(out, "… ({} bytes)", tok.len());
-            break;
-        }
-        push_escaped(&mut out, c, false);
-    }
-    out
-}
-
-/// Whether `c` is printed escaped: C0 and C1 controls, DEL, and the invisible format
-/// characters that can hide or reorder text (byte-order mark, zero-width, bidi controls).
-fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
-}
-
-fn push_escaped(out: &mut String, c: char, keep_newline: bool) {
-    match c {
-        '\n' if keep_newline => out.push('\n'),
-        c if !hidden(c) => out.push(c),
-        c if (c as u32) < 0x80 => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
-        }
-        c => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
-    }
-}
-
-/// `msg` with every control or invisible character escaped (`\x1b`, `\u{feff}`), line breaks
-/// kept: what a terminal may be shown of an input's bytes.
-pub fn escaped(msg: &str) -> String {
-    if !msg.chars().any(|c| c != '\n' && hidden(c)) {
-        return msg.to_string();
-    }
-    let mut out = String::with_capacity(msg.len() + 16);
-    msg.chars().for_each(|c| push_escaped(&mut out, c, true));
-    out
-}
-
-/// `msg` cut to [`MESSAGE_MAX`] characters (a last guard; the quotes in it are bounded already).
-pub fn bounded(msg: String) -> String {
-    match msg.char_indices().nth(MESSAGE_MAX) {
-        None => msg,
-        Some((cut, _)) => format!("{}…", &msg[..cut]),
-    }
-}
-
-/// Parse a number: `0x...` hexadecimal or decimal, u64 only.
-pub fn parse_num(tok: &str) -> Result<u64, String> {
-    let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
-        Some(h) => (h, 16),
-        None => (tok, 10),
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(format!("`{}` is not a number (use decimal or 0x-prefixed hex)", quote(tok)));
-    }
-    u64::from_str_radix(digits, radix).map_err(|_| format!("`{}` does not fit in 64 bits", quote(tok)))
-}
 
 fn args<const N: usize>(cmd: &str, rest: &[&str], names: [&str; N]) -> Result<[u64; N], String> {
     if rest.len() != N {

@@ -103,11 +103,14 @@
 //! kernel's address, so that one difference does not hide the rest.
 //!
 //! The layer: [`oracle`] steers the allocator where the kernel went, the passes replay the
-//! bundle, [`follow`] prints and reads back what they learnt as trace lines, [`stream`]
+//! bundle, [`follow`] prints and reads back what they learnt as trace lines and [`apply`]
+//! applies those lines to the steered model, [`stream`]
 //! carries a replay on as a live session's events come.
 
 pub mod oracle;
 
+#[cfg(feature = "capture")]
+pub mod apply;
 #[cfg(feature = "capture")]
 mod bundle;
 #[cfg(feature = "capture")]

@@ -9,6 +9,8 @@
 //! changes made, whether the drain waits for the trace); it changes the model only through
 //! the era layer's steering trait ([`Steer`]).
 
+#[cfg(feature = "capture")]
+use crate::capture::follow::Follow;
 use crate::era::steer::{FreeSaved, Steer};
 use crate::era::{Drain, Profile, PurgeResult, PurgeStop, Vmap};
 use crate::error::VmapError;
@@ -418,5 +420,18 @@ impl Steered {
     /// [`Steer::purge_rest`].
     pub fn purge_rest<O: Observer>(&mut self, obs: &mut O) -> PurgeResult {
         self.vmap.purge_rest(obs)
+    }
+}
+
+/// A logged change as the line that makes it again.
+#[cfg(feature = "capture")]
+impl From<OracleChange> for Follow {
+    fn from(c: OracleChange) -> Follow {
+        use OracleChange as C;
+        match c {
+            C::Hold(start, end) => Follow::Hold { start, end },
+            C::Release(start) => Follow::Release { start },
+            C::Unpool(start, size) => Follow::Unpool { start, size },
+        }
     }
 }

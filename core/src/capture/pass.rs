@@ -860,15 +860,7 @@ impl<'a> Pass<'_, 'a> {
         self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
         let mark = match &verdict {
             Verdict::Equal => Mark::Equal,
-            Verdict::Explained(u, _) => match u {
-                Unknown::PoolEntry => Mark::PoolEntry,
-                Unknown::AreaNode => Mark::AreaNode,
-                Unknown::HeldFree => Mark::HeldFree,
-                Unknown::TreeShape => Mark::TreeShape,
-                Unknown::HeldBlock => Mark::HeldBlock,
-                Unknown::HeldPiece => Mark::HeldPiece,
-                Unknown::PoolLength => Mark::PoolLength,
-            },
+            Verdict::Explained(u, _) => Mark::Explained(*u),
             Verdict::Unexplained(_) => Mark::Unexplained,
         };
         self.push(follow(Follow::Alloc { size, align, vstart, vend, addr: x, mark }));

@@ -4,27 +4,7 @@ use std::fmt;
 
 use crate::profile::Profile;
 
-/// The unknowns of the start state an explanation can resolve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Unknown {
-    /// An entry of a node's pool before the capture.
-    PoolEntry,
-    /// The node a busy area of the before file was allocated for.
-    AreaNode,
-    /// Space the before file shows free that was held (pool entries from before the capture).
-    HeldFree,
-    /// The free tree's shape (which blocks shorter than the search length lie on the search
-    /// path): the kernel's tree was built by its whole history, the model's from the file.
-    TreeShape,
-    /// A free block of the before file whose layout was unknown: the kernel's search passed
-    /// over it whole, so pool entries from before the capture split it.
-    HeldBlock,
-    /// A piece of such a block that the kernel allocated: a pool entry or a free piece there.
-    HeldPiece,
-    /// How many entries a node's pool of one size held at a purge: `decay_va_pool_node`
-    /// gives back `len >> 2` from the head, and `len` counts entries from before the capture.
-    PoolLength,
-}
+pub(super) use crate::error::Unknown;
 
 /// How one allocation compared.
 #[derive(Clone, Debug, PartialEq, Eq)]

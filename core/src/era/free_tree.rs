@@ -17,7 +17,7 @@ use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause};
 use crate::rbtree::SubtreeMax;
 use crate::vmalloc::*;
 
-use super::{with_era, Era, Vmap};
+use super::{search_purge_retry, with_era, Era, Vmap};
 
 impl Vmap {
     /// `alloc_vmap_area` from the free tree (5.2, 6.1, and 6.9 after its pools): clip the
@@ -33,32 +33,29 @@ impl Vmap {
         flags: u32,
         obs: &mut O,
     ) -> Result<u64, VmapError> {
-        let mut purged = false;
-        loop {
-            if let Some((addr, hole_end)) = self.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? {
-                let va = self.arena.alloc(addr, addr.wrapping_add(size));
-                // (A new object's flags are 0 already: 5.2 and 6.1 pass 0, and write nothing.)
-                if flags != 0 {
-                    self.arena.at(va).set_flags(flags);
-                }
-                self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
-                if O::ON {
-                    let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
-                }
-                return Ok(addr);
+        let req = [size, align, vstart, vend];
+        let search = |v: &mut Vmap, obs: &mut O| -> Result<Option<u64>, VmapError> {
+            let Some((addr, hole_end)) = v.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? else {
+                return Ok(None);
+            };
+            let va = v.arena.alloc(addr, addr.wrapping_add(size));
+            // (A new object's flags are 0 already: 5.2 and 6.1 pass 0, and write nothing.)
+            if flags != 0 {
+                v.arena.at(va).set_flags(flags);
             }
-            if purged {
-                break;
+            v.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
+            if O::ON {
+                let id = v.arena.get(va).id;
+                obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, v.tree_view());
             }
-            purged = true;
-            self.refuse_endless_retry(size, align, vstart, vend)?;
-            self.purge_era(PurgeCause::AllocRetry, obs);
-        }
-        if O::ON {
-            obs.event(Event::AllocFailed { size: Addr(size) }, self.tree_view());
-        }
-        Err(VmapError::NoSpace { size, align, vstart, vend })
+            Ok(Some(addr))
+        };
+        let purge = |v: &mut Vmap, obs: &mut O| -> Result<(), VmapError> {
+            v.refuse_endless_retry(size, align, vstart, vend)?;
+            v.purge_era(PurgeCause::AllocRetry, obs);
+            Ok(())
+        };
+        search_purge_retry(self, req, obs, search, purge, Vmap::tree_view)
     }
 
     /// Before the purge-and-retry of a request whose padded length wraps (the one case where
@@ -118,7 +115,7 @@ impl Vmap {
             Some(va) => va,
             None => {
                 let va = find_vmap_lowest_match(&self.arena, &self.free, size, align, vstart, length, rule, obs)
-                    .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile })?;
+                    .map_err(|_| VmapError::EndlessSearch { size, align, vstart, profile: self.profile.name() })?;
                 // (With an observer the memos are still kept up to date, but not filled.)
                 if memo {
                     self.free.low.record(&self.arena, size, vstart, va);

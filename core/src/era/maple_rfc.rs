@@ -20,7 +20,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{Drain, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
+use super::{search_purge_retry, Drain, Era, EraSlot, PurgeResult, PurgeStop, Vmap};
 use crate::addr::{Addr, Hex};
 use crate::area::{AreaInfo, Arena, VN_SHIFT};
 use crate::error::VmapError;
@@ -582,20 +582,6 @@ impl MapleRfc {
         (v != 0 && id < self.nodes.len() as u32).then_some(id)
     }
 
-    fn validate_req(&self, size: u64, align: u64) -> Result<(), VmapError> {
-        let profile = Self::PROFILE;
-        if size == 0 {
-            return Err(VmapError::SizeZero { profile });
-        }
-        if size & (PAGE_SIZE - 1) != 0 {
-            return Err(VmapError::SizeNotPageMultiple { size, profile });
-        }
-        if !align.is_power_of_two() {
-            return Err(VmapError::BadAlign { align, profile });
-        }
-        Ok(())
-    }
-
     fn occ_store<O: Observer>(&mut self, s: u64, e_incl: u64, entry: Option<MapleEntry>, obs: &mut O) {
         // Cannot fail: s <= e_incl.
         let _ = lend!(self, self.occupied, obs, MapleTreeKind::Occupied, 0, |t| t.store_range(s, e_incl, entry));
@@ -936,7 +922,7 @@ impl MapleRfc {
         obs: &mut O,
     ) -> Result<u64, VmapError> {
         self.ensure_perf();
-        self.validate_req(size, align)?;
+        super::check_request(Self::PROFILE, size, align)?;
         self.last_path = AllocPath::None;
         if self.bump_on && Self::vmap_bump_eligible(size, align, vstart, vend) {
             let mut got = self.bump_try(size, align, obs);
@@ -991,34 +977,30 @@ impl MapleRfc {
                 return Ok(v.va_start);
             }
         }
-        let mut purged = false;
-        loop {
-            if let Some(addr) = self.__alloc_vmap_area(size, align, vstart, vend, obs) {
-                let end = addr + size;
-                // The WARN of `[SYZ]` when the occupied tree offered a range the target node's
-                // busy tree holds (checked before the store here; nothing changes).
-                self.busy_insert_check(addr, end, obs)?;
-                self.occ_store(addr, end - 1, Some(MapleEntry::Zero), obs);
-                let va = self.arena.alloc(addr, end);
-                self.arena.at(va).set_flags(vn_flags | F_OCC);
-                self.busy_insert(va, obs);
-                self.last_path = AllocPath::Global;
-                if O::ON {
-                    let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.view());
-                }
-                return Ok(addr);
+        let search = |r: &mut MapleRfc, obs: &mut O| -> Result<Option<u64>, VmapError> {
+            let Some(addr) = r.__alloc_vmap_area(size, align, vstart, vend, obs) else {
+                return Ok(None);
+            };
+            let end = addr + size;
+            // The WARN of `[SYZ]` when the occupied tree offered a range the target node's
+            // busy tree holds (checked before the store here; nothing changes).
+            r.busy_insert_check(addr, end, obs)?;
+            r.occ_store(addr, end - 1, Some(MapleEntry::Zero), obs);
+            let va = r.arena.alloc(addr, end);
+            r.arena.at(va).set_flags(vn_flags | F_OCC);
+            r.busy_insert(va, obs);
+            r.last_path = AllocPath::Global;
+            if O::ON {
+                let id = r.arena.get(va).id;
+                obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, r.view());
             }
-            if purged {
-                break;
-            }
-            purged = true;
-            self.purge_nodes(true, PurgeCause::AllocRetry, obs);
-        }
-        if O::ON {
-            obs.event(Event::AllocFailed { size: Addr(size) }, self.view());
-        }
-        Err(VmapError::NoSpace { size, align, vstart, vend })
+            Ok(Some(addr))
+        };
+        let purge = |r: &mut MapleRfc, obs: &mut O| -> Result<(), VmapError> {
+            r.purge_nodes(true, PurgeCause::AllocRetry, obs);
+            Ok(())
+        };
+        search_purge_retry(self, [size, align, vstart, vend], obs, search, purge, MapleRfc::view)
     }
 
     /// An allocation before the perf-mode switch (the legacy path, §11.4.4): a linear walk of
@@ -1032,7 +1014,7 @@ impl MapleRfc {
                     .into(),
             });
         }
-        self.validate_req(size, align)?;
+        super::check_request(Self::PROFILE, size, align)?;
         self.last_path = AllocPath::None;
         let no_space = Err(VmapError::NoSpace { size, align, vstart, vend });
         let mut found = None;

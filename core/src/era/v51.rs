@@ -9,7 +9,7 @@ use crate::error::VmapError;
 use crate::events::{Event, Observer, PurgeCause};
 use crate::vmalloc::*;
 
-use super::{Drain, pcpu_check_args, Era, EraSlot, Llist, PurgeResult, PurgeStop, Vmap};
+use super::{search_purge_retry, Drain, pcpu_check_args, Era, EraSlot, Llist, PurgeResult, PurgeStop, Vmap};
 
 /// linux-5.1: the busy-list walk.
 pub struct V51;
@@ -127,28 +127,24 @@ impl Vmap {
         vend: u64,
         obs: &mut O,
     ) -> Result<u64, VmapError> {
-        let mut purged = false;
-        loop {
-            if let Some(addr) = self.search_v51(size, align, vstart, vend, obs) {
-                let va = self.arena.alloc(addr, addr.wrapping_add(size));
-                self.busy_insert(va, obs);
-                V51::st_mut(&mut self.era).free_vmap_cache = va;
-                if O::ON {
-                    let id = self.arena.get(va).id;
-                    obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
-                }
-                return Ok(addr);
+        let search = |v: &mut Vmap, obs: &mut O| -> Result<Option<u64>, VmapError> {
+            let Some(addr) = v.search_v51(size, align, vstart, vend, obs) else {
+                return Ok(None);
+            };
+            let va = v.arena.alloc(addr, addr.wrapping_add(size));
+            v.busy_insert(va, obs);
+            V51::st_mut(&mut v.era).free_vmap_cache = va;
+            if O::ON {
+                let id = v.arena.get(va).id;
+                obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, v.tree_view());
             }
-            if purged {
-                break;
-            }
-            purged = true;
-            self.purge_v51(PurgeCause::AllocRetry, obs);
-        }
-        if O::ON {
-            obs.event(Event::AllocFailed { size: Addr(size) }, self.tree_view());
-        }
-        Err(VmapError::NoSpace { size, align, vstart, vend })
+            Ok(Some(addr))
+        };
+        let purge = |v: &mut Vmap, obs: &mut O| -> Result<(), VmapError> {
+            v.purge_v51(PurgeCause::AllocRetry, obs);
+            Ok(())
+        };
+        search_purge_retry(self, [size, align, vstart, vend], obs, search, purge, Vmap::tree_view)
     }
 
     /// linux-5.1 `alloc_vmap_area`'s search: walk the busy areas in address order from a

@@ -493,11 +493,11 @@ fn run(p: Profile, cpus: u64, sp: &Space, acts: &[Act]) -> Result<(), TestCaseEr
                 let (size, align) = (*size, *align);
                 let e = v.alloc(size, align, range.0, range.1, &mut NoObserver).unwrap_err();
                 let want = if size == 0 {
-                    VmapError::SizeZero { profile: p }
+                    VmapError::SizeZero { bug_on: p == Profile::Linux52 }
                 } else if size % PAGE != 0 {
-                    VmapError::SizeNotPageMultiple { size, profile: p }
+                    VmapError::SizeNotPageMultiple { size, bug_on: p == Profile::Linux52 }
                 } else {
-                    VmapError::BadAlign { align, profile: p }
+                    VmapError::BadAlign { align, bug_on: p == Profile::Linux52 }
                 };
                 prop_assert_eq!(&e, &want, "{}", ctx());
                 prop_assert_eq!(e.is_kernel_bug(), p == Profile::Linux52);
