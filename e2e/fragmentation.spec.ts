@@ -128,7 +128,7 @@ test('fragmentation: the figures of each step equal a brute force over the free 
   expect(wb.problems).toEqual([]);
 });
 
-/** Two snapshots (core/tests/frag.rs's fixtures): B is A a few seconds later. */
+/** Two snapshots (core/tests/suite/frag.rs's fixtures): B is A a few seconds later. */
 const A = [
   `${hex(S)}-${hex(S + 0x3000n)}   12288 foo+0x10/0x40 pages=2 vmalloc N0=2`,
   `${hex(S + 0x5000n)}-${hex(S + 0x7000n)}    8192 bar+0x1/0x8 phys=0x00000000fed00000 ioremap`,
@@ -230,7 +230,7 @@ test('diff: two /proc/vmallocinfo files, the lists equal a set difference comput
   expect(want.becameLazy).toEqual([`${hex(S)}-${hex(S + 0x3000n)}`]);
   expect(await diffLists(page)).toEqual(want);
   await expect(panel(page).getByTestId('diff-summary')).toContainText('2 appeared, 2 disappeared, 1 became lazy, 2 unchanged');
-  // Both sides' figures: A's vmalloc free blocks worked out in core/tests/frag.rs (4), B's: the
+  // Both sides' figures: A's vmalloc free blocks worked out in core/tests/suite/frag.rs (4), B's: the
   // gaps [0x7000, 0x13000) and above 0x15000.
   await expect(panel(page).getByTestId('diff-figures')).toHaveAttribute('data-free-blocks-a', '4');
   await expect(panel(page).getByTestId('diff-figures')).toHaveAttribute('data-free-blocks-b', '2');

@@ -94,7 +94,7 @@ const EXTRA = [
   ].join('\n'),
   // maple-rfc's overlap check reads the target node's busy tree only: the module area at
   // M+0x10000 (node 1's zone) goes in over the early area node 0 keeps (busy_overlap_missed;
-  // core/tests/maple_rfc_spec.rs argues it from the spec).
+  // core/tests/suite/maple_rfc_spec.rs argues it from the spec).
   [
     'profile maple-rfc',
     'cpus 2',

@@ -10,7 +10,7 @@
 //! seed. To fuzz for hours, raise the count and vary the seed:
 //!
 //! ```text
-//! VMAPVIZ_FUZZ_CASES=1000000 VMAPVIZ_FUZZ_SEED=7 cargo test --release -p vmapviz-core --test fuzz -- --nocapture
+//! VMAPVIZ_FUZZ_CASES=1000000 VMAPVIZ_FUZZ_SEED=7 cargo test --release -p vmapviz-core --test suite -- --nocapture fuzz::
 //! ```
 
 use std::sync::mpsc;

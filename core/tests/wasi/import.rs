@@ -883,7 +883,7 @@ fn ftrace_mismatch_explanations_name_the_true_cause() {
 
 #[test]
 fn ftrace_operations_the_replay_refuses_are_reported_by_line() {
-    // linux-5.2's search would never return for this request (see core/tests/cli.rs): the
+    // linux-5.2's search would never return for this request (see core/tests/suite/cli.rs): the
     // importer leaves it out and says so, instead of writing a trace the replay stops on.
     let capture = "  t-1 [000] ..... 1.0: alloc_vmap_area: va_start: 18446683600570023936 size=8192 align=1 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n\
                    t-1 [000] ..... 1.1: alloc_vmap_area: va_start: 18446683600570032128 size=8192 align=1 vstart=0xffffc90000000000 vend=0xffffe8ffffffffff failed=0\n\

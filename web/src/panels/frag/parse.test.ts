@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallerIndex, classLabel, human, parseCallers, parseDiff, parseFragmentation, parseSeries, thin } from './parse';
 
-// The JSON as the facade writes it (core/wasm/src/frag.rs; the fixture of core/tests/frag.rs):
+// The JSON as the facade writes it (core/wasm/src/frag.rs; the fixture of core/tests/suite/frag.rs):
 // addresses as hex text, counts as numbers.
 const FIG = {
   profile: 'linux-6.18',
