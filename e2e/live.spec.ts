@@ -30,23 +30,29 @@ test.beforeAll(async () => {
     .join('\n');
   expected.summary = r.stderr.trim().split('\n').pop() ?? '';
   expect(expected.summary).toMatch(/^capture: \d+ allocations/);
-  live = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', 'max', '--port', '0', '--dist', 'dist', '--out', `test-results/live-session-${process.pid}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    live!.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /vmap-live: open (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    live!.on('exit', (code) => reject(new Error(`vmap-live exited (${code}): ${out}`)));
-  });
+  ({ proc: live, url } = await startLive('', ['--speed', 'max', '--port', '0']));
 });
 
 test.afterAll(() => {
   live?.kill('SIGTERM');
 });
+
+/** `vmap-live` playing the recorded bundle (extra arguments: pace, port), and the URL it prints. */
+async function startLive(name: string, args: string[]): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn('target/release/vmap-live', ['--live-from', BUNDLE, ...args, '--dist', 'dist', '--out', `test-results/live-session${name}-${process.pid}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /vmap-live: open (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    proc.on('exit', (code) => reject(new Error(`vmap-live exited (${code}): ${out}`)));
+  });
+  return { proc, url };
+}
 
 function spawnSyncText(cmd: string, args: string[]): { stdout: string; stderr: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -136,18 +142,8 @@ test('live: the areas carry their callers, from the before file and then the aft
 test('live: at the recorded pace the page adds the new lines to the session it shows, and ends where the capture replay does', async ({ page }) => {
   // The bundle's 19 s at its own pace: many rounds while it plays, even where the page takes
   // seconds to open (at four times the pace, a loaded machine opened it after the last round).
-  const slow = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '1', '--port', '0', '--dist', 'dist', '--out', `test-results/live-session-slow-${process.pid}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { proc: slow, url: slowUrl } = await startLive('-slow', ['--speed', '1', '--port', '0']);
   try {
-    const slowUrl = await new Promise<string>((resolve) => {
-      let out = '';
-      slow.stdout!.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /vmap-live: open (\S+)/.exec(out);
-        if (m) resolve(m[1]);
-      });
-    });
     await page.goto(slowUrl);
     const bar = page.locator('[data-widget="live"]');
     await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
@@ -191,15 +187,7 @@ test('live: the page says plainly when the feed drops', async ({ page }) => {
   const bar = page.locator('[data-widget="live"]');
   await expect(bar).toHaveAttribute('data-ended', 'true', { timeout: 120_000 });
   // A second server stopped at once: its page sees the feed drop.
-  const other = spawn('target/release/vmap-live', ['--live-from', BUNDLE, '--speed', '1', '--dist', 'dist', '--out', `test-results/live-session-drop-${process.pid}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const otherUrl = await new Promise<string>((resolve) => {
-    let out = '';
-    other.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /vmap-live: open (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-  });
+  const { proc: other, url: otherUrl } = await startLive('-drop', ['--speed', '1']);
   await page.goto(otherUrl);
   await expect(bar).toHaveAttribute('data-state', 'following');
   other.kill('SIGKILL');
