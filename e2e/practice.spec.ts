@@ -34,6 +34,8 @@ test('a practice of five fresh cases: answered by keyboard, scored at the end', 
   await expect(score).toHaveText('Score: 0 of 1 answered right (5 questions).');
   // Stops 2–5: the core's answer.
   for (let stop = 2; stop <= 5; stop++) {
+    // An answer's feedback takes the focus from the field (keys typed in a field are its own).
+    await expect(input).not.toBeFocused();
     await page.keyboard.press('PageDown');
     await expect(card).toHaveAttribute('data-stop', String(stop));
     await expect(card).toHaveAttribute('data-revealed', 'false');
@@ -102,6 +104,8 @@ test('a practice of "which node next?": five visits of the core\'s search, score
   for (let stop = 1; stop <= 5; stop++) {
     // Once revealed, PageDown goes on to the stop's own micro-step (the fit), then to the next stop.
     if (stop > 1) {
+      // An answer's feedback takes the focus from the field (keys typed in a field are its own).
+      await expect(input).not.toBeFocused();
       await page.keyboard.press('PageDown');
       await expect(page.locator('[data-widget="narration"]')).toHaveAttribute('data-event-kind', 'fit');
       await page.keyboard.press('PageDown');
