@@ -7,7 +7,8 @@
 //!   interface ([`Vmap`]): alloc, free, vfree, purge, `pcpu_get_vm_areas`, vmap nodes.
 //! * [`events`]: the step events a view animates; [`NoObserver`] makes them free.
 //! * [`trace`] and [`replay`]: the trace language and the conformance output; [`capture::follow`]: the
-//!   lines a capture's replay prints to follow a real kernel ([`capture`]).
+//!   lines a capture's replay prints to follow a real kernel ([`capture`]); [`trace_bytes`]: the
+//!   operations as bytes, handed from one instance of the core to another.
 //! * [`addr`]: [`Addr`], the address type of the JSON contract (`"0x…"` text).
 //! * [`check`]: invariants for tests and `vmap-replay --check`; [`check_inc`]: the same after
 //!   each operation for what it touched only, with a full check every N operations.
@@ -39,6 +40,7 @@ pub mod session;
 pub mod sweep;
 pub mod text;
 pub mod trace;
+pub mod trace_bytes;
 pub mod vmalloc;
 pub mod vmdiff;
 pub mod workload;

@@ -728,6 +728,7 @@ impl Session {
 ///   new(text) -> advance(n) ... advance(n) == Done -> finish()
 ///                 parse n lines     replay n operations
 ///   from_ops(ops) ----------------> replay n operations
+///   from_bytes(b) ----------------> replay n operations    (another instance's to_bytes())
 /// ```
 pub struct SessionBuilder {
     text: String,
@@ -740,6 +741,27 @@ pub struct SessionBuilder {
     /// Set once parsing is done: the operations replayed so far are its.
     session: Option<Session>,
 }
+
+/// [`SessionBuilder::lines`]: the lines replayed, then those still to replay.
+struct Lines<'a> {
+    done: std::slice::Iter<'a, TraceLine>,
+    rest: std::collections::vec_deque::Iter<'a, TraceLine>,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a TraceLine;
+
+    fn next(&mut self) -> Option<&'a TraceLine> {
+        self.done.next().or_else(|| self.rest.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.done.len() + self.rest.len();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Lines<'_> {}
 
 /// Where a [`SessionBuilder`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -836,15 +858,32 @@ impl SessionBuilder {
         }
     }
 
+    /// Every line parsed so far, replayed or not, in order.
+    pub fn lines(&self) -> impl ExactSizeIterator<Item = &TraceLine> + '_ {
+        let done = self.session.as_ref().map_or(&[][..], |s| s.ops());
+        // `Chain` is not `ExactSizeIterator`; both parts are counted.
+        Lines { done: done.iter(), rest: self.lines.iter() }
+    }
+
     /// The trace of every line parsed so far, replayed or not, formatted now (the page asks for
     /// it only to show or export it).
     pub fn trace_text(&self) -> String {
-        let done = self.session.as_ref().map_or(&[][..], |s| s.ops());
         let mut out = String::new();
-        for l in done.iter().chain(self.lines.iter()) {
+        for l in self.lines() {
             let _ = writeln!(out, "{}", l.op);
         }
         out
+    }
+
+    /// Every line parsed so far as bytes ([`crate::trace_bytes`]): what another instance of the
+    /// core opens with [`SessionBuilder::from_bytes`], with no text in between.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        crate::trace_bytes::encode(self.lines().map(|l| &l.op))
+    }
+
+    /// Operations from [`SessionBuilder::to_bytes`], ready to replay ([`SessionBuilder::from_ops`]).
+    pub fn from_bytes(b: &[u8]) -> Result<SessionBuilder, crate::trace_bytes::BytesError> {
+        crate::trace_bytes::decode(b).map(SessionBuilder::from_ops)
     }
 
     /// The session, once [`Opening::Done`]; `None` before.
