@@ -1,6 +1,7 @@
 // A capture bundle (scripts/capture.sh) through the workbench's import (issue 32): all its files
 // chosen together are replayed in the worker from the before file, compared with the kernel,
-// and opened in the main view, where the timeline marks the allocations the replay explained
+// and opened in the main view (its operations handed over as bytes and stepped into the main
+// view's session: one replay into a session, no text), where the timeline marks the allocations the replay explained
 // and those nothing explains, and each one's note says which (from the core, not the page).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,32 @@ import { Workbench } from './panels/workbench';
 
 const BUNDLE = fileURLToPath(new URL('../core/tests/data/capture-6.18-small', import.meta.url));
 
+/** What the replay worker's replies said, recorded on the page: its progress messages and what each `open` gave. */
+interface Seen {
+  progress: number;
+  opened: { kind: string; total: number; text: string | null; ops: number | null }[];
+}
+
 test('import: a capture bundle opens from its before file, with explained and unexplained allocations marked', async ({ page }) => {
   test.setTimeout(120_000);
+  // Every reply of the replay worker, as the page receives it.
+  await page.addInitScript(() => {
+    const seen: Seen = { progress: 0, opened: [] };
+    (window as unknown as { seen: Seen }).seen = seen;
+    const W = window.Worker;
+    window.Worker = class extends W {
+      constructor(url: string | URL, opts?: WorkerOptions) {
+        super(url, opts);
+        this.addEventListener('message', (e: MessageEvent) => {
+          const d = e.data as { type?: string; value?: { kind?: string; total?: number; text?: string | null; ops?: unknown } };
+          if (d?.type === 'progress') seen.progress++;
+          const v = d?.type === 'ok' ? d.value : null;
+          if (v && typeof v === 'object' && typeof v.kind === 'string')
+            seen.opened.push({ kind: v.kind, total: v.total ?? -1, text: v.text ?? null, ops: v.ops instanceof Uint8Array ? v.ops.length : null });
+        });
+      }
+    };
+  });
   const wb = new Workbench(page);
   await wb.open();
   await wb.tab('io');
@@ -31,6 +56,23 @@ test('import: a capture bundle opens from its before file, with explained and un
   expect(equal + explained + unexplained).toBe(2016);
   expect(explained).toBeGreaterThan(0);
   await expect(wb.report).toHaveAttribute('data-unexplained', String(unexplained));
+
+  // Replayed once: the worker replayed the capture and stepped nothing (no progress message);
+  // the page got its operations as bytes, no text, and stepped them into its session.
+  const seen = await page.evaluate(() => (window as unknown as { seen: Seen }).seen);
+  expect(seen.progress).toBe(0);
+  expect(seen.opened).toHaveLength(1);
+  const opened = seen.opened[0];
+  expect(opened.kind).toBe('small');
+  expect(opened.text).toBeNull();
+  expect(opened.ops).toBeGreaterThan(opened.total);
+  const shown = await page.evaluate(() => {
+    const core = (window as unknown as { vmapviz: { app: { core: { length: number; marks(): Set<string>[] } } } }).vmapviz.app.core;
+    const marks = core.marks();
+    return { length: core.length, explained: marks.filter((m) => m.has('explained')).length, unexplained: marks.filter((m) => m.has('unexplained')).length };
+  });
+  // The main view's session is the capture replay's: its operations, and the comparison's counts.
+  expect(shown).toEqual({ length: opened.total, explained, unexplained });
 
   // The timeline: one tall marker per explained or unexplained allocation, and their legend.
   await expect(page.locator('[data-markers="ready"]')).toBeAttached({ timeout: 60_000 });

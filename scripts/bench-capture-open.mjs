@@ -1,17 +1,19 @@
 // Opening a capture bundle as the page does, in Node over the workbench's wasm build
 // (web/src/pkg-workbench, built by `node scripts/wasm.mjs`):
 //   worker   what the replay worker does before the page can show it: the capture's replay
-//            (every pass), then, for a bundle of at most LARGE_OPS operations, the text the
-//            main view opens;
-//   main     the main view opening that text (`Vmapviz.load`: parse and replay);
+//            (every pass), then, for a bundle of at most LARGE_OPS operations, its operations
+//            as bytes for the main view (`Loader.ops()`);
+//   main     the main view opening them: stepped into its session (`Loader.from_bytes`);
 //   large    what the worker does for a bundle past LARGE_OPS: the capture's replay, then its
 //            operations stepped into the session it keeps (chunks of 25,000, as the page).
-// A build from before `Loader.capture` (`import_capture`: the trace printed as text, then
-// parsed and replayed in the worker whatever its size) is timed the way the worker used it.
+// A build from before `Loader.ops` (the worker printed the operations as text, the main view
+// parsed and replayed it: `Vmapviz.load`), or from before `Loader.capture` (`import_capture`:
+// the text parsed and replayed in the worker whatever its size), is timed the way it was used.
 //
 //   node scripts/bench-capture-open.mjs [--runs N] [--dir BUNDLE] [--pkg DIR]
 //
-// Prints milliseconds, best of N (default 5); BUNDLE defaults to ../shared/captures/linux-6.18-mixed.
+// Prints milliseconds, best of N (default 5), and the median and worst of each run's sum;
+// BUNDLE defaults to ../shared/captures/linux-6.18-mixed.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { option, ROOT } from './lib.mjs';
@@ -32,50 +34,66 @@ const found = PARTS.map((p) => [p, `${p}.gz`].find((n) => existsSync(join(DIR, n
 const names = found.map((n) => n ?? '').join('\n');
 const bytes = found.map((n) => (n ? new Uint8Array(readFileSync(join(DIR, n))) : undefined));
 const args7 = () => [names, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], ''];
-const api = typeof m.Loader.capture === 'function' ? 'Loader.capture' : 'import_capture';
+const api =
+  typeof m.Loader.capture !== 'function' ? 'import_capture' : typeof m.Loader.from_bytes === 'function' ? 'Loader.ops' : 'Loader.capture';
 
 function step(loader) {
   while (loader.done() < loader.total()) loader.step(CHUNK);
 }
 
-/** The worker's part: [ms, text]. */
+/** The worker's part: [ms, what it hands the main view (bytes or text)]. */
 function worker(large) {
   const t0 = performance.now();
   let loader;
-  let text = null;
-  if (api === 'Loader.capture') {
+  let handed = null;
+  if (api !== 'import_capture') {
     loader = m.Loader.capture(...args7());
     if (!large) {
-      text = loader.text();
+      handed = api === 'Loader.ops' ? loader.ops() : loader.text();
       loader.free();
-      return [performance.now() - t0, text];
+      return [performance.now() - t0, handed];
     }
   } else {
     const r = m.import_capture(...args7());
-    text = r.text;
+    handed = r.text;
     r.free();
-    loader = new m.Loader(text);
+    loader = new m.Loader(handed);
   }
   step(loader);
   if (large) loader.finish().free();
   else loader.free();
-  return [performance.now() - t0, text];
+  return [performance.now() - t0, handed];
+}
+
+/** The main view's part: the session it shows. */
+function main(handed) {
+  if (api !== 'Loader.ops') return m.Vmapviz.load(handed);
+  const l = m.Loader.from_bytes(handed);
+  l.step(l.total());
+  return l.finish();
 }
 
 let best = { worker: Infinity, main: Infinity, large: Infinity };
+const sums = [];
 let ops = 0;
+let size = 0;
 for (let r = 0; r < RUNS; r++) {
-  const [w, text] = worker(false);
+  const [w, handed] = worker(false);
+  size = handed.length;
   const t0 = performance.now();
-  const s = m.Vmapviz.load(text);
-  const main = performance.now() - t0;
+  const s = main(handed);
+  const mv = performance.now() - t0;
   ops = s.len();
   s.free();
   const [large] = worker(true);
-  best = { worker: Math.min(best.worker, w), main: Math.min(best.main, main), large: Math.min(best.large, large) };
+  best = { worker: Math.min(best.worker, w), main: Math.min(best.main, mv), large: Math.min(best.large, large) };
+  sums.push(w + mv);
 }
 const f = (x) => x.toFixed(1);
+sums.sort((a, b) => a - b);
+const median = sums[sums.length >> 1];
 console.log(
-  `${DIR.split('/').pop()} (${api}, ${ops} operations): worker ${f(best.worker)} ms + main view ${f(best.main)} ms = ${f(best.worker + best.main)} ms; ` +
+  `${DIR.split('/').pop()} (${api}, ${ops} operations, ${size} ${api === 'Loader.ops' ? 'bytes' : 'characters'} handed over): ` +
+    `worker ${f(best.worker)} ms + main view ${f(best.main)} ms = ${f(best.worker + best.main)} ms (the sum per run: median ${f(median)}, worst ${f(sums[sums.length - 1])}); ` +
     `kept in the worker ${f(best.large)} ms (best of ${RUNS})`,
 );

@@ -221,6 +221,7 @@ export class App {
     const app = this;
     return {
       loadTrace: (text, step) => this.loadTrace(text, step),
+      openSession: (session, step) => this.openSession(session, step),
       currentTrace: () => this.currentTrace(),
       zippedTrace: () => this.zippedTrace(),
       currentStep: () => this.pos.op,
@@ -257,7 +258,14 @@ export class App {
    * `line N: ...` when the trace is invalid, leaving the current session as it was.
    */
   loadTrace(text: string, step: number | 'end' = 'end'): void {
-    const session = this.deps.load(text);
+    this.openSession(this.deps.load(text), step);
+  }
+
+  /**
+   * Replace the session with one opened elsewhere (the workbench opens a capture from its
+   * replay's operations, with no text in between) and show `step`, as `loadTrace` does.
+   */
+  openSession(session: Session, step: number | 'end' = 'end'): void {
     this.lessons.leaveLesson(false);
     this.opener.stop();
     const before = this.session ? { trace: this.session.traceText(), length: this.session.length, pos: this.pos } : null;

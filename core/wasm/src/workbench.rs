@@ -364,8 +364,8 @@ pub fn trace_to_json(text: &str) -> Result<String, JsError> {
 // ----------------------------------------------------------------------
 
 /// A trace parsed at once (all or nothing), or operations in hand (a workload, a capture's
-/// replay), replayed `step(n)` operations at a time into a session; `finish()` gives the
-/// session.
+/// replay, another instance's operations as bytes), replayed `step(n)` operations at a time
+/// into a session; `finish()` gives the session.
 #[wasm_bindgen]
 pub struct Loader {
     b: SessionBuilder,
@@ -446,6 +446,20 @@ impl Loader {
         let mut l = Loader::from_ops(ops);
         l.report = Some(report);
         Ok(l)
+    }
+
+    /// Operations another instance of the core handed over as bytes (its `Loader.ops()`: the
+    /// page's worker, after a capture's replay), ready to be stepped into a session; nothing to
+    /// parse. Throws `operation N (byte B): ...` on bytes that are not such operations.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Loader, JsError> {
+        let ops = vmapviz_core::trace_bytes::decode(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Loader::from_ops(ops))
+    }
+
+    /// The operations as bytes, replayed or not, for `Loader.from_bytes` in another instance
+    /// of the core (core/src/trace_bytes.rs).
+    pub fn ops(&self) -> Vec<u8> {
+        self.b.to_bytes()
     }
 
     /// The report of `Loader.capture` (JSON: [`ImportReportJson`]'s fields, `mapped` the

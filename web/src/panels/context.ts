@@ -5,6 +5,11 @@ import { errorMessage, type OpFrames, type Session, type State } from '../bridge
 /** The public API of web/src/app.ts the panels use. */
 export interface AppApi {
   loadTrace(text: string, step?: number | 'end'): void;
+  /**
+   * Show a session opened elsewhere (a capture's operations, handed over by the worker as
+   * bytes and stepped into a session of the workbench's core: no text in between).
+   */
+  openSession(session: Session, step?: number | 'end'): void;
   currentTrace(): string;
   /**
    * The current trace's lz-string form (a `#z=` link's body), compressed once per trace off the

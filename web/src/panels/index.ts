@@ -20,8 +20,8 @@ import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
-import { loadCaptureCore } from '../wasm';
-import init from '../pkg-workbench/vmapviz_wasm.js';
+import init, { Loader } from '../pkg-workbench/vmapviz_wasm.js';
+import { Session } from '../bridge';
 import type { Handover } from './stub';
 import { savedTab, TAB_KEY, TABS, WORKBENCH_NOTE, type TabId } from './tabs';
 
@@ -116,6 +116,22 @@ function keepFiles(source: Source): Source | null {
   return null;
 }
 
+/**
+ * A session of the workbench's core from operations another instance handed over as bytes
+ * (`Loader.ops()`); throws `operation N ...` (line N of the trace it prints) on one the model
+ * refuses.
+ */
+export function sessionOf(ops: Uint8Array): Session {
+  const l = Loader.from_bytes(ops);
+  try {
+    l.step(l.total());
+  } catch (e) {
+    l.free();
+    throw e;
+  }
+  return new Session(l.finish());
+}
+
 /** The workbench's wasm build (web/src/pkg-workbench), initialised once. */
 let core: Promise<unknown> | null = null;
 
@@ -170,9 +186,10 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       if (callers.length) void frag().then((p) => p.setCallers(callers));
       if (o.kind === 'small') {
         w.terminate();
-        // A capture's trace replays in this build of the core (the workbench's), loaded already.
-        if (source.kind === 'capture') await loadCaptureCore();
-        app.loadTrace(o.text ?? '', step);
+        // A capture's operations, stepped into a session of this build of the core (the
+        // workbench's, loaded already): the capture's one replay into a session, with no text.
+        if (o.ops) app.openSession(sessionOf(o.ops), step);
+        else app.loadTrace(o.text ?? '', step);
         return { summary: `${what}: ${grouped(o.total)} operation${o.total === 1 ? '' : 's'}, opened in the main view.`, report: o.report };
       }
       select('large');

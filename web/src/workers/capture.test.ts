@@ -1,7 +1,9 @@
 // A capture bundle opened as the replay worker opens it (`Loader.capture`): the capture's
-// replay hands over its operations, stepped into the session with no text in between; the
-// text, printed only when asked, opens (`Vmapviz.load`, the main view's way) into the same
-// session. The kernel's own count of allocations is read from the bundle's trace here.
+// replay hands over its operations, stepped into the session with no text in between (in the
+// worker past LARGE_OPS; else as bytes, `Loader.ops()`, into the page's instance,
+// `Loader.from_bytes`); the text, printed only when asked, opens (`Vmapviz.load`, a link's
+// way) into the same session. The kernel's own count of allocations is read from the bundle's
+// trace here.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +65,53 @@ describe('a capture opened from its replay', () => {
     for (const k of [3, 1234, total - 1]) expect(got.frames(k)).toBe(want.frames(k));
     got.free();
     want.free();
+  });
+
+  it('hands its operations to another instance as bytes: the session they open is the replay\'s', () => {
+    const { names, bytes } = parts();
+    const [before, trace, after, cpus, uname] = bytes;
+    const l = Loader.capture(names, before!, trace!, after, cpus!, uname, '');
+    const report = JSON.parse(l.report() ?? 'null') as { mapped: number; equal: number; explained: number; mismatches: number };
+    const total = l.total();
+    const text = l.text();
+    // What the worker sends the page for a small capture: bytes, far fewer than the text's.
+    const ops = l.ops();
+    expect(ops.length).toBeGreaterThan(total);
+    expect(ops.length * 2).toBeLessThan(text.length);
+    // What the page does with them: the operations stepped into a session, nothing parsed.
+    const o = Loader.from_bytes(ops);
+    expect(o.total()).toBe(total);
+    expect(o.done()).toBe(0);
+    expect(o.text()).toBe(text);
+    expect(o.step(total)).toBe(total);
+    const got = o.finish();
+    // Against the trace's text opened as a link opens it (parsed, then replayed).
+    const want = Vmapviz.load(text);
+    expect(got.len()).toBe(total);
+    expect(got.trace_text()).toBe(text);
+    expect(got.output()).toBe(want.output());
+    expect(got.summaries(0, total)).toBe(want.summaries(0, total));
+    for (const k of [0, 1, 777, Math.floor(total / 2), total]) expect(got.state(k)).toBe(want.state(k));
+    for (const k of [3, 1234, total - 1]) expect(got.frames(k)).toBe(want.frames(k));
+    // The timeline's marks: one per allocation the comparison explained, one per unexplained
+    // (bits 8 and 16, MARK_EXPLAINED and MARK_UNEXPLAINED in core/src/session.rs).
+    const marks = [...got.marks(0, total)];
+    expect(marks.filter((b) => b & 8).length).toBe(report.explained);
+    expect(marks.filter((b) => b & 16).length).toBe(report.mismatches);
+    expect(report.equal + report.explained + report.mismatches).toBe(report.mapped);
+    got.free();
+    want.free();
+    l.free();
+  });
+
+  it('refuses damaged bytes naming the operation, and keeps nothing', () => {
+    const { names, bytes } = parts();
+    const [before, trace, after, cpus, uname] = bytes;
+    const l = Loader.capture(names, before!, trace!, after, cpus!, uname, '');
+    const ops = l.ops();
+    l.free();
+    expect(() => Loader.from_bytes(ops.subarray(0, ops.length - 1))).toThrow(/^operation \d+ \(byte \d+\): the bytes end inside it$/);
+    expect(() => Loader.from_bytes(new TextEncoder().encode('profile linux-6.18\n'))).toThrow('not operations as bytes');
   });
 
   it('names the file of a damaged part', () => {

@@ -32,12 +32,21 @@ export type Request =
 
 /** What an `open` produced. */
 export interface Opened {
-  /** `small`: the trace text for the app to load; `large`: the session stays in the worker. */
+  /**
+   * `small`: the trace for the app to open (its text, or a capture's operations as bytes);
+   * `large`: the session stays in the worker.
+   */
   kind: 'small' | 'large';
   /** Operations in the trace. */
   total: number;
-  /** The trace text (small traces only). */
+  /** The trace text (small traces but captures). */
   text: string | null;
+  /**
+   * A small capture's operations as bytes (`Loader.ops()`, core/src/trace_bytes.rs), moved to
+   * the page: it steps them into its session (`Loader.from_bytes`), the capture's one replay
+   * into a session. Absent otherwise.
+   */
+  ops?: Uint8Array;
   /** The import report JSON (imports only). */
   report: string | null;
   /** Milliseconds: reading the input (parse, import or generation), then the replay. */

@@ -19,7 +19,7 @@ import { parseReport } from '../panels/api';
 const ready = init();
 let session: Vmapviz | null = null;
 
-const post = (r: Reply) => (self as unknown as Worker).postMessage(r);
+const post = (r: Reply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(r, transfer);
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -127,11 +127,12 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   }
   const t1 = performance.now();
   if (source.kind === 'capture' && total <= largeOps) {
-    // The main view replays it in its own instance of the core: nothing to replay here (its
-    // operations come from the capture's replay), only the text the main view opens.
-    text = loader.text();
+    // The main view steps the capture's operations into its session, in its own instance of
+    // the core: they go as bytes (no text printed here and parsed there), and nothing is
+    // replayed here.
+    const ops = loader.ops();
     loader.free();
-    return { kind: 'small', total, text, report, parseMs: t1 - t0, replayMs: 0 };
+    return { kind: 'small', total, text: null, ops, report, parseMs: t1 - t0, replayMs: 0 };
   }
   post({ id, type: 'progress', done: 0, total });
   try {
@@ -201,7 +202,9 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
         value = contention(req.profile, req.cpus, req.pairs, req.bump);
         break;
     }
-    post({ id, type: 'ok', value });
+    // A capture's operations move to the page (no copy).
+    const ops = (value as Opened | null)?.ops;
+    post({ id, type: 'ok', value }, ops ? [ops.buffer as ArrayBuffer] : []);
   } catch (err) {
     post({ id, type: 'error', message: message(err) });
   }
