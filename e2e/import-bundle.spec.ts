@@ -145,3 +145,25 @@ test('a link to a capture trace loads the core that replays it, then opens it', 
   );
   await expect(page.locator('.markers .mk-unexplained')).toHaveCount(1);
 });
+
+test('import: a capture trace pasted as text loads the core that replays it, then opens it', async ({ page }) => {
+  // The link test's trace, through the workbench's import instead: the main view opens it in
+  // the workbench's build of the core, loaded first.
+  const trace = [
+    'profile linux-6.18',
+    'cpus 2',
+    'defer-drain',
+    'place 0xffffc90000000000 0xffffc90000002000 node 1',
+    'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained',
+  ].join('\n');
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('io');
+  await wb.importText(trace);
+  await expect(wb.importError).toBeHidden();
+  await expect(wb.importStatus).toContainText('opened in the main view');
+  await expect(page.getByRole('slider', { name: 'Timeline: operations' })).toHaveAttribute('max', '5');
+  await expect(page.getByTestId('narration-warning')).toContainText(
+    'unexplained: the kernel returned 0xffffc90000010000, the model\'s answer was 0xffffc90000002000; nothing known explains it',
+  );
+});

@@ -22,6 +22,7 @@ import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
 import init, { Loader } from '../pkg-workbench/vmapviz_wasm.js';
 import { Session } from '../bridge';
+import { coreFor } from '../wasm';
 import type { Handover } from './stub';
 import { savedTab, TAB_KEY, TABS, WORKBENCH_NOTE, type TabId } from './tabs';
 
@@ -189,7 +190,11 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
         // A capture's operations, stepped into a session of this build of the core (the
         // workbench's, loaded already): the capture's one replay into a session, with no text.
         if (o.ops) app.openSession(sessionOf(o.ops), step);
-        else app.loadTrace(o.text ?? '', step);
+        else {
+          const core = coreFor(o.text ?? '');
+          if (core) await core;
+          app.loadTrace(o.text ?? '', step);
+        }
         return { summary: `${what}: ${grouped(o.total)} operation${o.total === 1 ? '' : 's'}, opened in the main view.`, report: o.report };
       }
       select('large');
