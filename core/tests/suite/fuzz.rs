@@ -2,8 +2,8 @@
 //!
 //! Every generated input goes through the trace parser, every profile's replay with the
 //! invariants checked after each operation (and the state compared before and after each
-//! refused operation: nothing may half-apply), the session's frames, the JSON form and the
-//! three importers. A case that runs longer than [`HANG`] is a hang: the input is printed and
+//! refused operation: nothing may half-apply), the session's frames, the JSON form, the
+//! three importers and the operations' bytes (damaged too). A case that runs longer than [`HANG`] is a hang: the input is printed and
 //! the test process exits.
 //!
 //! In `npm test` (and `cargo test`) each target runs a bounded number of cases from a fixed
@@ -595,6 +595,50 @@ fn fuzz_steering_lines() {
     let t0 = Instant::now();
     let r = runner(4, 3_000).run(&steering_text(), |t| guarded(t, check_steering));
     report("steering lines", r, t0);
+}
+
+/// Operations as bytes (core/src/trace_bytes.rs), the input one instance of the core takes
+/// from another: a trace's operations (parsed from text, the reference) come back from their
+/// bytes; damaged bytes (changed, cut, grown) give an error with a bounded message or
+/// operations whose bytes give them again, never a panic.
+fn check_bytes(text: &str, damage: &[(usize, u8, u8)]) -> Result<(), String> {
+    use vmapviz_core::trace_bytes::{decode, encode};
+    let Ok(lines) = parse_trace(text) else { return Ok(()) };
+    let ops: Vec<Op> = lines.into_iter().map(|l| l.op).collect();
+    let mut b = encode(ops.iter());
+    if decode(&b).as_ref() != Ok(&ops) {
+        return Err("the operations do not come back from their bytes".into());
+    }
+    for &(at, x, how) in damage {
+        let i = at % (b.len() + 1);
+        match how % 3 {
+            0 if i < b.len() => b[i] = x,
+            1 => b.truncate(i),
+            _ => b.insert(i, x),
+        }
+    }
+    match decode(&b) {
+        Ok(got) => {
+            if decode(&encode(got.iter())).as_ref() != Ok(&got) {
+                return Err("decoded operations do not come back from their own bytes".into());
+            }
+        }
+        Err(e) if e.to_string().chars().count() > MESSAGE_MAX + 80 => {
+            return Err(format!("an error message of {} characters", e.to_string().chars().count()))
+        }
+        Err(_) => {}
+    }
+    Ok(())
+}
+
+#[test]
+fn fuzz_operations_as_bytes() {
+    let t0 = Instant::now();
+    let damage = prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..4);
+    let r = runner(5, 2_000).run(&(steering_text(), damage), |(t, d)| {
+        check_bytes(&t, &d).map_err(|e| TestCaseError::fail(format!("{e}\n{}", bounded(&t))))
+    });
+    report("operations as bytes", r, t0);
 }
 
 #[test]
