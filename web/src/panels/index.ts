@@ -119,8 +119,8 @@ function keepFiles(source: Source): Source | null {
 
 /**
  * A session of the workbench's core from operations another instance handed over as bytes
- * (`Loader.ops()`); throws `operation N ...` (line N of the trace it prints) on one the model
- * refuses.
+ * (`Loader.ops()`); throws `operation N (byte B): ...` on damaged bytes, and `line N: ...` on
+ * an operation the model refuses (operation N is line N of the trace it prints).
  */
 export function sessionOf(ops: Uint8Array): Session {
   const l = Loader.from_bytes(ops);
