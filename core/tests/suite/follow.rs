@@ -128,11 +128,19 @@ fn check_dir(dir: &Path) {
 /// worker steps it (`SessionBuilder::from_ops`: no text printed and parsed again), is the one
 /// the printed trace opens into (`Session::load`, parsed and replayed): the same operations at
 /// the same lines, outputs, warnings, marks, states and frames; and its text, printed only when
-/// asked, is the printed trace.
+/// asked, is the printed trace. Handed over as bytes, the operations come back as they were.
 fn same_session(dir: &Path, ops: Vec<Op>, text: &str) {
     let d = dir.display();
     let want = Session::load(text).unwrap_or_else(|e| panic!("{d}: {e}"));
     let n = ops.len();
+    // Up to 20,000 operations the page's worker hands them to the main view as bytes, which
+    // opens them as they came (`SessionBuilder::from_bytes`): the same operations, so the same
+    // session as the one checked below.
+    let bytes = SessionBuilder::from_ops(ops.clone()).to_bytes();
+    let handed = SessionBuilder::from_bytes(&bytes).unwrap_or_else(|e| panic!("{d}: {e}"));
+    assert!(handed.lines().map(|l| &l.op).eq(ops.iter()), "{d}: the operations from their bytes");
+    assert!(handed.lines().map(|l| l.line).eq(1..=n), "{d}: operation i is line i + 1");
+    assert_eq!(handed.trace_text(), text, "{d}: from bytes");
     let mut b = SessionBuilder::from_ops(ops);
     assert_eq!(b.status(), Opening::Replaying { done: 0, total: n }, "{d}");
     assert_eq!(b.trace_text(), text, "{d}: before the replay");
