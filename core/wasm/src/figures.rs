@@ -194,12 +194,16 @@ mod tests {
         };
         let all = points(v.frag_series(0, usize::MAX, 1));
         let n = v.s.len();
-        for (from, to, every) in [(0, n, 8), (3, n, 8), (17, 61, 5), (0, n, 0), (40, 40, 7), (n, n, 3), (5, n + 9, 64)] {
+        for (from, to, every) in [(0, n, 8), (3, n, 8), (17, 61, 5), (0, n, 0), (40, 40, 7), (n, n, 3), (5, n + 9, 64)]
+        {
             let got = points(v.frag_series(from, to, every));
             let to = to.min(n);
             let e = every.max(1);
-            let want: Vec<FragPoint> =
-                all.iter().filter(|p| p.step == from || p.step == to || (p.step > from && p.step < to && p.step % e == 0)).copied().collect();
+            let want: Vec<FragPoint> = all
+                .iter()
+                .filter(|p| p.step == from || p.step == to || (p.step > from && p.step < to && p.step % e == 0))
+                .copied()
+                .collect();
             assert_eq!(got, want, "from {from} to {to} every {every}");
         }
     }
