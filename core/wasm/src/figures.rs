@@ -92,7 +92,7 @@ impl Vmapviz {
             let _ = r.apply(&l.op, &mut sink, &mut NoObserver);
             sink.clear();
             let step = from + i + 1;
-            if step % every == 0 || step == to {
+            if step.is_multiple_of(every) || step == to {
                 points.push(frag_point(step, &r.vmap));
             }
         }
@@ -201,7 +201,9 @@ mod tests {
             let e = every.max(1);
             let want: Vec<FragPoint> = all
                 .iter()
-                .filter(|p| p.step == from || p.step == to || (p.step > from && p.step < to && p.step % e == 0))
+                .filter(|p| {
+                    p.step == from || p.step == to || (p.step > from && p.step < to && p.step.is_multiple_of(e))
+                })
                 .copied()
                 .collect();
             assert_eq!(got, want, "from {from} to {to} every {every}");
