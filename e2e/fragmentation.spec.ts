@@ -3,7 +3,8 @@
 // worked out by hand; the chart over a trace and over a replayed capture; callers on hover and
 // the table of the callers holding the most space; the diff of two /proc/vmallocinfo files
 // against a set difference computed here; axe; lecture view at 1280×720.
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -314,5 +315,123 @@ test('lecture view at 1280×720: the figures alone, nothing cut off; axe passes'
   // Leaving lecture mode leaves the lecture view.
   await panel(page).locator('button[data-action="frag-lecture"]').click();
   await expect(page.locator('body')).not.toHaveClass(/lecture/);
+  expect(wb.problems).toEqual([]);
+});
+
+/** `vmap-replay --report fragmentation --json` of a trace: the figures at its end, as the CLI computes them. */
+function cliFigures(file: string) {
+  const out = execFileSync('target/release/vmap-replay', ['--report', 'fragmentation', '--json', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const j = JSON.parse(out) as { states: { figures: CliFigures }[] };
+  expect(j.states).toHaveLength(1);
+  return j.states[0].figures;
+}
+
+interface CliBlock {
+  start: string;
+  bytes: number;
+}
+interface CliFigures {
+  windows: {
+    name: string;
+    busy_areas: number;
+    busy_bytes: number;
+    lazy_areas: number;
+    lazy_bytes: number;
+    free_bytes: number;
+    free_blocks: number;
+    largest_free: CliBlock | null;
+    largest_hole: CliBlock | null;
+    histogram: { min_pages: number; blocks: number; bytes: number }[];
+  }[];
+  lazy: { pages: number; lazy_max_pages: number };
+}
+
+/** The CLI's figures of the vmalloc window, in the terms `shown` reads from the panel. */
+function cliShown(f: CliFigures) {
+  const w = f.windows.find((x) => x.name === 'vmalloc')!;
+  return {
+    blocks: w.free_blocks,
+    freeBytes: w.free_bytes,
+    largest: w.largest_free?.bytes ?? 0,
+    largestAt: w.largest_free?.start ?? '',
+    hole: w.largest_hole?.bytes ?? 0,
+    holeAt: w.largest_hole?.start ?? '',
+    hist: w.histogram.map((c) => [c.min_pages, c.blocks, c.bytes]),
+  };
+}
+
+/** The busy, lazy and pooled rows of the vmalloc window: the CLI's areas and bytes. */
+async function expectCounts(page: Page, f: CliFigures): Promise<void> {
+  const w = f.windows.find((x) => x.name === 'vmalloc')! as CliFigures['windows'][number] & { pooled_areas: number; pooled_bytes: number };
+  const t = panel(page).locator('table[data-window="vmalloc"]');
+  for (const [row, areas, bytes] of [
+    ['busy', w.busy_areas, w.busy_bytes],
+    ['lazy', w.lazy_areas, w.lazy_bytes],
+    ['pooled', w.pooled_areas, w.pooled_bytes],
+  ] as const) {
+    const td = t.locator('tr', { has: page.locator('th', { hasText: new RegExp(`^${row}$`) }) }).locator('td');
+    await expect(td).toHaveAttribute('data-areas', String(areas));
+    await expect(td).toHaveAttribute('data-bytes', String(bytes));
+  }
+}
+
+test('a trace of more than 20,000 operations (the large-trace navigator’s): the figures at its steps are vmap-replay --report fragmentation’s, the chart samples one state in 2^k', async ({ page }) => {
+  test.setTimeout(300_000);
+  // Built in release (the binaries users run); up to date in a second when they are.
+  execFileSync('cargo', ['build', '--release', '-p', 'vmapviz-core', '--bin', 'vmap-replay'], { stdio: 'inherit' });
+  // full_fit_alloc_test on 2 CPUs: lazy_max_pages (16,384) 1-page areas, every other one freed
+  // (16,384 holes of 2 pages), then 1-page allocations fitting them.
+  const dir = `test-results/frag-large-${process.pid}`;
+  mkdirSync(dir, { recursive: true });
+  const trace = execFileSync('target/release/vmap-replay', ['--workload', 'full_fit_alloc_test', '--loops', '2000', '--cpus', '2', '--profile', 'linux-6.18'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  const file = join(dir, 'full-fit.trace');
+  writeFileSync(file, trace);
+
+  const wb = new Workbench(page);
+  await wb.open();
+  await wb.tab('io');
+  await wb.file.setInputFiles(file);
+  await expect(wb.importStatus).toContainText('opened in the large-trace navigator', { timeout: 120_000 });
+  const total = Number(await wb.large.getAttribute('data-total'));
+  expect(total).toBeGreaterThan(20_000);
+  await expect(wb.large).toHaveAttribute('data-step', String(total));
+
+  await openFrag(wb);
+  await expect(panel(page).getByTestId('frag-status')).toContainText(`after ${total.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} operations (the large-trace navigator’s trace`);
+  const atEnd = cliFigures(file);
+  expect(await shown(page)).toEqual(cliShown(atEnd));
+  await expectCounts(page, atEnd);
+  expect(atEnd.windows[0].free_blocks).toBeGreaterThan(1000);
+  const lazy = panel(page).getByTestId('frag-lazy');
+  await expect(lazy).toHaveAttribute('data-pages', String(atEnd.lazy.pages));
+  await expect(lazy).toHaveAttribute('data-lazy-max-pages', String(atEnd.lazy.lazy_max_pages));
+  // The chart: state 0, one state in 2^k (the least power of two keeping 20,001 points at most),
+  // and the last.
+  let every = 1;
+  while (Math.ceil(total / every) + 1 > 20_001) every *= 2;
+  expect(every).toBeGreaterThan(1);
+  const chart = panel(page).getByTestId('frag-chart-bytes');
+  await expect(chart).toHaveAttribute('data-every', String(every), { timeout: 60_000 });
+  await expect(chart).toHaveAttribute('data-points', String(Math.floor(total / every) + 1 + (total % every ? 1 : 0)));
+
+  // A step in the middle: the figures are the CLI's of the trace cut after that operation.
+  const k = 20_500;
+  await wb.tab('large');
+  await wb.large.getByTestId('large-goto').fill(String(k));
+  await wb.large.getByTestId('large-goto').press('Enter');
+  await expect(wb.large).toHaveAttribute('data-step', String(k));
+  const line = Number((await wb.large.locator(`[data-testid="large-ops"] li[data-index="${k - 1}"]`).getAttribute('title'))?.replace('line ', ''));
+  const cut = join(dir, 'full-fit-cut.trace');
+  writeFileSync(cut, trace.split('\n').slice(0, line).join('\n') + '\n');
+  await wb.tab('frag');
+  await expect(panel(page)).toHaveAttribute('data-step', String(k), { timeout: 30_000 });
+  const atK = cliFigures(cut);
+  expect(await shown(page)).toEqual(cliShown(atK));
+  await expectCounts(page, atK);
+  await expect(lazy).toHaveAttribute('data-pages', String(atK.lazy.pages));
+  expect(cliShown(atK)).not.toEqual(cliShown(atEnd));
   expect(wb.problems).toEqual([]);
 });

@@ -393,6 +393,13 @@ export function errorMessage(e: unknown): string {
   return String(e);
 }
 
+/** The workbench build's figures of a session (core/wasm/src/figures.rs): JSON `Fragmentation`, `FragSeries`. */
+export interface SessionFigures {
+  fragmentation(k: number): string;
+  /** The states `from`, each multiple of `every` after it, and `to`. */
+  frag_series(from: number, to: number, every: number): string;
+}
+
 /**
  * A replayed trace: step k is the state before operation k (k = len() is the end). Wraps the
  * wasm session and parses what it returns; call `dispose()` when done.
@@ -437,6 +444,20 @@ export class Session {
 
   truncate(k: number): void {
     this.raw.truncate(this.clamp(k));
+  }
+
+  /**
+   * The fragmentation figures of this session's states, when its core has them (the
+   * workbench's build: a followed or imported capture, live mode included); null for the
+   * page's first-screen build, which leaves them out.
+   */
+  get figures(): SessionFigures | null {
+    const raw = this.raw as unknown as Partial<SessionFigures>;
+    if (typeof raw.fragmentation !== 'function' || typeof raw.frag_series !== 'function') return null;
+    return {
+      fragmentation: (k) => raw.fragmentation!(this.clamp(k)),
+      frag_series: (from, to, every) => raw.frag_series!(this.clamp(from), this.clamp(to), Math.max(1, Math.trunc(every))),
+    };
   }
 
   traceText(): string {

@@ -256,7 +256,9 @@ describe('the contract: every facade call against contract.ts', () => {
     }
     // The fragmentation instrument's calls (web/src/panels/frag).
     for (const k of [0, 10, v.len()]) expect(check('fragmentation', v.fragmentation(k), 'WorkbenchCalls').windows[0].name).toBe('vmalloc');
-    expect(check('frag_series', v.frag_series(0, v.len()), 'WorkbenchCalls').points).toHaveLength(v.len() + 1);
+    expect(check('frag_series', v.frag_series(0, v.len(), 1), 'WorkbenchCalls').points).toHaveLength(v.len() + 1);
+    const n = v.len();
+    expect(check('frag_series', v.frag_series(3, n, 4), 'WorkbenchCalls').points.map((p) => p.step)).toEqual([3, ...Array.from({ length: Math.floor(n / 4) }, (_, i) => 4 * (i + 1)), ...(n % 4 ? [n] : [])]);
     const vi = imports[2][1];
     const enc = new TextEncoder();
     expect(check('vmallocinfo_callers', bench.vmallocinfo_callers('vi', enc.encode(vi)), 'WorkbenchCalls').areas).toHaveLength(3);

@@ -102,7 +102,7 @@ pub fn profile_of(uname: Option<&str>) -> Profile {
 }
 
 /// The report line's figures of a replay of `events` events.
-fn figures(ops: &[Op], r: &CaptureReport, events: usize, ms: f64, ended: bool, full: bool) -> Figures {
+fn figures(ops: usize, r: &CaptureReport, events: usize, ms: f64, ended: bool, full: bool) -> Figures {
     Figures {
         events,
         allocations: r.allocations,
@@ -110,7 +110,7 @@ fn figures(ops: &[Op], r: &CaptureReport, events: usize, ms: f64, ended: bool, f
         explained: r.explained,
         unexplained: r.unexplained,
         summary: r.summary_line(),
-        ops: ops.len(),
+        ops,
         replay_ms: ms,
         ended,
         full,
@@ -150,8 +150,6 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
     let mut stopped = false;
     let mut ended_given = false;
     let mut started = false;
-    // The last replay started over: what it published shares no line known in advance.
-    let mut last_over = true;
     loop {
         std::thread::sleep(gap.max(MIN_GAP));
         let (taken, start) = {
@@ -190,18 +188,14 @@ pub fn run(shared: Arc<Shared>, feed: Arc<Feed>) {
                 ended_given = true;
                 result = s.end(taken.after.as_deref().filter(|_| !taken.full));
             }
-            let (kept, starts) = (s.kept(), s.starts());
-            match result.and_then(|()| s.replay()) {
-                Ok((ops, r)) => {
+            match result.and_then(|()| s.round()) {
+                Ok(r) => {
                     let ms = t0.elapsed().as_secs_f64() * 1e3;
-                    let over = s.starts() != starts;
-                    // The carried replay's operations begin this result and began the last one:
-                    // their lines are published already; only the rest is formatted.
-                    let same = if over || last_over { 0 } else { kept.min(ops.len()) };
-                    last_over = over;
-                    let tail = format_from(&ops, same);
-                    let f = figures(&ops, &r, taken.events, ms, taken.ended, taken.full);
-                    feed.publish_from(same, tail, serde_json::to_string(&f).unwrap_or_default());
+                    // The lines the last result shares with this one are published already:
+                    // only the rest is formatted.
+                    let tail: Vec<String> = r.ops_from(r.same).map(Op::to_string).collect();
+                    let f = figures(r.len(), &r.report, taken.events, ms, taken.ended, taken.full);
+                    feed.publish_from(r.same, tail, serde_json::to_string(&f).unwrap_or_default());
                     if taken.full && !said_full {
                         said_full = true;
                         feed.note(&format!(

@@ -80,11 +80,11 @@ fn the_events_held_stop_at_max_events() {
     assert_eq!(got, (188, 200));
 }
 
-/// The follower formats only the operations after the carried replay's (`StreamReplay::kept`,
-/// taken before a replay that does not start over, the last one not having started over
-/// either): they must be the last result's first operations, and the feed's lines then those of
-/// the whole result. Checked at every round of captures fed in pieces, with the default margin
-/// and with a small one (more of each result carried).
+/// The follower formats only the operations after those a round shares with the last result
+/// (`Round::same`: the carried replay's, a start-over's included): they must be the last
+/// result's first operations, and the feed's lines then those of the whole result. Checked at
+/// every round of captures fed in pieces, with the default margin and with a small one (more
+/// of each result carried).
 #[test]
 fn only_the_operations_after_the_carried_ones_are_formatted_again() {
     use vmapviz_core::capture::StreamReplay;
@@ -97,7 +97,7 @@ fn only_the_operations_after_the_carried_ones_are_formatted_again() {
         data.join("capture-6.18-drained-s1"),
         data.join("capture-6.18-seed7"),
     ];
-    let mut carried = 0;
+    let (mut carried, mut over_carried, mut formatted) = (0, 0, 0);
     for dir in &dirs {
         let p = read_bundle(dir).unwrap();
         let uname = p[4].as_deref();
@@ -110,27 +110,32 @@ fn only_the_operations_after_the_carried_ones_are_formatted_again() {
             }
             let feed = Feed::new();
             let mut last: Vec<vmapviz_core::trace::Op> = Vec::new();
-            let mut last_over = true;
             let chunks: Vec<&[&str]> = lines.chunks(piece).collect();
             for (i, chunk) in chunks.iter().enumerate() {
                 s.push(&(chunk.join("\n") + "\n")).unwrap();
                 if i + 1 == chunks.len() {
                     s.end(p[2].as_deref()).unwrap();
                 }
-                let (kept, starts) = (s.kept(), s.starts());
-                let Ok((ops, _)) = s.replay() else { continue };
-                let over = s.starts() != starts;
-                let same = if over || last_over { 0 } else { kept.min(ops.len()) };
-                last_over = over;
+                let Ok(r) = s.round() else { continue };
+                let ops = r.ops();
+                let same = r.same;
                 assert!(same <= last.len(), "{}: round {i}: {same} kept, {} before", dir.display(), last.len());
                 assert_eq!(ops[..same], last[..same], "{}: round {i}: the carried operations changed", dir.display());
                 carried += same;
-                feed.publish_from(same, format_from(&ops, same), "{}".into());
+                if r.over {
+                    over_carried += same;
+                }
+                formatted += ops.len() - same;
+                feed.publish_from(same, r.ops_from(same).map(ToString::to_string).collect(), "{}".into());
                 let want: Vec<String> = format_trace(&ops).lines().map(str::to_string).collect();
                 assert_eq!(*feed.lines(), want, "{}: round {i}", dir.display());
+                assert_eq!(format_from(&ops, same), want[same..], "{}: round {i}", dir.display());
                 last = ops;
             }
         }
     }
+    // Most of each result was the last one's: a start-over's too (it replays the same start).
+    assert!(formatted < carried, "{formatted} operations formatted, {carried} carried over");
+    assert!(over_carried > 0, "a start-over shares its first operations with the result before it");
     assert!(carried > 0, "some rounds carried operations over");
 }

@@ -128,4 +128,4 @@ pub use pass::replay_capture;
 #[cfg(feature = "capture")]
 pub use report::{CaptureReport, NOTES_SHOWN};
 #[cfg(feature = "capture")]
-pub use stream::StreamReplay;
+pub use stream::{Round, StreamReplay};

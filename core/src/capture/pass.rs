@@ -630,7 +630,8 @@ impl<'a> Pass<'_, 'a> {
     }
 
     /// A copy of this replay that borrows its parsed bundle: carried on to the end of the
-    /// events while this one stays where it is.
+    /// events while this one stays where it is. Its operations are the ones it adds (this
+    /// replay's come before them): the copy costs the model, not the events replayed.
     pub(super) fn fork(&self) -> Pass<'_, 'a> {
         Pass {
             p: Cow::Borrowed(&*self.p),
@@ -655,7 +656,7 @@ impl<'a> Pass<'_, 'a> {
             purged_early: self.purged_early.clone(),
             split: self.split,
             lazy_run: self.lazy_run.clone(),
-            ops: self.ops.clone(),
+            ops: Vec::new(),
             fed: self.fed,
         }
     }

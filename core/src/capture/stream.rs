@@ -12,10 +12,14 @@
 //!
 //! The carried replay stops `MARGIN` events short of the end: an allocation can be explained by
 //! a purge traced after it (the drain runs in a worker while allocations go on), so the events
-//! near the end are replayed again by a fork once more has come. A fork that learns something
-//! new about the start state (a pool entry, a held block, an area's node), a before-file marker
-//! or a lost-events note arriving late: the replay starts over from the before file, as
-//! `replay_capture` does, and is carried on from there.
+//! near the end are replayed again by a fork once more has come. A round first carries the
+//! replay on to `MARGIN` short of the new end, then forks it (the model and what capture keeps
+//! beside it, not its operations) and feeds the fork to the end: the round's result is the
+//! carried replay's operations and the fork's. A round costs the new events, the margin and one
+//! copy of the model, not the events held. A replay that learns something new about the start
+//! state (a pool entry, a held block, an area's node), a before-file marker or a lost-events
+//! note arriving late: the replay starts over from the before file, as `replay_capture` does,
+//! and is carried on from there.
 //!
 //! At the end of the session it is replayed whole: its last result is what `replay_capture`
 //! gives for the session's bundle (tested on the captures of `core/tests/data`, fed in pieces).
@@ -57,6 +61,44 @@ pub struct StreamReplay {
     ended: bool,
     /// Start-overs so far (the first replay's included).
     starts: usize,
+    /// Leading operations of the carried replay that the last result began with too.
+    shared: usize,
+}
+
+/// A round's result ([`StreamReplay::round`]): the carried replay's operations, then the
+/// round's own, and the report.
+pub struct Round<'s> {
+    /// The carried replay's operations this result begins with.
+    pub head: &'s [Op],
+    /// The rest of the result.
+    pub tail: Vec<Op>,
+    /// Leading operations this result shares with the last one (0 for the first).
+    pub same: usize,
+    pub report: CaptureReport,
+    /// The replay started over from the before file in this round.
+    pub over: bool,
+}
+
+impl Round<'_> {
+    /// Operations in the result.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The operations from the `from`th on.
+    pub fn ops_from(&self, from: usize) -> impl Iterator<Item = &Op> {
+        let h = from.min(self.head.len());
+        self.head[h..].iter().chain(self.tail[from.saturating_sub(self.head.len()).min(self.tail.len())..].iter())
+    }
+
+    /// The whole result.
+    pub fn ops(&self) -> Vec<Op> {
+        self.ops_from(0).cloned().collect()
+    }
 }
 
 impl StreamReplay {
@@ -97,6 +139,7 @@ impl StreamReplay {
             margin: MARGIN,
             ended: false,
             starts: 0,
+            shared: 0,
         })
     }
 
@@ -110,10 +153,8 @@ impl StreamReplay {
         self.starts
     }
 
-    /// Operations of the carried replay. Every later [`replay`](Self::replay) result starts
-    /// with them, and so did the last one when it was not a start-over (the carried replay was
-    /// fed, from the state the last result was forked from, through events that last result
-    /// also replayed), until a replay starts over ([`starts`](Self::starts) then grows).
+    /// Operations of the carried replay. Every later result begins with them, until a replay
+    /// starts over ([`starts`](Self::starts) then grows).
     pub fn kept(&self) -> usize {
         self.cp.ops.len()
     }
@@ -163,7 +204,14 @@ impl StreamReplay {
     }
 
     /// The followed trace and the report for the events so far (and the after file, once
-    /// [`end`](Self::end) gave it).
+    /// [`end`](Self::end) gave it): [`round`](Self::round)'s operations, whole.
+    pub fn replay(&mut self) -> Result<(Vec<Op>, CaptureReport), CaptureError> {
+        let r = self.round()?;
+        Ok((r.ops(), r.report))
+    }
+
+    /// The followed trace and the report for the events so far (and the after file, once
+    /// [`end`](Self::end) gave it), with how much of it the last result had already.
     ///
     /// While the session goes on, the carried replay uses what it learnt about the start state
     /// up to its last start-over; `replay_capture` of the same events learns it all from them
@@ -171,23 +219,30 @@ impl StreamReplay {
     /// the ones after it (a purge traced after the allocation it explains), the two can
     /// differ until the next start-over. At the end the session is replayed whole: the last
     /// result is `replay_capture`'s of the session's bundle.
-    pub fn replay(&mut self) -> Result<(Vec<Op>, CaptureReport), CaptureError> {
+    pub fn round(&mut self) -> Result<Round<'_>, CaptureError> {
         let len = self.cp.p.events.len();
         if len == 0 {
             return Err(cerr(TRACE, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
         }
         if !self.stale && !self.ended {
-            let mut f = self.cp.fork();
-            f.feed_to(len);
-            if !f.learnt.changed {
-                f.compare_after();
+            // The carried replay goes where the fork of the last round went, with the events
+            // after them read: what it learns, the fork would have learnt on its way.
+            self.cp.feed_to(len.saturating_sub(self.margin));
+            if !self.cp.learnt.changed {
+                let mut f = self.cp.fork();
+                f.feed_to(len);
                 if !f.learnt.changed {
-                    let mut report = f.report;
-                    finish_report(&mut report, &f.learnt, self.passes, false);
-                    let ops = f.ops;
-                    self.cp.feed_to(len.saturating_sub(self.margin));
-                    self.stale = self.cp.learnt.changed;
-                    return Ok((ops, report));
+                    f.compare_after();
+                    if !f.learnt.changed {
+                        let mut report = f.report;
+                        finish_report(&mut report, &f.learnt, self.passes, false);
+                        let tail = f.ops;
+                        // The last result began with the carried replay's operations up to
+                        // where it stood then; this one begins with all of them.
+                        let same = self.shared;
+                        self.shared = self.cp.ops.len();
+                        return Ok(Round { head: &self.cp.ops, tail, same, report, over: false });
+                    }
                 }
             }
         }
@@ -196,11 +251,14 @@ impl StreamReplay {
 
     /// Replay every event from the before file again, as `replay_capture` does, and carry the
     /// last replay's start on.
-    fn start_over(&mut self) -> Result<(Vec<Op>, CaptureReport), CaptureError> {
-        let (ops, mut report, learnt) = replay_parsed(&self.cp.p, self.profile)?;
+    fn start_over(&mut self) -> Result<Round<'_>, CaptureError> {
+        let (mut ops, mut report, learnt) = replay_parsed(&self.cp.p, self.profile)?;
         report.kernel.clone_from(&self.uname);
         self.passes = report.passes;
         self.starts += 1;
+        // What the last result and this one share: the carried replay's operations the last
+        // result began with, as far as this one has them too.
+        let same = common_prefix(&ops, &self.cp.ops[..self.shared]);
         let p = std::mem::take(&mut self.cp.p);
         let len = p.events.len();
         let mut learnt = learnt;
@@ -210,8 +268,17 @@ impl StreamReplay {
         cp.feed_to(len.saturating_sub(self.margin));
         self.stale = cp.learnt.changed;
         self.cp = cp;
-        Ok((ops, report))
+        // The new carried replay gives the start of this result (the last replay's start, the
+        // same events), unless that replay learnt more on its way to the end.
+        self.shared = common_prefix(&ops, &self.cp.ops);
+        let tail = ops.split_off(self.shared);
+        Ok(Round { head: &self.cp.ops[..self.shared], tail, same, report, over: true })
     }
+}
+
+/// How many leading operations `a` and `b` share.
+fn common_prefix(a: &[Op], b: &[Op]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 fn is_free(e: &Ev) -> bool {

@@ -118,3 +118,60 @@ fn no_event_yet_is_the_bundle_error() {
     let e = s.replay().unwrap_err().to_string();
     assert!(e.contains("no vmalloc event"), "{e}");
 }
+
+/// Every round's result, digested: the trace's text and the report line, FNV-1a, round after
+/// round, and how many rounds and operations there were.
+fn rounds_digest(dir: &str, margin: Option<usize>, piece: usize) -> (u64, usize, usize) {
+    let d = data(dir);
+    let (before, trace, after, cpus) =
+        (read(&d, "vmallocinfo.before"), read(&d, "trace.txt"), read(&d, "vmallocinfo.after"), read(&d, "cpus.txt"));
+    let uname = std::fs::read_to_string(d.join("uname.txt")).ok();
+    let lines: Vec<&str> = trace.lines().collect();
+    let mut s = StreamReplay::new(&before, &cpus, uname.as_deref(), Profile::Linux618).unwrap();
+    if let Some(m) = margin {
+        s.set_margin(m);
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let (mut rounds, mut ops_seen) = (0, 0);
+    let chunks: Vec<&[&str]> = lines.chunks(piece).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        s.push(&(chunk.join("\n") + "\n")).unwrap();
+        if i + 1 == chunks.len() {
+            s.end(Some(&after)).unwrap();
+        }
+        let Ok((ops, r)) = s.replay() else { continue };
+        let text = vmapviz_core::trace::format_trace(&ops) + &r.summary_line() + "\n";
+        for b in text.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        rounds += 1;
+        ops_seen += ops.len();
+    }
+    (h, rounds, ops_seen)
+}
+
+/// Each round's result (trace and report) is what the follower gave before a round carried the
+/// replay on first and forked it only for the margin (it forked a copy of the whole replay, its
+/// operations included, before carrying it on): digests of every round, pinned from that
+/// follower, for captures fed in pieces with the default margin and a small one (start-overs
+/// among them).
+#[test]
+fn every_rounds_result_is_the_one_pinned() {
+    let got: Vec<(u64, usize, usize)> = [
+        ("capture-6.18-drained-s1", None, 700),
+        ("capture-6.18-drained-s1", Some(64), 97),
+        ("capture-6.18-small", Some(16), 50),
+        ("corpus/mixed-s3", Some(300), 211),
+    ]
+    .iter()
+    .map(|&(d, m, p)| rounds_digest(d, m, p))
+    .collect();
+    assert_eq!(got, PINNED, "digests (hash, rounds, operations) of each case");
+}
+
+const PINNED: [(u64, usize, usize); 4] = [
+    (15_247_255_087_067_902_142, 18, 241_012),
+    (5_329_606_635_005_583_420, 128, 1_653_408),
+    (8_775_302_865_226_315_315, 82, 429_750),
+    (6_492_155_792_962_872_430, 25, 160_392),
+];

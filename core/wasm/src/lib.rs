@@ -21,6 +21,10 @@ use wasm_bindgen::prelude::*;
 mod bench;
 #[cfg(feature = "bench")]
 pub use bench::BenchReplay;
+#[cfg(feature = "workbench")]
+mod figures;
+#[cfg(feature = "workbench")]
+pub use figures::{FragPoint, FragSeries};
 mod maple;
 pub use maple::{MapleFrameJson, MapleFramesJson};
 #[cfg(feature = "workbench")]

@@ -218,7 +218,8 @@ largest_hole: number, free_blocks: number,
 lazy_pages: number, lazy_max_pages: number, };
 
 /**
- * What `frag_series(from, to)` returns: one point per state from `from` to `to` inclusive.
+ * What `frag_series(from, to, every)` returns: the points of the states `from`, each multiple
+ * of `every` between, and `to`, ascending.
  */
 export type FragSeries = { points: Array<FragPoint>, };
 

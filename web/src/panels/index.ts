@@ -12,7 +12,7 @@ import { ComparePanel } from './compare';
 import { Mirror, type AppApi } from './context';
 import { button, grouped, h, seconds } from './dom';
 import { parseReport } from './api';
-import type { FragPanel, NamedFile } from './frag/fragPanel';
+import type { FragPanel, LargeShown, NamedFile } from './frag/fragPanel';
 import { ImportExportPanel, type ImportOutcome } from './importExport';
 import { LargeTracePanel } from './large';
 import { LARGE_OPS } from './limits';
@@ -163,6 +163,12 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   const strip = new StatusStrip(mirror);
 
   let busy = false;
+  /** The app's session version when the navigator opened its trace: the trace shown until the app's changes. */
+  let largeOf = -1;
+  const largeShown = (): LargeShown | null => {
+    const r = large.remote;
+    return r && app.sessionVersion === largeOf ? { session: r, step: large.current } : null;
+  };
   const large = new LargeTracePanel({
     demo: () => {
       void open(
@@ -199,6 +205,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       }
       select('large');
       job.stop();
+      largeOf = app.sessionVersion;
       await large.show(new RemoteSession(w, o.total), { what, total: o.total, parseMs: o.parseMs, replayMs: o.replayMs });
       large.setWall(performance.now() - t0);
       return {
@@ -233,6 +240,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       }
       select('large');
       const k = step === 'end' ? o.total : Math.min(o.total, step);
+      largeOf = app.sessionVersion;
       await large.show(new RemoteSession(w, o.total), { what: "The link's trace", total: o.total, parseMs: o.parseMs, replayMs: o.replayMs }, k);
       large.setWall(performance.now() - t0);
       return { total: o.total, step: k, text: null };
@@ -269,7 +277,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
   let fragLoading: Promise<FragPanel> | null = null;
   function frag(): Promise<FragPanel> {
     fragLoading ??= import('./frag/fragPanel').then((m) => {
-      fragPanel = new m.FragPanel(app, mirror);
+      fragPanel = new m.FragPanel(app, mirror, largeShown);
       fragHost.replaceChildren(fragPanel.root);
       shown = '';
       refresh();
@@ -369,6 +377,9 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     if (current === 'frag') fragPanel?.refresh();
   }
   app.onChange(refresh);
+  large.onStep(() => {
+    if (current === 'frag') fragPanel?.refresh();
+  });
 
   select(hand?.tab ?? savedTab());
   if (hand?.focus) tabs.get(current)?.focus();

@@ -46,6 +46,7 @@ export class LargeTracePanel {
   private wanted: number | null = null;
   private inFlight = false;
   private playing = 0;
+  private readonly stepped: (() => void)[] = [];
 
   constructor(opts: LargeOptions) {
     const demo = button('Replay 10⁶ operations', 'demo', 'fix_size_alloc_test with 500,000 loops: 1,000,001 operations');
@@ -139,6 +140,16 @@ export class LargeTracePanel {
     return this.session;
   }
 
+  /** The step drawn (the state after that many operations). */
+  get current(): number {
+    return Math.max(0, this.step);
+  }
+
+  /** Called when the step drawn, or the trace, changes. */
+  onStep(cb: () => void): void {
+    this.stepped.push(cb);
+  }
+
   /** Show a replayed large trace at `step` (default: its end); the previous one's worker is freed. */
   async show(session: RemoteSession, info: LargeInfo, step = info.total): Promise<void> {
     this.session?.dispose();
@@ -179,6 +190,7 @@ export class LargeTracePanel {
     this.info = null;
     this.nav.hidden = true;
     this.empty.hidden = false;
+    for (const cb of this.stepped) cb();
   }
 
   go(k: number): void {
@@ -220,6 +232,7 @@ export class LargeTracePanel {
     this.renderStats(state);
     this.renderOps(ops, k);
     this.views.render(state);
+    for (const cb of this.stepped) cb();
     const t = state.thinned;
     // Too many areas to animate an operation on them (its frames carry whole states).
     this.play.disabled = !!t;

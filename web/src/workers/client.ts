@@ -110,6 +110,16 @@ export class RemoteSession {
     return this.worker.call<string>({ type: 'trace_text' });
   }
 
+  /** JSON `Fragmentation` of the state before op `k`. */
+  fragmentation(k: number): Promise<string> {
+    return this.worker.call<string>({ type: 'fragmentation', k: this.clamp(k) });
+  }
+
+  /** JSON `FragSeries`: the states `from`, each multiple of `every` after it, and `to`. */
+  fragSeries(from: number, to: number, every: number): Promise<string> {
+    return this.worker.call<string>({ type: 'frag_series', from: this.clamp(from), to: this.clamp(to), every: Math.max(1, Math.trunc(every)) });
+  }
+
   traceJson(): Promise<string> {
     return this.worker.call<string>({ type: 'trace_json' });
   }

@@ -27,6 +27,8 @@ export type Request =
   | { type: 'trace_text' }
   | { type: 'trace_json' }
   | { type: 'counters'; from: number; to: number }
+  | { type: 'fragmentation'; k: number }
+  | { type: 'frag_series'; from: number; to: number; every: number }
   | { type: 'sweep'; profile: string; shape: string; lives: string; rounds: number; bump?: boolean }
   | { type: 'contention'; profile: string; cpus: string; pairs: number; bump?: boolean };
 

@@ -195,6 +195,12 @@ self.onmessage = async (e: MessageEvent<Envelope>) => {
       case 'counters':
         value = need().counters(req.from, req.to);
         break;
+      case 'fragmentation':
+        value = need().fragmentation(req.k);
+        break;
+      case 'frag_series':
+        value = need().frag_series(req.from, req.to, req.every);
+        break;
       case 'sweep':
         value = cost_sweep(req.profile, req.shape, req.lives, req.rounds, req.bump);
         break;

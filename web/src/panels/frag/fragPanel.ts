@@ -5,14 +5,15 @@
 // /proc/vmallocinfo or a capture brought them, and the diff of two /proc/vmallocinfo files.
 // Every figure comes from the core (core/wasm/src/frag.rs); this file only draws them.
 import './frag.css';
-import { Vmapviz, isMapleTrace, vm_diff, vmallocinfo_callers } from '../../pkg-workbench/vmapviz_wasm.js';
+import { Vmapviz, vm_diff, vmallocinfo_callers } from '../../pkg-workbench/vmapviz_wasm.js';
 import { errorMessage } from '../../bridge';
 import { size } from '../../format';
 import type { AppApi, Mirror } from '../context';
 import { drawChart, moveMarker, shortNum, type Series } from '../charts/lineChart';
 import { button, grouped, h } from '../dom';
-import { LARGE_OPS } from '../limits';
+import type { RemoteSession } from '../../workers/client';
 import { installCallerTip } from './callerTip';
+import { SeriesKeeper } from './series';
 import {
   CallerIndex,
   classLabel,
@@ -34,6 +35,26 @@ import {
 export interface NamedFile {
   name: string;
   bytes: Uint8Array;
+}
+
+/** The large-trace navigator's trace, when it is the one shown (its session stays in its worker). */
+export interface LargeShown {
+  session: RemoteSession;
+  step: number;
+}
+
+/**
+ * The session measured: the page's own (the player's, in this thread: any size, live mode
+ * included) or the large-trace navigator's (in its worker). Its figures are the core's.
+ */
+interface Measured {
+  /** The session itself: a new one starts the chart again. */
+  id: object;
+  length: number;
+  step: number;
+  where: string;
+  figures(k: number): Promise<string>;
+  series(from: number, to: number, every: number): Promise<string>;
 }
 
 /** Rows shown per list of the diff and of the callers table (the rest summed in one line). */
@@ -244,16 +265,25 @@ export class FragPanel {
   private readonly diffError: HTMLElement;
   private readonly fileA: HTMLInputElement;
   private readonly fileB: HTMLInputElement;
-  private session: Vmapviz | null = null;
-  private sessionOf = -1;
-  private series: FragPoint[] | null = null;
+  /** The chart's points, for the session they belong to. */
+  private series: { id: object; keeper: SeriesKeeper } | null = null;
   private shown = '';
+  /** A refresh under way (figures are asked for asynchronously); another one is due after it. */
+  private running = false;
+  private again = false;
+  /** The copy of a first-screen build's session in the workbench's core, and the trace version it is of. */
+  private copy: Vmapviz | null = null;
+  private copyOf = -1;
+  /** Each session measured, numbered (the key of what is drawn). */
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 1;
   /** The callers by area (exposed for tools and tests). */
   index = new CallerIndex();
 
   constructor(
     private readonly app: AppApi,
     private readonly mirror: Mirror,
+    private readonly large: () => LargeShown | null = () => null,
   ) {
     this.status = h('p', { class: 'frag-status', role: 'status', 'data-testid': 'frag-status' });
     this.figures = h('div', { class: 'frag-figures', 'data-testid': 'frag-figures' });
@@ -335,58 +365,134 @@ export class FragPanel {
     );
   }
 
-  /** The session of the app's trace in the instrument's build of the core (made once per trace). */
-  private core(): Vmapviz | null {
+  /** The session shown: the large-trace navigator's when it holds the trace shown, else the page's. */
+  private measured(): Measured | string | null {
+    const big = this.large();
+    if (big) {
+      const r = big.session;
+      return {
+        id: r,
+        length: r.length,
+        step: big.step,
+        where: ' (the large-trace navigator’s trace, measured in its worker)',
+        figures: (k) => r.fragmentation(k),
+        series: (from, to, every) => r.fragSeries(from, to, every),
+      };
+    }
     const s = this.mirror.session();
-    if (this.sessionOf === this.mirror.version) return this.session;
-    this.sessionOf = this.mirror.version;
-    this.session?.free();
-    this.session = null;
-    this.series = null;
     if (!s) return null;
-    const text = this.app.currentTrace();
-    if (isMapleTrace(text)) throw new Error('a maple-tree trace has no address space to measure');
-    if (s.length > LARGE_OPS) throw new Error(`more than ${grouped(LARGE_OPS)} operations: open it with vmap-replay --report fragmentation`);
-    this.session = Vmapviz.load(text);
-    return this.session;
+    // A maple-tree trace's session (web/src/maple/bridge.ts) says so.
+    if ((s as { maple?: boolean }).maple) return 'a maple-tree trace has no address space to measure';
+    // The session's own core when it is the workbench's build (a capture, live mode included: any
+    // size); the page's first-screen build has no figures (its weight budget): its trace, one
+    // the player holds (20,000 operations at most), is replayed once in the workbench's core.
+    const own = s.figures;
+    if (!own && this.copyOf !== this.mirror.version) {
+      this.copyOf = this.mirror.version;
+      this.copy?.free();
+      this.copy = null;
+      this.copy = Vmapviz.load(this.app.currentTrace());
+    }
+    const fig = own ?? this.copy;
+    if (!fig) return null;
+    return {
+      id: own ? s : fig,
+      length: s.length,
+      step: this.app.currentStep(),
+      where: '',
+      figures: (k) => Promise.resolve(fig.fragmentation(k)),
+      series: (from, to, every) => Promise.resolve(fig.frag_series(from, to, every)),
+    };
   }
 
-  /** Draw the figures of the app's step (the state after that many operations). */
-  refresh(): void {
-    const step = this.app.currentStep();
-    const key = `${this.mirror.version}:${step}`;
-    if (key === this.shown) return;
-    this.shown = key;
-    let v: Vmapviz | null;
+  /** Whether the session measured is not `m`'s any more. */
+  private stale(m: Measured): boolean {
     try {
-      v = this.core();
+      const now = this.measured();
+      return typeof now !== 'object' || now?.id !== m.id;
+    } catch {
+      return true;
+    }
+  }
+
+  /** Draw the figures of the step shown (the state after that many operations). */
+  refresh(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.update();
+        } while (this.again);
+      } finally {
+        this.running = false;
+      }
+    })();
+  }
+
+  private none(text: string): void {
+    this.root.dataset.state = 'none';
+    this.status.textContent = text;
+    this.figures.replaceChildren();
+    for (const c of [this.chartBytes, this.chartCounts, this.chartLazy]) c.replaceChildren();
+    this.series = null;
+  }
+
+  private async update(): Promise<void> {
+    let m: Measured | string | null;
+    try {
+      m = this.measured();
     } catch (e) {
-      this.root.dataset.state = 'none';
-      this.status.textContent = `No figures: ${errorMessage(e)}.`;
-      this.figures.replaceChildren();
-      for (const c of [this.chartBytes, this.chartCounts, this.chartLazy]) c.replaceChildren();
-      return;
+      m = errorMessage(e);
     }
-    if (!v) {
-      this.root.dataset.state = 'none';
-      this.status.textContent = 'No trace is open.';
-      return;
+    if (typeof m === 'string' || !m) {
+      const key = m ?? '';
+      if (key === this.shown) return;
+      this.shown = key;
+      return this.none(m ? `No figures: ${m}.` : 'No trace is open.');
     }
-    const k = Math.min(step, v.len());
-    const f = parseFragmentation(v.fragmentation(k));
-    this.root.dataset.state = 'ready';
-    this.root.dataset.step = String(k);
-    this.status.textContent = `${f.profile}, after ${grouped(k)} of ${grouped(v.len())} operations.`;
-    this.figures.replaceChildren(...f.windows.map((w) => windowView(w, f.nodes.length > 0)), lazyAndNodes(f));
-    if (!this.series) {
-      this.series = parseSeries(v.frag_series(0, v.len()));
-      this.drawSeries(k);
-    } else if (![this.chartBytes, this.chartCounts, this.chartLazy].every((c) => moveMarker(c, k))) this.drawSeries(k);
+    const k = Math.max(0, Math.min(m.step, m.length));
+    let id = this.ids.get(m.id);
+    if (id === undefined) this.ids.set(m.id, (id = this.nextId++));
+    const key = `${id}:${m.length}:${k}`;
+    if (key === this.shown) return;
+    try {
+      const f = parseFragmentation(await m.figures(k));
+      // Moved on meanwhile: the next round draws the state shown then.
+      if (this.again) return;
+      this.root.dataset.state = 'ready';
+      this.root.dataset.step = String(k);
+      this.status.textContent = `${f.profile}, after ${grouped(k)} of ${grouped(m.length)} operations${m.where}.`;
+      this.figures.replaceChildren(...f.windows.map((w) => windowView(w, f.nodes.length > 0)), lazyAndNodes(f));
+      if (this.series?.id !== m.id) this.series = { id: m.id, keeper: new SeriesKeeper() };
+      const keeper = this.series.keeper;
+      let grew = false;
+      for (let ask = keeper.next(m.length); ask; ask = keeper.next(m.length)) {
+        keeper.add(ask, parseSeries(await m.series(ask.from, ask.to, ask.every)));
+        grew = true;
+        // A slice at a time: the page's thread (or the worker) is free between them.
+        await new Promise((r) => setTimeout(r, 0));
+        if (this.series?.keeper !== keeper || this.stale(m)) return;
+      }
+      if (grew || ![this.chartBytes, this.chartCounts, this.chartLazy].every((c) => moveMarker(c, k))) this.drawSeries(k);
+      this.shown = key;
+    } catch (e) {
+      this.shown = key;
+      this.none(`No figures: ${errorMessage(e)}.`);
+    }
   }
 
   private drawSeries(k: number): void {
-    const pts = thin(this.series ?? [], CHART_POINTS);
-    const every = (this.series?.length ?? 0) > CHART_POINTS ? ` (every ${Math.ceil((this.series?.length ?? 0) / CHART_POINTS)}th state drawn)` : '';
+    const keeper = this.series?.keeper;
+    const all = keeper?.points ?? [];
+    const pts = thin(all, CHART_POINTS);
+    const stride = keeper && keeper.every > 1 ? keeper.every : 1;
+    const drawn = all.length > CHART_POINTS ? Math.ceil(all.length / CHART_POINTS) * stride : stride;
+    const every = drawn > 1 ? ` (every ${grouped(drawn)}th state drawn${stride > 1 ? `, the figures taken every ${grouped(stride)} operations and at the last` : ''})` : '';
     const line = (key: string, label: string, color: string, symbol: number, y: (p: FragPoint) => number, dashed = false): Series => ({
       key,
       label,
@@ -397,7 +503,8 @@ export class FragPanel {
       marks: pts.length <= 80,
       points: pts.map((p) => ({ x: p.step, y: y(p), data: { step: p.step, value: y(p) } })),
     });
-    this.chartBytes.dataset.points = String(this.series?.length ?? 0);
+    this.chartBytes.dataset.points = String(all.length);
+    this.chartBytes.dataset.every = String(stride);
     drawChart(this.chartBytes, {
       title: 'vmalloc window: largest free block, largest hole below it',
       subtitle: `bytes (log), after each operation${every}`,
