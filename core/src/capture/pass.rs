@@ -39,6 +39,12 @@ pub(super) struct Learnt {
     /// that every later address of the kernel needs). By address, not count: a replay that
     /// reads the start state otherwise (an area's node learnt since) may keep other entries.
     pool_lengths: BTreeMap<(usize, u32, usize), u64>,
+    /// The allocation whose address taught each of `pool_lengths` (by the same key).
+    pool_length_from: BTreeMap<(usize, u32, usize), usize>,
+    /// Allocations whose pool-length reading a later allocation contradicted: the kernel's
+    /// search passed over space that reading gave back ([`Pass::revise_length`]). Not read so
+    /// again.
+    pool_length_out: HashSet<usize>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
     /// the held space where the model, with it free again, would not), by line: the first
     /// reading still open there ([`Reading`]): each contradiction moves on to the next.
@@ -158,6 +164,10 @@ pub(super) struct Pass<'p, 'a> {
     /// the purge pooled its own in front of them; the line of that purge.
     kept: BTreeMap<(u32, usize), Vec<u64>>,
     kept_line: usize,
+    /// Entries a pool-length reading gave back in this replay ([start, end) and the reading's
+    /// key in `Learnt::pool_lengths`), while the kernel has not allocated over them: free in
+    /// the kernel too if the reading holds.
+    given_by_length: Vec<(u64, u64, (usize, u32, usize))>,
     /// The entries each pool's decay gave back at that purge, head first, and the pool's
     /// length when it began ([`Pass::decayed_less`]).
     given: BTreeMap<(u32, usize), (Vec<u64>, usize)>,
@@ -468,6 +478,7 @@ pub(super) fn start_pass<'p, 'a>(
         shapes: BTreeMap::new(),
         kept: BTreeMap::new(),
         kept_line: 0,
+        given_by_length: Vec::new(),
         given: BTreeMap::new(),
         untouched,
         lazy_order,
@@ -643,6 +654,7 @@ impl<'a> Pass<'_, 'a> {
             shapes: self.shapes.clone(),
             kept: self.kept.clone(),
             kept_line: self.kept_line,
+            given_by_length: self.given_by_length.clone(),
             given: self.given.clone(),
             untouched: self.untouched.clone(),
             lazy_order: self.lazy_order.clone(),
@@ -796,6 +808,7 @@ impl<'a> Pass<'_, 'a> {
             }
         }
         let model_head = pred.pool_hit;
+        let model_tree = pred.tree;
         let verdict = if let Some(v) = piece {
             v
         } else if pred.addr() == Some(x) {
@@ -852,7 +865,14 @@ impl<'a> Pass<'_, 'a> {
         }
         if let (Verdict::Unexplained(_), true) = (&verdict, was_exact) {
             self.revise_node(model_head, x, e.line);
+            if model_head.is_none() {
+                if let Some(y) = model_tree {
+                    self.revise_length(y, size, e.line);
+                }
+            }
         }
+        // The kernel allocated here: what a pool-length reading gave back under it was free.
+        self.given_by_length.retain(|&(a, b, _)| !(a < x + size && x < b));
         // Allocated again: its node from here on is the CPU's, no longer the run's.
         self.lazy_run.remove(&x);
         // A short block the allocation took from is another block from here on: its shape facts
@@ -890,6 +910,38 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
         }
+    }
+
+    /// The first unexplained allocation, at `line`, where the model's free-tree answer
+    /// `[y, y + size)` lies over an entry that a pool-length reading gave back (and the kernel
+    /// has not allocated since): with that entry free, `find_vmap_lowest_match` would have found
+    /// it (or the block it lies in) before the kernel's address, so the kernel's decay did not
+    /// give it back and its pool was not that long. The reading is dropped, the allocation that
+    /// taught it is not read so again, and the next replay starts without it.
+    fn revise_length(&mut self, y: u64, size: u64, line: usize) {
+        let end = y.saturating_add(size);
+        let Some(&(a, _, key)) = self.given_by_length.iter().find(|&&(a, b, _)| a < end && y < b) else {
+            return;
+        };
+        let Some(from) = self.learnt.pool_length_from.remove(&key) else {
+            return;
+        };
+        self.learnt.pool_lengths.remove(&key);
+        self.learnt.pool_length_out.insert(from);
+        self.learnt.facts.remove(&from);
+        let (purge, n, idx) = key;
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("the length of node {n}'s pool of {} pages at the purge of trace line {purge}", idx + 1),
+            why: format!(
+                "the kernel's free-tree search passed over {a:#x}, an entry that reading gave back, where the model's \
+                 finds it"
+            ),
+            was: "longer than the model's: its decay gave back more entries from the head".into(),
+            now: "the model's own length".into(),
+        });
+        self.learnt.changed = true;
     }
 
     /// The first unexplained allocation, at `line`, where the model's pool head `head` or the
@@ -1096,7 +1148,8 @@ impl<'a> Pass<'_, 'a> {
     fn decayed_more(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
         let end = x.checked_add(size)?;
-        if self.kept.is_empty() || self.learnt.revised.contains_key(&line) {
+        if self.kept.is_empty() || self.learnt.revised.contains_key(&line) || self.learnt.pool_length_out.contains(&line)
+        {
             return None;
         }
         // Per pool, the position of the last kept entry still pooled under [x, end).
@@ -1185,8 +1238,12 @@ impl<'a> Pass<'_, 'a> {
             if let Some(list) = self.kept.get_mut(&(n, idx)) {
                 let given: Vec<u64> = list.drain(..more.min(list.len())).collect();
                 if let Some(&last) = given.last() {
-                    self.learnt.pool_lengths.insert((self.kept_line, n, idx), last);
+                    let key = (self.kept_line, n, idx);
+                    self.learnt.pool_lengths.insert(key, last);
+                    self.learnt.pool_length_from.insert(key, line);
                     self.learnt.changed = true;
+                    let len = (idx as u64 + 1) * PAGE_SIZE;
+                    self.given_by_length.extend(given.iter().map(|&a| (a, a + len, key)));
                 }
             }
             let _ = write!(
@@ -1871,9 +1928,11 @@ impl<'a> Pass<'_, 'a> {
             // reading of the start state, e.g. an area's node, may not hold here).
             let Some(list) = self.kept.get_mut(&(n, idx)) else { continue };
             if let Some(k) = list.iter().position(|&a| a == last) {
+                let len = (idx as u64 + 1) * PAGE_SIZE;
                 for a in list.drain(..=k) {
                     if matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
                         self.vmap.unpool_overlapping(a, PAGE_SIZE);
+                        self.given_by_length.push((a, a + len, (e.line, n, idx)));
                     }
                 }
                 self.report.resolved_pool_lengths += 1;
