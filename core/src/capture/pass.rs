@@ -1377,7 +1377,8 @@ impl<'a> Pass<'_, 'a> {
     /// sends an area to the lazy list of the node its vn_id names (the CPU `node_alloc` ran on,
     /// which the file does not show), and `purge_vmap_node` pools it in that node's pool, whose
     /// decays (`len >> 2` from the head) give it back in their own turn: in the kernel it was
-    /// not in this pool. Read as allocated for another node, the lowest such entry first, unless
+    /// not in this pool. (Not where the kernel's area is that entry, whole: a pool gave it.)
+    /// Read as allocated for another node, the lowest such entry first, unless
     /// that reading was contradicted at this line before; the next replay checks it (revised by
     /// [`Pass::revise_node`] if the allocation still differs). Why, if read.
     fn pooled_elsewhere(&mut self, x: u64, size: u64, line: usize) -> Option<String> {
@@ -1388,8 +1389,14 @@ impl<'a> Pass<'_, 'a> {
         while at < end {
             match self.vmap.locate(at) {
                 Place::Pooled { node, start, end: e, .. } => {
-                    // Its start under the kernel's area (where a revision finds it again).
-                    if start >= x && self.guessed_node.contains(&start) && !out.is_some_and(|o| o.contains(&start)) {
+                    // Its start under the kernel's area (where a revision finds it again), and not
+                    // the kernel's area itself: that one a pool can have given (`node_pool_del_va`),
+                    // and says nothing of the entry's space being free.
+                    if start >= x
+                        && !(start == x && e == end)
+                        && self.guessed_node.contains(&start)
+                        && !out.is_some_and(|o| o.contains(&start))
+                    {
                         found = Some((start, e, node));
                         break;
                     }
