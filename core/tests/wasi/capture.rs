@@ -835,6 +835,7 @@ fn a_pool_length_a_later_search_contradicts_is_revised() {
 ///   kernel; in the model no pool is that long (Z and B; L3, L2 and L1).
 /// * CPU 0 asks three pages and gets B: over B, pooled in the model, and the page after it. Read
 ///   as B allocated for node 1: the next replay gives B, equal, explained by that node.
+///
 /// Without this reading the same allocation was read as node 0's pool longer than the model's
 /// (its decay giving back Z and B): a pool length, where the pools were drained.
 #[test]
