@@ -44,7 +44,9 @@
 //!   then, and an entry from before the capture would have been in it;
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
-//!   node's pool, it was that node, and the replay starts over;
+//!   node's pool, it was that node, and the replay starts over; when the kernel allocates over
+//!   its entry in the model's pool (freed during the capture), it was another node's, whose
+//!   decays gave it back (revised if the next replay still differs there);
 //! * **where node 1's lazy list begins** (two nodes): `vmallocinfo` prints node 0's lazy list,
 //!   then node 1's, each ascending, so a drop in address starts node 1's; with none, the lazy
 //!   areas are one run, node 0's first and node 1's after, either maybe empty. First taken to
@@ -82,6 +84,8 @@
 //!   purge's decay kept in the model, it gave back every kept entry up to them. Learnt as the
 //!   least count all such allocations need, one unknown per pool and purge, and given back by
 //!   that purge's decay in the next replay; the allocations that showed it are explained by it.
+//!   Revised when a later allocation's search passed over an entry it gave back (the model's
+//!   free-tree answer, below the kernel's, lies over it): that decay kept it.
 //!
 //! One more thing the files cannot show is the free tree's shape: `find_vmap_lowest_match`
 //! looks for the search length (size plus the alignment's overhead) and meets a shorter block

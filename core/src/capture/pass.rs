@@ -39,6 +39,12 @@ pub(super) struct Learnt {
     /// that every later address of the kernel needs). By address, not count: a replay that
     /// reads the start state otherwise (an area's node learnt since) may keep other entries.
     pool_lengths: BTreeMap<(usize, u32, usize), u64>,
+    /// The allocation whose address taught each of `pool_lengths` (by the same key).
+    pool_length_from: BTreeMap<(usize, u32, usize), usize>,
+    /// Allocations whose pool-length reading a later allocation contradicted: the kernel's
+    /// search passed over space that reading gave back ([`Pass::revise_length`]). Not read so
+    /// again.
+    pool_length_out: HashSet<usize>,
     /// Trace lines whose held reading a later allocation contradicted (the kernel allocated in
     /// the held space where the model, with it free again, would not), by line: the first
     /// reading still open there ([`Reading`]): each contradiction moves on to the next.
@@ -158,6 +164,10 @@ pub(super) struct Pass<'p, 'a> {
     /// the purge pooled its own in front of them; the line of that purge.
     kept: BTreeMap<(u32, usize), Vec<u64>>,
     kept_line: usize,
+    /// Entries a pool-length reading gave back in this replay ([start, end) and the reading's
+    /// key in `Learnt::pool_lengths`), while the kernel has not allocated over them: free in
+    /// the kernel too if the reading holds.
+    given_by_length: Vec<(u64, u64, (usize, u32, usize))>,
     /// The entries each pool's decay gave back at that purge, head first, and the pool's
     /// length when it began ([`Pass::decayed_less`]).
     given: BTreeMap<(u32, usize), (Vec<u64>, usize)>,
@@ -468,6 +478,7 @@ pub(super) fn start_pass<'p, 'a>(
         shapes: BTreeMap::new(),
         kept: BTreeMap::new(),
         kept_line: 0,
+        given_by_length: Vec::new(),
         given: BTreeMap::new(),
         untouched,
         lazy_order,
@@ -644,6 +655,7 @@ impl<'a> Pass<'_, 'a> {
             shapes: self.shapes.clone(),
             kept: self.kept.clone(),
             kept_line: self.kept_line,
+            given_by_length: self.given_by_length.clone(),
             given: self.given.clone(),
             untouched: self.untouched.clone(),
             lazy_order: self.lazy_order.clone(),
@@ -797,6 +809,7 @@ impl<'a> Pass<'_, 'a> {
             }
         }
         let model_head = pred.pool_hit;
+        let model_tree = pred.tree;
         let verdict = if let Some(v) = piece {
             v
         } else if pred.addr() == Some(x) {
@@ -852,8 +865,17 @@ impl<'a> Pass<'_, 'a> {
             }
         }
         if let (Verdict::Unexplained(_), true) = (&verdict, was_exact) {
-            self.revise_node(model_head, x, e.line);
+            self.revise_node(model_head, x, size, e.line);
+            // A search that passed over the model's answer (the kernel's address higher), or the
+            // kernel's area an entry given back where the model's pool gives its head.
+            if let (None, Some(y)) = (model_head, model_tree.filter(|&y| y < x)) {
+                self.revise_length(y, size, e.line, false);
+            } else if model_head.is_some() {
+                self.revise_length(x, size, e.line, true);
+            }
         }
+        // The kernel allocated here: what a pool-length reading gave back under it was free.
+        self.given_by_length.retain(|&(a, b, _)| !(a < x + size && x < b));
         // Allocated again: its node from here on is the CPU's, no longer the run's.
         self.lazy_run.remove(&x);
         // A short block the allocation took from is another block from here on: its shape facts
@@ -893,14 +915,65 @@ impl<'a> Pass<'_, 'a> {
         }
     }
 
+    /// The first unexplained allocation, at `line`, where the model's free-tree answer
+    /// `[y, y + size)`, below the kernel's, lies over an entry that a pool-length reading gave
+    /// back (and the kernel has not allocated since): with that entry free, `find_vmap_lowest_match` would have found
+    /// it (or the block it lies in) before the kernel's address, so the kernel's decay did not
+    /// give it back and its pool was not that long. The reading is dropped, the allocation that
+    /// taught it is not read so again, and the next replay starts without it.
+    ///
+    /// Or (`taken`): the model's pool gives its head, an entry that reading kept, and the kernel's
+    /// area is an entry it gave back, whole: `node_pool_del_va` gives the head, so the kernel's
+    /// pool held that entry in front, not given back.
+    fn revise_length(&mut self, y: u64, size: u64, line: usize, taken: bool) {
+        let end = y.saturating_add(size);
+        let Some(&(a, _, key)) =
+            self.given_by_length.iter().find(|&&(a, b, _)| if taken { a == y && b == end } else { a < end && y < b })
+        else {
+            return;
+        };
+        let Some(from) = self.learnt.pool_length_from.remove(&key) else {
+            return;
+        };
+        self.learnt.pool_lengths.remove(&key);
+        self.learnt.pool_length_out.insert(from);
+        self.learnt.facts.remove(&from);
+        let (purge, n, idx) = key;
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("the length of node {n}'s pool of {} pages at the purge of trace line {purge}", idx + 1),
+            why: if taken {
+                format!(
+                    "the kernel took {a:#x}, an entry that reading gave back, where the model's pool gives its head"
+                )
+            } else {
+                format!(
+                    "the kernel's free-tree search passed over {a:#x}, an entry that reading gave back, where the \
+                     model's finds it"
+                )
+            },
+            was: "longer than the model's: its decay gave back more entries from the head".into(),
+            now: "the model's own length".into(),
+        });
+        self.learnt.changed = true;
+    }
+
     /// The first unexplained allocation, at `line`, where the model's pool head `head` or the
     /// kernel's `x` is an area whose node [`Pass::decayed_less`] read: the model gave (or held
     /// elsewhere) what the kernel's pools say was not there, so that reading is contradicted.
     /// The area is ruled out at the line that read it (its node is a guess again), and the
     /// next replay reads that line with the areas left (`decayed_less` takes the oldest).
-    fn revise_node(&mut self, head: Option<u64>, x: u64, line: usize) {
-        let Some((y, from)) =
-            [head, Some(x)].into_iter().flatten().find_map(|y| self.learnt.node_from.get(&y).map(|&l| (y, l)))
+    fn revise_node(&mut self, head: Option<u64>, x: u64, size: u64, line: usize) {
+        // The model's head, the kernel's area, or a busy area read so under the kernel's area
+        // ([`Pass::pooled_elsewhere`]) whose reading did not give the kernel's address.
+        let under = self.learnt.node_from.iter().find(|&(&a, &l)| l == line && a >= x && a < x.saturating_add(size));
+        let under = under.map(|(&a, &l)| (a, l));
+        let Some((y, from)) = [head, Some(x)]
+            .into_iter()
+            .flatten()
+            .find_map(|y| self.learnt.node_from.get(&y).map(|&l| (y, l)))
+            .or(under)
         else {
             return;
         };
@@ -911,11 +984,13 @@ impl<'a> Pass<'_, 'a> {
         self.learnt.revisions.push(Revision {
             line: from,
             contradicted_at: line,
-            what: format!("the node of {y:#x}, busy before the capture, among the areas a shorter pool shows"),
+            what: format!("the node of {y:#x}, busy before the capture"),
             why: if head == Some(y) {
                 "the model's pool gave it, the kernel's did not".into()
-            } else {
+            } else if y == x {
                 "the kernel took it where that node's pool could not give it".into()
+            } else {
+                "read so, the model still did not give the kernel's address there".into()
             },
             was: format!("node {}", was.unwrap_or(0)),
             now: "the node of its address, another area read in its place".into(),
@@ -1097,7 +1172,10 @@ impl<'a> Pass<'_, 'a> {
     fn decayed_more(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Prediction, String)> {
         let AllocReq { size, align, vstart, vend } = req;
         let end = x.checked_add(size)?;
-        if self.kept.is_empty() || self.learnt.revised.contains_key(&line) {
+        if self.kept.is_empty()
+            || self.learnt.revised.contains_key(&line)
+            || self.learnt.pool_length_out.contains(&line)
+        {
             return None;
         }
         // Per pool, the position of the last kept entry still pooled under [x, end).
@@ -1186,8 +1264,12 @@ impl<'a> Pass<'_, 'a> {
             if let Some(list) = self.kept.get_mut(&(n, idx)) {
                 let given: Vec<u64> = list.drain(..more.min(list.len())).collect();
                 if let Some(&last) = given.last() {
-                    self.learnt.pool_lengths.insert((self.kept_line, n, idx), last);
+                    let key = (self.kept_line, n, idx);
+                    self.learnt.pool_lengths.insert(key, last);
+                    self.learnt.pool_length_from.insert(key, line);
                     self.learnt.changed = true;
+                    let len = (idx as u64 + 1) * PAGE_SIZE;
+                    self.given_by_length.extend(given.iter().map(|&a| (a, a + len, key)));
                 }
             }
             let _ = write!(
@@ -1288,6 +1370,54 @@ impl<'a> Pass<'_, 'a> {
             self.kept_line,
             len >> 2,
             4 * k + 3
+        ))
+    }
+
+    /// The kernel allocated `[x, x + size)` over an entry the model has pooled, a busy area of
+    /// the before file whose node was a guess (the node of its address). `free_vmap_area_noflush`
+    /// sends an area to the lazy list of the node its vn_id names (the CPU `node_alloc` ran on,
+    /// which the file does not show), and `purge_vmap_node` pools it in that node's pool, whose
+    /// decays (`len >> 2` from the head) give it back in their own turn: in the kernel it was
+    /// not in this pool. (Not where the kernel's area is that entry, whole: a pool gave it.)
+    /// Read as allocated for another node, the lowest such entry first, unless
+    /// that reading was contradicted at this line before; the next replay checks it (revised by
+    /// [`Pass::revise_node`] if the allocation still differs). Why, if read.
+    fn pooled_elsewhere(&mut self, x: u64, size: u64, line: usize) -> Option<String> {
+        let end = x.checked_add(size)?;
+        let out = self.learnt.node_ruled_out.get(&line);
+        let mut at = x;
+        let mut found = None;
+        while at < end {
+            match self.vmap.locate(at) {
+                Place::Pooled { node, start, end: e, .. } => {
+                    // Its start under the kernel's area (where a revision finds it again), and not
+                    // the kernel's area itself: that one a pool can have given (`node_pool_del_va`),
+                    // and says nothing of the entry's space being free.
+                    if start >= x
+                        && !(start == x && e == end)
+                        && self.guessed_node.contains(&start)
+                        && !out.is_some_and(|o| o.contains(&start))
+                    {
+                        found = Some((start, e, node));
+                        break;
+                    }
+                    at = e;
+                }
+                Place::Free { end: e, .. } | Place::Busy { end: e, .. } | Place::Lazy { end: e, .. } => at = e,
+                Place::Nowhere => at += PAGE_SIZE,
+            }
+        }
+        let (y, ye, pn) = found?;
+        let nodes = self.vmap.nr_vmap_nodes();
+        let other = (pn + 1) % nodes;
+        self.guessed_node.remove(&y);
+        self.learnt.nodes.insert(y, other);
+        self.learnt.node_from.insert(y, line);
+        self.learnt.changed = true;
+        Some(format!(
+            "[{y:#x}, {ye:#x}), busy before the capture and freed since, had been allocated for node {other}, not node \
+             {pn} (the node of its address, assumed; the before file does not say): node {pn}'s pool did not hold it, \
+             the kernel allocated {x:#x} over it (that node's purge pooled it, its decays gave it back)"
         ))
     }
 
@@ -1554,6 +1684,11 @@ impl<'a> Pass<'_, 'a> {
                     y + size
                 ),
                 )
+            }
+            // Over an entry the model pooled that was a busy area of the before file whose node
+            // was a guess: read as allocated for another node ([`Pass::pooled_elsewhere`]).
+            (_, Some(_)) if let Some(why) = self.pooled_elsewhere(x, size, e.line) => {
+                Verdict::Explained(Unknown::AreaNode, why)
             }
             // Over entries the model still has pooled: the kernel's decay gave back more.
             _ => self.decay_verdict(x, req, pred, e.line, whole),
@@ -1872,9 +2007,11 @@ impl<'a> Pass<'_, 'a> {
             // reading of the start state, e.g. an area's node, may not hold here).
             let Some(list) = self.kept.get_mut(&(n, idx)) else { continue };
             if let Some(k) = list.iter().position(|&a| a == last) {
+                let len = (idx as u64 + 1) * PAGE_SIZE;
                 for a in list.drain(..=k) {
                     if matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
                         self.vmap.unpool_overlapping(a, PAGE_SIZE);
+                        self.given_by_length.push((a, a + len, (e.line, n, idx)));
                     }
                 }
                 self.report.resolved_pool_lengths += 1;

@@ -773,6 +773,108 @@ fn a_pools_length_at_a_purge_is_learnt_once() {
     assert_eq!(r.unexplained, 1, "{r}");
 }
 
+/// A pool-length reading that a later allocation contradicts is revised. Before as above
+/// (L0..L7 on node 0's list, the second purge keeping L5, L4, ..., L0 in node 0's pool).
+/// * CPU 1 asks 2 pages and gets L4, still pooled in the model: read as that decay giving back
+///   L5 and L4 (a prefix from the head); with both free, the first fit of 2 pages is L4.
+/// * CPU 1 asks 2 pages and gets the page after L5, F (free, merged with L6 and L7, which the
+///   decay gave back). Had L5 been given back, `find_vmap_lowest_match` would have found the
+///   space from the page after L4 first (that page, L5 and F: lower, and long enough): the
+///   kernel's decay kept L5, and the reading is contradicted. Revised (named in the report),
+///   the next replay reads nothing at L4's line, which stays unexplained; F, the model's own
+///   first fit with L0..L5 pooled, is equal.
+#[test]
+fn a_pool_length_a_later_search_contradicts_is_revised() {
+    let l = |k: u64| VS + 0x10000 + k * 0x3000;
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    for k in 0..4 {
+        before += &info(l(k) + 0x2000, l(k) + 0x3000, "f+0x1/0x2 vmap");
+    }
+    for k in 0..8 {
+        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
+    }
+    let head = format!("{}{}", purge(0, l(0), l(7) + 0x2000, 8), purge(0, 0, 0, 0));
+    let run = |tail: &str| {
+        replay_capture(bundle(&before, &format!("{head}{tail}"), None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1
+    };
+    // Alone, the first allocation is the reading's.
+    let r = run(&alloc(1, l(4), 0x2000, 1));
+    assert_eq!((r.explained, r.explained_pool_lengths, r.unexplained), (1, 1, 0), "{r}");
+    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 2 kept entries"), "{r}");
+    assert!(r.revisions.is_empty(), "{r}");
+    // With the second, the reading is contradicted at line 4 and revised.
+    let r = run(&format!("{}{}", alloc(1, l(4), 0x2000, 1), alloc(1, l(5) + 0x2000, 0x2000, 1)));
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 0, 1), "{r}");
+    assert_eq!(r.unexplained_lines, vec![3], "{r}");
+    assert_eq!(r.resolved_pool_lengths, 0, "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (3, 4), "{r}");
+    assert!(r.revisions[0].what.contains("node 0's pool of 2 pages at the purge of trace line 2"), "{r}");
+    assert!(r.revisions[0].why.contains(&format!("{:#x}", l(5))), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+    // Or CPU 0 gets L5, whole, where node 0's pool gives its head L3 (kept by the reading):
+    // `node_pool_del_va` gives the head, so the kernel's pool held L5 in front, not given back.
+    // Revised; the next replay's pool gives L5 itself.
+    let r = run(&format!("{}{}", alloc(1, l(4), 0x2000, 1), alloc(0, l(5), 0x2000, 1)));
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 0, 1), "{r}");
+    assert_eq!(r.unexplained_lines, vec![3], "{r}");
+    assert_eq!(r.revisions.len(), 1, "{r}");
+    assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (3, 4), "{r}");
+    assert!(r.revisions[0].why.contains(&format!("took {:#x}", l(5))), "{r}");
+}
+
+/// `free_vmap_area_noflush` sends an area to the lazy list of the node its vn_id names (the CPU
+/// `node_alloc` ran on, which vmallocinfo does not show), and `purge_vmap_node` pools it there:
+/// a busy area of the before file first taken to be its address's node's can have been pooled
+/// by another node, whose decays give it back in their own turn. Before: node 0's lazy list
+/// [Z], node 1's [L1, L2, L3] (two pages each, a busy page after each), and B, two pages busy at
+/// an address of node 0, a free page after it, then a busy page, free space above.
+/// * B is freed and the purge pools every lazy area: in the model B goes to node 0's pool (its
+///   address's node), in the kernel to node 1's, at the head (the highest of that list).
+/// * The next purge decays `len >> 2` from each head: node 1's pool of four gives back B in the
+///   kernel; in the model no pool is that long (Z and B; L3, L2 and L1).
+/// * CPU 0 asks three pages and gets B: over B, pooled in the model, and the page after it. Read
+///   as B allocated for node 1: the next replay gives B, equal, explained by that node.
+///
+/// Without this reading the same allocation was read as node 0's pool longer than the model's
+/// (its decay giving back Z and B): a pool length, where the pools were drained.
+#[test]
+fn a_busy_areas_node_is_read_from_an_allocation_over_its_pool_entry() {
+    let (z, b) = (VS + 0x40000, VS + 0x20000);
+    let l = |k: u64| VS + 0x10000 + k * 0x3000;
+    let before = |ls: u64| {
+        let mut s = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+        s += &info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+        s += &info(b + 0x3000, b + 0x4000, "f+0x1/0x2 vmap");
+        for k in 0..ls {
+            s += &info(l(k) + 0x2000, l(k) + 0x3000, "f+0x1/0x2 vmap");
+        }
+        s += &info(l(ls), b, "f+0x1/0x2 vmap");
+        s += &info(z, z + 0x2000, "unpurged vm_area");
+        for k in 0..ls {
+            s += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
+        }
+        s
+    };
+    let trace = |ls: u64| {
+        format!(
+            "{}{}{}{}",
+            free(0, b, 2 * ls + 4),
+            purge(0, l(0), z + 0x2000, ls + 2),
+            purge(0, 0, 0, 0),
+            alloc(0, b, 0x3000, 1)
+        )
+    };
+    let r = replay_capture(bundle(&before(3), &trace(3), None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1;
+    assert_eq!(r.start_lazy, vec![1, 3], "{r}");
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    assert_eq!((r.resolved_area_nodes, r.explained_pool_lengths, r.explained), (1, 0, accounted(&r)), "{r}");
+    assert!(r.explanations[0].1.contains("had been allocated for node 1, not node 0"), "{r}");
+    assert!(r.explanations[0].1.starts_with(&format!("[{b:#x}, {:#x})", b + 0x2000)), "{r}");
+    assert!(r.revisions.is_empty(), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+}
+
 /// One shape fact per short block and search length. Before: one-page busy areas (each node's
 /// list in turn, as the file prints them) with free blocks of 8, 8, 6, 8, 7, 8, 11 and 11
 /// pages between them from VS + 0x1000, and free space from VS + 0x4c000 on. The 6- and 7-page
