@@ -610,7 +610,7 @@ fn bench_file(file: &str, bytes: &[u8], args: &Args) -> ExitCode {
         }
     }
     let mut r = Replayer::new(args.profile.unwrap_or_default());
-    let mut out = String::with_capacity(2 * BENCH_OUT_DRAIN);
+    let mut out = String::with_capacity(BENCH_OUT_CAP);
     // Counted here, outside the timed function: the kernel reference's harness counts its
     // operations outside `kharness_bench` too, so the two instruction counts cover the same work.
     let ops = lines.iter().filter(|l| l.op.is_timed()).count();
@@ -946,21 +946,30 @@ impl EndOp for WithCheck<'_, CounterObserver> {
     }
 }
 
-/// The bench's output buffer is emptied every 64 lines once it holds this many bytes (a
-/// cache-sized buffer, like a `BufWriter` flushing to `/dev/null`).
+/// The bench's output buffer is emptied every [`BENCH_CHUNK`] lines once it holds this many
+/// bytes (a cache-sized buffer, like a `BufWriter` flushing to `/dev/null`).
 const BENCH_OUT_DRAIN: usize = 4 * 1024;
+
+/// Lines replayed per call of [`Replayer::run`] in the bench: each call enters the era's loop
+/// anew (the era's dispatch, the loop's prologue and epilogue, the boot test), about a hundred
+/// instructions; at 256 lines that is under half an instruction per operation.
+const BENCH_CHUNK: usize = 256;
+
+/// The bench's output buffer: room for the drain's threshold and one chunk of the longest
+/// lines an `alloc` or `free` prints (64 bytes, `push_line`'s reserve), so that it never grows.
+const BENCH_OUT_CAP: usize = BENCH_OUT_DRAIN + 64 * BENCH_CHUNK;
 
 /// The timed loop. Never inlined: `scripts/bench-perf.sh --callgrind` counts instructions
 /// inside this function only.
 #[inline(never)]
 fn bench(r: &mut Replayer, lines: &[TraceLine], ops: usize, out: &mut String) -> ExitCode {
     let t = Instant::now();
-    // The output is formatted inside the timed loop but written nowhere: drain it every 64
-    // lines once it holds 4 KiB, as a buffered writer to a sink would, so that the loop does
-    // not also time the growth of a 27 MB string (first-touch page faults and cold-line
-    // writes, ~0.45 LL misses per op); one test per 64 lines keeps the check off the count.
-    // `Replayer::run` applies each chunk in a loop compiled for the profile.
-    for chunk in lines.chunks(64) {
+    // The output is formatted inside the timed loop but written nowhere: drain it every
+    // BENCH_CHUNK lines once it holds 4 KiB, as a buffered writer to a sink would, so that the
+    // loop does not also time the growth of a 27 MB string (first-touch page faults and
+    // cold-line writes, ~0.45 LL misses per op); one test per chunk keeps the check off the
+    // count. `Replayer::run` applies each chunk in a loop compiled for the profile.
+    for chunk in lines.chunks(BENCH_CHUNK) {
         if let Err(e) = r.run(chunk, out, &mut NoObserver) {
             say!("vmap-replay: {e}");
             return ExitCode::from(1);

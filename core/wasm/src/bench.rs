@@ -33,12 +33,13 @@ impl BenchReplay {
     /// length in bytes, so that the work cannot be optimised away and runs can be compared.
     pub fn run(&self, profile: &str) -> Result<usize, JsError> {
         let mut r = Replayer::new(crate::profile(profile)?);
-        // Drained every 64 lines at 4 KiB, as `vmap-replay --bench` drains its buffer (a writer
-        // to a sink), so that neither loop times the growth of a many-megabyte string.
-        let mut out = String::with_capacity(8 * 1024);
+        // Drained every 256 lines at 4 KiB, as `vmap-replay --bench` drains its buffer (a
+        // writer to a sink), so that neither loop times the growth of a many-megabyte string;
+        // room for the threshold and one chunk of 64-byte lines, so that it never grows.
+        let mut out = String::with_capacity(4 * 1024 + 64 * 256);
         let mut total = 0;
         // `Replayer::run` applies each chunk in a loop compiled for the profile, as natively.
-        for chunk in self.lines.chunks(64) {
+        for chunk in self.lines.chunks(256) {
             r.run(chunk, &mut out, &mut NoObserver).map_err(|e| JsError::new(&e.to_string()))?;
             if out.len() >= 4 * 1024 {
                 total += out.len();
