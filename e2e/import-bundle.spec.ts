@@ -127,17 +127,18 @@ test('import: a bundle without its trace names what is missing, and nothing chan
   await expect(wb.importStatus).toContainText('Nothing changed');
 });
 
+// Node 1's area at VMALLOC_START, then an allocation the kernel served higher than the model's
+// lowest fit (VMALLOC_START + 0x2000): the model takes the kernel's area, as the kernel did.
+const CAPTURE_TRACE = [
+  'profile linux-6.18',
+  'cpus 2',
+  'defer-drain',
+  'place 0xffffc90000000000 0xffffc90000002000 node 1',
+  'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained',
+].join('\n');
+
 test('a link to a capture trace loads the core that replays it, then opens it', async ({ page }) => {
-  // Node 1's area at VMALLOC_START, then an allocation the kernel served higher than the model's
-  // lowest fit (VMALLOC_START + 0x2000): the model takes the kernel's area, as the kernel did.
-  const trace = [
-    'profile linux-6.18',
-    'cpus 2',
-    'defer-drain',
-    'place 0xffffc90000000000 0xffffc90000002000 node 1',
-    'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained',
-  ].join('\n');
-  await page.goto(`./#trace=${encodeURIComponent(trace)}&step=end`);
+  await page.goto(`./#trace=${encodeURIComponent(CAPTURE_TRACE)}&step=end`);
   await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
   await expect(page.getByRole('slider', { name: 'Timeline: operations' })).toHaveAttribute('max', '5');
   await expect(page.getByTestId('narration-warning')).toContainText(
@@ -149,17 +150,10 @@ test('a link to a capture trace loads the core that replays it, then opens it', 
 test('import: a capture trace pasted as text loads the core that replays it, then opens it', async ({ page }) => {
   // The link test's trace, through the workbench's import instead: the main view opens it in
   // the workbench's build of the core, loaded first.
-  const trace = [
-    'profile linux-6.18',
-    'cpus 2',
-    'defer-drain',
-    'place 0xffffc90000000000 0xffffc90000002000 node 1',
-    'alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 unexplained',
-  ].join('\n');
   const wb = new Workbench(page);
   await wb.open();
   await wb.tab('io');
-  await wb.importText(trace);
+  await wb.importText(CAPTURE_TRACE);
   await expect(wb.importError).toBeHidden();
   await expect(wb.importStatus).toContainText('opened in the main view');
   await expect(page.getByRole('slider', { name: 'Timeline: operations' })).toHaveAttribute('max', '5');

@@ -718,6 +718,24 @@ fn a_block_passed_over_is_held_whole_and_its_pieces_are_one_unknown_each() {
     assert_eq!(r.resolved_held_pieces, 0, "{r}");
 }
 
+/// The start state of the pool-length tests: a busy head, then L0..L7 (`lazy_run_at(k)`), two
+/// lazy pages each, the first four each followed by a busy page.
+fn lazy_run_at(k: u64) -> u64 {
+    VS + 0x10000 + k * 0x3000
+}
+
+fn lazy_run_before() -> String {
+    let l = lazy_run_at;
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    for k in 0..4 {
+        before += &info(l(k) + 0x2000, l(k) + 0x3000, "f+0x1/0x2 vmap");
+    }
+    for k in 0..8 {
+        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
+    }
+    before
+}
+
 /// `decay_va_pool_node` gives back `len >> 2` entries from a pool's head, and `len` counts the
 /// entries from before the capture, which the model's pool does not hold: the kernel's decay
 /// can give back more. Before: a busy area below; eight lazy areas of two pages on node 0's
@@ -737,14 +755,7 @@ fn a_block_passed_over_is_held_whole_and_its_pieces_are_one_unknown_each() {
 /// need (four), given back by that decay in the last replay; resolved once, two allocations.
 #[test]
 fn a_pools_length_at_a_purge_is_learnt_once() {
-    let l = |k: u64| VS + 0x10000 + k * 0x3000;
-    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
-    for k in 0..4 {
-        before += &info(l(k) + 0x2000, l(k) + 0x3000, "f+0x1/0x2 vmap");
-    }
-    for k in 0..8 {
-        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
-    }
+    let (l, before) = (lazy_run_at, lazy_run_before());
     let trace = format!(
         "{}{}{}{}",
         purge(0, l(0), l(7) + 0x2000, 8),
@@ -785,14 +796,7 @@ fn a_pools_length_at_a_purge_is_learnt_once() {
 ///   first fit with L0..L5 pooled, is equal.
 #[test]
 fn a_pool_length_a_later_search_contradicts_is_revised() {
-    let l = |k: u64| VS + 0x10000 + k * 0x3000;
-    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
-    for k in 0..4 {
-        before += &info(l(k) + 0x2000, l(k) + 0x3000, "f+0x1/0x2 vmap");
-    }
-    for k in 0..8 {
-        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
-    }
+    let (l, before) = (lazy_run_at, lazy_run_before());
     let head = format!("{}{}", purge(0, l(0), l(7) + 0x2000, 8), purge(0, 0, 0, 0));
     let run = |tail: &str| {
         replay_capture(bundle(&before, &format!("{head}{tail}"), None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1
