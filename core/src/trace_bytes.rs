@@ -276,10 +276,7 @@ impl Rd<'_> {
     fn node(&mut self) -> Result<u32, BytesError> {
         let at = self.pos;
         let n = self.num()?;
-        u32::try_from(n)
-            .ok()
-            .filter(|&n| n < 1 << 16)
-            .ok_or_else(|| self.err_at(at, format!("node {n} is out of range")))
+        crate::capture::follow::node_id(n).map_err(|m| self.err_at(at, m))
     }
 
     #[cfg(feature = "capture")]
@@ -379,8 +376,7 @@ fn decode_follow(r: &mut Rd<'_>, tag: u8) -> Result<Follow, BytesError> {
             let at = r.pos;
             let node = match r.num()? {
                 0 => None,
-                n if n <= 1 << 16 => Some((n - 1) as u32),
-                n => return Err(r.err_at(at, format!("node {} is out of range", n - 1))),
+                n => Some(crate::capture::follow::node_id(n - 1).map_err(|m| r.err_at(at, m))?),
             };
             Follow::Place { start, end, node }
         }

@@ -91,7 +91,11 @@ fn num(what: &str, t: Option<&&str>) -> Result<u64, String> {
 }
 
 fn node(t: Option<&&str>) -> Result<u32, String> {
-    let n = num("node N", t)?;
+    node_id(num("node N", t)?)
+}
+
+/// A vmap node's number as a follow line may name it: below 2^16.
+pub(crate) fn node_id(n: u64) -> Result<u32, String> {
     u32::try_from(n).ok().filter(|&n| n < 1 << 16).ok_or_else(|| format!("node {n} is out of range"))
 }
 
