@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, SetupError, capture, fail, green, mustRun, say, warn, works } from './lib.mjs';
+import { ROOT, SetupError, bold, capture, fail, green, mustRun, say, warn, works } from './lib.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WASM_TARGET = 'wasm32-unknown-unknown';
@@ -105,17 +105,22 @@ async function rust({ checks }) {
   }
 }
 
-/** Find Debian's Chromium, installing it with apt-get when root; throws a SetupError otherwise. */
-export async function chromium() {
+/**
+ * Find Debian's Chromium, installing it with apt-get when root; throws a SetupError otherwise.
+ * `out`: where its lines go (`npm test` holds them for the browser step, which this runs beside).
+ */
+export async function chromium({ out } = {}) {
+  const note = out ? (text) => out.write(`${bold('==>')} ${text}\n`) : say;
   if (existsSync(CHROMIUM)) {
-    say(ok(`Chromium at ${CHROMIUM}`));
+    note(ok(`Chromium at ${CHROMIUM}`));
     return;
   }
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && !process.env.CHROMIUM_PATH && works('apt-get', ['--version'])) {
-    say("installing Debian's Chromium (apt-get install -y chromium)");
-    await mustRun('apt-get update', 'apt-get', ['update']);
+    note("installing Debian's Chromium (apt-get install -y chromium)");
+    await mustRun('apt-get update', 'apt-get', ['update'], { out });
     await mustRun('installing Chromium', 'apt-get', ['install', '-y', 'chromium'], {
+      out,
       env: { DEBIAN_FRONTEND: 'noninteractive' },
     });
     if (existsSync(CHROMIUM)) return;

@@ -107,14 +107,15 @@ async function main() {
     console.log(`0 passed, ${list.length} failed`);
     process.exit(1);
   }
-  // Without a browser every other check still runs; only the end-to-end step fails.
-  let noBrowser = null;
-  try {
-    await chromium();
-  } catch (e) {
-    noBrowser = e instanceof SetupError ? e.message : String(e);
-    console.error(`${red('error:')} ${noBrowser}`);
-  }
+  // Chromium is looked for (and installed with apt-get when missing) beside the checks, not
+  // before them: a download and an unpack leave the CPU to the builds. Its lines are shown with
+  // the end-to-end step, the one that waits for it. Without a browser every other check still
+  // runs; only the end-to-end step fails.
+  const browserOut = new Output();
+  const browser = chromium({ out: browserOut }).then(
+    () => null,
+    (e) => (e instanceof SetupError ? e.message : String(e)),
+  );
 
   // Colours for a terminal, as the children would give them writing to it.
   if (process.stdout.isTTY && !process.env.NO_COLOR) {
@@ -133,7 +134,14 @@ async function main() {
     s.done = (async () => {
       for (const b of before) await (typeof b === 'string' ? byName.get(b) : b).done;
       const blocked = (s.needs ?? []).filter((n) => !byName.get(n).ok);
-      if (s.browser && noBrowser) blocked.push('finding Chromium');
+      if (s.browser) {
+        const noBrowser = await browser;
+        for (const b of browserOut.chunks) s.out.write(b);
+        if (noBrowser) {
+          s.out.write(`${red('error:')} ${noBrowser}\n`);
+          blocked.push('finding Chromium');
+        }
+      }
       const t = Date.now();
       if (blocked.length) {
         s.out.write(`${red(`skipped: ${blocked.join(', ')} failed`)}\n`);
