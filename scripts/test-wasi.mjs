@@ -13,19 +13,70 @@
 // natively only.
 // Tests that spawn vmap-replay are ignored there.
 //
+// WASI preview 1 has no threads, so each binary runs its tests one at a time: the two binaries
+// run side by side, each in its own Node (their output shown whole, one after the other).
+//
 //   node scripts/test-wasi.mjs
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { ROOT, run } from './lib.mjs';
+import { ROOT, childEnv, run } from './lib.mjs';
 import { WASI_TARGET } from './setup.mjs';
 
 const TESTS = ['wasi'];
 
-export function testWasi() {
-  const runner = `node ${join(ROOT, 'scripts', 'wasi-run.mjs')}`;
+/** Build the test binaries; resolves to their files (empty when the build failed). */
+function build() {
   const args = ['test', '--profile', 'checked', '-p', 'vmapviz-core', '--target', WASI_TARGET, '--lib', ...TESTS.flatMap((t) => ['--test', t])];
-  // One thread: WASI preview 1 has none to give.
-  return run('cargo', [...args, '--', '--test-threads=1'], { env: { CARGO_TARGET_WASM32_WASIP1_RUNNER: runner } });
+  console.log(`$ cargo ${args.join(' ')} --no-run`);
+  return new Promise((res) => {
+    const exes = [];
+    let rest = '';
+    const take = (line) => {
+      try {
+        const m = JSON.parse(line);
+        if (m.reason === 'compiler-artifact' && m.profile?.test && m.executable) exes.push(m.executable);
+      } catch {
+        // not a message of cargo's
+      }
+    };
+    const child = spawn('cargo', [...args, '--no-run', '--message-format=json-render-diagnostics'], {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout.on('data', (d) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop();
+      lines.forEach(take);
+    });
+    child.on('error', () => res([]));
+    child.on('close', (code) => {
+      take(rest);
+      res(code === 0 ? exes : []);
+    });
+  });
+}
+
+export async function testWasi() {
+  const exes = await build();
+  if (!exes.length) return 1;
+  const runner = join(ROOT, 'scripts', 'wasi-run.mjs');
+  const runs = exes.map((exe) => {
+    const chunks = [];
+    const out = { write: (b) => chunks.push(b) };
+    return { exe, chunks, code: run('node', [runner, exe, '--test-threads=1'], { out }) };
+  });
+  let failed = 0;
+  for (const r of runs) {
+    const code = await r.code;
+    for (const b of r.chunks) process.stdout.write(b);
+    if (code !== 0) {
+      console.log(`${r.exe}: exit ${code}`);
+      failed++;
+    }
+  }
+  return failed ? 1 : 0;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
