@@ -1,12 +1,20 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { MapleView, Opener, Vmapviz, debugTrap, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
+import init, { MapleView, Opener, Vmapviz, debugTrap, eras, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
 
 export { debugTrap };
 import { Session } from './bridge';
+import { parseEras, type Era } from './eras';
 import { MapleSession } from './maple/bridge';
 import type { Slices } from './player/opening';
 
 let ready: Promise<string> | null = null;
+let registry: readonly Era[] | null = null;
+
+/** The eras the core models, in its registry's order (once the core is initialised). */
+export function eraRegistry(): readonly Era[] {
+  registry ??= parseEras(eras());
+  return registry;
+}
 
 /** Initialise the wasm module (once); resolves to the core's version. */
 export function initCore(): Promise<string> {

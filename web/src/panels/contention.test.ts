@@ -5,12 +5,16 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as bench from '../pkg-workbench/vmapviz_wasm.js';
 import { parseContention } from './api';
-import { CONTENTION_VARIANTS, contentionSeries, type VariantPoint } from './chartsPanel';
+import { coreEras } from '../erasNode';
+import { contentionSeries, contentionVariants, type SweepVariant, type VariantPoint } from './chartsPanel';
 
 const CPUS = '1,4,16';
 
+let CONTENTION_VARIANTS: SweepVariant[] = [];
+
 beforeAll(() => {
   bench.initSync({ module: readFileSync(new URL('../pkg-workbench/vmapviz_wasm_bg.wasm', import.meta.url)) });
+  CONTENTION_VARIANTS = contentionVariants(coreEras());
 });
 
 function points(): VariantPoint[] {
@@ -18,22 +22,23 @@ function points(): VariantPoint[] {
 }
 
 describe('the contention chart with maple-rfc', () => {
-  it('has linux-5.2, 6.1, 6.9 and maple-rfc with the overlay on and off', () => {
+  it('has linux-5.2, 6.1, 6.9, 6.18 and maple-rfc with the overlay on and off', () => {
     expect(CONTENTION_VARIANTS.map((v) => [v.profile, v.bump])).toEqual([
       ['linux-5.2', null],
       ['linux-6.1', null],
       ['linux-6.9', null],
+      ['linux-6.18', null],
       ['maple-rfc', true],
       ['maple-rfc', false],
     ]);
-    expect(CONTENTION_VARIANTS.map((v) => v.label)).toEqual(['linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc, bump on', 'maple-rfc, bump off']);
+    expect(CONTENTION_VARIANTS.map((v) => v.label)).toEqual(['linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18', 'maple-rfc, bump on', 'maple-rfc, bump off']);
   });
 
   it('draws each row with the values the core returns for it', () => {
     const pts = points();
     for (const key of ['throughput', 'globalLockHold', 'waitShare'] as const) {
-      const series = contentionSeries(pts, key, '', key === 'throughput' ? 1 : 100);
-      expect(series).toHaveLength(5);
+      const series = contentionSeries(pts, CONTENTION_VARIANTS, key, '', key === 'throughput' ? 1 : 100);
+      expect(series).toHaveLength(6);
       series.forEach((s, i) => {
         const v = CONTENTION_VARIANTS[i];
         // Straight from the facade, for this variant alone.
