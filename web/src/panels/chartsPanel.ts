@@ -142,6 +142,20 @@ export function sweepSeries(pts: SweepPoint[], variants: readonly SweepVariant[]
   });
 }
 
+/**
+ * Lines of two eras that the core computed equal, point for point (linux-6.18 and 6.9: they
+ * differ only where these workloads do not go): the later one is labelled with the earlier's name
+ * and drawn beneath it, so the earlier era's line shows as before. `series[i]` is `variants[i]`'s.
+ */
+export function markTwins(series: Series[], variants: readonly SweepVariant[]): Series[] {
+  const same = (a: Series, b: Series) => a.points.length > 0 && a.points.length === b.points.length && a.points.every((p, i) => p.x === b.points[i].x && p.y === b.points[i].y);
+  return series.map((s, i) => {
+    if (variants[i]?.bump !== null) return s;
+    const twin = series.slice(0, i).find((t, j) => variants[j]?.bump === null && !t.beneath && same(s, t));
+    return twin ? { ...s, label: `${s.label} (= ${variants[series.indexOf(twin)].label})`, beneath: true } : s;
+  });
+}
+
 export class ChartsPanel {
   readonly root: HTMLElement;
   private readonly costRandom: HTMLElement;
@@ -280,7 +294,7 @@ export class ChartsPanel {
       ['long_busy', this.costLong],
     ] as const) {
       const pts = this.sweeps.get(shape) ?? [];
-      const series = sweepSeries(pts, this.sweepLines, m, shape);
+      const series = markTwins(sweepSeries(pts, this.sweepLines, m, shape), this.sweepLines);
       drawChart(root, {
         title: shape === 'random' ? 'random sizes (1–100 pages)' : 'long_busy_list (100 + 1 pages)',
         subtitle: label,
@@ -311,7 +325,7 @@ export class ChartsPanel {
         subtitle: 'random sizes (1–100 pages)',
         x: { label: 'live areas (log)', log: true, format: shortNum, ticks: SWEEP_LIVES.split(',').map(Number) },
         y: { label: what, log: true, format: shortNum },
-        series: sweepSeries(pts, variants, m, 'random'),
+        series: markTwins(sweepSeries(pts, variants, m, 'random'), variants),
       });
     }
   }
@@ -325,14 +339,17 @@ export class ChartsPanel {
       subtitle: 'operations per 1000 time units (model)',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: 'ops / 1000 units', format: shortNum },
-      series: contentionSeries(c, this.contentionRows, 'throughput', ''),
+      series: markTwins(contentionSeries(c, this.contentionRows, 'throughput', ''), this.contentionRows),
     });
     drawChart(this.shares, {
       title: 'the global lock: held (solid) and CPU time waiting (dashed)',
       subtitle: 'taken by 6.9 only on a pool miss, by maple-rfc (bump on) only for a chunk',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: '% of time', domain: [0, 100], format: (v) => `${v}%` },
-      series: [...contentionSeries(c, this.contentionRows, 'globalLockHold', 'held', 100), ...contentionSeries(c, this.contentionRows, 'waitShare', 'waiting', 100, true)],
+      series: [
+        ...markTwins(contentionSeries(c, this.contentionRows, 'globalLockHold', 'held', 100), this.contentionRows),
+        ...markTwins(contentionSeries(c, this.contentionRows, 'waitShare', 'waiting', 100, true), this.contentionRows),
+      ],
       height: 320,
     });
   }

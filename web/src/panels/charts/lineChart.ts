@@ -39,6 +39,8 @@ export interface Series {
   points: Point[];
   /** Draw a symbol at each point (else only the line; the points stay as invisible hooks). */
   marks?: boolean;
+  /** Draw beneath the other series (the legend keeps the given order). */
+  beneath?: boolean;
 }
 
 export interface Axis {
@@ -208,7 +210,7 @@ export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
     .y((p) => y(p.y));
   const series = g
     .selectAll<SVGGElement, Series>('g.wb-series')
-    .data(spec.series, (s) => s.key)
+    .data([...spec.series.filter((s) => s.beneath), ...spec.series.filter((s) => !s.beneath)], (s) => s.key)
     .join('g')
     .attr('class', 'wb-series')
     .attr('data-series', (s) => s.key);
