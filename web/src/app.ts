@@ -695,8 +695,8 @@ export class App {
     // the vmap nodes (6.9 on) above the tree (web/src/views/eraPanel.ts).
     if ((this.lecture || this.embed) && !this.era && !this.eraLoading) {
       this.eraLoading = true;
-      void import('./views/eraPanel').then((m) => {
-        this.era = new m.EraPanel(part(this.root, 'free-tree'), this.deps.eras?.() ?? []);
+      void Promise.all([import('./views/eraPanel'), import('./eras')]).then(([m, e]) => {
+        this.era = new m.EraPanel(part(this.root, 'free-tree'), this.deps.eras ? e.parseEras(this.deps.eras()) : []);
         this.render(false);
       });
     }

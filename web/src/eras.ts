@@ -3,7 +3,6 @@
 // compare, the charts), their colours and the per-era views are built from these constants, in
 // the registry's order, so an era added to the core shows in each of them with no edit here.
 import type { EraInfo } from './contract/contract';
-import { arr, num, obj, str } from './contract/json';
 
 /** One era, parsed (`EraInfo` with the page's names). */
 export interface Era {
@@ -25,15 +24,33 @@ export interface Era {
   moduleTests: number;
 }
 
+// The value checks of ./contract/json, written out: the first screen reads this module, and a
+// chunk shared with the workbench would cost its first open a request.
 function bool(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean') throw new TypeError(`${what}: expected true or false`);
+  return v;
+}
+function num(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${what}: expected a number`);
+  return v;
+}
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new TypeError(`${what}: expected a string`);
+  return v;
+}
+function arr(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new TypeError(`${what}: expected an array`);
+  return v;
+}
+function obj(v: unknown, what: string): { [K in keyof EraInfo]?: unknown } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${what}: expected an object`);
   return v;
 }
 
 /** Parse `eras()`'s JSON; throws a TypeError naming the field on anything else. */
 export function parseEras(json: string): Era[] {
   const list = arr(JSON.parse(json), 'eras').map((v, i): Era => {
-    const o = obj<EraInfo>(v, `era ${i}`);
+    const o = obj(v, `era ${i}`);
     const name = str(o.name, `era ${i}: name`);
     const w = (f: string) => `era ${name}: ${f}`;
     const rel = o.first_release === null ? null : arr(o.first_release, w('first_release'));

@@ -3,17 +3,14 @@ import init, { MapleView, Opener, Vmapviz, debugTrap, eras, isMapleTrace, versio
 
 export { debugTrap };
 import { Session } from './bridge';
-import { parseEras, type Era } from './eras';
 import { MapleSession } from './maple/bridge';
 import type { Slices } from './player/opening';
 
 let ready: Promise<string> | null = null;
-let registry: readonly Era[] | null = null;
 
-/** The eras the core models, in its registry's order (once the core is initialised). */
-export function eraRegistry(): readonly Era[] {
-  registry ??= parseEras(eras());
-  return registry;
+/** The eras the core models, as its JSON (`Array<EraInfo>`, parsed by web/src/eras.ts where used). */
+export function eraJson(): string {
+  return eras();
 }
 
 /** Initialise the wasm module (once); resolves to the core's version. */

@@ -12,7 +12,6 @@ import { OpenCancelled, openInSlices, type Slices } from '../player/opening';
 import type { Pos } from '../player/timeline';
 import { DEFAULT_AT, DEFAULT_TRACE } from '../scenario';
 import { setTiming, span } from './timing';
-import type { Era } from '../eras';
 
 export interface AppDeps {
   /** Replay a trace (throws `line N: ...`). */
@@ -21,8 +20,8 @@ export interface AppDeps {
   begin?: (text: string) => Slices;
   /** A promise to await before `load` can open this trace (a capture's: another core build), or null. */
   coreFor?: (text: string) => Promise<void> | null;
-  /** The core's eras (its registry, web/src/eras.ts); none: no era panel. */
-  eras?: () => readonly Era[];
+  /** The core's eras as its JSON (its registry, parsed by web/src/eras.ts); none: no era panel. */
+  eras?: () => string;
 }
 
 /** A link's trace longer than this (characters) opens in slices between frames, cancellable. */
