@@ -161,7 +161,7 @@ test('charts: cost per operation against live areas for each profile, on log axe
   await expect(wb.charts).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
   const random = wb.charts.getByTestId('cost-random');
   const long = wb.charts.getByTestId('cost-long-busy');
-  for (const p of ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9']) {
+  for (const p of ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18']) {
     await expect(random.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(6);
     await expect(long.locator(`path.wb-pt[data-profile="${p}"]`)).toHaveCount(6);
   }
@@ -172,19 +172,19 @@ test('charts: cost per operation against live areas for each profile, on log axe
   expect(await value('linux-5.2', 30000)).toBeLessThan(3 * (await value('linux-5.2', 100)));
   await expect(random.locator('.wb-axis-label').first()).toHaveText('live areas (log)');
 
-  // The contention model for the three profiles, and maple-rfc with its bump overlay on and off.
+  // The contention model for the eras with a free tree, and maple-rfc with its bump overlay on and off.
   const tp = wb.charts.getByTestId('contention-throughput');
-  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) await expect(tp.locator(`path.wb-pt[data-profile="${p}"]:not([data-bump])`)).toHaveCount(7);
+  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18']) await expect(tp.locator(`path.wb-pt[data-profile="${p}"]:not([data-bump])`)).toHaveCount(7);
   for (const b of ['on', 'off']) await expect(tp.locator(`path.wb-pt[data-profile="maple-rfc"][data-bump="${b}"]`)).toHaveCount(7);
   const at64 = async (p: string) => Number(await tp.locator(`path.wb-pt[data-profile="${p}"][data-cpus="64"]`).getAttribute('data-value'));
   expect(await at64('linux-6.9')).toBeGreaterThan(2 * (await at64('linux-5.2')));
   const shares = wb.charts.getByTestId('contention-shares');
-  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9']) {
+  for (const p of ['linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18']) {
     await expect(shares.locator(`path.wb-pt[data-profile="${p}"][data-metric="globalLockHold"]`)).toHaveCount(7);
     await expect(shares.locator(`path.wb-pt[data-profile="${p}"][data-metric="waitShare"]`)).toHaveCount(7);
   }
-  await expect(shares.locator('path.wb-pt[data-metric="globalLockHold"]')).toHaveCount(35);
-  await expect(shares.locator('path.wb-pt[data-metric="waitShare"]')).toHaveCount(35);
+  await expect(shares.locator('path.wb-pt[data-metric="globalLockHold"]')).toHaveCount(42);
+  await expect(shares.locator('path.wb-pt[data-metric="waitShare"]')).toHaveCount(42);
   // Both maple-rfc rows are labelled, and every value is the core's own for that row (the
   // workbench build's contention() run here, outside the page: 200 pairs per CPU as the chart).
   await expect(tp.locator('[data-series="maple-rfc-bump-on-throughput"] text')).toHaveText('maple-rfc, bump on');
@@ -193,6 +193,7 @@ test('charts: cost per operation against live areas for each profile, on log axe
     ['linux-5.2', undefined, ':not([data-bump])'],
     ['linux-6.1', undefined, ':not([data-bump])'],
     ['linux-6.9', undefined, ':not([data-bump])'],
+    ['linux-6.18', undefined, ':not([data-bump])'],
     ['maple-rfc', true, '[data-bump="on"]'],
     ['maple-rfc', false, '[data-bump="off"]'],
   ];

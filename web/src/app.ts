@@ -691,12 +691,12 @@ export class App {
     if (maple) narration = span('maple-view', () => this.maple.drawSession(maple, this.pos, ms, this.lecture, withheld));
     else if (occupied) span('maple-view', () => this.maple.drawOccupied(occupied, ms, this.lecture, rfcFocus));
     else this.tree.render(nodes, { initialized: state.initialized || p.frame >= 0, focus: this.focus, duration: ms });
-    // Lecture mode and embeds draw 5.1's busy list in the free tree's place and 6.9's vmap nodes
-    // above the tree (web/src/views/eraPanel.ts).
+    // Lecture mode and embeds draw the list walk's busy list (5.1) in the free tree's place and
+    // the vmap nodes (6.9 on) above the tree (web/src/views/eraPanel.ts).
     if ((this.lecture || this.embed) && !this.era && !this.eraLoading) {
       this.eraLoading = true;
-      void import('./views/eraPanel').then((m) => {
-        this.era = new m.EraPanel(part(this.root, 'free-tree'));
+      void Promise.all([import('./views/eraPanel'), import('./eras')]).then(([m, e]) => {
+        this.era = new m.EraPanel(part(this.root, 'free-tree'), this.deps.eras ? e.parseEras(this.deps.eras()) : []);
         this.render(false);
       });
     }

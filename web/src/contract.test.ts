@@ -158,6 +158,12 @@ describe('the contract: every facade call against contract.ts', () => {
     expect(declared.filter((k) => !kinds.has(k))).toEqual([]);
   });
 
+  it("eras of both builds match it, the same list", () => {
+    const a = check('eras', page.eras());
+    expect(a.map((e) => e.name)).toEqual(['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18', 'maple-rfc']);
+    expect(check('eras', bench.eras())).toEqual(a);
+  });
+
   it("the page's build replays every conformance vector to the kernel's output byte for byte", () => {
     // The wasm build's own code paths (its SIMD hex digits and busy-index compares) run here.
     let n = 0;
@@ -270,6 +276,7 @@ describe('the contract: every facade call against contract.ts', () => {
         'contention',
         'cost_sweep',
         'counters',
+        'eras',
         'frag_series',
         'fragmentation',
         'frames',

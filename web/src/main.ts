@@ -7,7 +7,7 @@ import { App } from './app';
 import { errorMessage } from './bridge';
 import { registerOffline } from './offline';
 import { installTrapRecovery } from './trap';
-import { beginTrace, coreFor, debugTrap, initCore, loadTrace } from './wasm';
+import { beginTrace, coreFor, debugTrap, eraJson, initCore, loadTrace } from './wasm';
 import { embedFlag, listen } from './embed';
 
 declare global {
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   installTrapRecovery();
   const version = await initCore();
   document.querySelector('[data-testid="core-version"]')?.replaceChildren(`core ${version}`);
-  const app = new App(root, { load: loadTrace, begin: beginTrace, coreFor });
+  const app = new App(root, { load: loadTrace, begin: beginTrace, coreFor, eras: eraJson });
   if (embedFlag(location.hash, location.search)) app.setEmbed(true);
   // An embedding page drives the player with messages and hears where it is (docs/lecturers.md).
   const report = listen(window, {

@@ -1,5 +1,5 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { MapleView, Opener, Vmapviz, debugTrap, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
+import init, { MapleView, Opener, Vmapviz, debugTrap, eras, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
 
 export { debugTrap };
 import { Session } from './bridge';
@@ -7,6 +7,11 @@ import { MapleSession } from './maple/bridge';
 import type { Slices } from './player/opening';
 
 let ready: Promise<string> | null = null;
+
+/** The eras the core models, as its JSON (`Array<EraInfo>`, parsed by web/src/eras.ts where used). */
+export function eraJson(): string {
+  return eras();
+}
 
 /** Initialise the wasm module (once); resolves to the core's version. */
 export function initCore(): Promise<string> {

@@ -314,6 +314,7 @@ impl Era for MapleRfcEra {
     const SEARCH_RULE: SearchRule = SearchRule { adjust_search_size: true, move_vstart: true };
     const MERGE_STYLE: MergeStyle = MergeStyle::Eb;
     const PER_CPU: bool = true;
+    const BUMP_OVERLAY: bool = true;
     const MODULE_TESTS: usize = 13;
 
     #[inline(always)]

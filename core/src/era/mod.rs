@@ -51,6 +51,8 @@ pub trait Era {
     const VMAP_NODES: bool = false;
     /// An allocation depends on the CPU it runs on (`cpu N` matters).
     const PER_CPU: bool = Self::VMAP_NODES;
+    /// A per-CPU bump overlay in front of the search, switched by `bump on|off` (maple-rfc).
+    const BUMP_OVERLAY: bool = false;
     /// A request of size 0, a size not a multiple of PAGE_SIZE or an align not a power of two
     /// hits `BUG_ON` (a crash) instead of `-EINVAL`.
     const BUG_ON_BAD_REQUEST: bool = false;
@@ -1482,6 +1484,11 @@ impl Profile {
     #[inline(always)]
     pub fn per_cpu(self) -> bool {
         with_era!(self, E => E::PER_CPU)
+    }
+
+    /// [`Era::BUMP_OVERLAY`].
+    pub fn bump_overlay(self) -> bool {
+        with_era!(self, E => E::BUMP_OVERLAY)
     }
 
     /// [`Era::LAZY_IN_BUSY`].

@@ -19,8 +19,10 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "bench")]
 mod bench;
+mod eras;
 #[cfg(feature = "bench")]
 pub use bench::BenchReplay;
+pub use eras::eras;
 #[cfg(feature = "workbench")]
 mod figures;
 #[cfg(feature = "workbench")]

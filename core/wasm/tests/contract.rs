@@ -11,6 +11,7 @@ use ts_rs::{Config, TypeVisitor, TS};
 use vmapviz_core::contention::ContentionResult;
 use vmapviz_core::frag::Fragmentation;
 use vmapviz_core::maple::MapleTreeJson;
+use vmapviz_core::profile::EraInfo;
 use vmapviz_core::session::{OpSummary, StateSnap};
 use vmapviz_core::sweep::SweepPoint;
 use vmapviz_wasm::{
@@ -25,6 +26,7 @@ const PAGE_CALLS: &[(&str, &str)] = &[
     ("summaries", "Array<OpSummary>"),
     ("push", "OpSummary"),
     ("push_checked", "OpSummary"),
+    ("eras", "Array<EraInfo>"),
 ];
 /// `MapleView` (both builds): a `profile maple-tree` trace's player.
 const MAPLE_CALLS: &[(&str, &str)] = &[
@@ -72,6 +74,7 @@ fn generated() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut c = Collect { cfg: &cfg, seen: HashSet::new(), decls: BTreeMap::new() };
     c.visit::<StateSnap>();
+    c.visit::<EraInfo>();
     c.visit::<FramesJson<'static>>();
     c.visit::<OpSummary>();
     c.visit::<CountersJson>();
@@ -97,7 +100,7 @@ fn generated() -> String {
         out.push_str(d);
     }
     for (name, calls, doc) in [
-        ("PageCalls", PAGE_CALLS, "of both builds (web/src/pkg, web/src/pkg-workbench): `Vmapviz` methods"),
+        ("PageCalls", PAGE_CALLS, "of both builds (web/src/pkg, web/src/pkg-workbench): `Vmapviz` methods and `eras`"),
         ("MapleCalls", MAPLE_CALLS, "of both builds' `MapleView` (a maple-tree trace's player)"),
         ("WorkbenchCalls", WORKBENCH_CALLS, "of the workbench's build only (web/src/pkg-workbench)"),
     ] {

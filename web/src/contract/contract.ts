@@ -175,6 +175,53 @@ callers: Array<CallerRow>, };
 export type Dir = "left" | "right";
 
 /**
+ * One era as the registry describes it: its name and the constants of its [`Era`]. The page
+ * builds every list of profiles (import, compare, the charts), their colours and its
+ * per-era views from these, in this order, and names no era itself.
+ */
+export type EraInfo = { 
+/**
+ * [`Era::NAME`].
+ */
+name: Profile, 
+/**
+ * [`Era::FIRST_RELEASE`] `[major, minor]`; null: not a kernel release (an RFC).
+ */
+first_release: [number, number] | null, 
+/**
+ * The era of a trace that names none ([`Profile::default`]).
+ */
+default: boolean, 
+/**
+ * [`Era::FREE_TREE`]: false for the list walk of 5.1.
+ */
+free_tree: boolean, 
+/**
+ * [`Era::LAZY_IN_BUSY`].
+ */
+lazy_in_busy: boolean, 
+/**
+ * [`Era::VMAP_NODES`]: per-CPU vmap nodes with their pools (`reclaim`, the nodes panel).
+ */
+vmap_nodes: boolean, 
+/**
+ * [`Era::PER_CPU`]: where an allocation lands depends on the CPU (`cpu N`).
+ */
+per_cpu: boolean, 
+/**
+ * [`Era::BUMP_OVERLAY`]: `bump on|off` switches a per-CPU bump overlay.
+ */
+bump_overlay: boolean, 
+/**
+ * [`Era::BUG_ON_BAD_REQUEST`].
+ */
+bug_on_bad_request: boolean, 
+/**
+ * [`Era::MODULE_TESTS`].
+ */
+module_tests: number, };
+
+/**
  * One micro-step of the allocator.
  *
  * Addresses and lengths are [`Addr`] and travel as `"0x…"` text; so, as they always have,
@@ -614,13 +661,14 @@ run_test_mask: number | null,
  */
 keep: number | null, profile: Profile, };
 
-/** The JSON each call of both builds (web/src/pkg, web/src/pkg-workbench): `Vmapviz` methods returns. */
+/** The JSON each call of both builds (web/src/pkg, web/src/pkg-workbench): `Vmapviz` methods and `eras` returns. */
 export type PageCalls = {
   state: StateSnap;
   frames: FramesJson | null;
   summaries: Array<OpSummary>;
   push: OpSummary;
   push_checked: OpSummary;
+  eras: Array<EraInfo>;
 };
 
 /** The JSON each call of both builds' `MapleView` (a maple-tree trace's player) returns. */

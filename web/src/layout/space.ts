@@ -63,9 +63,10 @@ export function segments(state: State): Segment[] {
   // keeps a width of its own beside the (much larger) free space after it.
   const chunks = state.chunks ?? [];
   const cuts = [...new Set(chunks.flatMap((c) => [c.base, c.limit]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // maple-rfc keeps no free tree: its free space is the occupied tree's NULL ranges, which are the
-  // managed space that no area and no bump chunk holds (a chunk's range is occupied whole).
-  const nullIsFree = state.profile === 'maple-rfc' && state.initialized && state.index.kind === 'maple';
+  // An era whose index is a maple tree (maple-rfc) keeps no free tree: its free space is the
+  // occupied tree's NULL ranges, which are the managed space that no area and no bump chunk holds
+  // (a chunk's range is occupied whole).
+  const nullIsFree = state.initialized && state.index.kind === 'maple';
   const piece = (start: bigint, end: bigint) =>
     nullIsFree && !chunks.some((c) => c.base <= start && start < c.limit)
       ? { state: 'free' as const, id: null, start, end, key: `n${start.toString(16)}` }

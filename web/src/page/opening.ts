@@ -20,6 +20,8 @@ export interface AppDeps {
   begin?: (text: string) => Slices;
   /** A promise to await before `load` can open this trace (a capture's: another core build), or null. */
   coreFor?: (text: string) => Promise<void> | null;
+  /** The core's eras as its JSON (its registry, parsed by web/src/eras.ts); none: no era panel. */
+  eras?: () => string;
 }
 
 /** A link's trace longer than this (characters) opens in slices between frames, cancellable. */

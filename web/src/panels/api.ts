@@ -275,15 +275,15 @@ export function withProfile(trace: string, profile: string): string {
 }
 
 /**
- * A trace made to replay under `profile`: its profile line replaced (`withProfile`) and, for a
- * profile other than maple-rfc, that profile's own lines turned into their nearest equivalent
- * without moving any operation to another index (so steps line up between profiles): `bump
- * on|off` becomes a `dump` (no change to the state), `early` a plain `alloc` (as the core's S1–S5
- * workloads do for the other profiles).
+ * A trace made to replay under `profile`: its profile line replaced (`withProfile`) and, for an
+ * era without a bump overlay (`bumpOverlay`: the registry's word for `profile`), the overlay's own
+ * lines turned into their nearest equivalent without moving any operation to another index (so
+ * steps line up between profiles): `bump on|off` becomes a `dump` (no change to the state),
+ * `early` a plain `alloc` (as the core's S1–S5 workloads do for the other profiles).
  */
-export function forProfile(trace: string, profile: string): string {
+export function forProfile(trace: string, profile: string, bumpOverlay: boolean): string {
   const text = withProfile(trace, profile);
-  if (profile === 'maple-rfc') return text;
+  if (bumpOverlay) return text;
   return text
     .split('\n')
     .map((l) => l.replace(/^(\s*)bump(\s+(on|off))?\b.*$/, '$1dump').replace(/^(\s*)early(\s)/, '$1alloc$2'))

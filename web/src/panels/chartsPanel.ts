@@ -1,46 +1,81 @@
 // The charts of the seed's claims, computed by the core in a worker: cost per operation against
 // live areas for each profile (a sweep over random and long_busy shapes, log axes), and the lock
 // contention model (throughput and the global lock's hold and wait shares against CPUs).
+import { eraOf, type Era } from '../eras';
 import type { ReplayWorker } from '../workers/client';
 import { parseContention, parseSweep, type ContentionPoint, type SweepPoint } from './api';
 import { drawChart, profileStyle, shortNum, type Series } from './charts/lineChart';
 import { button, download, h, select } from './dom';
 import { pngBlob, svgMarkup } from './exportImage';
 
-export const SWEEP_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9'];
-
-/** A line of the cost charts: a profile, and for maple-rfc its bump overlay off or on. */
+/** A line of the cost charts: a profile, and for an era with a bump overlay that overlay off or on. */
 export interface SweepVariant {
   key: string;
   label: string;
   profile: string;
   bump: boolean | null;
   dashed: boolean;
+  color: string;
+  symbol: number;
 }
 
-/** The profiles of the sweep, maple-rfc twice: the overlay off (every search in the maple tree) and on. */
-export const SWEEP_VARIANTS: SweepVariant[] = [
-  ...SWEEP_PROFILES.map((p) => ({ key: p, label: p, profile: p, bump: null, dashed: p === 'linux-5.1' })),
-  { key: 'maple-rfc-bump-off', label: 'maple-rfc, bump off', profile: 'maple-rfc', bump: false, dashed: false },
-  { key: 'maple-rfc-bump-on', label: 'maple-rfc, bump on', profile: 'maple-rfc', bump: true, dashed: true },
-];
+/** The bump-on line's own colour (the era's colour marks the overlay off). */
+const BUMP_ON_COLOR = '#1f6f99';
+
+function variants(eras: readonly Era[], of: readonly Era[], bumpOrder: readonly boolean[], dashed: (e: Era, bump: boolean | null) => boolean): SweepVariant[] {
+  const plain = of.filter((e) => !e.bumpOverlay);
+  const bumped = of.filter((e) => e.bumpOverlay);
+  const v = (e: Era, bump: boolean | null): SweepVariant => {
+    const st = profileStyle(eras, e.name);
+    return {
+      key: bump === null ? e.name : `${e.name}-bump-${bump ? 'on' : 'off'}`,
+      label: bump === null ? e.name : `${e.name}, bump ${bump ? 'on' : 'off'}`,
+      profile: e.name,
+      bump,
+      dashed: dashed(e, bump),
+      color: bump === true ? BUMP_ON_COLOR : st.color,
+      symbol: st.symbol,
+    };
+  };
+  return [...plain.map((e) => v(e, null)), ...bumped.flatMap((e) => bumpOrder.map((b) => v(e, b)))];
+}
+
+/**
+ * The lines of the cost sweep: every era (the core's sweep runs each), an era with a bump overlay
+ * twice, the overlay off (every search in its tree) and on. Dashed: the list walk (no free tree)
+ * and the overlay on.
+ */
+export function sweepVariants(eras: readonly Era[]): SweepVariant[] {
+  return variants(eras, eras, [false, true], (e, bump) => !e.freeTree || bump === true);
+}
 
 /** The points of one variant. */
 export function variantPoints(pts: SweepPoint[], v: SweepVariant): SweepPoint[] {
   return pts.filter((x) => x.profile === v.profile && (v.bump === null || x.bump === v.bump));
 }
-export const SWEEP_LIVES = '100,300,1000,3000,10000,30000';
-export const CONTENTION_PROFILES = ['linux-5.2', 'linux-6.1', 'linux-6.9'];
 
 /**
- * The rows of the contention model: each profile, and maple-rfc twice, its per-CPU bump overlay
- * on and off (`vmap-bench --contention`'s `maple-rfc/bump` and `maple-rfc/nobump`).
+ * The lines of the search-cost charts (binary tree against B-tree): the per-CPU eras' sweep
+ * lines, the vmap nodes' rbtrees beside the maple trees of an era with a bump overlay.
  */
-export const CONTENTION_VARIANTS: SweepVariant[] = [
-  ...CONTENTION_PROFILES.map((p) => ({ key: p, label: p, profile: p, bump: null, dashed: false })),
-  { key: 'maple-rfc-bump-on', label: 'maple-rfc, bump on', profile: 'maple-rfc', bump: true, dashed: false },
-  { key: 'maple-rfc-bump-off', label: 'maple-rfc, bump off', profile: 'maple-rfc', bump: false, dashed: false },
-];
+export function searchVariants(eras: readonly Era[]): SweepVariant[] {
+  return sweepVariants(eras).filter((v) => eraOf(eras, v.profile)?.perCpu);
+}
+export const SWEEP_LIVES = '100,300,1000,3000,10000,30000';
+
+/**
+ * The rows of the contention model, the free tree's lock against CPUs: every era with a free
+ * tree (5.1's list walk takes the one lock 5.2 takes), and an era with a bump overlay twice, on
+ * and off (`vmap-bench --contention`'s `maple-rfc/bump` and `maple-rfc/nobump`).
+ */
+export function contentionVariants(eras: readonly Era[]): SweepVariant[] {
+  return variants(
+    eras,
+    eras.filter((e) => e.freeTree),
+    [true, false],
+    () => false,
+  );
+}
 
 /** A contention point of one variant (the core's points carry no bump flag: the page adds it). */
 export interface VariantPoint extends ContentionPoint {
@@ -48,14 +83,20 @@ export interface VariantPoint extends ContentionPoint {
 }
 
 /** One line per contention variant for a measure (`scale` 100: a share in %). */
-export function contentionSeries(pts: VariantPoint[], key: 'throughput' | 'globalLockHold' | 'waitShare' | 'globalLockOps', what: string, scale = 1, dashed = false): Series[] {
-  return CONTENTION_VARIANTS.map((v) => {
-    const st = profileStyle(v.profile);
+export function contentionSeries(
+  pts: VariantPoint[],
+  variants: readonly SweepVariant[],
+  key: 'throughput' | 'globalLockHold' | 'waitShare' | 'globalLockOps',
+  what: string,
+  scale = 1,
+  dashed = false,
+): Series[] {
+  return variants.map((v) => {
     return {
       key: `${v.key}-${key}`,
       label: what ? `${v.label} ${what}` : v.label,
-      color: v.bump === true ? '#1f6f99' : st.color,
-      symbol: st.symbol,
+      color: v.color,
+      symbol: v.symbol,
       dashed,
       points: pts
         .filter((x) => x.variant === v.key)
@@ -71,22 +112,25 @@ export function contentionSeries(pts: VariantPoint[], key: 'throughput' | 'globa
 export const CONTENTION_CPUS = '1,2,4,8,16,32,64';
 
 export type SweepMetric = 'work' | 'nodesVisited' | 'listWalked' | 'cacheLines';
-const SWEEP_METRICS: [SweepMetric, string][] = [
-  ['work', 'work per operation (visits + list walk + propagation + rotations)'],
-  ['listWalked', 'busy-list entries walked (linux-5.1)'],
-  ['nodesVisited', 'tree nodes visited'],
-  ['cacheLines', 'cache lines touched (est.)'],
-];
+/** The measures of the cost charts (the list walk's names the eras that walk a list). */
+function sweepMetrics(eras: readonly Era[]): [SweepMetric, string][] {
+  const walks = eras.filter((e) => !e.freeTree).map((e) => e.name);
+  return [
+    ['work', 'work per operation (visits + list walk + propagation + rotations)'],
+    ['listWalked', `busy-list entries walked${walks.length ? ` (${walks.join(', ')})` : ''}`],
+    ['nodesVisited', 'tree nodes visited'],
+    ['cacheLines', 'cache lines touched (est.)'],
+  ];
+}
 
 /** One line per variant of a sweep's points, for a measure (log axes: a zero sits on the floor, 0.1). */
-export function sweepSeries(pts: SweepPoint[], variants: SweepVariant[], m: SweepMetric, shape: string): Series[] {
+export function sweepSeries(pts: SweepPoint[], variants: readonly SweepVariant[], m: SweepMetric, shape: string): Series[] {
   return variants.map((v) => {
-    const st = profileStyle(v.profile);
     return {
       key: v.key,
       label: v.label,
-      color: v.bump === true ? '#1f6f99' : st.color,
-      symbol: st.symbol,
+      color: v.color,
+      symbol: v.symbol,
       dashed: v.dashed,
       points: variantPoints(pts, v).map((x) => ({
         x: x.live,
@@ -95,6 +139,20 @@ export function sweepSeries(pts: SweepPoint[], variants: SweepVariant[], m: Swee
         title: `${v.label}, ${x.live} live areas: ${x[m].toFixed(2)} per operation`,
       })),
     };
+  });
+}
+
+/**
+ * Lines of two eras that the core computed equal, point for point (linux-6.18 and 6.9: they
+ * differ only where these workloads do not go): the later one is labelled with the earlier's name
+ * and drawn beneath it, so the earlier era's line shows as before. `series[i]` is `variants[i]`'s.
+ */
+export function markTwins(series: Series[], variants: readonly SweepVariant[]): Series[] {
+  const same = (a: Series, b: Series) => a.points.length > 0 && a.points.length === b.points.length && a.points.every((p, i) => p.x === b.points[i].x && p.y === b.points[i].y);
+  return series.map((s, i) => {
+    if (variants[i]?.bump !== null) return s;
+    const twin = series.slice(0, i).find((t, j) => variants[j]?.bump === null && !t.beneath && same(s, t));
+    return twin ? { ...s, label: `${s.label} (= ${variants[series.indexOf(twin)].label})`, beneath: true } : s;
   });
 }
 
@@ -112,9 +170,20 @@ export class ChartsPanel {
   private sweeps: Map<string, SweepPoint[]> | null = null;
   private contention: VariantPoint[] | null = null;
   private started = false;
+  private readonly metrics: [SweepMetric, string][];
+  private readonly sweepLines: SweepVariant[];
+  private readonly searchRows: SweepVariant[];
+  private readonly contentionRows: SweepVariant[];
 
-  constructor(private readonly worker: () => ReplayWorker) {
-    this.metricSel = select('sweep-metric', SWEEP_METRICS, 'work');
+  constructor(
+    private readonly worker: () => ReplayWorker,
+    eras: readonly Era[],
+  ) {
+    this.metrics = sweepMetrics(eras);
+    this.sweepLines = sweepVariants(eras);
+    this.searchRows = searchVariants(eras);
+    this.contentionRows = contentionVariants(eras);
+    this.metricSel = select('sweep-metric', this.metrics, 'work');
     this.metricSel.setAttribute('aria-label', 'Cost measure');
     this.metricSel.addEventListener('change', () => this.drawCost());
     const box = (id: string) => {
@@ -158,7 +227,7 @@ export class ChartsPanel {
       h(
         'p',
         { class: 'wb-muted' },
-        'The same random sweep, linux-6.9 against maple-rfc: tree nodes visited and cache lines touched per operation. The augmented rbtree is about log₂ N deep; the maple tree about log₁₀ to log₁₆ N, with several slots scanned in each 256-byte node. With the bump overlay on, most allocations touch no tree at all.',
+        'The same random sweep, the vmap-node eras’ rbtrees against maple-rfc’s maple trees: tree nodes visited and cache lines touched per operation. The augmented rbtree is about log₂ N deep; the maple tree about log₁₀ to log₁₆ N, with several slots scanned in each 256-byte node. With the bump overlay on, most allocations touch no tree at all.',
       ),
       this.mapleNote,
       h('div', { class: 'wb-chart-grid' }, sn.wrap, sl.wrap),
@@ -166,7 +235,7 @@ export class ChartsPanel {
       h(
         'p',
         { class: 'wb-muted' },
-        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9: the free-tree lock only on a pool miss, per-node locks otherwise; maple-rfc: the same locks around its maple trees, and with the bump overlay on, a per-CPU chunk served under no lock, the global lock taken only to refill or release a chunk). A model, not a measurement: see ',
+        'N simulated CPUs interleaved, each running 200 vmalloc/vfree pairs; every operation holds the locks the kernel takes for it for a cost from the core’s counters (5.2 and 6.1: one global lock; 6.9 and 6.18: the free-tree lock only on a pool miss, per-node locks otherwise; maple-rfc: the same locks around its maple trees, and with the bump overlay on, a per-CPU chunk served under no lock, the global lock taken only to refill or release a chunk). A model, not a measurement: see ',
         // The build copies BENCHMARKS.md next to the page (vite.config.ts).
         h('a', { href: './BENCHMARKS.md', target: '_blank', rel: 'noopener', 'data-testid': 'benchmarks-link' }, 'BENCHMARKS.md'),
         ' for real threads.',
@@ -192,7 +261,7 @@ export class ChartsPanel {
       const sweeps = new Map<string, SweepPoint[]>();
       for (const shape of ['random', 'long_busy']) {
         const pts: SweepPoint[] = [];
-        for (const v of SWEEP_VARIANTS) {
+        for (const v of this.sweepLines) {
           const req = { type: 'sweep' as const, profile: v.profile, shape, lives: SWEEP_LIVES, rounds: 200, ...(v.bump === null ? {} : { bump: v.bump }) };
           pts.push(...parseSweep(await w.call<string>(req)));
         }
@@ -202,7 +271,7 @@ export class ChartsPanel {
       this.drawCost();
       this.drawSearch();
       const cont: VariantPoint[] = [];
-      for (const v of CONTENTION_VARIANTS) {
+      for (const v of this.contentionRows) {
         const req = { type: 'contention' as const, profile: v.profile, cpus: CONTENTION_CPUS, pairs: 200, ...(v.bump === null ? {} : { bump: v.bump }) };
         cont.push(...parseContention(await w.call<string>(req)).map((x) => ({ ...x, variant: v.key })));
       }
@@ -219,13 +288,13 @@ export class ChartsPanel {
   private drawCost(): void {
     if (!this.sweeps) return;
     const m = this.metricSel.value as SweepMetric;
-    const label = SWEEP_METRICS.find(([k]) => k === m)?.[1] ?? m;
+    const label = this.metrics.find(([k]) => k === m)?.[1] ?? m;
     for (const [shape, root] of [
       ['random', this.costRandom],
       ['long_busy', this.costLong],
     ] as const) {
       const pts = this.sweeps.get(shape) ?? [];
-      const series = sweepSeries(pts, SWEEP_VARIANTS, m, shape);
+      const series = markTwins(sweepSeries(pts, this.sweepLines, m, shape), this.sweepLines);
       drawChart(root, {
         title: shape === 'random' ? 'random sizes (1–100 pages)' : 'long_busy_list (100 + 1 pages)',
         subtitle: label,
@@ -236,12 +305,12 @@ export class ChartsPanel {
     }
   }
 
-  /** linux-6.9 against maple-rfc: nodes visited and cache lines per operation (random shape). */
+  /** The vmap-node eras against the bump overlay's: nodes visited and cache lines per operation (random shape). */
   private drawSearch(): void {
     if (!this.sweeps) return;
     const pts = this.sweeps.get('random') ?? [];
-    const variants = SWEEP_VARIANTS.filter((v) => v.profile === 'linux-6.9' || v.profile === 'maple-rfc');
-    const rfc = pts.filter((x) => x.profile === 'maple-rfc');
+    const variants = this.searchRows;
+    const rfc = pts.filter((x) => variants.some((v) => v.bump !== null && v.profile === x.profile));
     const silent = rfc.length > 0 && rfc.every((x) => x.nodesVisited === 0 && x.cacheLines === 0);
     this.root.dataset.mapleCounters = silent ? 'zero' : 'counted';
     this.mapleNote.textContent = silent
@@ -256,7 +325,7 @@ export class ChartsPanel {
         subtitle: 'random sizes (1–100 pages)',
         x: { label: 'live areas (log)', log: true, format: shortNum, ticks: SWEEP_LIVES.split(',').map(Number) },
         y: { label: what, log: true, format: shortNum },
-        series: sweepSeries(pts, variants, m, 'random'),
+        series: markTwins(sweepSeries(pts, variants, m, 'random'), variants),
       });
     }
   }
@@ -270,14 +339,17 @@ export class ChartsPanel {
       subtitle: 'operations per 1000 time units (model)',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: 'ops / 1000 units', format: shortNum },
-      series: contentionSeries(c, 'throughput', ''),
+      series: markTwins(contentionSeries(c, this.contentionRows, 'throughput', ''), this.contentionRows),
     });
     drawChart(this.shares, {
       title: 'the global lock: held (solid) and CPU time waiting (dashed)',
       subtitle: 'taken by 6.9 only on a pool miss, by maple-rfc (bump on) only for a chunk',
       x: { label: 'CPUs (log₂)', log: true, base: 2, ticks: cpus, format: String },
       y: { label: '% of time', domain: [0, 100], format: (v) => `${v}%` },
-      series: [...contentionSeries(c, 'globalLockHold', 'held', 100), ...contentionSeries(c, 'waitShare', 'waiting', 100, true)],
+      series: [
+        ...markTwins(contentionSeries(c, this.contentionRows, 'globalLockHold', 'held', 100), this.contentionRows),
+        ...markTwins(contentionSeries(c, this.contentionRows, 'waitShare', 'waiting', 100, true), this.contentionRows),
+      ],
       height: 320,
     });
   }

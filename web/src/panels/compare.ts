@@ -4,6 +4,7 @@
 // frames holding its last; each with its own narration and its search path in its own tree),
 // each with its own bar and tree, plus a table of the core's work counters for the operation and
 // cumulated, and their time series along the trace.
+import { compareChecked, compareProfiles, defaultProfile, eraOf, type Era } from '../eras';
 import { bytesPerLiveArea, errorMessage, freeNodes, Session, type OpFrames, type State } from '../bridge';
 import { yieldToPage } from '../player/opening';
 import { at, nextFrame, nextOp, prevFrame, prevOp, type Pos } from '../player/timeline';
@@ -15,7 +16,6 @@ import { button, grouped, h, select } from './dom';
 import { columnFrame, frameLabel, frameView, holdNote, lockstepFrames, whyOf } from './lockstep';
 import { MiniViews } from './views';
 
-export const COMPARE_PROFILES = ['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc'];
 /** Operations whose counters and answers one call to the core gathers while a column builds. */
 const SLICE = 2_000;
 type Metric = CounterKey | 'work';
@@ -103,7 +103,15 @@ export class ComparePanel {
   /** Lecture view: lecture mode with this panel in the player's place (for a projector). */
   private readonly lectureButton: HTMLButtonElement;
 
-  constructor(private readonly app: AppApi) {
+  /** The columns offered: every era of the core's registry. */
+  private readonly profiles: string[];
+
+  constructor(
+    private readonly app: AppApi,
+    private readonly eras: readonly Era[],
+  ) {
+    this.profiles = compareProfiles(eras);
+    const checked = compareChecked(eras);
     // Following the main view micro-step by micro-step (the panels' refresh comes per operation).
     app.onFrame?.(() => {
       if (this.visible && this.follow.checked) this.sync();
@@ -115,9 +123,9 @@ export class ComparePanel {
     new MutationObserver(() => {
       if (!document.body.classList.contains('lecture') && document.body.dataset.lectureView === 'compare') this.setLectureView(false);
     }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
-    const boxes = COMPARE_PROFILES.map((p) => {
+    const boxes = this.profiles.map((p) => {
       const c = h('input', { type: 'checkbox', name: 'compare-profile', value: p, 'data-profile': p });
-      c.checked = p === 'linux-5.1' || p === 'linux-5.2';
+      c.checked = checked.includes(p);
       c.addEventListener('change', () => this.rebuild());
       this.checks.set(p, c);
       return h('label', { class: 'wb-check' }, c, h('code', {}, p));
@@ -296,9 +304,9 @@ export class ComparePanel {
     }
     // A build under way for the previous choice stops at its next slice (and frees what it made).
     const token = ++this.builds;
-    const chosen = COMPARE_PROFILES.filter((p) => this.checks.get(p)?.checked);
+    const chosen = this.profiles.filter((p) => this.checks.get(p)?.checked);
     const named = traceProfile(trace);
-    const own = named ?? 'linux-5.2';
+    const own = named ?? defaultProfile(this.eras);
     this.offset = named === null ? 1 : 0;
     this.note.textContent = `The main view's trace (${own}) replayed under ${chosen.length} profile${chosen.length === 1 ? '' : 's'}, its profile line replaced; the same operation in every column.`;
     this.columns = chosen.map((p) => this.built.get(p) ?? this.column(p));
@@ -325,7 +333,9 @@ export class ComparePanel {
     const narration = h('p', { class: 'wb-col-narration', 'data-testid': 'compare-narration', 'aria-live': 'polite' });
     const barRoot = h('div', { class: 'space-bar-root', 'data-widget': `compare-bar-${p}` });
     const treeRoot = h('div', { class: 'free-tree-root wb-tree wb-tree-small', 'data-widget': `compare-tree-${p}` });
-    const style = profileStyle(p);
+    const style = profileStyle(this.eras, p);
+    // An era without a free tree (5.1's list walk) has no tree to draw: a note says why.
+    const listWalk = eraOf(this.eras, p)?.freeTree === false;
     const root = h(
       'section',
       { class: 'wb-compare-col', 'data-profile': p, 'data-testid': 'compare-column' },
@@ -333,16 +343,16 @@ export class ComparePanel {
       status,
       h('div', { class: 'wb-col-step' }, counter, narration),
       barRoot,
-      p === 'linux-5.1'
+      listWalk
         ? h(
             'p',
             { class: 'wb-muted wb-col-note' },
-            'linux-5.1 keeps no free tree: it walks the busy areas (with the free_vmap_cache hint), and the free space is the gaps between them.',
+            `${p} keeps no free tree: it walks the busy areas (with the free_vmap_cache hint), and the free space is the gaps between them.`,
           )
         : null,
       treeRoot,
     );
-    treeRoot.hidden = p === 'linux-5.1';
+    treeRoot.hidden = listWalk;
     return {
       profile: p,
       raw: null,
@@ -378,7 +388,7 @@ export class ComparePanel {
       const cumulative = [zero()];
       const results: string[] = [];
       try {
-        raw = Vmapviz.load(forProfile(trace, col.profile));
+        raw = Vmapviz.load(forProfile(trace, col.profile, eraOf(this.eras, col.profile)?.bumpOverlay === true));
         const session = new Session(raw);
         const len = raw.len();
         for (let a = 0; a < len; a += SLICE) {
@@ -608,7 +618,7 @@ export class ComparePanel {
     const series: Series[] = this.columns
       .filter((c) => c.session)
       .map((c) => {
-        const st = profileStyle(c.profile);
+        const st = profileStyle(this.eras, c.profile);
         const values = cumulative ? c.cumulative.slice(1) : c.perOp;
         const n = values.length;
         // Keep at most ~600 points: a long trace is drawn from every k-th operation.

@@ -2,6 +2,7 @@
 // the import report, and export (trace text, JSON, a compressed permalink, the views as SVG and
 // PNG). Imports are all or nothing: the worker imports and replays first, and only a trace that
 // replays is handed to the app, so a bad line leaves the page as it was.
+import { importProfiles, type Era } from '../eras';
 import { trace_to_json } from '../pkg-workbench/vmapviz_wasm.js';
 import { isBundlePart, type Source } from '../workers/protocol';
 import { parseReport, type ImportReport } from './api';
@@ -22,6 +23,8 @@ export interface ImportExportOptions {
   app: AppApi;
   /** Import and open (in a worker); rejects with the error message. `t0`: when the user acted. */
   open: (source: Source, what: string, t0?: number) => Promise<ImportOutcome>;
+  /** The core's eras (its registry): the profile choice. */
+  eras: readonly Era[];
 }
 
 const FORMATS: [string, string][] = [
@@ -32,14 +35,6 @@ const FORMATS: [string, string][] = [
   ['vmallocinfo', '/proc/vmallocinfo'],
 ];
 
-const PROFILES: [string, string][] = [
-  ['', 'as the input says'],
-  ['linux-5.1', 'linux-5.1'],
-  ['linux-5.2', 'linux-5.2'],
-  ['linux-6.1', 'linux-6.1'],
-  ['linux-6.9', 'linux-6.9'],
-  ['linux-6.18', 'linux-6.18'],
-];
 
 export class ImportExportPanel {
   readonly root: HTMLElement;
@@ -60,7 +55,7 @@ export class ImportExportPanel {
   constructor(private readonly opts: ImportExportOptions) {
     this.format = select('format', FORMATS, 'auto');
     this.format.setAttribute('aria-label', 'Input format');
-    this.profile = select('import-profile', PROFILES, '');
+    this.profile = select('import-profile', importProfiles(opts.eras), '');
     this.profile.setAttribute('aria-label', 'Profile for the import');
     this.file = h('input', { type: 'file', multiple: true, class: 'wb-file', 'data-testid': 'import-file', 'aria-label': 'Import a file, or the files of a capture bundle' });
     this.file.addEventListener('change', () => {

@@ -20,7 +20,8 @@ import { NodesPanel, touchesPools } from './nodes';
 import { StatusStrip } from './statusStrip';
 import { StructPanel } from './structPanel';
 import { WorkloadsPanel } from './workloads';
-import init, { Loader } from '../pkg-workbench/vmapviz_wasm.js';
+import { eraOf, parseEras } from '../eras';
+import init, { eras as coreEras, Loader } from '../pkg-workbench/vmapviz_wasm.js';
 import { Session } from '../bridge';
 import { coreFor } from '../wasm';
 import type { Handover } from './stub';
@@ -143,6 +144,8 @@ let core: Promise<unknown> | null = null;
 export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: Handover): Promise<Workbench> {
   core ??= init();
   await core;
+  // Every list of profiles, and each test of what an era has, reads the core's registry.
+  const eras = parseEras(coreEras());
   let host = appRoot.querySelector<HTMLElement>('[data-widget="workbench"]');
   if (!host) {
     host = h('section', { class: 'panel workbench', 'data-widget': 'workbench' });
@@ -160,7 +163,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     return compute;
   };
   const job = new JobBar();
-  const strip = new StatusStrip(mirror);
+  const strip = new StatusStrip(mirror, eras);
 
   let busy = false;
   /** The app's session version when the navigator opened its trace: the trace shown until the app's changes. */
@@ -266,11 +269,11 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
       return (await open({ kind: 'workload', name: req.name, params: req.params ?? '{}' }, req.name, performance.now(), 0)).summary;
     },
   });
-  const io = new ImportExportPanel({ app, open });
-  const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, s.step) });
-  const compare = new ComparePanel(app);
-  const charts = new ChartsPanel(computeWorker);
-  const structs = new StructPanel(app);
+  const io = new ImportExportPanel({ app, open, eras });
+  const nodes = new NodesPanel({ openScenario: (s) => app.loadTrace(s.trace, s.step), eras });
+  const compare = new ComparePanel(app, eras);
+  const charts = new ChartsPanel(computeWorker, eras);
+  const structs = new StructPanel(app, eras);
   // The fragmentation instrument: its own chunk, loaded when its tab opens or callers arrive.
   const fragHost = h('div', { class: 'frag-host', 'data-widget': 'fragmentation-host' });
   let fragPanel: FragPanel | null = null;
@@ -369,7 +372,7 @@ export async function mountWorkbench(app: AppApi, appRoot: HTMLElement, hand?: H
     shown = key;
     strip.render(state);
     if (current === 'nodes') {
-      const last = state?.profile === 'linux-6.9' ? mirror.lastFrames(touchesPools) : null;
+      const last = eraOf(eras, state?.profile)?.vmapNodes ? mirror.lastFrames(touchesPools) : null;
       nodes.render(state ? { state, last: last?.frames ?? null, lastAgo: last?.ago } : null);
     }
     if (current === 'compare') compare.refresh();

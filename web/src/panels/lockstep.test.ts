@@ -44,7 +44,7 @@ describe('lock-step frames', () => {
 });
 
 function lastOp(profile: string): { of: OpFrames; s: Session } {
-  const s = new Session(Vmapviz.load(forProfile(holesTrace(), profile)));
+  const s = new Session(Vmapviz.load(forProfile(holesTrace(), profile, profile === 'maple-rfc')));
   const of = s.frames(s.length - 1);
   if (!of) throw new Error('no frames');
   return { of, s };
@@ -119,7 +119,7 @@ describe('why an answer differs, from the column\'s own events', () => {
   it('maple-rfc: the search padded to size + align − 1 (S2); linux-6.9 names no cause', () => {
     const rfc = events(S2, 6);
     expect(whyOf(rfc)).toEqual(['searched for size + align − 1 = 0x15fff (align 0x10000 > PAGE_SIZE): a shorter hole is passed over even where an aligned fit exists']);
-    expect(whyOf(events(forProfile(S2, 'linux-6.9'), 6))).toEqual([]);
+    expect(whyOf(events(forProfile(S2, 'linux-6.9', false), 6))).toEqual([]);
     // A one-page request is not padded: nothing to say.
     expect(whyOf(events(S2, 2))).toEqual([]);
   });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { bytesPerLiveArea, parseStateValue } from '../bridge';
 import { counterKeys, counterLabel, differingSteps, opResult, forProfile, parseCounters } from './api';
 import { bytesText, layout, memoryRows, VMAP_AREA_69, VMAP_AREA_RFC } from './structPanel';
-import { SWEEP_VARIANTS, sweepSeries, variantPoints } from './chartsPanel';
+import { coreEras } from '../erasNode';
+import { sweepSeries, sweepVariants, variantPoints } from './chartsPanel';
 
 describe('struct vmap_area', () => {
   it('is 72 bytes in linux-6.9 and 48 in maple-rfc, field by field', () => {
@@ -41,11 +42,11 @@ describe('struct vmap_area', () => {
 describe('forProfile', () => {
   const t = 'profile maple-rfc\nbump off\nearly 0x3000 0x1000 0x1 0x2\nalloc 0x2000 0x1 0x1 0x9\n# bump on\n  bump on\n';
   it('keeps a maple-rfc trace as it is under maple-rfc', () => {
-    expect(forProfile(t, 'maple-rfc')).toBe(t);
+    expect(forProfile(t, 'maple-rfc', true)).toBe(t);
   });
   it('turns maple-rfc lines into their equivalents at the same index under another profile', () => {
-    expect(forProfile(t, 'linux-6.9')).toBe('profile linux-6.9\ndump\nalloc 0x3000 0x1000 0x1 0x2\nalloc 0x2000 0x1 0x1 0x9\n# bump on\n  dump\n');
-    expect(forProfile('alloc 0x2000 0x1 0x1 0x9', 'linux-5.2')).toBe('profile linux-5.2\nalloc 0x2000 0x1 0x1 0x9');
+    expect(forProfile(t, 'linux-6.9', false)).toBe('profile linux-6.9\ndump\nalloc 0x3000 0x1000 0x1 0x2\nalloc 0x2000 0x1 0x1 0x9\n# bump on\n  dump\n');
+    expect(forProfile('alloc 0x2000 0x1 0x1 0x9', 'linux-5.2', false)).toBe('profile linux-5.2\nalloc 0x2000 0x1 0x1 0x9');
   });
 });
 
@@ -121,7 +122,8 @@ describe('the sweep with maple-rfc', () => {
   const pts = [pt('linux-6.9', null, 100, 9), pt('maple-rfc', false, 100, 3), pt('maple-rfc', true, 100, 0), pt('linux-6.9', null, 1000, 12)];
 
   it('has maple-rfc twice, the overlay off and on, and picks each one its points', () => {
-    expect(SWEEP_VARIANTS.map((v) => v.key)).toEqual(['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'maple-rfc-bump-off', 'maple-rfc-bump-on']);
+    const SWEEP_VARIANTS = sweepVariants(coreEras());
+    expect(SWEEP_VARIANTS.map((v) => v.key)).toEqual(['linux-5.1', 'linux-5.2', 'linux-6.1', 'linux-6.9', 'linux-6.18', 'maple-rfc-bump-off', 'maple-rfc-bump-on']);
     const off = SWEEP_VARIANTS.find((v) => v.key === 'maple-rfc-bump-off')!;
     const six = SWEEP_VARIANTS.find((v) => v.key === 'linux-6.9')!;
     expect(variantPoints(pts, off).map((p) => p.nodesVisited)).toEqual([3]);
@@ -129,7 +131,8 @@ describe('the sweep with maple-rfc', () => {
   });
 
   it('draws a zero on the floor of the log axis and says which overlay a point had', () => {
-    const s = sweepSeries(pts, SWEEP_VARIANTS.slice(3), 'nodesVisited', 'random');
+    const keys = ['linux-6.9', 'maple-rfc-bump-off', 'maple-rfc-bump-on'];
+    const s = sweepSeries(pts, sweepVariants(coreEras()).filter((v) => keys.includes(v.key)), 'nodesVisited', 'random');
     expect(s.map((x) => x.points.length)).toEqual([2, 1, 1]);
     expect(s[2].points[0]).toMatchObject({ x: 100, y: 0.1, data: { profile: 'maple-rfc', bump: 'on', value: 0 } });
     expect(s[1].points[0].data).toMatchObject({ bump: 'off', value: 3 });

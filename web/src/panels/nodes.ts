@@ -3,6 +3,7 @@
 // core reports them; pooled areas by their pool's node), each node's
 // non-empty pools with their entries in order, and what the last operation did to the pools.
 import { select } from 'd3';
+import { eraOf, type Era } from '../eras';
 import { freeNodes, type FreeNode, type OpFrames, type State, type StepEvent } from '../bridge';
 import { hex, range, size } from '../format';
 import { placeSegments, segments, type PlacedSegment } from '../layout/space';
@@ -12,6 +13,11 @@ import { NODE_SCENARIOS, type Scenario } from './scenarios';
 /** Node colours, distinguishable for the common colour-vision deficiencies; labels carry the number too. */
 const NODE_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#7f7f7f'];
 
+/** `a`, `a and b`, `a, b and c`. */
+function list(names: string[]): string {
+  return names.length < 2 ? (names[0] ?? 'no profile') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 export function nodeColor(n: number): string {
   return NODE_COLORS[n % NODE_COLORS.length];
 }
@@ -19,6 +25,8 @@ export function nodeColor(n: number): string {
 export interface NodesOptions {
   /** Open one of the 6.9 scenarios in the app. */
   openScenario: (s: Scenario) => void;
+  /** The core's eras: the panel draws a state of an era with vmap nodes. */
+  eras: readonly Era[];
 }
 
 export interface NodeInputs {
@@ -45,11 +53,14 @@ export class NodesPanel {
   private readonly event: HTMLElement;
   private last: NodeInputs | null = null;
 
+  private readonly eras: readonly Era[];
+
   constructor(opts: NodesOptions) {
+    this.eras = opts.eras;
     this.intro = h(
       'div',
       { class: 'wb-empty', 'data-testid': 'nodes-intro' },
-      h('p', {}, 'Per-CPU vmap nodes and their pools exist in the linux-6.9 profile. Open one of its scenarios:'),
+      h('p', {}, `Per-CPU vmap nodes and their pools exist in ${list(opts.eras.filter((e) => e.vmapNodes).map((e) => e.name))}. Open one of the linux-6.9 scenarios:`),
       h(
         'div',
         { class: 'wb-row' },
@@ -88,7 +99,7 @@ export class NodesPanel {
   }
 
   render(inp: NodeInputs | null): void {
-    const nodes = inp?.state.profile === 'linux-6.9';
+    const nodes = eraOf(this.eras, inp?.state.profile)?.vmapNodes === true;
     this.intro.hidden = nodes;
     this.body.hidden = !nodes;
     this.root.dataset.profile = inp?.state.profile ?? '';

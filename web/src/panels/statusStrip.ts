@@ -2,6 +2,7 @@
 // lazy_max_pages(), the purge threshold), the CPU count that sets lazy_max_pages(), the current
 // CPU (a `cpu N` line), and a purge / reclaim by hand. Each control appends a trace line.
 import type { State } from '../bridge';
+import { eraOf, type Era } from '../eras';
 import type { Mirror } from './context';
 import { button, grouped, h } from './dom';
 
@@ -19,7 +20,10 @@ export class StatusStrip {
   private readonly error: HTMLElement;
   private readonly nodesNote: HTMLElement;
 
-  constructor(private readonly mirror: Mirror) {
+  constructor(
+    private readonly mirror: Mirror,
+    private readonly eras: readonly Era[],
+  ) {
     this.fill = h('div', { class: 'wb-gauge-fill' });
     this.gauge = h(
       'div',
@@ -64,7 +68,7 @@ export class StatusStrip {
 
     const purge = button('Purge', 'purge', 'Append `purge`: free the lazy areas now');
     purge.addEventListener('click', () => this.run('purge'));
-    this.reclaim = button('Reclaim', 'reclaim', 'Append `reclaim` (linux-6.9): a purge with full decay of the pools');
+    this.reclaim = button('Reclaim', 'reclaim', 'Append `reclaim` (the eras with vmap nodes): a purge with full decay of the pools');
     this.reclaim.addEventListener('click', () => this.run('reclaim'));
 
     this.error = h('p', { class: 'wb-error', role: 'alert', 'data-testid': 'strip-error' });
@@ -122,8 +126,8 @@ export class StatusStrip {
     this.gaugeText.textContent = `${grouped(state.lazyNr)} of ${grouped(state.lazyMax)} pages (${pct.toFixed(pct > 0 && pct < 1 ? 2 : 0)} %) · purge when a vfree goes past ${grouped(state.lazyMax)} = fls(${state.cpus}) × 8192`;
 
     if (document.activeElement !== this.cpusInput) this.cpusInput.value = String(state.cpus);
-    this.nodesNote.textContent =
-      state.profile === 'linux-6.9'
+    const nodes = eraOf(this.eras, state.profile)?.vmapNodes === true;
+    this.nodesNote.textContent = nodes
         ? `${state.nrNodes} vmap node${state.nrNodes === 1 ? '' : 's'} (fixed at init from the CPU count then)`
         : `lazy_max_pages() grows with fls(CPUs)`;
     this.cpuNow.textContent = `${state.cpu} of ${state.cpus}`;
@@ -149,6 +153,6 @@ export class StatusStrip {
       b.setAttribute('aria-pressed', String(on));
     }
     this.cpuSelect.value = String(state.cpu);
-    this.reclaim.hidden = state.profile !== 'linux-6.9';
+    this.reclaim.hidden = !nodes;
   }
 }

@@ -6,6 +6,7 @@
 // computes (core/src/memory.rs, the figure vmap-bench prints). The current trace is replayed
 // under the other design too, so both columns describe the same operations.
 import { bytesPerLiveArea, errorMessage, Session, type IndexMemory } from '../bridge';
+import { defaultProfile, eraOf, type Era } from '../eras';
 import { Vmapviz } from '../pkg-workbench/vmapviz_wasm.js';
 import { forProfile, traceProfile } from './api';
 import type { AppApi } from './context';
@@ -103,7 +104,10 @@ export class StructPanel {
   /** The other design's replay of the app's trace (the trace text it was loaded from). */
   private other: { trace: string; profile: string; session: Session | null; raw: Vmapviz | null; error: string | null; offset: number } | null = null;
 
-  constructor(private readonly app: AppApi) {
+  constructor(
+    private readonly app: AppApi,
+    private readonly eras: readonly Era[],
+  ) {
     this.table = h('table', { class: 'wb-table wb-struct-memory', 'data-testid': 'struct-memory' });
     this.summary = h('p', { class: 'wb-struct-summary', 'data-testid': 'struct-summary' });
     this.note = h('p', { class: 'wb-muted' });
@@ -188,7 +192,7 @@ export class StructPanel {
   render(memory: IndexMemory | null | undefined, profile: string | null): void {
     const trace = this.app.currentTrace();
     const step = this.app.currentStep();
-    const own: Column = { profile: profile ?? 'linux-5.2', memory: memory ?? null, error: memory ? null : 'no vmalloc state' };
+    const own: Column = { profile: profile ?? defaultProfile(this.eras), memory: memory ?? null, error: memory ? null : 'no vmalloc state' };
     const otherProfile = own.profile === 'maple-rfc' ? 'linux-6.9' : 'maple-rfc';
     const other = this.otherColumn(trace, otherProfile, step);
     const cols = own.profile === 'maple-rfc' ? [other, own] : [own, other];
@@ -203,7 +207,7 @@ export class StructPanel {
       const named = traceProfile(trace);
       const o = { trace, profile, session: null as Session | null, raw: null as Vmapviz | null, error: null as string | null, offset: named === null ? 1 : 0 };
       try {
-        o.raw = Vmapviz.load(forProfile(trace, profile));
+        o.raw = Vmapviz.load(forProfile(trace, profile, eraOf(this.eras, profile)?.bumpOverlay === true));
         o.session = new Session(o.raw);
       } catch (e) {
         o.error = errorMessage(e);

@@ -1,10 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { State, StepEvent } from '../bridge';
-import { eraModel } from './eraPanel';
+import type { Era } from '../eras';
+import { eraModel as model } from './eraPanel';
 
 const area = (id: number, start: number, pages: number, node = 0) => ({ id, vaStart: BigInt(start), vaEnd: BigInt(start + pages * 0x1000), node, lazy: false });
 const state = (s: Partial<State>): State => ({ profile: 'linux-5.1', busy: [], lazy: [], pools: [], nrNodes: 1, ...s }) as unknown as State;
 const ev = (kind: string, f: Record<string, unknown> = {}) => ({ kind, ...f }) as StepEvent;
+
+/** Two eras, as a registry would say them: a list walk, and one with vmap nodes. */
+const era = (name: string, f: Partial<Era>): Era => ({
+  name,
+  firstRelease: null,
+  isDefault: false,
+  freeTree: true,
+  lazyInBusy: false,
+  vmapNodes: false,
+  perCpu: false,
+  bumpOverlay: false,
+  bugOnBadRequest: false,
+  moduleTests: 0,
+  ...f,
+});
+const ERAS = [era('linux-5.1', { freeTree: false, lazyInBusy: true }), era('linux-5.2', {}), era('linux-6.9', { vmapNodes: true, perCpu: true })];
+const eraModel = (s: State, events: readonly StepEvent[], eras: readonly Era[] = ERAS) => model(s, events, eras);
 
 describe('eraModel', () => {
   it('5.1: the cache and the cursor are the ones the events name, the list in the state\'s order', () => {
@@ -61,5 +79,9 @@ describe('eraModel', () => {
 
   it('other eras have no era panel', () => {
     expect(eraModel(state({ profile: 'linux-5.2' }), [])).toBe(null);
+    // What an era has is the registry's word, not its name's.
+    expect(eraModel(state({ profile: 'linux-5.1' }), [], [era('linux-5.1', {})])).toBe(null);
+    expect(eraModel(state({ profile: 'linux-9.9', nrNodes: 1 }), [], [...ERAS, era('linux-9.9', { vmapNodes: true })])?.kind).toBe('nodes');
+    expect(eraModel(state({ profile: 'maple-tree' }), [])).toBe(null);
   });
 });

@@ -1,11 +1,13 @@
-// Each era's own structures, for lecture mode: linux-5.1's busy list with the search's
-// `free_vmap_cache` and the walk's cursor (5.1 has no free tree), and linux-6.9's vmap nodes
-// with their pools by size and their lazy lists. Only what the core reports: the state's busy,
+// Each era's own structures, for lecture mode: the list walk's busy list (an era without a free
+// tree: linux-5.1) with the search's `free_vmap_cache` and the walk's cursor, and the vmap nodes
+// (an era with them: linux-6.9 on) with their pools by size and their lazy lists; which era has
+// which is the core's registry's word (web/src/eras.ts). Only what the core reports: the state's busy,
 // lazy and pooled areas after the micro-step shown, and the operation's events up to it (the
 // cache and the cursor are the ones its `cache_use`, `cache_reset`, `walk_tree` and
 // `walk_area` events name; the core's state does not carry `free_vmap_cache`).
 import './eraPanel.css';
 import type { State, StepEvent } from '../bridge';
+import { eraOf, type Era } from '../eras';
 import { el } from './common';
 
 // Kept apart from ../format (a shared chunk of its own would cost the first open a request).
@@ -42,8 +44,9 @@ const num = (v: unknown): number => Number(v);
 const big = (v: unknown): bigint => BigInt(String(v));
 
 /** What the era view shows for this state and these events (the operation's, up to the micro-step shown). */
-export function eraModel(state: State, events: readonly StepEvent[]): EraModel | null {
-  if (state.profile === 'linux-5.1') {
+export function eraModel(state: State, events: readonly StepEvent[], eras: readonly Era[]): EraModel | null {
+  const era = eraOf(eras, state.profile);
+  if (era?.freeTree === false) {
     let cache: ListModel['cache'] = null;
     let walk: ListModel['walk'] = null;
     for (const e of events) {
@@ -61,7 +64,7 @@ export function eraModel(state: State, events: readonly StepEvent[]): EraModel |
       walk,
     };
   }
-  if (state.profile === 'linux-6.9') {
+  if (era?.vmapNodes) {
     const last = events.length ? events[events.length - 1] : null;
     const hotNode = last && 'node' in last && typeof last.node === 'number' && last.kind !== 'busy_overlap_missed' ? last.node : null;
     const hotPool = last && 'pool' in last && typeof last.pool === 'number' ? last.pool : null;
@@ -98,7 +101,10 @@ function sizes(list: bigint[]): string {
 export class EraPanel {
   readonly root: HTMLElement;
 
-  constructor(before: Element) {
+  constructor(
+    before: Element,
+    private readonly eras: readonly Era[],
+  ) {
     this.root = el('section', 'era-panel');
     this.root.dataset.widget = 'era';
     this.root.hidden = true;
@@ -107,7 +113,7 @@ export class EraPanel {
 
   /** Draw for this state and events (`on`: lecture mode); returns what it shows. */
   render(state: State, events: readonly StepEvent[], on: boolean): EraKind | null {
-    const m = on ? eraModel(state, events) : null;
+    const m = on ? eraModel(state, events, this.eras) : null;
     this.root.hidden = m === null;
     if (!m) {
       delete this.root.dataset.era;
@@ -115,7 +121,7 @@ export class EraPanel {
       return null;
     }
     this.root.dataset.era = m.kind;
-    this.root.setAttribute('aria-label', m.kind === 'list' ? 'Busy list (linux-5.1)' : 'vmap nodes (linux-6.9)');
+    this.root.setAttribute('aria-label', `${m.kind === 'list' ? 'Busy list' : 'vmap nodes'} (${state.profile})`);
     this.root.replaceChildren(...(m.kind === 'list' ? this.list(m) : this.nodes(m)));
     return m.kind;
   }

@@ -11,12 +11,15 @@ import {
   select,
   symbol,
   symbolCircle,
+  symbolCross,
   symbolDiamond,
   symbolSquare,
+  symbolStar,
   symbolTriangle,
   symbolWye,
   type ScaleContinuousNumeric,
 } from 'd3';
+import type { Era } from '../../eras';
 
 export interface Point {
   x: number;
@@ -36,6 +39,8 @@ export interface Series {
   points: Point[];
   /** Draw a symbol at each point (else only the line; the points stay as invisible hooks). */
   marks?: boolean;
+  /** Draw beneath the other series (the legend keeps the given order). */
+  beneath?: boolean;
 }
 
 export interface Axis {
@@ -60,7 +65,7 @@ export interface ChartSpec {
   height?: number;
 }
 
-const SYMBOLS = [symbolCircle, symbolSquare, symbolTriangle, symbolDiamond, symbolWye];
+const SYMBOLS = [symbolCircle, symbolSquare, symbolTriangle, symbolDiamond, symbolWye, symbolStar, symbolCross];
 const M = { top: 42, right: 18, bottom: 44, left: 62 };
 const LEGEND_ROW = 18;
 
@@ -205,7 +210,7 @@ export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
     .y((p) => y(p.y));
   const series = g
     .selectAll<SVGGElement, Series>('g.wb-series')
-    .data(spec.series, (s) => s.key)
+    .data([...spec.series.filter((s) => s.beneath), ...spec.series.filter((s) => !s.beneath)], (s) => s.key)
     .join('g')
     .attr('class', 'wb-series')
     .attr('data-series', (s) => s.key);
@@ -256,17 +261,17 @@ export function drawChart(root: HTMLElement, spec: ChartSpec): SVGSVGElement {
   return svg.node() as SVGSVGElement;
 }
 
-/** Okabe–Ito colours and a symbol for each profile (the same in every chart). */
-export const PROFILE_STYLE: Record<string, { color: string; symbol: number }> = {
-  'linux-5.1': { color: '#d55e00', symbol: 1 },
-  'linux-5.2': { color: '#0072b2', symbol: 0 },
-  'linux-6.1': { color: '#009e73', symbol: 3 },
-  'linux-6.9': { color: '#cc79a7', symbol: 2 },
-  'maple-rfc': { color: '#56b4e9', symbol: 4 },
-};
+/**
+ * A colour (Okabe–Ito, then black) and a symbol for each era by its place in the core's registry
+ * (the same in every chart): an era the core adds gets the next pair.
+ */
+const ERA_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000'];
+const ERA_SYMBOLS = [1, 0, 3, 2, 5, 4, 6];
 
-export function profileStyle(p: string): { color: string; symbol: number } {
-  return PROFILE_STYLE[p] ?? { color: '#555', symbol: 4 };
+export function profileStyle(eras: readonly Era[], p: string): { color: string; symbol: number } {
+  const i = eras.findIndex((e) => e.name === p);
+  if (i < 0) return { color: '#555', symbol: 4 };
+  return { color: ERA_COLORS[i % ERA_COLORS.length], symbol: ERA_SYMBOLS[i % ERA_SYMBOLS.length] };
 }
 
 /** 1000 → 1k, 10000 → 10k, 1e6 → 1M. */
