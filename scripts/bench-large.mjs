@@ -115,7 +115,7 @@ node scripts/bench-large.mjs --write     # builds, serves dist/ with vite previe
 \`\`\`
 
 The workbench replays a trace of more than 20,000 operations in a Web Worker (its own wasm instance, events off,
-\`Loader.step\` in chunks of 25,000 operations with a progress message after each), keeps the session there and asks
+\`Loader.advance\` in chunks of 25,000 operations with a progress message after each), keeps the session there and asks
 it for the state at any step; the main thread only draws. Times are measured by the page (\`performance.now()\`
 from the click, or from the drop of the file, to the navigator drawing the last step), median of ${RUNS} fresh pages;
 "reading" is the worker's parse of the text (or the generation of the workload), "replay" its replay loop; the

@@ -1,7 +1,8 @@
 // The page's wasm: the four perf traces of ../shared/perf replayed in Node through the
 // workbench facade's `Loader` (web/src/pkg-workbench, built by `node scripts/wasm.mjs`), as
-// the page's worker replays a large trace: the parse (the constructor) is not timed, the
-// replay is `step(total)` (output recorded, checkpoints taken, events off).
+// the page's worker replays a large trace: the parse (`Loader.parse`) is not timed, the replay
+// is `advance(total)` (output recorded, checkpoints taken, events off). A build from before
+// `Loader.parse` (the constructor parsed, `step(n)` replayed) is timed the same way.
 //
 //   node scripts/bench-wasm-perf.mjs [--runs N] [--traces "fixed_s44 mixed_s42"] [--pkg DIR]
 //
@@ -30,12 +31,14 @@ for (const t of TRACES) {
   const timed = text.split('\n').filter((l) => /^(alloc|free|vfree|purge)\b/.test(l)).length;
   let best = Infinity;
   for (let r = 0; r < RUNS; r++) {
-    const loader = new m.Loader(text);
+    const loader = m.Loader.parse ? m.Loader.parse(text) : new m.Loader(text);
     const t0 = process.hrtime.bigint();
-    loader.step(loader.total());
+    if (loader.advance) loader.advance(loader.total());
+    else loader.step(loader.total());
     const ns = Number(process.hrtime.bigint() - t0);
     const s = loader.finish();
     s.free();
+    if (loader.advance) loader.free();
     best = Math.min(best, ns / timed);
   }
   console.log(`${t.padEnd(16)} ops=${timed} wasm_ns_per_op=${best.toFixed(1)} (best of ${RUNS})`);

@@ -818,6 +818,9 @@ impl SessionBuilder {
         if self.session.is_none() {
             for _ in 0..n {
                 if self.pos >= self.text.len() {
+                    // The lines hold what the replay needs: the text (up to 64 MiB) goes.
+                    self.text = String::new();
+                    self.pos = 0;
                     let every = Session::spacing_for(self.lines.len());
                     self.session = Some(Session::with_checkpoint_every(Profile::default(), every));
                     return Ok(self.status());

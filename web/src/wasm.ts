@@ -1,5 +1,5 @@
 // Loads the WebAssembly core once and opens sessions on it.
-import init, { MapleView, Opener, Vmapviz, debugTrap, eras, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
+import init, { Loader, MapleView, Vmapviz, debugTrap, eras, isMapleTrace, version } from './pkg/vmapviz_wasm.js';
 
 export { debugTrap };
 import { Session } from './bridge';
@@ -78,7 +78,7 @@ export function beginTrace(text: string): Slices {
       free: () => s?.dispose(),
     };
   }
-  const op = isCaptureTrace(text) ? new (captureCore().Opener)(text) : new Opener(text);
+  const op = isCaptureTrace(text) ? new (captureCore().Loader)(text) : new Loader(text);
   return {
     advance: (n) => op.advance(n),
     finish: () => {

@@ -153,7 +153,6 @@ pub struct MapleRfc {
     pub(crate) cpus: u32,
     pub(crate) cpu: u32,
     pub(crate) zone_size: u64,
-    pub(crate) space: (u64, u64),
     initialized: bool,
     /// The perf-mode switch has run (seeding done).
     pub(crate) perf_mode: bool,
@@ -415,7 +414,6 @@ impl MapleRfc {
             cpus: 1,
             cpu: 0,
             zone_size: 1,
-            space: (1, ULONG_MAX),
             initialized: false,
             perf_mode: false,
             bump_on: true,
@@ -468,7 +466,6 @@ impl MapleRfc {
         self.nodes = (0..nr).map(|_| RfcNode { busy: MapleTree::new(false), ..Default::default() }).collect();
         self.zone_size = if nr > 1 { 16 * PAGE_SIZE } else { 1 };
         self.bump_cur = vec![None; cpus as usize];
-        self.space = (start, end);
         let id = self.new_block();
         // Cannot fail: start <= end - 1.
         let _ = self.free_mt.store_range(start, end - 1, Some(MapleEntry::Value(id)));

@@ -21,6 +21,33 @@ fn read(dir: &Path, name: &str) -> String {
     part_text(&p.display().to_string(), &std::fs::read(&p).unwrap()).unwrap()
 }
 
+/// A bundle's parts as text (`uname.txt` is optional).
+struct Parts {
+    before: String,
+    trace: String,
+    after: String,
+    cpus: String,
+    uname: Option<String>,
+}
+
+/// `dir`'s parts, and a 6.18 stream started on its before, cpus and uname files, with `margin`
+/// if given (else the stream's own); no event fed yet.
+fn open(dir: &str, margin: Option<usize>) -> (Parts, StreamReplay) {
+    let d = data(dir);
+    let p = Parts {
+        before: read(&d, "vmallocinfo.before"),
+        trace: read(&d, "trace.txt"),
+        after: read(&d, "vmallocinfo.after"),
+        cpus: read(&d, "cpus.txt"),
+        uname: std::fs::read_to_string(d.join("uname.txt")).ok(),
+    };
+    let mut s = StreamReplay::new(&p.before, &p.cpus, p.uname.as_deref(), Profile::Linux618).unwrap();
+    if let Some(m) = margin {
+        s.set_margin(m);
+    }
+    (p, s)
+}
+
 /// The report as JSON, without the number of replays (a carried replay starts over less often).
 fn report_json(r: &CaptureReport) -> serde_json::Value {
     let mut v = serde_json::to_value(r).unwrap();
@@ -36,13 +63,8 @@ fn prefix(lines: &[&str], k: usize) -> String {
 /// Feed `dir`'s trace to a stream in pieces ending at `cuts`, and at each compare with
 /// `replay_capture` of the trace up to there; at the end with the after file too.
 fn follow(dir: &str, margin: usize, cuts: &[usize]) {
-    let d = data(dir);
-    let (before, trace, after, cpus) =
-        (read(&d, "vmallocinfo.before"), read(&d, "trace.txt"), read(&d, "vmallocinfo.after"), read(&d, "cpus.txt"));
-    let uname = std::fs::read_to_string(d.join("uname.txt")).ok();
+    let (Parts { before, trace, after, cpus, uname }, mut s) = open(dir, Some(margin));
     let lines: Vec<&str> = trace.lines().collect();
-    let mut s = StreamReplay::new(&before, &cpus, uname.as_deref(), Profile::Linux618).unwrap();
-    s.set_margin(margin);
     let mut at = 0;
     let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(lines.len())).collect();
     cuts.push(lines.len());
@@ -122,15 +144,8 @@ fn no_event_yet_is_the_bundle_error() {
 /// Every round's result, digested: the trace's text and the report line, FNV-1a, round after
 /// round, and how many rounds and operations there were.
 fn rounds_digest(dir: &str, margin: Option<usize>, piece: usize) -> (u64, usize, usize) {
-    let d = data(dir);
-    let (before, trace, after, cpus) =
-        (read(&d, "vmallocinfo.before"), read(&d, "trace.txt"), read(&d, "vmallocinfo.after"), read(&d, "cpus.txt"));
-    let uname = std::fs::read_to_string(d.join("uname.txt")).ok();
+    let (Parts { trace, after, .. }, mut s) = open(dir, margin);
     let lines: Vec<&str> = trace.lines().collect();
-    let mut s = StreamReplay::new(&before, &cpus, uname.as_deref(), Profile::Linux618).unwrap();
-    if let Some(m) = margin {
-        s.set_margin(m);
-    }
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let (mut rounds, mut ops_seen) = (0, 0);
     let chunks: Vec<&[&str]> = lines.chunks(piece).collect();

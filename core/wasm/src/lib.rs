@@ -65,42 +65,79 @@ pub(crate) fn opt_profile(name: &str) -> Result<Option<Profile>, JsError> {
     }
 }
 
-/// A trace being opened a slice at a time (the page's main thread keeps its frame budget):
-/// `advance(n)` until it reports done, then `finish()`.
+/// A trace opened a step at a time into a session, so that no caller waits long (the page's
+/// main thread keeps its frame budget, the workbench's worker posts progress): a text is
+/// parsed a slice of lines at a time (all or nothing: the first bad line wins), then its
+/// operations are replayed. The workbench's build also starts from operations in hand
+/// (`Loader.workload`, `Loader.capture`, `Loader.from_bytes`: no parse) or from a text parsed
+/// at once (`Loader.parse`).
+///
+/// ```text
+///   new(text) -> advance(n) ... advance(n) ... -> [2, ops, ops] -> finish()
+///                [0, bytes, len]  [1, done, ops]
+/// ```
 #[wasm_bindgen]
-pub struct Opener {
+pub struct Loader {
+    /// `None` once finished, or after an error (nothing is kept).
     b: Option<SessionBuilder>,
+    /// A capture's comparison with its kernel, for `Loader.report`.
+    #[cfg(feature = "workbench")]
+    report: Option<String>,
 }
 
 #[wasm_bindgen]
-impl Opener {
+impl Loader {
+    /// A text to parse and replay by `advance`; throws only on a text over the size limit.
     #[wasm_bindgen(constructor)]
-    pub fn new(text: String) -> Result<Opener, JsError> {
-        SessionBuilder::new(text).map(|b| Opener { b: Some(b) }).map_err(|e| JsError::new(&e.to_string()))
+    pub fn new(text: String) -> Result<Loader, JsError> {
+        SessionBuilder::new(text).map(Loader::of).map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// Work through at most `n` lines; returns `[phase, done, total]` with phase 0 parsing
-    /// (bytes), 1 replaying (operations), 2 done. Throws `line N: ...` (nothing is kept).
+    /// Work through at most `n` lines (at least one): returns `[phase, done, total]`, phase 0
+    /// parsing (bytes of the text), 1 replaying (operations), 2 done (`[2, ops, ops]`). A
+    /// call that finishes the parse replays nothing. Throws `line N: ...` on a bad line or an
+    /// operation the kernel would crash on, and keeps nothing.
     pub fn advance(&mut self, n: usize) -> Result<Vec<f64>, JsError> {
-        let b = self.b.as_mut().ok_or_else(|| JsError::new("the trace was already opened"))?;
-        let st = b.advance(n).map_err(|e| {
-            self.b = None;
-            JsError::new(&e.to_string())
-        })?;
+        let b = self.b.as_mut().ok_or_else(|| JsError::new("nothing to open: the loader is finished or failed"))?;
+        let st = match b.advance(n) {
+            Ok(st) => st,
+            Err(e) => {
+                self.b = None;
+                return Err(JsError::new(&e.to_string()));
+            }
+        };
         Ok(match st {
             Opening::Parsing { done, total } => vec![0.0, done as f64, total as f64],
             Opening::Replaying { done, total } => vec![1.0, done as f64, total as f64],
-            Opening::Done => vec![2.0, 1.0, 1.0],
+            Opening::Done => {
+                let ops = b.lines().len() as f64;
+                vec![2.0, ops, ops]
+            }
         })
     }
 
-    /// The opened session (after `advance` reported done).
+    /// The session, once `advance` reported done; the loader is left empty (`free` it when
+    /// convenient). Throws before, and keeps nothing.
     pub fn finish(&mut self) -> Result<Vmapviz, JsError> {
-        self.b
-            .take()
-            .and_then(SessionBuilder::finish)
-            .map(|s| Vmapviz { s })
-            .ok_or_else(|| JsError::new("the trace is not opened yet"))
+        let b = self.b.take().ok_or_else(|| JsError::new("nothing to open: the loader is finished or failed"))?;
+        match b.status() {
+            Opening::Parsing { .. } => Err(JsError::new("the trace is not parsed yet")),
+            Opening::Replaying { done, total } => {
+                Err(JsError::new(&format!("only {done} of {total} operations are replayed")))
+            }
+            // `finish` is `Some` once done.
+            Opening::Done => b.finish().map(|s| Vmapviz { s }).ok_or_else(|| JsError::new("the trace is not opened")),
+        }
+    }
+}
+
+impl Loader {
+    fn of(b: SessionBuilder) -> Loader {
+        Loader {
+            b: Some(b),
+            #[cfg(feature = "workbench")]
+            report: None,
+        }
     }
 }
 

@@ -1,20 +1,20 @@
 //! The workbench's part of the facade (feature `workbench`): counters, cost sweeps, the
-//! contention model, workload generators, importers (a capture bundle's too) and the stepwise
-//! loader of the page's worker.
+//! contention model, workload generators, importers (a capture bundle's too) and the
+//! [`Loader`]'s constructors and questions of the page's worker.
 //! The page's first screen does without it, so the main thread's build leaves it out and the
 //! workbench loads a second build that has it.
 
-use crate::{opt_profile, profile, to_json, Addr, Vmapviz};
+use crate::{opt_profile, profile, to_json, Addr, Loader, Vmapviz};
 use serde::Serialize;
 use ts_rs::TS;
 use vmapviz_core::contention::sweep_bump as contention_sweep_core;
 use vmapviz_core::counters::Counters;
 use vmapviz_core::import::{self, ImportFormat, Imported};
-use vmapviz_core::session::{IndexSnap, Opening, SessionBuilder, StateSnap};
+use vmapviz_core::session::{IndexSnap, SessionBuilder, StateSnap};
 use vmapviz_core::sweep::{sweep_bump, SweepShape};
 use vmapviz_core::trace::parse_trace;
 use vmapviz_core::workload::{self, Preset, WorkloadParams};
-use vmapviz_core::{Op, Profile, TraceLine};
+use vmapviz_core::{Op, Profile};
 use wasm_bindgen::prelude::*;
 
 /// What a thinned state had (web/src/panels/large.ts shows these counts, not the runs').
@@ -363,26 +363,17 @@ pub fn trace_to_json(text: &str) -> Result<String, JsError> {
 // Opening in steps, for a progress bar (the page runs it in a Web Worker)
 // ----------------------------------------------------------------------
 
-/// A trace parsed at once (all or nothing), or operations in hand (a workload, a capture's
-/// replay, another instance's operations as bytes), replayed `step(n)` operations at a time
-/// into a session; `finish()` gives the session.
-#[wasm_bindgen]
-pub struct Loader {
-    b: SessionBuilder,
-    total: usize,
-    /// Operations other than settings.
-    acting: usize,
-    /// A capture's comparison with its kernel (the report's JSON), for `Loader.capture`.
-    report: Option<String>,
-}
-
+/// [`Loader`]'s workbench part: a text parsed at once, operations in hand (a workload, a
+/// capture's replay, another instance's operations as bytes), and what the worker asks of
+/// them before and while they are stepped (`advance`, as on the first screen).
 #[wasm_bindgen]
 impl Loader {
-    /// Parse a trace; throws `line N: ...` on the first bad line.
-    #[wasm_bindgen(constructor)]
-    pub fn new(text: &str) -> Result<Loader, JsError> {
-        let lines = parse_trace(text).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Loader::from_lines(lines))
+    /// Parse a whole trace now (all or nothing): throws `line N: ...` on the first bad line;
+    /// `advance` then replays it.
+    pub fn parse(text: String) -> Result<Loader, JsError> {
+        let mut l = Loader::new(text)?;
+        l.advance(usize::MAX)?;
+        Ok(l)
     }
 
     /// Generate a workload straight into a loader (no trace text in between).
@@ -459,7 +450,7 @@ impl Loader {
     /// The operations as bytes, replayed or not, for `Loader.from_bytes` in another instance
     /// of the core (core/src/trace_bytes.rs).
     pub fn ops(&self) -> Vec<u8> {
-        self.b.to_bytes()
+        self.b.as_ref().map(SessionBuilder::to_bytes).unwrap_or_default()
     }
 
     /// The report of `Loader.capture` (JSON: [`ImportReportJson`]'s fields, `mapped` the
@@ -471,59 +462,24 @@ impl Loader {
 
     /// The trace as text, replayed or not (one operation a line: operation `i` is line `i + 1`).
     pub fn text(&self) -> String {
-        self.b.trace_text()
+        self.b.as_ref().map(SessionBuilder::trace_text).unwrap_or_default()
     }
 
-    /// Operations in the trace.
+    /// Operations in the trace, once parsed (0 once finished or failed).
     pub fn total(&self) -> usize {
-        self.total
+        self.b.as_ref().map_or(0, |b| b.lines().len())
     }
 
-    /// Operations other than settings (`profile`, `cpus`, ...; `Op::is_setting`): 0 when the
-    /// trace holds nothing to replay.
+    /// Operations other than settings (`profile`, `cpus`, ...; `Op::is_setting`), once parsed:
+    /// 0 when the trace holds nothing to replay.
     pub fn acting(&self) -> usize {
-        self.acting
-    }
-
-    /// Operations replayed so far.
-    pub fn done(&self) -> usize {
-        match self.b.status() {
-            Opening::Replaying { done, .. } => done,
-            Opening::Done => self.total,
-            Opening::Parsing { .. } => 0,
-        }
-    }
-
-    /// Replay up to `n` more operations; returns how many are done. Throws `line N: ...` when
-    /// an operation is one the kernel would crash on.
-    pub fn step(&mut self, n: usize) -> Result<usize, JsError> {
-        if n > 0 && self.done() < self.total {
-            self.b.advance(n).map_err(|e| JsError::new(&e.to_string()))?;
-        }
-        Ok(self.done())
-    }
-
-    /// The replayed session (all operations must be done).
-    pub fn finish(self) -> Result<Vmapviz, JsError> {
-        let (done, total) = (self.done(), self.total);
-        self.b
-            .finish()
-            .map(|s| Vmapviz { s })
-            .ok_or_else(|| JsError::new(&format!("only {done} of {total} operations are replayed")))
+        self.b.as_ref().map_or(0, |b| b.lines().filter(|l| !l.op.is_setting()).count())
     }
 }
 
 impl Loader {
-    fn from_lines(lines: Vec<TraceLine>) -> Loader {
-        let total = lines.len();
-        let acting = lines.iter().filter(|l| !l.op.is_setting()).count();
-        Loader { b: SessionBuilder::from_lines(lines), total, acting, report: None }
-    }
-
     fn from_ops(ops: Vec<Op>) -> Loader {
-        let total = ops.len();
-        let acting = ops.iter().filter(|op| !op.is_setting()).count();
-        Loader { b: SessionBuilder::from_ops(ops), total, acting, report: None }
+        Loader::of(SessionBuilder::from_ops(ops))
     }
 }
 

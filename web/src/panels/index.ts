@@ -126,12 +126,11 @@ function keepFiles(source: Source): Source | null {
 export function sessionOf(ops: Uint8Array): Session {
   const l = Loader.from_bytes(ops);
   try {
-    l.step(l.total());
-  } catch (e) {
+    l.advance(l.total());
+    return new Session(l.finish());
+  } finally {
     l.free();
-    throw e;
   }
-  return new Session(l.finish());
 }
 
 /** The workbench's wasm build (web/src/pkg-workbench), initialised once. */

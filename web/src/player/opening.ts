@@ -1,9 +1,9 @@
 // Opening a long trace without freezing the page: the core parses and replays it a slice of
-// lines at a time (`Opener` in the wasm facade), and this loop yields to the browser between
+// lines at a time (`Loader` in the wasm facade), and this loop yields to the browser between
 // slices, sizing each slice to stay inside a frame budget. It can be cancelled.
 import type { Session } from '../bridge';
 
-/** What the core's opener offers (web/src/wasm.ts wraps the facade's `Opener`). */
+/** What the core's opener offers (web/src/wasm.ts wraps the facade's `Loader`). */
 export interface Slices {
   /** Work through at most `n` lines: `[phase, done, total]`, phase 0 parse, 1 replay, 2 done. */
   advance(n: number): ArrayLike<number>;

@@ -20,7 +20,7 @@ describe('counting a trace', () => {
     // indented) and the CRLF endings are not operations.
     const text = `\uFEFF# a comment\r\n${A}\r\n\r\n   \t\n\u00a0\n  # indented comment\n${A}\npurge`;
     expect(measure(text)).toEqual({ ops: 3, maple: false });
-    expect(new Loader(text).total()).toBe(3);
+    expect(Loader.parse(text).total()).toBe(3);
     expect(measure('')).toEqual({ ops: 0, maple: false });
     expect(measure('\n\n# x\n')).toEqual({ ops: 0, maple: false });
   });
@@ -29,7 +29,7 @@ describe('counting a trace', () => {
     const lines: string[] = ['profile linux-6.9'];
     for (let i = 0; i < 5000; i++) lines.push(i % 7 === 0 ? '# note' : i % 11 === 0 ? '' : i % 2 ? A : 'vfree 0x1000');
     const text = lines.join('\n');
-    expect(measure(text).ops).toBe(new Loader(text).total());
+    expect(measure(text).ops).toBe(Loader.parse(text).total());
   });
 
   it('knows a maple-tree trace by its first operation only', () => {

@@ -25,14 +25,16 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A replay error in a converted trace: name the operation too (its line is in the converted text). */
-function converted(msg: string, text: string, format: string): string {
+/**
+ * A replay error in a converted trace: name the operation too (its line is in the converted
+ * text; without a text, operations in hand, operation N is line N).
+ */
+function converted(msg: string, text: string | null, format: string): string {
   const m = /^line (\d+): (.*)$/s.exec(msg);
   if (!m) return msg;
   const line = Number(m[1]);
-  let op = 0;
-  const lines = text.split('\n', line);
-  for (const l of lines) {
+  let op = text === null ? line : 0;
+  for (const l of text?.split('\n', line) ?? []) {
     const t = l.trim();
     if (t && !t.startsWith('#')) op++;
   }
@@ -77,11 +79,11 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   let format = 'trace';
   if (source.kind === 'text') {
     text = source.text;
-    loader = new Loader(text);
+    loader = Loader.parse(text);
   } else if (source.kind === 'link') {
     // A link's trace (more than the player holds: it stays here). Neither its bytes nor its text
     // are kept once parsed: up to 64 MiB each.
-    loader = new Loader(new TextDecoder().decode(source.bytes));
+    loader = Loader.parse(new TextDecoder().decode(source.bytes));
     (source.bytes.buffer as ArrayBuffer & { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
   } else if (source.kind === 'workload') {
     loader = Loader.workload(source.name, source.params);
@@ -107,7 +109,7 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
     const direct = plain !== undefined && !source.profile && (source.format === 'trace' || (source.format === 'auto' && detect_format(plain) === 'trace'));
     if (direct && plain !== undefined) {
       text = plain;
-      loader = new Loader(text);
+      loader = Loader.parse(text);
       report = JSON.stringify({ format: 'trace', mapped: loader.total(), skipped: [], notes: [], purge_events: 0, mismatches: 0, labels: [] });
     } else {
       let r: ImportResult;
@@ -117,7 +119,7 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
       format = (JSON.parse(report) as { format: string }).format;
       text = r.text;
       r.free();
-      loader = new Loader(text);
+      loader = Loader.parse(text);
     }
   }
   const total = loader.total();
@@ -136,16 +138,15 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   }
   post({ id, type: 'progress', done: 0, total });
   try {
-    while (loader.done() < total) {
-      loader.step(chunk);
-      post({ id, type: 'progress', done: loader.done(), total });
+    // `[phase, done, total]`: done reaches the total as the replay ends.
+    for (let done = 0; done < total; ) {
+      done = Array.from(loader.advance(chunk))[1] ?? total;
+      post({ id, type: 'progress', done, total });
     }
   } catch (e) {
-    // A capture's operations have no text yet: printed for the message (operation N is line N).
-    if (text === null && source.kind === 'capture') text = loader.text();
     loader.free();
     const msg = message(e);
-    throw new Error(format === 'trace' || text === null ? msg : converted(msg, text, format));
+    throw new Error(format === 'trace' ? msg : converted(msg, text, format));
   }
   const t2 = performance.now();
   if (total <= largeOps) {
@@ -155,6 +156,7 @@ function open(id: number, source: Source, largeOps: number, chunk: number): Open
   }
   session?.free();
   session = loader.finish();
+  loader.free();
   return { kind: 'large', total, text: null, report, parseMs: t1 - t0, replayMs: t2 - t1 };
 }
 

@@ -12,9 +12,10 @@ beforeAll(() => {
 describe('a thinned state', () => {
   it('gives touching areas as one run, with the counts it had', () => {
     // 30,000 one-page allocations from the start of the space (linux-5.2): they touch.
-    const l = new Loader('alloc 0x1000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n'.repeat(30_000));
-    while (l.done() < l.total()) l.step(10_000);
+    const l = Loader.parse('alloc 0x1000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n'.repeat(30_000));
+    while (l.advance(10_000)[0] !== 2);
     const s = l.finish();
+    l.free();
     const o = JSON.parse(s.state_thin(30_000, THIN_MAX)) as { busy: { va_start: string; va_end: string }[]; thinned: { busy: number; lazy: number; runs: number } };
     expect(o.busy).toHaveLength(1);
     expect(o.busy[0].va_start).toBe('0xffffc90000000000');
