@@ -402,7 +402,41 @@ pub fn dump_pools(v: &Vmap, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use crate::trace::parse_trace_limited;
+    use super::{Replayer, RUN_BLOCK};
+    use crate::events::NoObserver;
+    use crate::profile::Profile;
+    use crate::trace::{parse_trace, parse_trace_limited};
+
+    /// A run of `alloc` and `free` lines longer than two blocks of reserved room, with a line
+    /// of another kind inside it, writes every line whole: one-page requests from the window's
+    /// start land one after another (the lowest fit: each is the free block's first page), and
+    /// each free of one of them is `ok`, of an address never allocated `unknown`.
+    #[test]
+    fn a_run_over_several_blocks_writes_every_line() {
+        const START: u64 = 0xffff_c900_0000_0000;
+        let n = 2 * RUN_BLOCK as u64 + 5;
+        let mut text = String::new();
+        let mut want = String::new();
+        for k in 0..n {
+            text += "alloc 0x1000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n";
+            want += &format!("alloc -> {:#x}\n", START + 0x1000 * k);
+            if k == RUN_BLOCK as u64 - 1 {
+                text += "purge\n";
+                want += "purge 0\n";
+            }
+        }
+        for k in 0..n {
+            text += &format!("free {:#x}\n", START + 0x1000 * k);
+            want += &format!("free {:#x} ok\n", START + 0x1000 * k);
+        }
+        text += "free 0x1000\n";
+        want += "free 0x1000 unknown\n";
+        let lines = parse_trace(&text).expect("parses");
+        let mut r = Replayer::new(Profile::Linux52);
+        let mut out = String::new();
+        r.run(&lines, &mut out, &mut NoObserver).expect("replays");
+        assert!(out == want, "the run's output, {} bytes, is not the {} expected", out.len(), want.len());
+    }
 
     /// An input refused as a whole (its size) names no line: "line 0:" read as a line of the
     /// trace in the page's link messages.
