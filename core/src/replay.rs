@@ -12,10 +12,30 @@ use crate::error::VmapError;
 use crate::events::{Event, Observer};
 use crate::profile::{Profile, ANY};
 pub use crate::text::{push_hex, push_line};
+use crate::text::{push_line_reserved, LINE_ROOM};
 use crate::trace::{Op, TraceLine};
 
 /// One era's loop of [`Replayer::run`] (`Replayer::run_as::<P, O>`).
 type RunAs<O> = fn(&mut Replayer, &[TraceLine], &mut String, &mut O) -> Result<usize, ReplayError>;
+
+/// Lines of a run of `alloc` and `free` lines ([`Replayer::run_as`]) the output's room is
+/// reserved for at once: 16 KiB.
+const RUN_BLOCK: usize = 256;
+
+/// [`push_line`], into room reserved beforehand when `RESERVED`.
+///
+/// # Safety
+///
+/// With `RESERVED`, `out` has at least [`LINE_ROOM`] bytes of spare capacity.
+#[inline(always)]
+unsafe fn put<const RESERVED: bool>(out: &mut String, prefix: &str, v: u64, suffix: &str) {
+    if RESERVED {
+        // SAFETY: the caller's.
+        unsafe { push_line_reserved(out, prefix, v, suffix) }
+    } else {
+        push_line(out, prefix, v, suffix)
+    }
+}
 
 /// A replay that had to stop: the line and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,20 +95,28 @@ impl Replayer {
         match *op {
             Op::Alloc { size, align, vstart, vend } => {
                 self.vmap.ensure_init();
-                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs);
+                // SAFETY: not `RESERVED`.
+                return unsafe { self.apply_alloc::<ANY, false, O>(size, align, vstart, vend, out, obs) };
             }
             Op::Free(a) => {
                 self.vmap.ensure_init();
-                return self.apply_free::<ANY, O>(a, out, obs);
+                // SAFETY: not `RESERVED`.
+                return unsafe { self.apply_free::<ANY, false, O>(a, out, obs) };
             }
             _ => {}
         }
         self.apply_any(op, out, obs)
     }
 
-    /// `alloc SIZE ALIGN VSTART VEND`, on a booted allocator ([`Vmap::ensure_init`]).
+    /// `alloc SIZE ALIGN VSTART VEND`, on a booted allocator ([`Vmap::ensure_init`]). It
+    /// writes one line of at most [`LINE_ROOM`] bytes; `RESERVED`: into room the caller
+    /// reserved ([`push_line_reserved`]).
+    ///
+    /// # Safety
+    ///
+    /// With `RESERVED`, `out` has at least [`LINE_ROOM`] bytes of spare capacity.
     #[inline(always)]
-    fn apply_alloc<const P: u8, O: Observer>(
+    unsafe fn apply_alloc<const P: u8, const RESERVED: bool, O: Observer>(
         &mut self,
         size: u64,
         align: u64,
@@ -98,7 +126,8 @@ impl Replayer {
         obs: &mut O,
     ) -> Result<Outcome, VmapError> {
         match self.vmap.alloc_booted::<P, O>(size, align, vstart, vend, obs) {
-            Ok(a) => push_line(out, "alloc -> ", a, "\n"),
+            // SAFETY: the caller's (`put`).
+            Ok(a) => unsafe { put::<RESERVED>(out, "alloc -> ", a, "\n") },
             Err(e) => {
                 if e.is_kernel_bug() {
                     return Err(e);
@@ -110,18 +139,24 @@ impl Replayer {
         Ok(Outcome::Done)
     }
 
-    /// `free ADDR`, on a booted allocator.
+    /// `free ADDR`, on a booted allocator; one line, as [`Replayer::apply_alloc`].
+    ///
+    /// # Safety
+    ///
+    /// As [`Replayer::apply_alloc`]'s.
     #[inline(always)]
-    fn apply_free<const P: u8, O: Observer>(
+    unsafe fn apply_free<const P: u8, const RESERVED: bool, O: Observer>(
         &mut self,
         a: u64,
         out: &mut String,
         obs: &mut O,
     ) -> Result<Outcome, VmapError> {
         match self.vmap.free_booted::<P, O>(a, obs) {
-            Ok(()) => push_line(out, "free ", a, " ok\n"),
+            // SAFETY: the caller's (`put`).
+            Ok(()) => unsafe { put::<RESERVED>(out, "free ", a, " ok\n") },
             Err(e) => {
-                push_line(out, "free ", a, " unknown\n");
+                // SAFETY: the caller's (`put`).
+                unsafe { put::<RESERVED>(out, "free ", a, " unknown\n") };
                 return if e.is_kernel_bug() { Err(e) } else { Ok(Outcome::Warned(e)) };
             }
         }
@@ -151,11 +186,13 @@ impl Replayer {
             Op::Cpu(n) => v.set_cpu(n)?,
             Op::Alloc { size, align, vstart, vend } => {
                 self.vmap.ensure_init();
-                return self.apply_alloc::<ANY, O>(size, align, vstart, vend, out, obs);
+                // SAFETY: not `RESERVED`.
+                return unsafe { self.apply_alloc::<ANY, false, O>(size, align, vstart, vend, out, obs) };
             }
             Op::Free(a) => {
                 self.vmap.ensure_init();
-                return self.apply_free::<ANY, O>(a, out, obs);
+                // SAFETY: not `RESERVED`.
+                return unsafe { self.apply_free::<ANY, false, O>(a, out, obs) };
             }
             Op::Vfree(a) => match v.vfree(a, obs) {
                 Ok(()) => push_line(out, "vfree ", a, " ok\n"),
@@ -280,15 +317,24 @@ impl Replayer {
         if lines.first().is_some_and(|l| matches!(l.op, Op::Alloc { .. } | Op::Free(_))) {
             self.vmap.ensure_init();
         }
-        for (i, l) in lines.iter().enumerate() {
-            let done = match l.op {
-                Op::Alloc { size, align, vstart, vend } => {
-                    self.apply_alloc::<P, O>(size, align, vstart, vend, out, obs)
-                }
-                Op::Free(a) => self.apply_free::<P, O>(a, out, obs),
-                _ => return Ok(i),
-            };
-            done.map_err(|e| ReplayError::at(l.line, e))?;
+        // Each line writes one line of output at most, of at most LINE_ROOM bytes: the room
+        // is reserved once a block, not tested at every line.
+        let mut base = 0;
+        for block in lines.chunks(RUN_BLOCK) {
+            out.reserve(LINE_ROOM * block.len());
+            for (i, l) in block.iter().enumerate() {
+                // SAFETY: the reserve above left LINE_ROOM bytes for each line of the block
+                // still to come, and each line writes at most that.
+                let done = match l.op {
+                    Op::Alloc { size, align, vstart, vend } => unsafe {
+                        self.apply_alloc::<P, true, O>(size, align, vstart, vend, out, obs)
+                    },
+                    Op::Free(a) => unsafe { self.apply_free::<P, true, O>(a, out, obs) },
+                    _ => return Ok(base + i),
+                };
+                done.map_err(|e| ReplayError::at(l.line, e))?;
+            }
+            base += block.len();
         }
         Ok(lines.len())
     }
@@ -356,7 +402,41 @@ pub fn dump_pools(v: &Vmap, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use crate::trace::parse_trace_limited;
+    use super::{Replayer, RUN_BLOCK};
+    use crate::events::NoObserver;
+    use crate::profile::Profile;
+    use crate::trace::{parse_trace, parse_trace_limited};
+
+    /// A run of `alloc` and `free` lines longer than two blocks of reserved room, with a line
+    /// of another kind inside it, writes every line whole: one-page requests from the window's
+    /// start land one after another (the lowest fit: each is the free block's first page), and
+    /// each free of one of them is `ok`, of an address never allocated `unknown`.
+    #[test]
+    fn a_run_over_several_blocks_writes_every_line() {
+        const START: u64 = 0xffff_c900_0000_0000;
+        let n = 2 * RUN_BLOCK as u64 + 5;
+        let mut text = String::new();
+        let mut want = String::new();
+        for k in 0..n {
+            text += "alloc 0x1000 0x1 0xffffc90000000000 0xffffe8ffffffffff\n";
+            want += &format!("alloc -> {:#x}\n", START + 0x1000 * k);
+            if k == RUN_BLOCK as u64 - 1 {
+                text += "purge\n";
+                want += "purge 0\n";
+            }
+        }
+        for k in 0..n {
+            text += &format!("free {:#x}\n", START + 0x1000 * k);
+            want += &format!("free {:#x} ok\n", START + 0x1000 * k);
+        }
+        text += "free 0x1000\n";
+        want += "free 0x1000 unknown\n";
+        let lines = parse_trace(&text).expect("parses");
+        let mut r = Replayer::new(Profile::Linux52);
+        let mut out = String::new();
+        r.run(&lines, &mut out, &mut NoObserver).expect("replays");
+        assert!(out == want, "the run's output, {} bytes, is not the {} expected", out.len(), want.len());
+    }
 
     /// An input refused as a whole (its size) names no line: "line 0:" read as a line of the
     /// trace in the page's link messages.

@@ -172,17 +172,33 @@ fn hex16_swar(v: u64) -> [u8; 16] {
     d
 }
 
+/// The spare capacity [`push_line_reserved`] needs: room for the longest line it writes in
+/// place (a longer one is written the checked way).
+pub const LINE_ROOM: usize = 64;
+
 /// Append `prefix`, `0x` and the hex digits of `v`, and `suffix` as one line, written
 /// straight into the string's spare capacity with fixed-size moves (the lengths are constants
 /// once inlined), with no UTF-8 validation of bytes written here.
 #[inline(always)]
 pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
-    /// Spare capacity reserved per line: room for the longest line written below.
-    const CAP: usize = 64;
+    out.reserve(LINE_ROOM);
+    // SAFETY: the reserve above.
+    unsafe { push_line_reserved(out, prefix, v, suffix) }
+}
+
+/// [`push_line`] with the room reserved beforehand, for a caller that reserves once for many
+/// lines (a replay's run of `alloc` and `free` lines: one capacity test per block of lines,
+/// not one per line).
+///
+/// # Safety
+///
+/// `out` has at least [`LINE_ROOM`] bytes of spare capacity.
+#[inline(always)]
+pub unsafe fn push_line_reserved(out: &mut String, prefix: &str, v: u64, suffix: &str) {
     let (p, s) = (prefix.as_bytes(), suffix.as_bytes());
     // The 16 digits are stored whole (only the first `n` are kept), so the suffix and the
-    // digits' tail both fit in CAP bytes.
-    if p.len() + 2 + 16 + s.len() > CAP {
+    // digits' tail both fit in LINE_ROOM bytes.
+    if p.len() + 2 + 16 + s.len() > LINE_ROOM {
         out.push_str(prefix);
         out.push_str(&format!("{v:#x}"));
         out.push_str(suffix);
@@ -194,14 +210,14 @@ pub fn push_line(out: &mut String, prefix: &str, v: u64, suffix: &str) {
     let digits = hex16(v << (64 - 4 * n));
     let at = p.len() + 2;
     let len = at + n + s.len();
-    out.reserve(CAP);
-    // SAFETY: `reserve` left at least CAP bytes of spare capacity after `old`, and every write
-    // below ends at most `p.len() + 2 + 16 + s.len() <= CAP` bytes past `old` (checked above),
-    // so all of them stay inside the allocation; `len <= CAP` too, so the new length is within
-    // the capacity. The bytes that become part of the string, `old..old + len`, are `prefix` (a
-    // whole `&str`), ASCII (`0x` and the first `n` bytes of `digits`, all from `hex16`:
-    // 0x30..=0x39, 0x61..=0x66; the suffix overwrites the rest) and `suffix` (a whole `&str`),
-    // end to end: a concatenation of valid UTF-8 is valid UTF-8.
+    debug_assert!(out.capacity() - out.len() >= LINE_ROOM);
+    // SAFETY: the caller left at least LINE_ROOM bytes of spare capacity after `old`, and every
+    // write below ends at most `p.len() + 2 + 16 + s.len() <= LINE_ROOM` bytes past `old`
+    // (checked above), so all of them stay inside the allocation; `len <= LINE_ROOM` too, so the
+    // new length is within the capacity. The bytes that become part of the string,
+    // `old..old + len`, are `prefix` (a whole `&str`), ASCII (`0x` and the first `n` bytes of
+    // `digits`, all from `hex16`: 0x30..=0x39, 0x61..=0x66; the suffix overwrites the rest) and
+    // `suffix` (a whole `&str`), end to end: a concatenation of valid UTF-8 is valid UTF-8.
     unsafe {
         let vec = out.as_mut_vec();
         let old = vec.len();

@@ -17,7 +17,7 @@ use crate::events::{Event, FitType, NoObserver, Observer, PurgeCause};
 use crate::rbtree::SubtreeMax;
 use crate::vmalloc::*;
 
-use super::{search_purge_retry, with_era, Era, Vmap};
+use super::{purge_retry, with_era, Era, Vmap};
 
 impl Vmap {
     /// `alloc_vmap_area` from the free tree (5.2, 6.1, and 6.9 after its pools): clip the
@@ -33,29 +33,62 @@ impl Vmap {
         flags: u32,
         obs: &mut O,
     ) -> Result<u64, VmapError> {
-        let req = [size, align, vstart, vend];
-        let search = |v: &mut Vmap, obs: &mut O| -> Result<Option<u64>, VmapError> {
-            let Some((addr, hole_end)) = v.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? else {
-                return Ok(None);
-            };
-            let va = v.arena.alloc(addr, addr.wrapping_add(size));
-            // (A new object's flags are 0 already: 5.2 and 6.1 pass 0, and write nothing.)
-            if flags != 0 {
-                v.arena.at(va).set_flags(flags);
-            }
-            v.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
-            if O::ON {
-                let id = v.arena.get(va).id;
-                obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, v.tree_view());
-            }
-            Ok(Some(addr))
+        // The retry is out of line: the first search is the only one the hot path holds, and
+        // it holds no closure (whose captures were kept on the stack across the search).
+        if let Some(addr) = self.alloc_from_free_tree_once::<P, O>(size, align, vstart, vend, flags, obs)? {
+            return Ok(addr);
+        }
+        self.alloc_from_free_tree_retry::<P, O>(size, align, vstart, vend, flags, obs)
+    }
+
+    /// One search of [`Vmap::alloc_from_free_tree`]: the new area's start, `Ok(None)` where no
+    /// free block fits (nothing changed).
+    #[inline(always)]
+    fn alloc_from_free_tree_once<const P: u8, O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        flags: u32,
+        obs: &mut O,
+    ) -> Result<Option<u64>, VmapError> {
+        let Some((addr, hole_end)) = self.__alloc_vmap_area::<P, O>(size, align, vstart, vend, obs)? else {
+            return Ok(None);
         };
+        let va = self.arena.alloc(addr, addr.wrapping_add(size));
+        // (A new object's flags are 0 already: 5.2 and 6.1 pass 0, and write nothing.)
+        if flags != 0 {
+            self.arena.at(va).set_flags(flags);
+        }
+        self.busy_insert_after_clip(va, addr, addr.wrapping_add(size), hole_end, obs);
+        if O::ON {
+            let id = self.arena.get(va).id;
+            obs.event(Event::Allocated { id, addr: Addr(addr), size: Addr(size) }, self.tree_view());
+        }
+        Ok(Some(addr))
+    }
+
+    /// [`Vmap::alloc_from_free_tree`] once its first search found no room: purge, search again.
+    #[cold]
+    #[inline(never)]
+    fn alloc_from_free_tree_retry<const P: u8, O: Observer>(
+        &mut self,
+        size: u64,
+        align: u64,
+        vstart: u64,
+        vend: u64,
+        flags: u32,
+        obs: &mut O,
+    ) -> Result<u64, VmapError> {
+        let search =
+            |v: &mut Vmap, obs: &mut O| v.alloc_from_free_tree_once::<P, O>(size, align, vstart, vend, flags, obs);
         let purge = |v: &mut Vmap, obs: &mut O| -> Result<(), VmapError> {
             v.refuse_endless_retry(size, align, vstart, vend)?;
             v.purge_era(PurgeCause::AllocRetry, obs);
             Ok(())
         };
-        search_purge_retry(self, req, obs, search, purge, Vmap::tree_view)
+        purge_retry(self, [size, align, vstart, vend], obs, search, purge, Vmap::tree_view)
     }
 
     /// Before the purge-and-retry of a request whose padded length wraps (the one case where

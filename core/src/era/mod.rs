@@ -1312,6 +1312,27 @@ pub(crate) fn search_purge_retry<M, O: Observer>(
     Err(VmapError::NoSpace { size, align, vstart, vend })
 }
 
+/// [`search_purge_retry`] once the first search found no room: purge, search again, or fail
+/// (for an era that makes the first search on its hot path and the rest out of line).
+#[inline(always)]
+pub(crate) fn purge_retry<M, O: Observer>(
+    m: &mut M,
+    [size, align, vstart, vend]: [u64; 4],
+    obs: &mut O,
+    mut search: impl FnMut(&mut M, &mut O) -> Result<Option<u64>, VmapError>,
+    purge: impl FnOnce(&mut M, &mut O) -> Result<(), VmapError>,
+    view: fn(&M) -> IndexView<'_>,
+) -> Result<u64, VmapError> {
+    purge(m, obs)?;
+    if let Some(addr) = search(m, obs)? {
+        return Ok(addr);
+    }
+    if O::ON {
+        obs.event(Event::AllocFailed { size: Addr(size) }, view(m));
+    }
+    Err(VmapError::NoSpace { size, align, vstart, vend })
+}
+
 /// What `pcpu_get_vm_areas` checks before any walk, the same in every era: at least one
 /// `OFFSET:SIZE` pair, an align that is a power of two and a multiple of PAGE_SIZE, areas
 /// that are aligned, non-empty and disjoint, and a span that fits in the aligned window
