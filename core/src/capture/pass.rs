@@ -718,11 +718,21 @@ impl<'a> Pass<'_, 'a> {
     /// An event traced while the before file was read, that the file already shows: an area it
     /// lists busy where the allocation put it, or lazy where the free sent it. Left out (the
     /// others came after the file printed that node's list, and are replayed).
+    ///
+    /// `vmalloc_info_show` prints every node's busy list first and the lazy lists last
+    /// (`show_purge_info`): an area allocated after its node's busy list was printed and freed
+    /// before its lazy list was shows lazy only. Its allocation is in the file as well (the
+    /// area is there, lazy); its free, traced during the read, then finds it lazy and is left out
+    /// too. (A lazy area the file shows is allocated again only after a purge took it, and a
+    /// purge traced before the allocation has taken it off the model's lazy lists.)
     fn already_in_before(&mut self, e: &Ev) -> bool {
         let shown = match e.ev {
-            FtraceEvent::Alloc { addr, req, failed: false } => {
-                matches!(self.vmap.locate(addr), Place::Busy { start, end, .. } if start == addr && end == addr.wrapping_add(req.size))
-            }
+            FtraceEvent::Alloc { addr, req, failed: false } => match self.vmap.locate(addr) {
+                Place::Busy { start, end, .. } | Place::Lazy { start, end, .. } => {
+                    start == addr && end == addr.wrapping_add(req.size)
+                }
+                _ => false,
+            },
             FtraceEvent::Free { va_start, .. } => self.is_lazy(va_start),
             _ => false,
         };

@@ -634,6 +634,33 @@ fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
     assert_eq!((r.in_before_file, r.unexplained), (0, 1), "{r}");
 }
 
+/// `vmalloc_info_show` prints every node's busy list, then every lazy list (`show_purge_info`):
+/// an area allocated after its node's busy list was printed and freed before its lazy list was
+/// shows lazy only. The file shows [VS, VS + 0x2000) busy and L = [VS + 0x20000, +0x3000) lazy;
+/// before the mark the trace allocates L and frees it (both in the file: left out; no purge
+/// came between, so the lazy L is this allocation's). After the mark, an allocation of two
+/// pages gets VS + 0x2000 (node 0's pool empty, the lowest fit: equal) and a purge takes L alone
+/// (num_purged 1). Without the rule the allocation of L is unexplained (lazy in the model).
+#[test]
+fn an_area_allocated_and_freed_while_the_file_was_read_shows_lazy_only() {
+    let l = VS + 0x20000;
+    let before = format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x3000, "unpurged vm_area"));
+    let mark = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ));
+    let trace = format!(
+        "{}{}{}{}{}",
+        alloc(0, l, 0x3000, 1),
+        free(0, l, 3),
+        mark,
+        alloc(0, VS + 0x2000, 0x2000, 1),
+        purge(0, l, l + 0x3000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained), (1, 1, 0), "{r}");
+    assert_eq!(r.in_before_file, 2, "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("vfree") || n.contains("cannot take")), "{r}");
+}
+
 /// Issue 36 item 1 and issue 32's 10^5 events: the capture replay is linear in the events, on a
 /// trace that mixes allocations the model gives (equal), allocations at addresses it does not
 /// give (unexplained), frees of areas it never saw and purges: 4n events cost about 4 times n.
