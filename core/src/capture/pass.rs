@@ -1383,6 +1383,28 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The model's free-tree answer `y` lies below the kernel's `x`, over an entry the model's
+    /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
+    /// block that fits: the kernel's passed over that space, so that entry was not in its free
+    /// tree; it was still pooled, the kernel's decay having given back only the entries in front
+    /// of it ([`Pass::decayed_less`] reads why, from the lowest such entry).
+    fn kept_passed_over(&mut self, x: u64, pred: Prediction, line: usize) -> Option<String> {
+        let y = pred.tree.filter(|&y| y < x)?;
+        let (lo, _) = match self.vmap.locate(y) {
+            Place::Free { start, end } => (start, end),
+            _ => return None,
+        };
+        let mut cands: Vec<(u64, u64, u32)> = Vec::new();
+        for (&(n, idx), (list, _)) in &self.given {
+            let size = (idx as u64 + 1) * PAGE_SIZE;
+            cands.extend(list.iter().filter(|&&a| lo <= a && a + size <= x).map(|&a| (a, size, n)));
+        }
+        cands.sort_unstable();
+        let (a, size, n) = *cands.first()?;
+        let why = self.decayed_less(a, size, n, line)?;
+        Some(format!("the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"))
+    }
+
     /// The kernel allocated `[x, x + size)` over an entry the model has pooled, a busy area of
     /// the before file whose node was a guess (the node of its address). `free_vmap_area_noflush`
     /// sends an area to the lazy list of the node its vn_id names (the CPU `node_alloc` ran on,
@@ -1617,6 +1639,11 @@ impl<'a> Pass<'_, 'a> {
             // The kernel took from a pool an entry the model's last decay gave back: its decay
             // gave back fewer, its pool being shorter (areas of the before file in another node).
             (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n, e.line) => {
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
+            // Both searched the free tree, the kernel's search passed over an entry the model's
+            // last decay gave back: the same reading (the kernel's decay kept it).
+            (Place::Free { .. }, _) if pred.pool_hit.is_none() && let Some(why) = self.kept_passed_over(x, pred, e.line) => {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched

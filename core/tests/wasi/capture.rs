@@ -1307,6 +1307,42 @@ fn a_pool_the_kernel_decayed_less_held_areas_of_another_node() {
     assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes), (1, 1, 0), "{r}");
 }
 
+/// The same reading where the kernel's free-tree search passed over an entry the model's last
+/// decay gave back (`find_vmap_lowest_match` takes the lowest block that fits, so that entry
+/// was not free in the kernel: its decay kept it). Before (two nodes): busy A = [VS, +0x10000)
+/// and stacks S0..S3 of 5 pages at VS + 0x10000 + k * 0x20000 (node 1's zones), busy fillers
+/// between them, free above S3. CPU 0 frees the S's (node 1's lazy list by their address); the
+/// purge pools them, each at the head: [S3, S2, S1, S0]; a purge with nothing lazy decays
+/// 4 >> 2 = 1 in the model (S3 back to the free tree). The kernel allocates 32 pages at S3's
+/// end, not at S3: its decay gave back 0, so its len was at most 3: one S went to another node
+/// (the oldest, S0, is read so), and the next replay's decay of [S3, S2, S1] gives back none.
+#[test]
+fn a_free_tree_search_passing_over_an_entry_given_back_reads_a_shorter_pool() {
+    let st = |k: u64| VS + 0x10000 + k * 0x20000;
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 pages=1 vmalloc");
+    for k in 0..4 {
+        before += &info(st(k), st(k) + 0x5000, "f+0x1/0x2 pages=1 vmalloc");
+        if k < 3 {
+            before += &info(st(k) + 0x5000, st(k + 1), "f+0x1/0x2 pages=1 vmalloc");
+        }
+    }
+    let frees: String = (0..4).map(|k| free(0, st(k), 5 * (k + 1))).collect();
+    let head = format!("{frees}{}{}", purge(0, st(0), st(3) + 0x5000, 4), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, st(3) + 0x5000, 0x20000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    assert_eq!(r.resolved_area_nodes, 1, "{r}");
+    let why = &r.explanations[0].1;
+    assert!(why.contains(&format!("passed over {:#x}", st(3))), "{r}");
+    assert!(why.contains("gave back 0 of its entries, not the model's 1 (len >> 2 of 4)"), "{r}");
+    assert!(why.ends_with(&format!("({:#x})", st(0))), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    // Where the kernel's answer is the model's, nothing is read.
+    let trace = format!("{head}{}", alloc(0, st(3), 0x20000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.resolved_area_nodes, r.passes), (1, 0, 1), "{r}");
+}
+
 /// Allocations between the trace's end and the after file's read can come from a pool:
 /// `node_alloc` looks at the pool of its CPU's node and `node_pool_del_va` takes its head.
 /// Before (two nodes): node 0's lazy list [A, B], node 1's [C], 2 pages each. The purge pools
