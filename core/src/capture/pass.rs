@@ -1402,7 +1402,9 @@ impl<'a> Pass<'_, 'a> {
         cands.sort_unstable();
         let (a, size, n) = *cands.first()?;
         let why = self.decayed_less(a, size, n, line)?;
-        Some(format!("the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"))
+        Some(format!(
+            "the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"
+        ))
     }
 
     /// The kernel allocated `[x, x + size)` over an entry the model has pooled, a busy area of
@@ -1643,7 +1645,10 @@ impl<'a> Pass<'_, 'a> {
             }
             // Both searched the free tree, the kernel's search passed over an entry the model's
             // last decay gave back: the same reading (the kernel's decay kept it).
-            (Place::Free { .. }, _) if pred.pool_hit.is_none() && let Some(why) = self.kept_passed_over(x, pred, e.line) => {
+            (Place::Free { .. }, _)
+                if pred.pool_hit.is_none()
+                    && let Some(why) = self.kept_passed_over(x, pred, e.line) =>
+            {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched

@@ -644,7 +644,8 @@ fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
 #[test]
 fn an_area_allocated_and_freed_while_the_file_was_read_shows_lazy_only() {
     let l = VS + 0x20000;
-    let before = format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x3000, "unpurged vm_area"));
+    let before =
+        format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x3000, "unpurged vm_area"));
     let mark = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ));
     let trace = format!(
         "{}{}{}{}{}",
