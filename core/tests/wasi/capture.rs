@@ -640,7 +640,8 @@ fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
 /// before the mark the trace allocates L and frees it (both in the file: left out; no purge
 /// came between, so the lazy L is this allocation's). After the mark, an allocation of two
 /// pages gets VS + 0x2000 (node 0's pool empty, the lowest fit: equal) and a purge takes L alone
-/// (num_purged 1). Without the rule the allocation of L is unexplained (lazy in the model).
+/// (num_purged 1). Without the rule the allocation of L is replayed too (2 allocations), read as
+/// having seen that purge begun (L given back before its event).
 #[test]
 fn an_area_allocated_and_freed_while_the_file_was_read_shows_lazy_only() {
     let l = VS + 0x20000;
@@ -1317,6 +1318,8 @@ fn a_pool_the_kernel_decayed_less_held_areas_of_another_node() {
 /// 4 >> 2 = 1 in the model (S3 back to the free tree). The kernel allocates 32 pages at S3's
 /// end, not at S3: its decay gave back 0, so its len was at most 3: one S went to another node
 /// (the oldest, S0, is read so), and the next replay's decay of [S3, S2, S1] gives back none.
+/// (Without the rule the kernel's area reads as a pool entry of 32 pages from before the capture,
+/// on space untouched since: no node read.)
 #[test]
 fn a_free_tree_search_passing_over_an_entry_given_back_reads_a_shorter_pool() {
     let st = |k: u64| VS + 0x10000 + k * 0x20000;
