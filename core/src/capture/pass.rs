@@ -718,11 +718,21 @@ impl<'a> Pass<'_, 'a> {
     /// An event traced while the before file was read, that the file already shows: an area it
     /// lists busy where the allocation put it, or lazy where the free sent it. Left out (the
     /// others came after the file printed that node's list, and are replayed).
+    ///
+    /// `vmalloc_info_show` prints every node's busy list first and the lazy lists last
+    /// (`show_purge_info`): an area allocated after its node's busy list was printed and freed
+    /// before its lazy list was shows lazy only. Its allocation is in the file as well (the
+    /// area is there, lazy); its free, traced during the read, then finds it lazy and is left out
+    /// too. (A lazy area the file shows is allocated again only after a purge took it, and a
+    /// purge traced before the allocation has taken it off the model's lazy lists.)
     fn already_in_before(&mut self, e: &Ev) -> bool {
         let shown = match e.ev {
-            FtraceEvent::Alloc { addr, req, failed: false } => {
-                matches!(self.vmap.locate(addr), Place::Busy { start, end, .. } if start == addr && end == addr.wrapping_add(req.size))
-            }
+            FtraceEvent::Alloc { addr, req, failed: false } => match self.vmap.locate(addr) {
+                Place::Busy { start, end, .. } | Place::Lazy { start, end, .. } => {
+                    start == addr && end == addr.wrapping_add(req.size)
+                }
+                _ => false,
+            },
             FtraceEvent::Free { va_start, .. } => self.is_lazy(va_start),
             _ => false,
         };
@@ -1373,6 +1383,30 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The model's free-tree answer `y` lies below the kernel's `x`, over an entry the model's
+    /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
+    /// block that fits: the kernel's passed over that space, so that entry was not in its free
+    /// tree; it was still pooled, the kernel's decay having given back only the entries in front
+    /// of it ([`Pass::decayed_less`] reads why, from the lowest such entry).
+    fn kept_passed_over(&mut self, x: u64, pred: Prediction, line: usize) -> Option<String> {
+        let y = pred.tree.filter(|&y| y < x)?;
+        let (lo, _) = match self.vmap.locate(y) {
+            Place::Free { start, end } => (start, end),
+            _ => return None,
+        };
+        let mut cands: Vec<(u64, u64, u32)> = Vec::new();
+        for (&(n, idx), (list, _)) in &self.given {
+            let size = (idx as u64 + 1) * PAGE_SIZE;
+            cands.extend(list.iter().filter(|&&a| lo <= a && a + size <= x).map(|&a| (a, size, n)));
+        }
+        cands.sort_unstable();
+        let (a, size, n) = *cands.first()?;
+        let why = self.decayed_less(a, size, n, line)?;
+        Some(format!(
+            "the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"
+        ))
+    }
+
     /// The kernel allocated `[x, x + size)` over an entry the model has pooled, a busy area of
     /// the before file whose node was a guess (the node of its address). `free_vmap_area_noflush`
     /// sends an area to the lazy list of the node its vn_id names (the CPU `node_alloc` ran on,
@@ -1607,6 +1641,14 @@ impl<'a> Pass<'_, 'a> {
             // The kernel took from a pool an entry the model's last decay gave back: its decay
             // gave back fewer, its pool being shorter (areas of the before file in another node).
             (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n, e.line) => {
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
+            // Both searched the free tree, the kernel's search passed over an entry the model's
+            // last decay gave back: the same reading (the kernel's decay kept it).
+            (Place::Free { .. }, _)
+                if pred.pool_hit.is_none()
+                    && let Some(why) = self.kept_passed_over(x, pred, e.line) =>
+            {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched

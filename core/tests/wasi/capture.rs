@@ -634,6 +634,35 @@ fn events_traced_while_the_before_file_was_read_are_not_replayed_twice() {
     assert_eq!((r.in_before_file, r.unexplained), (0, 1), "{r}");
 }
 
+/// `vmalloc_info_show` prints every node's busy list, then every lazy list (`show_purge_info`):
+/// an area allocated after its node's busy list was printed and freed before its lazy list was
+/// shows lazy only. The file shows [VS, VS + 0x2000) busy and L = [VS + 0x20000, +0x3000) lazy;
+/// before the mark the trace allocates L and frees it (both in the file: left out; no purge
+/// came between, so the lazy L is this allocation's). After the mark, an allocation of two
+/// pages gets VS + 0x2000 (node 0's pool empty, the lowest fit: equal) and a purge takes L alone
+/// (num_purged 1). Without the rule the allocation of L is replayed too (2 allocations), read as
+/// having seen that purge begun (L given back before its event).
+#[test]
+fn an_area_allocated_and_freed_while_the_file_was_read_shows_lazy_only() {
+    let l = VS + 0x20000;
+    let before =
+        format!("{}{}", info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"), info(l, l + 0x3000, "unpurged vm_area"));
+    let mark = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::BEFORE_READ));
+    let trace = format!(
+        "{}{}{}{}{}",
+        alloc(0, l, 0x3000, 1),
+        free(0, l, 3),
+        mark,
+        alloc(0, VS + 0x2000, 0x2000, 1),
+        purge(0, l, l + 0x3000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained), (1, 1, 0), "{r}");
+    assert_eq!(r.in_before_file, 2, "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("vfree") || n.contains("cannot take")), "{r}");
+}
+
 /// Issue 36 item 1 and issue 32's 10^5 events: the capture replay is linear in the events, on a
 /// trace that mixes allocations the model gives (equal), allocations at addresses it does not
 /// give (unexplained), frees of areas it never saw and purges: 4n events cost about 4 times n.
@@ -1278,6 +1307,44 @@ fn a_pool_the_kernel_decayed_less_held_areas_of_another_node() {
     let trace = format!("{head}{}", alloc(0, l(3), 0x2000, 1));
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes), (1, 1, 0), "{r}");
+}
+
+/// The same reading where the kernel's free-tree search passed over an entry the model's last
+/// decay gave back (`find_vmap_lowest_match` takes the lowest block that fits, so that entry
+/// was not free in the kernel: its decay kept it). Before (two nodes): busy A = [VS, +0x10000)
+/// and stacks S0..S3 of 5 pages at VS + 0x10000 + k * 0x20000 (node 1's zones), busy fillers
+/// between them, free above S3. CPU 0 frees the S's (node 1's lazy list by their address); the
+/// purge pools them, each at the head: [S3, S2, S1, S0]; a purge with nothing lazy decays
+/// 4 >> 2 = 1 in the model (S3 back to the free tree). The kernel allocates 32 pages at S3's
+/// end, not at S3: its decay gave back 0, so its len was at most 3: one S went to another node
+/// (the oldest, S0, is read so), and the next replay's decay of [S3, S2, S1] gives back none.
+/// (Without the rule the kernel's area reads as a pool entry of 32 pages from before the capture,
+/// on space untouched since: no node read.)
+#[test]
+fn a_free_tree_search_passing_over_an_entry_given_back_reads_a_shorter_pool() {
+    let st = |k: u64| VS + 0x10000 + k * 0x20000;
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 pages=1 vmalloc");
+    for k in 0..4 {
+        before += &info(st(k), st(k) + 0x5000, "f+0x1/0x2 pages=1 vmalloc");
+        if k < 3 {
+            before += &info(st(k) + 0x5000, st(k + 1), "f+0x1/0x2 pages=1 vmalloc");
+        }
+    }
+    let frees: String = (0..4).map(|k| free(0, st(k), 5 * (k + 1))).collect();
+    let head = format!("{frees}{}{}", purge(0, st(0), st(3) + 0x5000, 4), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, st(3) + 0x5000, 0x20000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    assert_eq!(r.resolved_area_nodes, 1, "{r}");
+    let why = &r.explanations[0].1;
+    assert!(why.contains(&format!("passed over {:#x}", st(3))), "{r}");
+    assert!(why.contains("gave back 0 of its entries, not the model's 1 (len >> 2 of 4)"), "{r}");
+    assert!(why.ends_with(&format!("({:#x})", st(0))), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    // Where the kernel's answer is the model's, nothing is read.
+    let trace = format!("{head}{}", alloc(0, st(3), 0x20000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.resolved_area_nodes, r.passes), (1, 0, 1), "{r}");
 }
 
 /// Allocations between the trace's end and the after file's read can come from a pool:
