@@ -1744,6 +1744,9 @@ fn a_longer_pools_entry_from_before_the_capture_can_lie_in_a_held_block() {
 ///   was not in the pool. Revised: line 2 is not read so again.
 /// * The third: line 1 the shape again; line 2 the runs the model's search takes below Y held
 ///   (X, X2 and Z2: what is left of Z1 has no aligned five pages). 0 unexplained.
+///
+/// Without the revision the second replay is the last: line 1 unexplained, line 2 explained
+/// by the entry (2 allocations, 0 equal, 1 explained, 1 unexplained).
 #[test]
 fn a_pool_entry_an_earlier_request_was_not_given_is_revised() {
     let (x, x2, z1, z2, y) = (VS + 0x10000, VS + 0x18000, VS + 0x20000, VS + 0x30000, VS + 0x40000);
