@@ -27,7 +27,7 @@ const TESTS = ['wasi'];
 
 /** Build the test binaries; resolves to their files (empty when the build failed). */
 function build() {
-  const args = ['test', '--profile', 'checked', '-p', 'vmapviz-core', '--target', WASI_TARGET, '--lib', ...TESTS.flatMap((t) => ['--test', t])];
+  const args = ['test', '--profile', 'checked-wasi', '-p', 'vmapviz-core', '--target', WASI_TARGET, '--lib', ...TESTS.flatMap((t) => ['--test', t])];
   console.log(`$ cargo ${args.join(' ')} --no-run`);
   return new Promise((res) => {
     const exes = [];
