@@ -41,7 +41,10 @@
 //!   and the request would have looked at a pool, the area was in that node's pool: it is put
 //!   there (behind every entry pooled during the capture) and the replay starts over. Not if
 //!   the kernel served that size on that node from its free tree before: the pool was empty
-//!   then, and an entry from before the capture would have been in it;
+//!   then, and an entry from before the capture would have been in it. Such an entry is in its
+//!   pool from the start until taken or given back by a decay, never put there later: where an
+//!   earlier request of that pool, in the next replay, is given it by the model's pool and the
+//!   kernel's answer was another, the reading is revised (not made again at that line);
 //! * **the node a busy area of the "before" file was allocated for** (its vn_id, where `vfree`
 //!   sends it): first taken to be the node of its address; when the kernel takes it from another
 //!   node's pool, it was that node, and the replay starts over; when the kernel allocates over

@@ -25,6 +25,11 @@ pub(super) struct Learnt {
     /// The starts in `pooled`, so that asking costs no walk of it (a capture that finds an
     /// entry per allocation would otherwise replay in time quadratic in its events).
     pooled_at: HashSet<u64>,
+    /// The allocation each entry of `pooled` was read at, by start.
+    entry_from: BTreeMap<u64, usize>,
+    /// (line, start): entries read at that line that an earlier allocation of their pool
+    /// contradicted ([`Pass::revise_entry`]); not read so again there.
+    entry_out: HashSet<(usize, u64)>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
     /// Space the "before" file shows free that the kernel held (the free-tree search passed
@@ -70,9 +75,16 @@ pub(super) struct Learnt {
 
 impl Learnt {
     /// A pool entry from before the capture: `[x, x + size)` in node `n`'s pool.
-    fn pool(&mut self, n: u32, x: u64, size: u64) {
+    fn pool(&mut self, n: u32, x: u64, size: u64, line: usize) {
         self.pooled.push((n, x, size));
         self.pooled_at.insert(x);
+        self.entry_from.insert(x, line);
+    }
+
+    /// `[x, ..)` may be read at `line` as a pool entry from before the capture: not read so
+    /// already, and not contradicted there.
+    fn entry_open(&self, line: usize, x: u64) -> bool {
+        !self.pooled_at.contains(&x) && !self.entry_out.contains(&(line, x))
     }
 }
 
@@ -794,13 +806,15 @@ impl<'a> Pass<'_, 'a> {
         if pred.addr() != Some(x) && !self.diverged {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
             // more only where that reading is out: no pool (outside the default window, or too
-            // big), the kernel served this size on this node from its free tree before, or the
-            // kernel's area was touched since the start (not an entry from before the capture).
+            // big), the kernel served this size on this node from its free tree before, the
+            // kernel's area was touched since the start (not an entry from before the capture),
+            // or that reading was contradicted here ([`Pass::revise_entry`]).
             let entry_out = match pred.node {
                 Some(n) => {
                     size > 256 * PAGE_SIZE
                         || self.tree_served.contains_key(&(n, pool_idx(size)))
                         || !is_untouched(&self.untouched, x, x + size)
+                        || !self.learnt.entry_open(e.line, x)
                 }
                 None => true,
             };
@@ -874,7 +888,7 @@ impl<'a> Pass<'_, 'a> {
                 self.learnt.changed = true;
             }
         }
-        if let (Verdict::Unexplained(_), true) = (&verdict, was_exact) {
+        if let (Verdict::Unexplained(_), true) = (&verdict, was_exact && !self.revise_entry(model_head, x, e.line)) {
             self.revise_node(model_head, x, size, e.line);
             // A search that passed over the model's answer (the kernel's address higher), or the
             // kernel's area an entry given back where the model's pool gives its head.
@@ -967,6 +981,44 @@ impl<'a> Pass<'_, 'a> {
             now: "the model's own length".into(),
         });
         self.learnt.changed = true;
+    }
+
+    /// The first unexplained allocation, at `line`, where the model's pool head `head` is an
+    /// entry from before the capture read at a later allocation (`node_pool_del_va` gave it
+    /// there). Such an entry is in its pool from the capture's start until taken, or given back
+    /// by a decay (`decay_va_pool_node`, to the free tree): it never enters the pool later. Here,
+    /// earlier, the kernel's pool gave `x` (or nothing: its free tree served), not it and no
+    /// entry in front of it (that one would be `x`, read as such an entry before this): it was
+    /// not in the pool. The reading is dropped and not made again at that line; the next replay
+    /// starts without it. Whether revised.
+    fn revise_entry(&mut self, head: Option<u64>, x: u64, line: usize) -> bool {
+        let Some(y) = head.filter(|&y| y != x) else {
+            return false;
+        };
+        let Some(&from) = self.learnt.entry_from.get(&y).filter(|&&l| l > line) else {
+            return false;
+        };
+        let Some(&(n, _, size)) = self.learnt.pooled.iter().find(|&&(_, a, _)| a == y) else {
+            return false;
+        };
+        self.learnt.pooled.retain(|&(_, a, _)| a != y);
+        self.learnt.pooled_at.remove(&y);
+        self.learnt.entry_from.remove(&y);
+        self.learnt.entry_out.insert((from, y));
+        self.learnt.facts.remove(&from);
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
+            why: format!(
+                "node {n}'s pool gave {x:#x} here, earlier, where the model's gives {y:#x}: an entry from before \
+                 the capture does not enter its pool later"
+            ),
+            was: format!("an entry of node {n}'s pool from before the capture"),
+            now: "not in that pool".into(),
+        });
+        self.learnt.changed = true;
+        true
     }
 
     /// The first unexplained allocation, at `line`, where the model's pool head `head` or the
@@ -1131,7 +1183,7 @@ impl<'a> Pass<'_, 'a> {
                 && inside
                 && size <= 256 * PAGE_SIZE
                 && !self.tree_served.contains_key(&(n, pool_idx(size)))
-                && !self.learnt.pooled_at.contains(&x)
+                && self.learnt.entry_open(line, x)
         });
         let mut extra = String::new();
         if pool.is_none() {
@@ -1162,7 +1214,7 @@ impl<'a> Pass<'_, 'a> {
         if let Some(n) = pool {
             // In its pool from the start in the next replay, behind the entries found before
             // it: the order in which the kernel's pool gave them.
-            self.learnt.pool(n, x, size);
+            self.learnt.pool(n, x, size, line);
             self.learnt.facts.insert(line, (Unknown::HeldPiece, why.clone()));
             self.learnt.changed = true;
         }
@@ -1246,7 +1298,7 @@ impl<'a> Pass<'_, 'a> {
             let mut t = give_back(false);
             let p = t.predict_alloc(size, align, vstart, vend);
             if let (false, Some(n), None, false) = (p.addr() == Some(x), p.node, p.pool_hit, p.rotate) {
-                if head_kept.is_some_and(|(hn, _)| hn == n) && self.pre_capture_entry(x, size, align, n) {
+                if head_kept.is_some_and(|(hn, _)| hn == n) && self.pre_capture_entry(x, size, align, n, line) {
                     entry = Some(n);
                 }
             }
@@ -1265,7 +1317,7 @@ impl<'a> Pass<'_, 'a> {
         self.vmap = trial;
         if let Some(n) = entry {
             // In its pool from the start in the next replay, behind the entries found before it.
-            self.learnt.pool(n, x, size);
+            self.learnt.pool(n, x, size, line);
         }
         let mut what = String::new();
         for (&(n, idx), &pos) in &hits {
@@ -1313,12 +1365,56 @@ impl<'a> Pass<'_, 'a> {
     /// aligned for the request, untouched since the start (vmallocinfo shows pool entries as
     /// free) or inside a block held whole, not found before, and the kernel never served this size on this node from its
     /// free tree (its pool was empty then: `node_alloc` asks the pool first).
-    fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32) -> bool {
+    fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32, line: usize) -> bool {
         size <= 256 * PAGE_SIZE
             && x & align.wrapping_sub(1) == 0
             && !self.tree_served.contains_key(&(n, pool_idx(size)))
             && (is_untouched(&self.untouched, x, x + size) || self.in_held_block(x, x + size))
-            && !self.learnt.pooled_at.contains(&x)
+            && self.learnt.entry_open(line, x)
+    }
+
+    /// The pool (node `n`, `size`) gives an entry from before the capture at `line`: if the
+    /// kernel served that size on that node from its free tree once before, at space untouched
+    /// since, that answer is read again as the pool's head at the same address (`node_alloc`
+    /// asks the pool first, and an entry from before the capture at the free tree's first fit
+    /// gives the same address; such entries are behind every entry pooled since, so that one
+    /// was in front). That earlier reading is revised; what it adds to the explanation.
+    fn first_fit_was_head(&mut self, n: u32, size: u64, line: usize) -> String {
+        let Some(Some((y, l))) = self.tree_served.remove(&(n, pool_idx(size))) else {
+            return String::new();
+        };
+        self.learnt.pool(n, y, size, l);
+        let why_y = format!(
+            "[{y:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture: the kernel's answer here, the \
+             free tree's first fit too, was its pool's head (read so at trace line {line}, where the same pool gave \
+             another entry from before the capture)",
+            y + size,
+            size / PAGE_SIZE,
+        );
+        self.learnt.facts.insert(l, (Unknown::PoolEntry, why_y));
+        self.learnt.revisions.push(Revision {
+            line: l,
+            contradicted_at: line,
+            what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
+            why: "the kernel took an entry from before the capture from that pool later".into(),
+            was: "the free tree's first fit, its pool empty".into(),
+            now: "its pool's head, an entry from before the capture at the same address".into(),
+        });
+        format!(
+            "; so was [{y:#x}, {:#x}) in front of it, which the kernel allocated at trace line {l} (its pool's head, \
+             not the free tree's first fit at the same address)",
+            y + size
+        )
+    }
+
+    /// Whether node `n`'s pool for `size` can have held an entry from before the capture, by
+    /// what the kernel's free tree served: never that size on that node, or once, at space
+    /// untouched since the start that is not `x` and was not learnt as an entry (that answer can
+    /// be read again as the pool's head: [`Pass::first_fit_was_head`]).
+    fn pool_not_seen_empty(&self, n: u32, size: u64, x: u64) -> bool {
+        self.tree_served
+            .get(&(n, pool_idx(size)))
+            .is_none_or(|s| s.is_some_and(|(y, l)| y != x && self.learnt.entry_open(l, y)))
     }
 
     /// `[x, end)` lies inside one free block held whole (its layout unknown: pool entries from
@@ -1662,42 +1758,13 @@ impl<'a> Pass<'_, 'a> {
             (Place::Free { .. }, Some(n))
                 if pool_size
                     && x & align.wrapping_sub(1) == 0
-                    && self
-                        .tree_served
-                        .get(&(n, pool_idx(size)))
-                        .is_none_or(|s| s.is_some_and(|(y, _)| y != x && !self.learnt.pooled_at.contains(&y)))
+                    && self.pool_not_seen_empty(n, size, x)
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
-                    && !self.learnt.pooled_at.contains(&x) =>
+                    && self.learnt.entry_open(e.line, x) =>
             {
-                let mut also = String::new();
-                if let Some(Some((y, l))) = self.tree_served.remove(&(n, pool_idx(size))) {
-                    self.learnt.pool(n, y, size);
-                    let why_y = format!(
-                        "[{y:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture: the kernel's answer \
-                         here, the free tree's first fit too, was its pool's head (read so at trace line {}, where \
-                         the same pool gave another entry from before the capture)",
-                        y + size,
-                        size / PAGE_SIZE,
-                        e.line
-                    );
-                    self.learnt.facts.insert(l, (Unknown::PoolEntry, why_y));
-                    self.learnt.revisions.push(Revision {
-                        line: l,
-                        contradicted_at: e.line,
-                        what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
-                        why: "the kernel took an entry from before the capture from that pool later".into(),
-                        was: "the free tree's first fit, its pool empty".into(),
-                        now: "its pool's head, an entry from before the capture at the same address".into(),
-                    });
-                    let _ = write!(
-                        also,
-                        "; so was [{y:#x}, {:#x}) in front of it, which the kernel allocated at trace line {l} (its \
-                         pool's head, not the free tree's first fit at the same address)",
-                        y + size
-                    );
-                }
-                self.learnt.pool(n, x, size);
+                let also = self.first_fit_was_head(n, size, e.line);
+                self.learnt.pool(n, x, size, e.line);
                 self.learnt.changed = true;
                 Verdict::Explained(
                     Unknown::PoolEntry,
