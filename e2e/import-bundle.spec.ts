@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { Workbench } from './panels/workbench';
 
-const BUNDLE = fileURLToPath(new URL('../core/tests/data/capture-6.18-small', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../core/tests/data/capture-6.18-seed7', import.meta.url));
 
 /** What the replay worker's replies said, recorded on the page: its progress messages and what each `open` gave. */
 interface Seen {
@@ -50,10 +50,10 @@ test('import: a capture bundle opens from its before file, with explained and un
   await expect(wb.report).toHaveAttribute('data-format', 'capture');
   // The comparison's last line, as `vmap-replay --import capture` prints it.
   const facts = (await wb.report.locator('.wb-report-facts').textContent()) ?? '';
-  const m = /^capture: 2016 allocations, (\d+) equal, (\d+) explained, (\d+) unexplained; final busy equal; purges 4 of 4 equal$/.exec(facts);
+  const m = /^capture: 5022 allocations, (\d+) equal, (\d+) explained, (\d+) unexplained; final busy equal; purges 11 of 11 equal$/.exec(facts);
   expect(m, facts).not.toBeNull();
   const [equal, explained, unexplained] = (m as RegExpExecArray).slice(1).map(Number);
-  expect(equal + explained + unexplained).toBe(2016);
+  expect(equal + explained + unexplained).toBe(5022);
   expect(explained).toBeGreaterThan(0);
   await expect(wb.report).toHaveAttribute('data-unexplained', String(unexplained));
 

@@ -103,6 +103,7 @@ fn follow(dir: &str, margin: usize, cuts: &[usize]) {
 #[test]
 fn a_small_capture_followed_in_pieces() {
     follow("capture-6.18-small", 64, &[40, 200, 900, 901, 2500]);
+    follow("capture-6.18-small", 16, &[40, 200, 900, 901, 1500, 2500]);
 }
 
 #[test]
@@ -169,13 +170,13 @@ fn rounds_digest(dir: &str, margin: Option<usize>, piece: usize) -> (u64, usize,
 /// replay on first and forked it only for the margin (it forked a copy of the whole replay, its
 /// operations included, before carrying it on): digests of every round, pinned from that
 /// follower, for captures fed in pieces with the default margin and a small one (start-overs
-/// among them).
+/// among them). Only captures whose replay no capture rule has changed since keep their pin:
+/// the small capture with a small margin is followed against `replay_capture` above instead.
 #[test]
 fn every_rounds_result_is_the_one_pinned() {
     let got: Vec<(u64, usize, usize)> = [
         ("capture-6.18-drained-s1", None, 700),
         ("capture-6.18-drained-s1", Some(64), 97),
-        ("capture-6.18-small", Some(16), 50),
         ("corpus/mixed-s3", Some(300), 211),
     ]
     .iter()
@@ -184,9 +185,8 @@ fn every_rounds_result_is_the_one_pinned() {
     assert_eq!(got, PINNED, "digests (hash, rounds, operations) of each case");
 }
 
-const PINNED: [(u64, usize, usize); 4] = [
+const PINNED: [(u64, usize, usize); 3] = [
     (15_247_255_087_067_902_142, 18, 241_012),
     (5_329_606_635_005_583_420, 128, 1_653_408),
-    (8_775_302_865_226_315_315, 82, 429_750),
     (6_492_155_792_962_872_430, 25, 160_392),
 ];
