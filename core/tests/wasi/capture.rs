@@ -1656,6 +1656,59 @@ fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
     assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
 }
 
+/// The same reading past the head: the kernel's decay gave back `len >> 2` from the head, and
+/// that count may reach past the model's head to the entries behind it. A partial decay never
+/// empties a pool (`len - (len >> 2)` entries stay), so once the model's is empty, what stayed
+/// were entries from before the capture and the kernel's answer was their head. Before: as
+/// above, but two lazy areas of two pages on node 0's list, L1 below L2.
+/// * The first purge pools both (`list_add`, in the walk's ascending order: L2 at the head);
+///   the second decays 2 >> 2 = 0 and keeps both.
+/// * CPU 0 asks 2 pages; the kernel gets E. Given back L2 alone, the model's pool gives L1: the
+///   kernel's decay gave back L1 too, and the pool then held only entries from before the
+///   capture, E at the head: one pool length (two entries) and one entry, one allocation.
+///   Read up to the head only (L2), L1 stays the pool's head: the allocation is unexplained.
+/// * E allocated and freed since the start (in a window of its own: back to the free tree) can
+///   be no entry from before the capture, and with L1 and L2 given back the first fit is F:
+///   unexplained, the pool left as the model has it.
+#[test]
+fn a_longer_pools_decay_reached_past_its_head() {
+    let (f, e, l1, l2) = (VS + 0x10000, VS + 0x14000, VS + 0x20000, VS + 0x24000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    for b in [l1, l2] {
+        before += &info(b + 0x2000, b + 0x3000, "f+0x1/0x2 vmap");
+    }
+    for b in [f, e] {
+        before += &info(b + 0x3000, b + 0x4000, "f+0x1/0x2 vmap");
+    }
+    before += &info(l1, l1 + 0x2000, "unpurged vm_area");
+    before += &info(l2, l2 + 0x2000, "unpurged vm_area");
+    let head = format!("{}{}", purge(0, l1, l2 + 0x2000, 2), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
+    assert_eq!(r.explained, accounted(&r), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    assert_eq!(r.explanations[0].0, 3, "{r}");
+    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 2 kept entries"), "{r}");
+    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    // The printed trace replays alone to the kernel's address: E pooled at the start, and the
+    // second purge's decay gives back both.
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
+
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
+    );
+    let head = format!("{}{}", purge(0, e, l2 + 0x2000, 3), purge(0, 0, 0, 0));
+    let trace = format!("{own}{}{head}{}", free(1, e, 6), alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+    assert_eq!(r.resolved_pool_lengths, 0, "{r}");
+    assert!(!vmapviz_core::trace::format_trace(&ops).contains("pooled"), "nothing learnt");
+}
+
 /// `node_alloc` asks the CPU's node's pool first (`node_pool_del_va` gives its head) and only
 /// then the free tree: an allocation at the free tree's first fit may have been the pool's head,
 /// an entry from before the capture that lay there. Before: busy [VS, VS + 0x10000), then free
