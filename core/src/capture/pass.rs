@@ -1335,7 +1335,18 @@ impl<'a> Pass<'_, 'a> {
                     entry = Some(n);
                 }
             }
-            if p.addr() == Some(x) {
+            // The request's own pool emptied by the reading, an aligned head left is taken: the
+            // kernel's answer is then an entry from before the capture, not the free tree's.
+            let own_emptied = head_kept.is_some_and(|(hn, _)| p.node == Some(hn))
+                && p.pool_hit.is_none()
+                && !p.rotate
+                && align <= PAGE_SIZE;
+            if own_emptied && entry.is_none() && p.addr() == Some(x) {
+                if let Some(n) = p.node.filter(|&n| self.pre_capture_entry(x, size, align, n, line)) {
+                    entry = Some(n);
+                }
+            }
+            if p.addr() == Some(x) && (!own_emptied || entry.is_some()) {
                 done = Some((t, p, Vec::new()));
             } else if entry.is_some() {
                 done = Some((t, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));

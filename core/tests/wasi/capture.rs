@@ -1709,6 +1709,43 @@ fn a_longer_pools_decay_reached_past_its_head() {
     assert!(!vmapviz_core::trace::format_trace(&ops).contains("pooled"), "nothing learnt");
 }
 
+/// The same reading where the kernel's answer is also the free tree's first fit: the pool it
+/// empties in the model was not empty in the kernel (`len - (len >> 2)` entries stay), and an
+/// aligned head is taken, so the kernel's answer was that head, an entry from before the
+/// capture. Before: busy [VS, VS + 0x10000), E free (three pages, a busy page after it), L two
+/// pages lazy on node 0's list, a busy page after it.
+/// * The first purge pools L; the second keeps it (1 >> 2 = 0). CPU 0 asks 2 pages and the
+///   kernel gets E: its decay gave back L, and E, untouched, was the pool's head. Learnt as an
+///   entry too (E pooled at the start).
+/// * E allocated and freed since the start (in a window of its own: back to the free tree)
+///   was no entry from before the capture: unexplained, though the free tree gives E once L is
+///   given back.
+#[test]
+fn an_emptied_pool_reads_the_first_fit_as_an_entry_from_before_the_capture() {
+    let (e, l) = (VS + 0x10000, VS + 0x20000);
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(e + 0x3000, e + 0x4000, "f+0x1/0x2 vmap");
+    before += &info(l + 0x2000, l + 0x3000, "f+0x1/0x2 vmap");
+    before += &info(l, l + 0x2000, "unpurged vm_area");
+    let head = format!("{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (1, 1, 0), "{r}");
+    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
+    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
+
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
+    );
+    let head = format!("{}{}", purge(0, e, l + 0x2000, 2), purge(0, 0, 0, 0));
+    let trace = format!("{own}{}{head}{}", free(1, e, 4), alloc(0, e, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+}
+
 /// `node_alloc` asks the CPU's node's pool first (`node_pool_del_va` gives its head) and only
 /// then the free tree: an allocation at the free tree's first fit may have been the pool's head,
 /// an entry from before the capture that lay there. Before: busy [VS, VS + 0x10000), then free
