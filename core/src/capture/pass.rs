@@ -900,8 +900,9 @@ impl<'a> Pass<'_, 'a> {
         }
         // The kernel allocated here: what a pool-length reading gave back under it was free.
         self.given_by_length.retain(|&(a, b, _)| !(a < x + size && x < b));
-        // Allocated again: its node from here on is the CPU's, no longer the run's.
+        // Allocated again: its node from here on is the CPU's, no longer the run's nor a guess.
         self.lazy_run.remove(&x);
+        self.guessed_node.remove(&x);
         // A short block the allocation took from is another block from here on: its shape facts
         // end (the kernel's tree changed there too).
         self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
@@ -1550,6 +1551,36 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The kernel allocated `[x, x + size)` on node `n`, where the model has it free and gives
+    /// another answer: a busy area of the before file, this very area, whose node was a guess
+    /// (the node of its address), freed during the capture and not allocated since. Its purge
+    /// pooled it in the node its `vn_id` names (`free_vmap_area_noflush`, `purge_vmap_node`); in
+    /// the model, that of its address, whose decays gave it back. `node_alloc` asks node `n`'s
+    /// pool first: read as allocated for node `n`, so that the next replay pools it there (and
+    /// revises the reading if the allocation still differs: [`Pass::revise_node`]).
+    fn freed_guess_taken(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+        if !self.guessed_node.contains(&x) || self.learnt.node_ruled_out.get(&line).is_some_and(|o| o.contains(&x)) {
+            return None;
+        }
+        let end = x.checked_add(size)?;
+        if !self.p.before.iter().any(|a| a.start == x && a.end == end && a.kind != InfoKind::Unpurged) {
+            return None;
+        }
+        let guessed = self.vmap.addr_to_node_id(x);
+        if guessed == n {
+            return None;
+        }
+        self.guessed_node.remove(&x);
+        self.learnt.nodes.insert(x, n);
+        self.learnt.node_from.insert(x, line);
+        self.learnt.changed = true;
+        Some(format!(
+            "[{x:#x}, {end:#x}), busy before the capture and freed since, had been allocated for node {n}, not node \
+             {guessed} (the node of its address, assumed; the before file does not say): the kernel took it whole on \
+             node {n}, where the model's pool of node {guessed} had given it back"
+        ))
+    }
+
     /// The kernel allocated `[x, x + size)` over an entry the model has pooled, a busy area of
     /// the before file whose node was a guess (the node of its address). `free_vmap_area_noflush`
     /// sends an area to the lazy list of the node its vn_id names (the CPU `node_alloc` ran on,
@@ -1844,6 +1875,15 @@ impl<'a> Pass<'_, 'a> {
             // Over an entry the model pooled that was a busy area of the before file whose node
             // was a guess: read as allocated for another node ([`Pass::pooled_elsewhere`]).
             (_, Some(_)) if let Some(why) = self.pooled_elsewhere(x, size, e.line) => {
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
+            // The kernel's area, whole, a busy area of the before file whose node was a guess,
+            // freed since and free here: read as allocated for this node ([`Pass::freed_guess_taken`]).
+            (Place::Free { .. }, Some(n))
+                if pool_size
+                    && pred.addr() != Some(x)
+                    && let Some(why) = self.freed_guess_taken(x, size, n, e.line) =>
+            {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // Over entries the model still has pooled: the kernel's decay gave back more.

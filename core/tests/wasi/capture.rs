@@ -1746,6 +1746,65 @@ fn an_emptied_pool_reads_the_first_fit_as_an_entry_from_before_the_capture() {
     assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
 }
 
+/// A busy area of the before file is freed to the lazy list of the node its `vn_id` names
+/// (`free_vmap_area_noflush`), which the file does not show: the model guesses the node of its
+/// address. Where the kernel takes that very area on another node, and the model has it free
+/// (pooled in the guessed node and given back by a decay there), it was that node's. Before:
+/// busy [VS, VS + 0x10000), F free (two pages), busy to three lazy areas of two pages on node
+/// 0's list, then A, busy, two pages (all in the 64 KiB zone of node 0: `addr_to_node_id`); a
+/// busy page after each; free space above.
+/// * F is allocated in a window of its own and freed (back to the free tree at the purge).
+/// * A is freed; the first purge pools it and the three in node 0's pool of 2 pages (A, the highest,
+///   at the head); the second decays 4 >> 2 = 1 from the head: A is given back.
+/// * CPU 1 asks 2 pages and the kernel gets A, where the model's free tree gives F (node 1's
+///   pool empty): A was allocated for node 1. The next replay frees it to node 1's list, pools
+///   it there, and the allocation is the model's own.
+///
+/// Without the reading the allocation is unexplained.
+#[test]
+fn a_freed_area_of_the_before_file_taken_on_another_node_was_that_nodes() {
+    let (f, a) = (VS + 0x10000, VS + 0x29000);
+    let lazy = [VS + 0x20000, VS + 0x23000, VS + 0x26000];
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    before += &info(f + 0x2000, lazy[0], "f+0x1/0x2 vmap");
+    for b in lazy {
+        before += &info(b + 0x2000, b + 0x3000, "f+0x1/0x2 vmap");
+    }
+    before += &info(a, a + 0x2000, "f+0x1/0x2 vmap");
+    before += &info(a + 0x2000, a + 0x3000, "f+0x1/0x2 vmap");
+    for b in lazy {
+        before += &info(b, b + 0x2000, "unpurged vm_area");
+    }
+    // F allocated in a window of its own (no vn_id: its purge gives it back to the free tree)
+    // and freed: touched, so no space below A was held before the capture.
+    let own = ev(
+        0,
+        &format!("alloc_vmap_area: va_start: {f} size=8192 align=1 vstart={f:#x} vend={:#x} failed=0", f + 0x100000),
+    );
+    let trace = format!(
+        "{own}{}{}{}{}{}",
+        free(0, f, 8),
+        free(0, a, 10),
+        purge(0, f, a + 0x2000, 5),
+        purge(0, 0, 0, 0),
+        alloc(1, a, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_area_nodes, r.explained, r.passes), (1, accounted(&r), 2), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+    assert_eq!(r.explanations[0].0, 6, "{r}");
+    let why = &r.explanations[0].1;
+    assert!(why.contains(&format!("[{a:#x}, {:#x}), busy before the capture and freed since", a + 0x2000)), "{r}");
+    assert!(
+        why.contains("had been allocated for node 1, not node 0") && why.contains("took it whole on node 1"),
+        "{r}"
+    );
+    // The printed trace replays alone to the kernel's address: A placed as node 1's.
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("place {a:#x} {:#x} node 1\n", a + 0x2000)), "{text}");
+}
+
 /// `node_alloc` asks the CPU's node's pool first (`node_pool_del_va` gives its head) and only
 /// then the free tree: an allocation at the free tree's first fit may have been the pool's head,
 /// an entry from before the capture that lay there. Before: busy [VS, VS + 0x10000), then free
