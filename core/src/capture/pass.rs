@@ -1484,6 +1484,7 @@ impl<'a> Pass<'_, 'a> {
     fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
         let idx = pool_idx(size);
         let (given, len) = self.given.get(&(n, idx))?;
+        let len = *len;
         let k = given.iter().position(|&a| a == x)?;
         let kept = self.kept.get(&(n, idx)).cloned().unwrap_or_default();
         if self.vmap.pool_entries(n, size) != kept {
@@ -1509,11 +1510,8 @@ impl<'a> Pass<'_, 'a> {
         let nodes = self.vmap.nr_vmap_nodes();
         let moved: Vec<u64> = behind[behind.len() - need..].to_vec();
         for &a in &moved {
-            self.guessed_node.remove(&a);
-            self.learnt.nodes.insert(a, (n + 1) % nodes);
-            self.learnt.node_from.insert(a, line);
+            self.read_node(a, (n + 1) % nodes, line);
         }
-        self.learnt.changed = true;
         let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool: the decay at the purge of trace line {} gave back {k} of \
@@ -1551,6 +1549,16 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// A busy area of the before file read as allocated for node `n` (its node a guess no
+    /// more), learnt at `line` for the next replay ([`Pass::revise_node`] rules it out there if
+    /// an allocation contradicts it).
+    fn read_node(&mut self, a: u64, n: u32, line: usize) {
+        self.guessed_node.remove(&a);
+        self.learnt.nodes.insert(a, n);
+        self.learnt.node_from.insert(a, line);
+        self.learnt.changed = true;
+    }
+
     /// The kernel allocated `[x, x + size)` on node `n`, where the model has it free and gives
     /// another answer: a busy area of the before file, this very area, whose node was a guess
     /// (the node of its address), freed during the capture and not allocated since. Its purge
@@ -1570,10 +1578,7 @@ impl<'a> Pass<'_, 'a> {
         if guessed == n {
             return None;
         }
-        self.guessed_node.remove(&x);
-        self.learnt.nodes.insert(x, n);
-        self.learnt.node_from.insert(x, line);
-        self.learnt.changed = true;
+        self.read_node(x, n, line);
         Some(format!(
             "[{x:#x}, {end:#x}), busy before the capture and freed since, had been allocated for node {n}, not node \
              {guessed} (the node of its address, assumed; the before file does not say): the kernel took it whole on \
@@ -1618,10 +1623,7 @@ impl<'a> Pass<'_, 'a> {
         let (y, ye, pn) = found?;
         let nodes = self.vmap.nr_vmap_nodes();
         let other = (pn + 1) % nodes;
-        self.guessed_node.remove(&y);
-        self.learnt.nodes.insert(y, other);
-        self.learnt.node_from.insert(y, line);
-        self.learnt.changed = true;
+        self.read_node(y, other, line);
         Some(format!(
             "[{y:#x}, {ye:#x}), busy before the capture and freed since, had been allocated for node {other}, not node \
              {pn} (the node of its address, assumed; the before file does not say): node {pn}'s pool did not hold it, \

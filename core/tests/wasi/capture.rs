@@ -5,7 +5,7 @@
 use crate::common;
 
 use vmapviz_core::capture::oracle::{Place, Steered};
-use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, Part};
+use vmapviz_core::capture::{parse_cpulist, parse_cpus, part_text, replay_capture, Bundle, CaptureReport, Part};
 use vmapviz_core::{NoObserver, Profile, Vmap};
 
 const VS: u64 = 0xffff_c900_0000_0000;
@@ -1602,6 +1602,28 @@ fn held_out_pools_kept_captures_replay_and_account() {
     }
 }
 
+/// `e` (two pages) allocated in a window of its own (no vn_id: its purge gives it back to the
+/// free tree, not to a pool) and freed, two purges (the first of `purged` areas up to `end`),
+/// then CPU 0 given `e` for two pages: touched since the start, `e` can be no entry from before
+/// the capture. Line 5 is the allocation, unexplained; the first is the model's own.
+fn touched_then_asked(
+    before: &str,
+    e: u64,
+    end: u64,
+    purged: u64,
+    nr_lazy: u64,
+) -> (Vec<vmapviz_core::trace::Op>, CaptureReport) {
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
+    );
+    let head = format!("{}{}", purge(0, e, end, purged), purge(0, 0, 0, 0));
+    let trace = format!("{own}{}{head}{}", free(1, e, nr_lazy), alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+    (ops, r)
+}
+
 /// `decay_va_pool_node` gives back `len >> 2` entries from a pool's head, `len` counting the
 /// entries from before the capture; `purge_vmap_node` pools each purged area at the head
 /// (`node_pool_add_va`: `list_add`), so entries from before the capture are behind every entry
@@ -1646,14 +1668,7 @@ fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
     // E was allocated since the start (in a window of its own: no vn_id, so its purge gives it
     // back to the free tree, not to a pool) and freed: no entry from before the capture. With L
     // given back, the free tree's first fit is F: E is unexplained.
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
-    );
-    let head = format!("{}{}", purge(0, e, l + 0x2000, 2), purge(0, 0, 0, 0));
-    let trace = format!("{own}{}{head}{}", free(1, e, 2), alloc(0, e, 0x2000, 1));
-    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+    touched_then_asked(&before, e, l + 0x2000, 2, 2);
 }
 
 /// The same reading past the head: the kernel's decay gave back `len >> 2` from the head, and
@@ -1697,14 +1712,7 @@ fn a_longer_pools_decay_reached_past_its_head() {
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
 
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
-    );
-    let head = format!("{}{}", purge(0, e, l2 + 0x2000, 3), purge(0, 0, 0, 0));
-    let trace = format!("{own}{}{head}{}", free(1, e, 6), alloc(0, e, 0x2000, 1));
-    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+    let (ops, r) = touched_then_asked(&before, e, l2 + 0x2000, 3, 6);
     assert_eq!(r.resolved_pool_lengths, 0, "{r}");
     assert!(!vmapviz_core::trace::format_trace(&ops).contains("pooled"), "nothing learnt");
 }
@@ -1736,14 +1744,7 @@ fn an_emptied_pool_reads_the_first_fit_as_an_entry_from_before_the_capture() {
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(text.contains(&format!("pooled 0 {e:#x} 0x2000\n")), "{text}");
 
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
-    );
-    let head = format!("{}{}", purge(0, e, l + 0x2000, 2), purge(0, 0, 0, 0));
-    let trace = format!("{own}{}{head}{}", free(1, e, 4), alloc(0, e, 0x2000, 1));
-    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.equal, r.unexplained, r.unexplained_lines.first()), (1, 1, Some(&5)), "{r}");
+    touched_then_asked(&before, e, l + 0x2000, 2, 4);
 }
 
 /// A busy area of the before file is freed to the lazy list of the node its `vn_id` names
