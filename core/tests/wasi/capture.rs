@@ -1602,6 +1602,30 @@ fn held_out_pools_kept_captures_replay_and_account() {
     }
 }
 
+/// The first purge (`first`), a second that keeps what it pooled, then CPU 0 given `e` for two
+/// pages: explained, at line 3, as one pool length at that second purge (node 0's pool of 2
+/// pages gave back its first `given` kept entries) whose pool then held only entries from
+/// before the capture, `e` at its head. The operations printed and the report.
+fn longer_pool_gave(
+    before: &str,
+    first: String,
+    e: u64,
+    given: usize,
+) -> (Vec<vmapviz_core::trace::Op>, CaptureReport) {
+    let trace = format!("{first}{}{}", purge(0, 0, 0, 0), alloc(0, e, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
+    // One allocation, one kind named: the pool's length (the entry is named in its text).
+    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
+    assert_eq!(r.explained, accounted(&r), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
+    assert_eq!(r.explanations[0].0, 3, "{r}");
+    let gave = format!("node 0's pool of 2 pages gave back its first {given} kept entries");
+    assert!(r.explanations[0].1.contains(&gave), "{r}");
+    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    (ops, r)
+}
+
 /// `e` (two pages) allocated in a window of its own (no vn_id: its purge gives it back to the
 /// free tree, not to a pool) and freed, two purges (the first of `purged` areas up to `end`),
 /// then CPU 0 given `e` for two pages: touched since the start, `e` can be no entry from before
@@ -1649,17 +1673,7 @@ fn a_longer_pool_decayed_its_head_and_gave_an_entry_from_before_the_capture() {
         before += &info(b + 0x3000, b + 0x4000, "f+0x1/0x2 vmap");
     }
     before += &info(l, l + 0x2000, "unpurged vm_area");
-    let head = format!("{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0));
-    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
-    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
-    // One allocation, one kind named: the pool's length (the entry is named in its text).
-    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
-    assert_eq!(r.explained, accounted(&r), "{r}");
-    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
-    assert_eq!(r.explanations[0].0, 3, "{r}");
-    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 1 kept entries"), "{r}");
-    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    let (ops, r) = longer_pool_gave(&before, purge(0, l, l + 0x2000, 1), e, 1);
     assert!(r.notes.iter().all(|n| !n.contains("comes after")), "{r}");
     // The printed trace replays alone to the kernel's addresses: E pooled at the start.
     let text = vmapviz_core::trace::format_trace(&ops);
@@ -1697,16 +1711,7 @@ fn a_longer_pools_decay_reached_past_its_head() {
     }
     before += &info(l1, l1 + 0x2000, "unpurged vm_area");
     before += &info(l2, l2 + 0x2000, "unpurged vm_area");
-    let head = format!("{}{}", purge(0, l1, l2 + 0x2000, 2), purge(0, 0, 0, 0));
-    let trace = format!("{head}{}", alloc(0, e, 0x2000, 1));
-    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
-    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
-    assert_eq!((r.resolved_pool_lengths, r.explained_pool_lengths), (1, 1), "{r}");
-    assert_eq!(r.explained, accounted(&r), "{r}");
-    assert_eq!((r.purges, r.purges_equal, r.passes), (2, 2, 2), "{r}");
-    assert_eq!(r.explanations[0].0, 3, "{r}");
-    assert!(r.explanations[0].1.contains("node 0's pool of 2 pages gave back its first 2 kept entries"), "{r}");
-    assert!(r.explanations[0].1.contains(&format!("its head [{e:#x}, {:#x}) one of them", e + 0x2000)), "{r}");
+    let (ops, _) = longer_pool_gave(&before, purge(0, l1, l2 + 0x2000, 2), e, 2);
     // The printed trace replays alone to the kernel's address: E pooled at the start, and the
     // second purge's decay gives back both.
     let text = vmapviz_core::trace::format_trace(&ops);
