@@ -1292,8 +1292,6 @@ impl<'a> Pass<'_, 'a> {
                 done = Some((t, p, Vec::new()));
             }
         }
-        // With the pool then empty, the kernel's head was an entry from before the capture (those
-        // are behind every entry pooled since): x, if untouched since the start and aligned.
         let mut entry = None;
         let mut further = None;
         if done.is_none() {
@@ -1302,52 +1300,35 @@ impl<'a> Pass<'_, 'a> {
             // The pool, its head given back, gives the next entry that decay kept, where the
             // kernel's address is space the model has free: the kernel's decay gave that one
             // back too, and so on, the least count that leaves the model giving the kernel's
-            // address (its `len` may count any number of entries from before the capture). A
-            // partial decay never empties a pool (`len - (len >> 2)` stay): with the model's
-            // emptied, those left were entries from before the capture, their head misaligned
-            // for this request (moved to the tail) or the kernel's answer itself.
+            // address (its `len` may count any number of entries from before the capture).
             if let (Some((n, hpos)), true) = (head_kept, head_only) {
                 let list = &self.kept[&(n, pool_idx(size))];
-                let (mut t2, mut p2, mut pos) = (t.clone(), p, hpos);
-                while p2.addr() != Some(x) {
-                    let Some(k) = p2.pool_hit.and_then(|y| list.iter().skip(pos + 1).position(|&a| a == y)) else {
+                let mut pos = hpos;
+                while p.addr() != Some(x) {
+                    let Some(k) = p.pool_hit.and_then(|y| list.iter().skip(pos + 1).position(|&a| a == y)) else {
                         break;
                     };
                     for &a in &list[pos + 1..=pos + 1 + k] {
-                        if matches!(t2.locate(a), Place::Pooled { start, .. } if start == a) {
-                            t2.unpool_overlapping(a, PAGE_SIZE);
+                        if matches!(t.locate(a), Place::Pooled { start, .. } if start == a) {
+                            t.unpool_overlapping(a, PAGE_SIZE);
                         }
                     }
                     pos += 1 + k;
-                    p2 = t2.predict_alloc(size, align, vstart, vend);
+                    p = t.predict_alloc(size, align, vstart, vend);
                 }
-                let emptied = p2.pool_hit.is_none() && !p2.rotate && p2.node == Some(n);
-                let misaligned_left = emptied && align > PAGE_SIZE;
-                if pos > hpos
-                    && ((p2.addr() == Some(x) && (!emptied || misaligned_left))
-                        || (emptied && self.pre_capture_entry(x, size, align, n, line)))
-                {
-                    (t, p) = (t2, p2);
-                    further = Some(((n, pool_idx(size)), pos));
-                }
+                further = (pos > hpos).then_some(((n, pool_idx(size)), pos));
             }
-            if let (false, Some(n), None, false) = (p.addr() == Some(x), p.node, p.pool_hit, p.rotate) {
-                if head_kept.is_some_and(|(hn, _)| hn == n) && self.pre_capture_entry(x, size, align, n, line) {
-                    entry = Some(n);
-                }
+            // A partial decay never empties a pool (`len - (len >> 2)` entries stay): where the
+            // reading empties the request's own pool in the model, the kernel's held entries
+            // from before the capture (behind every entry pooled since), and their head was the
+            // kernel's answer, unless misaligned for this request (moved to the tail: then the
+            // free tree's answer stands).
+            let emptied = head_kept.is_some_and(|(hn, _)| p.node == Some(hn)) && p.pool_hit.is_none() && !p.rotate;
+            let tree_stands = !emptied || align > PAGE_SIZE;
+            if emptied && (p.addr() != Some(x) || !tree_stands) {
+                entry = p.node.filter(|&n| self.pre_capture_entry(x, size, align, n, line));
             }
-            // The request's own pool emptied by the reading, an aligned head left is taken: the
-            // kernel's answer is then an entry from before the capture, not the free tree's.
-            let own_emptied = head_kept.is_some_and(|(hn, _)| p.node == Some(hn))
-                && p.pool_hit.is_none()
-                && !p.rotate
-                && align <= PAGE_SIZE;
-            if own_emptied && entry.is_none() && p.addr() == Some(x) {
-                if let Some(n) = p.node.filter(|&n| self.pre_capture_entry(x, size, align, n, line)) {
-                    entry = Some(n);
-                }
-            }
-            if p.addr() == Some(x) && (!own_emptied || entry.is_some()) {
+            if p.addr() == Some(x) && (tree_stands || entry.is_some()) {
                 done = Some((t, p, Vec::new()));
             } else if entry.is_some() {
                 done = Some((t, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
