@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 use super::bundle::*;
+use super::history::{PoolHistory, PoolRec};
 use super::report::*;
 use crate::capture::follow::{Follow, Mark};
 use crate::capture::oracle::Steered;
@@ -61,6 +62,12 @@ pub(super) struct Learnt {
     node_from: BTreeMap<u64, usize>,
     /// By line of [`Pass::decayed_less`]: the areas whose reading there was contradicted.
     node_ruled_out: BTreeMap<usize, HashSet<u64>>,
+    /// Areas whose node [`Pass::flipped_nodes`] read from decay counts: still guesses, that a
+    /// later count may read back.
+    flip_read: HashSet<u64>,
+    /// (line, entry): the kernel's pool still held the entry there ([`Pass::flipped_nodes`]),
+    /// what every later reading of the counts keeps.
+    held_obs: Vec<(usize, u64)>,
     /// By trace line: what was learnt at that allocation (each unknown once, where the kernel's
     /// address showed it); in a later replay the allocation is explained by it.
     facts: BTreeMap<usize, (Unknown, String)>,
@@ -219,6 +226,9 @@ pub(super) struct Pass<'p, 'a> {
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
+    /// Each pool's purges, the pops and the allocations of this replay ([`Pass::flipped_nodes`]);
+    /// `None` from a purge split at a node on (its decays are not one step per purge there).
+    hist: Option<PoolHistory>,
     pub(super) ops: Vec<Op>,
 }
 
@@ -374,7 +384,7 @@ pub(super) fn start_pass<'p, 'a>(
         let node = if !in_window || nodes < 2 {
             None
         } else if let Some(&n) = learnt.nodes.get(&a.start) {
-            if nodes > 2 {
+            if nodes > 2 || learnt.flip_read.contains(&a.start) {
                 // One of the other nodes; still a guess until the kernel takes it from a pool.
                 guessed_node.insert(a.start);
             }
@@ -462,6 +472,7 @@ pub(super) fn start_pass<'p, 'a>(
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
     let learnt = learnt.clone();
+    let hist = PoolHistory { held: learnt.held_obs.clone(), ..PoolHistory::default() };
     let mut notes: Vec<String> =
         p.trace_notes.iter().map(|(k, n)| format!("{} line {k}: {n}", p.bundle.trace.name)).collect();
     if let Some(first_free) = p.events.iter().find_map(|e| match e.ev {
@@ -497,6 +508,7 @@ pub(super) fn start_pass<'p, 'a>(
         full_purge_due: false,
         first_purge: true,
         tree_served: std::collections::HashMap::new(),
+        hist: Some(hist),
         diverged: false,
         pos: 0,
         drain_due: false,
@@ -674,6 +686,7 @@ impl<'a> Pass<'_, 'a> {
             full_purge_due: self.full_purge_due,
             first_purge: self.first_purge,
             tree_served: self.tree_served.clone(),
+            hist: self.hist.clone(),
             diverged: self.diverged,
             pos: self.pos,
             drain_due: self.drain_due,
@@ -775,6 +788,9 @@ impl<'a> Pass<'_, 'a> {
             return;
         }
         self.report.allocations += 1;
+        if let Some(h) = &mut self.hist {
+            h.allocs.push((e.line, x, x.saturating_add(size)));
+        }
         let mut pred = pred;
         if pred.addr() != Some(x) && !self.diverged {
             if let Some(p2) = self.purge_early(e, x, req) {
@@ -848,6 +864,9 @@ impl<'a> Pass<'_, 'a> {
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
                 self.guessed_node.remove(&p);
+                if let Some(h) = &mut self.hist {
+                    h.pops.insert((e.line, p));
+                }
             }
             // An equal address that rests on something learnt here before is explained by it.
             if let Some((u, why)) = held_why {
@@ -1808,6 +1827,11 @@ impl<'a> Pass<'_, 'a> {
             {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
+            // The kernel's pool held an entry the model's decays gave back, counted over its
+            // pool's whole history: areas of the before file on the other node.
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.flipped_nodes(x, size, n, pred, e.line) => {
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
             // The kernel took from a pool an area the model has free and nothing has touched
             // since the start: it was pooled before the capture.
             //
@@ -2155,6 +2179,7 @@ impl<'a> Pass<'_, 'a> {
             None => self.vmap.purge(&mut NoObserver),
         };
         self.vmap.restore_pools_behind(before);
+        self.record_purge(e.line, full, stop.is_some(), &pools_before);
         self.push(if behind || stop.is_some() || !keep.is_empty() {
             follow(Follow::Purge { full, behind, stop, keep })
         } else if full {
@@ -2205,6 +2230,153 @@ impl<'a> Pass<'_, 'a> {
         } else {
             self.purge_count(e.line, start, end, num_purged, r.entries, lazy);
         }
+    }
+
+    /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`].
+    /// A purge split at a node ends the history of this replay.
+    fn record_purge(&mut self, line: usize, full: bool, split: bool, before: &[(u32, usize, Vec<u64>)]) {
+        if split {
+            self.hist = None;
+        }
+        let Some(h) = &mut self.hist else { return };
+        let mut after: BTreeMap<(u32, usize), Vec<u64>> =
+            self.vmap.pools_snapshot().into_iter().map(|(n, idx, v)| ((n, idx), v)).collect();
+        for (n, idx, v) in before {
+            let a = after.remove(&(*n, *idx)).unwrap_or_default();
+            h.recs.entry((*n, *idx)).or_default().push(PoolRec { line, full, before: v.clone(), after: a });
+        }
+        for (key, a) in after {
+            h.recs.entry(key).or_default().push(PoolRec { line, full, before: Vec::new(), after: a });
+        }
+    }
+
+    /// The kernel's pool still held an entry that the model's decays gave back, counted over
+    /// the whole history of its pool: `x`, which the kernel took from node `n`'s pool, or an
+    /// entry below `x` that its free-tree search passed over. `decay_va_pool_node` gives back
+    /// `len >> 2` from the head at every purge, so one area more or less in a pool changes
+    /// what every later decay gives back; the areas whose pool is a guess are the busy ones of
+    /// the before file freed during the capture (`free_vmap_area_noflush` sends each to the
+    /// node of its `vn_id`, which the file does not show). The fewest of them read as the other
+    /// node's (two nodes), one, two or three, such that both pools' histories counted again
+    /// keep that entry, give every pop from the head and never hold an entry the kernel
+    /// allocated over, are learnt for the next replay.
+    fn flipped_nodes(&mut self, x: u64, size: u64, n: u32, pred: Prediction, line: usize) -> Option<String> {
+        let h = self.hist.as_ref()?;
+        if self.vmap.nr_vmap_nodes() != 2 {
+            return None;
+        }
+        let in_pool =
+            |key: &(u32, usize), a: u64| h.recs.get(key).is_some_and(|r| r.iter().any(|r| r.before.contains(&a)));
+        let own = (n, pool_idx(size));
+        let (key, e, head) = if size <= 256 * PAGE_SIZE && in_pool(&own, x) {
+            (own, x, true)
+        } else {
+            // The lowest entry of any pool's history, free here, in the model's block below x.
+            let y = pred.tree.filter(|&y| y < x && pred.pool_hit.is_none())?;
+            let Place::Free { start: lo, .. } = self.vmap.locate(y) else { return None };
+            let mut best: Option<((u32, usize), u64)> = None;
+            for (k, recs) in &h.recs {
+                let len = (k.1 as u64 + 1) * PAGE_SIZE;
+                for r in recs {
+                    for &a in &r.before {
+                        if lo <= a && a + len <= x && best.is_none_or(|(_, b)| a < b) {
+                            best = Some((*k, a));
+                        }
+                    }
+                }
+            }
+            let (k, a) = best?;
+            let len = (k.1 as u64 + 1) * PAGE_SIZE;
+            if !matches!(self.vmap.locate(a), Place::Free { end, .. } if a + len <= end) {
+                return None;
+            }
+            (k, a, false)
+        };
+        let sib = (1 - key.0, key.1);
+        let len = (key.1 as u64 + 1) * PAGE_SIZE;
+        let none = Vec::new();
+        let recs = h.recs.get(&key).unwrap_or(&none);
+        let srecs = h.recs.get(&sib).unwrap_or(&none);
+        let ruled_out = self.learnt.node_ruled_out.get(&line);
+        // Guessed areas each pool's purges pooled, with the purge's line; this pool's first.
+        let pushed = |recs: &[PoolRec], mine: bool| {
+            let mut v = Vec::new();
+            for r in recs {
+                for &a in r.after.iter().filter(|a| !r.before.contains(a)) {
+                    if self.guessed_node.contains(&a) && !ruled_out.is_some_and(|o| o.contains(&a)) {
+                        v.push((a, r.line, mine));
+                    }
+                }
+            }
+            v
+        };
+        let mut cands = pushed(recs, true);
+        cands.extend(pushed(srecs, false));
+        cands.truncate(16);
+        let now = self.vmap.pool_entries(key.0, len);
+        let snow = self.vmap.pool_entries(sib.0, len);
+        let holds = |set: &[(u64, usize, bool)]| -> bool {
+            let mut out = HashSet::new();
+            let mut sout = HashSet::new();
+            let mut inn: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
+            let mut sinn: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
+            for &(a, l, mine) in set {
+                if mine {
+                    out.insert(a);
+                    sinn.entry(l).or_default().push(a);
+                } else {
+                    sout.insert(a);
+                    inn.entry(l).or_default().push(a);
+                }
+            }
+            let Some(k) = h.rerun(recs, &now, &out, &inn, len, line) else { return false };
+            let kept = if head { k.first() == Some(&e) } else { k.contains(&e) };
+            kept && h.rerun(srecs, &snow, &sout, &sinn, len, line).is_some()
+        };
+        let m = cands.len();
+        let mut found: Option<Vec<(u64, usize, bool)>> = None;
+        'search: for want in 1..=3usize {
+            if want > m || (want == 3 && m > 10) {
+                break;
+            }
+            let mut idx: Vec<usize> = (0..want).collect();
+            loop {
+                let set: Vec<(u64, usize, bool)> = idx.iter().map(|&i| cands[i]).collect();
+                if holds(&set) {
+                    found = Some(set);
+                    break 'search;
+                }
+                // The next combination of `want` of the `m`, in order.
+                let Some(i) = (0..want).rev().find(|&i| idx[i] < m - want + i) else { break };
+                idx[i] += 1;
+                for j in i + 1..want {
+                    idx[j] = idx[j - 1] + 1;
+                }
+            }
+        }
+        let set = found?;
+        let first = recs.first().map_or(line, |r| r.line);
+        let mut list = Vec::new();
+        for &(a, _, mine) in &set {
+            let to = if mine { sib.0 } else { key.0 };
+            self.read_node(a, to, line);
+            self.learnt.flip_read.insert(a);
+            list.push(format!("{a:#x} node {to}'s"));
+        }
+        if !self.learnt.held_obs.contains(&(line, e)) {
+            self.learnt.held_obs.push((line, e));
+        }
+        let took = if head { "the kernel took it from there" } else { "the kernel's free-tree search passed over it" };
+        Some(format!(
+            "[{e:#x}, {:#x}) was still in node {}'s pool of {} pages ({took}): the decays since the purge \
+             of trace line {first} (len >> 2 from the head at each) kept it with {} of the busy areas of the before \
+             file, whose node was a guess, on the other node: read so ({})",
+            e + len,
+            key.0,
+            key.1 + 1,
+            set.len(),
+            list.join(", ")
+        ))
     }
 
     fn is_lazy(&self, a: u64) -> bool {

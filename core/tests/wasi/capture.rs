@@ -1310,6 +1310,46 @@ fn a_pool_the_kernel_decayed_less_held_areas_of_another_node() {
     assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes), (1, 1, 0), "{r}");
 }
 
+/// The same reading from decays before the last: one area more in a pool changes what every
+/// later decay gives back, so the whole history of the pool is counted again. Before (two
+/// nodes): busy B (node 0's zone) and node 0's lazy list L0..L10, 2 pages each, B lower; node
+/// 1's list [N]. CPU 0 frees B; the purge pools node 0's areas, each at the head:
+/// [L10 .. L0, B]; two purges with nothing lazy then decay 12 >> 2 = 3 (L10, L9, L8) and
+/// 9 >> 2 = 2 (L7, L6) in the model, leaving L5 at the head. With B on node 1 the kernel's
+/// pool held 11: 2 (L10, L9), then 2 (L8, L7), leaving L6. The kernel takes L6, then L5, on
+/// CPU 0. The last decay alone does not show it (it gave back L7 in front of L6, so len was at
+/// most 7, two areas fewer than the model's 9, and only B is a guess); counted from the first
+/// purge, B on node 1 gives L6. The next replay gives L6, then L5. (Without the rule: one
+/// unexplained.)
+#[test]
+fn a_pool_counted_again_from_its_first_purge_reads_an_area_of_another_node() {
+    let b0 = VS + 0x20000;
+    let l = |k: u64| VS + 0x40000 + k * 0x4000;
+    let n1 = VS + 0x10000;
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    before += &info(b0, b0 + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    for k in 0..11 {
+        before += &info(l(k), l(k) + 0x2000, "unpurged vm_area");
+    }
+    before += &info(n1, n1 + 0x2000, "unpurged vm_area");
+    let head =
+        format!("{}{}{}{}", free(0, b0, 24), purge(0, n1, l(10) + 0x2000, 13), purge(0, 0, 0, 0), purge(0, 0, 0, 0));
+    let trace = format!("{head}{}{}", alloc(0, l(6), 0x2000, 1), alloc(0, l(5), 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.start_lazy, vec![11, 1], "{r}");
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!(r.resolved_area_nodes, 1, "{r}");
+    let why = &r.explanations[0].1;
+    assert!(
+        why.starts_with(&format!("[{:#x}, {:#x}) was still in node 0's pool of 2 pages", l(6), l(6) + 0x2000)),
+        "{r}"
+    );
+    assert!(why.contains("the kernel took it from there"), "{r}");
+    assert!(why.contains("since the purge of trace line 2"), "{r}");
+    assert!(why.ends_with(&format!("({b0:#x} node 1's)")), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.passes), (3, 3, 2), "{r}");
+}
+
 /// The same reading where the kernel's free-tree search passed over an entry the model's last
 /// decay gave back (`find_vmap_lowest_match` takes the lowest block that fits, so that entry
 /// was not free in the kernel: its decay kept it). Before (two nodes): busy A = [VS, +0x10000)

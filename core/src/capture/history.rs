@@ -1,0 +1,236 @@
+//! Each pool's history in one replay, and the kernel's decay arithmetic run again over it with
+//! some areas of the before file on the other node (their `vn_id`, which vmallocinfo does not
+//! show): the list `decay_va_pool_node` would have left.
+//!
+//! ```text
+//!   a purge:   decay     give back len >> 2 entries from the head (all of them: full)
+//!              populate  push the node's purged areas at the head, in ascending order
+//!   between:   node_pool_del_va takes the head (a pop); a reading gives an entry back
+//!
+//!   model:   [ p3 p2 p1 | k9 .. k1 ]   len 12: the next decay gives back p3 p2 p1
+//!   kernel:  [ p3 p2    | k9 .. k1 ]   len 11, p1 on the other node: p3 p2 only
+//! ```
+//!
+//! A reading is refused where it contradicts what the kernel did: a pop of an entry that was
+//! not its pool's head, or an allocation over an entry that its pool still held.
+
+use std::collections::{HashMap, HashSet};
+
+/// One purge of one pool: its list before the decay and after the purge, head first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct PoolRec {
+    pub line: usize,
+    pub full: bool,
+    pub before: Vec<u64>,
+    pub after: Vec<u64>,
+}
+
+/// What one replay saw of the pools: each pool's purges (by node and pool index), the entries
+/// the kernel took from a pool's head as the model did, and every allocation.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PoolHistory {
+    pub recs: std::collections::BTreeMap<(u32, usize), Vec<PoolRec>>,
+    /// (line, start) of an entry `node_pool_del_va` gave, in the kernel as in the model.
+    pub pops: HashSet<(usize, u64)>,
+    /// (line, start, end) of every allocation, in trace order.
+    pub allocs: Vec<(usize, u64, u64)>,
+    /// (line, entry): the kernel's pool held the entry at that line (read before).
+    pub held: Vec<(usize, u64)>,
+}
+
+impl PoolHistory {
+    fn popped_between(&self, after: usize, upto: usize, a: u64) -> bool {
+        self.pops.iter().any(|&(l, s)| s == a && l > after && l <= upto)
+    }
+
+    fn allocated_over(&self, after: usize, before: usize, a: u64, len: u64) -> bool {
+        self.allocs.iter().any(|&(l, s, e)| l > after && l < before && s < a + len && a < e)
+    }
+
+    /// The kernel's list of the pool with history `recs` now (head first), had the entries of
+    /// `out` never been pooled there and each of `inn` (by the line of the purge that pooled
+    /// it on the other node) been pooled there by that purge. `now` is the model's list now,
+    /// `len` the size of an entry, `line` the current line. `None` where the reading
+    /// contradicts the kernel: an entry it took from the pool's head was not at the head (or
+    /// given back already, or of `out`), or it allocated over an entry still pooled. A
+    /// rotation (a misaligned head moved to the tail) is not followed: `None`.
+    pub(super) fn rerun(
+        &self,
+        recs: &[PoolRec],
+        now: &[u64],
+        out: &HashSet<u64>,
+        inn: &HashMap<usize, Vec<u64>>,
+        len: u64,
+        line: usize,
+    ) -> Option<Vec<u64>> {
+        let mut k: Vec<u64> = Vec::new();
+        // The line each entry was given back by the model's decay, and by the kernel's.
+        let mut gone_m: HashMap<u64, usize> = HashMap::new();
+        let mut gone_k: HashMap<u64, usize> = HashMap::new();
+        let mut prev: &[u64] = &[];
+        let mut prev_line = 0;
+        // The entries held at a line: those of this pool's history.
+        let ours = |e: u64| recs.iter().any(|r| r.before.contains(&e) || r.after.contains(&e));
+        let held: Vec<(usize, u64)> = self.held.iter().copied().filter(|&(_, e)| ours(e)).collect();
+        let steps = recs.iter().map(Some).chain(std::iter::once(None));
+        for rec in steps {
+            let (next, upto): (&[u64], usize) = match rec {
+                Some(r) => (&r.before, r.line),
+                None => (now, line),
+            };
+            if held.iter().any(|&(l, e)| l > prev_line && l <= upto && !k.contains(&e)) {
+                return None;
+            }
+            self.between(&mut k, prev, next, out, prev_line, upto)?;
+            let Some(r) = rec else { break };
+            let n = if r.full { k.len() } else { k.len() >> 2 };
+            for e in k.drain(..n) {
+                gone_k.insert(e, r.line);
+            }
+            for &e in r.before.iter().filter(|e| !r.after.contains(e)) {
+                gone_m.insert(e, r.line);
+            }
+            let mut pushed: Vec<u64> =
+                r.after.iter().copied().filter(|e| !r.before.contains(e) && !out.contains(e)).collect();
+            pushed.extend(inn.get(&r.line).into_iter().flatten().copied());
+            pushed.sort_unstable_by(|a, b| b.cmp(a));
+            pushed.dedup();
+            k.retain(|e| !pushed.contains(e));
+            pushed.extend(k);
+            k = pushed;
+            prev = &r.after;
+            prev_line = r.line;
+        }
+        // An entry the kernel still held after the model's decay gave it back: nothing the
+        // kernel allocated may lie over it in between.
+        for (&e, &lm) in &gone_m {
+            let lk = if k.contains(&e) { usize::MAX } else { gone_k.get(&e).copied().unwrap_or(lm) };
+            // (The allocation at `line` is the one being read.)
+            if lk > lm && self.allocated_over(lm, lk.min(line), e, len) {
+                return None;
+            }
+        }
+        Some(k)
+    }
+
+    /// The model's list went from `prev` to `next` between two purges: the kernel's `k` loses
+    /// the same entries (a pop must be its head, ahead only of entries also gone), and entries
+    /// added outside a purge's walk (the rest of a purge split at a node) go to its head.
+    fn between(
+        &self,
+        k: &mut Vec<u64>,
+        prev: &[u64],
+        next: &[u64],
+        out: &HashSet<u64>,
+        after: usize,
+        upto: usize,
+    ) -> Option<()> {
+        let removed: Vec<u64> = prev.iter().copied().filter(|e| !next.contains(e)).collect();
+        let stayed: Vec<u64> = prev.iter().copied().filter(|e| next.contains(e)).collect();
+        let kept_order: Vec<u64> = next.iter().copied().filter(|e| prev.contains(e)).collect();
+        if stayed != kept_order {
+            return None;
+        }
+        for &r in &removed {
+            let pop = self.popped_between(after, upto, r);
+            if out.contains(&r) {
+                if pop {
+                    return None;
+                }
+                continue;
+            }
+            match k.iter().position(|&e| e == r) {
+                Some(i) => {
+                    if pop && !k[..i].iter().all(|e| removed.contains(e)) {
+                        return None;
+                    }
+                    k.remove(i);
+                }
+                None if pop => return None,
+                None => {}
+            }
+        }
+        let mut added: Vec<u64> =
+            next.iter().copied().filter(|e| !prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
+        if !added.is_empty() {
+            added.extend(k.drain(..));
+            *k = added;
+        }
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u64 = 0x1000;
+
+    fn rec(line: usize, before: &[u64], after: &[u64]) -> PoolRec {
+        PoolRec { line, full: false, before: before.to_vec(), after: after.to_vec() }
+    }
+
+    // Twelve entries pooled by the purge of line 10 (pushed ascending, so the highest is the
+    // head), then purges at 20 and 30. By the kernel's rule the model gives back 12 >> 2 = 3
+    // (0xc..0xa) at 20 and 9 >> 2 = 2 (0x9, 0x8) at 30. With 0x1 on the other node the kernel's
+    // pool held 11: 2 at 20 (0xc, 0xb), then 9 >> 2 = 2 at 30 (0xa, 0x9), so it still holds
+    // 0x8 .. 0x2.
+    fn twelve() -> Vec<PoolRec> {
+        let all: Vec<u64> = (1..=12).rev().map(|i| i * P).collect();
+        vec![rec(10, &[], &all), rec(20, &all, &all[3..]), rec(30, &all[3..], &all[5..])]
+    }
+
+    #[test]
+    fn one_entry_fewer_gives_back_fewer() {
+        let h = PoolHistory::default();
+        let recs = twelve();
+        let now = recs[2].after.clone();
+        let same = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        assert_eq!(same, now);
+        let out: HashSet<u64> = [P].into();
+        let k = h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).unwrap();
+        assert_eq!(k, (2..=8).rev().map(|i| i * P).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_entry_pooled_on_the_other_node_goes_in_by_address() {
+        let h = PoolHistory::default();
+        let recs = twelve();
+        let now = recs[2].after.clone();
+        // 0x7_8 (between 0x7 and 0x8, pushed at line 10 elsewhere): 13 entries, 3 then 2 given
+        // back (0xc, 0xb, 0xa; 0x9, 0x8), the rest kept in address order.
+        let extra = 7 * P + P / 2;
+        let inn: HashMap<usize, Vec<u64>> = [(10, vec![extra])].into();
+        let k = h.rerun(&recs, &now, &HashSet::new(), &inn, P, 40).unwrap();
+        let mut want: Vec<u64> = (1..=7).rev().map(|i| i * P).collect();
+        want.insert(0, extra);
+        assert_eq!(k, want);
+    }
+
+    #[test]
+    fn a_pop_or_an_allocation_the_reading_contradicts_refuses_it() {
+        let recs = twelve();
+        let now = recs[2].after.clone();
+        let out: HashSet<u64> = [P].into();
+        // The kernel allocated over 0xa (given back by the model at 20) at line 25: with 0x1
+        // elsewhere its pool still held 0xa then.
+        let mut h = PoolHistory::default();
+        h.allocs.push((25, 10 * P, 11 * P));
+        assert_eq!(h.rerun(&recs, &now, &out, &HashMap::new(), P, 40), None);
+        // After the kernel's own decay at 30 gave it back, the same allocation is no contradiction.
+        let mut h = PoolHistory::default();
+        h.allocs.push((35, 10 * P, 11 * P));
+        assert!(h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).is_some());
+        // A pop of 0x7 at line 35 (the model's head then): the kernel's head was 0x8.
+        let mut h = PoolHistory::default();
+        h.pops.insert((35, 7 * P));
+        let now_after_pop: Vec<u64> = now[1..].to_vec();
+        assert!(h.rerun(&recs, &now_after_pop, &HashSet::new(), &HashMap::new(), P, 40).is_some());
+        assert_eq!(h.rerun(&recs, &now_after_pop, &out, &HashMap::new(), P, 40), None);
+        // The entry read as the other node's, taken from this pool: refused.
+        let mut h = PoolHistory::default();
+        h.pops.insert((35, 2 * P));
+        let without_2: Vec<u64> = now.iter().copied().filter(|&e| e != 2 * P).collect();
+        assert_eq!(h.rerun(&recs, &without_2, &[2 * P].into(), &HashMap::new(), P, 40), None);
+    }
+}
