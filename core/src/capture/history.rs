@@ -153,7 +153,7 @@ impl PoolHistory {
         let mut added: Vec<u64> =
             next.iter().copied().filter(|e| !prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
         if !added.is_empty() {
-            added.extend(k.drain(..));
+            added.append(k);
             *k = added;
         }
         Some(())
