@@ -30,8 +30,8 @@ pub(super) struct PoolRec {
 #[derive(Clone, Debug, Default)]
 pub(super) struct PoolHistory {
     pub recs: std::collections::BTreeMap<(u32, usize), Vec<PoolRec>>,
-    /// (line, start) of an entry `node_pool_del_va` gave, in the kernel as in the model.
-    pub pops: HashSet<(usize, u64)>,
+    /// Start -> the lines where `node_pool_del_va` gave that entry, in the kernel as in the model.
+    pub pops: HashMap<u64, Vec<usize>>,
     /// (line, start, end) of every allocation, in trace order.
     pub allocs: Vec<(usize, u64, u64)>,
     /// (line, entry): the kernel's pool held the entry at that line (read before).
@@ -40,7 +40,7 @@ pub(super) struct PoolHistory {
 
 impl PoolHistory {
     fn popped_between(&self, after: usize, upto: usize, a: u64) -> bool {
-        self.pops.iter().any(|&(l, s)| s == a && l > after && l <= upto)
+        self.pops.get(&a).is_some_and(|v| v.iter().any(|&l| l > after && l <= upto))
     }
 
     fn allocated_over(&self, after: usize, before: usize, a: u64, len: u64) -> bool {
@@ -87,15 +87,18 @@ impl PoolHistory {
             for e in k.drain(..n) {
                 gone_k.insert(e, r.line);
             }
-            for &e in r.before.iter().filter(|e| !r.after.contains(e)) {
+            let (bset, aset): (HashSet<u64>, HashSet<u64>) =
+                (r.before.iter().copied().collect(), r.after.iter().copied().collect());
+            for &e in r.before.iter().filter(|e| !aset.contains(e)) {
                 gone_m.insert(e, r.line);
             }
             let mut pushed: Vec<u64> =
-                r.after.iter().copied().filter(|e| !r.before.contains(e) && !out.contains(e)).collect();
+                r.after.iter().copied().filter(|e| !bset.contains(e) && !out.contains(e)).collect();
             pushed.extend(inn.get(&r.line).into_iter().flatten().copied());
             pushed.sort_unstable_by(|a, b| b.cmp(a));
             pushed.dedup();
-            k.retain(|e| !pushed.contains(e));
+            let pset: HashSet<u64> = pushed.iter().copied().collect();
+            k.retain(|e| !pset.contains(e));
             pushed.extend(k);
             k = pushed;
             prev = &r.after;
@@ -114,8 +117,10 @@ impl PoolHistory {
     }
 
     /// The model's list went from `prev` to `next` between two purges: the kernel's `k` loses
-    /// the same entries (a pop must be its head, ahead only of entries also gone), and entries
-    /// added outside a purge's walk (the rest of a purge split at a node) go to its head.
+    /// the same entries (a pop must be its head, ahead only of entries also gone), moves the
+    /// same heads to the tail (`node_pool_del_va` with a misaligned head: that head must be
+    /// the kernel's too), and entries added outside a purge's walk (the rest of a purge split
+    /// at a node) go to its head.
     fn between(
         &self,
         k: &mut Vec<u64>,
@@ -125,23 +130,28 @@ impl PoolHistory {
         after: usize,
         upto: usize,
     ) -> Option<()> {
-        let removed: Vec<u64> = prev.iter().copied().filter(|e| !next.contains(e)).collect();
-        let stayed: Vec<u64> = prev.iter().copied().filter(|e| next.contains(e)).collect();
-        let kept_order: Vec<u64> = next.iter().copied().filter(|e| prev.contains(e)).collect();
-        if stayed != kept_order {
-            return None;
-        }
-        for &r in &removed {
-            let pop = self.popped_between(after, upto, r);
-            if out.contains(&r) {
+        let in_next: HashSet<u64> = next.iter().copied().collect();
+        let in_prev: HashSet<u64> = prev.iter().copied().collect();
+        let removed: HashSet<u64> = prev.iter().copied().filter(|e| !in_next.contains(e)).collect();
+        let stayed: Vec<u64> = prev.iter().copied().filter(|e| in_next.contains(e)).collect();
+        let kept_order: Vec<u64> = next.iter().copied().filter(|e| in_prev.contains(e)).collect();
+        // Heads moved to the tail, in order: the kept order is the stayed one turned by r.
+        let r = (0..stayed.len().max(1)).find(|&r| {
+            stayed.len() == kept_order.len()
+                && stayed[r..].iter().chain(&stayed[..r]).zip(&kept_order).all(|(a, b)| a == b)
+        })?;
+        let rotated: HashSet<u64> = stayed[..r].iter().copied().collect();
+        for &x in prev.iter().filter(|e| removed.contains(e)) {
+            let pop = self.popped_between(after, upto, x);
+            if out.contains(&x) {
                 if pop {
                     return None;
                 }
                 continue;
             }
-            match k.iter().position(|&e| e == r) {
+            match k.iter().position(|&e| e == x) {
                 Some(i) => {
-                    if pop && !k[..i].iter().all(|e| removed.contains(e)) {
+                    if pop && !k[..i].iter().all(|e| removed.contains(e) || rotated.contains(e)) {
                         return None;
                     }
                     k.remove(i);
@@ -150,8 +160,16 @@ impl PoolHistory {
                 None => {}
             }
         }
+        for &x in &stayed[..r] {
+            let i = k.iter().position(|&e| e == x)?;
+            if !k[..i].iter().all(|e| rotated.contains(e)) {
+                return None;
+            }
+            k.remove(i);
+            k.push(x);
+        }
         let mut added: Vec<u64> =
-            next.iter().copied().filter(|e| !prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
+            next.iter().copied().filter(|e| !in_prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
         if !added.is_empty() {
             added.append(k);
             *k = added;
@@ -207,6 +225,20 @@ mod tests {
         assert_eq!(k, want);
     }
 
+    // A request whose alignment the model's head 0x7 did not meet moved it to the tail after
+    // the purge of line 30: followed as the model did; with 0x1 elsewhere the kernel's head was
+    // 0x8, not 0x7, so that reading is refused.
+    #[test]
+    fn a_head_moved_to_the_tail_must_be_the_kernels_head() {
+        let h = PoolHistory::default();
+        let recs = twelve();
+        let mut now: Vec<u64> = recs[2].after[1..].to_vec();
+        now.push(7 * P);
+        let k = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        assert_eq!(k, now);
+        assert_eq!(h.rerun(&recs, &now, &[P].into(), &HashMap::new(), P, 40), None);
+    }
+
     #[test]
     fn a_pop_or_an_allocation_the_reading_contradicts_refuses_it() {
         let recs = twelve();
@@ -223,13 +255,13 @@ mod tests {
         assert!(h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).is_some());
         // A pop of 0x7 at line 35 (the model's head then): the kernel's head was 0x8.
         let mut h = PoolHistory::default();
-        h.pops.insert((35, 7 * P));
+        h.pops.insert(7 * P, vec![35]);
         let now_after_pop: Vec<u64> = now[1..].to_vec();
         assert!(h.rerun(&recs, &now_after_pop, &HashSet::new(), &HashMap::new(), P, 40).is_some());
         assert_eq!(h.rerun(&recs, &now_after_pop, &out, &HashMap::new(), P, 40), None);
         // The entry read as the other node's, taken from this pool: refused.
         let mut h = PoolHistory::default();
-        h.pops.insert((35, 2 * P));
+        h.pops.insert(2 * P, vec![35]);
         let without_2: Vec<u64> = now.iter().copied().filter(|&e| e != 2 * P).collect();
         assert_eq!(h.rerun(&recs, &without_2, &[2 * P].into(), &HashMap::new(), P, 40), None);
     }

@@ -865,7 +865,7 @@ impl<'a> Pass<'_, 'a> {
                 // Taken from a pool: the area is no longer a guess about a node.
                 self.guessed_node.remove(&p);
                 if let Some(h) = &mut self.hist {
-                    h.pops.insert((e.line, p));
+                    h.pops.entry(p).or_default().push(e.line);
                 }
             }
             // An equal address that rests on something learnt here before is explained by it.
