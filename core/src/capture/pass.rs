@@ -1063,6 +1063,13 @@ impl<'a> Pass<'_, 'a> {
         self.learnt.node_from.remove(&y);
         self.learnt.node_ruled_out.entry(from).or_default().insert(y);
         self.learnt.facts.remove(&from);
+        // The other areas of that reading go back to guesses with it: a reading stands or falls
+        // whole (only `y` is ruled out there).
+        let with: Vec<u64> = self.learnt.node_from.iter().filter(|&(_, &l)| l == from).map(|(&a, _)| a).collect();
+        for a in with {
+            self.learnt.nodes.remove(&a);
+            self.learnt.node_from.remove(&a);
+        }
         self.learnt.revisions.push(Revision {
             line: from,
             contradicted_at: line,
