@@ -16,11 +16,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-/// One purge of one pool: its list before the decay and after the purge, head first.
+/// One purge of one pool: its list before the decay and after the purge, head first. `behind`:
+/// the capture's first purge, whose decay the model reads as giving back entries from before
+/// the capture that no allocation shows, in front of the ones it knows (it keeps those).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct PoolRec {
     pub line: usize,
     pub full: bool,
+    pub behind: bool,
     pub before: Vec<u64>,
     pub after: Vec<u64>,
 }
@@ -83,7 +86,11 @@ impl PoolHistory {
             }
             self.between(&mut k, prev, next, out, prev_line, upto)?;
             let Some(r) = rec else { break };
-            let n = if r.full { k.len() } else { k.len() >> 2 };
+            let n = match (r.full, r.behind) {
+                (true, _) => k.len(),
+                (false, true) => 0,
+                (false, false) => k.len() >> 2,
+            };
             for e in k.drain(..n) {
                 gone_k.insert(e, r.line);
             }
@@ -185,7 +192,7 @@ mod tests {
     const P: u64 = 0x1000;
 
     fn rec(line: usize, before: &[u64], after: &[u64]) -> PoolRec {
-        PoolRec { line, full: false, before: before.to_vec(), after: after.to_vec() }
+        PoolRec { line, full: false, behind: false, before: before.to_vec(), after: after.to_vec() }
     }
 
     // Twelve entries pooled by the purge of line 10 (pushed ascending, so the highest is the
@@ -237,6 +244,19 @@ mod tests {
         let k = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
         assert_eq!(k, now);
         assert_eq!(h.rerun(&recs, &now, &[P].into(), &HashMap::new(), P, 40), None);
+    }
+
+    // Eight entries from before the capture read at later allocations (the pool at the first
+    // purge): that purge's decay gave back others in front of them, so the model keeps all
+    // eight, and so does the count run again (not 8 >> 2 = 2); then 8 >> 2 = 2 at line 20.
+    #[test]
+    fn the_first_purge_keeps_the_entries_known_from_before_the_capture() {
+        let h = PoolHistory::default();
+        let known: Vec<u64> = (1..=8).rev().map(|i| 2 * i * P).collect();
+        let first = PoolRec { line: 10, full: false, behind: true, before: known.clone(), after: known.clone() };
+        let recs = vec![first, rec(20, &known, &known[2..])];
+        let k = h.rerun(&recs, &known[2..], &HashSet::new(), &HashMap::new(), P, 30).unwrap();
+        assert_eq!(k, known[2..]);
     }
 
     #[test]

@@ -2186,7 +2186,7 @@ impl<'a> Pass<'_, 'a> {
             None => self.vmap.purge(&mut NoObserver),
         };
         self.vmap.restore_pools_behind(before);
-        self.record_purge(e.line, full, stop.is_some(), &pools_before);
+        self.record_purge(e.line, full, behind, stop.is_some(), &pools_before);
         self.push(if behind || stop.is_some() || !keep.is_empty() {
             follow(Follow::Purge { full, behind, stop, keep })
         } else if full {
@@ -2241,7 +2241,7 @@ impl<'a> Pass<'_, 'a> {
 
     /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`].
     /// A purge split at a node ends the history of this replay.
-    fn record_purge(&mut self, line: usize, full: bool, split: bool, before: &[(u32, usize, Vec<u64>)]) {
+    fn record_purge(&mut self, line: usize, full: bool, behind: bool, split: bool, before: &[(u32, usize, Vec<u64>)]) {
         if split {
             self.hist = None;
         }
@@ -2250,10 +2250,10 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.pools_snapshot().into_iter().map(|(n, idx, v)| ((n, idx), v)).collect();
         for (n, idx, v) in before {
             let a = after.remove(&(*n, *idx)).unwrap_or_default();
-            h.recs.entry((*n, *idx)).or_default().push(PoolRec { line, full, before: v.clone(), after: a });
+            h.recs.entry((*n, *idx)).or_default().push(PoolRec { line, full, behind, before: v.clone(), after: a });
         }
         for (key, a) in after {
-            h.recs.entry(key).or_default().push(PoolRec { line, full, before: Vec::new(), after: a });
+            h.recs.entry(key).or_default().push(PoolRec { line, full, behind, before: Vec::new(), after: a });
         }
     }
 
