@@ -28,6 +28,14 @@ pub(super) struct PoolRec {
     pub after: Vec<u64>,
 }
 
+impl PoolRec {
+    /// The entries this purge pooled (in the list after it, not before), head first.
+    pub fn pushed(&self) -> impl Iterator<Item = u64> + '_ {
+        let before: HashSet<u64> = self.before.iter().copied().collect();
+        self.after.iter().copied().filter(move |e| !before.contains(e))
+    }
+}
+
 /// What one replay saw of the pools: each pool's purges (by node and pool index), the entries
 /// the kernel took from a pool's head as the model did, and every allocation.
 #[derive(Clone, Debug, Default)]
@@ -94,13 +102,11 @@ impl PoolHistory {
             for e in k.drain(..n) {
                 gone_k.insert(e, r.line);
             }
-            let (bset, aset): (HashSet<u64>, HashSet<u64>) =
-                (r.before.iter().copied().collect(), r.after.iter().copied().collect());
+            let aset: HashSet<u64> = r.after.iter().copied().collect();
             for &e in r.before.iter().filter(|e| !aset.contains(e)) {
                 gone_m.insert(e, r.line);
             }
-            let mut pushed: Vec<u64> =
-                r.after.iter().copied().filter(|e| !bset.contains(e) && !out.contains(e)).collect();
+            let mut pushed: Vec<u64> = r.pushed().filter(|e| !out.contains(e)).collect();
             pushed.extend(inn.get(&r.line).into_iter().flatten().copied());
             pushed.sort_unstable_by(|a, b| b.cmp(a));
             pushed.dedup();

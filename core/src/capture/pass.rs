@@ -2309,7 +2309,7 @@ impl<'a> Pass<'_, 'a> {
         let pushed = |recs: &[PoolRec], mine: bool| {
             let mut v = Vec::new();
             for r in recs {
-                for &a in r.after.iter().filter(|a| !r.before.contains(a)) {
+                for a in r.pushed() {
                     if self.guessed_node.contains(&a) && !ruled_out.is_some_and(|o| o.contains(&a)) {
                         v.push((a, r.line, mine));
                     }
