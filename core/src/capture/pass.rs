@@ -123,6 +123,10 @@ impl Reading {
     }
 }
 
+/// A free-tree answer of the kernel at space untouched since the start (address, line), or
+/// `None` over touched space.
+type TreeAnswer = Option<(u64, usize)>;
+
 /// Replay a bundle under `profile` and compare (see the module documentation). The trace it
 /// returns is the capture's operations in the trace language (start state, then each event),
 /// for a replay elsewhere; the report is the comparison.
@@ -204,11 +208,11 @@ pub(super) struct Pass<'p, 'a> {
     first_purge: bool,
     /// (node, pool index) of default-window allocations the kernel served from its free tree:
     /// that node's pool for that size was empty then (or its head misaligned), so it held no
-    /// entry from before the capture that it still held later. The first such allocation's
-    /// address and line, when its space was untouched since the start: the same address could
-    /// have been the pool's head, an entry from before the capture (read so when a later
-    /// allocation needs it); `None` when served more than once or over touched space.
-    tree_served: std::collections::HashMap<(u32, usize), Option<(u64, usize)>>,
+    /// entry from before the capture that it still held later. Each such allocation's address
+    /// and line, in trace order, when its space was untouched since the start: that area could
+    /// have been the pool's head instead, an entry from before the capture (read so when a later
+    /// allocation needs it: [`Pass::first_fit_was_head`]); `None` over touched space.
+    tree_served: std::collections::HashMap<(u32, usize), Vec<TreeAnswer>>,
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
@@ -437,8 +441,11 @@ pub(super) fn start_pass<'p, 'a>(
     report.start_busy = busy.len();
     let lazy_order: Vec<u64> = lazy.iter().map(|a| a.start).collect();
 
-    // Pool entries learnt in earlier passes, at the tails, in the order they were found.
-    for &(node, start, size) in &learnt.pooled {
+    // Pool entries learnt in earlier passes, at the tails, in the order the kernel took them
+    // (a reading can find an entry taken before those found earlier: [`Pass::first_fit_was_head`]).
+    let mut pooled = learnt.pooled.clone();
+    pooled.sort_by_key(|&(_, a, _)| learnt.entry_from.get(&a).copied().unwrap_or(usize::MAX));
+    for &(node, start, size) in &pooled {
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
             ops.push(follow(Follow::Pooled { node, start, size }));
@@ -606,6 +613,28 @@ fn hold_blocks_below(
         p = trial.predict_alloc(size, align, vstart, vend);
     }
     Some((p, found))
+}
+
+/// [`Pass::unhold_blocks`] on a model and its list of held blocks (a trial's copies, or the
+/// pass's own).
+fn unhold_blocks_in(
+    vmap: &mut Steered,
+    blocks: &mut Vec<(u64, u64, usize)>,
+    x: u64,
+    end: u64,
+) -> Option<(u64, u64, usize)> {
+    let mut first = None;
+    while let Some(i) = blocks.iter().position(|&(a, b, _)| a < end && x < b) {
+        let (a, b, from) = blocks.remove(i);
+        first.get_or_insert((a, b, from));
+        vmap.release_held_at(a);
+        for (s, t) in [(a, x.max(a)), (end.min(b), b)] {
+            if t > s && vmap.hold_free(s, t).is_some() {
+                blocks.push((s, t, from));
+            }
+        }
+    }
+    first
 }
 
 /// Remove `[s, e)` from the untouched space.
@@ -859,7 +888,7 @@ impl<'a> Pass<'_, 'a> {
             take_untouched(&mut self.untouched, x, x + size);
             if let (Some(n), None, false) = (pred.node, pred.pool_hit, pred.rotate) {
                 let first = (was_untouched && size <= 256 * PAGE_SIZE).then_some((x, e.line));
-                self.tree_served.entry((n, pool_idx(size))).and_modify(|v| *v = None).or_insert(first);
+                self.tree_served.entry((n, pool_idx(size))).or_default().push(first);
             }
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
@@ -1209,7 +1238,7 @@ impl<'a> Pass<'_, 'a> {
             !pred.rotate
                 && inside
                 && size <= 256 * PAGE_SIZE
-                && !self.tree_served.contains_key(&(n, pool_idx(size)))
+                && self.pool_not_seen_empty(n, size, x)
                 && self.learnt.entry_open(line, x)
         });
         let mut extra = String::new();
@@ -1234,6 +1263,9 @@ impl<'a> Pass<'_, 'a> {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
             None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
         };
+        if let Some(n) = pool {
+            extra = self.first_fit_was_head(n, size, line);
+        }
         let why = format!(
             "[{x:#x}, {end:#x}) was {reading} of [{a:#x}, {b:#x}), held whole since trace line {from} (its layout \
              unknown): the kernel allocated it{extra}"
@@ -1294,7 +1326,10 @@ impl<'a> Pass<'_, 'a> {
         if hits.is_empty() {
             return None;
         }
-        let give_back = |upto_excl: bool| {
+        // Held blocks under [x, end): the kernel allocated there, so that part of each was free
+        // in it (a piece, as in [`Pass::held_piece`]); given back with the entries.
+        let mut tblocks = self.blocks.clone();
+        let give_back = |upto_excl: bool, tblocks: &mut Vec<(u64, u64, usize)>| {
             let mut t = self.vmap.clone();
             for (&(n, idx), &pos) in &hits {
                 let list = &self.kept[&(n, idx)];
@@ -1304,6 +1339,7 @@ impl<'a> Pass<'_, 'a> {
                     }
                 }
             }
+            unhold_blocks_in(&mut t, tblocks, x, end);
             t
         };
         // The entry at x, in the pool the request looks at: the kernel's head after its decay.
@@ -1312,7 +1348,7 @@ impl<'a> Pass<'_, 'a> {
                 if start == x && e == end && Some(node) == pred.node);
         let mut done = None;
         if own {
-            let t = give_back(true);
+            let t = give_back(true, &mut tblocks);
             let p = t.predict_alloc(size, align, vstart, vend);
             if p.pool_hit == Some(x) {
                 done = Some((t, p, Vec::new()));
@@ -1321,7 +1357,8 @@ impl<'a> Pass<'_, 'a> {
         let mut entry = None;
         let mut further = None;
         if done.is_none() {
-            let mut t = give_back(false);
+            tblocks = self.blocks.clone();
+            let mut t = give_back(false, &mut tblocks);
             let mut p = t.predict_alloc(size, align, vstart, vend);
             // The pool, its head given back, gives the next entry that decay kept, where the
             // kernel's address is space the model has free: the kernel's decay gave that one
@@ -1370,6 +1407,7 @@ impl<'a> Pass<'_, 'a> {
             hits.insert(key, pos);
         }
         self.vmap = trial;
+        self.blocks = tblocks;
         if let Some(n) = entry {
             // In its pool from the start in the next replay, behind the entries found before it.
             self.learnt.pool(n, x, size, line);
@@ -1428,48 +1466,59 @@ impl<'a> Pass<'_, 'a> {
             && self.learnt.entry_open(line, x)
     }
 
-    /// The pool (node `n`, `size`) gives an entry from before the capture at `line`: if the
-    /// kernel served that size on that node from its free tree once before, at space untouched
-    /// since, that answer is read again as the pool's head at the same address (`node_alloc`
-    /// asks the pool first, and an entry from before the capture at the free tree's first fit
-    /// gives the same address; such entries are behind every entry pooled since, so that one
-    /// was in front). That earlier reading is revised; what it adds to the explanation.
+    /// The pool (node `n`, `size`) gives an entry from before the capture at `line`: the
+    /// kernel's pool held it since the start, behind nothing pooled since (`node_pool_add_va`
+    /// adds at the head, entries from before the capture were there first), so every earlier
+    /// allocation of that size on that node that the kernel served from its free tree was its
+    /// pool's head instead (`node_alloc` asks the pool first): each at space untouched since the
+    /// start ([`Pass::pool_not_seen_empty`]), read again as an entry from before the capture at
+    /// the same address, in the order taken, in front of this one. Whatever held space the
+    /// free-tree reading needed at that line (a search that passed over held areas or blocks)
+    /// goes with it. Those earlier readings are revised; what it adds to the explanation.
     fn first_fit_was_head(&mut self, n: u32, size: u64, line: usize) -> String {
-        let Some(Some((y, l))) = self.tree_served.remove(&(n, pool_idx(size))) else {
+        let Some(served) = self.tree_served.remove(&(n, pool_idx(size))) else {
             return String::new();
         };
-        self.learnt.pool(n, y, size, l);
-        let why_y = format!(
-            "[{y:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture: the kernel's answer here, the \
-             free tree's first fit too, was its pool's head (read so at trace line {line}, where the same pool gave \
-             another entry from before the capture)",
-            y + size,
-            size / PAGE_SIZE,
-        );
-        self.learnt.facts.insert(l, (Unknown::PoolEntry, why_y));
-        self.learnt.revisions.push(Revision {
-            line: l,
-            contradicted_at: line,
-            what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
-            why: "the kernel took an entry from before the capture from that pool later".into(),
-            was: "the free tree's first fit, its pool empty".into(),
-            now: "its pool's head, an entry from before the capture at the same address".into(),
-        });
+        let mut also = String::new();
+        for (y, l) in served.into_iter().flatten() {
+            self.learnt.pool(n, y, size, l);
+            self.learnt.held.retain(|&(_, _, h)| h != l);
+            self.learnt.blocks.retain(|&(_, _, h)| h != l);
+            let why_y = format!(
+                "[{y:#x}, {:#x}) was in node {n}'s pool of {} pages before the capture: the kernel's answer here was \
+                 its pool's head, not its free tree's (read so at trace line {line}, where the same pool gave another \
+                 entry from before the capture)",
+                y + size,
+                size / PAGE_SIZE,
+            );
+            self.learnt.facts.insert(l, (Unknown::PoolEntry, why_y));
+            self.learnt.revisions.push(Revision {
+                line: l,
+                contradicted_at: line,
+                what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
+                why: "the kernel took an entry from before the capture from that pool later".into(),
+                was: "its free tree, its pool empty".into(),
+                now: "its pool's head, an entry from before the capture at the same address".into(),
+            });
+            let _ =
+                write!(also, "{}[{y:#x}, {:#x}) at trace line {l}", if also.is_empty() { "" } else { ", " }, y + size);
+        }
+        if also.is_empty() {
+            return also;
+        }
         format!(
-            "; so was [{y:#x}, {:#x}) in front of it, which the kernel allocated at trace line {l} (its pool's head, \
-             not the free tree's first fit at the same address)",
-            y + size
+            "; so were the areas in front of it that the kernel allocated, {also} (its pool's head, not its free tree)"
         )
     }
 
     /// Whether node `n`'s pool for `size` can have held an entry from before the capture, by
-    /// what the kernel's free tree served: never that size on that node, or once, at space
-    /// untouched since the start that is not `x` and was not learnt as an entry (that answer can
-    /// be read again as the pool's head: [`Pass::first_fit_was_head`]).
+    /// what the kernel's free tree served: never that size on that node, or only at space
+    /// untouched since the start, never `x`, and not learnt as entries (each of those answers
+    /// can be read again as the pool's head: [`Pass::first_fit_was_head`]).
     fn pool_not_seen_empty(&self, n: u32, size: u64, x: u64) -> bool {
         self.tree_served
             .get(&(n, pool_idx(size)))
-            .is_none_or(|s| s.is_some_and(|(y, l)| y != x && self.learnt.entry_open(l, y)))
+            .is_none_or(|v| v.iter().all(|s| s.is_some_and(|(y, l)| y != x && self.learnt.entry_open(l, y))))
     }
 
     /// `[x, end)` lies inside one free block held whole (its layout unknown: pool entries from
@@ -1709,18 +1758,7 @@ impl<'a> Pass<'_, 'a> {
     /// Give `[x, end)` of the held blocks back to the free tree (the rest of each stays held):
     /// the kernel allocated there. The first block met (its start, end, line), if any.
     fn unhold_blocks(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
-        let mut first = None;
-        while let Some(i) = self.blocks.iter().position(|&(a, b, _)| a < end && x < b) {
-            let (a, b, from) = self.blocks.remove(i);
-            first.get_or_insert((a, b, from));
-            self.vmap.release_held_at(a);
-            for (s, t) in [(a, x.max(a)), (end.min(b), b)] {
-                if t > s && self.vmap.hold_free(s, t).is_some() {
-                    self.blocks.push((s, t, from));
-                }
-            }
-        }
-        first
+        unhold_blocks_in(&mut self.vmap, &mut self.blocks, x, end)
     }
 
     fn mismatch(&mut self, e: &Ev, x: u64, req: AllocReq, pred: Prediction) -> Verdict {

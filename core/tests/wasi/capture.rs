@@ -1887,11 +1887,69 @@ fn a_first_fit_answer_is_read_again_as_the_pools_head() {
     let lines: Vec<usize> = r.explanations.iter().map(|x| x.0).collect();
     assert_eq!(lines, vec![1, 5], "{r}");
     assert!(r.explanations[0].1.contains("was its pool's head"), "{r}");
-    assert!(r.explanations[1].1.contains(&format!("so was [{f:#x}, {:#x}) in front of it", f + 0x2000)), "{r}");
+    assert!(
+        r.explanations[1].1.contains(&format!(
+            "so were the areas in front of it that the kernel allocated, [{f:#x}, {:#x}) at trace line 1",
+            f + 0x2000
+        )),
+        "{r}"
+    );
     assert_eq!(r.revisions.len(), 1, "{r}");
     assert_eq!((r.revisions[0].line, r.revisions[0].contradicted_at), (1, 5), "{r}");
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(text.contains(&format!("pooled 0 {f:#x} 0x2000\npooled 0 {e:#x} 0x2000\n")), "{text}");
+}
+
+/// The same reading over several answers of the free tree: every one at space untouched since
+/// the start was the pool's head, in the order taken, and a held reading one of them needed goes
+/// with it. Before: busy [VS, VS + 0x10000), then free F, H, F2, G and E (two pages each), a busy
+/// page after each, free space above.
+/// * CPU 0 asks 2 pages and gets F, the first fit.
+/// * CPU 0 asks 2 pages and gets F2: the model's first fit is H, read as held (the search
+///   passed over it).
+/// * G is allocated in a window of its own (equal), freed and purged: back in the free tree,
+///   touched.
+/// * CPU 0 asks 2 pages and gets E, untouched, above G, the model's first fit: a pool entry
+///   from before the capture. Node 0's pool was then not empty at lines 1 and 2: F and F2 were
+///   its head, H was not held. Both readings are revised; the last replay starts with F, F2
+///   and E in node 0's pool, in that order, H free, and each allocation is the model's own.
+///
+/// Without the rule the second of two free-tree answers closes the pool to entries from
+/// before the capture, and line 6 is unexplained.
+#[test]
+fn every_earlier_free_tree_answer_is_read_again_as_the_pools_head() {
+    let at = |k: u64| VS + 0x10000 + k * 0x3000;
+    let (f, h, f2, g, e) = (at(0), at(1), at(2), at(3), at(4));
+    let mut before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    for k in 0..5 {
+        before += &info(at(k) + 0x2000, at(k) + 0x3000, "f+0x1/0x2 vmap");
+    }
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {g} size=8192 align=1 vstart={g:#x} vend={:#x} failed=0", g + 0x100000),
+    );
+    let trace = format!(
+        "{}{}{own}{}{}{}",
+        alloc(0, f, 0x2000, 1),
+        alloc(0, f2, 0x2000, 1),
+        free(1, g, 2),
+        purge(0, g, g + 0x2000, 1),
+        alloc(0, e, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 1, 3, 0), "{r}");
+    assert_eq!((r.resolved_pool_entries, r.resolved_held_free, r.explained), (3, 0, accounted(&r)), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|x| x.0).collect();
+    assert_eq!(lines, vec![1, 2, 6], "{r}");
+    assert!(r.explanations[1].1.contains("was its pool's head, not its free tree's"), "{r}");
+    let both = format!("[{f:#x}, {:#x}) at trace line 1, [{f2:#x}, {:#x}) at trace line 2", f + 0x2000, f2 + 0x2000);
+    assert!(r.explanations[2].1.contains(&both), "{r}");
+    let revised: Vec<(usize, usize)> = r.revisions.iter().map(|v| (v.line, v.contradicted_at)).collect();
+    assert_eq!(revised, vec![(1, 6), (2, 6)], "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    let pooled = format!("pooled 0 {f:#x} 0x2000\npooled 0 {f2:#x} 0x2000\npooled 0 {e:#x} 0x2000\n");
+    assert!(text.contains(&pooled), "{text}");
+    assert!(!text.contains(&format!("hold {h:#x}")), "{text}");
 }
 
 /// The pool-length reading of a kept head (above), where the kernel's address lies in a block
@@ -1921,6 +1979,43 @@ fn a_longer_pools_entry_from_before_the_capture_can_lie_in_a_held_block() {
     assert!(r.explanations[1].1.contains(&format!("its head [{b:#x}, {:#x}) one of them", b + 0xa000)), "{r}");
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(text.contains(&format!("pooled 0 {b:#x} 0xa000\n")), "{text}");
+}
+
+/// The pool-length reading where the kernel's area also lies over held blocks: the part of each
+/// under it was free in the kernel (a piece, one unknown), given back with the kept entries.
+/// Before: busy [VS, VS + 0x10000), B free (ten pages), L two pages lazy on node 0's list, C
+/// free (four pages), a busy page, free space above.
+/// * One page in a window of its own above C: the search passed over B and C, held whole.
+/// * The first purge pools L in node 0's pool of 2 pages; the second keeps it (1 >> 2 = 0).
+/// * CPU 1 asks 6 pages and gets [B + 8 pages, C + 2 pages): over B's last two pages, L and
+///   C's first two. The kernel's decay gave L back, and the parts of B and C under the area
+///   were free: with them free the first fit is the kernel's address.
+///
+/// Without the blocks under the area given back with the entry, line 4 is unexplained.
+#[test]
+fn a_longer_pools_decay_and_a_held_blocks_piece_explain_one_allocation() {
+    let (b, l, c, top) = (VS + 0x10000, VS + 0x1a000, VS + 0x1c000, VS + 0x20000);
+    let mut before = info(VS, b, "f+0x1/0x2 vmap");
+    before += &info(top, top + 0x1000, "f+0x1/0x2 vmap");
+    before += &info(l, l + 0x2000, "unpurged vm_area");
+    let x3 = top + 0x1000;
+    let own = ev(
+        1,
+        &format!("alloc_vmap_area: va_start: {x3} size=4096 align=1 vstart={VS:#x} vend={:#x} failed=0", VS + 0x100000),
+    );
+    let x = b + 0x8000;
+    let trace = format!("{own}{}{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0), alloc(1, x, 0x6000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.explained, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!((r.explained_blocks, r.resolved_pool_lengths, r.explained), (1, 1, accounted(&r)), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![1, 4], "{r}");
+    assert!(r.explanations[0].1.starts_with(&format!("[{b:#x}, {l:#x}), [{c:#x}, {top:#x})")), "{r}");
+    // The last replay gives L back at the second purge's decay (the pool's length learnt), and
+    // the area is then a free piece of B and C, the first fit.
+    assert!(r.explanations[1].1.starts_with(&format!("[{x:#x}, {:#x}) was a free piece", x + 0x6000)), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("purge\nunpool {l:#x} 0x1000\n")), "{text}");
 }
 
 /// An entry from before the capture is in its pool from the start until the kernel takes it
