@@ -936,7 +936,8 @@ impl<'a> Pass<'_, 'a> {
                 self.learnt.changed = true;
             }
         }
-        if let (Verdict::Unexplained(_), true) = (&verdict, was_exact && !self.revise_entry(model_head, x, e.line)) {
+        // (Only an unexplained allocation revises: `revise_entry` changes what was learnt.)
+        if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, e.line) {
             self.revise_node(model_head, x, size, e.line);
             // A search that passed over the model's answer (the kernel's address higher), or the
             // kernel's area an entry given back where the model's pool gives its head.
