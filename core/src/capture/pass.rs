@@ -1878,6 +1878,11 @@ impl<'a> Pass<'_, 'a> {
             (Place::Free { .. }, Some(n)) if let Some(why) = self.flipped_nodes(x, size, n, pred, e.line) => {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
+            // The kernel took from its pool's head an entry the model's decays gave back: the
+            // model's pool counted entries from before the capture read later that it did not hold.
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.counted_entries_out(x, size, n, e.line) => {
+                Verdict::Explained(Unknown::PoolEntry, why)
+            }
             // The kernel took from a pool an area the model has free and nothing has touched
             // since the start: it was pooled before the capture.
             //
@@ -2422,6 +2427,82 @@ impl<'a> Pass<'_, 'a> {
             key.1 + 1,
             set.len(),
             list.join(", ")
+        ))
+    }
+
+    /// The kernel took `[x, x + size)` from node `n`'s pool (its head) where the model's decays
+    /// gave it back, and no reading of the busy areas' nodes ([`Pass::flipped_nodes`]) keeps it:
+    /// the model's pool also counted entries from before the capture read at later allocations
+    /// (in it from the start, so in every `len` since, behind everything pooled: the tail). The
+    /// fewest of them, the last read first, that the kernel's pool did not hold at all, so that
+    /// the pool's history counted again (every decay of `len >> 2` from the head, every pop
+    /// from the head, every head moved to the tail: [`PoolHistory::rerun`]) keeps `x` to the
+    /// head now and contradicts nothing the kernel did. Those readings are revised (not made
+    /// again at their lines, which the next replay reads otherwise).
+    fn counted_entries_out(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+        if size > 256 * PAGE_SIZE {
+            return None;
+        }
+        let h = self.hist.as_ref()?;
+        let key = (n, pool_idx(size));
+        let recs = h.recs.get(&key)?;
+        if !recs.iter().any(|r| r.before.contains(&x)) {
+            return None;
+        }
+        let read_later = |a: &u64| self.learnt.entry_from.get(a).is_some_and(|&l| l > line);
+        let mut cands: Vec<u64> = Vec::new();
+        for r in recs {
+            for &a in &r.before {
+                if read_later(&a) && !cands.contains(&a) {
+                    cands.push(a);
+                }
+            }
+        }
+        // The last read first: the tail of the pool.
+        cands.sort_by_key(|a| std::cmp::Reverse(self.learnt.entry_from.get(a).copied().unwrap_or(0)));
+        let now = self.vmap.pool_entries(n, size);
+        let none = std::collections::HashMap::new();
+        let mut out = HashSet::new();
+        let mut found = false;
+        for &a in cands.iter().take(64) {
+            out.insert(a);
+            if h.rerun(recs, &now, &out, &none, size, line).is_some_and(|k| k.first() == Some(&x)) {
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return None;
+        }
+        let first = recs.first().map_or(line, |r| r.line);
+        let mut list: Vec<u64> = out.into_iter().collect();
+        list.sort_unstable();
+        for &a in &list {
+            let from = self.learnt.entry_from.remove(&a).unwrap_or(line);
+            self.learnt.pooled.retain(|&(_, b, _)| b != a);
+            self.learnt.pooled_at.remove(&a);
+            self.learnt.entry_out.insert((from, a));
+            self.learnt.facts.remove(&from);
+            self.learnt.revisions.push(Revision {
+                line: from,
+                contradicted_at: line,
+                what: format!("where the kernel's {size:#x} bytes at {a:#x} came from"),
+                why: format!(
+                    "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} \
+                     gave back, counting that entry"
+                ),
+                was: format!("an entry of node {n}'s pool from before the capture"),
+                now: "not in that pool".into(),
+            });
+        }
+        self.learnt.changed = true;
+        let names = list.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "[{x:#x}, {:#x}) was still in node {n}'s pool, its head: the decays since the purge of trace line {first} \
+             (len >> 2 from the head at each) kept it without {} of the entries from before the capture the model \
+             counted there, read at later allocations ({names}): those readings are revised",
+            x + size,
+            list.len()
         ))
     }
 

@@ -2018,6 +2018,72 @@ fn a_longer_pools_decay_and_a_held_blocks_piece_explain_one_allocation() {
     assert!(text.contains(&format!("purge\nunpool {l:#x} 0x1000\n")), "{text}");
 }
 
+/// An entry from before the capture read at a later allocation is in its pool from the start,
+/// so it counts in every decay's `len` before that line. Where the kernel then took from the
+/// pool's head an entry that the model's decay gave back, the fewest such readings, the last
+/// read first, that the pool's history counted again without them keeps that entry at the head
+/// are revised. Before: busy [VS, VS + 0x10000); F, E1, E2 free (two pages each), A lazy on
+/// node 0's list (two pages), each followed by a busy page; B free (ten pages), a busy page, free
+/// space above.
+/// * Line 1, one page in a window from B: the search passed over B, held whole.
+/// * F is allocated in a window of its own, freed, and purged with A (line 4, the first purge:
+///   F to the free tree, A to node 0's pool of 2 pages); line 5 purges again.
+/// * CPU 0 asks 2 pages: A (line 6), E1 (line 7), E2 (line 8), then F is allocated again in its
+///   window (line 9), and CPU 0 gets B's first two pages (line 10).
+/// * The first replay reads E1, E2 (F below them was free) and B (a piece of a held block) as
+///   entries of node 0's pool from before the capture. The second starts with them: the decay
+///   at line 5 counts four entries and gives back A, the kernel's head at line 6. Without B
+///   (the last read) the pool held three, and the decay none: B's reading is revised. The third
+///   replay reads line 10 as a free piece of B (the first fit).
+///
+/// Without the rule the second replay is the last, line 6 unexplained; with the rule but an
+/// explained allocation revising too (line 6 read E1 at the model's head), E1 and E2 are lost.
+#[test]
+fn entries_from_before_the_capture_that_a_decay_did_not_count_are_revised() {
+    let (f, e1, e2, a, b) = (VS + 0x10000, VS + 0x13000, VS + 0x16000, VS + 0x19000, VS + 0x1c000);
+    let mut before = info(VS, f, "f+0x1/0x2 vmap");
+    for s in [f, e1, e2, a] {
+        before += &info(s + 0x2000, s + 0x3000, "f+0x1/0x2 vmap");
+    }
+    before += &info(b + 0xa000, b + 0xb000, "f+0x1/0x2 vmap");
+    before += &info(a, a + 0x2000, "unpurged vm_area");
+    let window = |addr: u64, size: u64, vs: u64| {
+        ev(
+            1,
+            &format!(
+                "alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={vs:#x} vend={:#x} failed=0",
+                vs + 0x100000
+            ),
+        )
+    };
+    let trace = format!(
+        "{}{}{}{}{}{}{}{}{}{}",
+        window(b + 0xb000, 0x1000, b),
+        window(f, 0x2000, f),
+        free(1, f, 2),
+        purge(0, f, a + 0x2000, 2),
+        purge(0, 0, 0, 0),
+        alloc(0, a, 0x2000, 1),
+        alloc(0, e1, 0x2000, 1),
+        alloc(0, e2, 0x2000, 1),
+        window(f, 0x2000, f),
+        alloc(0, b, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (7, 2, 5, 0), "{r}");
+    assert_eq!((r.resolved_pool_entries, r.resolved_held_pieces, r.passes), (3, 1, 3), "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|x| x.0).collect();
+    assert_eq!(lines, vec![1, 6, 7, 8, 10], "{r}");
+    assert!(r.explanations[1].1.contains(&format!("kept it without 1 of the entries from before the capture the model counted there, read at later allocations ({b:#x})")), "{r}");
+    assert!(r.explanations[4].1.starts_with(&format!("[{b:#x}, {:#x}) was a free piece", b + 0x2000)), "{r}");
+    let revised: Vec<(usize, usize)> = r.revisions.iter().map(|v| (v.line, v.contradicted_at)).collect();
+    assert_eq!(revised, vec![(10, 6)], "{r}");
+    // The last replay starts with E1 and E2 in node 0's pool, B not.
+    let text = vmapviz_core::trace::format_trace(&ops);
+    assert!(text.contains(&format!("pooled 0 {e1:#x} 0x2000\npooled 0 {e2:#x} 0x2000\n")), "{text}");
+    assert!(!text.contains(&format!("pooled 0 {b:#x}")), "{text}");
+}
+
 /// An entry from before the capture is in its pool from the start until the kernel takes it
 /// or a decay gives it back: it never enters the pool later. So a reading of one at a later
 /// allocation is contradicted where, in the next replay, an earlier request of that pool is
