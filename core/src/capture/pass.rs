@@ -88,6 +88,25 @@ impl Learnt {
         self.entry_from.insert(x, line);
     }
 
+    /// The reading of `a` as an entry of node `n`'s pool from before the capture, made at its
+    /// line, is contradicted at `line` (`why`): dropped, and not made again at its line.
+    fn drop_entry(&mut self, a: u64, n: u32, size: u64, line: usize, why: String) {
+        let from = self.entry_from.remove(&a).unwrap_or(line);
+        self.pooled.retain(|&(_, b, _)| b != a);
+        self.pooled_at.remove(&a);
+        self.entry_out.insert((from, a));
+        self.facts.remove(&from);
+        self.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("where the kernel's {size:#x} bytes at {a:#x} came from"),
+            why,
+            was: format!("an entry of node {n}'s pool from before the capture"),
+            now: "not in that pool".into(),
+        });
+        self.changed = true;
+    }
+
     /// `[x, ..)` may be read at `line` as a pool entry from before the capture: not read so
     /// already, and not contradicted there.
     fn entry_open(&self, line: usize, x: u64) -> bool {
@@ -1051,23 +1070,12 @@ impl<'a> Pass<'_, 'a> {
         let Some(&(n, _, size)) = self.learnt.pooled.iter().find(|&&(_, a, _)| a == y) else {
             return false;
         };
-        self.learnt.pooled.retain(|&(_, a, _)| a != y);
-        self.learnt.pooled_at.remove(&y);
-        self.learnt.entry_from.remove(&y);
-        self.learnt.entry_out.insert((from, y));
-        self.learnt.facts.remove(&from);
-        self.learnt.revisions.push(Revision {
-            line: from,
-            contradicted_at: line,
-            what: format!("where the kernel's {size:#x} bytes at {y:#x} came from"),
-            why: format!(
-                "node {n}'s pool gave {x:#x} here, earlier, where the model's gives {y:#x}: an entry from before \
-                 the capture does not enter its pool later"
-            ),
-            was: format!("an entry of node {n}'s pool from before the capture"),
-            now: "not in that pool".into(),
-        });
-        self.learnt.changed = true;
+        debug_assert!(from > line);
+        let why = format!(
+            "node {n}'s pool gave {x:#x} here, earlier, where the model's gives {y:#x}: an entry from before the \
+             capture does not enter its pool later"
+        );
+        self.learnt.drop_entry(y, n, size, line, why);
         true
     }
 
@@ -2478,24 +2486,12 @@ impl<'a> Pass<'_, 'a> {
         let mut list: Vec<u64> = out.into_iter().collect();
         list.sort_unstable();
         for &a in &list {
-            let from = self.learnt.entry_from.remove(&a).unwrap_or(line);
-            self.learnt.pooled.retain(|&(_, b, _)| b != a);
-            self.learnt.pooled_at.remove(&a);
-            self.learnt.entry_out.insert((from, a));
-            self.learnt.facts.remove(&from);
-            self.learnt.revisions.push(Revision {
-                line: from,
-                contradicted_at: line,
-                what: format!("where the kernel's {size:#x} bytes at {a:#x} came from"),
-                why: format!(
-                    "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} \
-                     gave back, counting that entry"
-                ),
-                was: format!("an entry of node {n}'s pool from before the capture"),
-                now: "not in that pool".into(),
-            });
+            let why = format!(
+                "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} gave \
+                 back, counting that entry"
+            );
+            self.learnt.drop_entry(a, n, size, line, why);
         }
-        self.learnt.changed = true;
         let names = list.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool, its head: the decays since the purge of trace line {first} \
