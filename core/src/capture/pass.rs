@@ -1250,23 +1250,29 @@ impl<'a> Pass<'_, 'a> {
                 && self.pool_not_seen_empty(n, size, x)
                 && self.learnt.entry_open(line, x)
         });
-        let mut extra = String::new();
+        // On copies, kept only if the piece is taken: nothing half-applied.
+        let mut t = self.vmap.clone();
+        let mut tblocks = self.blocks.clone();
+        let mut found = Vec::new();
         if pool.is_none() {
             let untouched = &self.untouched;
-            let (_, found) = self.vmap.hold_trial(|trial| {
+            (_, found) = t.hold_trial(|trial| {
                 hold_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y > x))
             })?;
-            if !found.is_empty() {
-                let what = self.commit_blocks(&found, line);
-                extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
-            }
         }
-        let (a, b, from) = self.unhold_blocks(x, end)?;
-        self.vmap.take_at(x, size, pred.node)?;
+        let (a, b, from) = unhold_blocks_in(&mut t, &mut tblocks, x, end)?;
+        t.take_at(x, size, pred.node)?;
         if let (true, Some(n)) = (pred.rotate, pred.node) {
             // `node_pool_del_va` moved the misaligned head to the tail before the kernel
             // searched its free tree, whatever the search found.
-            self.vmap.rotate_pool_head(n, size);
+            t.rotate_pool_head(n, size);
+        }
+        self.vmap = t;
+        self.blocks = tblocks;
+        let mut extra = String::new();
+        if !found.is_empty() {
+            let what = self.commit_blocks(&found, line);
+            extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
         }
         let reading = match pool {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
@@ -1337,9 +1343,9 @@ impl<'a> Pass<'_, 'a> {
         }
         // Held blocks under [x, end): the kernel allocated there, so that part of each was free
         // in it (a piece, as in [`Pass::held_piece`]); given back with the entries.
-        let mut tblocks = self.blocks.clone();
-        let give_back = |upto_excl: bool, tblocks: &mut Vec<(u64, u64, usize)>| {
+        let give_back = |upto_excl: bool| {
             let mut t = self.vmap.clone();
+            let mut tblocks = self.blocks.clone();
             for (&(n, idx), &pos) in &hits {
                 let list = &self.kept[&(n, idx)];
                 for &a in &list[..if upto_excl { pos } else { pos + 1 }] {
@@ -1348,8 +1354,8 @@ impl<'a> Pass<'_, 'a> {
                     }
                 }
             }
-            unhold_blocks_in(&mut t, tblocks, x, end);
-            t
+            unhold_blocks_in(&mut t, &mut tblocks, x, end);
+            (t, tblocks)
         };
         // The entry at x, in the pool the request looks at: the kernel's head after its decay.
         let own = hits.len() == 1
@@ -1357,17 +1363,16 @@ impl<'a> Pass<'_, 'a> {
                 if start == x && e == end && Some(node) == pred.node);
         let mut done = None;
         if own {
-            let t = give_back(true, &mut tblocks);
+            let (t, tblocks) = give_back(true);
             let p = t.predict_alloc(size, align, vstart, vend);
             if p.pool_hit == Some(x) {
-                done = Some((t, p, Vec::new()));
+                done = Some((t, tblocks, p, Vec::new()));
             }
         }
         let mut entry = None;
         let mut further = None;
         if done.is_none() {
-            tblocks = self.blocks.clone();
-            let mut t = give_back(false, &mut tblocks);
+            let (mut t, tblocks) = give_back(false);
             let mut p = t.predict_alloc(size, align, vstart, vend);
             // The pool, its head given back, gives the next entry that decay kept, where the
             // kernel's address is space the model has free: the kernel's decay gave that one
@@ -1401,17 +1406,17 @@ impl<'a> Pass<'_, 'a> {
                 entry = p.node.filter(|&n| self.pre_capture_entry(x, size, align, n, line));
             }
             if p.addr() == Some(x) && (tree_stands || entry.is_some()) {
-                done = Some((t, p, Vec::new()));
+                done = Some((t, tblocks, p, Vec::new()));
             } else if entry.is_some() {
-                done = Some((t, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
+                done = Some((t, tblocks, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
             } else if !head_only {
                 let untouched = &self.untouched;
                 done = t
                     .hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, p, |p| p.addr() == Some(x)))
-                    .map(|(p, found)| (t, p, found));
+                    .map(|(p, found)| (t, tblocks, p, found));
             }
         }
-        let (trial, p, found) = done?;
+        let (trial, tblocks, p, found) = done?;
         if let Some((key, pos)) = further {
             hits.insert(key, pos);
         }
