@@ -32,6 +32,14 @@ fn alloc(cpu: u32, addr: u64, size: u64, align: u64) -> String {
     )
 }
 
+/// An allocation of `[vstart, vend)`, byte-aligned.
+fn alloc_window(cpu: u32, addr: u64, size: u64, vstart: u64, vend: u64) -> String {
+    ev(
+        cpu,
+        &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={vstart:#x} vend={vend:#x} failed=0"),
+    )
+}
+
 fn free(cpu: u32, addr: u64, nr_lazy: u64) -> String {
     ev(cpu, &format!("free_vmap_area_noflush: va_start={addr:#x} nr_lazy={nr_lazy} nr_lazy_max=16384"))
 }
@@ -195,7 +203,7 @@ fn allocations_are_equal_explained_or_unexplained() {
         "{}{}{}{}{}{}{}",
         alloc(1, VS + 0x2000, 0x2000, 1),
         free(1, VS + 0x2000, 2),
-        ev(0, &format!("alloc_vmap_area: va_start: {w} size=8192 align=1 vstart={w:#x} vend={we:#x} failed=0")),
+        alloc_window(0, w, 8192, w, we),
         free(0, w, 4),
         purge(0, VS + 0x2000, we, 2),
         alloc(0, VS + 0x8000, 0x2000, 1),
@@ -715,9 +723,7 @@ fn a_block_passed_over_is_held_whole_and_its_pieces_are_one_unknown_each() {
     let x1 = ge + 0x1000;
     let big = 257 * 0x1000;
     let mut before = format!("{}{}", info(VS, g, "f+0x1/0x2 vmap"), info(ge, x1, "f+0x1/0x2 vmap"));
-    let window = |addr: u64, size: u64, vs: u64| {
-        ev(1, &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={vs:#x} vend={VE:#x} failed=0"))
-    };
+    let window = |addr: u64, size: u64, vs: u64| alloc_window(1, addr, size, vs, VE);
     let body = format!(
         "{}{}{}{}",
         alloc(1, x1, big, 1),
@@ -928,9 +934,7 @@ fn a_shape_fact_is_resolved_once_per_block_and_length() {
     for b in [0u64, 0x9000, 0x22000, 0x2a000, 0x4b000, 0x12000, 0x19000, 0x33000, 0x3f000] {
         before += &info(VS + b, VS + b + 0x1000, "f+0x1/0x2 vmap");
     }
-    let own = |a: u64, e: u64| {
-        ev(0, &format!("alloc_vmap_area: va_start: {a} size={} align=1 vstart={a:#x} vend={e:#x} failed=0", e - a))
-    };
+    let own = |a: u64, e: u64| alloc_window(0, a, e - a, a, e);
     let (a, b) = ((VS + 0x13000, VS + 0x19000), (VS + 0x23000, VS + 0x2a000));
     let touch =
         format!("{}{}{}{}{}", own(a.0, a.1), own(b.0, b.1), free(0, a.0, 6), free(0, b.0, 13), purge(0, a.0, b.1, 2));
@@ -1450,7 +1454,7 @@ fn held_out_captures_end_as_the_kernel_did() {
 
 /// An allocation in a window of its own (no pool: `node_alloc` serves the default window only).
 fn alloc_in(cpu: u32, addr: u64, size: u64, vend: u64) -> String {
-    ev(cpu, &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={VS:#x} vend={vend:#x} failed=0"))
+    alloc_window(cpu, addr, size, VS, vend)
 }
 
 /// `find_vmap_lowest_match` passes over every free block below the first that fits, however
@@ -1677,10 +1681,7 @@ fn touched_then_asked(
     purged: u64,
     nr_lazy: u64,
 ) -> (Vec<vmapviz_core::trace::Op>, CaptureReport) {
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {e} size=8192 align=1 vstart={e:#x} vend={:#x} failed=0", e + 0x100000),
-    );
+    let own = alloc_window(1, e, 8192, e, e + 0x100000);
     let head = format!("{}{}", purge(0, e, end, purged), purge(0, 0, 0, 0));
     let trace = format!("{own}{}{head}{}", free(1, e, nr_lazy), alloc(0, e, 0x2000, 1));
     let (ops, r) = replay_capture(bundle(before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
@@ -1823,10 +1824,7 @@ fn a_freed_area_of_the_before_file_taken_on_another_node_was_that_nodes() {
     }
     // F allocated in a window of its own (no vn_id: its purge gives it back to the free tree)
     // and freed: touched, so no space below A was held before the capture.
-    let own = ev(
-        0,
-        &format!("alloc_vmap_area: va_start: {f} size=8192 align=1 vstart={f:#x} vend={:#x} failed=0", f + 0x100000),
-    );
+    let own = alloc_window(0, f, 8192, f, f + 0x100000);
     let trace = format!(
         "{own}{}{}{}{}{}",
         free(0, f, 8),
@@ -1870,10 +1868,7 @@ fn a_first_fit_answer_is_read_again_as_the_pools_head() {
     before += &info(f + 0x2000, f + 0x3000, "f+0x1/0x2 vmap");
     before += &info(g + 0x3000, g + 0x4000, "f+0x1/0x2 vmap");
     before += &info(e + 0x3000, e + 0x4000, "f+0x1/0x2 vmap");
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {g} size=8192 align=1 vstart={g:#x} vend={:#x} failed=0", g + 0x100000),
-    );
+    let own = alloc_window(1, g, 8192, g, g + 0x100000);
     let trace = format!(
         "{}{own}{}{}{}",
         alloc(0, f, 0x2000, 1),
@@ -1924,10 +1919,7 @@ fn every_earlier_free_tree_answer_is_read_again_as_the_pools_head() {
     for k in 0..5 {
         before += &info(at(k) + 0x2000, at(k) + 0x3000, "f+0x1/0x2 vmap");
     }
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {g} size=8192 align=1 vstart={g:#x} vend={:#x} failed=0", g + 0x100000),
-    );
+    let own = alloc_window(1, g, 8192, g, g + 0x100000);
     let trace = format!(
         "{}{}{own}{}{}{}",
         alloc(0, f, 0x2000, 1),
@@ -1968,10 +1960,7 @@ fn a_longer_pools_entry_from_before_the_capture_can_lie_in_a_held_block() {
     before += &info(b + 0xa000, b + 0xb000, "f+0x1/0x2 vmap");
     before += &info(l + 0xa000, l + 0xb000, "f+0x1/0x2 vmap");
     before += &info(l, l + 0xa000, "unpurged vm_area");
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {x3} size=4096 align=1 vstart={VS:#x} vend={:#x} failed=0", VS + 0x100000),
-    );
+    let own = alloc_window(1, x3, 4096, VS, VS + 0x100000);
     let trace = format!("{}{}{own}{}", purge(0, l, l + 0xa000, 1), purge(0, 0, 0, 0), alloc(0, b, 0xa000, 1));
     let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.explained, r.unexplained), (2, 2, 0), "{r}");
@@ -1999,10 +1988,7 @@ fn a_longer_pools_decay_and_a_held_blocks_piece_explain_one_allocation() {
     before += &info(top, top + 0x1000, "f+0x1/0x2 vmap");
     before += &info(l, l + 0x2000, "unpurged vm_area");
     let x3 = top + 0x1000;
-    let own = ev(
-        1,
-        &format!("alloc_vmap_area: va_start: {x3} size=4096 align=1 vstart={VS:#x} vend={:#x} failed=0", VS + 0x100000),
-    );
+    let own = alloc_window(1, x3, 4096, VS, VS + 0x100000);
     let x = b + 0x8000;
     let trace = format!("{own}{}{}{}", purge(0, l, l + 0x2000, 1), purge(0, 0, 0, 0), alloc(1, x, 0x6000, 1));
     let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
@@ -2047,15 +2033,7 @@ fn entries_from_before_the_capture_that_a_decay_did_not_count_are_revised() {
     }
     before += &info(b + 0xa000, b + 0xb000, "f+0x1/0x2 vmap");
     before += &info(a, a + 0x2000, "unpurged vm_area");
-    let window = |addr: u64, size: u64, vs: u64| {
-        ev(
-            1,
-            &format!(
-                "alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={vs:#x} vend={:#x} failed=0",
-                vs + 0x100000
-            ),
-        )
-    };
+    let window = |addr: u64, size: u64, vs: u64| alloc_window(1, addr, size, vs, vs + 0x100000);
     let trace = format!(
         "{}{}{}{}{}{}{}{}{}{}",
         window(b + 0xb000, 0x1000, b),
