@@ -1702,22 +1702,27 @@ impl<'a> Pass<'_, 'a> {
     }
 
     /// Allocations between the events' end and the after file's read that a pool gave: busy
-    /// in the file, a whole pool entry here. `node_alloc` looks at the pool of its CPU's node
-    /// and `node_pool_del_va` takes the head only, so per pool the longest run from the head
-    /// of such entries is allocated, each on a CPU of that node, in the pool's order; an entry
-    /// behind one the file does not show busy stays a difference.
+    /// in the file, or lazy there (allocated and freed again in that gap), a whole pool entry
+    /// here. `node_alloc` looks at the pool of its CPU's node and `node_pool_del_va` takes the
+    /// head only, so per pool the longest run from the head of such entries is allocated, each
+    /// on a CPU of that node, in the pool's order; an entry behind one the file shows neither
+    /// busy nor lazy stays a difference. The ones the file shows lazy are freed after.
     fn pooled_after_trace(&mut self, after: &[import::InfoLine], busy_here: &HashSet<(u64, u64)>) {
         let shown: HashSet<(u64, u64)> = after
             .iter()
             .filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end)))
             .map(|a| (a.start, a.end))
             .collect();
+        let lazy: HashSet<(u64, u64)> =
+            after.iter().filter(|a| a.kind == InfoKind::Unpurged).map(|a| (a.start, a.end)).collect();
         let nodes = self.vmap.nr_vmap_nodes();
+        let mut freed = Vec::new();
         for (n, idx, entries) in self.vmap.pools_snapshot() {
             let size = (idx as u64 + 1) * PAGE_SIZE;
             let Some(&cpu) = self.p.online.iter().find(|&&c| c % nodes == n) else { continue };
             for a in entries {
-                if !shown.contains(&(a, a + size)) {
+                let was_freed = lazy.contains(&(a, a + size));
+                if !shown.contains(&(a, a + size)) && !was_freed {
                     break;
                 }
                 if self.vmap.cpu() != cpu {
@@ -1740,6 +1745,15 @@ impl<'a> Pass<'_, 'a> {
                 }));
                 self.report.allocated_after_trace += 1;
                 self.report.pooled_after_trace += 1;
+                if was_freed {
+                    freed.push(a);
+                }
+            }
+        }
+        for a in freed {
+            if self.vmap.vfree(a, &mut NoObserver).is_ok() {
+                self.push(Op::Vfree(a));
+                self.report.freed_after_trace += 1;
             }
         }
     }
@@ -2560,9 +2574,21 @@ impl<'a> Pass<'_, 'a> {
             }
         }
         // Allocations in that gap: busy in the file, free here (a range inside one free
-        // block). Placed as the start state's areas were.
+        // block). Placed as the start state's areas were. Space held since before the capture
+        // under one (a pool entry from then, or a piece of a held block) was free or pooled in
+        // the kernel: given back first, as an allocation there during the events does.
         let busy_here: HashSet<(u64, u64)> =
             self.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
+        for a in after.iter().filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end))) {
+            while let Some(i) = self.held.iter().position(|&(s, e, _)| s < a.end && a.start < e) {
+                let (s, e, _) = self.held.remove(i);
+                self.vmap.release_held_at(s);
+                add_untouched(&mut self.untouched, s, e);
+            }
+            if self.covered_by_blocks(a.start, a.end) {
+                self.unhold_blocks(a.start, a.end);
+            }
+        }
         let placed: Vec<(u64, u64)> = after
             .iter()
             .filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end)))
@@ -2580,7 +2606,7 @@ impl<'a> Pass<'_, 'a> {
         let placed_free = self.report.allocated_after_trace - self.report.pooled_after_trace;
         if placed_free > 0 {
             self.report.final_detail.push(format!(
-                "{placed_free} areas busy in {aname} were free when the events ended: allocated before it was read (no \
+                "{placed_free} areas busy in {aname} were free (or held since before the capture) when the events ended: allocated before it was read (no \
                  event traced them); placed here"
             ));
         }

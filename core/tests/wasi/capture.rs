@@ -1428,6 +1428,45 @@ fn allocations_after_the_trace_take_pool_heads() {
     let (_, r) = run(&shown(&[a]));
     assert_eq!((r.allocated_after_trace, r.pooled_after_trace, r.final_busy_equal), (0, 0, Some(false)), "{r}");
     assert!(r.final_detail.iter().any(|d| d.contains("1 only in the kernel's")), "{r}");
+    // A busy, B lazy in the file (a task's stack allocated and freed again in the gap): B was
+    // the head, so it was taken first, then A; B freed after, on node 0's lazy list.
+    let (ops, r) = run(&(shown(&[a]) + &info(b, b + 0x2000, "unpurged vm_area")));
+    assert_eq!((r.allocated_after_trace, r.pooled_after_trace, r.freed_after_trace), (2, 2, 1), "{r}");
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    let tail: Vec<String> = ops.iter().rev().take(3).rev().map(|o| o.to_string()).collect();
+    assert_eq!(tail, vec![al(b), al(a), format!("vfree {b:#x}")], "{ops:?}");
+    assert!(r.final_detail.iter().any(|d| d.contains("kernel [1], model [1], equal")), "{r}");
+}
+
+/// An allocation between the trace's end and the after file's read over space held since
+/// before the capture (found where a free-tree search passed over it: a pool entry from then,
+/// or free): in the kernel that space was free or pooled, so the file's busy area there was
+/// allocated in that gap, as one during the events would have been. Given back, then placed.
+/// Before: busy [VS, VS + 0x2000) and [VS + 0x4000, VS + 0x6000); the kernel serves 2 pages at
+/// VS + 0x6000, passing over [VS + 0x2000, VS + 0x4000) (held); the after file shows that
+/// range busy too.
+#[test]
+fn allocations_after_the_trace_over_held_space_are_placed() {
+    let before = format!(
+        "{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(VS + 0x4000, VS + 0x6000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let trace = alloc(1, VS + 0x6000, 0x2000, 1);
+    let after = format!("{before}{}", info(VS + 0x6000, VS + 0x8000, "f+0x1/0x2 pages=1 vmalloc"));
+    let (_, r) = replay_capture(bundle(&before, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.resolved_held_free, r.allocated_after_trace, r.final_busy_equal), (1, 0, Some(true)), "{r}");
+    let after = format!(
+        "{}{}{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(VS + 0x2000, VS + 0x4000, "kernel_clone+0x94/0x3e0 pages=1 vmalloc"),
+        info(VS + 0x4000, VS + 0x6000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(VS + 0x6000, VS + 0x8000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.resolved_held_free, r.allocated_after_trace, r.final_busy_equal), (1, 1, Some(true)), "{r}");
+    let place = format!("place {:#x} {:#x} node 0", VS + 0x2000, VS + 0x4000);
+    assert!(ops.iter().any(|o| o.to_string() == place), "{ops:?}");
 }
 
 /// The held-out corpus (core/tests/data/corpus: a seed of every workload class that no rule was
