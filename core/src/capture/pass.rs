@@ -2606,8 +2606,8 @@ impl<'a> Pass<'_, 'a> {
         let placed_free = self.report.allocated_after_trace - self.report.pooled_after_trace;
         if placed_free > 0 {
             self.report.final_detail.push(format!(
-                "{placed_free} areas busy in {aname} were free (or held since before the capture) when the events ended: allocated before it was read (no \
-                 event traced them); placed here"
+                "{placed_free} areas busy in {aname} were free (or held since before the capture) when the events \
+                 ended: allocated before it was read (no event traced them); placed here"
             ));
         }
         if self.report.pooled_after_trace > 0 {
