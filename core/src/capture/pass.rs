@@ -614,9 +614,11 @@ fn hold_blocks_below(
     while !done(&p) {
         let (None, Some(y)) = (p.pool_hit, p.tree) else { return None };
         let Place::Free { start, end } = trial.locate(y) else { return None };
-        // The block holding x too: its part below x was passed over (the kernel's free
-        // block began at x: its first fit with no alignment starts a block).
-        let end = if end > x && align <= PAGE_SIZE { x } else { end };
+        // The block holding x too: its part below x was passed over. The kernel's free block
+        // began at x (its first fit with no alignment starts a block), or, aligned, less than
+        // `align` below it (`find_vmap_lowest_match` takes the lowest block where the aligned
+        // start fits, and that start is x): read as beginning at x, the rest held.
+        let end = end.min(x);
         if y >= x || end > x {
             return None;
         }

@@ -26,17 +26,20 @@ fn ev(cpu: u32, body: &str) -> String {
 }
 
 fn alloc(cpu: u32, addr: u64, size: u64, align: u64) -> String {
-    ev(
-        cpu,
-        &format!("alloc_vmap_area: va_start: {addr} size={size} align={align} vstart={VS:#x} vend={VE:#x} failed=0"),
-    )
+    alloc_aligned_in(cpu, addr, size, align, VS, VE)
 }
 
 /// An allocation of `[vstart, vend)`, byte-aligned.
 fn alloc_window(cpu: u32, addr: u64, size: u64, vstart: u64, vend: u64) -> String {
+    alloc_aligned_in(cpu, addr, size, 1, vstart, vend)
+}
+
+fn alloc_aligned_in(cpu: u32, addr: u64, size: u64, align: u64, vstart: u64, vend: u64) -> String {
     ev(
         cpu,
-        &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={vstart:#x} vend={vend:#x} failed=0"),
+        &format!(
+            "alloc_vmap_area: va_start: {addr} size={size} align={align} vstart={vstart:#x} vend={vend:#x} failed=0"
+        ),
     )
 }
 
@@ -1512,6 +1515,32 @@ fn a_search_passes_over_any_number_of_held_blocks() {
     assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (1, 0, 1, 0), "{r}");
     assert_eq!((r.resolved_held_blocks, r.explained_blocks, r.resolved_held_free), (70, 1, 0), "{r}");
     assert!(r.explanations[0].1.starts_with("[0xffffc90000001000, 0xffffc90000002000), [0xffffc90000003000,"), "{r}");
+}
+
+/// With an alignment the kernel's free block holding its address began less than `align` below
+/// it (`find_vmap_lowest_match` takes the lowest block whose aligned start fits, and that start
+/// is the address): the part of the block below was passed over too. Before: busy
+/// [VS, VS + 0x4000) and [VS + 0x2b000, VS + 0x2c000), the hole H between them untouched, free
+/// space above (windows of their own: no pools). The kernel serves two pages aligned to 0x4000
+/// at VS + 0x28000, where the model's first fit is VS + 0x4000: nine areas of the search would
+/// have to be held, more than the areas reading takes, so H below the kernel's address is held,
+/// one block. Then one page at VS + 0x27000, inside it: a free piece (the kernel's block began
+/// below its aligned start), the one unknown it resolves.
+#[test]
+fn an_aligned_search_passes_over_the_part_of_its_block_below_the_address() {
+    let before =
+        format!("{}{}", info(VS, VS + 0x4000, "f+0x1/0x2 vmap"), info(VS + 0x2b000, VS + 0x2c000, "f+0x1/0x2 vmap"));
+    let w = VS + 0x1000_0000;
+    let trace =
+        format!("{}{}", alloc_aligned_in(1, VS + 0x28000, 0x2000, 0x4000, VS, w), alloc_in(1, VS + 0x27000, 0x1000, w));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 0, 2, 0), "{r}");
+    assert_eq!((r.resolved_held_blocks, r.explained_blocks, r.resolved_held_pieces), (1, 1, 1), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with("[0xffffc90000004000, 0xffffc90000028000), free in the before file"),
+        "{r}"
+    );
+    assert!(r.explanations[1].1.starts_with("[0xffffc90000027000, 0xffffc90000028000) was a free piece"), "{r}");
 }
 
 /// A held reading a later allocation contradicts is revised and replayed from. Before: busy
