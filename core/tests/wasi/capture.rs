@@ -1714,6 +1714,30 @@ fn held_out_pools_kept_captures_replay_and_account() {
     }
 }
 
+/// The held-out seed 9 (`core/tests/data/corpus-9`: every class, pools drained and kept): each
+/// drained one exact (no unexplained allocation, the after file's busy set, every purge's
+/// count), and each replays with every explained allocation counted under one unknown.
+#[test]
+fn held_out_seed_9_replays_as_the_kernel_did() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus-9");
+    let mut dirs: Vec<_> =
+        std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 14, "{dirs:?}");
+    for d in &dirs {
+        let r = replay_dir(d);
+        let name = d.file_name().unwrap().to_string_lossy();
+        assert!(r.allocations > 0, "{name}: {r}");
+        assert_eq!(r.allocations, r.equal + r.explained + r.unexplained, "{name}: {r}");
+        assert_eq!(r.explained, accounted(&r), "{name}: {r}");
+        if name.ends_with("-s9") {
+            assert_eq!(r.unexplained, 0, "{name}: {r}");
+            assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+            assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        }
+    }
+}
+
 /// The first purge (`first`), a second that keeps what it pooled, then CPU 0 given `e` for two
 /// pages: explained, at line 3, as one pool length at that second purge (node 0's pool of 2
 /// pages gave back its first `given` kept entries) whose pool then held only entries from
