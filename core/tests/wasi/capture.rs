@@ -1479,19 +1479,30 @@ fn allocations_after_the_trace_over_held_space_are_placed() {
 /// README's table, not held to a figure here.)
 #[test]
 fn held_out_captures_end_as_the_kernel_did() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+    for (name, r) in replay_held_out("corpus", 10) {
+        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+    }
+}
+
+/// Every bundle of `core/tests/data/DIR` (`count` of them), replayed: each has allocations, each
+/// is equal, explained or unexplained, and every explained one is counted under one unknown.
+fn replay_held_out(dir: &str, count: usize) -> Vec<(String, vmapviz_core::capture::CaptureReport)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(dir);
     let mut dirs: Vec<_> =
         std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 10, "{dirs:?}");
-    for d in &dirs {
-        let r = replay_dir(d);
-        let name = d.file_name().unwrap().to_string_lossy();
-        assert!(r.allocations > 0, "{name}: {r}");
-        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
-        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
-        assert_eq!(r.explained, accounted(&r), "{name}: {r}");
-    }
+    assert_eq!(dirs.len(), count, "{dirs:?}");
+    dirs.iter()
+        .map(|d| {
+            let r = replay_dir(d);
+            let name = d.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(r.allocations > 0, "{name}: {r}");
+            assert_eq!(r.allocations, r.equal + r.explained + r.unexplained, "{name}: {r}");
+            assert_eq!(r.explained, accounted(&r), "{name}: {r}");
+            (name, r)
+        })
+        .collect()
 }
 
 /// An allocation in a window of its own (no pool: `node_alloc` serves the default window only).
@@ -1700,18 +1711,7 @@ fn an_area_freed_while_the_before_file_was_read_is_busy_at_the_start() {
 /// allocation is counted under one unknown.
 #[test]
 fn held_out_pools_kept_captures_replay_and_account() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus-k");
-    let mut dirs: Vec<_> =
-        std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    dirs.sort();
-    assert_eq!(dirs.len(), 7, "{dirs:?}");
-    for d in &dirs {
-        let r = replay_dir(d);
-        let name = d.file_name().unwrap().to_string_lossy();
-        assert!(r.allocations > 0, "{name}: {r}");
-        assert_eq!(r.allocations, r.equal + r.explained + r.unexplained, "{name}: {r}");
-        assert_eq!(r.explained, accounted(&r), "{name}: {r}");
-    }
+    replay_held_out("corpus-k", 7);
 }
 
 /// The held-out seed 9 (`core/tests/data/corpus-9`: every class, pools drained and kept): each
@@ -1719,17 +1719,7 @@ fn held_out_pools_kept_captures_replay_and_account() {
 /// count), and each replays with every explained allocation counted under one unknown.
 #[test]
 fn held_out_seed_9_replays_as_the_kernel_did() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus-9");
-    let mut dirs: Vec<_> =
-        std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    dirs.sort();
-    assert_eq!(dirs.len(), 14, "{dirs:?}");
-    for d in &dirs {
-        let r = replay_dir(d);
-        let name = d.file_name().unwrap().to_string_lossy();
-        assert!(r.allocations > 0, "{name}: {r}");
-        assert_eq!(r.allocations, r.equal + r.explained + r.unexplained, "{name}: {r}");
-        assert_eq!(r.explained, accounted(&r), "{name}: {r}");
+    for (name, r) in replay_held_out("corpus-9", 14) {
         if name.ends_with("-s9") {
             assert_eq!(r.unexplained, 0, "{name}: {r}");
             assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
