@@ -619,7 +619,7 @@ fn hold_blocks_below(
         // `align` below it (`find_vmap_lowest_match` takes the lowest block where the aligned
         // start fits, and that start is x): read as beginning at x, the rest held.
         let end = end.min(x);
-        if y >= x || end > x {
+        if y >= x {
             return None;
         }
         // Its space untouched since the start (the rest was allocated or given back
@@ -851,12 +851,9 @@ impl<'a> Pass<'_, 'a> {
         let mut piece = None;
         let mut released_from = None;
         let was_exact = !self.diverged;
-        if let Some(i) = self.held.iter().position(|&(a, b, _)| a < x + size && x < b) {
-            // Held space the kernel now allocates: a pool entry from before the capture that
-            // its pool gave, or that a decay gave back to the free tree. Free again here.
-            let (a, b, from) = self.held.remove(i);
-            self.vmap.release_held_at(a);
-            add_untouched(&mut self.untouched, a, b);
+        // Held space the kernel now allocates: a pool entry from before the capture that its
+        // pool gave, or that a decay gave back to the free tree. Free again here.
+        if let Some((a, b, from)) = self.release_held_over(x, x + size) {
             released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
             if pred.addr() == Some(x) {
@@ -1785,6 +1782,16 @@ impl<'a> Pass<'_, 'a> {
         held
     }
 
+    /// The first held area over `[x, end)`, free again (untouched, as it was since the start):
+    /// its start, end and the line that found it.
+    fn release_held_over(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
+        let i = self.held.iter().position(|&(a, b, _)| a < end && x < b)?;
+        let (a, b, from) = self.held.remove(i);
+        self.vmap.release_held_at(a);
+        add_untouched(&mut self.untouched, a, b);
+        Some((a, b, from))
+    }
+
     /// Give `[x, end)` of the held blocks back to the free tree (the rest of each stays held):
     /// the kernel allocated there. The first block met (its start, end, line), if any.
     fn unhold_blocks(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
@@ -2582,11 +2589,7 @@ impl<'a> Pass<'_, 'a> {
         let busy_here: HashSet<(u64, u64)> =
             self.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
         for a in after.iter().filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end))) {
-            while let Some(i) = self.held.iter().position(|&(s, e, _)| s < a.end && a.start < e) {
-                let (s, e, _) = self.held.remove(i);
-                self.vmap.release_held_at(s);
-                add_untouched(&mut self.untouched, s, e);
-            }
+            while self.release_held_over(a.start, a.end).is_some() {}
             if self.covered_by_blocks(a.start, a.end) {
                 self.unhold_blocks(a.start, a.end);
             }
