@@ -866,7 +866,9 @@ impl<'a> Pass<'_, 'a> {
                 ));
             }
         }
-        if pred.addr() != Some(x) && !self.diverged {
+        // Held space given back here that still leaves the model's answer below the kernel's:
+        // the reading that held it is contradicted (revised below), not read anew here.
+        if pred.addr() != Some(x) && !self.diverged && released_from.is_none() {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
             // more only where that reading is out: no pool (outside the default window, or too
             // big), the kernel served this size on this node from its free tree before, the
@@ -1782,14 +1784,17 @@ impl<'a> Pass<'_, 'a> {
         held
     }
 
-    /// The first held area over `[x, end)`, free again (untouched, as it was since the start):
-    /// its start, end and the line that found it.
+    /// Every held area over `[x, end)` free again (untouched, as it was since the start; one
+    /// search may have held several there): the first one's start, end and the line that found it.
     fn release_held_over(&mut self, x: u64, end: u64) -> Option<(u64, u64, usize)> {
-        let i = self.held.iter().position(|&(a, b, _)| a < end && x < b)?;
-        let (a, b, from) = self.held.remove(i);
-        self.vmap.release_held_at(a);
-        add_untouched(&mut self.untouched, a, b);
-        Some((a, b, from))
+        let mut first = None;
+        while let Some(i) = self.held.iter().position(|&(a, b, _)| a < end && x < b) {
+            let (a, b, from) = self.held.remove(i);
+            self.vmap.release_held_at(a);
+            add_untouched(&mut self.untouched, a, b);
+            first.get_or_insert((a, b, from));
+        }
+        first
     }
 
     /// Give `[x, end)` of the held blocks back to the free tree (the rest of each stays held):

@@ -316,6 +316,41 @@ fn several_areas_are_read_as_held_only_where_no_pool_entry_can_be() {
     assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (0, 1), "{r}");
 }
 
+/// An allocation over several areas one search held: all of them are free again, not only the
+/// first. Before: a one-page busy area at VS, two-page busy areas at VS + 0x2000, 0x6000 and
+/// 0xc000; free: one page at VS + 0x1000, two at VS + 0x4000, four at VS + 0x8000, and from
+/// VS + 0xe000. On CPU 1 the kernel serves one page and two pages at the free tree's first fits
+/// (equal: node 1's pools were empty), then two pages at VS + 0xe000: its search passed over
+/// [VS + 0x8000, VS + 0xa000) and [VS + 0xa000, VS + 0xc000), both held (one explanation).
+/// Then four pages at VS + 0x8000, over both: with both free again that is the model's first
+/// fit too, explained by them. With only the first given back the model cannot take it.
+#[test]
+fn an_allocation_over_several_held_areas_frees_them_all() {
+    let mut before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap");
+    for b in [VS + 0x2000, VS + 0x6000, VS + 0xc000] {
+        before += &info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    }
+    let trace = format!(
+        "{}{}{}{}",
+        alloc(1, VS + 0x1000, 0x1000, 1),
+        alloc(1, VS + 0x4000, 0x2000, 1),
+        alloc(1, VS + 0xe000, 0x2000, 1),
+        alloc(1, VS + 0x8000, 0x4000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 2, 2, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.explained_held), (2, 2), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with(
+            "[0xffffc90000008000, 0xffffc9000000a000), [0xffffc9000000a000, 0xffffc9000000c000), free in the before \
+             file and untouched since, were held"
+        ),
+        "{r}"
+    );
+    assert!(r.explanations[1].1.starts_with("[0xffffc90000008000, 0xffffc9000000a000), held since"), "{r}");
+    assert!(!r.notes.iter().any(|n| n.contains("cannot take")), "{r}");
+}
+
 /// The kernel allocates over an entry the model has pooled: the kernel's pool no longer held it
 /// (a decay gave it back; the shrinker's decays are not traced). Before: busy [VS, VS + 0x2000)
 /// and a lazy area L = [VS + 0x4000, VS + 0x8000) on node 0's list; a purge pools L in node
@@ -1559,8 +1594,8 @@ fn an_aligned_search_passes_over_the_part_of_its_block_below_the_address() {
 /// space from VS + 0x6000 (windows of their own: no pools).
 /// * Line 1, two pages at VS + 0x6000: the search passed over H. Read first as the areas the
 ///   model's search would take, held: [VS + 0x1000, + 0x3000) and [VS + 0x3000, + 0x5000).
-/// * Line 2, two pages at VS + 0x2000, across both: with the first free again the model's first
-///   fit is VS + 0x1000, and nothing held explains VS + 0x2000: line 1's reading is contradicted.
+/// * Line 2, two pages at VS + 0x2000, across both: with both free again the model's first fit
+///   is VS + 0x1000, and nothing held explains VS + 0x2000: line 1's reading is contradicted.
 /// * Revised: H held whole (a block, its layout unknown); line 2 is then a piece of it, the
 ///   first fit below which nothing fits ([VS + 0x1000, + 0x2000) stays held). 0 unexplained,
 ///   one revision named.
