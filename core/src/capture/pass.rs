@@ -873,13 +873,17 @@ impl<'a> Pass<'_, 'a> {
             // more only where that reading is out: no pool (outside the default window, or too
             // big), the kernel served this size on this node from its free tree before, the
             // kernel's area was touched since the start (not an entry from before the capture),
-            // or that reading was contradicted here ([`Pass::revise_entry`]).
+            // that reading was contradicted here ([`Pass::revise_entry`]), or the pool's head is
+            // misaligned: `node_pool_del_va` moved it to the tail and gave nothing, in the kernel
+            // too, and an entry from before the capture lies behind it (`node_pool_add_va` adds at
+            // the head), so the kernel's free tree served.
             let entry_out = match pred.node {
                 Some(n) => {
                     size > 256 * PAGE_SIZE
                         || self.tree_served.contains_key(&(n, pool_idx(size)))
                         || !is_untouched(&self.untouched, x, x + size)
                         || !self.learnt.entry_open(e.line, x)
+                        || pred.rotate
                 }
                 None => true,
             };
@@ -1925,7 +1929,8 @@ impl<'a> Pass<'_, 'a> {
                 Verdict::Explained(Unknown::PoolEntry, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched
-            // since the start: it was pooled before the capture.
+            // since the start: it was pooled before the capture. Not behind a misaligned head
+            // (see `entry_out` in [`Pass::alloc`]).
             //
             // If the kernel served this size on this node from its free tree once before, at
             // space untouched since the start, that answer may have been the pool's head instead
@@ -1938,6 +1943,7 @@ impl<'a> Pass<'_, 'a> {
                     && self.pool_not_seen_empty(n, size, x)
                     && is_untouched(&self.untouched, x, x + size)
                     && pred.pool_hit.is_none()
+                    && !pred.rotate
                     && self.learnt.entry_open(e.line, x) =>
             {
                 let also = self.first_fit_was_head(n, size, e.line);

@@ -316,6 +316,39 @@ fn several_areas_are_read_as_held_only_where_no_pool_entry_can_be() {
     assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (0, 1), "{r}");
 }
 
+/// A pool whose head is misaligned gives nothing, in the kernel as in the model
+/// (`node_pool_del_va` moves that head to the tail): a request served above the model's answer
+/// was the free tree's, never an entry from before the capture at the pool's head (one would
+/// lie behind every entry pooled since, `node_pool_add_va` adding at the head). Before: busy
+/// one page at VS, L = [VS + 0x1000, VS + 0x3000) lazy (node 0's list), busy [VS + 0x3000,
+/// VS + 0x4000) and [VS + 0xa000, VS + 0xb000); free six pages at VS + 0x4000 (longer than the
+/// search length: on every search path) and from VS + 0xb000. A purge pools L in node 0's
+/// pool of two pages. On CPU 0 the kernel serves two pages aligned to 0x4000 at VS + 0xc000: L
+/// is misaligned, so the free tree, which passed over both aligned fits of the gap (held: two
+/// areas, one explanation). Then two pages, no alignment, on CPU 0: L, the pool's only entry (equal). Read
+/// as a pool entry at VS + 0xc000 instead, that entry would lie behind L, where no replay can
+/// give it.
+#[test]
+fn a_pool_with_a_misaligned_head_gives_nothing_and_the_tree_passed_over_held_space() {
+    let l = VS + 0x1000;
+    let mut before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap") + &info(l, l + 0x2000, "unpurged vm_area");
+    for (s, e) in [(0x3000, 0x4000), (0xa000, 0xb000)] {
+        before += &info(VS + s, VS + e, "f+0x1/0x2 vmap");
+    }
+    let trace =
+        format!("{}{}{}", purge(0, l, l + 0x2000, 1), alloc(0, VS + 0xc000, 0x2000, 0x4000), alloc(0, l, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_held_free, r.resolved_pool_entries), (2, 0), "{r}");
+    assert!(
+        r.explanations[0].1.starts_with(
+            "[0xffffc90000004000, 0xffffc90000006000), [0xffffc90000008000, 0xffffc9000000a000), free in the before \
+             file"
+        ),
+        "{r}"
+    );
+}
+
 /// An allocation over several areas one search held: all of them are free again, not only the
 /// first. Before: a one-page busy area at VS, two-page busy areas at VS + 0x2000, 0x6000 and
 /// 0xc000; free: one page at VS + 0x1000, two at VS + 0x4000, four at VS + 0x8000, and from
