@@ -1784,11 +1784,12 @@ fn held_out_pools_kept_captures_replay_and_account() {
 
 /// The held-out seed 9 (`core/tests/data/corpus-9`: every class, pools drained and kept): each
 /// drained one exact (no unexplained allocation, the after file's busy set, every purge's
-/// count), and each replays with every explained allocation counted under one unknown.
+/// count), so too the kept ones but of the maps and mixed classes, and each replays with every
+/// explained allocation counted under one unknown.
 #[test]
 fn held_out_seed_9_replays_as_the_kernel_did() {
     for (name, r) in replay_held_out("corpus-9", 14) {
-        if name.ends_with("-s9") {
+        if name.ends_with("-s9") || !(name.starts_with("maps") || name.starts_with("mixed")) {
             assert_eq!(r.unexplained, 0, "{name}: {r}");
             assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
             assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
