@@ -866,7 +866,7 @@ impl<'a> Pass<'_, 'a> {
                 ));
             }
         }
-        // Held space given back here that still leaves the model's answer below the kernel's:
+        // Held space given back here, and the model still does not give the kernel's address:
         // the reading that held it is contradicted (revised below), not read anew here.
         if pred.addr() != Some(x) && !self.diverged && released_from.is_none() {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
