@@ -120,6 +120,8 @@ pub fn parse_cpus(p: Part<'_>) -> Result<(Vec<u32>, Vec<u32>), CaptureError> {
 pub(super) struct Ev {
     pub(super) line: usize,
     pub(super) cpu: u32,
+    /// The task that traced it.
+    pub(super) pid: u64,
     pub(super) ev: FtraceEvent,
     /// Traced before the before file was read to its end (the trace has the marker
     /// [`BEFORE_READ`]): the file may already show what it did.
@@ -189,7 +191,7 @@ pub(super) fn parse_trace_lines(
             continue;
         }
         let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
-        evs.push(Ev { line, cpu: l.cpu, ev, in_read: false });
+        evs.push(Ev { line, cpu: l.cpu, pid: l.pid, ev, in_read: false });
     }
     Ok(marker)
 }

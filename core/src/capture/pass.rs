@@ -1,7 +1,7 @@
 //! The passes of a capture's replay (the layer's doc: [`super`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 
 use super::bundle::*;
@@ -76,6 +76,9 @@ pub(super) struct Learnt {
     /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
+    /// By purge line: the allocations traced after it whose search ran before it (their
+    /// index in the events), replayed ahead of it ([`Pass::searched_before_purge`]).
+    searched_early: BTreeMap<usize, Vec<usize>>,
     /// Something new was learnt in this replay.
     pub(super) changed: bool,
 }
@@ -249,6 +252,14 @@ pub(super) struct Pass<'p, 'a> {
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
+    /// The line of each task's latest event, and of the event's task before it.
+    task_line: HashMap<u64, usize>,
+    prev_line: Option<usize>,
+    /// The model as it was before the latest purge replayed at its event, and that event's line
+    /// ([`Pass::searched_before_purge`]).
+    before_purge: Option<(usize, Box<Steered>)>,
+    /// Allocations replayed ahead of the purge they were traced after (by line).
+    ahead: HashSet<usize>,
     /// Each pool's purges, the pops and the allocations of this replay ([`Pass::flipped_nodes`]);
     /// `None` from a purge split at a node on (its decays are not one step per purge there).
     hist: Option<PoolHistory>,
@@ -541,6 +552,10 @@ pub(super) fn start_pass<'p, 'a>(
         purged_early: HashSet::new(),
         split: None,
         lazy_run,
+        task_line: HashMap::new(),
+        prev_line: None,
+        before_purge: None,
+        ahead: HashSet::new(),
         ops,
         fed: 0,
     })
@@ -743,6 +758,10 @@ impl<'a> Pass<'_, 'a> {
             purged_early: self.purged_early.clone(),
             split: self.split,
             lazy_run: self.lazy_run.clone(),
+            task_line: self.task_line.clone(),
+            prev_line: self.prev_line,
+            before_purge: self.before_purge.clone(),
+            ahead: self.ahead.clone(),
             ops: Vec::new(),
             fed: self.fed,
         }
@@ -765,6 +784,32 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn event(&mut self, e: &Ev) {
+        if self.ahead.contains(&e.line) {
+            return;
+        }
+        if matches!(e.ev, FtraceEvent::Purge { .. }) && !self.purged_early.contains(&e.line) {
+            let pos = self.pos;
+            for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
+                let a = self.p.events[i].clone();
+                self.ahead.insert(a.line);
+                self.report.searched_before_purge += 1;
+                self.note(format!(
+                    "{} line {}: the allocation searched before the purge traced at line {} (its task yielded at \
+                     the cond_resched() after the search and was traced when it ran again): replayed before it",
+                    self.tname(),
+                    a.line,
+                    e.line
+                ));
+                self.pos = i;
+                self.event_now(&a);
+            }
+            self.pos = pos;
+        }
+        self.event_now(e);
+    }
+
+    fn event_now(&mut self, e: &Ev) {
+        self.prev_line = self.task_line.insert(e.pid, e.line);
         if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains(&e.line) {
             // Replayed before an allocation that saw it; what it left, here.
             if let Some(sp) = self.split.filter(|sp| sp.line == e.line) {
@@ -847,13 +892,14 @@ impl<'a> Pass<'_, 'a> {
                 pred = p2;
             }
         }
+        let searched = pred.addr() != Some(x) && !self.diverged && self.searched_before_purge(e, x, req, pred.node);
         let mut held_why = None;
         let mut piece = None;
         let mut released_from = None;
         let was_exact = !self.diverged;
         // Held space the kernel now allocates: a pool entry from before the capture that its
         // pool gave, or that a decay gave back to the free tree. Free again here.
-        if let Some((a, b, from)) = self.release_held_over(x, x + size) {
+        if let Some((a, b, from)) = if searched { None } else { self.release_held_over(x, x + size) } {
             released_from = Some(from);
             pred = self.vmap.predict_alloc(size, align, vstart, vend);
             if pred.addr() == Some(x) {
@@ -868,7 +914,7 @@ impl<'a> Pass<'_, 'a> {
         }
         // Held space given back here, and the model still does not give the kernel's address:
         // the reading that held it is contradicted (revised below), not read anew here.
-        if pred.addr() != Some(x) && !self.diverged && released_from.is_none() {
+        if pred.addr() != Some(x) && !self.diverged && released_from.is_none() && !searched {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
             // more only where that reading is out: no pool (outside the default window, or too
             // big), the kernel served this size on this node from its free tree before, the
@@ -905,6 +951,8 @@ impl<'a> Pass<'_, 'a> {
         let model_tree = pred.tree;
         let verdict = if let Some(v) = piece {
             v
+        } else if searched {
+            Verdict::Equal
         } else if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
@@ -2018,6 +2066,50 @@ impl<'a> Pass<'_, 'a> {
         verdict
     }
 
+    /// `alloc_vmap_area` searches the free tree under `free_vmap_area_lock`, unlocks, calls
+    /// `cond_resched()` (the one reschedule point of the vmalloc path) and only then traces: a
+    /// task that yields there is traced when it runs again, and the drain work's purge
+    /// (`drain_vmap_area_work`, traced when it ends) can run in between:
+    ///
+    /// ```text
+    ///   task      search, unlock, cond_resched |  (yielded)             | trace alloc
+    ///   kworker                                | purge ... trace purge  |
+    /// ```
+    ///
+    /// When this task traced nothing since before the latest purge (another task traced it),
+    /// the model as it was before that purge gives the kernel's address from its free tree,
+    /// and that space is free here (the purge put nothing of it in a pool), the search ran
+    /// before the purge: the area is taken here, for `node` (the CPU's), and the next replay
+    /// makes it before the purge. The free tree is the same set of blocks either way.
+    fn searched_before_purge(&mut self, e: &Ev, x: u64, req: AllocReq, node: Option<u32>) -> bool {
+        let Some((pl, before)) = &self.before_purge else { return false };
+        let pl = *pl;
+        if self.prev_line.is_some_and(|l| l >= pl) {
+            return false;
+        }
+        let was = before.predict_alloc(req.size, req.align, req.vstart, req.vend);
+        if was.addr() != Some(x) || was.pool_hit.is_some() || was.rotate {
+            return false;
+        }
+        let end = x.saturating_add(req.size);
+        if !matches!(self.vmap.locate(x), Place::Free { end: fe, .. } if end <= fe) {
+            return false;
+        }
+        if self.vmap.take_at(x, req.size, node).is_none() {
+            return false;
+        }
+        let first = (is_untouched(&self.untouched, x, end) && req.size <= 256 * PAGE_SIZE).then_some((x, e.line));
+        take_untouched(&mut self.untouched, x, end);
+        if let Some(n) = node {
+            self.tree_served.entry((n, pool_idx(req.size))).or_default().push(first);
+        }
+        // Learnt: the next replay makes this allocation before that purge (its operations then
+        // in the kernel's order).
+        self.learnt.searched_early.entry(pl).or_default().push(self.pos);
+        self.learnt.changed = true;
+        true
+    }
+
     /// The drain's purge runs in a worker and is traced when it ends: allocations traced before
     /// its event can see what it did. `__purge_vmap_area_lazy` decays every pool and takes
     /// every node's lazy list when it begins, then processes the nodes in order (each node's
@@ -2200,6 +2292,10 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
+        // Kept for an allocation traced after it whose search ran before it; not for a reclaim
+        // (the failed allocation's own, retried after it).
+        self.before_purge = (!self.diverged && self.split.is_none() && !self.full_purge_due)
+            .then(|| (e.line, Box::new(self.vmap.clone())));
         self.purge_part(e, start, end, num_purged, None)
     }
 

@@ -67,6 +67,9 @@ pub struct CaptureReport {
     pub purge_detail: Vec<String>,
     /// Purges replayed before their event, where an allocation showed they had run.
     pub purges_early: usize,
+    /// Allocations traced after a purge whose search ran before it (the task yielded at
+    /// `alloc_vmap_area`'s `cond_resched()`, between its search and its event).
+    pub searched_before_purge: usize,
     /// Areas the after file shows lazy that were busy when the events ended (freed untraced),
     /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
@@ -205,6 +208,14 @@ impl fmt::Display for CaptureReport {
                 "{} purges replayed before their event (an allocation traced before it saw what they did: a purge is \
                  traced when it ends)",
                 self.purges_early
+            )?;
+        }
+        if self.searched_before_purge > 0 {
+            writeln!(
+                f,
+                "{} allocations searched before a purge traced ahead of them (the task yielded at the cond_resched() \
+                 after its search and was traced when it ran again)",
+                self.searched_before_purge
             )?;
         }
         for d in &self.purge_detail {

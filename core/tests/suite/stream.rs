@@ -114,8 +114,9 @@ fn a_drained_capture_followed_in_pieces() {
 #[test]
 fn held_out_classes_followed_in_pieces() {
     follow("corpus/maps-s3", 100, &[500, 1500, 2500]);
-    follow("corpus/mixed-s3", 1000, &[1000, 3000, 4000]);
-    follow("corpus/mixed-s3", 300, &[211, 2110, 4000]);
+    // mixed-s3 learns at lines 54 to 738, 2357 and 3021 to 4133: the last piece learns nothing.
+    follow("corpus/mixed-s3", 1000, &[1000, 2500, 4500]);
+    follow("corpus/mixed-s3", 300, &[211, 2110, 4200]);
     follow("corpus/vmap-k3", 50, &[100, 400, 700]);
 }
 
