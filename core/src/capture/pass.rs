@@ -956,12 +956,8 @@ impl<'a> Pass<'_, 'a> {
         } else if pred.addr() == Some(x) {
             let got = self.vmap.alloc(size, align, vstart, vend, &mut NoObserver);
             debug_assert_eq!(got, Ok(x));
-            let was_untouched = is_untouched(&self.untouched, x, x + size);
-            take_untouched(&mut self.untouched, x, x + size);
-            if let (Some(n), None, false) = (pred.node, pred.pool_hit, pred.rotate) {
-                let first = (was_untouched && size <= 256 * PAGE_SIZE).then_some((x, e.line));
-                self.tree_served.entry((n, pool_idx(size))).or_default().push(first);
-            }
+            let tree_node = pred.node.filter(|_| pred.pool_hit.is_none() && !pred.rotate);
+            self.taken(x, size, tree_node, e.line);
             if let Some(p) = pred.pool_hit {
                 // Taken from a pool: the area is no longer a guess about a node.
                 self.guessed_node.remove(&p);
@@ -2066,6 +2062,17 @@ impl<'a> Pass<'_, 'a> {
         verdict
     }
 
+    /// `[x, x + size)` allocated at `line`: no longer untouched; served by node `tree_node`'s
+    /// free tree (its pool empty then), recorded in `tree_served`.
+    fn taken(&mut self, x: u64, size: u64, tree_node: Option<u32>, line: usize) {
+        let was_untouched = is_untouched(&self.untouched, x, x + size);
+        take_untouched(&mut self.untouched, x, x + size);
+        if let Some(n) = tree_node {
+            let first = (was_untouched && size <= 256 * PAGE_SIZE).then_some((x, line));
+            self.tree_served.entry((n, pool_idx(size))).or_default().push(first);
+        }
+    }
+
     /// `alloc_vmap_area` searches the free tree under `free_vmap_area_lock`, unlocks, calls
     /// `cond_resched()` (the one reschedule point of the vmalloc path) and only then traces: a
     /// task that yields there is traced when it runs again, and the drain work's purge
@@ -2098,11 +2105,7 @@ impl<'a> Pass<'_, 'a> {
         if self.vmap.take_at(x, req.size, node).is_none() {
             return false;
         }
-        let first = (is_untouched(&self.untouched, x, end) && req.size <= 256 * PAGE_SIZE).then_some((x, e.line));
-        take_untouched(&mut self.untouched, x, end);
-        if let Some(n) = node {
-            self.tree_served.entry((n, pool_idx(req.size))).or_default().push(first);
-        }
+        self.taken(x, req.size, node, e.line);
         // Learnt: the next replay makes this allocation before that purge (its operations then
         // in the kernel's order).
         self.learnt.searched_early.entry(pl).or_default().push(self.pos);
