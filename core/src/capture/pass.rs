@@ -2005,18 +2005,37 @@ impl<'a> Pass<'_, 'a> {
             }
             // The model's pool head is an area of the before file whose node was a guess: the
             // kernel's pool of this node did not hold it, so it was allocated for another node.
+            // Where the kernel's area is in that pool too, behind only such areas, none of those
+            // was in the kernel's pool (it gave its head): each is read so.
             (_, Some(n)) if pred.pool_hit.is_some_and(|y| self.guessed_node.contains(&y)) => {
                 let y = pred.pool_hit.unwrap_or(0);
-                self.guessed_node.remove(&y);
+                let list = self.vmap.pool_entries(n, size);
+                let ahead = match list.iter().position(|&a| a == x) {
+                    Some(p) if list.first() == Some(&y) && list[..p].iter().all(|a| self.guessed_node.contains(a)) => {
+                        list[..p].to_vec()
+                    }
+                    _ => vec![y],
+                };
                 let nodes = self.vmap.nr_vmap_nodes();
-                let other = self.learnt.nodes.get(&y).map_or((n + 1) % nodes, |&m| (m + 1) % nodes);
-                self.learnt.nodes.insert(y, if other == n { (other + 1) % nodes } else { other });
+                for &a in &ahead {
+                    self.guessed_node.remove(&a);
+                    let other = self.learnt.nodes.get(&a).map_or((n + 1) % nodes, |&m| (m + 1) % nodes);
+                    self.learnt.nodes.insert(a, if other == n { (other + 1) % nodes } else { other });
+                }
                 self.learnt.changed = true;
+                let also = match ahead.len() {
+                    1 => String::new(),
+                    k => format!(
+                        "; so were the {} areas behind it, in front of the kernel's {x:#x} in the model's pool",
+                        k - 1
+                    ),
+                };
                 Verdict::Explained(
                     Unknown::AreaNode,
                     format!(
                     "[{y:#x}, {:#x}), busy before the capture, had not been allocated for node {n} (the node of its \
-                     address was assumed; the before file does not say): the kernel's pool of node {n} did not hold it",
+                     address was assumed; the before file does not say): the kernel's pool of node {n} did not hold \
+                     it{also}",
                     y + size
                 ),
                 )

@@ -2307,3 +2307,39 @@ fn a_pool_entry_an_earlier_request_was_not_given_is_revised() {
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(!text.contains("pooled"), "{text}");
 }
+
+/// Busy areas of the before file whose node is a guess (their address's) that the model's pool
+/// holds in front of the area the kernel took from that pool's head: the kernel's pool held
+/// none of them, so each was allocated for another node, read at once (in one replay, not one
+/// per replay). Before: busy [VS, VS + 0x10000), G1 = VS + 0x30000 and G2 = VS + 0x50000 (two
+/// pages each; 16-page zones: both node 1's by their address). CPU 1 allocates K = VS + 0x10000
+/// (vn_id node 1, the free tree's first fit); K, G1 and G2 are freed and purged (node 1's lazy
+/// list ascending, each pushed at the head: G2, G1, K). CPU 1 asks two pages again: the kernel
+/// gets K, the model's pool gives G2: G2 and G1 were node 0's.
+#[test]
+fn guessed_nodes_in_front_of_the_kernels_pool_head_are_read_at_once() {
+    let (k, g1, g2) = (VS + 0x10000, VS + 0x30000, VS + 0x50000);
+    let mut before = info(VS, k, "f+0x1/0x2 vmap");
+    before += &info(g1, g1 + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    before += &info(g2, g2 + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let trace = format!(
+        "{}{}{}{}{}{}",
+        alloc(1, k, 0x2000, 1),
+        free(1, k, 2),
+        free(0, g1, 4),
+        free(0, g2, 6),
+        purge(0, k, g2 + 0x2000, 3),
+        alloc(1, k, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_area_nodes, r.passes), (1, 2), "{r}");
+    let why = &r.explanations[0].1;
+    assert!(why.starts_with(&format!("[{g2:#x}, {:#x}), busy before the capture", g2 + 0x2000)), "{r}");
+    assert!(why.contains(&format!("so were the 1 areas behind it, in front of the kernel's {k:#x}")), "{r}");
+    // The last replay places G1 and G2 as node 0's (their frees and the purge send them there).
+    let text = vmapviz_core::trace::format_trace(&ops);
+    for g in [g1, g2] {
+        assert!(text.contains(&format!("place {g:#x} {:#x} node 0\n", g + 0x2000)), "{text}");
+    }
+}
