@@ -93,12 +93,16 @@ async function within(what: string, l: Locator, top: number, width: number): Pro
 /** One touch gesture through the browser's input pipeline (trusted events). */
 async function gesture(cdp: CDPSession, from: [number, number][], to: [number, number][], steps = 6): Promise<void> {
   const pts = (p: [number, number][]) => p.map(([x, y], id) => ({ x, y, id }));
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: pts(from) });
+  // Each event carries its own time, 20 ms apart: the page's swipe (at most 1 s) is the same
+  // gesture however slowly a loaded machine delivers the messages.
+  const t0 = Date.now() / 1000;
+  const at = (i: number) => t0 + i * 0.02;
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: pts(from), timestamp: at(0) });
   for (let i = 1; i <= steps; i++) {
-    const at = from.map(([x, y], k): [number, number] => [x + ((to[k][0] - x) * i) / steps, y + ((to[k][1] - y) * i) / steps]);
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: pts(at) });
+    const p = from.map(([x, y], k): [number, number] => [x + ((to[k][0] - x) * i) / steps, y + ((to[k][1] - y) * i) / steps]);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: pts(p), timestamp: at(i) });
   }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [], timestamp: at(steps + 1) });
 }
 
 async function position(page: Page): Promise<{ op: number; frame: number }> {
