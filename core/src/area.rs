@@ -294,8 +294,14 @@ pub(crate) struct ArenaMark {
     len: usize,
     lim: u32,
     next_id: u32,
+    /// The free slots set aside, and a copy of those left to the trial ([`MARK_SLOTS`]).
     free_slots: Vec<u32>,
+    top: Vec<u32>,
 }
+
+/// Free slots a trial ([`Arena::mark`]) may reuse before the slab grows: its objects are
+/// few, and a slab grown by a block at every trial would grow without end.
+const MARK_SLOTS: usize = 32;
 
 /// `subtree_max_size`'s word in a `VmapArea`.
 const SMAX_WORD: isize = 2;
@@ -578,16 +584,19 @@ impl<const A: bool> Arena<A> {
         self.free_slots.pop().unwrap_or(NIL)
     }
 
-    /// Set the free slots aside, so that every object allocated from now on lies past the
-    /// current end ([`Arena::rewind`] drops them, [`Arena::settle`] keeps them). The objects
-    /// already handed out are not saved: the caller saves those it lets change.
+    /// Set the free slots aside but the last [`MARK_SLOTS`], so that every object allocated
+    /// from now on lies in one of those (free before: nothing to save) or past the current end
+    /// ([`Arena::rewind`] drops them, [`Arena::settle`] keeps them). The objects already handed
+    /// out are not saved: the caller saves those it lets change.
     pub(crate) fn mark(&mut self) -> ArenaMark {
+        let top = self.free_slots.split_off(self.free_slots.len().saturating_sub(MARK_SLOTS));
         ArenaMark {
             segs: self.segs.len(),
             len: self.nodes.len(),
             lim: self.lim,
             next_id: self.next_id,
-            free_slots: std::mem::take(&mut self.free_slots),
+            free_slots: std::mem::replace(&mut self.free_slots, top.clone()),
+            top,
         }
     }
 
@@ -603,6 +612,7 @@ impl<const A: bool> Arena<A> {
         self.lim = m.lim;
         self.next_id = m.next_id;
         self.free_slots = m.free_slots;
+        self.free_slots.extend_from_slice(&m.top);
     }
 
     /// Keep what was allocated and released since `m`: the slots set aside are free again,

@@ -81,16 +81,20 @@ impl PoolHistory {
         let mut prev: &[u64] = &[];
         let mut prev_line = 0;
         // The entries held at a line: those of this pool's history.
-        let ours = |e: u64| recs.iter().any(|r| r.before.contains(&e) || r.after.contains(&e));
-        let held: Vec<(usize, u64)> = self.held.iter().copied().filter(|&(_, e)| ours(e)).collect();
+        let ours: HashSet<u64> = recs.iter().flat_map(|r| r.before.iter().chain(&r.after)).copied().collect();
+        let held: Vec<(usize, u64)> = self.held.iter().copied().filter(|(_, e)| ours.contains(e)).collect();
         let steps = recs.iter().map(Some).chain(std::iter::once(None));
         for rec in steps {
             let (next, upto): (&[u64], usize) = match rec {
                 Some(r) => (&r.before, r.line),
                 None => (now, line),
             };
-            if held.iter().any(|&(l, e)| l > prev_line && l <= upto && !k.contains(&e)) {
-                return None;
+            let due: Vec<u64> = held.iter().filter(|&&(l, _)| l > prev_line && l <= upto).map(|&(_, e)| e).collect();
+            if !due.is_empty() {
+                let kset: HashSet<u64> = k.iter().copied().collect();
+                if due.iter().any(|e| !kset.contains(e)) {
+                    return None;
+                }
             }
             self.between(&mut k, prev, next, out, prev_line, upto)?;
             let Some(r) = rec else { break };
@@ -119,8 +123,9 @@ impl PoolHistory {
         }
         // An entry the kernel still held after the model's decay gave it back: nothing the
         // kernel allocated may lie over it in between.
+        let kset: HashSet<u64> = k.iter().copied().collect();
         for (&e, &lm) in &gone_m {
-            let lk = if k.contains(&e) { usize::MAX } else { gone_k.get(&e).copied().unwrap_or(lm) };
+            let lk = if kset.contains(&e) { usize::MAX } else { gone_k.get(&e).copied().unwrap_or(lm) };
             // (The allocation at `line` is the one being read.)
             if lk > lm && self.allocated_over(lm, lk.min(line), e, len) {
                 return None;

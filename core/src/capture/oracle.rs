@@ -40,13 +40,25 @@ impl Prediction {
     }
 }
 
-/// A model under [`Steered::hold_trial`]: it can hold free space and be read, nothing else.
+/// A model under [`Steered::hold_trial`]: it can hold free space, give held space back, take
+/// free space as its last step and be read, nothing else.
 pub struct HoldTrial<'a>(&'a mut Steered);
 
 impl HoldTrial<'_> {
     /// [`Steered::hold_free`].
     pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
         self.0.hold_free(start, end)
+    }
+
+    /// [`Steered::release_held_at`].
+    pub fn release_held_at(&mut self, start: u64) -> bool {
+        self.0.release_held_at(start)
+    }
+
+    /// [`Steered::take_at`], as a trial's last step: the trial is kept when it succeeds, and a
+    /// failure changes nothing.
+    pub fn take_at(&mut self, x: u64, size: u64, node: Option<u32>) -> Option<Place> {
+        self.0.take_at(x, size, node)
     }
 }
 
@@ -297,17 +309,23 @@ impl Steered {
         Some(va)
     }
 
-    /// Try holds ([`Steered::hold_free`]) and keep them only if `f` answers `Some`: else the
-    /// model is as it was (see [`Steer::save_free`]).
+    /// Try holds and releases ([`Steered::hold_free`], [`Steered::release_held_at`]) and keep
+    /// them only if `f` answers `Some`: else the model is as it was (see [`Steer::save_free`];
+    /// the held space's objects are saved beside the free tree's). The cost is the free tree's
+    /// and the held space's, not the model's.
     pub fn hold_trial<T>(&mut self, f: impl FnOnce(&mut HoldTrial<'_>) -> Option<T>) -> Option<T> {
         let saved: FreeSaved = self.vmap.save_free();
-        let held = self.held.len();
+        let held = self.held.clone();
+        let held_objects: Vec<crate::area::VmapArea> = held.iter().map(|&va| *self.vmap.arena.get(va)).collect();
         let logged = self.oracle_log.as_ref().map(Vec::len);
         let out = f(&mut HoldTrial(self));
         let keep = out.is_some();
         self.vmap.end_free_trial(saved, keep);
         if !keep {
-            self.held.truncate(held);
+            for (&va, v) in held.iter().zip(held_objects) {
+                *self.vmap.arena.at(va) = v;
+            }
+            self.held = held;
             if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), logged) {
                 l.truncate(n);
             }

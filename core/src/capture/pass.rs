@@ -91,22 +91,26 @@ impl Learnt {
         self.entry_from.insert(x, line);
     }
 
-    /// The reading of `a` as an entry of node `n`'s pool from before the capture, made at its
-    /// line, is contradicted at `line` (`why`): dropped, and not made again at its line.
-    fn drop_entry(&mut self, a: u64, n: u32, size: u64, line: usize, why: String) {
-        let from = self.entry_from.remove(&a).unwrap_or(line);
-        self.pooled.retain(|&(_, b, _)| b != a);
-        self.pooled_at.remove(&a);
-        self.entry_out.insert((from, a));
-        self.facts.remove(&from);
-        self.revisions.push(Revision {
-            line: from,
-            contradicted_at: line,
-            what: format!("where the kernel's {size:#x} bytes at {a:#x} came from"),
-            why,
-            was: format!("an entry of node {n}'s pool from before the capture"),
-            now: "not in that pool".into(),
-        });
+    /// The readings of each `a` as an entry of node `n`'s pool from before the capture, made at
+    /// their lines, are contradicted at `line` (each with its `why`): dropped, and not made
+    /// again at their lines.
+    fn drop_entries(&mut self, out: Vec<(u64, String)>, n: u32, size: u64, line: usize) {
+        let gone: HashSet<u64> = out.iter().map(|(a, _)| *a).collect();
+        self.pooled.retain(|(_, b, _)| !gone.contains(b));
+        for (a, why) in out {
+            let from = self.entry_from.remove(&a).unwrap_or(line);
+            self.pooled_at.remove(&a);
+            self.entry_out.insert((from, a));
+            self.facts.remove(&from);
+            self.revisions.push(Revision {
+                line: from,
+                contradicted_at: line,
+                what: format!("where the kernel's {size:#x} bytes at {a:#x} came from"),
+                why,
+                was: format!("an entry of node {n}'s pool from before the capture"),
+                now: "not in that pool".into(),
+            });
+        }
         self.changed = true;
     }
 
@@ -277,6 +281,9 @@ struct Split {
     entries: u32,
     lazy: u64,
 }
+
+/// Purges a pool's history keeps ([`Pass::record_purge`]).
+const MAX_POOL_HISTORY: usize = 256;
 
 fn run_pass(
     p: &Parsed<'_>,
@@ -651,10 +658,34 @@ fn hold_blocks_below(
     Some((p, found))
 }
 
+/// Holding and giving back free space: on the model, or on a model under a trial.
+trait Holds {
+    fn hold_free(&mut self, start: u64, end: u64) -> Option<u32>;
+    fn release_held_at(&mut self, start: u64) -> bool;
+}
+
+impl Holds for Steered {
+    fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
+        Steered::hold_free(self, start, end)
+    }
+    fn release_held_at(&mut self, start: u64) -> bool {
+        Steered::release_held_at(self, start)
+    }
+}
+
+impl Holds for HoldTrial<'_> {
+    fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
+        HoldTrial::hold_free(self, start, end)
+    }
+    fn release_held_at(&mut self, start: u64) -> bool {
+        HoldTrial::release_held_at(self, start)
+    }
+}
+
 /// [`Pass::unhold_blocks`] on a model and its list of held blocks (a trial's copies, or the
 /// pass's own).
 fn unhold_blocks_in(
-    vmap: &mut Steered,
+    vmap: &mut impl Holds,
     blocks: &mut Vec<(u64, u64, usize)>,
     x: u64,
     end: u64,
@@ -1005,7 +1036,7 @@ impl<'a> Pass<'_, 'a> {
             }
         }
         // (Only an unexplained allocation revises: `revise_entry` changes what was learnt.)
-        if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, e.line) {
+        if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, align, e.line) {
             self.revise_node(model_head, x, size, e.line);
             // A search that passed over the model's answer (the kernel's address higher), or the
             // kernel's area an entry given back where the model's pool gives its head.
@@ -1109,7 +1140,7 @@ impl<'a> Pass<'_, 'a> {
     /// entry in front of it (that one would be `x`, read as such an entry before this): it was
     /// not in the pool. The reading is dropped and not made again at that line; the next replay
     /// starts without it. Whether revised.
-    fn revise_entry(&mut self, head: Option<u64>, x: u64, line: usize) -> bool {
+    fn revise_entry(&mut self, head: Option<u64>, x: u64, align: u64, line: usize) -> bool {
         let Some(y) = head.filter(|&y| y != x) else {
             return false;
         };
@@ -1120,11 +1151,26 @@ impl<'a> Pass<'_, 'a> {
             return false;
         };
         debug_assert!(from > line);
-        let why = format!(
-            "node {n}'s pool gave {x:#x} here, earlier, where the model's gives {y:#x}: an entry from before the \
-             capture does not enter its pool later"
-        );
-        self.learnt.drop_entry(y, n, size, line, why);
+        // The same holds for each entry behind `y` read later too, up to the first the request
+        // would not take (misaligned: moved to the tail, the free tree serving) or read before.
+        let list = self.vmap.pool_entries(n, size);
+        let behind = list.iter().skip_while(|&&a| a != y).skip(1);
+        let later = behind
+            .take_while(|&&a| a % align == 0 && self.learnt.entry_from.get(&a).is_some_and(|&l| l > line))
+            .copied()
+            .collect::<Vec<_>>();
+        let out = std::iter::once(y)
+            .chain(later)
+            .map(|a| {
+                let behind = if a == y { String::new() } else { format!(" with {a:#x} behind it") };
+                let why = format!(
+                    "node {n}'s pool gave {x:#x} here, earlier, where the model's gives {y:#x}{behind}: an entry \
+                     from before the capture does not enter its pool later"
+                );
+                (a, why)
+            })
+            .collect();
+        self.learnt.drop_entries(out, n, size, line);
         true
     }
 
@@ -1299,24 +1345,24 @@ impl<'a> Pass<'_, 'a> {
                 && self.pool_not_seen_empty(n, size, x)
                 && self.learnt.entry_open(line, x)
         });
-        // On copies, kept only if the piece is taken: nothing half-applied.
-        let mut t = self.vmap.clone();
+        // In a trial (the blocks on a copy), kept only if the piece is taken: nothing
+        // half-applied.
         let mut tblocks = self.blocks.clone();
-        let mut found = Vec::new();
-        if pool.is_none() {
-            let untouched = &self.untouched;
-            (_, found) = t.hold_trial(|trial| {
-                hold_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y > x))
-            })?;
-        }
-        let (a, b, from) = unhold_blocks_in(&mut t, &mut tblocks, x, end)?;
-        t.take_at(x, size, pred.node)?;
+        let untouched = &self.untouched;
+        let (found, (a, b, from)) = self.vmap.hold_trial(|trial| {
+            let mut found = Vec::new();
+            if pool.is_none() {
+                (_, found) = hold_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
+            }
+            let held = unhold_blocks_in(trial, &mut tblocks, x, end)?;
+            trial.take_at(x, size, pred.node)?;
+            Some((found, held))
+        })?;
         if let (true, Some(n)) = (pred.rotate, pred.node) {
             // `node_pool_del_va` moved the misaligned head to the tail before the kernel
             // searched its free tree, whatever the search found.
-            t.rotate_pool_head(n, size);
+            self.vmap.rotate_pool_head(n, size);
         }
-        self.vmap = t;
         self.blocks = tblocks;
         let mut extra = String::new();
         if !found.is_empty() {
@@ -2316,9 +2362,25 @@ impl<'a> Pass<'_, 'a> {
     fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
         // Kept for an allocation traced after it whose search ran before it; not for a reclaim
         // (the failed allocation's own, retried after it).
-        self.before_purge = (!self.diverged && self.split.is_none() && !self.full_purge_due)
+        self.before_purge = (!self.diverged && self.split.is_none() && !self.full_purge_due && self.first_after(e))
             .then(|| (e.line, Box::new(self.vmap.clone())));
         self.purge_part(e, start, end, num_purged, None)
+    }
+
+    /// Whether an allocation before the next purge is its task's first event since purge `e`
+    /// of another task (only such a one can have searched before `e`:
+    /// [`Pass::searched_before_purge`]), or the events known end first.
+    fn first_after(&self, e: &Ev) -> bool {
+        let mut seen = HashSet::from([e.pid]);
+        for n in &self.p.events[self.pos + 1..] {
+            match n.ev {
+                FtraceEvent::Purge { .. } => return false,
+                FtraceEvent::Alloc { .. } if !seen.contains(&n.pid) => return true,
+                _ => {}
+            }
+            seen.insert(n.pid);
+        }
+        true
     }
 
     /// A purge part-way ([`Pass::purge_part`] with a stage) taken further, not to its end.
@@ -2451,7 +2513,10 @@ impl<'a> Pass<'_, 'a> {
     /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`].
     /// A purge split at a node ends the history of this replay.
     fn record_purge(&mut self, line: usize, full: bool, behind: bool, split: bool, before: &[(u32, usize, Vec<u64>)]) {
-        if split {
+        // The readings of decay counts rerun a pool's whole history at an allocation: it is kept
+        // for the first purges only (a capture of minutes has tens), so that each allocation's
+        // cost does not grow with the capture.
+        if split || self.hist.as_ref().is_some_and(|h| h.recs.values().any(|v| v.len() >= MAX_POOL_HISTORY)) {
             self.hist = None;
         }
         let Some(h) = &mut self.hist else { return };
@@ -2642,13 +2707,11 @@ impl<'a> Pass<'_, 'a> {
         let first = recs.first().map_or(line, |r| r.line);
         let mut list: Vec<u64> = out.into_iter().collect();
         list.sort_unstable();
-        for &a in &list {
-            let why = format!(
-                "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} gave \
-                 back, counting that entry"
-            );
-            self.learnt.drop_entry(a, n, size, line, why);
-        }
+        let why = format!(
+            "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} gave back, \
+             counting that entry"
+        );
+        self.learnt.drop_entries(list.iter().map(|&a| (a, why.clone())).collect(), n, size, line);
         let names = list.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool, its head: the decays since the purge of trace line {first} \
