@@ -704,6 +704,37 @@ fn unhold_blocks_in(
     first
 }
 
+/// A purge replayed on `t` to `stage` from the pools `before` it: whether its decays, had they
+/// given back more from the head ([`Pass::decayed_more`]: the kernel's `len` counted entries
+/// from before the capture), give the kernel's address `x` for `req`. Per pool a node of the
+/// stage decayed, every entry the decay kept up to the last one under `[x, x + size)` is given
+/// back on `t`; `false` if none lies there.
+fn decayed_more_in(
+    t: &mut Steered,
+    before: &[(u32, usize, Vec<u64>)],
+    stage: Option<PurgeStop>,
+    x: u64,
+    req: AllocReq,
+) -> bool {
+    let AllocReq { size, align, vstart, vend } = req;
+    let Some(end) = x.checked_add(size) else { return false };
+    let decayed = |n: u32| !matches!(stage, Some(PurgeStop::Decayed(k)) if n > k);
+    let pooled_at = |t: &Steered, a: u64| matches!(t.locate(a), Place::Pooled { start, .. } if start == a);
+    let mut any = false;
+    for (_, idx, list) in before.iter().filter(|(n, _, _)| decayed(*n)) {
+        let len = (*idx as u64 + 1) * PAGE_SIZE;
+        let kept: Vec<u64> = list.iter().copied().filter(|&a| pooled_at(t, a)).collect();
+        let Some(last) = kept.iter().rposition(|&a| a < end && x < a + len) else { continue };
+        for &a in &kept[..=last] {
+            if pooled_at(t, a) {
+                t.unpool_overlapping(a, PAGE_SIZE);
+            }
+        }
+        any = true;
+    }
+    any && t.predict_alloc(size, align, vstart, vend).addr() == Some(x)
+}
+
 /// Remove `[s, e)` from the untouched space.
 fn take_untouched(u: &mut BTreeMap<u64, u64>, s: u64, e: u64) {
     let hits: Vec<(u64, u64)> = u.range(..e).rev().take_while(|&(_, &ue)| ue > s).map(|(&a, &b)| (a, b)).collect();
@@ -2242,18 +2273,28 @@ impl<'a> Pass<'_, 'a> {
         let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
         let lazy = self.vmap.lazy_count() as u64;
         let keep = self.newest_lazy(lazy.saturating_sub(num_purged) as usize, |_| true);
-        let stage = all.iter().copied().find_map(|stage| {
+        // Each stage as it stands; then, where none gives the kernel's address, with its decays
+        // having given back more, as [`Pass::decayed_more`] reads them after it.
+        let more_open = !self.learnt.revised.contains_key(&e.line) && !self.learnt.pool_length_out.contains(&e.line);
+        let try_stage = |stage: Option<PurgeStop>, more: bool| {
             let mut t = self.vmap.clone();
             t.log_oracle(false);
             let _ = t.hold_lazy(&keep);
+            let before = if more { t.pools_snapshot() } else { Vec::new() };
             let _ = match stage {
                 Some(s) => t.purge_to(s, &mut NoObserver),
                 None => t.purge(&mut NoObserver),
             };
             // Every list processed that had anything: the whole purge.
             let whole = matches!(stage, Some(PurgeStop::Processed(_))) && t.purging_count() == 0;
-            (predict(&t).addr() == Some(x)).then_some(if whole { None } else { stage })
-        })?;
+            let fits =
+                if more { decayed_more_in(&mut t, &before, stage, x, req) } else { predict(&t).addr() == Some(x) };
+            fits.then_some(if whole { None } else { stage })
+        };
+        let stage = all
+            .iter()
+            .find_map(|&stage| try_stage(stage, false))
+            .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true)))?;
         self.purge_part(&next, start, end, num_purged, stage);
         self.purged_early.insert(next.line);
         self.report.purges_early += 1;

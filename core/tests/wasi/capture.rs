@@ -1046,6 +1046,54 @@ fn an_allocation_traced_before_a_purge_event_can_see_the_purge() {
     assert_eq!(text.iter().filter(|t| t.starts_with("purge")).count(), 1, "{text:?}");
 }
 
+/// The drain's purge decays every node's pools when it begins (`decay_va_pool_node`, `len >> 2`
+/// entries from each pool's head), and the kernel's `len` counts entries from before the capture
+/// that the model's pool does not hold: its decay gives back more. An allocation traced before
+/// the purge's event can see that. Before: busy [VS, A1). CPU 1 allocates A1..A8 (a page each,
+/// the free tree's first fits) and CPU 0 B = A8 + 1 page; A1..A8 are freed and purged (node 1's
+/// pool of one page: A8 at the head, A1 at the tail). CPU 0 allocates and frees C above B past
+/// the lazy threshold: the drain is due. CPU 0 asks three pages and the kernel gives A6, traced
+/// before the drain's purge:
+/// * the model's decay of node 1's pool of 8 gives back A8 and A7 (8 >> 2): [A7, B) is two
+///   pages, no three-page fit below C;
+/// * with four entries from before the capture behind A1 (len 12), the kernel's gives back A8,
+///   A7 and A6: [A6, B) is three pages, the lowest fit.
+///
+/// So the purge had begun (node 1 decayed) and its decay gave back one more kept entry:
+/// explained as the pool's length, and in the next replay that decay gives A6 back itself.
+#[test]
+fn a_drain_under_way_whose_decay_gave_back_more_is_read_with_it() {
+    let a = |i: u64| VS + i * 0x1000;
+    let (b, c) = (a(9), a(10));
+    let before = info(VS, a(1), "f+0x1/0x2 vmap");
+    let mut trace = String::new();
+    for i in 1..=8 {
+        trace += &alloc(1, a(i), 0x1000, 1);
+    }
+    trace += &alloc(0, b, 0x1000, 1);
+    for i in 1..=8 {
+        trace += &free(1, a(i), i);
+    }
+    trace += &purge(0, a(1), a(9), 8);
+    trace += &alloc(0, c, 0x2000, 1);
+    trace += &free(0, c, 20_000);
+    trace += &alloc(0, a(6), 0x3000, 1);
+    trace += &purge(0, c, c + 0x2000, 1);
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (11, 10, 1, 0), "{r}");
+    assert_eq!((r.purges, r.purges_equal, r.purges_early), (2, 2, 1), "{r}");
+    assert_eq!(r.resolved_pool_lengths, 1, "{r}");
+    let (line, why) = &r.explanations[0];
+    assert_eq!(*line, 21, "{r}");
+    assert!(why.contains("node 1's pool of 1 pages gave back its first 1 kept entries"), "{r}");
+    // The printed trace: the purge up to node 1's decay before the allocation, A6 given back
+    // with it, the rest of the purge after.
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let tail: Vec<&str> = text[text.len() - 4..].iter().map(String::as_str).collect();
+    let x = format!("alloc 0x3000 0x1 {VS:#x} {VE:#x} = {:#x} explained pool-length", a(6));
+    assert_eq!(tail, ["purge decayed 1", &format!("unpool {:#x} 0x1000", a(6)), &x, "purge-rest"], "{text:?}");
+}
+
 /// An ftrace line of task `pid` on `cpu`.
 fn ev_of(pid: u32, cpu: u32, body: &str) -> String {
     format!("          python3-{pid}     [{cpu:03}] .....  10.000000: {body}\n")
