@@ -1725,8 +1725,10 @@ impl<'a> Pass<'_, 'a> {
     /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
     /// block that fits: the kernel's passed over that space, so that entry was not in its free
     /// tree; it was still pooled, the kernel's decay having given back only the entries in front
-    /// of it ([`Pass::decayed_less`] reads why, from the lowest such entry).
-    fn kept_passed_over(&mut self, x: u64, pred: Prediction, line: usize) -> Option<String> {
+    /// of it ([`Pass::decayed_less`] reads why, from the lowest such entry: areas of the before
+    /// file on another node; or [`Pass::counted_entries_out`]: entries from before the capture
+    /// read at later allocations, counted in the model's `len`, not in the kernel's).
+    fn kept_passed_over(&mut self, x: u64, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
         let y = pred.tree.filter(|&y| y < x)?;
         let (lo, _) = match self.vmap.locate(y) {
             Place::Free { start, end } => (start, end),
@@ -1739,9 +1741,15 @@ impl<'a> Pass<'_, 'a> {
         }
         cands.sort_unstable();
         let (a, size, n) = *cands.first()?;
-        let why = self.decayed_less(a, size, n, line)?;
-        Some(format!(
-            "the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"
+        // Its pool shorter in the kernel: areas of the before file on another node, or entries
+        // from before the capture read at later allocations that it did not hold.
+        let (u, why) = match self.decayed_less(a, size, n, line) {
+            Some(why) => (Unknown::AreaNode, why),
+            None => (Unknown::PoolEntry, self.counted_entries_out(a, size, n, line, false)?),
+        };
+        Some((
+            u,
+            format!("the kernel's free-tree search passed over {a:#x} (the model's answer {y:#x}, the kernel's {x:#x}): {why}"),
         ))
     }
 
@@ -2032,12 +2040,12 @@ impl<'a> Pass<'_, 'a> {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // Both searched the free tree, the kernel's search passed over an entry the model's
-            // last decay gave back: the same reading (the kernel's decay kept it).
+            // last decay gave back: the same readings (the kernel's decay kept it).
             (Place::Free { .. }, _)
                 if pred.pool_hit.is_none()
-                    && let Some(why) = self.kept_passed_over(x, pred, e.line) =>
+                    && let Some((u, why)) = self.kept_passed_over(x, pred, e.line) =>
             {
-                Verdict::Explained(Unknown::AreaNode, why)
+                Verdict::Explained(u, why)
             }
             // The kernel's pool held an entry the model's decays gave back, counted over its
             // pool's whole history: areas of the before file on the other node.
@@ -2046,7 +2054,7 @@ impl<'a> Pass<'_, 'a> {
             }
             // The kernel took from its pool's head an entry the model's decays gave back: the
             // model's pool counted entries from before the capture read later that it did not hold.
-            (Place::Free { .. }, Some(n)) if let Some(why) = self.counted_entries_out(x, size, n, e.line) => {
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.counted_entries_out(x, size, n, e.line, true) => {
                 Verdict::Explained(Unknown::PoolEntry, why)
             }
             // The kernel took from a pool an area the model has free and nothing has touched
@@ -2710,7 +2718,7 @@ impl<'a> Pass<'_, 'a> {
     /// from the head, every head moved to the tail: [`PoolHistory::rerun`]) keeps `x` to the
     /// head now and contradicts nothing the kernel did. Those readings are revised (not made
     /// again at their lines, which the next replay reads otherwise).
-    fn counted_entries_out(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+    fn counted_entries_out(&mut self, x: u64, size: u64, n: u32, line: usize, head: bool) -> Option<String> {
         if size > 256 * PAGE_SIZE {
             return None;
         }
@@ -2737,7 +2745,8 @@ impl<'a> Pass<'_, 'a> {
         let mut found = false;
         for &a in cands.iter().take(64) {
             out.insert(a);
-            if h.rerun(recs, &now, &out, &none, size, line).is_some_and(|k| k.first() == Some(&x)) {
+            let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
+            if h.rerun(recs, &now, &out, &none, size, line).is_some_and(kept) {
                 found = true;
                 break;
             }
@@ -2755,10 +2764,11 @@ impl<'a> Pass<'_, 'a> {
         self.learnt.drop_entries(list.iter().map(|&a| (a, why.clone())).collect(), n, size, line);
         let names = list.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         Some(format!(
-            "[{x:#x}, {:#x}) was still in node {n}'s pool, its head: the decays since the purge of trace line {first} \
-             (len >> 2 from the head at each) kept it without {} of the entries from before the capture the model \
-             counted there, read at later allocations ({names}): those readings are revised",
+            "[{x:#x}, {:#x}) was still in node {n}'s pool{}: the decays since the purge of trace line {first} (len >> 2 \
+             from the head at each) kept it without {} of the entries from before the capture the model counted there, \
+             read at later allocations ({names}): those readings are revised",
             x + size,
+            if head { ", its head" } else { "" },
             list.len()
         ))
     }

@@ -1094,6 +1094,48 @@ fn a_drain_under_way_whose_decay_gave_back_more_is_read_with_it() {
     assert_eq!(tail, ["purge decayed 1", &format!("unpool {:#x} 0x1000", a(6)), &x, "purge-rest"], "{text:?}");
 }
 
+/// An entry from before the capture read at a later allocation counts in every decay's `len`
+/// before its line, so a decay in the model can give back an entry that the kernel's kept;
+/// where the kernel's free-tree search passes over that entry (`find_vmap_lowest_match` takes
+/// the lowest block that fits), the reading is revised there. CPU 0 allocates 2 pages from
+/// its free tree (so node 0's pool of 2 pages held nothing from before the capture) and X0
+/// far above; CPU 1 takes P1, P2, P3 (2 pages each) from node 1's pool (read as entries from
+/// before the capture); they are freed and purged (node 1's pool: P3, P2, P1) and purged again
+/// (`len >> 2` of 3 is 0). CPU 0 asks 2 pages: the kernel gives the space above X0. Then CPU 1
+/// takes P3, P2, P1 and E (read as the next entry of that pool, from before the capture).
+/// * The second replay has E in that pool from the start: the second purge's decay counts 4
+///   and gives P3 back, and CPU 0's request gets P3. The kernel's search passed over P3: it
+///   was still pooled, so the pool held 3, not E: the reading of E is revised at line 11.
+/// * The third: P3 kept; the space below X0 that the model has free, held (the kernel passed
+///   over it), and E a piece of it.
+#[test]
+fn an_entry_passed_over_that_a_later_read_entry_made_the_model_give_back_revises_it() {
+    let p = |i: u64| VS + i * 0x10000;
+    let (x0, e) = (VS + 0x10_0000, p(4));
+    let before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap");
+    let mut trace = alloc(0, VS + 0x1000, 0x2000, 1);
+    trace += &alloc(0, x0, 0x4000, 1);
+    for i in 1..=3 {
+        trace += &alloc(1, p(i), 0x2000, 1);
+    }
+    for i in 1..=3 {
+        trace += &free(1, p(i), 2 * i);
+    }
+    trace += &purge(0, p(1), p(3) + 0x2000, 3);
+    trace += &purge(0, p(1), p(3) + 0x2000, 0);
+    trace += &alloc(0, x0 + 0x4000, 0x2000, 1);
+    for i in (1..=3).rev() {
+        trace += &alloc(1, p(i), 0x2000, 1);
+    }
+    trace += &alloc(1, e, 0x2000, 1);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (10, 4, 6, 0), "{r}");
+    assert_eq!(r.passes, 3, "{r}");
+    let revised: Vec<(usize, usize)> = r.revisions.iter().map(|v| (v.line, v.contradicted_at)).collect();
+    assert_eq!(revised, vec![(15, 11)], "{r}");
+    assert!(r.revisions[0].why.starts_with(&format!("node 1's pool still held {:#x} here,", p(3))), "{r}");
+}
+
 /// An ftrace line of task `pid` on `cpu`.
 fn ev_of(pid: u32, cpu: u32, body: &str) -> String {
     format!("          python3-{pid}     [{cpu:03}] .....  10.000000: {body}\n")
