@@ -1948,12 +1948,6 @@ impl<'a> Pass<'_, 'a> {
             "{}: the kernel got {x:#x}, the model {ours}; in the model {x:#x} is {place}",
             self.describe(req, e.cpu)
         );
-        if pred.rotate {
-            // node_pool_del_va moved the misaligned head to the tail, in the kernel as here.
-            if let Some(n) = pred.node {
-                self.vmap.rotate_pool_head(n, size);
-            }
-        }
         let pool_size = size <= 256 * PAGE_SIZE;
         let outcomes = self.vmap.search_outcomes(size, align, req.vstart, req.vend);
         // The model's pool gave an area whose node was read from a shorter pool, or the kernel
@@ -2142,6 +2136,14 @@ impl<'a> Pass<'_, 'a> {
             // Over entries the model still has pooled: the kernel's decay gave back more.
             _ => self.decay_verdict(x, req, pred, e.line, whole),
         };
+        // `node_pool_del_va` looked at the pool once, before the search: where its head was
+        // misaligned (in the state the verdict leaves, as the printed trace replays it), it
+        // moved that head to the tail, in the kernel as here. The readings above predict
+        // with the pool as the kernel found it, not with the next head.
+        let now = self.vmap.predict_alloc(size, align, req.vstart, req.vend);
+        if let (true, Some(n)) = (now.rotate, now.node) {
+            self.vmap.rotate_pool_head(n, size);
+        }
         let node = pred.node;
         let mut taken = self.vmap.take_at(x, size, node).is_some();
         if !taken {

@@ -2464,3 +2464,40 @@ fn every_later_read_entry_behind_a_revised_one_is_revised_with_it() {
     let text = vmapviz_core::trace::format_trace(&ops);
     assert!(!text.contains("pooled"), "{text}");
 }
+
+/// `node_pool_del_va` looks at its pool's head once: a misaligned head goes to the tail and
+/// the request falls back to the free tree, whatever is behind it. A reading tried at that
+/// allocation sees the pool as the kernel found it. Before: busy [VS, VS + 1 page). CPU 0
+/// allocates E (10 pages at VS + 1 page); CPU 1 allocates N (5 pages, 16 K-aligned, at
+/// VS + 0xc000) and M (5 pages, page-aligned, at VS + 0x11000); CPU 0 a page G in the gap
+/// between. E, N and M are freed and purged (node 0's pool of 10 pages: E; node 1's pool of 5
+/// pages: M at the head, N behind), then purged again (`len >> 2` of 1 and of 2 give nothing
+/// back in the model). CPU 1 asks 5 pages 16 K-aligned: the kernel gives VS + 0x4000, inside E.
+/// * Its decay gave E back (the pool of 10 pages counted entries from before the capture),
+///   and its node 1 pool's head M was misaligned: moved to the tail, the free tree's first
+///   fit is in E's space. Explained by the pool's length; read with N as the head (the pool
+///   tried twice), it would be N instead, unexplained.
+/// * The next such request gets N, the head after M moved to the tail: M moved once.
+#[test]
+fn a_misaligned_pool_head_is_moved_once_and_the_readings_see_the_pool_as_the_kernel_did() {
+    let at = |off: u64| VS + off;
+    let (e, n, m, g) = (at(0x1000), at(0xc000), at(0x11000), at(0xb000));
+    let before = info(VS, at(0x1000), "f+0x1/0x2 vmap");
+    let mut trace = alloc(0, e, 0xa000, 1);
+    trace += &alloc(1, n, 0x5000, 0x4000);
+    trace += &alloc(1, m, 0x5000, 1);
+    trace += &alloc(0, g, 0x1000, 1);
+    trace += &free(0, e, 10);
+    trace += &free(1, n, 15);
+    trace += &free(1, m, 20);
+    trace += &purge(0, e, m + 0x5000, 3);
+    trace += &purge(0, e, m + 0x5000, 0);
+    trace += &alloc(1, at(0x4000), 0x5000, 0x4000);
+    trace += &alloc(1, n, 0x5000, 0x4000);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (6, 5, 1, 0), "{r}");
+    assert_eq!(r.resolved_pool_lengths, 1, "{r}");
+    let (line, why) = &r.explanations[0];
+    assert_eq!(*line, 10, "{r}");
+    assert!(why.contains("node 0's pool of 10 pages gave back its first 1 kept entries"), "{r}");
+}
