@@ -2034,9 +2034,16 @@ impl<'a> Pass<'_, 'a> {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // Both searched the free tree, the kernel's search passed over an entry the model's
-            // last decay gave back: the same readings (the kernel's decay kept it).
-            (Place::Free { .. }, _)
+            // last decay gave back: the same readings (the kernel's decay kept it). So too where
+            // the kernel's area is a piece of a block held whole that no pool can have given:
+            // that size on that node was served from the free tree before (its pool was empty
+            // then, so nothing from before the capture is in it), and space untouched since the
+            // start was pooled by no purge of the capture.
+            (Place::Free { .. } | Place::Nowhere, _)
                 if pred.pool_hit.is_none()
+                    && (matches!(place, Place::Free { .. })
+                        || (self.in_held_block(x, x + size)
+                            && pred.node.is_some_and(|n| !self.pool_not_seen_empty(n, size, x))))
                     && let Some((u, why)) = self.kept_passed_over(x, pred, e.line) =>
             {
                 Verdict::Explained(u, why)

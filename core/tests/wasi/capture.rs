@@ -2501,3 +2501,52 @@ fn a_misaligned_pool_head_is_moved_once_and_the_readings_see_the_pool_as_the_ker
     assert_eq!(*line, 10, "{r}");
     assert!(why.contains("node 0's pool of 10 pages gave back its first 1 kept entries"), "{r}");
 }
+
+/// Where the kernel's area is a piece of a block held whole and no pool can have given it (that
+/// size on that node was served from the free tree before), the kernel searched its free tree,
+/// and a free-tree answer of the model below it, over an entry the model's last decay gave
+/// back, is the search passing over an entry the kernel's pool kept: read as where the area is
+/// free. Before: busy [VS, VS + 1 page), B1..B3 (3 pages each, busy, their node a guess), a
+/// 3-page gap, busy D, G free (2570 pages), busy C, free above.
+/// * CPU 1, 257 pages at x1 above C: G is held whole (the search passed over it).
+/// * CPU 0, E (3 pages) in the gap. B1..B3, E and x1's area freed and purged (node 0's pool of
+///   3 pages: E, B3, B2, B1; 257 pages have no pool); CPU 1, 2 pages at x1 (node 1's pool of 2
+///   pages empty, space touched since the start: the free tree served). Purged again: the
+///   model's decay (len 4) gives E back.
+/// * CPU 1, 2 pages at G's start: the model gives E's space. With B1 allocated for node 1,
+///   node 0's pool held 3 and its decay kept E: then G's start is the free tree's first fit, a
+///   piece of G.
+#[test]
+fn a_held_blocks_piece_the_pool_cannot_give_reads_an_entry_passed_over() {
+    let at = |off: u64| VS + off;
+    let b = |i: u64| at(0x1000 + (i - 1) * 0x3000);
+    let (e, d) = (at(0xa000), at(0xd000));
+    let g = d + 0x1000;
+    let ge = g + 2570 * 0x1000;
+    let x1 = ge + 0x1000;
+    let big = 257 * 0x1000;
+    let mut before = info(VS, at(0x1000), "f+0x1/0x2 vmap");
+    for i in 1..=3 {
+        before += &info(b(i), b(i) + 0x3000, "f+0x1/0x2 vmap");
+    }
+    before += &info(d, g, "f+0x1/0x2 vmap");
+    before += &info(ge, x1, "f+0x1/0x2 vmap");
+    let mut trace = alloc(1, x1, big, 1);
+    trace += &alloc(0, e, 0x3000, 1);
+    for i in 1..=3 {
+        trace += &free(0, b(i), 3 * i);
+    }
+    trace += &free(0, e, 12);
+    trace += &free(1, x1, 269);
+    trace += &purge(0, b(1), x1 + big, 5);
+    trace += &alloc(1, x1, 0x2000, 1);
+    trace += &purge(0, b(1), e + 0x3000, 0);
+    trace += &alloc(1, g, 0x2000, 1);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 2, 2, 0), "{r}");
+    // The second replay has B1 on node 1 from the start: E kept, G's start a free piece.
+    assert_eq!(r.passes, 2, "{r}");
+    let (line, why) = r.explanations.last().unwrap();
+    assert_eq!(*line, 11, "{r}");
+    assert!(why.contains(&format!("[{g:#x}, {:#x}) was a free piece", g + 0x2000)), "{r}");
+}
