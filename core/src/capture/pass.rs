@@ -79,6 +79,10 @@ pub(super) struct Learnt {
     /// By purge line: the allocations traced after it whose search ran before it (their
     /// index in the events), replayed ahead of it ([`Pass::searched_before_purge`]).
     searched_early: BTreeMap<usize, Vec<usize>>,
+    /// (purge line, node) -> an allocation line: the kernel took from that node's pool, there,
+    /// an entry that the purge's decay of the node gives back, so that decay ran after it
+    /// ([`Pass::decayed_after`]); a purge replayed early stops short of it until then.
+    decayed_after: BTreeMap<(usize, u32), usize>,
     /// Something new was learnt in this replay.
     pub(super) changed: bool,
 }
@@ -249,10 +253,14 @@ pub(super) struct Pass<'p, 'a> {
     /// A free traced `nr_lazy > nr_lazy_max` since the last purge: the drain work is scheduled
     /// (`free_vmap_area_noflush`), and its purge may run before its event is traced.
     drain_due: bool,
-    /// Purge events already replayed earlier, where an allocation showed they had run (by line).
-    purged_early: HashSet<usize>,
+    /// Purge events already replayed earlier, where an allocation showed they had run: by
+    /// line, the allocation's line.
+    purged_early: HashMap<usize, usize>,
     /// A purge replayed up to a node, its rest not yet.
     split: Option<Split>,
+    /// The verdict being made rests on where a purge stood, not on the start state: no fact
+    /// for the next replays ([`Pass::decayed_after`]).
+    timing_only: bool,
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
@@ -556,7 +564,8 @@ pub(super) fn start_pass<'p, 'a>(
         diverged: false,
         pos: 0,
         drain_due: false,
-        purged_early: HashSet::new(),
+        purged_early: HashMap::new(),
+        timing_only: false,
         split: None,
         lazy_run,
         task_line: HashMap::new(),
@@ -818,6 +827,7 @@ impl<'a> Pass<'_, 'a> {
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
+            timing_only: false,
             split: self.split,
             lazy_run: self.lazy_run.clone(),
             task_line: self.task_line.clone(),
@@ -849,7 +859,7 @@ impl<'a> Pass<'_, 'a> {
         if self.ahead.contains(&e.line) {
             return;
         }
-        if matches!(e.ev, FtraceEvent::Purge { .. }) && !self.purged_early.contains(&e.line) {
+        if matches!(e.ev, FtraceEvent::Purge { .. }) && !self.purged_early.contains_key(&e.line) {
             let pos = self.pos;
             for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
                 let a = self.p.events[i].clone();
@@ -872,7 +882,7 @@ impl<'a> Pass<'_, 'a> {
 
     fn event_now(&mut self, e: &Ev) {
         self.prev_line = self.task_line.insert(e.pid, e.line);
-        if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains(&e.line) {
+        if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains_key(&e.line) {
             // Replayed before an allocation that saw it; what it left, here.
             if let Some(sp) = self.split.filter(|sp| sp.line == e.line) {
                 self.purge_rest(sp);
@@ -1037,7 +1047,9 @@ impl<'a> Pass<'_, 'a> {
             }
         } else {
             let v = self.mismatch(e, x, req, pred);
-            if let Verdict::Explained(u, why) = &v {
+            if std::mem::take(&mut self.timing_only) {
+                // Equal in the next replay, where that purge stops short of it.
+            } else if let Verdict::Explained(u, why) = &v {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
                     v.insert((*u, why.clone()));
                     self.learnt.changed = true;
@@ -1753,6 +1765,49 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay of that
+    /// node, at a purge replayed before its event (an allocation showed it had begun,
+    /// [`Pass::purge_early`]), gave it back. `__purge_vmap_area_lazy` decays the nodes one by
+    /// one (`decay_va_pool_node`, then the node's lazy list taken), so the purge stood before
+    /// node `n`'s decay here: learnt, and the next replay stops that purge short of it until
+    /// this line (the allocation that began it is read again). The reading revised, if new.
+    fn decayed_after(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+        let purge = self.kept_line;
+        let from = *self.purged_early.get(&purge)?;
+        if purge <= line || !self.given.get(&(n, pool_idx(size))).is_some_and(|(g, _)| g.contains(&x)) {
+            return None;
+        }
+        if self.learnt.decayed_after.get(&(purge, n)).is_some_and(|&m| m >= line) {
+            return None;
+        }
+        self.learnt.decayed_after.insert((purge, n), line);
+        self.learnt.changed = true;
+        self.timing_only = true;
+        // The allocation that began it is read again: what it taught goes.
+        self.learnt.facts.remove(&from);
+        let taught: Vec<_> =
+            self.learnt.pool_length_from.iter().filter(|&(_, &l)| l == from).map(|(&k, _)| k).collect();
+        for k in taught {
+            self.learnt.pool_lengths.remove(&k);
+            self.learnt.pool_length_from.remove(&k);
+        }
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("where the purge traced at line {purge} stood"),
+            why: format!(
+                "the kernel took {x:#x} from node {n}'s pool, which that purge's decay of node {n} gives back"
+            ),
+            was: format!("node {n}'s pools decayed by then"),
+            now: format!("node {n}'s pools decayed after trace line {line}"),
+        });
+        Some(format!(
+            "[{x:#x}, {:#x}) was still in node {n}'s pool: the purge traced at line {purge}, replayed from trace line \
+             {from} on, had not decayed node {n}'s pools yet (that decay gives it back)",
+            x + size
+        ))
+    }
+
     /// A busy area of the before file read as allocated for node `n` (its node a guess no
     /// more), learnt at `line` for the next replay ([`Pass::revise_node`] rules it out there if
     /// an allocation contradicts it).
@@ -2028,6 +2083,11 @@ impl<'a> Pass<'_, 'a> {
                     self.decay_verdict(x, req, pred, e.line, whole)
                 }
             }
+            // The kernel took from its pool an entry that the decay of a purge replayed early
+            // (its event still to come) gave back: that node's decay ran after this allocation.
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_after(x, size, n, e.line) => {
+                Verdict::Explained(Unknown::PoolLength, why)
+            }
             // The kernel took from a pool an entry the model's last decay gave back: its decay
             // gave back fewer, its pool being shorter (areas of the before file in another node).
             (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n, e.line) => {
@@ -2250,7 +2310,18 @@ impl<'a> Pass<'_, 'a> {
             all.push(Some(PurgeStop::Through(x)));
         }
         all.sort_by_key(|&s| self.stage_rank(s));
+        // A node's decay that a later allocation showed had not run yet: no stage from it on.
+        let cap = |purge: usize| {
+            self.learnt
+                .decayed_after
+                .range((purge, 0)..=(purge, u32::MAX))
+                .filter(|&(_, &upto)| e.line <= upto)
+                .map(|(&(_, n), _)| self.stage_rank(Some(PurgeStop::Decayed(n))))
+                .min()
+        };
         if let Some(sp) = self.split {
+            let cap = cap(sp.line);
+            all.retain(|&s| cap.is_none_or(|c| self.stage_rank(s) < c));
             // A purge part-way: did it get further by now?
             let at = self.stage_rank(self.vmap.purge_stage());
             let later: Vec<Option<PurgeStop>> = all.iter().copied().filter(|&s| self.stage_rank(s) > at).collect();
@@ -2288,6 +2359,8 @@ impl<'a> Pass<'_, 'a> {
             .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?
             .clone();
         let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
+        let cap = cap(next.line);
+        all.retain(|&s| cap.is_none_or(|c| self.stage_rank(s) < c));
         let lazy = self.vmap.lazy_count() as u64;
         let keep = self.newest_lazy(lazy.saturating_sub(num_purged) as usize, |_| true);
         // Each stage as it stands; then, where none gives the kernel's address, with its decays
@@ -2313,7 +2386,7 @@ impl<'a> Pass<'_, 'a> {
             .find_map(|&stage| try_stage(stage, false))
             .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true)))?;
         self.purge_part(&next, start, end, num_purged, stage);
-        self.purged_early.insert(next.line);
+        self.purged_early.insert(next.line, e.line);
         self.report.purges_early += 1;
         let how = stage_text(stage);
         self.note(format!(

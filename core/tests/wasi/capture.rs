@@ -2550,3 +2550,57 @@ fn a_held_blocks_piece_the_pool_cannot_give_reads_an_entry_passed_over() {
     assert_eq!(*line, 11, "{r}");
     assert!(why.contains(&format!("[{g:#x}, {:#x}) was a free piece", g + 0x2000)), "{r}");
 }
+
+/// `__purge_vmap_area_lazy` decays the nodes one after the other (`decay_va_pool_node`, then
+/// the node's lazy list taken): where the kernel takes from a node's pool an entry that the
+/// decay of a purge replayed early gives back, the purge stood before that node's decay there,
+/// and the allocation that began it is read again. CPU 1 allocates Q1..Q4 (5 pages) and S1..S4
+/// (4 pages) from the free tree. Q1..Q4 are freed and purged (node 1's pool of 5 pages: Q4 at
+/// the head), purged again (its decay gives back Q4, `len >> 2` of 4); S1..S4 are freed and
+/// purged (node 1's pool of 4 pages: S4 at the head). CPU 0 allocates C (11 pages, above S4)
+/// and frees it past the lazy threshold: the drain is due.
+/// * Line 22: CPU 0 asks 10 pages and the kernel gives Q3 (Q3 and Q4 free). First read as the
+///   drain's purge begun, node 1's decay having given back Q3 (more entries counted).
+/// * Line 23: CPU 1 asks 4 pages and the kernel gives S4, the head, which that decay of node 1
+///   gives back: it had not run. Revised: line 22 is read as the second purge's decay having
+///   given back more (Q3 too), and S4 is the pool's head.
+#[test]
+fn a_purge_replayed_early_stops_short_of_a_nodes_decay_a_later_pop_shows_had_not_run() {
+    let at = |off: u64| VS + off;
+    let q = |i: u64| at(0x1000 + (i - 1) * 0x5000);
+    let s4 = |i: u64| at(0x15000 + (i - 1) * 0x4000);
+    let c = at(0x25000);
+    let before = info(VS, at(0x1000), "f+0x1/0x2 vmap");
+    let mut trace = String::new();
+    for i in 1..=4 {
+        trace += &alloc(1, q(i), 0x5000, 1);
+    }
+    for i in 1..=4 {
+        trace += &alloc(1, s4(i), 0x4000, 1);
+    }
+    for i in 1..=4 {
+        trace += &free(1, q(i), 5 * i);
+    }
+    trace += &purge(0, q(1), q(4) + 0x5000, 4);
+    trace += &purge(0, q(1), q(4) + 0x5000, 0);
+    for i in 1..=4 {
+        trace += &free(1, s4(i), 4 * i);
+    }
+    trace += &purge(0, s4(1), s4(4) + 0x4000, 4);
+    trace += &alloc(0, c, 0xb000, 1);
+    trace += &free(0, c, 20_000);
+    trace += &alloc(0, q(3), 0xa000, 1);
+    trace += &alloc(1, s4(4), 0x4000, 1);
+    trace += &purge(0, c, c + 0xb000, 1);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (11, 10, 1, 0), "{r}");
+    let (line, why) = &r.explanations[0];
+    assert_eq!(*line, 22, "{r}");
+    assert!(
+        why.starts_with("at the purge of trace line 19, node 1's pool of 5 pages gave back its first 1 kept"),
+        "{r}"
+    );
+    let revised: Vec<(usize, usize)> = r.revisions.iter().map(|v| (v.line, v.contradicted_at)).collect();
+    assert!(revised.contains(&(22, 23)), "{r}");
+    assert_eq!(r.purges_equal, 4, "{r}");
+}
