@@ -734,14 +734,20 @@ fn decayed_more_in(
         let len = (*idx as u64 + 1) * PAGE_SIZE;
         let kept: Vec<u64> = list.iter().copied().filter(|&a| pooled_at(t, a)).collect();
         let Some(last) = kept.iter().rposition(|&a| a < end && x < a + len) else { continue };
-        for &a in &kept[..=last] {
-            if pooled_at(t, a) {
-                t.unpool_overlapping(a, PAGE_SIZE);
-            }
-        }
+        give_back_pooled(t, &kept[..=last]);
         any = true;
     }
     any && t.predict_alloc(size, align, vstart, vend).addr() == Some(x)
+}
+
+/// Each of `entries` still a pool entry goes back to the free tree (a decay's `len >> 2` from
+/// the head, read as longer than the model's).
+fn give_back_pooled(t: &mut Steered, entries: &[u64]) {
+    for &a in entries {
+        if matches!(t.locate(a), Place::Pooled { start, .. } if start == a) {
+            t.unpool_overlapping(a, PAGE_SIZE);
+        }
+    }
 }
 
 /// Remove `[s, e)` from the untouched space.
@@ -1485,12 +1491,7 @@ impl<'a> Pass<'_, 'a> {
             let mut t = self.vmap.clone();
             let mut tblocks = self.blocks.clone();
             for (&(n, idx), &pos) in &hits {
-                let list = &self.kept[&(n, idx)];
-                for &a in &list[..if upto_excl { pos } else { pos + 1 }] {
-                    if matches!(t.locate(a), Place::Pooled { start, .. } if start == a) {
-                        t.unpool_overlapping(a, PAGE_SIZE);
-                    }
-                }
+                give_back_pooled(&mut t, &self.kept[&(n, idx)][..if upto_excl { pos } else { pos + 1 }]);
             }
             unhold_blocks_in(&mut t, &mut tblocks, x, end);
             (t, tblocks)
@@ -1523,11 +1524,7 @@ impl<'a> Pass<'_, 'a> {
                     let Some(k) = p.pool_hit.and_then(|y| list.iter().skip(pos + 1).position(|&a| a == y)) else {
                         break;
                     };
-                    for &a in &list[pos + 1..=pos + 1 + k] {
-                        if matches!(t.locate(a), Place::Pooled { start, .. } if start == a) {
-                            t.unpool_overlapping(a, PAGE_SIZE);
-                        }
-                    }
+                    give_back_pooled(&mut t, &list[pos + 1..=pos + 1 + k]);
                     pos += 1 + k;
                     p = t.predict_alloc(size, align, vstart, vend);
                 }
