@@ -258,9 +258,6 @@ pub(super) struct Pass<'p, 'a> {
     purged_early: HashMap<usize, usize>,
     /// A purge replayed up to a node, its rest not yet.
     split: Option<Split>,
-    /// The verdict being made rests on where a purge stood, not on the start state: no fact
-    /// for the next replays ([`Pass::decayed_after`]).
-    timing_only: bool,
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
@@ -565,7 +562,6 @@ pub(super) fn start_pass<'p, 'a>(
         pos: 0,
         drain_due: false,
         purged_early: HashMap::new(),
-        timing_only: false,
         split: None,
         lazy_run,
         task_line: HashMap::new(),
@@ -833,7 +829,6 @@ impl<'a> Pass<'_, 'a> {
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
-            timing_only: false,
             split: self.split,
             lazy_run: self.lazy_run.clone(),
             task_line: self.task_line.clone(),
@@ -1053,9 +1048,10 @@ impl<'a> Pass<'_, 'a> {
             }
         } else {
             let v = self.mismatch(e, x, req, pred);
-            if std::mem::take(&mut self.timing_only) {
-                // Equal in the next replay, where that purge stops short of it.
-            } else if let Verdict::Explained(u, why) = &v {
+            // Where a purge stood is no fact of the start state ([`Pass::decayed_after`]): equal
+            // in the next replay, where that purge stops short of it.
+            let timing = self.learnt.decayed_after.values().any(|&l| l == e.line);
+            if let (false, Verdict::Explained(u, why)) = (timing, &v) {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
                     v.insert((*u, why.clone()));
                     self.learnt.changed = true;
@@ -1779,7 +1775,6 @@ impl<'a> Pass<'_, 'a> {
         }
         self.learnt.decayed_after.insert((purge, n), line);
         self.learnt.changed = true;
-        self.timing_only = true;
         // The allocation that began it is read again: what it taught goes.
         self.learnt.facts.remove(&from);
         let taught: Vec<_> =
@@ -2308,17 +2303,18 @@ impl<'a> Pass<'_, 'a> {
         }
         all.sort_by_key(|&s| self.stage_rank(s));
         // A node's decay that a later allocation showed had not run yet: no stage from it on.
-        let cap = |purge: usize| {
-            self.learnt
+        let short_of = |all: &mut Vec<Option<PurgeStop>>, purge: usize| {
+            let cap = self
+                .learnt
                 .decayed_after
                 .range((purge, 0)..=(purge, u32::MAX))
                 .filter(|&(_, &upto)| e.line <= upto)
                 .map(|(&(_, n), _)| self.stage_rank(Some(PurgeStop::Decayed(n))))
-                .min()
+                .min();
+            all.retain(|&s| cap.is_none_or(|c| self.stage_rank(s) < c));
         };
         if let Some(sp) = self.split {
-            let cap = cap(sp.line);
-            all.retain(|&s| cap.is_none_or(|c| self.stage_rank(s) < c));
+            short_of(&mut all, sp.line);
             // A purge part-way: did it get further by now?
             let at = self.stage_rank(self.vmap.purge_stage());
             let later: Vec<Option<PurgeStop>> = all.iter().copied().filter(|&s| self.stage_rank(s) > at).collect();
@@ -2356,8 +2352,7 @@ impl<'a> Pass<'_, 'a> {
             .find(|n| matches!(n.ev, FtraceEvent::Purge { .. }))?
             .clone();
         let FtraceEvent::Purge { start, end, num_purged } = next.ev else { return None };
-        let cap = cap(next.line);
-        all.retain(|&s| cap.is_none_or(|c| self.stage_rank(s) < c));
+        short_of(&mut all, next.line);
         let lazy = self.vmap.lazy_count() as u64;
         let keep = self.newest_lazy(lazy.saturating_sub(num_purged) as usize, |_| true);
         // Each stage as it stands; then, where none gives the kernel's address, with its decays
