@@ -143,12 +143,16 @@ for (const phone of PHONES) {
           // The structure the stop is about.
           if (stop.picture === 'tree') {
             const svg = page.locator('[data-widget="free-tree"] svg.free-tree-svg:visible, [data-widget="maple-tree"] svg.maple-tree-svg:visible');
-            await expect(svg, where).toHaveCount(1);
-            await within(`${where}: the tree`, svg, top, width);
             const nodes = svg.locator('g.node[data-id], g.maple-node');
-            // Its nodes, or (a tree still empty) the view's words saying so.
-            await expect(svg.locator('xpath=..').locator('g.node[data-id], g.maple-node, p.empty:visible').first(), where).toBeAttached();
-            if ((await nodes.count()) === 0) await within(`${where}: the empty tree's words`, svg.locator('xpath=..').locator('p.empty'), top, width);
+            // Its nodes, or (a tree still empty) the view's words saying so. A stop that changes the
+            // era shows the other tree's view, which draws on the frame after it appears: the
+            // whole check is tried again until it holds (or the time runs out).
+            await expect(async () => {
+              await expect(svg, where).toHaveCount(1);
+              await within(`${where}: the tree`, svg, top, width);
+              await expect(svg.locator('xpath=..').locator('g.node[data-id], g.maple-node, p.empty:visible').first(), where).toBeAttached();
+              if ((await nodes.count()) === 0) await within(`${where}: the empty tree's words`, svg.locator('xpath=..').locator('p.empty'), top, width);
+            }, where).toPass({ timeout: 10_000 });
           } else {
             await within(`${where}: the bar`, page.locator('[data-widget="space-bar"] svg.space-bar-svg'), top, width);
           }
