@@ -2090,12 +2090,13 @@ impl<'a> Pass<'_, 'a> {
             // the kernel's area is a piece of a block held whole that no pool can have given:
             // that size on that node was served from the free tree before (its pool was empty
             // then, so nothing from before the capture is in it), and space untouched since the
-            // start was pooled by no purge of the capture.
+            // start was pooled by no purge of the capture; or that node's pool has a misaligned
+            // head, which `node_pool_del_va` moves to the tail, giving nothing.
             (Place::Free { .. } | Place::Nowhere, _)
                 if pred.pool_hit.is_none()
                     && (matches!(place, Place::Free { .. })
                         || (self.in_held_block(x, x + size)
-                            && pred.node.is_some_and(|n| !self.pool_not_seen_empty(n, size, x))))
+                            && pred.node.is_some_and(|n| pred.rotate || !self.pool_not_seen_empty(n, size, x))))
                     && let Some((u, why)) = self.kept_passed_over(x, pred, e.line) =>
             {
                 Verdict::Explained(u, why)

@@ -2551,6 +2551,50 @@ fn a_held_blocks_piece_the_pool_cannot_give_reads_an_entry_passed_over() {
     assert!(why.contains(&format!("[{g:#x}, {:#x}) was a free piece", g + 0x2000)), "{r}");
 }
 
+/// The same reading where the pool cannot give the kernel's piece because its head is misaligned:
+/// `node_pool_del_va` moves such a head to the tail and gives nothing, so the kernel searched its
+/// free tree. As above, but P (2 pages at an odd page of a node-1 zone, busy in the before file,
+/// its node a guess) stands where the 2-page area was, the 257 pages go above it, and P is freed
+/// and purged (into node 1's pool of 2 pages) by the purge whose decay gives E back. The last
+/// request asks 2 pages aligned to 4 pages: node 1's pool holds only P, misaligned.
+#[test]
+fn a_held_blocks_piece_behind_a_misaligned_pool_head_reads_an_entry_passed_over() {
+    let at = |off: u64| VS + off;
+    let b = |i: u64| at(0x1000 + (i - 1) * 0x3000);
+    let (e, d) = (at(0xa000), at(0xd000));
+    let g = d + 0x1000;
+    let ge = g + 2570 * 0x1000;
+    let p = ge + 0x1000;
+    let x2 = p + 0x2000;
+    let big = 257 * 0x1000;
+    assert_eq!((p >> 16) % 2, 1, "P lies in a zone of node 1");
+    assert_ne!(p % 0x2000, 0, "P is misaligned for the last request");
+    let mut before = info(VS, at(0x1000), "f+0x1/0x2 vmap");
+    for i in 1..=3 {
+        before += &info(b(i), b(i) + 0x3000, "f+0x1/0x2 vmap");
+    }
+    before += &info(d, g, "f+0x1/0x2 vmap");
+    before += &info(ge, p, "f+0x1/0x2 vmap");
+    before += &info(p, x2, "f+0x1/0x2 vmap");
+    let mut trace = alloc(1, x2, big, 1);
+    trace += &alloc(0, e, 0x3000, 1);
+    for i in 1..=3 {
+        trace += &free(0, b(i), 3 * i);
+    }
+    trace += &free(0, e, 12);
+    trace += &free(1, x2, 269);
+    trace += &purge(0, b(1), x2 + big, 5);
+    trace += &free(0, p, 2);
+    trace += &purge(0, p, x2, 1);
+    trace += &alloc(1, g, 0x2000, 0x2000);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 2, 0), "{r}");
+    assert_eq!(r.passes, 2, "{r}");
+    let (line, why) = r.explanations.last().unwrap();
+    assert_eq!(*line, 11, "{r}");
+    assert!(why.contains(&format!("[{g:#x}, {:#x}) was a free piece", g + 0x2000)), "{r}");
+}
+
 /// `__purge_vmap_area_lazy` decays the nodes one after the other (`decay_va_pool_node`, then
 /// the node's lazy list taken): where the kernel takes from a node's pool an entry that the
 /// decay of a purge replayed early gives back, the purge stood before that node's decay there,
