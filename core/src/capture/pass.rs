@@ -1726,6 +1726,43 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// Two unknowns at one allocation, each a reading above: the kernel's free-tree search passed
+    /// over whole blocks untouched since the start ([`Pass::passed_over_blocks`]), and, in the
+    /// free block where its area begins, over an entry below it that the model's last decay gave
+    /// back and the kernel's kept ([`Pass::kept_passed_over`]). The blocks are held, in a trial,
+    /// until the model's answer lies in that free block below `x`; only if the kept reading then
+    /// holds are they held for good. One unknown each.
+    fn blocks_then_kept(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
+        if self.learnt.revised.get(&line).is_some_and(|&r| r > Reading::Blocks) {
+            return None;
+        }
+        let Place::Free { start: xs, .. } = self.vmap.locate(x) else { return None };
+        let in_block = |p: &Prediction| p.pool_hit.is_none() && p.tree.is_some_and(|y| xs <= y && y < x);
+        let untouched = &self.untouched;
+        let mut seen = None;
+        self.vmap.hold_trial(|trial| {
+            seen = hold_blocks_below(untouched, trial, x, req, pred, |p| in_block(p) || p.tree.is_none_or(|y| y >= x))
+                .filter(|(p, found)| !found.is_empty() && in_block(p))
+                .map(|(p, _)| p);
+            None::<()>
+        });
+        let p = seen?;
+        let (u, why) = self.kept_passed_over(x, p, line)?;
+        let untouched = &self.untouched;
+        let (_, found) = self.vmap.hold_trial(|trial| {
+            hold_blocks_below(untouched, trial, x, req, pred, |p| in_block(p) || p.tree.is_none_or(|y| y >= x))
+        })?;
+        let what = self.commit_blocks(&found, line);
+        Some((
+            u,
+            format!(
+                "{what}, free in the before file and untouched since, had no free run of the search length (pool \
+                 entries from before the capture split {}); and {why}",
+                if found.len() == 1 { "it" } else { "them" }
+            ),
+        ))
+    }
+
     /// The model's free-tree answer `y` lies below the kernel's `x`, over an entry the model's
     /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
     /// block that fits: the kernel's passed over that space, so that entry was not in its free
@@ -2098,6 +2135,14 @@ impl<'a> Pass<'_, 'a> {
                         || (self.in_held_block(x, x + size)
                             && pred.node.is_some_and(|n| pred.rotate || !self.pool_not_seen_empty(n, size, x))))
                     && let Some((u, why)) = self.kept_passed_over(x, pred, e.line) =>
+            {
+                Verdict::Explained(u, why)
+            }
+            // Both at once: whole blocks below passed over, and then, in the free block the
+            // kernel's area begins in, below it, an entry the kernel's decay kept.
+            (Place::Free { .. }, _)
+                if pred.pool_hit.is_none()
+                    && let Some((u, why)) = self.blocks_then_kept(x, req, pred, e.line) =>
             {
                 Verdict::Explained(u, why)
             }

@@ -2595,6 +2595,54 @@ fn a_held_blocks_piece_behind_a_misaligned_pool_head_reads_an_entry_passed_over(
     assert!(why.contains(&format!("[{g:#x}, {:#x}) was a free piece", g + 0x2000)), "{r}");
 }
 
+/// Two unknowns at one allocation: the kernel's search passed over a whole block untouched since
+/// the start, and then, in the free block where its area begins, over an entry its decay kept.
+/// In pages from VS: busy A [0, 1), B1..B3 (3 pages each, busy, their node a guess), U [10, 14)
+/// free, busy D [14, 16), and four free slots of 3 pages at 16, 32, 48, 64 between busy areas;
+/// free from 80 on.
+/// * CPU 1 takes F1..F4 (3 pages aligned to 16 pages) in the slots (slots shorter than the
+///   search length: the tree's shape), CPU 0 takes E (3 pages aligned to 16 pages) at 80. All are freed with B1..B3 and purged: node 0's pool of 3 pages
+///   holds E, B3, B2, B1 and node 1's F4..F1. Purged again: each decay (len 4) gives back its
+///   head, E and F4. Before them W, 4 pages at 83 in a window of its own (no pool: the free
+///   tree has it back), so that space is no entry from before the capture.
+/// * CPU 1 asks 4 pages; the kernel gives page 83. The model gives U: the kernel's search passed
+///   over it (held whole), and over E at 80, kept: B1 was allocated for node 1, so node 0's pool
+///   held 3 and its decay gave nothing. F4, lower, is no such entry (its pool's areas are the
+///   capture's own): one reading of it alone finds nothing.
+#[test]
+fn a_search_passing_over_a_whole_block_and_then_a_kept_entry_reads_both() {
+    let pg = |n: u64| VS + n * 0x1000;
+    // vmallocinfo prints node 0's areas, then node 1's (16-page zones, alternating).
+    let mut busy = vec![(0, 1), (1, 4), (4, 7), (7, 10), (14, 16), (19, 32), (35, 48), (51, 64), (67, 80)];
+    busy.sort_by_key(|&(s, _)| ((s / 16) % 2, s));
+    let before: String = busy.iter().map(|&(s, e)| info(pg(s), pg(e), "f+0x1/0x2 vmap")).collect();
+    let f = |i: u64| pg(16 * i);
+    let mut trace = String::new();
+    for i in 1..=4 {
+        trace += &alloc(1, f(i), 0x3000, 0x10000);
+    }
+    trace += &alloc(0, pg(80), 0x3000, 0x10000);
+    trace += &alloc_window(0, pg(83), 0x4000, pg(83), pg(200));
+    let mut lazy = 0;
+    for a in [pg(1), pg(4), pg(7), pg(80), f(1), f(2), f(3), f(4)] {
+        lazy += 3;
+        trace += &free(0, a, lazy);
+    }
+    trace += &free(0, pg(83), lazy + 4);
+    trace += &purge(0, pg(1), pg(87), 9);
+    trace += &purge(0, pg(1), pg(87), 0);
+    trace += &alloc(1, pg(83), 0x4000, 1);
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    // F1..F3 lie off the search path of the model's tree for their length: explained by its shape.
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (7, 3, 4, 0), "{r}");
+    assert_eq!(r.resolved_held_blocks, 1, "{r}");
+    let (line, why) = r.explanations.last().unwrap();
+    assert_eq!(*line, 18, "{r}");
+    assert!(why.starts_with(&format!("[{:#x}, {:#x}), free in the before file", pg(10), pg(14))), "{r}");
+    assert!(why.contains(&format!("passed over {:#x}", pg(80))), "{r}");
+    assert!(why.contains(&format!("({:#x})", pg(1))), "B1 read as another node's: {r}");
+}
+
 /// `__purge_vmap_area_lazy` decays the nodes one after the other (`decay_va_pool_node`, then
 /// the node's lazy list taken): where the kernel takes from a node's pool an entry that the
 /// decay of a purge replayed early gives back, the purge stood before that node's decay there,
