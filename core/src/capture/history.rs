@@ -24,6 +24,9 @@ pub(super) struct PoolRec {
     pub line: usize,
     pub full: bool,
     pub behind: bool,
+    /// Whether this purge decayed the pool's node here: a purge replayed in parts (its
+    /// allocations saw it part-way) decays each node in one of them, and pools in the others.
+    pub decays: bool,
     pub before: Vec<u64>,
     pub after: Vec<u64>,
 }
@@ -98,10 +101,10 @@ impl PoolHistory {
             }
             self.between(&mut k, prev, next, out, prev_line, upto)?;
             let Some(r) = rec else { break };
-            let n = match (r.full, r.behind) {
-                (true, _) => k.len(),
-                (false, true) => 0,
-                (false, false) => k.len() >> 2,
+            let n = match (r.decays, r.full, r.behind) {
+                (false, ..) | (true, false, true) => 0,
+                (true, true, _) => k.len(),
+                (true, false, false) => k.len() >> 2,
             };
             for e in k.drain(..n) {
                 gone_k.insert(e, r.line);
@@ -203,7 +206,7 @@ mod tests {
     const P: u64 = 0x1000;
 
     fn rec(line: usize, before: &[u64], after: &[u64]) -> PoolRec {
-        PoolRec { line, full: false, behind: false, before: before.to_vec(), after: after.to_vec() }
+        PoolRec { line, full: false, behind: false, decays: true, before: before.to_vec(), after: after.to_vec() }
     }
 
     // Twelve entries pooled by the purge of line 10 (pushed ascending, so the highest is the
@@ -243,6 +246,24 @@ mod tests {
         assert_eq!(k, want);
     }
 
+    // The purge of line 20 replayed in two parts (allocations saw it part-way): at line 15 it
+    // had decayed the other node only (this pool unchanged, no decay counted), at line 20 this
+    // node's decay gave back 3. Counted again with 0x1 elsewhere: 2 then, as in one part; a
+    // first part counted as a decay would give back 2 at 15 and 10 >> 2 = 2 more at 20.
+    #[test]
+    fn a_purge_in_parts_decays_each_pool_in_the_part_that_decayed_its_node() {
+        let h = PoolHistory::default();
+        let all: Vec<u64> = (1..=12).rev().map(|i| i * P).collect();
+        let part = PoolRec { decays: false, ..rec(15, &all, &all) };
+        let recs = vec![rec(10, &[], &all), part, rec(20, &all, &all[3..]), rec(30, &all[3..], &all[5..])];
+        let now = recs[3].after.clone();
+        let same = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        assert_eq!(same, now);
+        let out: HashSet<u64> = [P].into();
+        let k = h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).unwrap();
+        assert_eq!(k, (2..=8).rev().map(|i| i * P).collect::<Vec<_>>());
+    }
+
     // A request whose alignment the model's head 0x7 did not meet moved it to the tail after
     // the purge of line 30: followed as the model did; with 0x1 elsewhere the kernel's head was
     // 0x8, not 0x7, so that reading is refused.
@@ -264,7 +285,8 @@ mod tests {
     fn the_first_purge_keeps_the_entries_known_from_before_the_capture() {
         let h = PoolHistory::default();
         let known: Vec<u64> = (1..=8).rev().map(|i| 2 * i * P).collect();
-        let first = PoolRec { line: 10, full: false, behind: true, before: known.clone(), after: known.clone() };
+        let first =
+            PoolRec { line: 10, full: false, behind: true, decays: true, before: known.clone(), after: known.clone() };
         let recs = vec![first, rec(20, &known, &known[2..])];
         let k = h.rerun(&recs, &known[2..], &HashSet::new(), &HashMap::new(), P, 30).unwrap();
         assert_eq!(k, known[2..]);

@@ -285,6 +285,8 @@ struct Split {
     num_purged: u64,
     entries: u32,
     lazy: u64,
+    /// The nodes decayed so far (0 up to this).
+    decayed: u32,
 }
 
 /// Purges a pool's history keeps ([`Pass::record_purge`]).
@@ -2554,11 +2556,34 @@ impl<'a> Pass<'_, 'a> {
 
     /// A purge part-way ([`Pass::purge_part`] with a stage) taken further, not to its end.
     fn purge_further(&mut self, mut sp: Split, stage: PurgeStop) {
+        let before = self.vmap.pools_snapshot();
         let r = self.vmap.purge_to(stage, &mut NoObserver);
         self.push(follow(Follow::Purge { full: false, behind: false, stop: Some(stage), keep: Vec::new() }));
         self.shapes.clear();
+        let decayed = self.decayed_nodes();
+        let at = self.record_line(sp.line);
+        self.record_purge(at, false, false, |n| sp.decayed <= n && n < decayed, &before);
         sp.entries += r.entries;
+        sp.decayed = decayed;
         self.split = Some(sp);
+    }
+
+    /// The nodes a purge under way has decayed (0 up to this): all once past the decays.
+    fn decayed_nodes(&self) -> u32 {
+        match self.vmap.purge_stage() {
+            Some(PurgeStop::Decayed(k)) => k + 1,
+            _ => self.vmap.nr_vmap_nodes(),
+        }
+    }
+
+    /// Where a purge (or a part of one) traced at `line` is recorded in the pools' history:
+    /// there, or, replayed before the allocation being replayed (which saw it), just before that
+    /// allocation (what it pops comes after the decay; what the ones before it popped, before).
+    fn record_line(&self, line: usize) -> usize {
+        match self.p.events.get(self.pos) {
+            Some(now) if now.line < line => now.line - 1,
+            _ => line,
+        }
     }
 
     /// The rest of a purge part-way: the nodes not yet taken (their lists take the frees
@@ -2577,10 +2602,13 @@ impl<'a> Pass<'_, 'a> {
         let excess = total.saturating_sub(sp.num_purged) as usize;
         let keep = untaken[untaken.len().saturating_sub(excess)..].to_vec();
         let held = self.vmap.hold_lazy(&keep);
+        let before = self.vmap.pools_snapshot();
         let r = self.vmap.purge_rest(&mut NoObserver);
         self.vmap.restore_lazy(held);
         self.push(follow(Follow::PurgeRest { keep }));
         self.shapes.clear();
+        let at = self.record_line(sp.line);
+        self.record_purge(at, false, false, |n| sp.decayed <= n, &before);
         self.purge_count(sp.line, sp.start, sp.end, sp.num_purged, sp.entries + r.entries, sp.lazy);
     }
 
@@ -2626,7 +2654,9 @@ impl<'a> Pass<'_, 'a> {
             None => self.vmap.purge(&mut NoObserver),
         };
         self.vmap.restore_pools_behind(before);
-        self.record_purge(e.line, full, behind, stop.is_some(), &pools_before);
+        let decayed = self.decayed_nodes();
+        let at = self.record_line(e.line);
+        self.record_purge(at, full, behind, |n| n < decayed, &pools_before);
         self.push(if behind || stop.is_some() || !keep.is_empty() {
             follow(Follow::Purge { full, behind, stop, keep })
         } else if full {
@@ -2673,19 +2703,27 @@ impl<'a> Pass<'_, 'a> {
         self.vmap.restore_lazy(held);
         self.lazy_order = kept;
         if self.vmap.purge_stage().is_some() {
-            self.split = Some(Split { line: e.line, start, end, num_purged, entries: r.entries, lazy });
+            self.split = Some(Split { line: e.line, start, end, num_purged, entries: r.entries, lazy, decayed });
         } else {
             self.purge_count(e.line, start, end, num_purged, r.entries, lazy);
         }
     }
 
-    /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`].
-    /// A purge split at a node ends the history of this replay.
-    fn record_purge(&mut self, line: usize, full: bool, behind: bool, split: bool, before: &[(u32, usize, Vec<u64>)]) {
+    /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`]. A
+    /// purge replayed in parts is recorded part by part, each where it ran: `decays` names the
+    /// nodes decayed in this part (the others' pools only take the areas it pooled).
+    fn record_purge(
+        &mut self,
+        line: usize,
+        full: bool,
+        behind: bool,
+        decays: impl Fn(u32) -> bool,
+        before: &[(u32, usize, Vec<u64>)],
+    ) {
         // The readings of decay counts rerun a pool's whole history at an allocation: it is kept
         // for the first purges only (a capture of minutes has tens), so that each allocation's
         // cost does not grow with the capture.
-        if split || self.hist.as_ref().is_some_and(|h| h.recs.values().any(|v| v.len() >= MAX_POOL_HISTORY)) {
+        if self.hist.as_ref().is_some_and(|h| h.recs.values().any(|v| v.len() >= MAX_POOL_HISTORY)) {
             self.hist = None;
         }
         let Some(h) = &mut self.hist else { return };
@@ -2693,10 +2731,12 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.pools_snapshot().into_iter().map(|(n, idx, v)| ((n, idx), v)).collect();
         for (n, idx, v) in before {
             let a = after.remove(&(*n, *idx)).unwrap_or_default();
-            h.recs.entry((*n, *idx)).or_default().push(PoolRec { line, full, behind, before: v.clone(), after: a });
+            let rec = PoolRec { line, full, behind, decays: decays(*n), before: v.clone(), after: a };
+            h.recs.entry((*n, *idx)).or_default().push(rec);
         }
-        for (key, a) in after {
-            h.recs.entry(key).or_default().push(PoolRec { line, full, behind, before: Vec::new(), after: a });
+        for ((n, idx), a) in after {
+            let rec = PoolRec { line, full, behind, decays: decays(n), before: Vec::new(), after: a };
+            h.recs.entry((n, idx)).or_default().push(rec);
         }
     }
 
