@@ -83,6 +83,11 @@ pub(super) struct Learnt {
     /// an entry that the purge's decay of the node gives back, so that decay ran after it
     /// ([`Pass::decayed_after`]); a purge replayed early stops short of it until then.
     decayed_after: BTreeMap<(usize, u32), usize>,
+    /// Pools that held, after the capture's first purge, entries from before the capture that
+    /// no allocation shows, in front of the known ones ([`Pass::unseen_in_front`]): how many.
+    unseen: BTreeMap<(u32, usize), u32>,
+    /// Pools whose unseen entries a pop contradicted (the model's pool gave one): read no more.
+    unseen_out: HashSet<(u32, usize)>,
     /// Something new was learnt in this replay.
     pub(super) changed: bool,
 }
@@ -243,6 +248,8 @@ pub(super) struct Pass<'p, 'a> {
     /// have been the pool's head instead, an entry from before the capture (read so when a later
     /// allocation needs it: [`Pass::first_fit_was_head`]); `None` over touched space.
     tree_served: std::collections::HashMap<(u32, usize), Vec<TreeAnswer>>,
+    /// The stand-ins of unseen pool entries, by start: their pool.
+    unseen_at: HashMap<u64, (u32, usize)>,
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
@@ -288,6 +295,11 @@ struct Split {
     /// The nodes decayed so far (0 up to this).
     decayed: u32,
 }
+
+/// Where the stand-ins of unseen pool entries lie (16 TiB into the vmalloc window, far above
+/// every area a capture shows), one per stride (a pool's entry is at most 256 pages).
+const UNSEEN_BASE: u64 = VMALLOC_START + (16 << 40);
+const UNSEEN_STRIDE: u64 = 2 << 20;
 
 /// Purges a pool's history keeps ([`Pass::record_purge`]).
 const MAX_POOL_HISTORY: usize = 256;
@@ -489,11 +501,36 @@ pub(super) fn start_pass<'p, 'a>(
     // (a reading can find an entry taken before those found earlier: [`Pass::first_fit_was_head`]).
     let mut pooled = learnt.pooled.clone();
     pooled.sort_by_key(|&(_, a, _)| learnt.entry_from.get(&a).copied().unwrap_or(usize::MAX));
+    // Unseen entries of a pool (their number learnt, their addresses never shown) stand in
+    // front of the known ones that the kernel took after the first purge, behind those it took
+    // before: stand-ins far above every area, which no search reaches and a decay gives back
+    // to a free block of its own.
+    let first_purge =
+        p.events.iter().find(|e| matches!(e.ev, FtraceEvent::Purge { .. })).map_or(usize::MAX, |e| e.line);
+    let mut unseen_at = HashMap::new();
+    let mut unseen_left = learnt.unseen.clone();
+    let mut place_unseen = |vmap: &mut Steered, ops: &mut Vec<Op>, key: (u32, usize)| {
+        let Some(k) = unseen_left.remove(&key) else { return };
+        let size = (key.1 as u64 + 1) * PAGE_SIZE;
+        for _ in 0..k {
+            let start = UNSEEN_BASE + unseen_at.len() as u64 * UNSEEN_STRIDE;
+            if vmap.pool_at_tail(start, size, key.0) {
+                unseen_at.insert(start, key);
+                ops.push(follow(Follow::Pooled { node: key.0, start, size }));
+            }
+        }
+    };
     for &(node, start, size) in &pooled {
+        if learnt.entry_from.get(&start).is_some_and(|&l| l > first_purge) {
+            place_unseen(&mut vmap, &mut ops, (node, pool_idx(size)));
+        }
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
             ops.push(follow(Follow::Pooled { node, start, size }));
         }
+    }
+    for key in learnt.unseen.keys() {
+        place_unseen(&mut vmap, &mut ops, *key);
     }
 
     // From here on, every change the requests do not say is logged for the printed trace.
@@ -559,6 +596,7 @@ pub(super) fn start_pass<'p, 'a>(
         full_purge_due: false,
         first_purge: true,
         tree_served: std::collections::HashMap::new(),
+        unseen_at,
         hist: Some(hist),
         diverged: false,
         pos: 0,
@@ -826,6 +864,7 @@ impl<'a> Pass<'_, 'a> {
             full_purge_due: self.full_purge_due,
             first_purge: self.first_purge,
             tree_served: self.tree_served.clone(),
+            unseen_at: self.unseen_at.clone(),
             hist: self.hist.clone(),
             diverged: self.diverged,
             pos: self.pos,
@@ -1078,6 +1117,29 @@ impl<'a> Pass<'_, 'a> {
                     why: "the kernel allocated there what the model, with it free, would not".into(),
                     was: was.text().into(),
                     now: was.next().text().into(),
+                });
+                self.learnt.changed = true;
+            }
+        }
+        // The model's pool gave a stand-in of an unseen entry where the kernel gave its own head:
+        // fewer stood in front, and that pool is read so no more.
+        if let (Verdict::Unexplained(_), true, Some(&key)) =
+            (&verdict, was_exact, model_head.and_then(|y| self.unseen_at.get(&y)))
+        {
+            if let Some(k) = self.learnt.unseen.get_mut(&key) {
+                *k -= 1;
+                let k = *k;
+                if k == 0 {
+                    self.learnt.unseen.remove(&key);
+                }
+                self.learnt.unseen_out.insert(key);
+                self.learnt.revisions.push(Revision {
+                    line: e.line,
+                    contradicted_at: e.line,
+                    what: format!("the unseen entries of node {}'s pool of {} pages", key.0, key.1 + 1),
+                    why: "the model's pool gave one where the kernel's gave another head".into(),
+                    was: format!("{}", k + 1),
+                    now: format!("{k}"),
                 });
                 self.learnt.changed = true;
             }
@@ -1797,6 +1859,49 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The kernel took `x`, an entry from before the capture found here (its pool's head), from
+    /// node `n`'s pool, where the model's decays since the first purge gave it back.
+    /// `decay_va_pool_node` gives back `len >> 2` from the head: in the kernel's pool other
+    /// entries stood in front of it, entries from before the capture that no allocation shows
+    /// (never taken, given back by decays), kept by the first purge's decay. One more such entry
+    /// is read in that pool (up to four), and the next replay counts it in front of the known
+    /// ones taken after the first purge.
+    fn unseen_in_front(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+        let key = (n, pool_idx(size));
+        if size > 256 * PAGE_SIZE
+            || !self.learnt.pooled_at.contains(&x)
+            || self.learnt.entry_from.get(&x) != Some(&line)
+            || self.learnt.unseen_out.contains(&key)
+        {
+            return None;
+        }
+        // The pool's history counted again with `more` entries behind those the first purge
+        // pooled (in front of the older ones): the fewest that keep `x` its head now and
+        // contradict nothing the kernel did ([`PoolHistory::rerun`]).
+        let h = self.hist.as_ref()?;
+        let recs = h.recs.get(&key)?;
+        let first = recs.first().filter(|r| r.behind)?;
+        let now = self.vmap.pool_entries(n, size);
+        let have = self.learnt.unseen.get(&key).copied().unwrap_or(0);
+        let more = (1..=4u64.saturating_sub(u64::from(have))).find(|&m| {
+            let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=m).collect())].into();
+            h.rerun(recs, &now, &HashSet::new(), &inn, size, line).is_some_and(|k| k.first() == Some(&x))
+        })?;
+        let k = have + more as u32;
+        self.learnt.unseen.insert(key, k);
+        self.learnt.changed = true;
+        let why = format!(
+            "[{x:#x}, {:#x}), in node {n}'s pool of {} pages before the capture, was still there: the decays since the \
+             first purge gave back, in the kernel, {k} entr{} in front of it that no allocation shows (read so)",
+            x + size,
+            size / PAGE_SIZE,
+            if k == 1 { "y" } else { "ies" }
+        );
+        // What this allocation rests on from here on (it was read as an entry of that pool).
+        self.learnt.facts.insert(line, (Unknown::PoolEntry, why.clone()));
+        Some(why)
+    }
+
     /// The kernel took `[x, x + size)` from node `n`'s pool where the model's decay of that
     /// node, at a purge replayed before its event (an allocation showed it had begun,
     /// [`Pass::purge_early`]), gave it back. `__purge_vmap_area_lazy` decays the nodes one by
@@ -2152,6 +2257,11 @@ impl<'a> Pass<'_, 'a> {
             // pool's whole history: areas of the before file on the other node.
             (Place::Free { .. }, Some(n)) if let Some(why) = self.flipped_nodes(x, size, n, pred, e.line) => {
                 Verdict::Explained(Unknown::AreaNode, why)
+            }
+            // The kernel took from its pool's head an entry from before the capture that the model's
+            // decays gave back: entries no allocation shows stood in front of it, and took them.
+            (Place::Free { .. }, Some(n)) if let Some(why) = self.unseen_in_front(x, size, n, e.line) => {
+                Verdict::Explained(Unknown::PoolEntry, why)
             }
             // The kernel took from its pool's head an entry the model's decays gave back: the
             // model's pool counted entries from before the capture read later that it did not hold.
@@ -2897,8 +3007,13 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
         }
-        // The last read first: the tail of the pool.
+        // The last read first: the tail of the pool. Before them, the stand-ins of unseen entries
+        // read in this pool (the newest reading).
         cands.sort_by_key(|a| std::cmp::Reverse(self.learnt.entry_from.get(a).copied().unwrap_or(0)));
+        let mut stand_ins: Vec<u64> = self.unseen_at.iter().filter(|&(_, &k)| k == key).map(|(&a, _)| a).collect();
+        stand_ins.sort_unstable();
+        stand_ins.extend(cands);
+        let cands = stand_ins;
         let now = self.vmap.pool_entries(n, size);
         let none = std::collections::HashMap::new();
         let mut out = HashSet::new();
@@ -2915,8 +3030,35 @@ impl<'a> Pass<'_, 'a> {
             return None;
         }
         let first = recs.first().map_or(line, |r| r.line);
-        let mut list: Vec<u64> = out.into_iter().collect();
+        let (unseen, mut list): (Vec<u64>, Vec<u64>) = out.into_iter().partition(|a| self.unseen_at.contains_key(a));
         list.sort_unstable();
+        if !unseen.is_empty() {
+            let had = self.learnt.unseen.get(&key).copied().unwrap_or(0);
+            let left = had.saturating_sub(unseen.len() as u32);
+            if left == 0 {
+                self.learnt.unseen.remove(&key);
+            } else {
+                self.learnt.unseen.insert(key, left);
+            }
+            self.learnt.unseen_out.insert(key);
+            self.learnt.revisions.push(Revision {
+                line,
+                contradicted_at: line,
+                what: format!("the unseen entries of node {n}'s pool of {} pages", size / PAGE_SIZE),
+                why: format!("node {n}'s pool still held {x:#x} here, which its decays gave back counting them"),
+                was: format!("{had}"),
+                now: format!("{left}"),
+            });
+            self.learnt.changed = true;
+            if list.is_empty() {
+                return Some(format!(
+                    "[{x:#x}, {:#x}) was still in node {n}'s pool: the decays since the purge of trace line {first} kept \
+                     it without {} of the unseen entries read in front of the known ones: that reading is revised",
+                    x + size,
+                    unseen.len()
+                ));
+            }
+        }
         let why = format!(
             "node {n}'s pool still held {x:#x} here, which its decays since the purge of trace line {first} gave back, \
              counting that entry"

@@ -2643,6 +2643,28 @@ fn a_search_passing_over_a_whole_block_and_then_a_kept_entry_reads_both() {
     assert!(why.contains(&format!("({:#x})", pg(1))), "B1 read as another node's: {r}");
 }
 
+/// Entries from before the capture that no allocation shows can stand in a pool in front of
+/// the known ones past the first purge, and take its later decays. Node 0's pool of 2 pages
+/// holds, head first, G (never taken) and K1..K4; two purges, then CPU 0 takes K1..K4 in turn.
+/// The first purge's decay is read as giving back unseen entries only; the second (len 5)
+/// gives back G. Read without G, that decay (len 4) gives back K1, which the kernel takes next:
+/// one entry in front of K1 is read, and the next replay is exact.
+#[test]
+fn an_unseen_entry_in_front_of_the_known_ones_takes_a_later_decay() {
+    let k = |i: u64| VS + 0x10000 + (i - 1) * 0x4000;
+    let before = info(VS, VS + 0x1000, "f+0x1/0x2 vmap");
+    let mut trace = purge(0, VS, VS, 0);
+    trace += &purge(0, VS, VS, 0);
+    for i in 1..=4 {
+        trace += &alloc(0, k(i), 0x2000, 1);
+    }
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained), (4, 0), "{r}");
+    let (line, why) = &r.explanations[0];
+    assert_eq!(*line, 3, "{r}");
+    assert!(why.contains("gave back, in the kernel, 1 entry in front of it that no allocation shows"), "{r}");
+}
+
 /// `__purge_vmap_area_lazy` decays the nodes one after the other (`decay_va_pool_node`, then
 /// the node's lazy list taken): where the kernel takes from a node's pool an entry that the
 /// decay of a purge replayed early gives back, the purge stood before that node's decay there,
