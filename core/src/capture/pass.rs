@@ -123,6 +123,28 @@ impl Learnt {
         self.changed = true;
     }
 
+    /// `by` fewer unseen entries in pool `key` than read ([`Pass::unseen_in_front`]), contradicted
+    /// at `line` (`why`); that pool is read so no more.
+    fn drop_unseen(&mut self, key: (u32, usize), by: u32, line: usize, why: String) {
+        let Some(&had) = self.unseen.get(&key) else { return };
+        let left = had.saturating_sub(by);
+        if left == 0 {
+            self.unseen.remove(&key);
+        } else {
+            self.unseen.insert(key, left);
+        }
+        self.unseen_out.insert(key);
+        self.revisions.push(Revision {
+            line,
+            contradicted_at: line,
+            what: format!("the unseen entries of node {}'s pool of {} pages", key.0, key.1 + 1),
+            why,
+            was: format!("{had}"),
+            now: format!("{left}"),
+        });
+        self.changed = true;
+    }
+
     /// `[x, ..)` may be read at `line` as a pool entry from before the capture: not read so
     /// already, and not contradicted there.
     fn entry_open(&self, line: usize, x: u64) -> bool {
@@ -1126,23 +1148,8 @@ impl<'a> Pass<'_, 'a> {
         if let (Verdict::Unexplained(_), true, Some(&key)) =
             (&verdict, was_exact, model_head.and_then(|y| self.unseen_at.get(&y)))
         {
-            if let Some(k) = self.learnt.unseen.get_mut(&key) {
-                *k -= 1;
-                let k = *k;
-                if k == 0 {
-                    self.learnt.unseen.remove(&key);
-                }
-                self.learnt.unseen_out.insert(key);
-                self.learnt.revisions.push(Revision {
-                    line: e.line,
-                    contradicted_at: e.line,
-                    what: format!("the unseen entries of node {}'s pool of {} pages", key.0, key.1 + 1),
-                    why: "the model's pool gave one where the kernel's gave another head".into(),
-                    was: format!("{}", k + 1),
-                    now: format!("{k}"),
-                });
-                self.learnt.changed = true;
-            }
+            let why = "the model's pool gave one where the kernel's gave another head".to_string();
+            self.learnt.drop_unseen(key, 1, e.line, why);
         }
         // (Only an unexplained allocation revises: `revise_entry` changes what was learnt.)
         if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, align, e.line) {
@@ -1802,10 +1809,13 @@ impl<'a> Pass<'_, 'a> {
         }
         let Place::Free { start: xs, .. } = self.vmap.locate(x) else { return None };
         let in_block = |p: &Prediction| p.pool_hit.is_none() && p.tree.is_some_and(|y| xs <= y && y < x);
+        let done = |p: &Prediction| in_block(p) || p.tree.is_none_or(|y| y >= x);
+        // First in a trial given up (the kept reading learns, so it runs on the model as it is),
+        // then again, kept, once that reading holds.
         let untouched = &self.untouched;
         let mut seen = None;
         self.vmap.hold_trial(|trial| {
-            seen = hold_blocks_below(untouched, trial, x, req, pred, |p| in_block(p) || p.tree.is_none_or(|y| y >= x))
+            seen = hold_blocks_below(untouched, trial, x, req, pred, done)
                 .filter(|(p, found)| !found.is_empty() && in_block(p))
                 .map(|(p, _)| p);
             None::<()>
@@ -1813,9 +1823,7 @@ impl<'a> Pass<'_, 'a> {
         let p = seen?;
         let (u, why) = self.kept_passed_over(x, p, line)?;
         let untouched = &self.untouched;
-        let (_, found) = self.vmap.hold_trial(|trial| {
-            hold_blocks_below(untouched, trial, x, req, pred, |p| in_block(p) || p.tree.is_none_or(|y| y >= x))
-        })?;
+        let (_, found) = self.vmap.hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, pred, done))?;
         let what = self.commit_blocks(&found, line);
         Some((
             u,
@@ -1863,9 +1871,9 @@ impl<'a> Pass<'_, 'a> {
     /// node `n`'s pool, where the model's decays since the first purge gave it back.
     /// `decay_va_pool_node` gives back `len >> 2` from the head: in the kernel's pool other
     /// entries stood in front of it, entries from before the capture that no allocation shows
-    /// (never taken, given back by decays), kept by the first purge's decay. One more such entry
-    /// is read in that pool (up to four), and the next replay counts it in front of the known
-    /// ones taken after the first purge.
+    /// (never taken, given back by decays), kept by the first purge's decay. The fewest more such
+    /// entries that keep `x` the head (up to four in all) are read in that pool, and the next
+    /// replay counts them in front of the known ones taken after the first purge.
     fn unseen_in_front(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
         let key = (n, pool_idx(size));
         if size > 256 * PAGE_SIZE
@@ -1883,11 +1891,11 @@ impl<'a> Pass<'_, 'a> {
         let first = recs.first().filter(|r| r.behind)?;
         let now = self.vmap.pool_entries(n, size);
         let have = self.learnt.unseen.get(&key).copied().unwrap_or(0);
-        let more = (1..=4u64.saturating_sub(u64::from(have))).find(|&m| {
-            let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=m).collect())].into();
+        let more = (1..=4u32.saturating_sub(have)).find(|&m| {
+            let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=u64::from(m)).collect())].into();
             h.rerun(recs, &now, &HashSet::new(), &inn, size, line).is_some_and(|k| k.first() == Some(&x))
         })?;
-        let k = have + more as u32;
+        let k = have + more;
         self.learnt.unseen.insert(key, k);
         self.learnt.changed = true;
         let why = format!(
@@ -2700,10 +2708,7 @@ impl<'a> Pass<'_, 'a> {
     /// traced since, but no more than the kernel's count: the newest wait), then every list.
     fn purge_rest(&mut self, sp: Split) {
         self.split = None;
-        let taken = match self.vmap.purge_stage() {
-            Some(PurgeStop::Decayed(k)) => k + 1,
-            _ => self.vmap.nr_vmap_nodes(),
-        };
+        let taken = self.decayed_nodes();
         let on_untaken = |a: u64| matches!(self.vmap.locate(a), Place::Lazy { node, .. } if node >= taken);
         // Every lazy area on the untaken nodes, oldest first: the newest beyond the kernel's
         // count wait.
@@ -3033,23 +3038,8 @@ impl<'a> Pass<'_, 'a> {
         let (unseen, mut list): (Vec<u64>, Vec<u64>) = out.into_iter().partition(|a| self.unseen_at.contains_key(a));
         list.sort_unstable();
         if !unseen.is_empty() {
-            let had = self.learnt.unseen.get(&key).copied().unwrap_or(0);
-            let left = had.saturating_sub(unseen.len() as u32);
-            if left == 0 {
-                self.learnt.unseen.remove(&key);
-            } else {
-                self.learnt.unseen.insert(key, left);
-            }
-            self.learnt.unseen_out.insert(key);
-            self.learnt.revisions.push(Revision {
-                line,
-                contradicted_at: line,
-                what: format!("the unseen entries of node {n}'s pool of {} pages", size / PAGE_SIZE),
-                why: format!("node {n}'s pool still held {x:#x} here, which its decays gave back counting them"),
-                was: format!("{had}"),
-                now: format!("{left}"),
-            });
-            self.learnt.changed = true;
+            let why = format!("node {n}'s pool still held {x:#x} here, which its decays gave back counting them");
+            self.learnt.drop_unseen(key, unseen.len() as u32, line, why);
             if list.is_empty() {
                 return Some(format!(
                     "[{x:#x}, {:#x}) was still in node {n}'s pool: the decays since the purge of trace line {first} kept \
