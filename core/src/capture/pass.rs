@@ -88,11 +88,27 @@ pub(super) struct Learnt {
     unseen: BTreeMap<(u32, usize), u32>,
     /// Pools whose unseen entries a pop contradicted (the model's pool gave one): read no more.
     unseen_out: HashSet<(u32, usize)>,
+    /// The replay reads on after an unexplained allocation ([`replay_parsed`]'s second stage).
+    resync: bool,
+    /// The unexplained allocations a replay of that stage read on from, ascending: each starts
+    /// an epoch, and what is learnt in it is about the state there ([`Learnt::epoch`]).
+    resync_at: Vec<usize>,
     /// Something new was learnt in this replay.
     pub(super) changed: bool,
 }
 
 impl Learnt {
+    /// The epoch of what was learnt at `line`: the last unexplained allocation read on from
+    /// before it, or 0 (the start).
+    fn epoch(&self, line: usize) -> usize {
+        let k = self.resync_at.partition_point(|&r| r < line);
+        if k == 0 {
+            0
+        } else {
+            self.resync_at[k - 1]
+        }
+    }
+
     /// A pool entry from before the capture: `[x, x + size)` in node `n`'s pool.
     fn pool(&mut self, n: u32, x: u64, size: u64, line: usize) {
         self.pooled.push((n, x, size));
@@ -197,22 +213,56 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
 
 /// The replays of a parsed bundle, each with what the ones before it learnt, until one learns
 /// nothing new (16 at most); the last one's trace and report, and what was learnt.
+///
+/// Where the last one still has an unexplained allocation, a second stage reads on past it
+/// (the model steered to the kernel's address there, as the kernel went): up to 8 more
+/// replays that learn after a miss too, so that one miss does not leave every allocation of
+/// its pool after it unexplained. What they learn rests on a model already steered, so a
+/// replay of that stage is kept only while it is exact at least as far as the first stage
+/// was and gives every purge and the final busy set as well; the first one that does not
+/// ends the stage, and the last one kept is the result.
 pub(super) fn replay_parsed(
     p: &Parsed<'_>,
     profile: Profile,
 ) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
     let mut learnt = Learnt::default();
     let mut passes = 0;
-    loop {
+    let (ops, report, mut learnt) = loop {
         passes += 1;
         let (ops, mut report, mut new) = run_pass(p, profile, &learnt)?;
         let grew = std::mem::take(&mut new.changed);
         if !grew || passes >= 16 {
             finish_report(&mut report, &new, passes, grew);
-            return Ok((ops, report, new));
+            break (ops, report, new);
+        }
+        learnt = new;
+    };
+    if report.unexplained == 0 {
+        return Ok((ops, report, learnt));
+    }
+    let base = report.clone();
+    let not_worse = |r: &CaptureReport| {
+        r.unexplained_lines.first().is_none_or(|l| Some(l) >= base.unexplained_lines.first())
+            && r.unexplained <= base.unexplained
+            && r.purges_equal >= base.purges_equal
+            && (r.final_busy_equal == Some(true) || r.final_busy_equal == base.final_busy_equal)
+    };
+    let mut best = (ops, report, learnt.clone());
+    learnt.resync = true;
+    for _ in 0..8 {
+        passes += 1;
+        let (ops, mut r, mut new) = run_pass(p, profile, &learnt)?;
+        if !std::mem::take(&mut new.changed) {
+            if not_worse(&r) {
+                finish_report(&mut r, &new, passes, false);
+                best = (ops, r, new);
+            }
+            break;
         }
         learnt = new;
     }
+    best.1.passes = passes;
+    Ok(best)
 }
 
 /// The report's last figures: how many replays it took, and each revision.
@@ -275,6 +325,12 @@ pub(super) struct Pass<'p, 'a> {
     /// An unexplained allocation was met: the model's state may differ from the kernel's from
     /// here on, so nothing more is learnt about the start state in this replay.
     diverged: bool,
+    /// An unexplained allocation was met in this replay: nothing learnt before it is revised
+    /// from here on.
+    missed: bool,
+    /// The unexplained allocation this replay last read on from (0: none): the start of what
+    /// it learns now.
+    epoch_start: usize,
     /// The index in `p.events` of the event being replayed.
     pos: usize,
     /// Events replayed so far: `p.events[..fed]`.
@@ -542,7 +598,11 @@ pub(super) fn start_pass<'p, 'a>(
             }
         }
     };
+    let epoch0 = |line: usize| learnt.epoch(line) == 0;
     for &(node, start, size) in &pooled {
+        if !learnt.entry_from.get(&start).is_none_or(|&l| epoch0(l)) {
+            continue;
+        }
         if learnt.entry_from.get(&start).is_some_and(|&l| l > first_purge) {
             place_unseen(&mut vmap, &mut ops, (node, pool_idx(size)));
         }
@@ -559,7 +619,7 @@ pub(super) fn start_pass<'p, 'a>(
     vmap.log_oracle(true);
     // Space shown free but held, learnt in earlier passes.
     let mut held = Vec::new();
-    for &(s, e, line) in &learnt.held {
+    for &(s, e, line) in learnt.held.iter().filter(|h| epoch0(h.2)) {
         if vmap.hold_free(s, e).is_some() {
             take_untouched(&mut untouched, s, e);
             held.push((s, e, line));
@@ -569,7 +629,7 @@ pub(super) fn start_pass<'p, 'a>(
 
     // Blocks of unknown layout, learnt in earlier passes: held whole from the start.
     let mut blocks = Vec::new();
-    for &(s, e, line) in &learnt.blocks {
+    for &(s, e, line) in learnt.blocks.iter().filter(|b| epoch0(b.2)) {
         // What of the block is free (the pool entries learnt in it are in their pools).
         let pieces = hold_free_in(&mut vmap, s, e);
         if !pieces.is_empty() {
@@ -621,6 +681,8 @@ pub(super) fn start_pass<'p, 'a>(
         unseen_at,
         hist: Some(hist),
         diverged: false,
+        missed: false,
+        epoch_start: 0,
         pos: 0,
         drain_due: false,
         purged_early: HashMap::new(),
@@ -889,6 +951,8 @@ impl<'a> Pass<'_, 'a> {
             unseen_at: self.unseen_at.clone(),
             hist: self.hist.clone(),
             diverged: self.diverged,
+            missed: self.missed,
+            epoch_start: self.epoch_start,
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
@@ -1032,7 +1096,7 @@ impl<'a> Pass<'_, 'a> {
         let mut held_why = None;
         let mut piece = None;
         let mut released_from = None;
-        let was_exact = !self.diverged;
+        let was_exact = !self.missed;
         // Held space the kernel now allocates: a pool entry from before the capture that its
         // pool gave, or that a decay gave back to the free tree. Free again here.
         if let Some((a, b, from)) = if searched { None } else { self.release_held_over(x, x + size) } {
@@ -1180,6 +1244,9 @@ impl<'a> Pass<'_, 'a> {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
                 self.report.explained += 1;
+                if self.missed {
+                    self.report.explained_after_miss += 1;
+                }
                 match u {
                     Unknown::PoolEntry => self.report.resolved_pool_entries += 1,
                     Unknown::AreaNode => self.report.resolved_area_nodes += 1,
@@ -1194,14 +1261,81 @@ impl<'a> Pass<'_, 'a> {
                 self.report.explanations.push((e.line, why));
             }
             Verdict::Unexplained(why) => {
-                self.diverged = true;
+                // Past a miss the model is steered to the kernel's address and its state may
+                // differ from the kernel's: a resynchronised replay reads on from that state,
+                // but not from the pools' history, which counts every decay since the start.
+                self.missed = true;
                 self.report.unexplained += 1;
                 self.report.unexplained_lines.push(e.line);
                 if self.report.first_unexplained.is_none() {
                     self.report.first_unexplained = Some(format!("{} line {}: {why}", self.tname(), e.line));
                 }
+                if self.learnt.resync {
+                    self.read_on(e.line);
+                } else {
+                    self.diverged = true;
+                }
             }
         }
+    }
+
+    /// Read on past the unexplained allocation at `line`, the model steered to the kernel's
+    /// address there: `line` starts an epoch. The model's state may differ from the kernel's
+    /// from here on, so what is learnt now is about the state at `line`, not at the start: the
+    /// pool entries and held space that later allocations read in this epoch (in earlier
+    /// replays) are put in place here, and what would change the state before `line` is not
+    /// read ([`Pass::before_epoch`]). Nothing learnt before is revised from here on, and the
+    /// pools' history (which counts every decay since the start) is no longer kept.
+    fn read_on(&mut self, line: usize) {
+        if let Err(k) = self.learnt.resync_at.binary_search(&line) {
+            self.learnt.resync_at.insert(k, line);
+            self.learnt.changed = true;
+        }
+        self.epoch_start = line;
+        self.hist = None;
+        // Free-tree answers before here say nothing of the pools here, and a busy area's node
+        // is read from the start (where it was placed) only.
+        self.tree_served.clear();
+        self.guessed_node.clear();
+        let learnt = &self.learnt;
+        let mine = |l: usize| learnt.epoch(l) == line;
+        let mut pooled: Vec<(u32, u64, u64)> = learnt
+            .pooled
+            .iter()
+            .filter(|&&(_, a, _)| learnt.entry_from.get(&a).is_some_and(|&l| mine(l)))
+            .copied()
+            .collect();
+        pooled.sort_by_key(|&(_, a, _)| learnt.entry_from.get(&a).copied());
+        let held: Vec<_> = learnt.held.iter().filter(|h| mine(h.2)).copied().collect();
+        let blocks: Vec<_> = learnt.blocks.iter().filter(|b| mine(b.2)).copied().collect();
+        for (node, start, size) in pooled {
+            if self.vmap.pool_at_tail(start, size, node) {
+                take_untouched(&mut self.untouched, start, start + size);
+                self.push(follow(Follow::Pooled { node, start, size }));
+            }
+        }
+        for (s, e, l) in held {
+            if self.vmap.hold_free(s, e).is_some() {
+                take_untouched(&mut self.untouched, s, e);
+                self.held.push((s, e, l));
+                self.report.resolved_held_free += 1;
+            }
+        }
+        for (s, e, l) in blocks {
+            let pieces = hold_free_in(&mut self.vmap, s, e);
+            if !pieces.is_empty() {
+                take_untouched(&mut self.untouched, s, e);
+                self.report.resolved_held_blocks += 1;
+            }
+            self.blocks.extend(pieces.into_iter().map(|(a, b, _)| (a, b, l)));
+        }
+        self.drain_log();
+    }
+
+    /// A reading of what stood at `line` (a purge's decay or its place) would change the replay
+    /// before the epoch it is made in ([`Pass::read_on`]): not made.
+    fn before_epoch(&self, line: usize) -> bool {
+        line <= self.epoch_start
     }
 
     /// The first unexplained allocation, at `line`, where the model's free-tree answer
@@ -1520,6 +1654,7 @@ impl<'a> Pass<'_, 'a> {
         let AllocReq { size, align, vstart, vend } = req;
         let end = x.checked_add(size)?;
         if self.kept.is_empty()
+            || self.before_epoch(self.kept_line)
             || self.learnt.revised.contains_key(&line)
             || self.learnt.pool_length_out.contains(&line)
         {
@@ -1754,6 +1889,9 @@ impl<'a> Pass<'_, 'a> {
     /// `None` unless the pool is as the purge left it but for its own entries taken since,
     /// and every entry from x on is still free here.
     fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+        if self.epoch_start > 0 {
+            return None;
+        }
         let idx = pool_idx(size);
         let (given, len) = self.given.get(&(n, idx))?;
         let len = *len;
@@ -1919,7 +2057,10 @@ impl<'a> Pass<'_, 'a> {
     fn decayed_after(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
         let purge = self.kept_line;
         let from = *self.purged_early.get(&purge)?;
-        if purge <= line || !self.given.get(&(n, pool_idx(size))).is_some_and(|(g, _)| g.contains(&x)) {
+        if self.before_epoch(from)
+            || purge <= line
+            || !self.given.get(&(n, pool_idx(size))).is_some_and(|(g, _)| g.contains(&x))
+        {
             return None;
         }
         if self.learnt.decayed_after.get(&(purge, n)).is_some_and(|&m| m >= line) {
@@ -2422,7 +2563,7 @@ impl<'a> Pass<'_, 'a> {
     fn searched_before_purge(&mut self, e: &Ev, x: u64, req: AllocReq, node: Option<u32>) -> bool {
         let Some((pl, before)) = &self.before_purge else { return false };
         let pl = *pl;
-        if self.prev_line.is_some_and(|l| l >= pl) {
+        if self.before_epoch(pl) || self.prev_line.is_some_and(|l| l >= pl) {
             return false;
         }
         let was = before.predict_alloc(req.size, req.align, req.vstart, req.vend);
@@ -2565,6 +2706,9 @@ impl<'a> Pass<'_, 'a> {
     /// pools a node's areas with its highest at the head: those were node 1's). The new split
     /// and why, if it moves.
     fn lazy_split_from(&self, x: u64, pn: u32, n: u32, pos: u32) -> Option<(usize, String)> {
+        if self.epoch_start > 0 {
+            return None;
+        }
         let ix = self.lazy_run.get(&x).copied();
         let len = self.lazy_run.len();
         let cur = self.learnt.lazy_split.unwrap_or(len);

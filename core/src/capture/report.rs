@@ -54,6 +54,9 @@ pub struct CaptureReport {
     /// model's: entries from before the capture counted), and the allocations that showed it.
     pub resolved_pool_lengths: usize,
     pub explained_pool_lengths: usize,
+    /// Of the explained allocations, those after the first unexplained one: read on from a
+    /// model steered to the kernel's address there ([`super::pass`]'s second stage).
+    pub explained_after_miss: usize,
     /// Events traced while the before file was read that it already shows (left out).
     pub in_before_file: usize,
     /// The first unexplained allocation, whole.
@@ -189,6 +192,14 @@ impl fmt::Display for CaptureReport {
                     self.search_path, self.resolved_tree_shapes
                 )?;
             }
+        }
+        if self.explained_after_miss > 0 {
+            writeln!(
+                f,
+                "{} of the explained allocations come after an unexplained one: read on from the model steered to the \
+                 kernel's address there (what they rest on is about the state at that allocation, not at the start)",
+                self.explained_after_miss
+            )?;
         }
         if let Some(u) = &self.first_unexplained {
             writeln!(f, "first unexplained: {u}")?;
