@@ -5,7 +5,7 @@
 //! ```text
 //!   "vmop" 1 | COUNT | op ... op          every number a LEB128 varint, unless said
 //!   op:      TAG field ...                TAG one byte: 0..=15 the trace language's
-//!                                         commands, 32..=41 a capture's follow lines
+//!                                         commands, 32..=42 a capture's follow lines
 //!   profile: LEN NAME                     the profile's name, as the trace prints it
 //!   vectors: N item ...                   pcpu areas, purge keep addresses
 //! ```
@@ -157,8 +157,8 @@ fn encode_follow(out: &mut Vec<u8>, f: &Follow) {
             out.push(34);
             put_all(out, &[*start, u64::from(*node)]);
         }
-        Follow::Pooled { node, start, size } => {
-            out.push(35);
+        Follow::Pooled { node, start, size, head } => {
+            out.push(if *head { 42 } else { 35 });
             put_all(out, &[u64::from(*node), *start, *size]);
         }
         Follow::Hold { start, end } => {
@@ -358,9 +358,9 @@ fn decode_op(r: &mut Rd<'_>) -> Result<Op, BytesError> {
             Op::Early { size, align, vstart, vend }
         }
         #[cfg(feature = "capture")]
-        32..=41 => Op::Follow(Box::new(decode_follow(r, tag)?)),
+        32..=42 => Op::Follow(Box::new(decode_follow(r, tag)?)),
         #[cfg(not(feature = "capture"))]
-        32..=41 => {
+        32..=42 => {
             return Err(r.bad("a line that follows a kernel's capture: this build of the core has no capture replay"))
         }
         x => return Err(r.bad(format!("unknown operation tag {x}"))),
@@ -384,10 +384,10 @@ fn decode_follow(r: &mut Rd<'_>, tag: u8) -> Result<Follow, BytesError> {
             let start = r.num()?;
             Follow::Lazy { start, node: r.node()? }
         }
-        35 => {
+        35 | 42 => {
             let node = r.node()?;
             let [start, size] = r.nums()?;
-            Follow::Pooled { node, start, size }
+            Follow::Pooled { node, start, size, head: tag == 42 }
         }
         36 => {
             let [start, end] = r.nums()?;
@@ -448,7 +448,7 @@ mod tests {
         if cfg!(feature = "capture") {
             text.push_str(
                 "defer-drain\nplace 0x1000 0x3000\nplace 0x1000 0x3000 node 65535\nlazy 0x5000 node 1\n\
-                 pooled 1 0x7000 0x2000\nhold 0x9000 0xb000\nrelease 0x9000\nunpool 0x7000 0x2000\n\
+                 pooled 1 0x7000 0x2000\npooled 0 0x7000 0x2000 head\nhold 0x9000 0xb000\nrelease 0x9000\nunpool 0x7000 0x2000\n\
                  alloc 0x2000 0x1 0x1000 0x100000 = 0x4000\nalloc 0x2000 0x1 0x1000 0x100000 = 0x4000 unexplained\n\
                  purge behind decayed 0 keep 0x5000 0x6000\npurge upto 1\npurge through 0xffffc90000004000\n\
                  reclaim keep 0x1000\npurge behind\npurge-rest\npurge-rest keep 0x9000\n",

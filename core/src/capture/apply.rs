@@ -141,7 +141,7 @@ fn admit(v: &Steered, f: &Follow) -> Result<(), String> {
                 p => Err(format!("no busy area starts at {start:#x} ({p})")),
             }
         }
-        Follow::Pooled { node: n, start, size } => {
+        Follow::Pooled { node: n, start, size, .. } => {
             if !pooled {
                 return Err(format!("{} has no vmap pools", v.profile()));
             }
@@ -201,8 +201,8 @@ fn apply_setup(v: &mut Steered, f: &Follow, out: &mut String) -> Result<Outcome,
             v.make_lazy(start, node, Some(node)).map_err(refused)?;
             push_line(out, "lazy ", start, " ok\n");
         }
-        Follow::Pooled { node, start, size } => {
-            if !v.pool_at_tail(start, size, node) {
+        Follow::Pooled { node, start, size, head } => {
+            if !v.pool_at(start, size, node, head) {
                 return Err(refused(format!(
                     "pooled {node} {start:#x} {size:#x}: not a free range with a pool of node {node} ({})",
                     v.locate(start)

@@ -44,10 +44,13 @@ pub enum Follow {
         start: u64,
         node: u32,
     },
+    /// At the tail of the pool, or (`head`) at its head: an entry the kernel's pool held at an
+    /// unexplained allocation the replay read on from, in front of the model's own.
     Pooled {
         node: u32,
         start: u64,
         size: u64,
+        head: bool,
     },
     Hold {
         start: u64,
@@ -141,8 +144,9 @@ impl Follow {
                 let n = node(rest.first())?;
                 let start = num("pooled START", rest.get(1))?;
                 let size = num("pooled SIZE", rest.get(2))?;
-                done(cmd, rest, 3, "pooled N START SIZE")?;
-                Follow::Pooled { node: n, start, size }
+                let head = rest.get(3) == Some(&"head");
+                done(cmd, rest, 3 + usize::from(head), "pooled N START SIZE [head]")?;
+                Follow::Pooled { node: n, start, size, head }
             }
             "hold" => {
                 let start = num("hold START", rest.first())?;
@@ -261,7 +265,9 @@ impl fmt::Display for Follow {
             Follow::Place { start, end, node: None } => write!(f, "place {start:#x} {end:#x}"),
             Follow::Place { start, end, node: Some(n) } => write!(f, "place {start:#x} {end:#x} node {n}"),
             Follow::Lazy { start, node } => write!(f, "lazy {start:#x} node {node}"),
-            Follow::Pooled { node, start, size } => write!(f, "pooled {node} {start:#x} {size:#x}"),
+            Follow::Pooled { node, start, size, head } => {
+                write!(f, "pooled {node} {start:#x} {size:#x}{}", if *head { " head" } else { "" })
+            }
             Follow::Hold { start, end } => write!(f, "hold {start:#x} {end:#x}"),
             Follow::Release { start } => write!(f, "release {start:#x}"),
             Follow::Unpool { start, size } => write!(f, "unpool {start:#x} {size:#x}"),

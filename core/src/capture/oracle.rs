@@ -294,7 +294,12 @@ impl Steered {
     /// [`Steer::pool_at_tail`]: an entry that was pooled before the capture, behind every
     /// entry pooled since.
     pub fn pool_at_tail(&mut self, x: u64, size: u64, node: u32) -> bool {
-        self.vmap.pool_at_tail(x, size, node)
+        self.vmap.pool_at(x, size, node, false)
+    }
+
+    /// [`Steer::pool_at`]: at the tail, or at the head (`head`).
+    pub fn pool_at(&mut self, x: u64, size: u64, node: u32, head: bool) -> bool {
+        self.vmap.pool_at(x, size, node, head)
     }
 
     /// Take `[start, end)` out of the free tree into nothing (no tree, no pool): space the

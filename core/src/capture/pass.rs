@@ -331,6 +331,8 @@ pub(super) struct Pass<'p, 'a> {
     /// The unexplained allocation this replay last read on from (0: none): the start of what
     /// it learns now.
     epoch_start: usize,
+    /// The model's pool entries at the epoch's start: guesses, as the start state's pools are.
+    epoch_pools: HashSet<u64>,
     /// The index in `p.events` of the event being replayed.
     pos: usize,
     /// Events replayed so far: `p.events[..fed]`.
@@ -594,7 +596,7 @@ pub(super) fn start_pass<'p, 'a>(
             let start = UNSEEN_BASE + unseen_at.len() as u64 * UNSEEN_STRIDE;
             if vmap.pool_at_tail(start, size, key.0) {
                 unseen_at.insert(start, key);
-                ops.push(follow(Follow::Pooled { node: key.0, start, size }));
+                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false }));
             }
         }
     };
@@ -608,7 +610,7 @@ pub(super) fn start_pass<'p, 'a>(
         }
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
-            ops.push(follow(Follow::Pooled { node, start, size }));
+            ops.push(follow(Follow::Pooled { node, start, size, head: false }));
         }
     }
     for key in learnt.unseen.keys() {
@@ -683,6 +685,7 @@ pub(super) fn start_pass<'p, 'a>(
         diverged: false,
         missed: false,
         epoch_start: 0,
+        epoch_pools: HashSet::new(),
         pos: 0,
         drain_due: false,
         purged_early: HashMap::new(),
@@ -953,6 +956,7 @@ impl<'a> Pass<'_, 'a> {
             diverged: self.diverged,
             missed: self.missed,
             epoch_start: self.epoch_start,
+            epoch_pools: self.epoch_pools.clone(),
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
@@ -1308,10 +1312,14 @@ impl<'a> Pass<'_, 'a> {
         pooled.sort_by_key(|&(_, a, _)| learnt.entry_from.get(&a).copied());
         let held: Vec<_> = learnt.held.iter().filter(|h| mine(h.2)).copied().collect();
         let blocks: Vec<_> = learnt.blocks.iter().filter(|b| mine(b.2)).copied().collect();
-        for (node, start, size) in pooled {
-            if self.vmap.pool_at_tail(start, size, node) {
+        // At the heads, the first taken first: in front of the model's own entries, which are
+        // guesses here (the kernel's pool gave these first).
+        for (node, start, size) in pooled.into_iter().rev() {
+            // Inside a block held whole (its layout unknown): that part is this entry.
+            self.unhold_blocks(start, start + size);
+            if self.vmap.pool_at(start, size, node, true) {
                 take_untouched(&mut self.untouched, start, start + size);
-                self.push(follow(Follow::Pooled { node, start, size }));
+                self.push(follow(Follow::Pooled { node, start, size, head: true }));
             }
         }
         for (s, e, l) in held {
@@ -1329,7 +1337,42 @@ impl<'a> Pass<'_, 'a> {
             }
             self.blocks.extend(pieces.into_iter().map(|(a, b, _)| (a, b, l)));
         }
+        self.epoch_pools = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+        // The free space here is this epoch's start, as the before file's was the capture's: a
+        // later search that passed over some of it may show it held here.
+        self.untouched = crate::frag::free_ranges(self.vmap.vmap())
+            .into_iter()
+            .map(|(a, b)| (a.max(VMALLOC_START), b.min(VMALLOC_END)))
+            .filter(|(a, b)| a < b)
+            .collect();
         self.drain_log();
+    }
+
+    /// Past a miss ([`Pass::read_on`]): the model's pool gave its head `y`, in that pool since
+    /// the epoch's start (a guess), where the kernel's gave `[x, x + size)`, free here and
+    /// untouched since that start (or inside a block held whole): the kernel's pool held it
+    /// then, in front of `y`. Learnt for the next replay, which puts it there.
+    fn epoch_head(&mut self, x: u64, req: AllocReq, pred: Prediction, n: u32, line: usize) -> Option<String> {
+        let AllocReq { size, align, .. } = req;
+        let y = pred.pool_hit?;
+        let end = x.checked_add(size)?;
+        if self.epoch_start == 0
+            || pred.rotate
+            || !self.epoch_pools.contains(&y)
+            || x & align.wrapping_sub(1) != 0
+            || !self.learnt.entry_open(line, x)
+            || !(is_untouched(&self.untouched, x, end) || self.in_held_block(x, end))
+        {
+            return None;
+        }
+        self.learnt.pool(n, x, size, line);
+        self.learnt.changed = true;
+        Some(format!(
+            "[{x:#x}, {end:#x}) was in node {n}'s pool of {} pages at trace line {} (read on from there), in front \
+             of {y:#x}, which the model's pool gave: the kernel took it from there",
+            size / PAGE_SIZE,
+            self.epoch_start
+        ))
     }
 
     /// A reading of what stood at `line` (a purge's decay or its place) would change the replay
@@ -2299,6 +2342,13 @@ impl<'a> Pass<'_, 'a> {
         let verdict = match (place, pred.node) {
             // Kernel took from a pool an area the model has in another node's pool: an area
             // of the before file allocated for another node than its address's.
+            // Past a miss: the model's pool head a guess, the kernel's answer in front of it.
+            (_, Some(n))
+                if !self.diverged
+                    && let Some(why) = self.epoch_head(x, req, pred, n, e.line) =>
+            {
+                Verdict::Explained(Unknown::PoolEntry, why)
+            }
             _ if self.diverged || node_contradicted => Verdict::Unexplained(whole),
             // Both searched the free tree (the model's pool gave nothing, and the kernel's
             // address is free here) and each found a block the search can find: the lowest of

@@ -117,9 +117,10 @@ pub trait Steer {
     /// Give an area that is in no tree and no pool back to the free tree, merged with its
     /// neighbours (as `reclaim_list_global` does).
     fn give_back(&mut self, va: u32);
-    /// Take `[x, x + size)` out of the free tree into `node`'s pool of its size, at the tail.
-    /// `false` (nothing changed) when the range is not inside one free block or has no pool.
-    fn pool_at_tail(&mut self, x: u64, size: u64, node: u32) -> bool;
+    /// Take `[x, x + size)` out of the free tree into `node`'s pool of its size, at the tail
+    /// (or the head, `head`). `false` (nothing changed) when the range is not inside one free
+    /// block or has no pool.
+    fn pool_at(&mut self, x: u64, size: u64, node: u32, head: bool) -> bool;
     /// Make the pool entry at `pos` of `node`'s pool `idx` busy, allocated for `vn`.
     fn take_pooled(&mut self, node: u32, idx: u32, pos: u32, vn: Option<u32>) -> bool;
     /// Take every pool entry that overlaps `[x, x + size)` out of its pool, into nothing.
@@ -225,7 +226,7 @@ impl Steer for Vmap {
         self.free_tree_add::<ANY, _>(va, &mut NoObserver);
     }
 
-    fn pool_at_tail(&mut self, x: u64, size: u64, node: u32) -> bool {
+    fn pool_at(&mut self, x: u64, size: u64, node: u32, head: bool) -> bool {
         let idx = pool_idx(size);
         if node >= self.nodes.len() as u32 || size == 0 || idx >= MAX_VA_SIZE_PAGES {
             return false;
@@ -239,7 +240,11 @@ impl Steer for Vmap {
         if pools.len() <= idx {
             pools.resize_with(MAX_VA_SIZE_PAGES, Default::default);
         }
-        pools[idx].push_back(va);
+        if head {
+            pools[idx].push_front(va);
+        } else {
+            pools[idx].push_back(va);
+        }
         true
     }
 

@@ -678,12 +678,98 @@ fn what_is_learnt_after_an_unexplained_allocation_is_about_the_state_there() {
     assert_eq!((r.explained_after_miss, r.resolved_pool_entries), (1, 1), "{r}");
     let text = vmapviz_core::trace::format_trace(&ops);
     let first = text.find(&format!("alloc 0x2000 0x1 {VS:#x}")).expect("the first allocation is printed");
-    let pooled = text.find(&format!("pooled 0 {e:#x} 0x2000\n")).expect("the entry is printed");
+    let pooled = text.find(&format!("pooled 0 {e:#x} 0x2000 head\n")).expect("the entry is printed");
     assert!(first < pooled, "{text}");
     // The same untouched area taken first is a pool entry from before the capture.
     let (_, r) =
         replay_capture(bundle(&before, &alloc(0, e, 0x2000, 1), None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.explained, r.unexplained, r.explained_after_miss), (1, 1, 0, 0), "{r}");
+}
+
+/// The free space at an unexplained allocation is that epoch's start, as the before file's was
+/// the capture's: space allocated and freed before it may have been held there. [VS + 0x1000,
+/// VS + 0x3000) is allocated in a window of its own, freed and purged (back to the free tree:
+/// touched since the start). Line 4 is unexplained. At line 5 the model's free tree gives VS +
+/// 0x1000, the kernel VS + 0x10000: its search passed over that space, held at line 4 (not a
+/// pool entry at the kernel's address, which the same allocation before the miss would read).
+#[test]
+fn past_a_miss_space_touched_before_it_can_be_held() {
+    let w = VS + 0x10_0000;
+    let x = VS + 0x10000;
+    let before = format!("{}{}", info(VS, VS + 0x1000, "f+0x1/0x2 vmap"), info(VS + 0x3000, x, "f+0x1/0x2 vmap"));
+    let trace = format!(
+        "{}{}{}{}{}",
+        alloc_window(0, VS + 0x1000, 0x2000, VS, w),
+        free(0, VS + 0x1000, 2),
+        purge(0, VS + 0x1000, VS + 0x3000, 1),
+        alloc_window(0, VS, 0x1000, VS, w),
+        alloc(0, x, 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 1, 1), "{r}");
+    assert_eq!(r.unexplained_lines, vec![4], "{r}");
+    assert_eq!(r.explanations.iter().map(|e| e.0).collect::<Vec<_>>(), vec![5], "{r}");
+    assert!(r.explanations[0].1.starts_with(&format!("[{:#x}, {:#x})", VS + 0x1000, VS + 0x3000)), "{r}");
+    assert_eq!((r.explained_held, r.resolved_pool_entries, r.explained_after_miss), (1, 0, 1), "{r}");
+}
+
+/// After an unexplained allocation the model's pools are guesses too: a pool's head there that
+/// the kernel's pool did not give first had the kernel's answer in front of it. Node 0's pool of
+/// two pages holds L (a lazy area of the before file, purged at line 1). Line 2 is unexplained
+/// (a window of its own: the kernel took [VS, VS + 0x2000), busy in the model). Line 3: the
+/// model's pool gives L, the kernel X, untouched: X was at that pool's head at line 2, in front
+/// of L (explained, after the miss); line 4 then takes L from the head, equal. The printed
+/// trace puts X at the head after line 2's allocation and replays to the kernel's addresses.
+#[test]
+fn past_a_miss_the_kernels_pool_held_its_answer_in_front_of_the_models_head() {
+    let l = VS + 0x20000;
+    let x = VS + 0x40000;
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 vmap");
+    before += &info(l, l + 0x2000, "unpurged vm_area");
+    let trace = format!(
+        "{}{}{}{}",
+        purge(0, l, l + 0x2000, 1),
+        alloc_window(0, VS, 0x2000, VS, VS + 0x100000),
+        alloc(0, x, 0x2000, 1),
+        alloc(0, l, 0x2000, 1)
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 1, 1, 1), "{r}");
+    assert_eq!(r.unexplained_lines, vec![2], "{r}");
+    let lines: Vec<usize> = r.explanations.iter().map(|e| e.0).collect();
+    assert_eq!(lines, vec![3], "{r}");
+    assert!(r.explanations[0].1.contains(&format!("in front of {l:#x}")), "{r}");
+    assert_eq!((r.explained_after_miss, r.resolved_pool_entries), (1, 1), "{r}");
+    let text = vmapviz_core::trace::format_trace(&ops);
+    let miss = text.find(&format!("= {VS:#x} unexplained")).expect("the miss is printed");
+    let head = text.find(&format!("pooled 0 {x:#x} 0x2000 head\n")).expect("the entry is printed");
+    assert!(miss < head, "{text}");
+    // Replayed alone, the model's own answers at lines 3 and 4 are the kernel's.
+    let mut v = Steered::new(Profile::Linux618);
+    let mut own = Vec::new();
+    for op in &ops {
+        match op {
+            vmapviz_core::trace::Op::Cpus(n) => v.set_cpus(*n).unwrap(),
+            vmapviz_core::trace::Op::Follow(f) => {
+                let mut out = String::new();
+                let o = vmapviz_core::capture::apply::follow(&mut v, f, &mut out, &mut NoObserver);
+                // The miss (the kernel's area busy in the model) is refused, state unchanged.
+                if let vmapviz_core::capture::follow::Follow::Alloc { addr, .. } = **f {
+                    own.push(match o {
+                        Ok(vmapviz_core::error::Outcome::Done) => true,
+                        Ok(vmapviz_core::error::Outcome::Warned(vmapviz_core::VmapError::Followed {
+                            model, ..
+                        })) => model == Some(addr),
+                        _ => false,
+                    });
+                } else {
+                    o.unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(own, vec![false, true, true], "{text}");
 }
 
 /// The before file is read with the events on, and `scripts/capture.sh` marks in the trace when
