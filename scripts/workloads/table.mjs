@@ -33,6 +33,10 @@ const kinds = (r) => {
     .join(', ');
 };
 
+// Of the explained allocations, those after an unexplained one (read on from the model
+// steered to the kernel's address there).
+const after = (r) => (r.explained_after_miss ? `; ${r.explained_after_miss} of them after a miss` : '');
+
 console.log('| capture | allocations | equal | explained (by unknown) | unexplained | final busy | purges equal |');
 console.log('|---|---:|---:|---|---:|---|---:|');
 for (const dir of args) {
@@ -46,6 +50,6 @@ for (const dir of args) {
   const fin = r.final_busy_equal === true ? 'equal' : r.final_busy_equal === false ? '**differs**' : 'no after file';
   const unexpl = r.unexplained ? `**${r.unexplained}**` : '0';
   console.log(
-    `| ${basename(dir)} | ${r.allocations} | ${r.equal} | ${r.explained}${r.explained ? ` (${kinds(r)})` : ''} | ${unexpl} | ${fin} | ${r.purges_equal} of ${r.purges} |`,
+    `| ${basename(dir)} | ${r.allocations} | ${r.equal} | ${r.explained}${r.explained ? ` (${kinds(r)}${after(r)})` : ''} | ${unexpl} | ${fin} | ${r.purges_equal} of ${r.purges} |`,
   );
 }

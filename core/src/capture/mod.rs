@@ -109,6 +109,14 @@
 //! nothing known explains it, showing the first such allocation whole) and the model takes the
 //! kernel's address, so that one difference does not hide the rest.
 //!
+//! A second stage reads on past such a miss: each unexplained allocation starts an **epoch**,
+//! and what the allocations after it show is learnt about the state there, as the before file's
+//! is about the capture's start (its free space may have been held, its pools' entries are
+//! guesses, and what is learnt is put in place right after that allocation). Nothing that would
+//! change the replay before the epoch is read in it, nothing before it is revised, and the
+//! stage's result is kept only at a fixpoint that misses no earlier and no more
+//! (`replay_parsed`).
+//!
 //! The layer: [`oracle`] steers the allocator where the kernel went, the passes replay the
 //! bundle, [`follow`] prints and reads back what they learnt as trace lines and [`apply`]
 //! applies those lines to the steered model, [`stream`]
