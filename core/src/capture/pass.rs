@@ -216,11 +216,11 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
 ///
 /// Where the last one still has an unexplained allocation, a second stage reads on past it
 /// (the model steered to the kernel's address there, as the kernel went): up to 8 more
-/// replays that learn after a miss too, so that one miss does not leave every allocation of
-/// its pool after it unexplained. What they learn rests on a model already steered, so a
-/// replay of that stage is kept only while it is exact at least as far as the first stage
-/// was and gives every purge and the final busy set as well; the first one that does not
-/// ends the stage, and the last one kept is the result.
+/// replays that learn after a miss too ([`Pass::read_on`]), so that one miss does not leave
+/// every allocation of its pool after it unexplained. What they learn rests on a model
+/// already steered, so that stage's last replay is the result only where it learnt nothing
+/// new (a fixpoint), misses no earlier than the first stage and no more often, and gives every
+/// purge and the final busy set as well; else the first stage's stands.
 pub(super) fn replay_parsed(
     p: &Parsed<'_>,
     profile: Profile,
