@@ -322,11 +322,8 @@ pub(super) struct Pass<'p, 'a> {
     tree_served: std::collections::HashMap<(u32, usize), Vec<TreeAnswer>>,
     /// The stand-ins of unseen pool entries, by start: their pool.
     unseen_at: HashMap<u64, (u32, usize)>,
-    /// An unexplained allocation was met: the model's state may differ from the kernel's from
-    /// here on, so nothing more is learnt about the start state in this replay.
-    diverged: bool,
     /// An unexplained allocation was met in this replay: nothing learnt before it is revised
-    /// from here on.
+    /// from here on, and in the first stage nothing more is learnt ([`Pass::diverged`]).
     missed: bool,
     /// The unexplained allocation this replay last read on from (0: none): the start of what
     /// it learns now.
@@ -619,27 +616,14 @@ pub(super) fn start_pass<'p, 'a>(
 
     // From here on, every change the requests do not say is logged for the printed trace.
     vmap.log_oracle(true);
-    // Space shown free but held, learnt in earlier passes.
-    let mut held = Vec::new();
-    for &(s, e, line) in learnt.held.iter().filter(|h| epoch0(h.2)) {
-        if vmap.hold_free(s, e).is_some() {
-            take_untouched(&mut untouched, s, e);
-            held.push((s, e, line));
-            report.resolved_held_free += 1;
-        }
-    }
-
-    // Blocks of unknown layout, learnt in earlier passes: held whole from the start.
-    let mut blocks = Vec::new();
-    for &(s, e, line) in learnt.blocks.iter().filter(|b| epoch0(b.2)) {
-        // What of the block is free (the pool entries learnt in it are in their pools).
-        let pieces = hold_free_in(&mut vmap, s, e);
-        if !pieces.is_empty() {
-            take_untouched(&mut untouched, s, e);
-            report.resolved_held_blocks += 1;
-        }
-        blocks.extend(pieces.into_iter().map(|(a, b, _)| (a, b, line)));
-    }
+    // Space shown free but held, and blocks of unknown layout, learnt in earlier passes.
+    let (held, blocks) = hold_learnt(
+        &mut vmap,
+        &mut untouched,
+        &mut report,
+        learnt.held.iter().copied().filter(|h| epoch0(h.2)),
+        learnt.blocks.iter().copied().filter(|b| epoch0(b.2)),
+    );
 
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
@@ -682,7 +666,6 @@ pub(super) fn start_pass<'p, 'a>(
         tree_served: std::collections::HashMap::new(),
         unseen_at,
         hist: Some(hist),
-        diverged: false,
         missed: false,
         epoch_start: 0,
         epoch_pools: HashSet::new(),
@@ -698,6 +681,40 @@ pub(super) fn start_pass<'p, 'a>(
         ops,
         fed: 0,
     })
+}
+
+/// Space held: [start, end) and the line that showed it.
+type Span = (u64, u64, usize);
+
+/// Hold what earlier replays learnt held, where it is free now (at the start, or at an epoch's
+/// start: [`Pass::read_on`]): the areas `held`, and the blocks of unknown layout `blocks`
+/// whole (what of each is free: the pool entries learnt in it are in their pools). The areas
+/// held, and the blocks' free pieces.
+fn hold_learnt(
+    vmap: &mut Steered,
+    untouched: &mut BTreeMap<u64, u64>,
+    report: &mut CaptureReport,
+    held: impl Iterator<Item = Span>,
+    blocks: impl Iterator<Item = Span>,
+) -> (Vec<Span>, Vec<Span>) {
+    let mut areas = Vec::new();
+    for (s, e, line) in held {
+        if vmap.hold_free(s, e).is_some() {
+            take_untouched(untouched, s, e);
+            areas.push((s, e, line));
+            report.resolved_held_free += 1;
+        }
+    }
+    let mut pieces_held = Vec::new();
+    for (s, e, line) in blocks {
+        let pieces = hold_free_in(vmap, s, e);
+        if !pieces.is_empty() {
+            take_untouched(untouched, s, e);
+            report.resolved_held_blocks += 1;
+        }
+        pieces_held.extend(pieces.into_iter().map(|(a, b, _)| (a, b, line)));
+    }
+    (areas, pieces_held)
 }
 
 /// A purge's stage, for the report.
@@ -953,7 +970,6 @@ impl<'a> Pass<'_, 'a> {
             tree_served: self.tree_served.clone(),
             unseen_at: self.unseen_at.clone(),
             hist: self.hist.clone(),
-            diverged: self.diverged,
             missed: self.missed,
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
@@ -1091,12 +1107,12 @@ impl<'a> Pass<'_, 'a> {
             h.allocs.push((e.line, x, x.saturating_add(size)));
         }
         let mut pred = pred;
-        if pred.addr() != Some(x) && !self.diverged {
+        if pred.addr() != Some(x) && !self.diverged() {
             if let Some(p2) = self.purge_early(e, x, req) {
                 pred = p2;
             }
         }
-        let searched = pred.addr() != Some(x) && !self.diverged && self.searched_before_purge(e, x, req, pred.node);
+        let searched = pred.addr() != Some(x) && !self.diverged() && self.searched_before_purge(e, x, req, pred.node);
         let mut held_why = None;
         let mut piece = None;
         let mut released_from = None;
@@ -1118,7 +1134,7 @@ impl<'a> Pass<'_, 'a> {
         }
         // Held space given back here, and the model still does not give the kernel's address:
         // the reading that held it is contradicted (revised below), not read anew here.
-        if pred.addr() != Some(x) && !self.diverged && released_from.is_none() && !searched {
+        if pred.addr() != Some(x) && !self.diverged() && released_from.is_none() && !searched {
             // One area held is one unknown, as a pool entry at the kernel's address would be;
             // more only where that reading is out: no pool (outside the default window, or too
             // big), the kernel served this size on this node from its free tree before, the
@@ -1276,8 +1292,6 @@ impl<'a> Pass<'_, 'a> {
                 }
                 if self.learnt.resync {
                     self.read_on(e.line);
-                } else {
-                    self.diverged = true;
                 }
             }
         }
@@ -1322,21 +1336,10 @@ impl<'a> Pass<'_, 'a> {
                 self.push(follow(Follow::Pooled { node, start, size, head: true }));
             }
         }
-        for (s, e, l) in held {
-            if self.vmap.hold_free(s, e).is_some() {
-                take_untouched(&mut self.untouched, s, e);
-                self.held.push((s, e, l));
-                self.report.resolved_held_free += 1;
-            }
-        }
-        for (s, e, l) in blocks {
-            let pieces = hold_free_in(&mut self.vmap, s, e);
-            if !pieces.is_empty() {
-                take_untouched(&mut self.untouched, s, e);
-                self.report.resolved_held_blocks += 1;
-            }
-            self.blocks.extend(pieces.into_iter().map(|(a, b, _)| (a, b, l)));
-        }
+        let (h, b) =
+            hold_learnt(&mut self.vmap, &mut self.untouched, &mut self.report, held.into_iter(), blocks.into_iter());
+        self.held.extend(h);
+        self.blocks.extend(b);
         self.epoch_pools = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
         // The free space here is this epoch's start, as the before file's was the capture's: a
         // later search that passed over some of it may show it held here.
@@ -1373,6 +1376,13 @@ impl<'a> Pass<'_, 'a> {
             size / PAGE_SIZE,
             self.epoch_start
         ))
+    }
+
+    /// An unexplained allocation was met in the first stage: the model's state may differ from
+    /// the kernel's from here on, so nothing more is learnt in this replay (the second stage
+    /// reads on, [`Pass::read_on`]).
+    fn diverged(&self) -> bool {
+        self.missed && !self.learnt.resync
     }
 
     /// A reading of what stood at `line` (a purge's decay or its place) would change the replay
@@ -2344,12 +2354,12 @@ impl<'a> Pass<'_, 'a> {
             // of the before file allocated for another node than its address's.
             // Past a miss: the model's pool head a guess, the kernel's answer in front of it.
             (_, Some(n))
-                if !self.diverged
+                if !self.diverged()
                     && let Some(why) = self.epoch_head(x, req, pred, n, e.line) =>
             {
                 Verdict::Explained(Unknown::PoolEntry, why)
             }
-            _ if self.diverged || node_contradicted => Verdict::Unexplained(whole),
+            _ if self.diverged() || node_contradicted => Verdict::Unexplained(whole),
             // Both searched the free tree (the model's pool gave nothing, and the kernel's
             // address is free here) and each found a block the search can find: the lowest of
             // the search length, or a shorter one below it that fits exactly and lay on the
@@ -2845,7 +2855,7 @@ impl<'a> Pass<'_, 'a> {
     fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
         // Kept for an allocation traced after it whose search ran before it; not for a reclaim
         // (the failed allocation's own, retried after it).
-        self.before_purge = (!self.diverged && self.split.is_none() && !self.full_purge_due && self.first_after(e))
+        self.before_purge = (!self.diverged() && self.split.is_none() && !self.full_purge_due && self.first_after(e))
             .then(|| (e.line, Box::new(self.vmap.clone())));
         self.purge_part(e, start, end, num_purged, None)
     }
@@ -3406,7 +3416,7 @@ impl<'a> Pass<'_, 'a> {
         // before file whose node was a guess, lazy here on another node's list, was allocated
         // for that node (its vn_id sends it there): learnt for the next replay (no allocation
         // showed it, so none is explained by it).
-        if klazy.len() == mlazy.len() && klazy.len() > 1 && !self.diverged {
+        if klazy.len() == mlazy.len() && klazy.len() > 1 && !self.diverged() {
             for (k, run) in klazy.iter().enumerate() {
                 for &(a, _) in run {
                     let here = mlazy.iter().position(|l| l.iter().any(|&(b, _)| b == a));
