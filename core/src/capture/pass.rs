@@ -33,6 +33,9 @@ pub(super) struct Learnt {
     entry_out: HashSet<(usize, u64)>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
+    /// Allocations of the capture made for another node than the CPU of their trace line
+    /// ([`Pass::decayed_less`]): by line, (the area's start, the node).
+    alloc_node: BTreeMap<usize, (u64, u32)>,
     /// Space the "before" file shows free that the kernel held (the free-tree search passed
     /// over it), as [start, end), in the order it was found.
     held: Vec<(u64, u64, usize)>,
@@ -90,6 +93,12 @@ pub(super) struct Learnt {
     unseen_out: HashSet<(u32, usize)>,
     /// The replay reads on after an unexplained allocation ([`replay_parsed`]'s second stage).
     resync: bool,
+    /// Allocations of the capture may be read as made for another node than their trace
+    /// line's CPU ([`Pass::decayed_less`]; [`replay_parsed`]'s first stage, run again).
+    migrations: bool,
+    /// In the last replay, such a reading would have explained an allocation that nothing
+    /// else did.
+    migration_open: bool,
     /// The unexplained allocations a replay of that stage read on from, ascending: each starts
     /// an epoch, and what is learnt in it is about the state there ([`Learnt::epoch`]).
     resync_at: Vec<usize>,
@@ -225,35 +234,55 @@ pub(super) fn replay_parsed(
     p: &Parsed<'_>,
     profile: Profile,
 ) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
-    let mut learnt = Learnt::default();
     let mut passes = 0;
-    let (ops, report, mut learnt) = loop {
-        passes += 1;
-        let (ops, mut report, mut new) = run_pass(p, profile, &learnt)?;
-        let grew = std::mem::take(&mut new.changed);
-        if !grew || passes >= 16 {
-            finish_report(&mut report, &new, passes, grew);
-            break (ops, report, new);
+    let mut stage = |mut learnt: Learnt| -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
+        let mut n = 0;
+        loop {
+            n += 1;
+            passes += 1;
+            let (ops, mut report, mut new) = run_pass(p, profile, &learnt)?;
+            let grew = std::mem::take(&mut new.changed);
+            if !grew || n >= 16 {
+                finish_report(&mut report, &new, passes, grew);
+                return Ok((ops, report, new));
+            }
+            learnt = new;
         }
-        learnt = new;
     };
+    let (ops, report, learnt) = stage(Learnt::default())?;
     if report.unexplained == 0 {
         return Ok((ops, report, learnt));
     }
-    let base = report.clone();
-    let not_worse = |r: &CaptureReport| {
+    // No better than `base`: the first miss no earlier, no more of them, every purge and the
+    // final busy set as well.
+    let not_worse = |r: &CaptureReport, base: &CaptureReport| {
         r.unexplained_lines.first().is_none_or(|l| Some(l) >= base.unexplained_lines.first())
             && r.unexplained <= base.unexplained
             && r.purges_equal >= base.purges_equal
             && (r.final_busy_equal == Some(true) || r.final_busy_equal == base.final_busy_equal)
     };
+    // The first stage again, where an allocation of the capture may have been made for another
+    // node than its trace line's CPU: kept only if it explains more.
+    // Run only where such a reading was open in its last replay.
+    let again =
+        if learnt.migration_open { Some(stage(Learnt { migrations: true, ..Learnt::default() })?) } else { None };
+    let (ops, report, mut learnt) = match again {
+        Some(again) if again.1.unexplained < report.unexplained && not_worse(&again.1, &report) => again,
+        _ => (ops, report, learnt),
+    };
+    if report.unexplained == 0 {
+        let mut report = report;
+        report.passes = passes;
+        return Ok((ops, report, learnt));
+    }
+    let base = report.clone();
     let mut best = (ops, report, learnt.clone());
     learnt.resync = true;
     for _ in 0..8 {
         passes += 1;
         let (ops, mut r, mut new) = run_pass(p, profile, &learnt)?;
         if !std::mem::take(&mut new.changed) {
-            if not_worse(&r) {
+            if not_worse(&r, &base) {
                 finish_report(&mut r, &new, passes, false);
                 best = (ops, r, new);
             }
@@ -283,6 +312,9 @@ pub(super) struct Pass<'p, 'a> {
     pub(super) learnt: Learnt,
     /// Busy areas of the "before" file whose node is a guess (the node of their address).
     guessed_node: HashSet<u64>,
+    /// Areas the free tree gave in this replay (the default window, a pool's size), their node
+    /// the CPU of the trace line, which can be another than `node_alloc`'s: by start, the line.
+    tree_alloc: HashMap<u64, usize>,
     /// Space shown free but held: [start, end) and the line that showed it. (Not the model's
     /// handle: a trial copy of the model that is adopted has its objects elsewhere in wasm, so
     /// the model finds held space by its start: [`Steered::release_held_at`].)
@@ -387,6 +419,7 @@ fn run_pass(
     learnt: &Learnt,
 ) -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
     let mut pass = start_pass(Cow::Borrowed(p), profile, learnt)?;
+    pass.learnt.migration_open = false;
     pass.feed_to(p.events.len());
     pass.compare_after();
     Ok((pass.ops, pass.report, pass.learnt))
@@ -652,6 +685,7 @@ pub(super) fn start_pass<'p, 'a>(
         report,
         learnt,
         guessed_node,
+        tree_alloc: HashMap::new(),
         held,
         blocks,
         shapes: BTreeMap::new(),
@@ -956,6 +990,7 @@ impl<'a> Pass<'_, 'a> {
             report: self.report.clone(),
             learnt: self.learnt.clone(),
             guessed_node: self.guessed_node.clone(),
+            tree_alloc: self.tree_alloc.clone(),
             held: self.held.clone(),
             blocks: self.blocks.clone(),
             shapes: self.shapes.clone(),
@@ -1037,10 +1072,18 @@ impl<'a> Pass<'_, 'a> {
             }
             return;
         }
-        if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && e.cpu != self.vmap.cpu() {
+        // An allocation read as made for another node ran `node_alloc` on a CPU of that node.
+        let cpu = match (e.ev, self.learnt.alloc_node.get(&e.line)) {
+            (FtraceEvent::Alloc { .. }, Some(&(_, n))) => {
+                let nodes = self.vmap.nr_vmap_nodes();
+                self.p.online.iter().copied().find(|&c| c % nodes == n).unwrap_or(e.cpu)
+            }
+            _ => e.cpu,
+        };
+        if (self.vmap.nr_vmap_nodes() > 1 || self.vmap.cpus() > 1) && cpu != self.vmap.cpu() {
             // Checked against the online CPUs when parsing.
-            let _ = self.vmap.set_cpu(u64::from(e.cpu));
-            self.push(Op::Cpu(u64::from(e.cpu)));
+            let _ = self.vmap.set_cpu(u64::from(cpu));
+            self.push(Op::Cpu(u64::from(cpu)));
         }
         if e.in_read && self.already_in_before(e) {
             return;
@@ -1169,6 +1212,8 @@ impl<'a> Pass<'_, 'a> {
         }
         let model_head = pred.pool_hit;
         let model_tree = pred.tree;
+        // The model's free tree gave the kernel's address (no pool).
+        let from_tree = piece.is_none() && (searched || (pred.addr() == Some(x) && pred.pool_hit.is_none()));
         let verdict = if let Some(v) = piece {
             v
         } else if searched {
@@ -1251,6 +1296,16 @@ impl<'a> Pass<'_, 'a> {
         // Allocated again: its node from here on is the CPU's, no longer the run's nor a guess.
         self.lazy_run.remove(&x);
         self.guessed_node.remove(&x);
+        self.tree_alloc.remove(&x);
+        if from_tree
+            && vstart == VMALLOC_START
+            && vend == VMALLOC_END
+            && size <= 256 * PAGE_SIZE
+            && self.vmap.nr_vmap_nodes() > 1
+            && !self.learnt.alloc_node.contains_key(&e.line)
+        {
+            self.tree_alloc.insert(x, e.line);
+        }
         // A short block the allocation took from is another block from here on: its shape facts
         // end (the kernel's tree changed there too).
         self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
@@ -1315,6 +1370,7 @@ impl<'a> Pass<'_, 'a> {
         // is read from the start (where it was placed) only.
         self.tree_served.clear();
         self.guessed_node.clear();
+        self.tree_alloc.clear();
         let learnt = &self.learnt;
         let mine = |l: usize| learnt.epoch(l) == line;
         let mut pooled: Vec<(u32, u64, u64)> = learnt
@@ -1495,16 +1551,18 @@ impl<'a> Pass<'_, 'a> {
         else {
             return;
         };
-        let was = self.learnt.nodes.remove(&y);
+        let traced = self.learnt.alloc_node.values().find(|&&(a, _)| a == y).map(|&(_, n)| n);
+        let was = self.learnt.nodes.remove(&y).or(traced);
         self.learnt.node_from.remove(&y);
         self.learnt.node_ruled_out.entry(from).or_default().insert(y);
         self.learnt.facts.remove(&from);
         // The other areas of that reading go back to guesses with it: a reading stands or falls
         // whole (only `y` is ruled out there).
         let with: Vec<u64> = self.learnt.node_from.iter().filter(|&(_, &l)| l == from).map(|(&a, _)| a).collect();
-        for a in with {
+        for &a in with.iter().chain([y].iter()) {
             self.learnt.nodes.remove(&a);
             self.learnt.node_from.remove(&a);
+            self.learnt.alloc_node.retain(|_, &mut (b, _)| b != a);
         }
         self.learnt.revisions.push(Revision {
             line: from,
@@ -1941,7 +1999,7 @@ impl<'a> Pass<'_, 'a> {
     /// read as allocated for another node, the oldest first; the next replay starts from that.
     /// `None` unless the pool is as the purge left it but for its own entries taken since,
     /// and every entry from x on is still free here.
-    fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
+    fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize, traced: bool) -> Option<String> {
         if self.epoch_start > 0 {
             return None;
         }
@@ -1950,7 +2008,8 @@ impl<'a> Pass<'_, 'a> {
         let len = *len;
         let k = given.iter().position(|&a| a == x)?;
         let kept = self.kept.get(&(n, idx)).cloned().unwrap_or_default();
-        if self.vmap.pool_entries(n, size) != kept {
+        // Nothing taken from it since (that purge pooled its own in front of what it kept).
+        if !self.vmap.pool_entries(n, size).ends_with(&kept) {
             return None;
         }
         let free = |a: u64| matches!(self.vmap.locate(a), Place::Free { end, .. } if a + size <= end);
@@ -1961,26 +2020,60 @@ impl<'a> Pass<'_, 'a> {
         // Behind x in the pool the decay began with: the rest of what it gave, then what it kept.
         // Not an area whose reading here a later allocation contradicted.
         let out = self.learnt.node_ruled_out.get(&line);
-        let behind: Vec<u64> = given[k + 1..]
-            .iter()
-            .chain(kept.iter())
-            .copied()
-            .filter(|a| self.guessed_node.contains(a) && !out.is_some_and(|o| o.contains(a)))
-            .collect();
-        if behind.len() < need {
+        let open: Vec<u64> =
+            given[k + 1..].iter().chain(kept.iter()).copied().filter(|a| !out.is_some_and(|o| o.contains(a))).collect();
+        let behind: Vec<u64> = open.iter().copied().filter(|a| self.guessed_node.contains(a)).collect();
+        // Too few: areas the free tree gave during the capture too. `node_alloc` reads the CPU
+        // first; the allocation may sleep after (the `vmap_area` and the preload are allocated),
+        // and the event is traced on the CPU the task runs on then.
+        let found: Vec<(u64, usize)> = if behind.len() < need {
+            open.iter().filter_map(|a| self.tree_alloc.get(a).map(|&l| (*a, l))).collect()
+        } else {
+            Vec::new()
+        };
+        if behind.len() + found.len() < need {
             return None;
         }
+        if !traced && behind.len() < need {
+            self.learnt.migration_open = true;
+            return None;
+        }
+        let traced = found;
         let nodes = self.vmap.nr_vmap_nodes();
-        let moved: Vec<u64> = behind[behind.len() - need..].to_vec();
+        let to = (n + 1) % nodes;
+        let moved: Vec<u64> = behind[behind.len().saturating_sub(need)..].to_vec();
+        let moved_traced: Vec<(u64, usize)> = traced[traced.len() + moved.len() - need..].to_vec();
         for &a in &moved {
-            self.read_node(a, (n + 1) % nodes, line);
+            self.read_node(a, to, line);
+        }
+        for &(a, at) in &moved_traced {
+            self.read_alloc_node(a, at, to, line);
         }
         let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
+        let which = match (moved.len(), moved_traced.len()) {
+            (_, 0) => format!("{need} of the busy areas of the before file the model had put in it by their address"),
+            (0, m) => format!("{m} of the areas its free tree gave during the capture"),
+            (g, m) => format!(
+                "{g} of the busy areas of the before file the model had put in it by their address ({list}) and {m} \
+                 of the areas its free tree gave during the capture"
+            ),
+        };
+        let list = if moved_traced.is_empty() {
+            list
+        } else {
+            let traced = moved_traced.iter().map(|(a, at)| format!("{a:#x} at trace line {at}"));
+            traced.collect::<Vec<_>>().join(", ")
+        };
+        let how = if moved_traced.is_empty() {
+            ""
+        } else {
+            " (`node_alloc` takes the CPU's node before the allocation may sleep; the event is traced on the CPU \
+             the task runs on after it)"
+        };
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool: the decay at the purge of trace line {} gave back {k} of \
-             its entries, not the model's {} (len >> 2 of {len}), so that pool held at most {} entries; {need} of \
-             the busy areas of the before file the model had put in it by their address were allocated for another \
-             node: read so, the oldest first ({list})",
+             its entries, not the model's {} (len >> 2 of {len}), so that pool held at most {} entries; {which} were \
+             allocated for another node{how}: read so, the oldest first ({list})",
             x + size,
             self.kept_line,
             len >> 2,
@@ -2048,7 +2141,7 @@ impl<'a> Pass<'_, 'a> {
         let (a, size, n) = *cands.first()?;
         // Its pool shorter in the kernel: areas of the before file on another node, or entries
         // from before the capture read at later allocations that it did not hold.
-        let (u, why) = match self.decayed_less(a, size, n, line) {
+        let (u, why) = match self.decayed_less(a, size, n, line, self.learnt.migrations) {
             Some(why) => (Unknown::AreaNode, why),
             None => (Unknown::PoolEntry, self.counted_entries_out(a, size, n, line, false)?),
         };
@@ -2152,6 +2245,15 @@ impl<'a> Pass<'_, 'a> {
     fn read_node(&mut self, a: u64, n: u32, line: usize) {
         self.guessed_node.remove(&a);
         self.learnt.nodes.insert(a, n);
+        self.learnt.node_from.insert(a, line);
+        self.learnt.changed = true;
+    }
+
+    /// The allocation at trace line `at`, area `a`, read as made for node `n` at `line`: the
+    /// next replay runs its `node_alloc` on a CPU of that node (revised as [`Pass::read_node`]).
+    fn read_alloc_node(&mut self, a: u64, at: usize, n: u32, line: usize) {
+        self.tree_alloc.remove(&a);
+        self.learnt.alloc_node.insert(at, (a, n));
         self.learnt.node_from.insert(a, line);
         self.learnt.changed = true;
     }
@@ -2435,7 +2537,9 @@ impl<'a> Pass<'_, 'a> {
             }
             // The kernel took from a pool an entry the model's last decay gave back: its decay
             // gave back fewer, its pool being shorter (areas of the before file in another node).
-            (Place::Free { .. }, Some(n)) if let Some(why) = self.decayed_less(x, size, n, e.line) => {
+            (Place::Free { .. }, Some(n))
+                if let Some(why) = self.decayed_less(x, size, n, e.line, self.learnt.migrations) =>
+            {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             // Both searched the free tree, the kernel's search passed over an entry the model's
