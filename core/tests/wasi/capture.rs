@@ -2825,14 +2825,15 @@ fn a_purge_replayed_early_stops_short_of_a_nodes_decay_a_later_pop_shows_had_not
 /// traced on the CPU the task runs on after. Before: busy [VS, VS + 0x10000), free above.
 /// Four 2-page areas A < B < C < D are allocated on CPU 0 from the free tree, and E above them
 /// in a window of its own (no pool: its space is touched, so no entry from before the
-/// capture lies there); all are freed and purged: A..D go to the pool of their `vn_id`'s node,
-/// at the head, in address order, E to the free tree. An empty purge then decays `len >> 2`
-/// from each pool's head. A 3-page request on CPU 1 (its node's pool of that size empty: the
-/// free tree) gets E's start in the kernel: the kernel's decay kept D, so node 0's pool held
-/// at most 3 entries; with all four there (the model's, read from the trace's CPUs) it gives
-/// D back and the first fit is D's start. One of the four was made for node 1: read so, the
-/// oldest first (A), which the next replay frees to node 1's lazy list: node 0's pool
-/// [D, C, B] decays nothing, and the 3-page search passes over all four.
+/// capture lies there), and F, 2 pages, above E; all but F are freed and purged: A..D go to
+/// the pool of their `vn_id`'s node, at the head, in address order, E to the free tree. F is
+/// freed, and the next purge decays `len >> 2` from each pool's head before it pools F in
+/// front. A 3-page request on CPU 1 (its node's pool of that size empty: the free tree) gets
+/// E's start in the kernel: the kernel's decay kept D, so node 0's pool held at most 3 entries
+/// then; with all four there (the model's, read from the trace's CPUs) it gives D back and
+/// the first fit is D's start. One of the four was made for node 1: read so, the oldest first
+/// (A), which the next replay frees to node 1's lazy list: node 0's pool [D, C, B] decays
+/// nothing, and the 3-page search passes over all four.
 #[test]
 fn an_allocation_traced_on_one_cpu_can_have_been_made_for_the_other_node() {
     let before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
@@ -2842,24 +2843,27 @@ fn an_allocation_traced_on_one_cpu_can_have_been_made_for_the_other_node() {
     for k in 0..4 {
         trace += &alloc(0, area(k), 0x2000, 1);
     }
+    let f = e + 0x3000;
+    trace += &alloc(0, f, 0x2000, 1);
     trace += &free(0, e, 3);
     for k in 0..4 {
         trace += &free(0, area(k), 3 + 2 * (k + 1));
     }
     trace += &purge(0, area(0), e + 0x3000, 5);
-    trace += &purge(0, 0, 0, 0);
+    trace += &free(0, f, 2);
+    trace += &purge(0, f, f + 0x2000, 1);
     let run = |last: u64| {
         let t = format!("{trace}{}", alloc(1, last, 0x3000, 1));
         replay_capture(bundle(&before, &t, None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1
     };
     // The setup: read from the trace's CPUs, the model's search takes D's start.
     let r = run(area(3));
-    assert_eq!((r.allocations, r.equal, r.unexplained), (6, 6, 0), "{r}");
+    assert_eq!((r.allocations, r.equal, r.unexplained), (7, 7, 0), "{r}");
     let r = run(e);
-    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (6, 5, 1, 0), "{r}");
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (7, 6, 1, 0), "{r}");
     assert_eq!((r.resolved_area_nodes, r.explained), (1, accounted(&r)), "{r}");
     let (line, why) = &r.explanations[0];
-    assert_eq!(*line, 13, "{r}");
+    assert_eq!(*line, 15, "{r}");
     assert!(why.contains("so that pool held at most 3 entries"), "{r}");
     assert!(why.contains(&format!("({:#x} at trace line 2)", area(0))), "{r}");
 }
