@@ -2023,9 +2023,11 @@ impl<'a> Pass<'_, 'a> {
         let open: Vec<u64> =
             given[k + 1..].iter().chain(kept.iter()).copied().filter(|a| !out.is_some_and(|o| o.contains(a))).collect();
         let behind: Vec<u64> = open.iter().copied().filter(|a| self.guessed_node.contains(a)).collect();
-        // Too few: areas the free tree gave during the capture too. `node_alloc` reads the CPU
-        // first; the allocation may sleep after (the `vmap_area` and the preload are allocated),
-        // and the event is traced on the CPU the task runs on then.
+        // Too few: areas the free tree gave during the capture too. `node_alloc` takes the
+        // CPU's node for the `vn_id` first; a request its pool does not serve searches the free
+        // tree and calls `cond_resched()` before it is traced: a task that yields there is
+        // traced on the CPU it runs on again, maybe another. (A pool's answer is traced
+        // without a reschedule point: its CPU is the trace line's.)
         let found: Vec<(u64, usize)> = if behind.len() < need {
             open.iter().filter_map(|a| self.tree_alloc.get(a).map(|&l| (*a, l))).collect()
         } else {
@@ -2067,8 +2069,8 @@ impl<'a> Pass<'_, 'a> {
         let how = if moved_traced.is_empty() {
             ""
         } else {
-            " (`node_alloc` takes the CPU's node before the allocation may sleep; the event is traced on the CPU \
-             the task runs on after it)"
+            " (`node_alloc` takes the CPU's node first; a request served by the free tree reschedules after its \
+             search, and is traced on the CPU the task runs on again)"
         };
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool: the decay at the purge of trace line {} gave back {k} of \

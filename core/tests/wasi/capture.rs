@@ -2820,9 +2820,9 @@ fn a_purge_replayed_early_stops_short_of_a_nodes_decay_a_later_pop_shows_had_not
     assert_eq!(r.purges_equal, 4, "{r}");
 }
 
-/// `node_alloc` takes the CPU's node for the area's `vn_id` first; an allocation its pool does
-/// not serve then allocates (the `vmap_area`, the preload) and may sleep, and the event is
-/// traced on the CPU the task runs on after. Before: busy [VS, VS + 0x10000), free above.
+/// `node_alloc` takes the CPU's node for the area's `vn_id` first; a request its pool does not
+/// serve searches the free tree and calls `cond_resched()` before the event is traced: on the
+/// CPU the task runs on again, maybe another. Before: busy [VS, VS + 0x10000), free above.
 /// Four 2-page areas A < B < C < D are allocated on CPU 0 from the free tree, and E above them
 /// in a window of its own (no pool: its space is touched, so no entry from before the
 /// capture lies there), and F, 2 pages, above E; all but F are freed and purged: A..D go to
