@@ -50,6 +50,12 @@
 //!   node's pool, it was that node, and the replay starts over; when the kernel allocates over
 //!   its entry in the model's pool (freed during the capture), it was another node's, whose
 //!   decays gave it back (revised if the next replay still differs there);
+//! * **the node an allocation of the capture was made for**: its trace line's CPU, unless the
+//!   free tree served it (`node_alloc` took the CPU's node, then the search and
+//!   `cond_resched()`, then the trace, maybe on another CPU) and a decay kept more than the
+//!   model's with too few busy areas of the "before" file behind it: the oldest such areas in
+//!   that pool were made for another node. Tried only in a first stage run again where the
+//!   replays end unexplained, and kept only where it explains more;
 //! * **where node 1's lazy list begins** (two nodes): `vmallocinfo` prints node 0's lazy list,
 //!   then node 1's, each ascending, so a drop in address starts node 1's; with none, the lazy
 //!   areas are one run, node 0's first and node 1's after, either maybe empty. First taken to
