@@ -2251,6 +2251,29 @@ impl<'a> Pass<'_, 'a> {
         self.learnt.changed = true;
     }
 
+    /// The kernel took whole from node `n`'s pool `[x, x + size)`, which the model pooled in node
+    /// `pn`'s: its last allocation, which the free tree served on a CPU of node `pn`, had been
+    /// made for node `n` (the free-tree path reschedules before it traces:
+    /// [`Pass::decayed_less`]). Read so where such readings are made ([`Learnt::migrations`]).
+    fn made_for(&mut self, x: u64, size: u64, n: u32, pn: u32, line: usize) -> Option<String> {
+        let &at = self.tree_alloc.get(&x)?;
+        if self.learnt.node_ruled_out.get(&line).is_some_and(|o| o.contains(&x)) {
+            return None;
+        }
+        if !self.learnt.migrations {
+            self.learnt.migration_open = true;
+            return None;
+        }
+        self.read_alloc_node(x, at, n, line);
+        Some(format!(
+            "[{x:#x}, {:#x}), which the free tree gave at trace line {at} on a CPU of node {pn}, had been allocated \
+             for node {n}: the kernel took it from node {n}'s pool (`node_alloc` takes the CPU's node first; a \
+             request served by the free tree reschedules after its search, and is traced on the CPU the task runs \
+             on again)",
+            x + size
+        ))
+    }
+
     /// The allocation at trace line `at`, area `a`, read as made for node `n` at `line`: the
     /// next replay runs its `node_alloc` on a CPU of that node (revised as [`Pass::read_node`]).
     fn read_alloc_node(&mut self, a: u64, at: usize, n: u32, line: usize) {
@@ -2528,6 +2551,8 @@ impl<'a> Pass<'_, 'a> {
                         x + size
                     ),
                     )
+                } else if let Some(why) = self.made_for(x, size, n, pn, e.line) {
+                    Verdict::Explained(Unknown::AreaNode, why)
                 } else {
                     self.decay_verdict(x, req, pred, e.line, whole)
                 }

@@ -2867,3 +2867,27 @@ fn an_allocation_traced_on_one_cpu_can_have_been_made_for_the_other_node() {
     assert!(why.contains("so that pool held at most 3 entries"), "{r}");
     assert!(why.contains(&format!("({:#x} at trace line 2)", area(0))), "{r}");
 }
+
+/// The same reschedule point seen from the other side: an area the free tree gave on CPU 0
+/// that the kernel later takes whole from node 1's pool was made for node 1. Before: busy
+/// [VS, VS + 0x10000), free above. A (2 pages) is allocated on CPU 0, freed and purged: the
+/// model pools it in node 0's pool (its trace line's CPU). A 2-page request on CPU 1 gets A in
+/// the kernel: only node 1's pool can have given it (no reschedule point lies between a pool's
+/// answer and its trace), so A's allocation was made for node 1; the next replay runs its
+/// `node_alloc` on CPU 1, and node 1's pool gives A.
+#[test]
+fn an_area_the_free_tree_gave_on_one_cpu_taken_from_the_other_nodes_pool_was_made_for_it() {
+    let before = info(VS, VS + 0x10000, "f+0x1/0x2 vmap");
+    let a = VS + 0x10000;
+    let trace =
+        format!("{}{}{}{}", alloc(0, a, 0x2000, 1), free(0, a, 2), purge(0, a, a + 0x2000, 1), alloc(1, a, 0x2000, 1));
+    let r = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap().1;
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (2, 1, 1, 0), "{r}");
+    assert_eq!((r.resolved_area_nodes, r.explained), (1, accounted(&r)), "{r}");
+    let (line, why) = &r.explanations[0];
+    assert_eq!(*line, 4, "{r}");
+    assert!(
+        why.contains("which the free tree gave at trace line 1 on a CPU of node 0, had been allocated for node 1"),
+        "{r}"
+    );
+}
