@@ -33,6 +33,9 @@ pub(super) struct Learnt {
     entry_out: HashSet<(usize, u64)>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
+    /// Allocations whose shape fact a later allocation contradicted (the same block and search
+    /// length, the other way): not read so again.
+    shape_out: HashSet<usize>,
     /// Allocations of the capture made for another node than the CPU of their trace line
     /// ([`Pass::decayed_less`]): by line, (the area's start, the node).
     alloc_node: BTreeMap<usize, (u64, u32)>,
@@ -2494,7 +2497,8 @@ impl<'a> Pass<'_, 'a> {
             (Place::Free { .. }, _)
                 if pred.pool_hit.is_none()
                     && pred.tree.is_some_and(|y| outcomes.contains(&y))
-                    && outcomes.contains(&x) =>
+                    && outcomes.contains(&x)
+                    && !self.learnt.shape_out.contains(&e.line) =>
             {
                 let y = pred.tree.unwrap_or(0);
                 let (lo, on) = if x < y { (x, "lay") } else { (y, "did not lie") };
@@ -2526,7 +2530,24 @@ impl<'a> Pass<'_, 'a> {
                              kernel's search path for this length, as at trace line {first} (the same shape fact)"
                         ),
                     ),
-                    Some(_) => Verdict::Unexplained(whole),
+                    Some((_, first)) => {
+                        // A contrary fact: no shape of one tree (the block and the search length
+                        // the same, the tree unchanged in between). The first was a reading: it
+                        // is not made there again.
+                        if !self.missed && self.learnt.shape_out.insert(first) {
+                            self.learnt.facts.remove(&first);
+                            self.learnt.revisions.push(Revision {
+                                line: first,
+                                contradicted_at: e.line,
+                                what: format!("the free tree's shape at the block {lo:#x}"),
+                                why: format!("the kernel's search for this length {on} on it here"),
+                                was: "the shape fact read there".into(),
+                                now: "no shape fact there".into(),
+                            });
+                            self.learnt.changed = true;
+                        }
+                        Verdict::Unexplained(whole)
+                    }
                 }
             }
             (Place::Pooled { node: pn, pos, start, end, .. }, Some(n))

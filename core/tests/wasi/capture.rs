@@ -2891,3 +2891,24 @@ fn an_area_the_free_tree_gave_on_one_cpu_taken_from_the_other_nodes_pool_was_mad
         "{r}"
     );
 }
+
+/// Two shape facts of one block and search length the other way round cannot both hold while
+/// the tree is unchanged: the first was a reading, and it is revised. `shape-revision`: the
+/// first 24 lines of a `-k` capture (6.18.44, 2 CPUs). Stack requests on CPU 1 get
+/// 0xffffc90000da4000 (line 17), 0xffffc90000d94000 (18) and 0xffffc90000d84000 (22), with
+/// only lazy frees between: descending, the heads of node 1's pool of 5 pages. Read one at a
+/// time, line 17 passes over 0xffffc90000d94000 (held there) and line 18 takes that held space
+/// where the model's search would take the 8-page block at 0xffffc90000d84000, shorter than the
+/// search length (0x8fff): a shape fact, that block off the kernel's path. Line 22 takes that
+/// block with the tree unchanged: contrary. The fact of line 18 is revised, line 18 is then
+/// unexplained where its held space was released, which revises line 17's reading: both are
+/// read as entries of that pool, and no allocation is unexplained.
+#[test]
+fn a_shape_fact_a_later_allocation_contradicts_is_revised() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/shape-revision"));
+    assert_eq!((r.allocations, r.unexplained), (6, 0), "{r}");
+    assert!(r.revisions.iter().any(|v| v.line == 18 && v.contradicted_at == 22 && v.what.contains("shape")), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(at(17).contains("was in node 1's pool of 5 pages before the capture"), "{r}");
+    assert!(at(18).contains("was in node 1's pool of 5 pages before the capture"), "{r}");
+}
