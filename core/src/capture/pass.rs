@@ -2892,10 +2892,14 @@ impl<'a> Pass<'_, 'a> {
                 if more { decayed_more_in(&mut t, &before, stage, x, req) } else { predict(&t).addr() == Some(x) };
             fits.then_some(if whole { None } else { stage })
         };
-        let stage = all
+        let found = all
             .iter()
             .find_map(|&stage| try_stage(stage, false))
-            .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true)))?;
+            .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true)));
+        let Some(stage) = found else {
+            self.early_less(e.line, x, req, &all, &keep);
+            return None;
+        };
         self.purge_part(&next, start, end, num_purged, stage);
         self.purged_early.insert(next.line, e.line);
         self.report.purges_early += 1;
@@ -2908,6 +2912,78 @@ impl<'a> Pass<'_, 'a> {
             next.line
         ));
         Some(predict(&self.vmap))
+    }
+
+    /// No stage of the purge under way gives the kernel's `x`, but at a node's decay the model's
+    /// free-tree answer lies below `x` over an entry that decay gave back: the kernel's decay
+    /// kept it, so that pool was shorter (`len >> 2` from the head). As [`Pass::decayed_less`]
+    /// reads it after a purge, the oldest areas behind it there that the free tree gave during
+    /// the capture were made for another node; learnt for the next replay, where that stage
+    /// gives `x`.
+    fn early_less(&mut self, line: usize, x: u64, req: AllocReq, all: &[Option<PurgeStop>], keep: &[u64]) {
+        let nodes = self.vmap.nr_vmap_nodes();
+        if self.epoch_start > 0 || nodes != 2 {
+            return;
+        }
+        let out = self.learnt.node_ruled_out.get(&line).cloned().unwrap_or_default();
+        for &stage in all {
+            let Some(PurgeStop::Decayed(n)) = stage else { continue };
+            let mut t = self.vmap.clone();
+            t.log_oracle(false);
+            let _ = t.hold_lazy(keep);
+            let before = t.pools_snapshot();
+            let _ = t.purge_to(PurgeStop::Decayed(n), &mut NoObserver);
+            let after = t.pools_snapshot();
+            let pred = t.predict_alloc(req.size, req.align, req.vstart, req.vend);
+            let Some(y) = pred.tree.filter(|&y| y < x && pred.pool_hit.is_none()) else { continue };
+            let Place::Free { start: lo, .. } = t.locate(y) else { continue };
+            // The lowest entry that decay gave back in [lo, x), its pool's lists then.
+            let mut best: Option<(u64, usize, Vec<u64>, Vec<u64>)> = None;
+            for (m, idx, list) in before.iter().filter(|(m, _, _)| *m == n) {
+                let kept = after.iter().find(|(m2, i2, _)| m2 == m && i2 == idx).map_or(&[][..], |(_, _, l)| l);
+                let Some(given) = list.strip_suffix(kept) else { continue };
+                let size = (*idx as u64 + 1) * PAGE_SIZE;
+                let _ = m;
+                for (k, &a) in given.iter().enumerate() {
+                    if lo <= a && a + size <= x && best.as_ref().is_none_or(|b| a < b.0) {
+                        best = Some((a, k, given.to_vec(), kept.to_vec()));
+                    }
+                }
+            }
+            let Some((a, k, given, kept)) = best else { continue };
+            let len = given.len() + kept.len();
+            let Some(need) = len.checked_sub(4 * k + 3).filter(|&m| m > 0) else { continue };
+            let traced: Vec<(u64, usize)> = given[k + 1..]
+                .iter()
+                .chain(kept.iter())
+                .filter(|b| !out.contains(b))
+                .filter_map(|b| self.tree_alloc.get(b).map(|&l| (*b, l)))
+                .collect();
+            if traced.len() < need {
+                continue;
+            }
+            if !self.learnt.migrations {
+                self.learnt.migration_open = true;
+                return;
+            }
+            let moved = traced[traced.len() - need..].to_vec();
+            for &(b, at) in &moved {
+                self.read_alloc_node(b, at, 1 - n, line);
+            }
+            let list = moved.iter().map(|(b, at)| format!("{b:#x} at trace line {at}")).collect::<Vec<_>>().join(", ");
+            let why = format!(
+                "the purge under way had decayed node {n}'s pools, and its decay gave back fewer than the model's: \
+                 [{a:#x}, ...) was still pooled (the kernel's search passed over it), so that pool held at most {} \
+                 entries, not {len}; {need} of the areas its free tree gave during the capture were allocated for \
+                 node {} (`node_alloc` takes the CPU's node first; a request served by the free tree reschedules \
+                 after its search, and is traced on the CPU the task runs on again): read so, the oldest first ({list})",
+                4 * k + 3,
+                1 - n
+            );
+            self.learnt.facts.insert(line, (Unknown::AreaNode, why));
+            self.learnt.changed = true;
+            return;
+        }
     }
 
     /// The kernel took `x`, a lazy area of the before file never allocated since, from node
