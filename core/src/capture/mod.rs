@@ -55,7 +55,8 @@
 //!   `cond_resched()`, then the trace, maybe on another CPU) and a decay kept more than the
 //!   model's with too few busy areas of the "before" file behind it: the oldest such areas in
 //!   that pool were made for another node; or the kernel takes such an area whole from another
-//!   node's pool than the model's: it was made for that node. Tried only in a first stage run again where the
+//!   node's pool than the model's: it was made for that node; or, with a purge under way, the
+//!   model's answer at a node's decay lies over an entry that decay gave back. Tried only in a first stage run again where the
 //!   replays end unexplained, and kept only where it explains more;
 //! * **where node 1's lazy list begins** (two nodes): `vmallocinfo` prints node 0's lazy list,
 //!   then node 1's, each ascending, so a drop in address starts node 1's; with none, the lazy
