@@ -212,6 +212,16 @@ impl Reading {
 /// `None` over touched space.
 type TreeAnswer = Option<(u64, usize)>;
 
+/// Why an allocation's node can be another than its trace line's CPU's.
+const RESCHED: &str = "`node_alloc` takes the CPU's node first; a request served by the free tree reschedules after \
+                       its search, and is traced on the CPU the task runs on again";
+
+/// A decay that gave back `k` entries of a pool the model holds `len` long (`len >> 2` from the
+/// head): the kernel's pool was shorter by at least this many (`None`: it need not be).
+fn shorter_by(len: usize, k: usize) -> Option<usize> {
+    len.checked_sub(4 * k + 3).filter(|&m| m > 0)
+}
+
 /// Replay a bundle under `profile` and compare (see the module documentation). The trace it
 /// returns is the capture's operations in the trace language (start state, then each event),
 /// for a replay elsewhere; the report is the comparison.
@@ -256,7 +266,7 @@ pub(super) fn replay_parsed(
     if report.unexplained == 0 {
         return Ok((ops, report, learnt));
     }
-    // No better than `base`: the first miss no earlier, no more of them, every purge and the
+    // No worse than `base`: the first miss no earlier, no more of them, every purge and the
     // final busy set as well.
     let not_worse = |r: &CaptureReport, base: &CaptureReport| {
         r.unexplained_lines.first().is_none_or(|l| Some(l) >= base.unexplained_lines.first())
@@ -265,8 +275,8 @@ pub(super) fn replay_parsed(
             && (r.final_busy_equal == Some(true) || r.final_busy_equal == base.final_busy_equal)
     };
     // The first stage again, where an allocation of the capture may have been made for another
-    // node than its trace line's CPU: kept only if it explains more.
-    // Run only where such a reading was open in its last replay.
+    // node than its trace line's CPU, run only where such a reading was open in its last
+    // replay: kept only if it explains more.
     let again =
         if learnt.migration_open { Some(stage(Learnt { migrations: true, ..Learnt::default() })?) } else { None };
     let (ops, report, mut learnt) = match again {
@@ -2002,7 +2012,7 @@ impl<'a> Pass<'_, 'a> {
     /// read as allocated for another node, the oldest first; the next replay starts from that.
     /// `None` unless the pool is as the purge left it but for its own entries taken since,
     /// and every entry from x on is still free here.
-    fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize, traced: bool) -> Option<String> {
+    fn decayed_less(&mut self, x: u64, size: u64, n: u32, line: usize, migrations: bool) -> Option<String> {
         if self.epoch_start > 0 {
             return None;
         }
@@ -2019,7 +2029,7 @@ impl<'a> Pass<'_, 'a> {
         if !given[k..].iter().all(|&a| free(a)) {
             return None;
         }
-        let need = len.checked_sub(4 * k + 3).filter(|&m| m > 0)?;
+        let need = shorter_by(len, k)?;
         // Behind x in the pool the decay began with: the rest of what it gave, then what it kept.
         // Not an area whose reading here a later allocation contradicted.
         let out = self.learnt.node_ruled_out.get(&line);
@@ -2031,29 +2041,22 @@ impl<'a> Pass<'_, 'a> {
         // tree and calls `cond_resched()` before it is traced: a task that yields there is
         // traced on the CPU it runs on again, maybe another. (A pool's answer is traced
         // without a reschedule point: its CPU is the trace line's.)
-        let found: Vec<(u64, usize)> = if behind.len() < need {
-            open.iter().filter_map(|a| self.tree_alloc.get(a).map(|&l| (*a, l))).collect()
-        } else {
-            Vec::new()
-        };
-        if behind.len() + found.len() < need {
+        let traced = if behind.len() < need { self.tree_given(open.iter().copied()) } else { Vec::new() };
+        if behind.len() + traced.len() < need {
             return None;
         }
-        if !traced && behind.len() < need {
+        if !migrations && behind.len() < need {
             self.learnt.migration_open = true;
             return None;
         }
-        let traced = found;
         let nodes = self.vmap.nr_vmap_nodes();
         let to = (n + 1) % nodes;
         let moved: Vec<u64> = behind[behind.len().saturating_sub(need)..].to_vec();
-        let moved_traced: Vec<(u64, usize)> = traced[traced.len() + moved.len() - need..].to_vec();
+        let moved_traced = &traced[traced.len() + moved.len() - need..];
         for &a in &moved {
             self.read_node(a, to, line);
         }
-        for &(a, at) in &moved_traced {
-            self.read_alloc_node(a, at, to, line);
-        }
+        let traced_list = self.read_alloc_nodes(moved_traced, to, line);
         let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         let which = match (moved.len(), moved_traced.len()) {
             (_, 0) => format!("{need} of the busy areas of the before file the model had put in it by their address"),
@@ -2063,18 +2066,8 @@ impl<'a> Pass<'_, 'a> {
                  of the areas its free tree gave during the capture"
             ),
         };
-        let list = if moved_traced.is_empty() {
-            list
-        } else {
-            let traced = moved_traced.iter().map(|(a, at)| format!("{a:#x} at trace line {at}"));
-            traced.collect::<Vec<_>>().join(", ")
-        };
-        let how = if moved_traced.is_empty() {
-            ""
-        } else {
-            " (`node_alloc` takes the CPU's node first; a request served by the free tree reschedules after its \
-             search, and is traced on the CPU the task runs on again)"
-        };
+        let (list, how) =
+            if moved_traced.is_empty() { (list, String::new()) } else { (traced_list, format!(" ({RESCHED})")) };
         Some(format!(
             "[{x:#x}, {:#x}) was still in node {n}'s pool: the decay at the purge of trace line {} gave back {k} of \
              its entries, not the model's {} (len >> 2 of {len}), so that pool held at most {} entries; {which} were \
@@ -2267,23 +2260,31 @@ impl<'a> Pass<'_, 'a> {
             self.learnt.migration_open = true;
             return None;
         }
-        self.read_alloc_node(x, at, n, line);
+        self.read_alloc_nodes(&[(x, at)], n, line);
         Some(format!(
             "[{x:#x}, {:#x}), which the free tree gave at trace line {at} on a CPU of node {pn}, had been allocated \
-             for node {n}: the kernel took it from node {n}'s pool (`node_alloc` takes the CPU's node first; a \
-             request served by the free tree reschedules after its search, and is traced on the CPU the task runs \
-             on again)",
+             for node {n}: the kernel took it from node {n}'s pool ({RESCHED})",
             x + size
         ))
     }
 
-    /// The allocation at trace line `at`, area `a`, read as made for node `n` at `line`: the
-    /// next replay runs its `node_alloc` on a CPU of that node (revised as [`Pass::read_node`]).
-    fn read_alloc_node(&mut self, a: u64, at: usize, n: u32, line: usize) {
-        self.tree_alloc.remove(&a);
-        self.learnt.alloc_node.insert(at, (a, n));
-        self.learnt.node_from.insert(a, line);
+    /// Of `areas` (entries of a pool), those the free tree gave in this replay, with the line
+    /// of that allocation, in the pool's order.
+    fn tree_given(&self, areas: impl Iterator<Item = u64>) -> Vec<(u64, usize)> {
+        areas.filter_map(|a| self.tree_alloc.get(&a).map(|&l| (a, l))).collect()
+    }
+
+    /// The allocations `(area, trace line)` read as made for node `n` at `line`: the next
+    /// replay runs their `node_alloc` on a CPU of that node (revised as [`Pass::read_node`]).
+    /// Their list, for the report.
+    fn read_alloc_nodes(&mut self, moved: &[(u64, usize)], n: u32, line: usize) -> String {
+        for &(a, at) in moved {
+            self.tree_alloc.remove(&a);
+            self.learnt.alloc_node.insert(at, (a, n));
+            self.learnt.node_from.insert(a, line);
+        }
         self.learnt.changed = true;
+        moved.iter().map(|(a, at)| format!("{a:#x} at trace line {at}")).collect::<Vec<_>>().join(", ")
     }
 
     /// The kernel allocated `[x, x + size)` on node `n`, where the model has it free and gives
@@ -2939,11 +2940,10 @@ impl<'a> Pass<'_, 'a> {
             let Place::Free { start: lo, .. } = t.locate(y) else { continue };
             // The lowest entry that decay gave back in [lo, x), its pool's lists then.
             let mut best: Option<(u64, usize, Vec<u64>, Vec<u64>)> = None;
-            for (m, idx, list) in before.iter().filter(|(m, _, _)| *m == n) {
-                let kept = after.iter().find(|(m2, i2, _)| m2 == m && i2 == idx).map_or(&[][..], |(_, _, l)| l);
+            for (_, idx, list) in before.iter().filter(|(m, _, _)| *m == n) {
+                let kept = after.iter().find(|(m, i, _)| *m == n && i == idx).map_or(&[][..], |(_, _, l)| l);
                 let Some(given) = list.strip_suffix(kept) else { continue };
                 let size = (*idx as u64 + 1) * PAGE_SIZE;
-                let _ = m;
                 for (k, &a) in given.iter().enumerate() {
                     if lo <= a && a + size <= x && best.as_ref().is_none_or(|b| a < b.0) {
                         best = Some((a, k, given.to_vec(), kept.to_vec()));
@@ -2952,13 +2952,9 @@ impl<'a> Pass<'_, 'a> {
             }
             let Some((a, k, given, kept)) = best else { continue };
             let len = given.len() + kept.len();
-            let Some(need) = len.checked_sub(4 * k + 3).filter(|&m| m > 0) else { continue };
-            let traced: Vec<(u64, usize)> = given[k + 1..]
-                .iter()
-                .chain(kept.iter())
-                .filter(|b| !out.contains(b))
-                .filter_map(|b| self.tree_alloc.get(b).map(|&l| (*b, l)))
-                .collect();
+            let Some(need) = shorter_by(len, k) else { continue };
+            let traced =
+                self.tree_given(given[k + 1..].iter().chain(kept.iter()).copied().filter(|b| !out.contains(b)));
             if traced.len() < need {
                 continue;
             }
@@ -2966,17 +2962,12 @@ impl<'a> Pass<'_, 'a> {
                 self.learnt.migration_open = true;
                 return;
             }
-            let moved = traced[traced.len() - need..].to_vec();
-            for &(b, at) in &moved {
-                self.read_alloc_node(b, at, 1 - n, line);
-            }
-            let list = moved.iter().map(|(b, at)| format!("{b:#x} at trace line {at}")).collect::<Vec<_>>().join(", ");
+            let list = self.read_alloc_nodes(&traced[traced.len() - need..], 1 - n, line);
             let why = format!(
                 "the purge under way had decayed node {n}'s pools, and its decay gave back fewer than the model's: \
                  [{a:#x}, ...) was still pooled (the kernel's search passed over it), so that pool held at most {} \
                  entries, not {len}; {need} of the areas its free tree gave during the capture were allocated for \
-                 node {} (`node_alloc` takes the CPU's node first; a request served by the free tree reschedules \
-                 after its search, and is traced on the CPU the task runs on again): read so, the oldest first ({list})",
+                 node {} ({RESCHED}): read so, the oldest first ({list})",
                 4 * k + 3,
                 1 - n
             );
