@@ -14,7 +14,7 @@
 //! A reading is refused where it contradicts what the kernel did: a pop of an entry that was
 //! not its pool's head, or an allocation over an entry that its pool still held.
 
-use std::collections::{HashMap, HashSet};
+use super::hash::{HashMap, HashSet};
 
 /// One purge of one pool: its list before the decay and after the purge, head first. `behind`:
 /// the capture's first purge, whose decay the model reads as giving back entries from before
@@ -79,8 +79,8 @@ impl PoolHistory {
     ) -> Option<Vec<u64>> {
         let mut k: Vec<u64> = Vec::new();
         // The line each entry was given back by the model's decay, and by the kernel's.
-        let mut gone_m: HashMap<u64, usize> = HashMap::new();
-        let mut gone_k: HashMap<u64, usize> = HashMap::new();
+        let mut gone_m: HashMap<u64, usize> = HashMap::default();
+        let mut gone_k: HashMap<u64, usize> = HashMap::default();
         let mut prev: &[u64] = &[];
         let mut prev_line = 0;
         // The entries held at a line: those of this pool's history.
@@ -224,10 +224,10 @@ mod tests {
         let h = PoolHistory::default();
         let recs = twelve();
         let now = recs[2].after.clone();
-        let same = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        let same = h.rerun(&recs, &now, &HashSet::default(), &HashMap::default(), P, 40).unwrap();
         assert_eq!(same, now);
-        let out: HashSet<u64> = [P].into();
-        let k = h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).unwrap();
+        let out: HashSet<u64> = [P].into_iter().collect();
+        let k = h.rerun(&recs, &now, &out, &HashMap::default(), P, 40).unwrap();
         assert_eq!(k, (2..=8).rev().map(|i| i * P).collect::<Vec<_>>());
     }
 
@@ -239,8 +239,8 @@ mod tests {
         // 0x7_8 (between 0x7 and 0x8, pushed at line 10 elsewhere): 13 entries, 3 then 2 given
         // back (0xc, 0xb, 0xa; 0x9, 0x8), the rest kept in address order.
         let extra = 7 * P + P / 2;
-        let inn: HashMap<usize, Vec<u64>> = [(10, vec![extra])].into();
-        let k = h.rerun(&recs, &now, &HashSet::new(), &inn, P, 40).unwrap();
+        let inn: HashMap<usize, Vec<u64>> = [(10, vec![extra])].into_iter().collect();
+        let k = h.rerun(&recs, &now, &HashSet::default(), &inn, P, 40).unwrap();
         let mut want: Vec<u64> = (1..=7).rev().map(|i| i * P).collect();
         want.insert(0, extra);
         assert_eq!(k, want);
@@ -257,10 +257,10 @@ mod tests {
         let part = PoolRec { decays: false, ..rec(15, &all, &all) };
         let recs = vec![rec(10, &[], &all), part, rec(20, &all, &all[3..]), rec(30, &all[3..], &all[5..])];
         let now = recs[3].after.clone();
-        let same = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        let same = h.rerun(&recs, &now, &HashSet::default(), &HashMap::default(), P, 40).unwrap();
         assert_eq!(same, now);
-        let out: HashSet<u64> = [P].into();
-        let k = h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).unwrap();
+        let out: HashSet<u64> = [P].into_iter().collect();
+        let k = h.rerun(&recs, &now, &out, &HashMap::default(), P, 40).unwrap();
         assert_eq!(k, (2..=8).rev().map(|i| i * P).collect::<Vec<_>>());
     }
 
@@ -273,9 +273,9 @@ mod tests {
         let recs = twelve();
         let mut now: Vec<u64> = recs[2].after[1..].to_vec();
         now.push(7 * P);
-        let k = h.rerun(&recs, &now, &HashSet::new(), &HashMap::new(), P, 40).unwrap();
+        let k = h.rerun(&recs, &now, &HashSet::default(), &HashMap::default(), P, 40).unwrap();
         assert_eq!(k, now);
-        assert_eq!(h.rerun(&recs, &now, &[P].into(), &HashMap::new(), P, 40), None);
+        assert_eq!(h.rerun(&recs, &now, &[P].into_iter().collect(), &HashMap::default(), P, 40), None);
     }
 
     // Eight entries from before the capture read at later allocations (the pool at the first
@@ -288,7 +288,7 @@ mod tests {
         let first =
             PoolRec { line: 10, full: false, behind: true, decays: true, before: known.clone(), after: known.clone() };
         let recs = vec![first, rec(20, &known, &known[2..])];
-        let k = h.rerun(&recs, &known[2..], &HashSet::new(), &HashMap::new(), P, 30).unwrap();
+        let k = h.rerun(&recs, &known[2..], &HashSet::default(), &HashMap::default(), P, 30).unwrap();
         assert_eq!(k, known[2..]);
     }
 
@@ -296,26 +296,26 @@ mod tests {
     fn a_pop_or_an_allocation_the_reading_contradicts_refuses_it() {
         let recs = twelve();
         let now = recs[2].after.clone();
-        let out: HashSet<u64> = [P].into();
+        let out: HashSet<u64> = [P].into_iter().collect();
         // The kernel allocated over 0xa (given back by the model at 20) at line 25: with 0x1
         // elsewhere its pool still held 0xa then.
         let mut h = PoolHistory::default();
         h.allocs.push((25, 10 * P, 11 * P));
-        assert_eq!(h.rerun(&recs, &now, &out, &HashMap::new(), P, 40), None);
+        assert_eq!(h.rerun(&recs, &now, &out, &HashMap::default(), P, 40), None);
         // After the kernel's own decay at 30 gave it back, the same allocation is no contradiction.
         let mut h = PoolHistory::default();
         h.allocs.push((35, 10 * P, 11 * P));
-        assert!(h.rerun(&recs, &now, &out, &HashMap::new(), P, 40).is_some());
+        assert!(h.rerun(&recs, &now, &out, &HashMap::default(), P, 40).is_some());
         // A pop of 0x7 at line 35 (the model's head then): the kernel's head was 0x8.
         let mut h = PoolHistory::default();
         h.pops.insert(7 * P, vec![35]);
         let now_after_pop: Vec<u64> = now[1..].to_vec();
-        assert!(h.rerun(&recs, &now_after_pop, &HashSet::new(), &HashMap::new(), P, 40).is_some());
-        assert_eq!(h.rerun(&recs, &now_after_pop, &out, &HashMap::new(), P, 40), None);
+        assert!(h.rerun(&recs, &now_after_pop, &HashSet::default(), &HashMap::default(), P, 40).is_some());
+        assert_eq!(h.rerun(&recs, &now_after_pop, &out, &HashMap::default(), P, 40), None);
         // The entry read as the other node's, taken from this pool: refused.
         let mut h = PoolHistory::default();
         h.pops.insert(2 * P, vec![35]);
         let without_2: Vec<u64> = now.iter().copied().filter(|&e| e != 2 * P).collect();
-        assert_eq!(h.rerun(&recs, &without_2, &[2 * P].into(), &HashMap::new(), P, 40), None);
+        assert_eq!(h.rerun(&recs, &without_2, &[2 * P].into_iter().collect(), &HashMap::default(), P, 40), None);
     }
 }

@@ -128,7 +128,7 @@
 //! The layer: [`oracle`] steers the allocator where the kernel went, the passes replay the
 //! bundle, [`follow`] prints and reads back what they learnt as trace lines and [`apply`]
 //! applies those lines to the steered model, [`stream`]
-//! carries a replay on as a live session's events come; `history` keeps each pool's purges
+//! carries a replay on as a live session's events come; `hash` keys their sets and maps, `history` keeps each pool's purges
 //! in a replay and counts their decays again with areas on another node.
 
 pub mod oracle;
@@ -139,6 +139,8 @@ pub mod apply;
 mod bundle;
 #[cfg(feature = "capture")]
 pub mod follow;
+#[cfg(feature = "capture")]
+mod hash;
 #[cfg(feature = "capture")]
 mod history;
 #[cfg(feature = "capture")]

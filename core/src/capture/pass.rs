@@ -1,10 +1,11 @@
 //! The passes of a capture's replay (the layer's doc: [`super`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::bundle::*;
+use super::hash::{HashMap, HashSet};
 use super::history::{PoolHistory, PoolRec};
 use super::report::*;
 use crate::capture::follow::{Follow, Mark};
@@ -364,7 +365,7 @@ pub(super) struct Pass<'p, 'a> {
     /// and line, in trace order, when its space was untouched since the start: that area could
     /// have been the pool's head instead, an entry from before the capture (read so when a later
     /// allocation needs it: [`Pass::first_fit_was_head`]); `None` over touched space.
-    tree_served: std::collections::HashMap<(u32, usize), Vec<TreeAnswer>>,
+    tree_served: HashMap<(u32, usize), Vec<TreeAnswer>>,
     /// The stand-ins of unseen pool entries, by start: their pool.
     unseen_at: HashMap<u64, (u32, usize)>,
     /// An unexplained allocation was met in this replay: nothing learnt before it is revised
@@ -561,7 +562,7 @@ pub(super) fn start_pass<'p, 'a>(
 
     // Place every area, in address order (so that each lands in a free block).
     let mut order: Vec<(u64, u64, Option<u32>, usize)> = Vec::new();
-    let mut guessed_node = HashSet::new();
+    let mut guessed_node = HashSet::default();
     for a in &busy {
         let in_window = a.start >= VMALLOC_START && a.end <= VMALLOC_END;
         let node = if !in_window || nodes < 2 {
@@ -630,7 +631,7 @@ pub(super) fn start_pass<'p, 'a>(
     // to a free block of its own.
     let first_purge =
         p.events.iter().find(|e| matches!(e.ev, FtraceEvent::Purge { .. })).map_or(usize::MAX, |e| e.line);
-    let mut unseen_at = HashMap::new();
+    let mut unseen_at = HashMap::default();
     let mut unseen_left = learnt.unseen.clone();
     let mut place_unseen = |vmap: &mut Steered, ops: &mut Vec<Op>, key: (u32, usize)| {
         let Some(k) = unseen_left.remove(&key) else { return };
@@ -698,7 +699,7 @@ pub(super) fn start_pass<'p, 'a>(
         report,
         learnt,
         guessed_node,
-        tree_alloc: HashMap::new(),
+        tree_alloc: HashMap::default(),
         held,
         blocks,
         shapes: BTreeMap::new(),
@@ -710,21 +711,21 @@ pub(super) fn start_pass<'p, 'a>(
         lazy_order,
         full_purge_due: false,
         first_purge: true,
-        tree_served: std::collections::HashMap::new(),
+        tree_served: HashMap::default(),
         unseen_at,
         hist: Some(hist),
         missed: false,
         epoch_start: 0,
-        epoch_pools: HashSet::new(),
+        epoch_pools: HashSet::default(),
         pos: 0,
         drain_due: false,
-        purged_early: HashMap::new(),
+        purged_early: HashMap::default(),
         split: None,
         lazy_run,
-        task_line: HashMap::new(),
+        task_line: HashMap::default(),
         prev_line: None,
         before_purge: None,
-        ahead: HashSet::new(),
+        ahead: HashSet::default(),
         ops,
         fed: 0,
     })
@@ -915,13 +916,17 @@ fn decayed_more_in(
     let AllocReq { size, align, vstart, vend } = req;
     let Some(end) = x.checked_add(size) else { return false };
     let decayed = |n: u32| !matches!(stage, Some(PurgeStop::Decayed(k)) if n > k);
-    let pooled_at = |t: &Steered, a: u64| matches!(t.locate(a), Place::Pooled { start, .. } if start == a);
+    // Every pool entry's start (a lookup per entry would walk every pool).
+    let mut pooled: HashSet<u64> = t.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
     let mut any = false;
     for (_, idx, list) in before.iter().filter(|(n, _, _)| decayed(*n)) {
         let len = (*idx as u64 + 1) * PAGE_SIZE;
-        let kept: Vec<u64> = list.iter().copied().filter(|&a| pooled_at(t, a)).collect();
+        let kept: Vec<u64> = list.iter().copied().filter(|a| pooled.contains(a)).collect();
         let Some(last) = kept.iter().rposition(|&a| a < end && x < a + len) else { continue };
-        give_back_pooled(t, &kept[..=last]);
+        for a in &kept[..=last] {
+            pooled.remove(a);
+            t.unpool_overlapping(*a, PAGE_SIZE);
+        }
         any = true;
     }
     any && t.predict_alloc(size, align, vstart, vend).addr() == Some(x)
@@ -1614,6 +1619,13 @@ impl<'a> Pass<'_, 'a> {
             return None;
         }
         let untouched = &self.untouched;
+        // The first hold's test before the trial's save, which copies the free tree: most
+        // misses fail it.
+        match (pred.pool_hit, pred.tree) {
+            (None, Some(y))
+                if max_runs > 0 && y < x && pred.addr() != Some(x) && is_untouched(untouched, y, y + size) => {}
+            _ => return None,
+        }
         let (p, runs) = self.vmap.hold_trial(|trial| {
             let mut p = pred;
             let mut runs: Vec<(u64, u32)> = Vec::new();
@@ -2174,8 +2186,8 @@ impl<'a> Pass<'_, 'a> {
         let now = self.vmap.pool_entries(n, size);
         let have = self.learnt.unseen.get(&key).copied().unwrap_or(0);
         let more = (1..=4u32.saturating_sub(have)).find(|&m| {
-            let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=u64::from(m)).collect())].into();
-            h.rerun(recs, &now, &HashSet::new(), &inn, size, line).is_some_and(|k| k.first() == Some(&x))
+            let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=u64::from(m)).collect())].into_iter().collect();
+            h.rerun(recs, &now, &HashSet::default(), &inn, size, line).is_some_and(|k| k.first() == Some(&x))
         })?;
         let k = have + more;
         self.learnt.unseen.insert(key, k);
@@ -3083,7 +3095,7 @@ impl<'a> Pass<'_, 'a> {
     /// of another task (only such a one can have searched before `e`:
     /// [`Pass::searched_before_purge`]), or the events known end first.
     fn first_after(&self, e: &Ev) -> bool {
-        let mut seen = HashSet::from([e.pid]);
+        let mut seen = HashSet::from_iter([e.pid]);
         for n in &self.p.events[self.pos + 1..] {
             match n.ev {
                 FtraceEvent::Purge { .. } => return false,
@@ -3344,10 +3356,10 @@ impl<'a> Pass<'_, 'a> {
         let now = self.vmap.pool_entries(key.0, len);
         let snow = self.vmap.pool_entries(sib.0, len);
         let holds = |set: &[(u64, usize, bool)]| -> bool {
-            let mut out = HashSet::new();
-            let mut sout = HashSet::new();
-            let mut inn: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
-            let mut sinn: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
+            let mut out = HashSet::default();
+            let mut sout = HashSet::default();
+            let mut inn: HashMap<usize, Vec<u64>> = HashMap::default();
+            let mut sinn: HashMap<usize, Vec<u64>> = HashMap::default();
             for &(a, l, mine) in set {
                 if mine {
                     out.insert(a);
@@ -3443,8 +3455,8 @@ impl<'a> Pass<'_, 'a> {
         stand_ins.extend(cands);
         let cands = stand_ins;
         let now = self.vmap.pool_entries(n, size);
-        let none = std::collections::HashMap::new();
-        let mut out = HashSet::new();
+        let none = HashMap::default();
+        let mut out = HashSet::default();
         let mut found = false;
         for &a in cands.iter().take(64) {
             out.insert(a);
