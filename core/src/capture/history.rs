@@ -58,19 +58,48 @@ impl PoolHistory {
     }
 
     fn allocated_over(&self, after: usize, before: usize, a: u64, len: u64) -> bool {
-        self.allocs.iter().any(|&(l, s, e)| l > after && l < before && s < a + len && a < e)
+        // `allocs` is in trace order: only the lines in between are looked at.
+        let from = self.allocs.partition_point(|&(l, ..)| l <= after);
+        let to = self.allocs.partition_point(|&(l, ..)| l < before);
+        self.allocs.get(from..to).unwrap_or_default().iter().any(|&(_, s, e)| s < a + len && a < e)
+    }
+
+    /// The entries of `held` in the pool with history `recs`, by line: what [`Self::rerun_held`]
+    /// takes, read once for many readings of one pool.
+    pub(super) fn held_in(&self, recs: &[PoolRec]) -> Vec<(usize, u64)> {
+        let ours: HashSet<u64> = recs.iter().flat_map(|r| r.before.iter().chain(&r.after)).copied().collect();
+        let mut held: Vec<(usize, u64)> = self.held.iter().copied().filter(|(_, e)| ours.contains(e)).collect();
+        held.sort_unstable();
+        held
+    }
+
+    /// [`Self::rerun_held`] reading the pool's held entries first.
+    #[cfg(test)]
+    pub(super) fn rerun(
+        &self,
+        recs: &[PoolRec],
+        now: &[u64],
+        out: &HashSet<u64>,
+        inn: &HashMap<usize, Vec<u64>>,
+        len: u64,
+        line: usize,
+    ) -> Option<Vec<u64>> {
+        self.rerun_held(recs, &self.held_in(recs), now, out, inn, len, line)
     }
 
     /// The kernel's list of the pool with history `recs` now (head first), had the entries of
     /// `out` never been pooled there and each of `inn` (by the line of the purge that pooled
     /// it on the other node) been pooled there by that purge. `now` is the model's list now,
-    /// `len` the size of an entry, `line` the current line. `None` where the reading
-    /// contradicts the kernel: an entry it took from the pool's head was not at the head (or
-    /// given back already, or of `out`), or it allocated over an entry still pooled. A
-    /// rotation (a misaligned head moved to the tail) is not followed: `None`.
-    pub(super) fn rerun(
+    /// `len` the size of an entry, `line` the current line, `held` the entries the kernel's
+    /// pool held at a line ([`Self::held_in`]). `None` where the reading contradicts the
+    /// kernel: an entry it took from the pool's head was not at the head (or given back
+    /// already, or of `out`), or it allocated over an entry still pooled, or did not hold one
+    /// it held. A head the model moved to the tail (misaligned) must have been the kernel's head.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rerun_held(
         &self,
         recs: &[PoolRec],
+        held: &[(usize, u64)],
         now: &[u64],
         out: &HashSet<u64>,
         inn: &HashMap<usize, Vec<u64>>,
@@ -83,19 +112,19 @@ impl PoolHistory {
         let mut gone_k: HashMap<u64, usize> = HashMap::default();
         let mut prev: &[u64] = &[];
         let mut prev_line = 0;
-        // The entries held at a line: those of this pool's history.
-        let ours: HashSet<u64> = recs.iter().flat_map(|r| r.before.iter().chain(&r.after)).copied().collect();
-        let held: Vec<(usize, u64)> = self.held.iter().copied().filter(|(_, e)| ours.contains(e)).collect();
         let steps = recs.iter().map(Some).chain(std::iter::once(None));
         for rec in steps {
             let (next, upto): (&[u64], usize) = match rec {
                 Some(r) => (&r.before, r.line),
                 None => (now, line),
             };
-            let due: Vec<u64> = held.iter().filter(|&&(l, _)| l > prev_line && l <= upto).map(|&(_, e)| e).collect();
+            // The entries the kernel's pool held at a line in between (`held` is by line).
+            let from = held.partition_point(|&(l, _)| l <= prev_line);
+            let to = held.partition_point(|&(l, _)| l <= upto);
+            let due = held.get(from..to).unwrap_or_default();
             if !due.is_empty() {
                 let kset: HashSet<u64> = k.iter().copied().collect();
-                if due.iter().any(|e| !kset.contains(e)) {
+                if due.iter().any(|(_, e)| !kset.contains(e)) {
                     return None;
                 }
             }

@@ -2185,9 +2185,11 @@ impl<'a> Pass<'_, 'a> {
         let first = recs.first().filter(|r| r.behind)?;
         let now = self.vmap.pool_entries(n, size);
         let have = self.learnt.unseen.get(&key).copied().unwrap_or(0);
+        let held = h.held_in(recs);
         let more = (1..=4u32.saturating_sub(have)).find(|&m| {
             let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=u64::from(m)).collect())].into_iter().collect();
-            h.rerun(recs, &now, &HashSet::default(), &inn, size, line).is_some_and(|k| k.first() == Some(&x))
+            h.rerun_held(recs, &held, &now, &HashSet::default(), &inn, size, line)
+                .is_some_and(|k| k.first() == Some(&x))
         })?;
         let k = have + more;
         self.learnt.unseen.insert(key, k);
@@ -3355,6 +3357,7 @@ impl<'a> Pass<'_, 'a> {
         cands.truncate(16);
         let now = self.vmap.pool_entries(key.0, len);
         let snow = self.vmap.pool_entries(sib.0, len);
+        let (held, sheld) = (h.held_in(recs), h.held_in(srecs));
         let holds = |set: &[(u64, usize, bool)]| -> bool {
             let mut out = HashSet::default();
             let mut sout = HashSet::default();
@@ -3369,9 +3372,9 @@ impl<'a> Pass<'_, 'a> {
                     inn.entry(l).or_default().push(a);
                 }
             }
-            let Some(k) = h.rerun(recs, &now, &out, &inn, len, line) else { return false };
+            let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, len, line) else { return false };
             let kept = if head { k.first() == Some(&e) } else { k.contains(&e) };
-            kept && h.rerun(srecs, &snow, &sout, &sinn, len, line).is_some()
+            kept && h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, len, line).is_some()
         };
         let m = cands.len();
         let mut found: Option<Vec<(u64, usize, bool)>> = None;
@@ -3458,10 +3461,11 @@ impl<'a> Pass<'_, 'a> {
         let none = HashMap::default();
         let mut out = HashSet::default();
         let mut found = false;
+        let held = h.held_in(recs);
         for &a in cands.iter().take(64) {
             out.insert(a);
             let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
-            if h.rerun(recs, &now, &out, &none, size, line).is_some_and(kept) {
+            if h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept) {
                 found = true;
                 break;
             }
