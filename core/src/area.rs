@@ -928,6 +928,22 @@ impl VaTree {
         NIL
     }
 
+    /// The lowest area ending above `addr`: the one holding it, else the next one up; `NIL`
+    /// if none (the areas of a tree never overlap, so their ends are in address order too).
+    pub(crate) fn find_end_above(&self, a: &Arena, addr: u64) -> u32 {
+        let mut n = self.root;
+        let mut best = NIL;
+        while let Some(v) = a.try_get(n) {
+            if v.va_end > addr {
+                best = n;
+                n = v.left;
+            } else {
+                n = v.right;
+            }
+        }
+        best
+    }
+
     /// Containment lookup: the area with `va_start <= addr < va_end`.
     pub(crate) fn find_containing(&self, a: &Arena, addr: u64) -> u32 {
         let mut n = self.root;

@@ -377,6 +377,12 @@ impl Steered {
         found.len()
     }
 
+    /// The lowest free block ending above `addr` (holding it, or the next one up).
+    pub fn free_block_from(&self, addr: u64) -> Option<(u64, u64)> {
+        let v = &self.vmap;
+        v.arena.try_get(v.free.find_end_above(&v.arena, addr)).map(|x| (x.va_start, x.va_end))
+    }
+
     /// Entries of `node`'s pool for `size`, head first.
     pub fn pool_entries(&self, node: u32, size: u64) -> Vec<u64> {
         let v = &self.vmap;

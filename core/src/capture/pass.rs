@@ -795,19 +795,15 @@ fn pool_idx(size: u64) -> usize {
 fn hold_free_in(vmap: &mut Steered, s: u64, e: u64) -> Vec<(u64, u64, u32)> {
     let mut out = Vec::new();
     let mut at = s;
-    while at < e {
-        let next = match vmap.locate(at) {
-            Place::Free { end, .. } => {
-                let t = end.min(e);
-                if let Some(va) = vmap.hold_free(at, t) {
-                    out.push((at, t, va));
-                }
-                t
-            }
-            Place::Pooled { end, .. } | Place::Busy { end, .. } | Place::Lazy { end, .. } => end,
-            Place::Nowhere => at + PAGE_SIZE,
-        };
-        at = next.max(at + PAGE_SIZE);
+    while let Some((fs, fe)) = vmap.free_block_from(at).filter(|&(fs, _)| fs < e) {
+        let (a, t) = (fs.max(at), fe.min(e));
+        if let Some(va) = vmap.hold_free(a, t) {
+            out.push((a, t, va));
+        }
+        if t <= at {
+            break;
+        }
+        at = t;
     }
     out
 }
