@@ -41,24 +41,46 @@ impl Prediction {
 }
 
 /// A model under [`Steered::hold_trial`]: it can hold free space, give held space back, take
-/// free space as its last step and be read, nothing else.
-pub struct HoldTrial<'a>(&'a mut Steered);
+/// free space as its last step and be read, nothing else. What it changes is saved at its
+/// first change: a trial that only reads costs nothing.
+pub struct HoldTrial<'a>(&'a mut Steered, Option<TrialSaved>);
+
+/// The model before a trial's first change: the free tree, the held space and the log.
+struct TrialSaved {
+    free: FreeSaved,
+    held: Vec<u32>,
+    held_objects: Vec<crate::area::VmapArea>,
+    logged: Option<usize>,
+}
 
 impl HoldTrial<'_> {
+    /// Save what the trial may change, once, before its first change.
+    fn save(&mut self) -> &mut Steered {
+        if self.1.is_none() {
+            let s = &mut *self.0;
+            let free = s.vmap.save_free();
+            let held = s.held.clone();
+            let held_objects = held.iter().map(|&va| *s.vmap.arena.get(va)).collect();
+            let logged = s.oracle_log.as_ref().map(Vec::len);
+            self.1 = Some(TrialSaved { free, held, held_objects, logged });
+        }
+        self.0
+    }
+
     /// [`Steered::hold_free`].
     pub fn hold_free(&mut self, start: u64, end: u64) -> Option<u32> {
-        self.0.hold_free(start, end)
+        self.save().hold_free(start, end)
     }
 
     /// [`Steered::release_held_at`].
     pub fn release_held_at(&mut self, start: u64) -> bool {
-        self.0.release_held_at(start)
+        self.save().release_held_at(start)
     }
 
     /// [`Steered::take_at`], as a trial's last step: the trial is kept when it succeeds, and a
     /// failure changes nothing.
     pub fn take_at(&mut self, x: u64, size: u64, node: Option<u32>) -> Option<Place> {
-        self.0.take_at(x, size, node)
+        self.save().take_at(x, size, node)
     }
 }
 
@@ -316,22 +338,20 @@ impl Steered {
 
     /// Try holds and releases ([`Steered::hold_free`], [`Steered::release_held_at`]) and keep
     /// them only if `f` answers `Some`: else the model is as it was (see [`Steer::save_free`];
-    /// the held space's objects are saved beside the free tree's). The cost is the free tree's
-    /// and the held space's, not the model's.
+    /// the held space's objects are saved beside the free tree's, at the trial's first change).
+    /// The cost is the free tree's and the held space's, not the model's.
     pub fn hold_trial<T>(&mut self, f: impl FnOnce(&mut HoldTrial<'_>) -> Option<T>) -> Option<T> {
-        let saved: FreeSaved = self.vmap.save_free();
-        let held = self.held.clone();
-        let held_objects: Vec<crate::area::VmapArea> = held.iter().map(|&va| *self.vmap.arena.get(va)).collect();
-        let logged = self.oracle_log.as_ref().map(Vec::len);
-        let out = f(&mut HoldTrial(self));
+        let mut trial = HoldTrial(self, None);
+        let out = f(&mut trial);
+        let Some(saved) = trial.1 else { return out };
         let keep = out.is_some();
-        self.vmap.end_free_trial(saved, keep);
+        self.vmap.end_free_trial(saved.free, keep);
         if !keep {
-            for (&va, v) in held.iter().zip(held_objects) {
+            for (&va, v) in saved.held.iter().zip(saved.held_objects) {
                 *self.vmap.arena.at(va) = v;
             }
-            self.held = held;
-            if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), logged) {
+            self.held = saved.held;
+            if let (Some(l), Some(n)) = (self.oracle_log.as_mut(), saved.logged) {
                 l.truncate(n);
             }
         }

@@ -1393,12 +1393,18 @@ impl<'a> Pass<'_, 'a> {
             .filter(|&&(_, a, _)| learnt.entry_from.get(&a).is_some_and(|&l| mine(l)))
             .copied()
             .collect();
-        pooled.sort_by_key(|&(_, a, _)| learnt.entry_from.get(&a).copied());
+        pooled.sort_by_cached_key(|&(_, a, _)| learnt.entry_from.get(&a).copied());
         let held: Vec<_> = learnt.held.iter().filter(|h| mine(h.2)).copied().collect();
         let blocks: Vec<_> = learnt.blocks.iter().filter(|b| mine(b.2)).copied().collect();
         // At the heads, the first taken first: in front of the model's own entries, which are
         // guesses here (the kernel's pool gave these first).
         for (node, start, size) in pooled.into_iter().rev() {
+            // Neither in a block held whole nor free (pooled already, or taken): nothing to do,
+            // and a miss read on from at every line of a run would look again at every one.
+            let free = self.vmap.free_block_from(start).is_some_and(|(fs, fe)| fs <= start && start + size <= fe);
+            if !free && !self.blocks.iter().any(|&(a, b, _)| a < start + size && start < b) {
+                continue;
+            }
             // Inside a block held whole (its layout unknown): that part is this entry.
             self.unhold_blocks(start, start + size);
             if self.vmap.pool_at(start, size, node, true) {

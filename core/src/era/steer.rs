@@ -350,7 +350,8 @@ impl Steer for Vmap {
     ///                                                                   ^ dropped, or kept
     /// ```
     fn save_free(&mut self) -> FreeSaved {
-        let objects = self.free.iter(&self.arena).map(|(h, v)| (h, *v)).collect();
+        let mut objects = Vec::with_capacity(self.free.len());
+        objects.extend(self.free.iter(&self.arena).map(|(h, v)| (h, *v)));
         FreeSaved { free: self.free, objects, mark: self.arena.mark() }
     }
 
