@@ -912,8 +912,7 @@ fn decayed_more_in(
     let AllocReq { size, align, vstart, vend } = req;
     let Some(end) = x.checked_add(size) else { return false };
     let decayed = |n: u32| !matches!(stage, Some(PurgeStop::Decayed(k)) if n > k);
-    // Every pool entry's start (a lookup per entry would walk every pool).
-    let mut pooled: HashSet<u64> = t.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+    let mut pooled = pool_starts(t);
     let mut any = false;
     for (_, idx, list) in before.iter().filter(|(n, _, _)| decayed(*n)) {
         let len = (*idx as u64 + 1) * PAGE_SIZE;
@@ -936,6 +935,12 @@ fn give_back_pooled(t: &mut Steered, entries: &[u64]) {
             t.unpool_overlapping(a, PAGE_SIZE);
         }
     }
+}
+
+/// The start of every pool entry of `t` (one walk of the pools, where a lookup per address
+/// would walk them each time).
+fn pool_starts(t: &Steered) -> HashSet<u64> {
+    t.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect()
 }
 
 /// Remove `[s, e)` from the untouched space.
@@ -1800,10 +1805,11 @@ impl<'a> Pass<'_, 'a> {
         }
         // Per pool, the position of the last kept entry still pooled under [x, end).
         let mut hits: BTreeMap<(u32, usize), usize> = BTreeMap::new();
+        let pooled = pool_starts(&self.vmap);
         for (&(n, idx), list) in &self.kept {
             let len = (idx as u64 + 1) * PAGE_SIZE;
             for (pos, &a) in list.iter().enumerate() {
-                if a < end && x < a + len && matches!(self.vmap.locate(a), Place::Pooled { start, .. } if start == a) {
+                if a < end && x < a + len && pooled.contains(&a) {
                     hits.insert((n, idx), pos);
                 }
             }

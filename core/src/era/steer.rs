@@ -268,6 +268,13 @@ impl Steer for Vmap {
         for n in self.nodes.iter_mut() {
             for q in n.pools.iter_mut() {
                 let arena = &self.arena;
+                // Looked at first, rewritten only where an entry goes.
+                if !q.iter().any(|&va| {
+                    let v = arena.get(va);
+                    v.va_start < end && x < v.va_end
+                }) {
+                    continue;
+                }
                 q.retain(|&va| {
                     let v = arena.get(va);
                     let hit = v.va_start < end && x < v.va_end;
