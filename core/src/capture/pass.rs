@@ -83,8 +83,9 @@ pub(super) struct Learnt {
     /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
-    /// By purge line: the allocations traced after it whose search ran before it (their
-    /// index in the events), replayed ahead of it ([`Pass::searched_before_purge`]).
+    /// By purge or allocation line: the allocations traced after it whose search ran before it
+    /// (their index in the events), replayed ahead of it ([`Pass::searched_before_purge`],
+    /// [`Pass::searched_before_alloc`]).
     searched_early: BTreeMap<usize, Vec<usize>>,
     /// (purge line, node) -> an allocation line: the kernel took from that node's pool, there,
     /// an entry that the purge's decay of the node gives back, so that decay ran after it
@@ -212,6 +213,10 @@ impl Reading {
 /// A free-tree answer of the kernel at space untouched since the start (address, line), or
 /// `None` over touched space.
 type TreeAnswer = Option<(u64, usize)>;
+
+/// How far ahead an allocation that searched before the one traced now is looked for
+/// ([`Pass::searched_before_alloc`]), in events.
+const SEARCH_AHEAD: usize = 256;
 
 /// Why an allocation's node can be another than its trace line's CPU's.
 const RESCHED: &str = "`node_alloc` takes the CPU's node first; a request served by the free tree reschedules after \
@@ -1060,6 +1065,27 @@ impl<'a> Pass<'_, 'a> {
     fn event(&mut self, e: &Ev) {
         if self.ahead.contains(&e.line) {
             return;
+        }
+        if matches!(e.ev, FtraceEvent::Alloc { failed: false, .. }) && self.learnt.searched_early.contains_key(&e.line)
+        {
+            let pos = self.pos;
+            for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
+                let a = self.p.events[i].clone();
+                if !self.ahead.insert(a.line) {
+                    continue;
+                }
+                self.report.searched_before_alloc += 1;
+                self.note(format!(
+                    "{} line {}: the allocation searched before the one traced at line {} (its task yielded at the \
+                     cond_resched() after the search and was traced when it ran again): replayed before it",
+                    self.tname(),
+                    a.line,
+                    e.line
+                ));
+                self.pos = i;
+                self.event_now(&a);
+            }
+            self.pos = pos;
         }
         if matches!(e.ev, FtraceEvent::Purge { .. }) && !self.purged_early.contains_key(&e.line) {
             let pos = self.pos;
@@ -2441,7 +2467,61 @@ impl<'a> Pass<'_, 'a> {
     fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
-            None => Verdict::Unexplained(whole),
+            None => {
+                self.searched_before_alloc(x, req, pred, line);
+                Verdict::Unexplained(whole)
+            }
+        }
+    }
+
+    /// `alloc_vmap_area` reschedules after a free-tree search and before its event
+    /// ([`RESCHED`]): an allocation traced later, by another task, can have searched before this
+    /// one. The model's free tree gave `y` where the kernel gave `x`: the first allocation traced
+    /// in the next [`SEARCH_AHEAD`] events (no purge in between), whose task has no event in
+    /// between (it was yielded), that the model's free tree serves here at the kernel's address
+    /// over `[y, y + size)` and after which the model gives `x`, searched first. Learnt for the
+    /// next replay, which replays it ahead of this one (no state changes here).
+    fn searched_before_alloc(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) {
+        let AllocReq { size, align, vstart, vend } = req;
+        let (None, Some(y)) = (pred.pool_hit, pred.tree) else { return };
+        if self.missed || self.diverged() || self.learnt.searched_early.contains_key(&line) {
+            return;
+        }
+        let Some(me) = self.p.events.get(self.pos).filter(|m| m.line == line) else { return };
+        let mut seen = HashSet::from_iter([me.pid]);
+        let cpu = self.vmap.cpu();
+        for (i, n) in self.p.events.iter().enumerate().skip(self.pos + 1).take(SEARCH_AHEAD) {
+            match n.ev {
+                FtraceEvent::Purge { .. } => return,
+                FtraceEvent::Alloc { addr, req: r, failed: false }
+                    if !seen.contains(&n.pid)
+                        && !self.ahead.contains(&n.line)
+                        && addr < y.saturating_add(size)
+                        && y < addr.saturating_add(r.size) =>
+                {
+                    let mut t = self.vmap.clone();
+                    t.log_oracle(false);
+                    let _ = t.set_cpu(u64::from(n.cpu));
+                    let p = t.predict_alloc(r.size, r.align, r.vstart, r.vend);
+                    if p.pool_hit.is_some() || p.tree != Some(addr) {
+                        return;
+                    }
+                    if let (true, Some(pn)) = (p.rotate, p.node) {
+                        t.rotate_pool_head(pn, r.size);
+                    }
+                    if t.take_at(addr, r.size, p.node).is_none() {
+                        return;
+                    }
+                    let _ = t.set_cpu(u64::from(cpu));
+                    if t.predict_alloc(size, align, vstart, vend).addr() == Some(x) {
+                        self.learnt.searched_early.entry(line).or_default().push(i);
+                        self.learnt.changed = true;
+                    }
+                    return;
+                }
+                _ => {}
+            }
+            seen.insert(n.pid);
         }
     }
 

@@ -73,6 +73,9 @@ pub struct CaptureReport {
     /// Allocations traced after a purge whose search ran before it (the task yielded at
     /// `alloc_vmap_area`'s `cond_resched()`, between its search and its event).
     pub searched_before_purge: usize,
+    /// Allocations traced after another allocation whose search ran after theirs (the same
+    /// yield, while the other task searched).
+    pub searched_before_alloc: usize,
     /// Areas the after file shows lazy that were busy when the events ended (freed untraced),
     /// and busy areas it shows that were free then (allocated untraced).
     pub freed_after_trace: usize,
@@ -227,6 +230,14 @@ impl fmt::Display for CaptureReport {
                 "{} allocations searched before a purge traced ahead of them (the task yielded at the cond_resched() \
                  after its search and was traced when it ran again)",
                 self.searched_before_purge
+            )?;
+        }
+        if self.searched_before_alloc > 0 {
+            writeln!(
+                f,
+                "{} allocations searched before an allocation traced ahead of them (the task yielded at the \
+                 cond_resched() after its search and was traced when it ran again)",
+                self.searched_before_alloc
             )?;
         }
         for d in &self.purge_detail {

@@ -1284,6 +1284,55 @@ fn an_allocation_traced_after_a_purge_can_have_searched_before_it() {
     assert_eq!((r.allocations, r.equal, r.unexplained, r.searched_before_purge), (2, 1, 1, 0), "{r}");
 }
 
+/// The same yield between two allocations: `alloc_vmap_area` searches the free tree, unlocks,
+/// calls `cond_resched()` and traces after it, so a task's search can come before another
+/// task's that is traced first. Before: busy [VS, VS + 0x2000), the rest free. Task 400 takes
+/// 258 pages at VS + 0x2000 and frees them, and a purge gives them back to the free tree (too
+/// big for a pool): that space is known, not a guess. Then task 300 on CPU 0 is traced with 2
+/// pages at VS + 0x4000, and task 200 on CPU 1 with 2 pages at VS + 0x2000 (the pools are
+/// empty: both searched the free tree). The first fit for task 300 is VS + 0x2000 unless task
+/// 200's area was already taken: task 200 searched first (it traced nothing in between). Both
+/// equal, task 200's replayed first. Had task 200 traced an event in between (it ran then, so
+/// it was not yielded in its allocation), its search came after: task 300's is unexplained.
+#[test]
+fn an_allocation_traced_after_another_can_have_searched_before_it() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let alloc_at = |pid: u32, cpu: u32, addr: u64, size: u64| {
+        ev_of(
+            pid,
+            cpu,
+            &format!("alloc_vmap_area: va_start: {addr} size={size} align=1 vstart={VS:#x} vend={VE:#x} failed=0"),
+        )
+    };
+    let big = VS + 0x2000..VS + 0x104000;
+    let touched = format!(
+        "{}{}{}",
+        alloc_at(400, 0, big.start, big.end - big.start),
+        ev_of(400, 0, &format!("free_vmap_area_noflush: va_start={:#x} nr_lazy=258 nr_lazy_max=16384", big.start)),
+        ev_of(500, 1, &format!("purge_vmap_area_lazy: start={:#x} end={:#x} num_purged=1", big.start, big.end)),
+    );
+    let (first, second) = (alloc_at(300, 0, VS + 0x4000, 0x2000), alloc_at(200, 1, VS + 0x2000, 0x2000));
+    let trace = format!("{touched}{first}{second}");
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 3, 0, 0), "{r}");
+    assert_eq!((r.searched_before_alloc, r.searched_before_purge), (1, 0), "{r}");
+    assert!(
+        r.notes.iter().any(|n| n.contains("line 5: the allocation searched before the one traced at line 4")),
+        "{r}"
+    );
+    // The printed trace makes task 200's allocation first, then task 300's on CPU 0.
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = |p: &str| text.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
+    let req = format!("alloc 0x2000 0x1 {VS:#x} {VE:#x} = ");
+    let (a200, a300) = (at(&format!("{req}{:#x}", VS + 0x2000)), at(&format!("{req}{:#x}", VS + 0x4000)));
+    assert!(at("purge") < a200 && a200 < a300 && text[a300 - 1] == "cpu 0", "{text:?}");
+    // Task 200 freed an area in between: it was running, its search came later.
+    let freed = ev_of(200, 1, &format!("free_vmap_area_noflush: va_start={VS:#x} nr_lazy=2 nr_lazy_max=16384"));
+    let trace = format!("{touched}{first}{freed}{second}");
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.searched_before_alloc), (3, 2, 1, 0), "{r}");
+}
+
 /// The purge processes the nodes in order (`purge_vmap_node` of node 0, then node 1's): an
 /// allocation can see node 0's areas given back and not yet node 1's. Before (two nodes): busy
 /// [VS, VS + 0x2000) and [VS + 0x104000, VS + 0x200000); lazy L0 = [VS + 0x200000,
