@@ -35,6 +35,14 @@
 //! the allocation (`Steered::purge_to`), taken further by a later allocation that shows it, and
 //! finished at its event. Not an unknown of the start state: the report counts these apart.
 //!
+//! `alloc_vmap_area` searches the free tree, then calls `cond_resched()`, then traces: a task
+//! that yields there is traced after events that came after its search. An allocation whose
+//! task traced nothing since before the last purge, and which the model as it was before that
+//! purge serves at the kernel's address, is replayed before it; one traced within 256 events
+//! after an allocation the model's free tree answers lower, by a task that traced nothing in
+//! between, that took that answer's space and leaves the model giving the kernel's address, is
+//! replayed before that allocation. The kernel's timing too, counted apart.
+//!
 //! What the files cannot tell is an explicit unknown, resolved from what the kernel did later:
 //! * **a pool's contents before the capture** (`vmallocinfo` never shows pools): when the
 //!   kernel's address was in space the "before" file shows free and nothing has touched since,
