@@ -2962,6 +2962,24 @@ fn a_shape_fact_a_later_allocation_contradicts_is_revised() {
     assert!(at(18).contains("was in node 1's pool of 5 pages before the capture"), "{r}");
 }
 
+/// An allocation searched before another traced ahead of it, on a real capture.
+/// `searched-early`: the first 800 lines of a drained capture (6.18.44, 2 CPUs). At line 777 a
+/// stack (5 pages, 16 K-aligned) on CPU 1 is traced at 0xffffc900016a8000, two stacks above
+/// the model's first fit 0xffffc900016a0000 in the same free block, space allocated and purged
+/// during the capture (so no reading of the start state). Task 27141 traced nothing from line
+/// 767 to line 791, where its 9 pages at 0xffffc9000169d000 (the free tree's first fit, over
+/// the model's answer) are traced: it searched first. Replayed first, no allocation is
+/// unexplained; with the rule gone, line 777 is.
+#[test]
+fn an_allocation_of_a_real_capture_searched_before_one_traced_ahead_of_it() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/searched-early"));
+    assert_eq!((r.allocations, r.unexplained, r.searched_before_alloc), (452, 0, 1), "{r}");
+    assert!(
+        r.notes.iter().any(|n| n.contains("line 791: the allocation searched before the one traced at line 777")),
+        "{r}"
+    );
+}
+
 /// The same pool shorter at a purge under way. `early-less`: the first 1,000 lines of a
 /// drained capture (6.18.44, 2 CPUs). At line 339 66 pages on CPU 1 take
 /// 0xffffc90003fe5000, over stacks the before file shows lazy that the first purge (line 150)
