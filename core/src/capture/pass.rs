@@ -1091,7 +1091,9 @@ impl<'a> Pass<'_, 'a> {
             let pos = self.pos;
             for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
                 let a = self.p.events[i].clone();
-                self.ahead.insert(a.line);
+                if !self.ahead.insert(a.line) {
+                    continue;
+                }
                 self.report.searched_before_purge += 1;
                 self.note(format!(
                     "{} line {}: the allocation searched before the purge traced at line {} (its task yielded at \
