@@ -1066,48 +1066,42 @@ impl<'a> Pass<'_, 'a> {
         if self.ahead.contains(&e.line) {
             return;
         }
-        if matches!(e.ev, FtraceEvent::Alloc { failed: false, .. }) && self.learnt.searched_early.contains_key(&e.line)
-        {
-            let pos = self.pos;
-            for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
-                let a = self.p.events[i].clone();
-                if !self.ahead.insert(a.line) {
-                    continue;
-                }
-                self.report.searched_before_alloc += 1;
-                self.note(format!(
-                    "{} line {}: the allocation searched before the one traced at line {} (its task yielded at the \
-                     cond_resched() after the search and was traced when it ran again): replayed before it",
-                    self.tname(),
-                    a.line,
-                    e.line
-                ));
-                self.pos = i;
-                self.event_now(&a);
-            }
-            self.pos = pos;
-        }
-        if matches!(e.ev, FtraceEvent::Purge { .. }) && !self.purged_early.contains_key(&e.line) {
-            let pos = self.pos;
-            for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
-                let a = self.p.events[i].clone();
-                if !self.ahead.insert(a.line) {
-                    continue;
-                }
-                self.report.searched_before_purge += 1;
-                self.note(format!(
-                    "{} line {}: the allocation searched before the purge traced at line {} (its task yielded at \
-                     the cond_resched() after the search and was traced when it ran again): replayed before it",
-                    self.tname(),
-                    a.line,
-                    e.line
-                ));
-                self.pos = i;
-                self.event_now(&a);
-            }
-            self.pos = pos;
+        let what = match e.ev {
+            FtraceEvent::Alloc { failed: false, .. } => Some("the one"),
+            FtraceEvent::Purge { .. } if !self.purged_early.contains_key(&e.line) => Some("the purge"),
+            _ => None,
+        };
+        if let Some(what) = what {
+            self.replay_ahead(e, what);
         }
         self.event_now(e);
+    }
+
+    /// The allocations searched before event `e` (`what` it is) and traced after it
+    /// ([`Learnt::searched_early`]), each replayed once, before it.
+    fn replay_ahead(&mut self, e: &Ev, what: &str) {
+        let pos = self.pos;
+        for i in self.learnt.searched_early.get(&e.line).cloned().unwrap_or_default() {
+            let a = self.p.events[i].clone();
+            if !self.ahead.insert(a.line) {
+                continue;
+            }
+            if matches!(e.ev, FtraceEvent::Purge { .. }) {
+                self.report.searched_before_purge += 1;
+            } else {
+                self.report.searched_before_alloc += 1;
+            }
+            self.note(format!(
+                "{} line {}: the allocation searched before {what} traced at line {} (its task yielded at the \
+                 cond_resched() after the search and was traced when it ran again): replayed before it",
+                self.tname(),
+                a.line,
+                e.line
+            ));
+            self.pos = i;
+            self.event_now(&a);
+        }
+        self.pos = pos;
     }
 
     fn event_now(&mut self, e: &Ev) {
