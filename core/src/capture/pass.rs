@@ -1443,7 +1443,7 @@ impl<'a> Pass<'_, 'a> {
             hold_learnt(&mut self.vmap, &mut self.untouched, &mut self.report, held.into_iter(), blocks.into_iter());
         self.held.extend(h);
         self.blocks.extend(b);
-        self.epoch_pools = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+        self.epoch_pools = pool_starts(&self.vmap);
         // The free space here is this epoch's start, as the before file's was the capture's: a
         // later search that passed over some of it may show it held here.
         self.untouched = crate::frag::free_ranges(self.vmap.vmap())
@@ -3301,7 +3301,7 @@ impl<'a> Pass<'_, 'a> {
             Op::Purge
         });
         // What each pool's decay kept, in its order (before the entries this purge pooled).
-        let after: HashSet<u64> = self.vmap.pools_snapshot().into_iter().flat_map(|(_, _, v)| v).collect();
+        let after = pool_starts(&self.vmap);
         self.given = pools_before
             .iter()
             .map(|(n, idx, v)| ((*n, *idx), (v.iter().copied().filter(|a| !after.contains(a)).collect(), v.len())))
