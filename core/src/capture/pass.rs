@@ -1242,7 +1242,7 @@ impl<'a> Pass<'_, 'a> {
             if let Some((p2, why)) = found {
                 pred = p2;
                 held_why = Some((Unknown::HeldFree, why));
-            } else if self.covered_by_blocks(x, x + size) {
+            } else if self.covered_by_blocks(x, x + size, false) {
                 piece = self.held_piece(x, req, pred, e.line);
             } else if entry_out {
                 if let Some((p2, why)) = self.passed_over_blocks(x, req, pred, e.line) {
@@ -1749,8 +1749,9 @@ impl<'a> Pass<'_, 'a> {
         if pred.pool_hit.is_some() || x & align.wrapping_sub(1) != 0 {
             return None;
         }
-        // A pool entry from before the capture lies in space untouched since: in held blocks only.
-        let inside = self.blocks.iter().any(|&(a, b, _)| a <= x && end <= b);
+        // A pool entry from before the capture lies in space untouched since: in held blocks, or
+        // across the edge of one into untouched free space beside it.
+        let inside = self.covered_by_blocks(x, end, true);
         // A misaligned head: `node_pool_del_va` moved it to the tail and gave nothing, so the
         // kernel's area came from the free tree.
         let pool = pred.node.filter(|&n| {
@@ -1791,10 +1792,18 @@ impl<'a> Pass<'_, 'a> {
         if let Some(n) = pool {
             extra = self.first_fit_was_head(n, size, line);
         }
-        let why = format!(
-            "[{x:#x}, {end:#x}) was {reading} of [{a:#x}, {b:#x}), held whole since trace line {from} (its layout \
-             unknown): the kernel allocated it{extra}"
-        );
+        let why = if a <= x && end <= b {
+            format!(
+                "[{x:#x}, {end:#x}) was {reading} of [{a:#x}, {b:#x}), held whole since trace line {from} (its \
+                 layout unknown): the kernel allocated it{extra}"
+            )
+        } else {
+            let beside = if pool.is_some() { "space untouched since the start" } else { "free space" };
+            format!(
+                "[{x:#x}, {end:#x}) was {reading}, across the edge of [{a:#x}, {b:#x}), held whole since trace line \
+                 {from} (its layout unknown), into {beside} beside it: the kernel allocated it{extra}"
+            )
+        };
         if let Some(n) = pool {
             // In its pool from the start in the next replay, behind the entries found before
             // it: the order in which the kernel's pool gave them.
@@ -2522,14 +2531,22 @@ impl<'a> Pass<'_, 'a> {
     }
 
     /// `[x, end)` lies in held blocks and free space, at least partly in a block: a piece the
-    /// kernel could allocate there (the part that is free here was given back since).
-    fn covered_by_blocks(&self, x: u64, end: u64) -> bool {
+    /// kernel could allocate there (the part that is free here was given back since). With
+    /// `untouched`, the free part must be untouched since the start, where an entry pooled
+    /// before the capture can lie: a held block is the model's guess of a layout, and an entry
+    /// can cross its edge into space the model left free beside it.
+    fn covered_by_blocks(&self, x: u64, end: u64, untouched: bool) -> bool {
         let mut at = x;
         let mut held = false;
         while at < end {
             if let Some(&(_, b, _)) = self.blocks.iter().find(|&&(a, b, _)| a <= at && at < b) {
                 held = true;
                 at = b;
+            } else if untouched {
+                match self.untouched.range(..=at).next_back() {
+                    Some((_, &ue)) if ue > at => at = ue,
+                    _ => return false,
+                }
             } else if let Place::Free { end: fe, .. } = self.vmap.locate(at) {
                 at = fe;
             } else {
@@ -3648,7 +3665,7 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.busy_areas_all().iter().map(|(i, _, _)| (i.va_start.0, i.va_end.0)).collect();
         for a in after.iter().filter(|a| a.kind != InfoKind::Unpurged && !busy_here.contains(&(a.start, a.end))) {
             while self.release_held_over(a.start, a.end).is_some() {}
-            if self.covered_by_blocks(a.start, a.end) {
+            if self.covered_by_blocks(a.start, a.end, false) {
                 self.unhold_blocks(a.start, a.end);
             }
         }
