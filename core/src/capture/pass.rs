@@ -1467,7 +1467,7 @@ impl<'a> Pass<'_, 'a> {
             || !self.epoch_pools.contains(&y)
             || x & align.wrapping_sub(1) != 0
             || !self.learnt.entry_open(line, x)
-            || !(is_untouched(&self.untouched, x, end) || self.in_held_block(x, end))
+            || !(is_untouched(&self.untouched, x, end) || self.covered_by_blocks(x, end, true))
         {
             return None;
         }
@@ -1988,7 +1988,7 @@ impl<'a> Pass<'_, 'a> {
         size <= 256 * PAGE_SIZE
             && x & align.wrapping_sub(1) == 0
             && !self.tree_served.contains_key(&(n, pool_idx(size)))
-            && (is_untouched(&self.untouched, x, x + size) || self.in_held_block(x, x + size))
+            && (is_untouched(&self.untouched, x, x + size) || self.covered_by_blocks(x, x + size, true))
             && self.learnt.entry_open(line, x)
     }
 
