@@ -1467,7 +1467,7 @@ impl<'a> Pass<'_, 'a> {
             || !self.epoch_pools.contains(&y)
             || x & align.wrapping_sub(1) != 0
             || !self.learnt.entry_open(line, x)
-            || !(is_untouched(&self.untouched, x, end) || self.covered_by_blocks(x, end, true))
+            || !self.entry_space(x, end)
         {
             return None;
         }
@@ -1988,7 +1988,7 @@ impl<'a> Pass<'_, 'a> {
         size <= 256 * PAGE_SIZE
             && x & align.wrapping_sub(1) == 0
             && !self.tree_served.contains_key(&(n, pool_idx(size)))
-            && (is_untouched(&self.untouched, x, x + size) || self.covered_by_blocks(x, x + size, true))
+            && self.entry_space(x, x + size)
             && self.learnt.entry_open(line, x)
     }
 
@@ -2528,6 +2528,12 @@ impl<'a> Pass<'_, 'a> {
             }
             seen.insert(n.pid);
         }
+    }
+
+    /// `[x, end)` is where an entry pooled before the capture can lie: space untouched since the
+    /// start, held blocks, or both across a block's edge.
+    fn entry_space(&self, x: u64, end: u64) -> bool {
+        is_untouched(&self.untouched, x, end) || self.covered_by_blocks(x, end, true)
     }
 
     /// `[x, end)` lies in held blocks and free space, at least partly in a block: a piece the
