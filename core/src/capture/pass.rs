@@ -2154,7 +2154,7 @@ impl<'a> Pass<'_, 'a> {
             None::<()>
         });
         let p = seen?;
-        let (u, why) = self.kept_passed_over(x, p, line)?;
+        let (u, why) = self.kept_passed_over(x, req, p, line)?;
         let untouched = &self.untouched;
         let (_, found) = self.vmap.hold_trial(|trial| hold_blocks_below(untouched, trial, x, req, pred, done))?;
         let what = self.commit_blocks(&found, line);
@@ -2172,12 +2172,12 @@ impl<'a> Pass<'_, 'a> {
     /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
     /// block that fits: the kernel's passed over that space, so that entry was not in its free
     /// tree; it was still pooled, the kernel's decay having given back only the entries in front
-    /// of it ([`Pass::decayed_less`] reads why, from the lowest such entry: areas of the before
-    /// file on another node; or [`Pass::counted_entries_out`]: entries from before the capture
+    /// of it ([`Pass::decayed_less`] reads why, from the entry that, kept alone, leaves the
+    /// block no fit below `x`, else from the lowest: areas of the before file on another node; or [`Pass::counted_entries_out`]: entries from before the capture
     /// read at later allocations, counted in the model's `len`, not in the kernel's).
-    fn kept_passed_over(&mut self, x: u64, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
+    fn kept_passed_over(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
         let y = pred.tree.filter(|&y| y < x)?;
-        let (lo, _) = match self.vmap.locate(y) {
+        let (lo, hi) = match self.vmap.locate(y) {
             Place::Free { start, end } => (start, end),
             _ => return None,
         };
@@ -2187,7 +2187,15 @@ impl<'a> Pass<'_, 'a> {
             cands.extend(list.iter().filter(|&&a| lo <= a && a + size <= x).map(|&a| (a, size, n)));
         }
         cands.sort_unstable();
-        let (a, size, n) = *cands.first()?;
+        // The one the kernel's search shows: kept alone, the model's block holds the request
+        // nowhere below `x`, neither below it nor above it (`find_vmap_lowest_match` takes the
+        // lowest fit). Else the lowest.
+        let at =
+            |s: u64| s.checked_next_multiple_of(req.align).filter(|b| b.checked_add(req.size).is_some_and(|t| t <= hi));
+        let shows = |&&(a, sa, _): &&(u64, u64, u32)| {
+            at(lo).is_none_or(|b| b + req.size > a) && at(a + sa).is_none_or(|b| b >= x)
+        };
+        let (a, size, n) = *cands.iter().find(shows).or(cands.first())?;
         // Its pool shorter in the kernel: areas of the before file on another node, or entries
         // from before the capture read at later allocations that it did not hold.
         let (u, why) = match self.decayed_less(a, size, n, line, self.learnt.migrations) {
@@ -2724,7 +2732,7 @@ impl<'a> Pass<'_, 'a> {
                     && (matches!(place, Place::Free { .. })
                         || (self.in_held_block(x, x + size)
                             && pred.node.is_some_and(|n| pred.rotate || !self.pool_not_seen_empty(n, size, x))))
-                    && let Some((u, why)) = self.kept_passed_over(x, pred, e.line) =>
+                    && let Some((u, why)) = self.kept_passed_over(x, req, pred, e.line) =>
             {
                 Verdict::Explained(u, why)
             }

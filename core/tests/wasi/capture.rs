@@ -3022,3 +3022,24 @@ fn an_entry_from_before_the_capture_can_cross_the_edge_of_a_block_held_whole() {
         "{r}"
     );
 }
+
+/// large-s15's first 190 lines (drained). At line 185 the kernel's first fit for 1,002 pages is
+/// 0xffffc900049ad000, 16 pages above the model's 0xffffc9000499d000. In between, two stacks the
+/// model's decay at line 182 gave back: 0xffffc900049a0000 (node 0) and 0xffffc900049a8000
+/// (node 1). `find_vmap_lowest_match` takes the lowest fit: with only the first kept, the kernel
+/// would have answered 0xffffc900049a5000; only the second, kept, leaves no fit below its end
+/// (11 free pages under it). So the reading is of node 1's pool, not of the lowest entry's.
+#[test]
+fn the_entry_a_search_passed_over_is_the_one_that_leaves_no_fit_below() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kept-shown"));
+    assert_eq!((r.allocations, r.unexplained), (94, 0), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(
+        at(185).starts_with(
+            "the kernel's free-tree search passed over 0xffffc900049a8000 (the model's answer 0xffffc9000499d000, \
+             the kernel's 0xffffc900049ad000): [0xffffc900049a8000, 0xffffc900049ad000) was still in node 1's pool: \
+             the decay at the purge of trace line 182 gave back 104 of its entries, not the model's 105"
+        ),
+        "{r}"
+    );
+}
