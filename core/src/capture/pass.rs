@@ -329,8 +329,12 @@ pub(super) struct Pass<'p, 'a> {
     vmap: Steered,
     pub(super) report: CaptureReport,
     pub(super) learnt: Learnt,
-    /// Busy areas of the "before" file whose node is a guess (the node of their address).
+    /// Busy areas of the "before" file whose node is a guess (the node of their address, or of
+    /// the CPU that traced their allocation while the file was read: `read_prior`).
     guessed_node: HashSet<u64>,
+    /// Busy areas of the "before" file allocated while it was read: their node first guessed
+    /// from that trace line's CPU, and the line.
+    read_prior: HashMap<u64, (u32, usize)>,
     /// Areas the free tree gave in this replay (the default window, a pool's size), their node
     /// the CPU of the trace line, which can be another than `node_alloc`'s: by start, the line.
     tree_alloc: HashMap<u64, usize>,
@@ -565,6 +569,19 @@ pub(super) fn start_pass<'p, 'a>(
         ));
     }
 
+    // A busy area whose allocation was traced while the file was read (left out: the file
+    // shows it). `node_alloc` gave it the vn_id of its CPU's node, which that trace line names
+    // (still a guess, as for any free-tree answer of the capture: a task that rescheduled after
+    // its search is traced on another CPU).
+    let mut read_prior: HashMap<u64, (u32, usize)> = HashMap::default();
+    for e in p.events.iter().take_while(|e| e.in_read) {
+        if let FtraceEvent::Alloc { addr, req, failed: false } = e.ev {
+            if busy_at.contains(&(addr, addr.wrapping_add(req.size))) {
+                read_prior.insert(addr, (e.cpu % nodes.max(1), e.line));
+            }
+        }
+    }
+
     // Place every area, in address order (so that each lands in a free block).
     let mut order: Vec<(u64, u64, Option<u32>, usize)> = Vec::new();
     let mut guessed_node = HashSet::default();
@@ -580,7 +597,7 @@ pub(super) fn start_pass<'p, 'a>(
             Some(n)
         } else {
             guessed_node.insert(a.start);
-            Some(vmap.addr_to_node_id(a.start))
+            Some(read_prior.get(&a.start).map_or_else(|| vmap.addr_to_node_id(a.start), |&(n, _)| n))
         };
         order.push((a.start, a.end, node, a.line));
     }
@@ -704,6 +721,7 @@ pub(super) fn start_pass<'p, 'a>(
         report,
         learnt,
         guessed_node,
+        read_prior,
         tree_alloc: HashMap::default(),
         held,
         blocks,
@@ -1014,6 +1032,7 @@ impl<'a> Pass<'_, 'a> {
             report: self.report.clone(),
             learnt: self.learnt.clone(),
             guessed_node: self.guessed_node.clone(),
+            read_prior: self.read_prior.clone(),
             tree_alloc: self.tree_alloc.clone(),
             held: self.held.clone(),
             blocks: self.blocks.clone(),
@@ -1623,7 +1642,7 @@ impl<'a> Pass<'_, 'a> {
                 "read so, the model still did not give the kernel's address there".into()
             },
             was: format!("node {}", was.unwrap_or(0)),
-            now: "the node of its address, another area read in its place".into(),
+            now: format!("{}, another area read in its place", self.prior(y).1),
         });
         self.learnt.changed = true;
     }
@@ -2298,6 +2317,17 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The node first guessed for a busy area of the before file, and why.
+    fn prior(&self, a: u64) -> (u32, String) {
+        match self.read_prior.get(&a) {
+            Some(&(n, l)) => (
+                n,
+                format!("the node of the CPU that traced its allocation at trace line {l}, while the file was read"),
+            ),
+            None => (self.vmap.addr_to_node_id(a), "the node of its address".into()),
+        }
+    }
+
     /// A busy area of the before file read as allocated for node `n` (its node a guess no
     /// more), learnt at `line` for the next replay ([`Pass::revise_node`] rules it out there if
     /// an allocation contradicts it).
@@ -2363,15 +2393,15 @@ impl<'a> Pass<'_, 'a> {
         if !self.p.before.iter().any(|a| a.start == x && a.end == end && a.kind != InfoKind::Unpurged) {
             return None;
         }
-        let guessed = self.vmap.addr_to_node_id(x);
+        let (guessed, how) = self.prior(x);
         if guessed == n {
             return None;
         }
         self.read_node(x, n, line);
         Some(format!(
             "[{x:#x}, {end:#x}), busy before the capture and freed since, had been allocated for node {n}, not node \
-             {guessed} (the node of its address, assumed; the before file does not say): the kernel took it whole on \
-             node {n}, where the model's pool of node {guessed} had given it back"
+             {guessed} ({how}, assumed; the before file does not say): the kernel took it whole on node {n}, where the \
+             model's pool of node {guessed} had given it back"
         ))
     }
 
@@ -2412,11 +2442,12 @@ impl<'a> Pass<'_, 'a> {
         let (y, ye, pn) = found?;
         let nodes = self.vmap.nr_vmap_nodes();
         let other = (pn + 1) % nodes;
+        let (_, how) = self.prior(y);
         self.read_node(y, other, line);
         Some(format!(
             "[{y:#x}, {ye:#x}), busy before the capture and freed since, had been allocated for node {other}, not node \
-             {pn} (the node of its address, assumed; the before file does not say): node {pn}'s pool did not hold it, \
-             the kernel allocated {x:#x} over it (that node's purge pooled it, its decays gave it back)"
+             {pn} ({how}, assumed; the before file does not say): node {pn}'s pool did not hold it, the kernel \
+             allocated {x:#x} over it (that node's purge pooled it, its decays gave it back)"
         ))
     }
 
@@ -2691,16 +2722,18 @@ impl<'a> Pass<'_, 'a> {
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
-                if self.guessed_node.remove(&x) {
+                if self.guessed_node.contains(&x) {
+                    let (_, how) = self.prior(x);
+                    self.guessed_node.remove(&x);
                     self.learnt.nodes.insert(x, n);
                     self.learnt.changed = true;
                     Verdict::Explained(
                         Unknown::AreaNode,
                         format!(
-                        "[{x:#x}, {:#x}), busy before the capture, had been allocated for node {n}, not node {pn} (the \
-                         node of its address, assumed): the kernel took it from node {n}'s pool",
-                        x + size
-                    ),
+                            "[{x:#x}, {:#x}), busy before the capture, had been allocated for node {n}, not node {pn} \
+                             ({how}, assumed): the kernel took it from node {n}'s pool",
+                            x + size
+                        ),
                     )
                 } else if let Some(why) = self.made_for(x, size, n, pn, e.line) {
                     Verdict::Explained(Unknown::AreaNode, why)
