@@ -838,6 +838,28 @@ type HeldBlocks = Vec<(u64, u64, u32)>;
 /// (its space untouched since the start, below `x`) until `done` holds for the prediction. No
 /// bound: `find_vmap_lowest_match` passes over any number of blocks too short, and each block
 /// held here is untouched space taken out, so the walk ends. The prediction and the blocks (start, end, handle).
+/// An entry a decay gave back: its start, size, position among those given, and its pool's
+/// lists then (what the decay gave back, what it kept).
+type GivenEntry<'l> = (u64, u64, usize, &'l [u64], &'l [u64]);
+
+/// Of entries `(start, size)` a decay gave back inside the free block `blk` below the kernel's
+/// answer `x` (ascending), the one the kernel's free-tree search shows it kept: kept alone, it
+/// leaves the block no fit for the request below `x`, neither below the entry nor above it
+/// (`find_vmap_lowest_match` takes the lowest fit). Else the lowest; `None` if there is none.
+fn passed_over_entry(
+    entries: impl Iterator<Item = (u64, u64)> + Clone,
+    blk: (u64, u64),
+    x: u64,
+    req: AllocReq,
+) -> Option<usize> {
+    let (lo, hi) = blk;
+    let at =
+        |s: u64| s.checked_next_multiple_of(req.align).filter(|b| b.checked_add(req.size).is_some_and(|t| t <= hi));
+    let shows =
+        |&(a, size): &(u64, u64)| at(lo).is_none_or(|b| b + req.size > a) && at(a + size).is_none_or(|b| b >= x);
+    entries.clone().position(|e| shows(&e)).or_else(|| entries.clone().next().map(|_| 0))
+}
+
 fn hold_blocks_below(
     untouched: &BTreeMap<u64, u64>,
     trial: &mut HoldTrial<'_>,
@@ -2206,15 +2228,8 @@ impl<'a> Pass<'_, 'a> {
             cands.extend(list.iter().filter(|&&a| lo <= a && a + size <= x).map(|&a| (a, size, n)));
         }
         cands.sort_unstable();
-        // The one the kernel's search shows: kept alone, the model's block holds the request
-        // nowhere below `x`, neither below it nor above it (`find_vmap_lowest_match` takes the
-        // lowest fit). Else the lowest.
-        let at =
-            |s: u64| s.checked_next_multiple_of(req.align).filter(|b| b.checked_add(req.size).is_some_and(|t| t <= hi));
-        let shows = |&&(a, sa, _): &&(u64, u64, u32)| {
-            at(lo).is_none_or(|b| b + req.size > a) && at(a + sa).is_none_or(|b| b >= x)
-        };
-        let (a, size, n) = *cands.iter().find(shows).or(cands.first())?;
+        let i = passed_over_entry(cands.iter().map(|&(a, size, _)| (a, size)), (lo, hi), x, req)?;
+        let (a, size, n) = cands[i];
         // Its pool shorter in the kernel: areas of the before file on another node, or entries
         // from before the capture read at later allocations that it did not hold.
         let (u, why) = match self.decayed_less(a, size, n, line, self.learnt.migrations) {
@@ -3099,20 +3114,24 @@ impl<'a> Pass<'_, 'a> {
             let after = t.pools_snapshot();
             let pred = t.predict_alloc(req.size, req.align, req.vstart, req.vend);
             let Some(y) = pred.tree.filter(|&y| y < x && pred.pool_hit.is_none()) else { continue };
-            let Place::Free { start: lo, .. } = t.locate(y) else { continue };
-            // The lowest entry that decay gave back in [lo, x), its pool's lists then.
-            let mut best: Option<(u64, usize, Vec<u64>, Vec<u64>)> = None;
+            let Place::Free { start: lo, end: hi } = t.locate(y) else { continue };
+            // The entry that decay gave back in [lo, x) that the kernel's search shows (as in
+            // [`Pass::kept_passed_over`]), its pool's lists then.
+            let mut cands: Vec<GivenEntry<'_>> = Vec::new();
             for (_, idx, list) in before.iter().filter(|(m, _, _)| *m == n) {
                 let kept = after.iter().find(|(m, i, _)| *m == n && i == idx).map_or(&[][..], |(_, _, l)| l);
                 let Some(given) = list.strip_suffix(kept) else { continue };
                 let size = (*idx as u64 + 1) * PAGE_SIZE;
                 for (k, &a) in given.iter().enumerate() {
-                    if lo <= a && a + size <= x && best.as_ref().is_none_or(|b| a < b.0) {
-                        best = Some((a, k, given.to_vec(), kept.to_vec()));
+                    if lo <= a && a + size <= x {
+                        cands.push((a, size, k, given, kept));
                     }
                 }
             }
-            let Some((a, k, given, kept)) = best else { continue };
+            cands.sort_unstable_by_key(|c| c.0);
+            let Some(i) = passed_over_entry(cands.iter().map(|c| (c.0, c.1)), (lo, hi), x, req) else { continue };
+            let (a, _, k, given, kept) = cands[i];
+            let (given, kept) = (given.to_vec(), kept.to_vec());
             let len = given.len() + kept.len();
             let Some(need) = shorter_by(len, k) else { continue };
             let traced =
