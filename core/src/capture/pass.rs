@@ -3845,9 +3845,18 @@ impl<'a> Pass<'_, 'a> {
         klazy.retain(|v| !v.is_empty());
         let kn: Vec<usize> = klazy.iter().map(Vec::len).collect();
         let mn: Vec<usize> = mlazy.iter().map(Vec::len).collect();
-        self.report.final_detail.push(format!(
-            "lazy areas per node (non-empty lists): kernel {kn:?}, model {mn:?}{}",
-            if klazy == mlazy { ", equal" } else { ", differ" }
-        ));
+        // `show_purge_info` prints the lists in node order with nothing between them: where one
+        // node's list ends below the next one's start, the file shows one run. The same areas in
+        // the same order are the same lists then (each drop in the file is a node's end).
+        let verdict = if klazy == mlazy {
+            ", equal"
+        } else if klazy.concat() == mlazy.concat() {
+            ", equal (the file prints them as one run: one node's list ends below the next one's first area)"
+        } else {
+            ", differ"
+        };
+        self.report
+            .final_detail
+            .push(format!("lazy areas per node (non-empty lists): kernel {kn:?}, model {mn:?}{verdict}"));
     }
 }

@@ -3059,3 +3059,31 @@ fn an_allocation_traced_while_the_file_was_read_names_its_areas_node() {
         assert!(r.explanations.iter().all(|(l, _)| *l != line), "line {line} is not equal: {r}");
     }
 }
+
+/// `show_purge_info` prints node 0's lazy list, then node 1's, with nothing between them: when
+/// node 0's areas all lie below node 1's, the after file shows one ascending run. Two areas
+/// allocated on CPU 0 and CPU 1 (the free tree's lowest fits: equal) and freed are lazy on
+/// nodes 0 and 1 (their vn_ids); the file's one run of both is those two lists, not a
+/// difference.
+#[test]
+fn lazy_lists_that_run_on_in_the_after_file_are_the_models_lists() {
+    let a = VS; // node 0
+    let b = VS + 0x10000; // node 1
+    let busy = format!(
+        "{}{}",
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let (x, y) = (VS + 0x2000, VS + 0x4000);
+    let trace = format!("{}{}{}{}", alloc(0, x, 0x2000, 1), alloc(1, y, 0x2000, 1), free(0, x, 2), free(0, y, 4));
+    let after = format!("{busy}{}{}", info(x, x + 0x2000, "unpurged vm_area"), info(y, y + 0x2000, "unpurged vm_area"));
+    let (_, r) = replay_capture(bundle(&busy, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained), (2, 2, 0), "{r}");
+    assert_eq!(r.final_busy_equal, Some(true), "{r}");
+    assert!(r.final_detail.iter().any(|d| d.contains("kernel [2], model [1, 1], equal")), "{r}");
+    // Swapped in the file (y's list first), the same two areas are not the model's lists.
+    let after2 =
+        format!("{busy}{}{}", info(y, y + 0x2000, "unpurged vm_area"), info(x, x + 0x2000, "unpurged vm_area"));
+    let (_, r) = replay_capture(bundle(&busy, &trace, Some(&after2), "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert!(r.final_detail.iter().any(|d| d.contains("kernel [1, 1], model [1, 1], differ")), "{r}");
+}
