@@ -80,6 +80,9 @@ pub(super) struct Learnt {
     facts: BTreeMap<usize, (Unknown, String)>,
     /// Areas of the before file whose node was learnt from the after file's lazy lists.
     after_nodes: std::collections::BTreeSet<u64>,
+    /// Allocations of the capture (by trace line) read as made for the node whose lazy list
+    /// the after file shows their area on.
+    after_allocs: std::collections::BTreeSet<usize>,
     /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
@@ -3829,6 +3832,13 @@ impl<'a> Pass<'_, 'a> {
                         self.learnt.nodes.insert(a, k as u32);
                         self.learnt.after_nodes.insert(a);
                         self.learnt.changed = true;
+                    } else if here.is_some_and(|m| m != k) {
+                        // Its last allocation, served by the free tree, was made for that node
+                        // (`node_alloc` took the CPU's node before a reschedule: [`RESCHED`]).
+                        if let Some(&at) = self.tree_alloc.get(&a) {
+                            self.read_alloc_nodes(&[(a, at)], k as u32, at);
+                            self.learnt.after_allocs.insert(at);
+                        }
                     }
                 }
             }
@@ -3839,6 +3849,13 @@ impl<'a> Pass<'_, 'a> {
                 "{} areas of the before file were allocated for the node whose lazy list {aname} shows them on (their \
                  node was a guess, and no allocation showed it)",
                 self.report.nodes_from_after
+            ));
+        }
+        let moved = self.learnt.after_allocs.iter().filter(|l| self.learnt.alloc_node.contains_key(l)).count();
+        if moved > 0 {
+            self.report.final_detail.push(format!(
+                "{moved} allocations of the capture, served by the free tree, were made for the node whose lazy list \
+                 {aname} shows their area on ({RESCHED})"
             ));
         }
         mlazy.retain(|v| !v.is_empty());
