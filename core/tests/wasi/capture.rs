@@ -3060,6 +3060,20 @@ fn an_allocation_traced_while_the_file_was_read_names_its_areas_node() {
     }
 }
 
+/// A busy area on each node (VS, VS + 0x10000); x = VS + 0x2000 traced on CPU 0 and y =
+/// VS + 0x4000 on CPU 1, two pages each (the free tree's lowest fits), then both freed. The
+/// before file, the trace, x and y.
+fn two_lazy_areas() -> (String, String, u64, u64) {
+    let busy = format!(
+        "{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(VS + 0x10000, VS + 0x12000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let (x, y) = (VS + 0x2000, VS + 0x4000);
+    let trace = format!("{}{}{}{}", alloc(0, x, 0x2000, 1), alloc(1, y, 0x2000, 1), free(0, x, 2), free(0, y, 4));
+    (busy, trace, x, y)
+}
+
 /// `show_purge_info` prints node 0's lazy list, then node 1's, with nothing between them: when
 /// node 0's areas all lie below node 1's, the after file shows one ascending run. Two areas
 /// allocated on CPU 0 and CPU 1 (the free tree's lowest fits: equal) and freed are lazy on
@@ -3067,15 +3081,7 @@ fn an_allocation_traced_while_the_file_was_read_names_its_areas_node() {
 /// difference.
 #[test]
 fn lazy_lists_that_run_on_in_the_after_file_are_the_models_lists() {
-    let a = VS; // node 0
-    let b = VS + 0x10000; // node 1
-    let busy = format!(
-        "{}{}",
-        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
-        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
-    );
-    let (x, y) = (VS + 0x2000, VS + 0x4000);
-    let trace = format!("{}{}{}{}", alloc(0, x, 0x2000, 1), alloc(1, y, 0x2000, 1), free(0, x, 2), free(0, y, 4));
+    let (busy, trace, x, y) = two_lazy_areas();
     let after = format!("{busy}{}{}", info(x, x + 0x2000, "unpurged vm_area"), info(y, y + 0x2000, "unpurged vm_area"));
     let (_, r) = replay_capture(bundle(&busy, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.equal, r.unexplained), (2, 2, 0), "{r}");
@@ -3097,15 +3103,7 @@ fn lazy_lists_that_run_on_in_the_after_file_are_the_models_lists() {
 /// runs their `node_alloc` there, and the final lazy lists are the file's.
 #[test]
 fn the_after_files_lazy_lists_name_the_node_a_free_tree_allocation_was_made_for() {
-    let a = VS; // node 0
-    let b = VS + 0x10000; // node 1
-    let busy = format!(
-        "{}{}",
-        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
-        info(b, b + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
-    );
-    let (x, y) = (VS + 0x2000, VS + 0x4000);
-    let trace = format!("{}{}{}{}", alloc(0, x, 0x2000, 1), alloc(1, y, 0x2000, 1), free(0, x, 2), free(0, y, 4));
+    let (busy, trace, x, y) = two_lazy_areas();
     let after = format!("{busy}{}{}", info(y, y + 0x2000, "unpurged vm_area"), info(x, x + 0x2000, "unpurged vm_area"));
     let (_, r) = replay_capture(bundle(&busy, &trace, Some(&after), "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.equal, r.unexplained), (2, 2, 0), "{r}");
