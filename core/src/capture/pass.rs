@@ -2216,9 +2216,10 @@ impl<'a> Pass<'_, 'a> {
     /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
     /// block that fits: the kernel's passed over that space, so that entry was not in its free
     /// tree; it was still pooled, the kernel's decay having given back only the entries in front
-    /// of it ([`Pass::decayed_less`] reads why, from the entry that, kept alone, leaves the
-    /// block no fit below `x`, else from the lowest: areas of the before file on another node; or [`Pass::counted_entries_out`]: entries from before the capture
-    /// read at later allocations, counted in the model's `len`, not in the kernel's).
+    /// of it. Of several, the one that, kept alone, leaves the block no fit below `x`
+    /// ([`passed_over_entry`]). [`Pass::decayed_less`] reads why: areas of the before file on
+    /// another node; or [`Pass::counted_entries_out`]: entries from before the capture read at
+    /// later allocations, counted in the model's `len`, not in the kernel's.
     fn kept_passed_over(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
         let y = pred.tree.filter(|&y| y < x)?;
         let (lo, hi) = match self.vmap.locate(y) {
