@@ -3630,21 +3630,43 @@ impl<'a> Pass<'_, 'a> {
         let cands = stand_ins;
         let now = self.vmap.pool_entries(n, size);
         let none = HashMap::default();
-        let mut out = HashSet::default();
-        let mut found = false;
+        // Readings revised earlier in this replay are still in the history it recorded: counted
+        // out from the start, or they would decay the entries they no longer stand in front of.
+        let already = self.revised_in(recs);
+        let mut out = already.clone();
         let held = h.held_in(recs);
+        let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
+        let mut found =
+            !already.is_empty() && h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept);
         for &a in cands.iter().take(64) {
-            out.insert(a);
-            let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
-            if h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept) {
-                found = true;
+            if found {
                 break;
             }
+            out.insert(a);
+            found = h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept);
         }
         if !found {
             return None;
         }
         let first = recs.first().map_or(line, |r| r.line);
+        if head {
+            // The kernel's pool gave it: a pop, for every later reading of this history.
+            if let Some(h) = &mut self.hist {
+                h.pops.entry(x).or_default().push(line);
+            }
+        }
+        out.retain(|a| !already.contains(a));
+        if out.is_empty() {
+            let mut names: Vec<u64> = already.into_iter().collect();
+            names.sort_unstable();
+            let names = names.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
+            return Some(format!(
+                "[{x:#x}, {:#x}) was still in node {n}'s pool: the decays since the purge of trace line {first} kept it \
+                 without the entries from before the capture that readings revised earlier in this replay counted \
+                 there ({names})",
+                x + size
+            ));
+        }
         let (unseen, mut list): (Vec<u64>, Vec<u64>) = out.into_iter().partition(|a| self.unseen_at.contains_key(a));
         list.sort_unstable();
         if !unseen.is_empty() {
@@ -3673,6 +3695,15 @@ impl<'a> Pass<'_, 'a> {
             if head { ", its head" } else { "" },
             list.len()
         ))
+    }
+
+    /// The entries of the pool with history `recs` that a revision of this replay read out of it
+    /// (read as pool entries from before the capture at a later line, then contradicted): the
+    /// history recorded them, the next replay will not pool them.
+    fn revised_in(&self, recs: &[PoolRec]) -> HashSet<u64> {
+        let out: HashSet<u64> =
+            self.learnt.entry_out.iter().map(|&(_, a)| a).filter(|a| !self.learnt.entry_from.contains_key(a)).collect();
+        recs.iter().flat_map(|r| r.before.iter()).copied().filter(|a| out.contains(a)).collect()
     }
 
     fn is_lazy(&self, a: u64) -> bool {

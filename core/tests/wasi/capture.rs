@@ -3044,6 +3044,29 @@ fn the_entry_a_search_passed_over_is_the_one_that_leaves_no_fit_below() {
     );
 }
 
+/// large-k3's first 1,410 lines (pools kept). Node 0's pool of 16 pages gives five entries from
+/// before the capture: 0xffffc90002a41000 (line 1116), 0xffffc90002966000 (1194),
+/// 0xffffc90001e6b000 (1198), 0xffffc9000148e000 (1333), 0xffffc900014aa000 (1401). Counted
+/// all five from the start, the decays (`len >> 2` from the head at each purge) give back the
+/// first two before the kernel takes them, so line 1116 reads the last two out of that pool.
+/// Two facts of the kernel then hold for the rest of that replay: those two are out of the
+/// history it recorded (the next replay does not pool them), and 0xffffc90002a41000 was taken
+/// from the pool's head at 1116 (`node_pool_del_va`), not given back. With either missing, line
+/// 1194 reads 0xffffc90001e6b000 out as well and line 1198 is unexplained.
+#[test]
+fn a_pools_history_keeps_what_a_replay_revised_and_what_its_pool_gave() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool-gave"));
+    assert_eq!(r.allocations, 725, "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(
+        at(1198).starts_with(
+            "[0xffffc90001e6b000, 0xffffc90001e7b000) was in node 0's pool of 16 pages before the capture"
+        ),
+        "{r}"
+    );
+    assert!(r.unexplained_lines.iter().all(|&l| l > 1383), "{r}");
+}
+
 /// mixed-s16's first 740 lines (drained). Line 13, traced while the before file was read, is
 /// the allocation of 0xffffc90000128000 (a stack, on CPU 1) that the file already shows: left
 /// out, but `node_alloc` gave that area the vn_id of CPU 1's node, not of its address's (node
