@@ -403,6 +403,8 @@ pub(super) struct Pass<'p, 'a> {
     /// When the before file's lazy areas are one run for two nodes: each one's index in the
     /// run, while it has not been allocated since (its node is then the allocating CPU's).
     lazy_run: BTreeMap<u64, usize>,
+    /// How many areas that run had (`lazy_run` loses each allocated since).
+    lazy_run_len: usize,
     /// The line of each task's latest event, and of the event's task before it.
     task_line: HashMap<u64, usize>,
     prev_line: Option<usize>,
@@ -747,6 +749,7 @@ pub(super) fn start_pass<'p, 'a>(
         drain_due: false,
         purged_early: HashMap::default(),
         split: None,
+        lazy_run_len: lazy_run.len(),
         lazy_run,
         task_line: HashMap::default(),
         prev_line: None,
@@ -1081,6 +1084,7 @@ impl<'a> Pass<'_, 'a> {
             purged_early: self.purged_early.clone(),
             split: self.split,
             lazy_run: self.lazy_run.clone(),
+            lazy_run_len: self.lazy_run_len,
             task_line: self.task_line.clone(),
             prev_line: self.prev_line,
             before_purge: self.before_purge.clone(),
@@ -3174,7 +3178,7 @@ impl<'a> Pass<'_, 'a> {
             return None;
         }
         let ix = self.lazy_run.get(&x).copied();
-        let len = self.lazy_run.len();
+        let len = self.lazy_run_len;
         let cur = self.learnt.lazy_split.unwrap_or(len);
         let size = match self.vmap.locate(x) {
             Place::Pooled { start, end, .. } => end - start,

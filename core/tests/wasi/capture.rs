@@ -1392,6 +1392,32 @@ fn where_node_1s_lazy_list_begins_is_learnt_from_a_pool() {
     assert!(r.passes >= 2);
 }
 
+/// The same reading after an area of the run was allocated again: the run keeps its length.
+/// One run of four lazy areas, B (3 pages) < A1 < A2 < A3 (2 pages each); the truth: B, A1, A2
+/// on node 0's list, A3 on node 1's. After the purge CPU 0 takes B (node 0's pool of 3 pages,
+/// equal), then A2, where the model's node 0 head is A3: node 1's list began at A3, area 4 of
+/// the run, though three areas of it are left unallocated.
+#[test]
+fn where_node_1s_lazy_list_begins_counts_the_areas_allocated_since() {
+    let b = VS + 0x20000;
+    let a: Vec<u64> = (3..=5).map(|k| VS + k * 0x20000).collect();
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    before.push_str(&info(b, b + 0x3000, "unpurged vm_area"));
+    for &x in &a {
+        before.push_str(&info(x, x + 0x2000, "unpurged vm_area"));
+    }
+    let trace = format!(
+        "{}{}{}{}",
+        purge(0, b, a[2] + 0x2000, 4),
+        alloc(0, b, 0x3000, 1),
+        alloc(0, a[1], 0x2000, 1),
+        alloc(1, a[2], 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (3, 2, 1, 0), "{r}");
+    assert!(r.explanations[0].1.contains("node 1's list began at 0xffffc900000a0000 (area 4 of the run)"), "{r}");
+}
+
 /// `purge_vmap_node` walks a node's taken list in address order and pushes each area to its
 /// pool as it goes, under the pool's lock: another CPU can take one before the walk ends.
 /// Before (two nodes): node 0's lazy list [A], node 1's [B1, B2] (a drop in address starts
