@@ -2744,6 +2744,14 @@ impl<'a> Pass<'_, 'a> {
                 self.learnt.changed = true;
                 Verdict::Explained(Unknown::AreaNode, why)
             }
+            (_, Some(n))
+                if let Some(y) = pred.pool_hit.filter(|&y| y != x)
+                    && let Some((k, why)) = self.lazy_split_head(x, y, n, size) =>
+            {
+                self.learnt.lazy_split = Some(k);
+                self.learnt.changed = true;
+                Verdict::Explained(Unknown::AreaNode, why)
+            }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
                 if self.guessed_node.contains(&x) {
                     let (_, how) = self.prior(x);
@@ -3224,9 +3232,31 @@ impl<'a> Pass<'_, 'a> {
             }
             _ => return None,
         };
+        Some((k, self.split_why(x, n, k)))
+    }
+
+    /// The model's pool of node `n` gives `y`, an area of the before file's one lazy run never
+    /// allocated since, where the kernel's gives `x`, which the model's does not hold. The
+    /// purge that pooled the run put `y` at the head of node `n`'s pool in the model only (each
+    /// node's highest at the head; nothing pooled since stands in front of it): it was on the
+    /// other node's list. Node 1's begins at `y` (the model's node 0) or after it (node 1). The
+    /// new split and why, if it moves.
+    fn lazy_split_head(&self, x: u64, y: u64, n: u32, size: u64) -> Option<(usize, String)> {
+        if self.epoch_start > 0 || self.vmap.pool_entries(n, size).contains(&x) {
+            return None;
+        }
+        let j = self.lazy_run.get(&y).copied()?;
+        let cur = self.learnt.lazy_split.unwrap_or(self.lazy_run_len);
+        let k = if n == 0 { (j < cur).then_some(j)? } else { (j >= cur).then_some(j + 1)? };
+        Some((k, self.split_why(x, n, k)))
+    }
+
+    /// Why node 1's lazy list begins at area `k` of the run: the kernel took `x` from node
+    /// `n`'s pool.
+    fn split_why(&self, x: u64, n: u32, k: usize) -> String {
+        let len = self.lazy_run_len;
         let first = self.lazy_run.iter().find(|&(_, &j)| j == k).map_or(0, |(&a, _)| a);
-        Some((
-            k,
+        {
             format!(
                 "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
                  (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
@@ -3236,8 +3266,8 @@ impl<'a> Pass<'_, 'a> {
                 } else {
                     format!("at {first:#x} (area {} of the run)", k + 1)
                 }
-            ),
-        ))
+            )
+        }
     }
 
     fn note(&mut self, n: String) {

@@ -1418,6 +1418,36 @@ fn where_node_1s_lazy_list_begins_counts_the_areas_allocated_since() {
     assert!(r.explanations[0].1.contains("node 1's list began at 0xffffc900000a0000 (area 4 of the run)"), "{r}");
 }
 
+/// The model's pool head is an area of the run, where the kernel's pool gives an area the
+/// model's pool does not hold. One run of two lazy areas A1 < A2 (2 pages each), both on node
+/// 1's list in truth; P, free in the before file, was an entry of node 0's pool from before
+/// the capture (pools kept). After the purge CPU 0 takes P, where the model's node 0 head is
+/// A2 (the run read as node 0's): nothing pooled since stands in front of A2, so it was not on
+/// node 0's list. Read so (node 1's list begins at A2), the model's head is A1, where the
+/// kernel's is still P: node 1's begins at A1. Then P is an entry from before the capture and
+/// CPU 1 takes A2 and A1 from node 1's pool, the model's answers.
+#[test]
+fn a_run_area_at_the_models_pool_head_that_the_kernel_did_not_give_was_on_the_other_list() {
+    let a: Vec<u64> = (1..=2).map(|k| VS + k * 0x20000).collect();
+    let pe = VS + 0x100000;
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    for &x in &a {
+        before.push_str(&info(x, x + 0x2000, "unpurged vm_area"));
+    }
+    let trace = format!(
+        "{}{}{}{}",
+        purge(0, a[0], a[1] + 0x2000, 2),
+        alloc(0, pe, 0x2000, 1),
+        alloc(1, a[1], 0x2000, 1),
+        alloc(1, a[0], 0x2000, 1)
+    );
+    let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained), (3, 0), "{r}");
+    assert_eq!(r.start_lazy, vec![0, 2], "{r}");
+    assert!(r.notes.iter().any(|n| n.contains("node 1's begins at area 1 of the run")), "{r}");
+    assert_eq!(r.equal, 2, "{r}");
+}
+
 /// `purge_vmap_node` walks a node's taken list in address order and pushes each area to its
 /// pool as it goes, under the pool's lock: another CPU can take one before the walk ends.
 /// Before (two nodes): node 0's lazy list [A], node 1's [B1, B2] (a drop in address starts
