@@ -1935,6 +1935,7 @@ impl<'a> Pass<'_, 'a> {
         }
         let mut entry = None;
         let mut further = None;
+        let mut shape = false;
         if done.is_none() {
             let (mut t, tblocks) = give_back(false);
             let mut p = t.predict_alloc(size, align, vstart, vend);
@@ -1965,8 +1966,18 @@ impl<'a> Pass<'_, 'a> {
             if emptied && (p.addr() != Some(x) || !tree_stands) {
                 entry = p.node.filter(|&n| self.pre_capture_entry(x, size, align, n, line));
             }
+            // The kernel's search can find x given back where the model's finds a higher block:
+            // x's free block is shorter than the search length and lay on its search path (the
+            // free tree's shape, read in the next replay).
+            let on_path = |t: &Steered, y: u64| {
+                let o = t.search_outcomes(size, align, vstart, vend);
+                y > x && o.contains(&x) && o.contains(&y)
+            };
             if p.addr() == Some(x) && (tree_stands || entry.is_some()) {
                 done = Some((t, tblocks, p, Vec::new()));
+            } else if p.pool_hit.is_none() && tree_stands && entry.is_none() && p.tree.is_some_and(|y| on_path(&t, y)) {
+                shape = true;
+                done = Some((t, tblocks, Prediction { tree: Some(x), ..p }, Vec::new()));
             } else if entry.is_some() {
                 done = Some((t, tblocks, Prediction { pool_hit: Some(x), tree: None, ..p }, Vec::new()));
             } else if !head_only {
@@ -2017,6 +2028,13 @@ impl<'a> Pass<'_, 'a> {
         if !found.is_empty() {
             let blocks = self.commit_blocks(&found, line);
             let _ = write!(why, "; below it {blocks}, untouched since the start, had no free run of the search length");
+        }
+        if shape {
+            let _ = write!(
+                why,
+                "; its free block there is shorter than the search length and lay on the kernel's search path (the \
+                 free tree's shape)"
+            );
         }
         if entry.is_some() {
             let _ = write!(

@@ -3123,6 +3123,23 @@ fn a_pools_history_keeps_what_a_replay_revised_and_what_its_pool_gave() {
     assert!(r.unexplained_lines.iter().all(|&l| l > 1383), "{r}");
 }
 
+/// mixed-k18's first 1,600 lines (pools kept). The purge of line 1595 decays node 1's pool of 5
+/// pages; the model's decay keeps 0xffffc9000119c000 first. At line 1597 CPU 0 asks for a
+/// stack (5 pages, 16 KiB aligned): node 0's pool head is misaligned (moved to the tail), so
+/// the free tree serves, and the kernel's answer is 0xffffc9000119c000. Given back (the
+/// kernel's decay counted entries from before the capture the model's pool does not hold), it
+/// joins a free block of 6 pages: shorter than the search length (5 pages + 16 KiB - 1), so the
+/// kernel found it only because it lay on the search path. Both unknowns are read: the pool's
+/// length at that purge, then the tree's shape in the next replay.
+#[test]
+fn an_entry_a_decay_gave_back_can_be_found_on_the_search_path() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/decay-shape"));
+    assert_eq!((r.allocations, r.unexplained), (814, 0), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(at(1597).contains("the kernel got 0xffffc9000119c000, the model 0xffffc90001270000"), "{r}");
+    assert!(at(1597).contains("it lay on the kernel's search path"), "{r}");
+}
+
 /// mixed-s16's first 740 lines (drained). Line 13, traced while the before file was read, is
 /// the allocation of 0xffffc90000128000 (a stack, on CPU 1) that the file already shows: left
 /// out, but `node_alloc` gave that area the vn_id of CPU 1's node, not of its address's (node
