@@ -383,6 +383,9 @@ pub(super) struct Pass<'p, 'a> {
     /// An unexplained allocation was met in this replay: nothing learnt before it is revised
     /// from here on, and in the first stage nothing more is learnt ([`Pass::diverged`]).
     missed: bool,
+    /// The allocation being read rests on a revision made earlier in this replay, nothing new:
+    /// no fact is learnt at its line.
+    rests_on_revision: bool,
     /// The unexplained allocation this replay last read on from (0: none): the start of what
     /// it learns now.
     epoch_start: usize,
@@ -743,6 +746,7 @@ pub(super) fn start_pass<'p, 'a>(
         unseen_at,
         hist: Some(hist),
         missed: false,
+        rests_on_revision: false,
         epoch_start: 0,
         epoch_pools: HashSet::default(),
         pos: 0,
@@ -1077,6 +1081,7 @@ impl<'a> Pass<'_, 'a> {
             unseen_at: self.unseen_at.clone(),
             hist: self.hist.clone(),
             missed: self.missed,
+            rests_on_revision: self.rests_on_revision,
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
             pos: self.pos,
@@ -1220,6 +1225,7 @@ impl<'a> Pass<'_, 'a> {
 
     fn alloc(&mut self, e: &Ev, x: u64, req: AllocReq, failed: bool) {
         let AllocReq { size, align, vstart, vend } = req;
+        self.rests_on_revision = false;
         let pred = self.vmap.predict_alloc(size, align, vstart, vend);
         if failed {
             // The kernel found no space; reclaim_and_purge_vmap_areas follows (a full decay),
@@ -1331,7 +1337,8 @@ impl<'a> Pass<'_, 'a> {
             let v = self.mismatch(e, x, req, pred);
             // Where a purge stood is no fact of the start state ([`Pass::decayed_after`]): equal
             // in the next replay, where that purge stops short of it.
-            let timing = self.learnt.decayed_after.values().any(|&l| l == e.line);
+            let timing =
+                self.learnt.decayed_after.values().any(|&l| l == e.line) | std::mem::take(&mut self.rests_on_revision);
             if let (false, Verdict::Explained(u, why)) = (timing, &v) {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
                     v.insert((*u, why.clone()));
@@ -3254,13 +3261,15 @@ impl<'a> Pass<'_, 'a> {
     }
 
     /// The model's pool of node `n` gives `y`, an area of the before file's one lazy run never
-    /// allocated since, where the kernel's gives `x`, which the model's does not hold. The
-    /// purge that pooled the run put `y` at the head of node `n`'s pool in the model only (each
-    /// node's highest at the head; nothing pooled since stands in front of it): it was on the
-    /// other node's list. Node 1's begins at `y` (the model's node 0) or after it (node 1). The
-    /// new split and why, if it moves.
+    /// allocated since, where the kernel's gives `x`, which the model's does not hold, before a
+    /// second purge. The first purge pooled the run after its decay (`decay_va_pool_node` runs
+    /// before a node's lazy list is taken), so no decay has given `y` back since, and it put `y`
+    /// at the head of node `n`'s pool in the model only (each node's highest at the head;
+    /// nothing pooled since stands in front of it): it was on the other node's list. Node 1's
+    /// begins at `y` (the model's node 0) or after it (node 1). The new split and why, if it
+    /// moves.
     fn lazy_split_head(&self, x: u64, y: u64, n: u32, size: u64) -> Option<(usize, String)> {
-        if self.epoch_start > 0 || self.vmap.pool_entries(n, size).contains(&x) {
+        if self.epoch_start > 0 || self.report.purges != 1 || self.vmap.pool_entries(n, size).contains(&x) {
             return None;
         }
         let j = self.lazy_run.get(&y).copied()?;
@@ -3709,6 +3718,7 @@ impl<'a> Pass<'_, 'a> {
         }
         out.retain(|a| !already.contains(a));
         if out.is_empty() {
+            self.rests_on_revision = true;
             let mut names: Vec<u64> = already.into_iter().collect();
             names.sort_unstable();
             let names = names.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
