@@ -212,11 +212,7 @@ impl PoolHistory {
         }
         // Entries the kernel's pool gave in between that the model's no longer held (its decay
         // gave them back): popped from the kernel's head too.
-        let gave: Vec<u64> =
-            k.iter().copied().filter(|e| !in_prev.contains(e) && self.popped_between(after, upto, *e)).collect();
-        for x in gave {
-            k.retain(|&e| e != x);
-        }
+        k.retain(|e| in_prev.contains(e) || !self.popped_between(after, upto, *e));
         for &x in &stayed[..r] {
             let i = k.iter().position(|&e| e == x)?;
             if !k[..i].iter().all(|e| rotated.contains(e)) {

@@ -1337,9 +1337,10 @@ impl<'a> Pass<'_, 'a> {
             let v = self.mismatch(e, x, req, pred);
             // Where a purge stood is no fact of the start state ([`Pass::decayed_after`]): equal
             // in the next replay, where that purge stops short of it.
-            let timing =
+            // Nor is a reading that rests on revisions this replay made already.
+            let no_fact =
                 self.learnt.decayed_after.values().any(|&l| l == e.line) | std::mem::take(&mut self.rests_on_revision);
-            if let (false, Verdict::Explained(u, why)) = (timing, &v) {
+            if let (false, Verdict::Explained(u, why)) = (no_fact, &v) {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.learnt.facts.entry(e.line) {
                     v.insert((*u, why.clone()));
                     self.learnt.changed = true;
@@ -3283,18 +3284,12 @@ impl<'a> Pass<'_, 'a> {
     fn split_why(&self, x: u64, n: u32, k: usize) -> String {
         let len = self.lazy_run_len;
         let first = self.lazy_run.iter().find(|&(_, &j)| j == k).map_or(0, |(&a, _)| a);
-        {
-            format!(
-                "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
-                 (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
-                 node {n}'s pool, so node 1's list began {} (the areas' node was the unknown)",
-                if k == len {
-                    "after the run".to_string()
-                } else {
-                    format!("at {first:#x} (area {} of the run)", k + 1)
-                }
-            )
-        }
+        format!(
+            "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
+             (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
+             node {n}'s pool, so node 1's list began {} (the areas' node was the unknown)",
+            if k == len { "after the run".to_string() } else { format!("at {first:#x} (area {} of the run)", k + 1) }
+        )
     }
 
     fn note(&mut self, n: String) {
@@ -3697,14 +3692,15 @@ impl<'a> Pass<'_, 'a> {
         let mut out = already.clone();
         let held = h.held_in(recs);
         let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
-        let mut found =
-            !already.is_empty() && h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept);
+        // The fewest more, the last read first, until the rerun keeps `x`.
+        let rerun = |out: &HashSet<u64>| h.rerun_held(recs, &held, &now, out, &none, size, line).is_some_and(kept);
+        let mut found = !already.is_empty() && rerun(&out);
         for &a in cands.iter().take(64) {
             if found {
                 break;
             }
             out.insert(a);
-            found = h.rerun_held(recs, &held, &now, &out, &none, size, line).is_some_and(kept);
+            found = rerun(&out);
         }
         if !found {
             return None;
