@@ -106,7 +106,27 @@ impl PoolHistory {
         len: u64,
         line: usize,
     ) -> Option<Vec<u64>> {
-        let mut k: Vec<u64> = Vec::new();
+        self.rerun_with(recs, held, now, out, inn, &[], len, line)
+    }
+
+    /// [`Self::rerun_held`] with `tail` in the pool from the start, behind every entry the
+    /// model knows there: entries from before the capture that the first purge kept (its
+    /// decay gave back only unseen ones in front of them), the oldest, so the last to go.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rerun_with(
+        &self,
+        recs: &[PoolRec],
+        held: &[(usize, u64)],
+        now: &[u64],
+        out: &HashSet<u64>,
+        inn: &HashMap<usize, Vec<u64>>,
+        tail: &[u64],
+        len: u64,
+        line: usize,
+    ) -> Option<Vec<u64>> {
+        // No first purge in this pool's history (it held nothing then, in the model): the tail
+        // is there from the start.
+        let mut k: Vec<u64> = if recs.iter().any(|r| r.behind) { Vec::new() } else { tail.to_vec() };
         // The line each entry was given back by the model's decay, and by the kernel's.
         let mut gone_m: HashMap<u64, usize> = HashMap::default();
         let mut gone_k: HashMap<u64, usize> = HashMap::default();
@@ -150,6 +170,9 @@ impl PoolHistory {
             k.retain(|e| !pset.contains(e));
             pushed.extend(k);
             k = pushed;
+            if r.behind {
+                k.extend(tail.iter().copied());
+            }
             prev = &r.after;
             prev_line = r.line;
         }
@@ -322,6 +345,24 @@ mod tests {
         let recs = vec![first, rec(20, &known, &known[2..])];
         let k = h.rerun(&recs, &known[2..], &HashSet::default(), &HashMap::default(), P, 30).unwrap();
         assert_eq!(k, known[2..]);
+    }
+
+    // The model's pool [p3 p2 p1] after the first purge, whose decays give back none (3 >> 2 = 0);
+    // with the kernel's tail from before the capture [x u1 .. u5] behind them: 9 >> 2 = 2 at line
+    // 20 (p3, p2), then 7 >> 2 = 1 at line 30 (p1): x is its head.
+    #[test]
+    fn a_tail_from_before_the_capture_goes_last() {
+        let h = PoolHistory::default();
+        let p: Vec<u64> = (1..=3).rev().map(|i| i * P).collect();
+        let first = PoolRec { line: 10, full: false, behind: true, decays: true, before: vec![], after: p.clone() };
+        let recs = vec![first, rec(20, &p, &p), rec(30, &p, &p)];
+        let x = 0x100 * P;
+        let tail: Vec<u64> = std::iter::once(x).chain(1..=5).collect();
+        let none = (HashSet::default(), HashMap::default());
+        let k = h.rerun_with(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &tail, P, 40).unwrap();
+        assert_eq!(k, tail);
+        // Without the tail the kernel's pool is the model's.
+        assert_eq!(h.rerun_with(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &[], P, 40).unwrap(), p);
     }
 
     #[test]

@@ -99,6 +99,9 @@ pub(super) struct Learnt {
     unseen: BTreeMap<(u32, usize), u32>,
     /// Pools whose unseen entries a pop contradicted (the model's pool gave one): read no more.
     unseen_out: HashSet<(u32, usize)>,
+    /// Pools that held, from before the capture, entries behind every known one that no
+    /// allocation has shown yet ([`Pass::entries_behind`]): how many, and the line that read it.
+    unseen_behind: BTreeMap<(u32, usize), (u32, usize)>,
     /// The replay reads on after an unexplained allocation ([`replay_parsed`]'s second stage).
     resync: bool,
     /// Allocations of the capture may be read as made for another node than their trace
@@ -174,6 +177,27 @@ impl Learnt {
             why,
             was: format!("{had}"),
             now: format!("{left}"),
+        });
+        self.changed = true;
+    }
+
+    /// One unseen entry fewer behind the known ones of pool `key` than read: the model's pool
+    /// gave its stand-in at `line` where the kernel did otherwise. The
+    /// allocation that read them is read again.
+    fn drop_behind(&mut self, key: (u32, usize), line: usize) {
+        let Some(&(had, from)) = self.unseen_behind.get(&key) else { return };
+        if had <= 1 {
+            self.unseen_behind.remove(&key);
+        } else {
+            self.unseen_behind.insert(key, (had - 1, from));
+        }
+        self.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("the unseen entries behind the known ones of node {}'s pool of {} pages", key.0, key.1 + 1),
+            why: "the model's pool gave one where the kernel did otherwise".into(),
+            was: format!("{had}"),
+            now: format!("{}", had - 1),
         });
         self.changed = true;
     }
@@ -380,6 +404,8 @@ pub(super) struct Pass<'p, 'a> {
     tree_served: HashMap<(u32, usize), Vec<TreeAnswer>>,
     /// The stand-ins of unseen pool entries, by start: their pool.
     unseen_at: HashMap<u64, (u32, usize)>,
+    /// The stand-ins of unseen entries behind the known ones ([`Learnt::unseen_behind`]).
+    behind_at: HashMap<u64, (u32, usize)>,
     /// An unexplained allocation was met in this replay: nothing learnt before it is revised
     /// from here on, and in the first stage nothing more is learnt ([`Pass::diverged`]).
     missed: bool,
@@ -440,6 +466,9 @@ struct Split {
 /// every area a capture shows), one per stride (a pool's entry is at most 256 pages).
 const UNSEEN_BASE: u64 = VMALLOC_START + (16 << 40);
 const UNSEEN_STRIDE: u64 = 2 << 20;
+
+/// The most unseen entries [`Pass::entries_behind`] reads behind a known one.
+const MAX_BEHIND: u32 = 16;
 
 /// Purges a pool's history keeps ([`Pass::record_purge`]).
 const MAX_POOL_HISTORY: usize = 256;
@@ -690,6 +719,18 @@ pub(super) fn start_pass<'p, 'a>(
     for key in learnt.unseen.keys() {
         place_unseen(&mut vmap, &mut ops, *key);
     }
+    // Unseen entries behind every known one: the oldest of their pools.
+    let mut behind_at = HashMap::default();
+    for (&key, &(k, _)) in &learnt.unseen_behind {
+        let size = (key.1 as u64 + 1) * PAGE_SIZE;
+        for _ in 0..k {
+            let start = UNSEEN_BASE + (unseen_at.len() + behind_at.len()) as u64 * UNSEEN_STRIDE;
+            if vmap.pool_at_tail(start, size, key.0) {
+                behind_at.insert(start, key);
+                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false }));
+            }
+        }
+    }
 
     // From here on, every change the requests do not say is logged for the printed trace.
     vmap.log_oracle(true);
@@ -744,6 +785,7 @@ pub(super) fn start_pass<'p, 'a>(
         first_purge: true,
         tree_served: HashMap::default(),
         unseen_at,
+        behind_at,
         hist: Some(hist),
         missed: false,
         rests_on_revision: false,
@@ -1079,6 +1121,7 @@ impl<'a> Pass<'_, 'a> {
             first_purge: self.first_purge,
             tree_served: self.tree_served.clone(),
             unseen_at: self.unseen_at.clone(),
+            behind_at: self.behind_at.clone(),
             hist: self.hist.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
@@ -1376,6 +1419,11 @@ impl<'a> Pass<'_, 'a> {
         {
             let why = "the model's pool gave one where the kernel's gave another head".to_string();
             self.learnt.drop_unseen(key, 1, e.line, why);
+        }
+        if let (Verdict::Unexplained(_), true, Some(&key)) =
+            (&verdict, was_exact, model_head.and_then(|y| self.behind_at.get(&y)))
+        {
+            self.learnt.drop_behind(key, e.line);
         }
         // (Only an unexplained allocation revises: `revise_entry` changes what was learnt.)
         if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, align, e.line) {
@@ -2557,9 +2605,102 @@ impl<'a> Pass<'_, 'a> {
         }
     }
 
+    /// The kernel's pool gave `[x, x + size)`, space the model has untouched since the start
+    /// or held, where the model's pool gave another head: an entry from before the capture.
+    /// `node_pool_add_va` pushes at the head and `node_alloc` and `decay_va_pool_node` take
+    /// from it, so such entries are the oldest, behind every entry pooled since; the first
+    /// purge's decay gave back only unseen ones in front of them (`behind` in the pools'
+    /// history). Where x is the kernel's head here, its pool was longer than the model's and
+    /// each decay since gave back more: x, and behind it entries no allocation has shown yet
+    /// (stand-ins in the model until one does). Their number is the fewest with which the
+    /// pool's history counted again ([`PoolHistory::rerun_with`]) has x its head now.
+    ///
+    /// ```text
+    ///   model:   [ p3 p2 p1 ]                      two decays give back none (3 >> 2 = 0)
+    ///   kernel:  [ p3 p2 p1 | x u1 u2 u3 u4 u5 ]   9 >> 2 = 2, then 7 >> 2 = 1: x its head
+    /// ```
+    ///
+    /// Where the model's head is such a stand-in, the kernel's `x` was that entry.
+    fn entries_behind(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<String> {
+        let AllocReq { size, align, .. } = req;
+        let (Some(n), Some(y)) = (pred.node, pred.pool_hit) else { return None };
+        let key = (n, pool_idx(size));
+        if y == x || !self.pre_capture_entry(x, size, align, n, line) {
+            return None;
+        }
+        let pages = size / PAGE_SIZE;
+        let end = x + size;
+        if self.behind_at.get(&y) == Some(&key) {
+            let from = self.learnt.unseen_behind.get(&key).map_or(line, |&(_, l)| l);
+            self.behind_at.remove(&y);
+            self.vmap.unpool_overlapping(y, PAGE_SIZE);
+            match self.learnt.unseen_behind.get(&key) {
+                Some(&(k, l)) if k > 1 => {
+                    self.learnt.unseen_behind.insert(key, (k - 1, l));
+                }
+                _ => {
+                    self.learnt.unseen_behind.remove(&key);
+                }
+            }
+            self.learnt.pool(n, x, size, line);
+            self.learnt.changed = true;
+            return Some(format!(
+                "[{x:#x}, {end:#x}) was one of the entries of node {n}'s pool of {pages} pages from before the capture \
+                 read behind the known ones at trace line {from} (no allocation had shown it): the kernel took it there"
+            ));
+        }
+        if self.learnt.unseen_behind.contains_key(&key) {
+            return None;
+        }
+        let h = self.hist.as_ref()?;
+        let recs = h.recs.get(&key)?;
+        let now = self.vmap.pool_entries(n, size);
+        let held = h.held_in(recs);
+        let (none_in, none_out) = (HashMap::default(), HashSet::default());
+        let b = (0..=MAX_BEHIND).find(|&b| {
+            let tail: Vec<u64> = std::iter::once(x).chain(1..=u64::from(b)).collect();
+            h.rerun_with(recs, &held, &now, &none_out, &none_in, &tail, size, line)
+                .is_some_and(|k| k.first() == Some(&x))
+        })?;
+        let first = recs.first().map_or(line, |r| r.line);
+        self.learnt.pool(n, x, size, line);
+        if b > 0 {
+            self.learnt.unseen_behind.insert(key, (b, line));
+        }
+        self.learnt.changed = true;
+        // This replay goes on from the kernel's pool: what stood in front of x given back, x
+        // taken (by the caller), the stand-ins behind it.
+        for a in &now {
+            self.vmap.unpool_overlapping(*a, PAGE_SIZE);
+        }
+        for _ in 0..b {
+            let s = (0u64..)
+                .map(|i| UNSEEN_BASE + i * UNSEEN_STRIDE)
+                .find(|a| !self.unseen_at.contains_key(a) && !self.behind_at.contains_key(a))
+                .unwrap_or(UNSEEN_BASE);
+            if self.vmap.pool_at(s, size, n, false) {
+                self.behind_at.insert(s, key);
+                self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
+            }
+        }
+        let behind = match b {
+            0 => String::new(),
+            1 => " and 1 entry behind it that no allocation has shown yet".into(),
+            b => format!(" and {b} entries behind it that no allocation has shown yet"),
+        };
+        Some(format!(
+            "[{x:#x}, {end:#x}) was in node {n}'s pool of {pages} pages from before the capture, behind every entry \
+             pooled since: with it{behind}, the decays since the purge of trace line {first} (len >> 2 from the head \
+             at each) gave back every entry in front of it, the model's head {y:#x} among them"
+        ))
+    }
+
     fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
+            None if let Some(why) = self.entries_behind(x, req, pred, line) => {
+                Verdict::Explained(Unknown::PoolEntry, why)
+            }
             None => {
                 self.searched_before_alloc(x, req, pred, line);
                 Verdict::Unexplained(whole)

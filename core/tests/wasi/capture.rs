@@ -3154,6 +3154,29 @@ fn an_entry_a_decay_gave_back_can_be_found_on_the_search_path() {
     assert!(at(1597).contains("it lay on the kernel's search path"), "{r}");
 }
 
+/// mixed-k9's first 1,480 lines (pools kept). `node_pool_add_va` pushes at a pool's head and
+/// `node_alloc` and `decay_va_pool_node` take from it, so entries pooled before the capture are
+/// the oldest, behind every entry pooled since. At line 1436 CPU 1 asks for 87 pages; the
+/// model's pool of node 1 gives 0xffffc90003f49000 (pooled at the purge of line 842), the
+/// kernel 0xffffc9000217c000, space the before file shows free: an entry from before the
+/// capture. Its pool was longer than the model's by that entry and 2 behind it (the fewest with
+/// which every decay since, len >> 2 from the head, leaves it the head here), so the kernel's
+/// decays gave back everything in front of it. The two behind are the kernel's next answers for
+/// 87 pages on CPU 1, lines 1467 and 1476, which no allocation showed before.
+#[test]
+fn entries_from_before_the_capture_stand_behind_every_entry_pooled_since() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool-behind"));
+    assert_eq!((r.allocations, r.unexplained), (808, 0), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(at(1436).starts_with("[0xffffc9000217c000, 0xffffc900021d3000) was in node 1's pool of 87 pages"), "{r}");
+    assert!(at(1436).contains("with it and 2 entries behind it"), "{r}");
+    assert!(at(1436).contains("the model's head 0xffffc90003f49000"), "{r}");
+    for (line, x) in [(1467, "0xffffc90002026000"), (1476, "0xffffc90001f41000")] {
+        assert!(at(line).starts_with(&format!("[{x}, ")), "{r}");
+        assert!(at(line).contains("read behind the known ones at trace line 1436"), "{r}");
+    }
+}
+
 /// mixed-s16's first 740 lines (drained). Line 13, traced while the before file was read, is
 /// the allocation of 0xffffc90000128000 (a stack, on CPU 1) that the file already shows: left
 /// out, but `node_alloc` gave that area the vn_id of CPU 1's node, not of its address's (node
