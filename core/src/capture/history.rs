@@ -84,36 +84,22 @@ impl PoolHistory {
         len: u64,
         line: usize,
     ) -> Option<Vec<u64>> {
-        self.rerun_held(recs, &self.held_in(recs), now, out, inn, len, line)
+        self.rerun_held(recs, &self.held_in(recs), now, out, inn, &[], len, line)
     }
 
     /// The kernel's list of the pool with history `recs` now (head first), had the entries of
-    /// `out` never been pooled there and each of `inn` (by the line of the purge that pooled
-    /// it on the other node) been pooled there by that purge. `now` is the model's list now,
-    /// `len` the size of an entry, `line` the current line, `held` the entries the kernel's
-    /// pool held at a line ([`Self::held_in`]). `None` where the reading contradicts the
-    /// kernel: an entry it took from the pool's head was not at the head (or given back
-    /// already, or of `out`), or it allocated over an entry still pooled, or did not hold one
-    /// it held. A head the model moved to the tail (misaligned) must have been the kernel's head.
+    /// `out` never been pooled there, each of `inn` (by the line of the purge that pooled it on
+    /// the other node) been pooled there by that purge, and `tail` been in the pool from the
+    /// start behind every entry the model knows there (entries from before the capture that
+    /// the first purge kept, its decay giving back only unseen ones in front of them: the
+    /// oldest, so the last to go). `now` is the model's list now, `len` the size of an entry,
+    /// `line` the current line, `held` the entries the kernel's pool held at a line
+    /// ([`Self::held_in`]). `None` where the reading contradicts the kernel: an entry it took
+    /// from the pool's head was not at the head (or given back already, or of `out`), or it
+    /// allocated over an entry still pooled, or did not hold one it held. A head the model
+    /// moved to the tail (misaligned) must have been the kernel's head.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn rerun_held(
-        &self,
-        recs: &[PoolRec],
-        held: &[(usize, u64)],
-        now: &[u64],
-        out: &HashSet<u64>,
-        inn: &HashMap<usize, Vec<u64>>,
-        len: u64,
-        line: usize,
-    ) -> Option<Vec<u64>> {
-        self.rerun_with(recs, held, now, out, inn, &[], len, line)
-    }
-
-    /// [`Self::rerun_held`] with `tail` in the pool from the start, behind every entry the
-    /// model knows there: entries from before the capture that the first purge kept (its
-    /// decay gave back only unseen ones in front of them), the oldest, so the last to go.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn rerun_with(
         &self,
         recs: &[PoolRec],
         held: &[(usize, u64)],
@@ -359,10 +345,10 @@ mod tests {
         let x = 0x100 * P;
         let tail: Vec<u64> = std::iter::once(x).chain(1..=5).collect();
         let none = (HashSet::default(), HashMap::default());
-        let k = h.rerun_with(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &tail, P, 40).unwrap();
+        let k = h.rerun_held(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &tail, P, 40).unwrap();
         assert_eq!(k, tail);
         // Without the tail the kernel's pool is the model's.
-        assert_eq!(h.rerun_with(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &[], P, 40).unwrap(), p);
+        assert_eq!(h.rerun_held(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &[], P, 40).unwrap(), p);
     }
 
     #[test]

@@ -2351,7 +2351,7 @@ impl<'a> Pass<'_, 'a> {
         let held = h.held_in(recs);
         let more = (1..=4u32.saturating_sub(have)).find(|&m| {
             let inn: HashMap<usize, Vec<u64>> = [(first.line, (1..=u64::from(m)).collect())].into_iter().collect();
-            h.rerun_held(recs, &held, &now, &HashSet::default(), &inn, size, line)
+            h.rerun_held(recs, &held, &now, &HashSet::default(), &inn, &[], size, line)
                 .is_some_and(|k| k.first() == Some(&x))
         })?;
         let k = have + more;
@@ -2613,7 +2613,7 @@ impl<'a> Pass<'_, 'a> {
     /// history). Where x is the kernel's head here, its pool was longer than the model's and
     /// each decay since gave back more: x, and behind it entries no allocation has shown yet
     /// (stand-ins in the model until one does). Their number is the fewest with which the
-    /// pool's history counted again ([`PoolHistory::rerun_with`]) has x its head now.
+    /// pool's history counted again ([`PoolHistory::rerun_held`]) has x its head now.
     ///
     /// ```text
     ///   model:   [ p3 p2 p1 ]                      two decays give back none (3 >> 2 = 0)
@@ -2659,7 +2659,7 @@ impl<'a> Pass<'_, 'a> {
         let (none_in, none_out) = (HashMap::default(), HashSet::default());
         let b = (0..=MAX_BEHIND).find(|&b| {
             let tail: Vec<u64> = std::iter::once(x).chain(1..=u64::from(b)).collect();
-            h.rerun_with(recs, &held, &now, &none_out, &none_in, &tail, size, line)
+            h.rerun_held(recs, &held, &now, &none_out, &none_in, &tail, size, line)
                 .is_some_and(|k| k.first() == Some(&x))
         })?;
         let first = recs.first().map_or(line, |r| r.line);
@@ -3740,9 +3740,9 @@ impl<'a> Pass<'_, 'a> {
                     inn.entry(l).or_default().push(a);
                 }
             }
-            let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, len, line) else { return false };
+            let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, &[], len, line) else { return false };
             let kept = if head { k.first() == Some(&e) } else { k.contains(&e) };
-            kept && h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, len, line).is_some()
+            kept && h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, &[], len, line).is_some()
         };
         let m = cands.len();
         let mut found: Option<Vec<(u64, usize, bool)>> = None;
@@ -3834,7 +3834,7 @@ impl<'a> Pass<'_, 'a> {
         let held = h.held_in(recs);
         let kept = |k: Vec<u64>| if head { k.first() == Some(&x) } else { k.contains(&x) };
         // The fewest more, the last read first, until the rerun keeps `x`.
-        let rerun = |out: &HashSet<u64>| h.rerun_held(recs, &held, &now, out, &none, size, line).is_some_and(kept);
+        let rerun = |out: &HashSet<u64>| h.rerun_held(recs, &held, &now, out, &none, &[], size, line).is_some_and(kept);
         let mut found = !already.is_empty() && rerun(&out);
         for &a in cands.iter().take(64) {
             if found {
