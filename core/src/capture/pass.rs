@@ -185,12 +185,7 @@ impl Learnt {
     /// gave its stand-in at `line` where the kernel did otherwise. The
     /// allocation that read them is read again.
     fn drop_behind(&mut self, key: (u32, usize), line: usize) {
-        let Some(&(had, from)) = self.unseen_behind.get(&key) else { return };
-        if had <= 1 {
-            self.unseen_behind.remove(&key);
-        } else {
-            self.unseen_behind.insert(key, (had - 1, from));
-        }
+        let Some((had, from)) = self.one_behind_fewer(key) else { return };
         self.revisions.push(Revision {
             line: from,
             contradicted_at: line,
@@ -200,6 +195,16 @@ impl Learnt {
             now: format!("{}", had - 1),
         });
         self.changed = true;
+    }
+
+    /// One unseen entry fewer behind the known ones of pool `key`: how many there were, and the
+    /// line that read them.
+    fn one_behind_fewer(&mut self, key: (u32, usize)) -> Option<(u32, usize)> {
+        let (had, from) = self.unseen_behind.remove(&key)?;
+        if had > 1 {
+            self.unseen_behind.insert(key, (had - 1, from));
+        }
+        Some((had, from))
     }
 
     /// `[x, ..)` may be read at `line` as a pool entry from before the capture: not read so
@@ -467,6 +472,14 @@ struct Split {
 const UNSEEN_BASE: u64 = VMALLOC_START + (16 << 40);
 const UNSEEN_STRIDE: u64 = 2 << 20;
 
+/// The lowest stand-in address neither map has taken.
+fn stand_in_slot(unseen_at: &HashMap<u64, (u32, usize)>, behind_at: &HashMap<u64, (u32, usize)>) -> u64 {
+    (0u64..)
+        .map(|i| UNSEEN_BASE + i * UNSEEN_STRIDE)
+        .find(|a| !unseen_at.contains_key(a) && !behind_at.contains_key(a))
+        .unwrap_or(UNSEEN_BASE)
+}
+
 /// The most unseen entries [`Pass::entries_behind`] reads behind a known one.
 const MAX_BEHIND: u32 = 16;
 
@@ -724,7 +737,7 @@ pub(super) fn start_pass<'p, 'a>(
     for (&key, &(k, _)) in &learnt.unseen_behind {
         let size = (key.1 as u64 + 1) * PAGE_SIZE;
         for _ in 0..k {
-            let start = UNSEEN_BASE + (unseen_at.len() + behind_at.len()) as u64 * UNSEEN_STRIDE;
+            let start = stand_in_slot(&unseen_at, &behind_at);
             if vmap.pool_at_tail(start, size, key.0) {
                 behind_at.insert(start, key);
                 ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false }));
@@ -2631,17 +2644,9 @@ impl<'a> Pass<'_, 'a> {
         let pages = size / PAGE_SIZE;
         let end = x + size;
         if self.behind_at.get(&y) == Some(&key) {
-            let from = self.learnt.unseen_behind.get(&key).map_or(line, |&(_, l)| l);
+            let from = self.learnt.one_behind_fewer(key).map_or(line, |(_, l)| l);
             self.behind_at.remove(&y);
             self.vmap.unpool_overlapping(y, PAGE_SIZE);
-            match self.learnt.unseen_behind.get(&key) {
-                Some(&(k, l)) if k > 1 => {
-                    self.learnt.unseen_behind.insert(key, (k - 1, l));
-                }
-                _ => {
-                    self.learnt.unseen_behind.remove(&key);
-                }
-            }
             self.learnt.pool(n, x, size, line);
             self.learnt.changed = true;
             return Some(format!(
@@ -2674,10 +2679,7 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.unpool_overlapping(*a, PAGE_SIZE);
         }
         for _ in 0..b {
-            let s = (0u64..)
-                .map(|i| UNSEEN_BASE + i * UNSEEN_STRIDE)
-                .find(|a| !self.unseen_at.contains_key(a) && !self.behind_at.contains_key(a))
-                .unwrap_or(UNSEEN_BASE);
+            let s = stand_in_slot(&self.unseen_at, &self.behind_at);
             if self.vmap.pool_at(s, size, n, false) {
                 self.behind_at.insert(s, key);
                 self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
