@@ -27,6 +27,9 @@ pub(super) struct PoolRec {
     /// Whether this purge decayed the pool's node here: a purge replayed in parts (its
     /// allocations saw it part-way) decays each node in one of them, and pools in the others.
     pub decays: bool,
+    /// Where this part's walk of the node's taken list stopped (`Some(0)`: not begun), the
+    /// rest walked by a later part; `None`: walked to its end ([`crate::Vmap::purge_walked`]).
+    pub walked: Option<u64>,
     pub before: Vec<u64>,
     pub after: Vec<u64>,
 }
@@ -247,7 +250,7 @@ mod tests {
     const P: u64 = 0x1000;
 
     fn rec(line: usize, before: &[u64], after: &[u64]) -> PoolRec {
-        PoolRec { line, full: false, behind: false, decays: true, before: before.to_vec(), after: after.to_vec() }
+        PoolRec { line, decays: true, before: before.to_vec(), after: after.to_vec(), ..PoolRec::default() }
     }
 
     // Twelve entries pooled by the purge of line 10 (pushed ascending, so the highest is the
@@ -326,8 +329,14 @@ mod tests {
     fn the_first_purge_keeps_the_entries_known_from_before_the_capture() {
         let h = PoolHistory::default();
         let known: Vec<u64> = (1..=8).rev().map(|i| 2 * i * P).collect();
-        let first =
-            PoolRec { line: 10, full: false, behind: true, decays: true, before: known.clone(), after: known.clone() };
+        let first = PoolRec {
+            line: 10,
+            behind: true,
+            decays: true,
+            before: known.clone(),
+            after: known.clone(),
+            ..PoolRec::default()
+        };
         let recs = vec![first, rec(20, &known, &known[2..])];
         let k = h.rerun(&recs, &known[2..], &HashSet::default(), &HashMap::default(), P, 30).unwrap();
         assert_eq!(k, known[2..]);
@@ -340,7 +349,7 @@ mod tests {
     fn a_tail_from_before_the_capture_goes_last() {
         let h = PoolHistory::default();
         let p: Vec<u64> = (1..=3).rev().map(|i| i * P).collect();
-        let first = PoolRec { line: 10, full: false, behind: true, decays: true, before: vec![], after: p.clone() };
+        let first = PoolRec { line: 10, behind: true, decays: true, after: p.clone(), ..PoolRec::default() };
         let recs = vec![first, rec(20, &p, &p), rec(30, &p, &p)];
         let x = 0x100 * P;
         let tail: Vec<u64> = std::iter::once(x).chain(1..=5).collect();

@@ -853,6 +853,15 @@ fn hold_learnt(
     (areas, pieces_held)
 }
 
+/// The line of the part of the purge at `line` (in a pool's history `recs`) whose walk of the
+/// node's taken list reached `a`: `purge_vmap_node` walks it in address order and pools each
+/// area as it goes, so an area read on this node is pooled by the part that walked past it
+/// (a purge replayed in parts: [`PoolRec::walked`]).
+fn walked_past(recs: &[PoolRec], line: usize, a: u64) -> usize {
+    let Some(i) = recs.iter().position(|r| r.line == line) else { return line };
+    recs[i..].iter().find(|r| r.walked.is_none_or(|w| a <= w)).map_or(line, |r| r.line)
+}
+
 /// A purge's stage, for the report.
 fn stage_text(stage: Option<PurgeStop>) -> String {
     match stage {
@@ -3653,11 +3662,13 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.pools_snapshot().into_iter().map(|(n, idx, v)| ((n, idx), v)).collect();
         for (n, idx, v) in before {
             let a = after.remove(&(*n, *idx)).unwrap_or_default();
-            let rec = PoolRec { line, full, behind, decays: decays(*n), before: v.clone(), after: a };
+            let walked = self.vmap.purge_walked(*n);
+            let rec = PoolRec { line, full, behind, decays: decays(*n), walked, before: v.clone(), after: a };
             h.recs.entry((*n, *idx)).or_default().push(rec);
         }
         for ((n, idx), a) in after {
-            let rec = PoolRec { line, full, behind, decays: decays(n), before: Vec::new(), after: a };
+            let walked = self.vmap.purge_walked(n);
+            let rec = PoolRec { line, full, behind, decays: decays(n), walked, before: Vec::new(), after: a };
             h.recs.entry((n, idx)).or_default().push(rec);
         }
     }
@@ -3736,10 +3747,10 @@ impl<'a> Pass<'_, 'a> {
             for &(a, l, mine) in set {
                 if mine {
                     out.insert(a);
-                    sinn.entry(l).or_default().push(a);
+                    sinn.entry(walked_past(srecs, l, a)).or_default().push(a);
                 } else {
                     sout.insert(a);
-                    inn.entry(l).or_default().push(a);
+                    inn.entry(walked_past(recs, l, a)).or_default().push(a);
                 }
             }
             let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, &[], len, line) else { return false };

@@ -856,6 +856,17 @@ impl Vmap {
         })
     }
 
+    /// How far a purge under way has walked node `node`'s taken list (`purge_vmap_node` walks
+    /// it in address order): `None` when no purge is under way or that list is walked to its
+    /// end, `Some(a)` up to and including the area at `a` (`Some(0)`: not begun).
+    pub fn purge_walked(&self, node: u32) -> Option<u64> {
+        let p = self.era.part_purge()?;
+        if node < p.processed {
+            return None;
+        }
+        Some(p.through.filter(|_| node == p.processed).unwrap_or(0))
+    }
+
     /// The node whose lazy list (or, a purge part-way, whose taken list) holds the area
     /// starting at `addr`.
     pub fn purge_list_node(&self, addr: u64) -> Option<u32> {

@@ -3246,3 +3246,27 @@ fn the_after_files_lazy_lists_name_the_node_a_free_tree_allocation_was_made_for(
         "{r}"
     );
 }
+
+/// maps-s20's first 350 lines (drained). The purge traced at line 117 had begun by line 113:
+/// node 1's taken list walked in address order up to 0xffffc900018f1000 then (it pools each
+/// 5-page stack as it goes), the rest after. The purge of line 118 decays node 1's pool of 5
+/// pages: the model's 1,465 entries, len >> 2 = 366 given back from the head, down to
+/// 0xffffc90005920000. The kernel's search for 0x203000 bytes at line 128 passed over that
+/// entry (0xffffc90005925000, not the model's 0xffffc9000591d000): its decay kept it. Read with
+/// 0xffffc900083a8000 (a stack of the before file freed at line 17, its node the
+/// guess of its address: node 0) allocated for node 1: the walk pools it after
+/// 0xffffc900018f1000, on top of the pool (its highest address), so 1,466 entries, 366 given
+/// back, the last 0xffffc90005928000. Pooled by the first part instead (where the model's node
+/// 0 pooled it), it sits under the 1,292 entries the rest pools, and no single such reading
+/// keeps the entry.
+#[test]
+fn an_area_read_on_another_node_is_pooled_by_the_part_of_the_purge_that_walked_past_it() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/walk-split"));
+    assert_eq!((r.allocations, r.unexplained), (190, 0), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(
+        at(128).starts_with("[0xffffc90005920000, 0xffffc90005925000) was still in node 1's pool of 5 pages"),
+        "{r}"
+    );
+    assert!(at(128).ends_with("read so (0xffffc900083a8000 node 1's)"), "{r}");
+}
