@@ -258,6 +258,12 @@ impl Steered {
         p
     }
 
+    /// The length `find_vmap_lowest_match` looks for (the size plus the alignment's overhead,
+    /// where the era adjusts it): a block of it is found by the subtree sizes alone.
+    pub fn search_length(&self, size: u64, align: u64, vstart: u64, vend: u64) -> u64 {
+        self.vmap.profile.search_rule().length(size, align, vstart, vend)
+    }
+
     /// What `find_vmap_lowest_match` may return for this request whatever the free tree's
     /// shape: the address in the lowest free block of at least the search length (size plus
     /// the alignment's overhead: that block is found by the subtree sizes alone), and the
@@ -266,7 +272,7 @@ impl Steered {
     /// right: the tree's shape decides). Ascending.
     pub fn search_outcomes(&self, size: u64, align: u64, vstart: u64, vend: u64) -> Vec<u64> {
         let v = &self.vmap;
-        let length = v.profile.search_rule().length(size, align, vstart, vend);
+        let length = self.search_length(size, align, vstart, vend);
         let mut out = Vec::new();
         for (_, x) in v.free.iter(&v.arena) {
             if x.va_end <= vstart {

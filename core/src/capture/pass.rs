@@ -1891,14 +1891,47 @@ impl<'a> Pass<'_, 'a> {
         // half-applied.
         let mut tblocks = self.blocks.clone();
         let untouched = &self.untouched;
-        let (found, (a, b, from)) = self.vmap.hold_trial(|trial| {
+        let shapes = &self.shapes;
+        let key_len = size.wrapping_add(align).wrapping_sub(1);
+        // A block holding an entry the last decay gave back is read by the pools' rules (the
+        // kernel's decay kept it: [`Pass::kept_passed_over`]), not as the tree's shape.
+        let given = &self.given;
+        let decayed_in = |s: u64, e: u64| {
+            given.iter().any(|(&(_, idx), (list, _))| {
+                let len = (idx as u64 + 1) * PAGE_SIZE;
+                list.iter().any(|&a| s <= a && a + len <= e)
+            })
+        };
+        let (found, (a, b, from), short) = self.vmap.hold_trial(|trial| {
             let mut found = Vec::new();
+            let mut short = Vec::new();
             if pool.is_none() {
-                (_, found) = hold_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y > x))?;
+                // Blocks below x shorter than the search length that fit, where the model's
+                // search found them: they did not lie on the kernel's search path (the tree's
+                // shape, as where both answers are free), unless a replay read that one did.
+                let length = trial.search_length(size, align, req.vstart, req.vend);
+                let mut p = pred;
+                while let (None, Some(y)) = (p.pool_hit, p.tree) {
+                    let Place::Free { start, end: e } = trial.locate(y) else { break };
+                    if y >= x
+                        || e - start >= length
+                        || shapes.get(&(start, e, key_len)).is_some_and(|&(on, _)| on)
+                        || decayed_in(start, e)
+                    {
+                        break;
+                    }
+                    trial.hold_free(start, e)?;
+                    short.push((start, e));
+                    p = trial.predict_alloc(size, align, req.vstart, req.vend);
+                }
+                (_, found) = hold_blocks_below(untouched, trial, x, req, p, |p| p.tree.is_none_or(|y| y > x))?;
+                for &(s, _) in &short {
+                    trial.release_held_at(s);
+                }
             }
             let held = unhold_blocks_in(trial, &mut tblocks, x, end)?;
             trial.take_at(x, size, pred.node)?;
-            Some((found, held))
+            Some((found, held, short))
         })?;
         if let (true, Some(n)) = (pred.rotate, pred.node) {
             // `node_pool_del_va` moved the misaligned head to the tail before the kernel
@@ -1911,9 +1944,20 @@ impl<'a> Pass<'_, 'a> {
             let what = self.commit_blocks(&found, line);
             extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
         }
+        for &(s, e) in &short {
+            self.shapes.insert((s, e, key_len), (false, line));
+            self.report.resolved_tree_shapes += 1;
+            let _ = write!(
+                extra,
+                "; below it the free block [{s:#x}, {e:#x}) fits but is shorter than the search length ({size:#x} + \
+                 align - 1): it did not lie on the kernel's search path (the free tree's shape, which vmallocinfo does \
+                 not show)"
+            );
+        }
         let reading = match pool {
             Some(n) => format!("an entry of node {n}'s pool of {} pages", size / PAGE_SIZE),
-            None => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
+            None if short.is_empty() => "a free piece (the free tree's first fit: no lower block fits)".to_string(),
+            None => "a free piece (the free tree's first fit of the search length)".to_string(),
         };
         if let Some(n) = pool {
             extra = self.first_fit_was_head(n, size, line);

@@ -2147,15 +2147,26 @@ fn held_out_seed_9_replays_as_the_kernel_did() {
 }
 
 /// Seed 17 of every class, drained and kept (`corpus-17`, replayed once with the rules of the
-/// day they were taken, two studied since: the README there): every one exact but the `-k`
-/// captures of the maps and mixed classes.
+/// day they were taken, three studied since: the README there): every one exact but maps-k17.
 #[test]
 fn held_out_seed_17_replays_as_the_kernel_did() {
     for (name, r) in replay_held_out("corpus-17", 14) {
-        if name != "maps-k17" && name != "mixed-k17" {
+        if name != "maps-k17" {
             assert_eq!(r.unexplained, 0, "{name}: {r}");
             assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
             assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        }
+        if name == "mixed-k17" {
+            // Line 3237: a stack on CPU 1 (node 1's pool empty: served by the free tree six times
+            // just before) at the start of a block held whole, where the model's search reaches
+            // an 8-page block lower down, shorter than the search length (5 pages + 16 KiB - 1).
+            let at = r.explanations.iter().find(|(l, _)| *l == 3237).map_or("", |(_, w)| w.as_str());
+            assert!(at.starts_with("[0xffffc90001360000, 0xffffc90001365000) was a free piece"), "{r}");
+            assert!(
+                at.contains("below it the free block [0xffffc900011fd000, 0xffffc90001205000) fits but is shorter"),
+                "{r}"
+            );
+            assert!(at.contains("it did not lie on the kernel's search path"), "{r}");
         }
     }
 }
