@@ -53,6 +53,17 @@ pub(super) struct PoolHistory {
     pub allocs: Vec<(usize, u64, u64)>,
     /// (line, entry): the kernel's pool held the entry at that line (read before).
     pub held: Vec<(usize, u64)>,
+    /// (line, the model's head, align): a request whose pool head the model moved to the tail
+    /// (`node_pool_del_va` with a misaligned head; the free tree served).
+    pub rots: Vec<(usize, u64, u64)>,
+}
+
+/// What a pool's history shows besides its purges ([`PoolHistory::held_in`]): the entries the
+/// kernel's pool held at a line, and the requests that found a misaligned head, by line.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PoolSeen {
+    held: Vec<(usize, u64)>,
+    rots: Vec<(usize, u64)>,
 }
 
 impl PoolHistory {
@@ -67,13 +78,21 @@ impl PoolHistory {
         self.allocs.get(from..to).unwrap_or_default().iter().any(|&(_, s, e)| s < a + len && a < e)
     }
 
-    /// The entries of `held` in the pool with history `recs`, by line: what [`Self::rerun_held`]
-    /// takes, read once for many readings of one pool.
-    pub(super) fn held_in(&self, recs: &[PoolRec]) -> Vec<(usize, u64)> {
+    /// Whether the model's pool with history `recs` met a request with a misaligned head.
+    pub(super) fn turns_in(&self, recs: &[PoolRec]) -> bool {
+        !self.held_in(recs).rots.is_empty()
+    }
+
+    /// The entries of `held` and the requests of `rots` in the pool with history `recs`, by
+    /// line: what [`Self::rerun_held`] takes, read once for many readings of one pool.
+    pub(super) fn held_in(&self, recs: &[PoolRec]) -> PoolSeen {
         let ours: HashSet<u64> = recs.iter().flat_map(|r| r.before.iter().chain(&r.after)).copied().collect();
         let mut held: Vec<(usize, u64)> = self.held.iter().copied().filter(|(_, e)| ours.contains(e)).collect();
         held.sort_unstable();
-        held
+        let mut rots: Vec<(usize, u64)> =
+            self.rots.iter().filter(|(_, e, _)| ours.contains(e)).map(|&(l, _, align)| (l, align)).collect();
+        rots.sort_unstable();
+        PoolSeen { held, rots }
     }
 
     /// [`Self::rerun_held`] reading the pool's held entries first.
@@ -105,7 +124,7 @@ impl PoolHistory {
     pub(super) fn rerun_held(
         &self,
         recs: &[PoolRec],
-        held: &[(usize, u64)],
+        seen: &PoolSeen,
         now: &[u64],
         out: &HashSet<u64>,
         inn: &HashMap<usize, Vec<u64>>,
@@ -128,6 +147,7 @@ impl PoolHistory {
                 None => (now, line),
             };
             // The entries the kernel's pool held at a line in between (`held` is by line).
+            let held = &seen.held;
             let from = held.partition_point(|&(l, _)| l <= prev_line);
             let to = held.partition_point(|&(l, _)| l <= upto);
             let due = held.get(from..to).unwrap_or_default();
@@ -137,7 +157,10 @@ impl PoolHistory {
                     return None;
                 }
             }
-            self.between(&mut k, prev, next, out, prev_line, upto)?;
+            let from = seen.rots.partition_point(|&(l, _)| l <= prev_line);
+            let to = seen.rots.partition_point(|&(l, _)| l <= upto);
+            let rots = seen.rots.get(from..to).unwrap_or_default();
+            self.between(&mut k, prev, next, out, rots, prev_line, upto)?;
             let Some(r) = rec else { break };
             let n = match (r.decays, r.full, r.behind) {
                 (false, ..) | (true, false, true) => 0,
@@ -182,16 +205,24 @@ impl PoolHistory {
     /// the same entries (a pop must be its head, ahead only of entries also gone), moves the
     /// same heads to the tail (`node_pool_del_va` with a misaligned head: that head must be
     /// the kernel's too), and entries added outside a purge's walk (the rest of a purge split
-    /// at a node) go to its head.
+    /// at a node) go to its head. Where the model's pool met requests with a misaligned head
+    /// (`rots`, by line, with their alignment), the kernel's met them too, each at its own
+    /// head: moved to the tail if misaligned as well; if aligned, the kernel gave it, so it is
+    /// the kernel's answer there, or the reading is refused.
+    #[allow(clippy::too_many_arguments)]
     fn between(
         &self,
         k: &mut Vec<u64>,
         prev: &[u64],
         next: &[u64],
         out: &HashSet<u64>,
+        rots: &[(usize, u64)],
         after: usize,
         upto: usize,
     ) -> Option<()> {
+        if !rots.is_empty() {
+            return self.in_line_order(k, prev, next, out, rots, after, upto);
+        }
         let in_next: HashSet<u64> = next.iter().copied().collect();
         let in_prev: HashSet<u64> = prev.iter().copied().collect();
         let removed: HashSet<u64> = prev.iter().copied().filter(|e| !in_next.contains(e)).collect();
@@ -233,13 +264,79 @@ impl PoolHistory {
             k.remove(i);
             k.push(x);
         }
-        let mut added: Vec<u64> =
-            next.iter().copied().filter(|e| !in_prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
-        if !added.is_empty() {
-            added.append(k);
-            *k = added;
-        }
+        add_outside_walk(k, next, &in_prev, out);
         Some(())
+    }
+
+    /// [`Self::between`] where the model's pool met requests with a misaligned head: the
+    /// kernel's pool met the same requests and pops in line order, each request its own head
+    /// (`node_pool_del_va` looks at the head only): a misaligned one moved to the tail, an
+    /// aligned one given, so the kernel's answer there, or the reading is refused. A pop takes
+    /// the kernel's head; an entry gone otherwise (a decay's reading, an allocation over it)
+    /// leaves wherever it stood.
+    #[allow(clippy::too_many_arguments)]
+    fn in_line_order(
+        &self,
+        k: &mut Vec<u64>,
+        prev: &[u64],
+        next: &[u64],
+        out: &HashSet<u64>,
+        rots: &[(usize, u64)],
+        after: usize,
+        upto: usize,
+    ) -> Option<()> {
+        let in_next: HashSet<u64> = next.iter().copied().collect();
+        let in_prev: HashSet<u64> = prev.iter().copied().collect();
+        let pop_at = |a: u64| self.pops.get(&a).and_then(|v| v.iter().copied().find(|&l| l > after && l <= upto));
+        // (line, the entry popped or none: a request with alignment `align`).
+        let mut ev: Vec<(usize, Option<u64>, u64)> = rots.iter().map(|&(l, a)| (l, None, a)).collect();
+        for &x in prev.iter().filter(|e| !in_next.contains(e)) {
+            match pop_at(x) {
+                Some(_) if out.contains(&x) => return None,
+                Some(l) => ev.push((l, Some(x), 0)),
+                None => k.retain(|&e| e != x),
+            }
+        }
+        // Entries the kernel's pool gave in between that the model's no longer held.
+        for &e in k.iter().filter(|e| !in_prev.contains(e)) {
+            if let Some(l) = pop_at(e) {
+                ev.push((l, Some(e), 0));
+            }
+        }
+        ev.sort_unstable();
+        for (line, pop, align) in ev {
+            match pop {
+                Some(x) => {
+                    if k.first() != Some(&x) {
+                        return None;
+                    }
+                    k.remove(0);
+                }
+                None => {
+                    let Some(&h) = k.first() else { continue };
+                    if h % align != 0 {
+                        k.rotate_left(1);
+                    } else if self.allocs.iter().any(|&(l, s, _)| l == line && s == h) {
+                        k.remove(0);
+                    } else {
+                        return None;
+                    }
+                }
+            }
+        }
+        add_outside_walk(k, next, &in_prev, out);
+        Some(())
+    }
+}
+
+/// Entries the model's pool gained outside a purge's walk (the rest of a purge split at a
+/// node): at the kernel's head too.
+fn add_outside_walk(k: &mut Vec<u64>, next: &[u64], in_prev: &HashSet<u64>, out: &HashSet<u64>) {
+    let mut added: Vec<u64> =
+        next.iter().copied().filter(|e| !in_prev.contains(e) && !out.contains(e) && !k.contains(e)).collect();
+    if !added.is_empty() {
+        added.append(k);
+        *k = added;
     }
 }
 
@@ -358,6 +455,31 @@ mod tests {
         assert_eq!(k, tail);
         // Without the tail the kernel's pool is the model's.
         assert_eq!(h.rerun_held(&recs, &h.held_in(&recs), &p, &none.0, &none.1, &[], P, 40).unwrap(), p);
+    }
+
+    // The first purge (line 10) pools a (misaligned for 4 pages, the higher: the head) and b
+    // (aligned) in front of what the pool held before the capture; requests for 4-page
+    // alignment at 20 and 40 find a misaligned head (the model's: a, then a again), and 30
+    // takes b. The kernel's pool met the
+    // same requests at its own head: [a b p x] -> 20 turns a -> [b p x a] -> 30 gives b -> 40
+    // turns p (misaligned too) -> [x a p]. With no tail it is the model's: [a].
+    #[test]
+    fn requests_that_met_a_misaligned_head_turn_the_kernels_own_head() {
+        let (a, b, x) = (0x105 * P, 0x104 * P, 0x200 * P);
+        let first = PoolRec { line: 10, behind: true, decays: true, after: vec![a, b], ..PoolRec::default() };
+        let recs = vec![first];
+        let mut h = PoolHistory { rots: vec![(20, a, 4 * P), (40, a, 4 * P)], ..PoolHistory::default() };
+        h.pops.insert(b, vec![30]);
+        h.allocs.push((30, b, b + P));
+        let none = (HashSet::default(), HashMap::default());
+        let seen = h.held_in(&recs);
+        // 1: a stand-in of an unseen entry (misaligned for any alignment above a byte).
+        let k = h.rerun_held(&recs, &seen, &[a], &none.0, &none.1, &[1, x], P, 50).unwrap();
+        assert_eq!(k, vec![x, a, 1]);
+        assert_eq!(h.rerun_held(&recs, &seen, &[a], &none.0, &none.1, &[], P, 50).unwrap(), vec![a]);
+        // An aligned head at a turn would have been given there: refused.
+        let aligned = 0x300 * P;
+        assert_eq!(h.rerun_held(&recs, &seen, &[a], &none.0, &none.1, &[aligned, x], P, 50), None);
     }
 
     #[test]

@@ -102,6 +102,12 @@ pub(super) struct Learnt {
     /// Pools that held, from before the capture, entries behind every known one that no
     /// allocation has shown yet ([`Pass::entries_behind`]): how many, and the line that read it.
     unseen_behind: BTreeMap<(u32, usize), (u32, usize)>,
+    /// Entries from before the capture read with unseen ones in front of them, which requests
+    /// with a misaligned head moved to the tail ([`Pass::entries_behind`]): their pool, how
+    /// many, the line that read it and those of them shown since (in pool order); and the
+    /// entries whose reading was contradicted.
+    unseen_front: BTreeMap<u64, Front>,
+    front_out: HashSet<u64>,
     /// The replay reads on after an unexplained allocation ([`replay_parsed`]'s second stage).
     resync: bool,
     /// Allocations of the capture may be read as made for another node than their trace
@@ -197,6 +203,27 @@ impl Learnt {
         self.changed = true;
     }
 
+    /// The unseen entries read in front of `x` are out: the model's pool gave a stand-in of
+    /// one at `line` where the kernel did otherwise. The allocation that read them is read
+    /// again, without them.
+    fn drop_front(&mut self, x: u64, line: usize) {
+        let Some(Front { key: (n, idx), count: had, line: from, known }) = self.unseen_front.remove(&x) else { return };
+        self.front_out.insert(x);
+        for k in known {
+            self.pooled_at.remove(&k);
+            self.entry_from.remove(&k);
+        }
+        self.revisions.push(Revision {
+            line: from,
+            contradicted_at: line,
+            what: format!("the unseen entries in front of {x:#x} in node {n}'s pool of {} pages", idx + 1),
+            why: "the model's pool gave one where the kernel did otherwise".into(),
+            was: format!("{had}"),
+            now: "none".into(),
+        });
+        self.changed = true;
+    }
+
     /// One unseen entry fewer behind the known ones of pool `key`: how many there were, and the
     /// line that read them.
     fn one_behind_fewer(&mut self, key: (u32, usize)) -> Option<(u32, usize)> {
@@ -212,6 +239,15 @@ impl Learnt {
     fn entry_open(&self, line: usize, x: u64) -> bool {
         !self.pooled_at.contains(&x) && !self.entry_out.contains(&(line, x))
     }
+}
+
+/// Unseen entries read in front of a known one ([`Learnt::unseen_front`]).
+#[derive(Clone, Debug)]
+struct Front {
+    key: (u32, usize),
+    count: u32,
+    line: usize,
+    known: Vec<u64>,
 }
 
 /// How the space a free-tree search passed over is read, from the fewest unknowns on: the
@@ -411,6 +447,8 @@ pub(super) struct Pass<'p, 'a> {
     unseen_at: HashMap<u64, (u32, usize)>,
     /// The stand-ins of unseen entries behind the known ones ([`Learnt::unseen_behind`]).
     behind_at: HashMap<u64, (u32, usize)>,
+    /// The stand-ins of unseen entries in front of one ([`Learnt::unseen_front`]): that one.
+    front_at: HashMap<u64, u64>,
     /// An unexplained allocation was met in this replay: nothing learnt before it is revised
     /// from here on, and in the first stage nothing more is learnt ([`Pass::diverged`]).
     missed: bool,
@@ -480,8 +518,23 @@ fn stand_in_slot(unseen_at: &HashMap<u64, (u32, usize)>, behind_at: &HashMap<u64
         .unwrap_or(UNSEEN_BASE)
 }
 
-/// The most unseen entries [`Pass::entries_behind`] reads behind a known one.
+/// Where the stand-ins of unseen entries in front of a known one lie ([`front_slot`]): above
+/// the others'.
+const FRONT_BASE: u64 = UNSEEN_BASE + (1 << 40);
+
+/// A stand-in for an unseen entry in front of a known one ([`Learnt::unseen_front`]): a page
+/// into a free slot, so misaligned for every request aligned above a page, as the kernel's
+/// was (its requests moved it to the tail).
+fn front_slot(front_at: &HashMap<u64, u64>) -> u64 {
+    (0u64..)
+        .map(|i| FRONT_BASE + i * UNSEEN_STRIDE + PAGE_SIZE)
+        .find(|a| !front_at.contains_key(a))
+        .unwrap_or(FRONT_BASE + PAGE_SIZE)
+}
+
+/// The most unseen entries [`Pass::entries_behind`] reads behind a known one, and in front of it.
 const MAX_BEHIND: u32 = 16;
+const MAX_FRONT: u32 = 4;
 
 /// Purges a pool's history keeps ([`Pass::record_purge`]).
 const MAX_POOL_HISTORY: usize = 256;
@@ -717,12 +770,29 @@ pub(super) fn start_pass<'p, 'a>(
         }
     };
     let epoch0 = |line: usize| learnt.epoch(line) == 0;
+    let mut front_at = HashMap::default();
     for &(node, start, size) in &pooled {
         if !learnt.entry_from.get(&start).is_none_or(|&l| epoch0(l)) {
             continue;
         }
         if learnt.entry_from.get(&start).is_some_and(|&l| l > first_purge) {
             place_unseen(&mut vmap, &mut ops, (node, pool_idx(size)));
+        }
+        if let Some(f) = learnt.unseen_front.get(&start) {
+            let fsize = (f.key.1 as u64 + 1) * PAGE_SIZE;
+            for &k in &f.known {
+                if vmap.pool_at_tail(k, fsize, f.key.0) {
+                    take_untouched(&mut untouched, k, k + fsize);
+                    ops.push(follow(Follow::Pooled { node: f.key.0, start: k, size: fsize, head: false }));
+                }
+            }
+            for _ in f.known.len() as u32..f.count {
+                let s = front_slot(&front_at);
+                if vmap.pool_at_tail(s, fsize, f.key.0) {
+                    front_at.insert(s, start);
+                    ops.push(follow(Follow::Pooled { node: f.key.0, start: s, size: fsize, head: false }));
+                }
+            }
         }
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
@@ -799,6 +869,7 @@ pub(super) fn start_pass<'p, 'a>(
         tree_served: HashMap::default(),
         unseen_at,
         behind_at,
+        front_at,
         hist: Some(hist),
         missed: false,
         rests_on_revision: false,
@@ -1144,6 +1215,7 @@ impl<'a> Pass<'_, 'a> {
             tree_served: self.tree_served.clone(),
             unseen_at: self.unseen_at.clone(),
             behind_at: self.behind_at.clone(),
+            front_at: self.front_at.clone(),
             hist: self.hist.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
@@ -1315,6 +1387,11 @@ impl<'a> Pass<'_, 'a> {
                 pred = p2;
             }
         }
+        if let (true, Some(n), Some(h)) = (pred.rotate, pred.node, self.hist.as_mut()) {
+            if let Some(&head) = self.vmap.pool_entries(n, size).first() {
+                h.rots.push((e.line, head, align));
+            }
+        }
         let searched = pred.addr() != Some(x) && !self.diverged() && self.searched_before_purge(e, x, req, pred.node);
         let mut held_why = None;
         let mut piece = None;
@@ -1446,6 +1523,11 @@ impl<'a> Pass<'_, 'a> {
             (&verdict, was_exact, model_head.and_then(|y| self.behind_at.get(&y)))
         {
             self.learnt.drop_behind(key, e.line);
+        }
+        if let (Verdict::Unexplained(_), true, Some(&of)) =
+            (&verdict, was_exact, model_head.and_then(|y| self.front_at.get(&y)))
+        {
+            self.learnt.drop_front(of, e.line);
         }
         // (Only an unexplained allocation revises: `revise_entry` changes what was learnt.)
         if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, align, e.line) {
@@ -2715,34 +2797,69 @@ impl<'a> Pass<'_, 'a> {
         let now = self.vmap.pool_entries(n, size);
         let held = h.held_in(recs);
         let (none_in, none_out) = (HashMap::default(), HashSet::default());
-        let b = (0..=MAX_BEHIND).find(|&b| {
-            let tail: Vec<u64> = std::iter::once(x).chain(1..=u64::from(b)).collect();
-            h.rerun_held(recs, &held, &now, &none_out, &none_in, &tail, size, line)
-                .is_some_and(|k| k.first() == Some(&x))
+        // The fewest unseen entries in all; in front of x only where requests with a misaligned
+        // head turned the pool (stand-ins misaligned: the kernel moved them to the tail).
+        let front_open = !self.learnt.front_out.contains(&x) && h.turns_in(recs);
+        let (a, b, k) = (0..=MAX_BEHIND).find_map(|t| {
+            (0..=t.min(if front_open { MAX_FRONT } else { 0 })).find_map(|a| {
+                let b = t - a;
+                let tail: Vec<u64> =
+                    (1..=u64::from(a)).chain(std::iter::once(x)).chain(a as u64 + 1..=u64::from(t)).collect();
+                h.rerun_held(recs, &held, &now, &none_out, &none_in, &tail, size, line)
+                    .filter(|k| k.first() == Some(&x))
+                    .map(|k| (a, b, k))
+            })
         })?;
         let first = recs.first().map_or(line, |r| r.line);
         self.learnt.pool(n, x, size, line);
         if b > 0 {
             self.learnt.unseen_behind.insert(key, (b, line));
         }
+        if a > 0 {
+            self.learnt.unseen_front.insert(x, Front { key, count: a, line, known: Vec::new() });
+        }
         self.learnt.changed = true;
-        // This replay goes on from the kernel's pool: what stood in front of x given back, x
-        // taken (by the caller), the stand-ins behind it.
-        for a in &now {
-            self.vmap.unpool_overlapping(*a, PAGE_SIZE);
+        // This replay goes on from the kernel's pool, as counted: x taken (by the caller), the
+        // rest in its order, stand-ins for the unseen ones (what stood in front of x given back).
+        for e in &now {
+            self.vmap.unpool_overlapping(*e, PAGE_SIZE);
         }
-        for _ in 0..b {
-            let s = stand_in_slot(&self.unseen_at, &self.behind_at);
-            if self.vmap.pool_at(s, size, n, false) {
-                self.behind_at.insert(s, key);
-                self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
+        let unseen = u64::from(a + b);
+        for &e in &k[1..] {
+            let (s, front) = match e {
+                e if e > unseen => (e, None),
+                e if e <= u64::from(a) => (front_slot(&self.front_at), Some(x)),
+                _ => (stand_in_slot(&self.unseen_at, &self.behind_at), None),
+            };
+            if !self.vmap.pool_at(s, size, n, false) {
+                continue;
             }
+            match (e > unseen, front) {
+                (true, _) => {}
+                (false, Some(x)) => {
+                    self.front_at.insert(s, x);
+                }
+                (false, None) => {
+                    self.behind_at.insert(s, key);
+                }
+            }
+            self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
         }
+        let plural = |k: u32, one: &str, many: &str| if k == 1 { format!("1 {one}") } else { format!("{k} {many}") };
         let behind = match b {
             0 => String::new(),
-            1 => " and 1 entry behind it that no allocation has shown yet".into(),
-            b => format!(" and {b} entries behind it that no allocation has shown yet"),
+            b => format!(" and {} behind it that no allocation has shown yet", plural(b, "entry", "entries")),
         };
+        if a > 0 {
+            return Some(format!(
+                "[{x:#x}, {end:#x}) was in node {n}'s pool of {pages} pages from before the capture, behind every entry \
+                 pooled since, with {} in front of it that no allocation has shown yet{behind}: the decays since the \
+                 purge of trace line {first} (len >> 2 from the head at each) gave back what the capture pooled in front \
+                 of them, and the requests that met the unseen ones at the head, misaligned for them, moved them to the \
+                 tail (`node_pool_del_va`), so that it was the head here, not the model's {y:#x}",
+                plural(a, "entry", "entries")
+            ));
+        }
         Some(format!(
             "[{x:#x}, {end:#x}) was in node {n}'s pool of {pages} pages from before the capture, behind every entry \
              pooled since: with it{behind}, the decays since the purge of trace line {first} (len >> 2 from the head \
@@ -2751,6 +2868,15 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn decay_verdict(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize, whole: String) -> Verdict {
+        // The model's head a stand-in of an unseen entry read in front of a known one: the
+        // kernel's answer that entry, or that reading is out ([`Learnt::drop_front`]), not read
+        // on top of.
+        if let Some((y, &of)) = pred.pool_hit.and_then(|y| self.front_at.get(&y).map(|o| (y, o))) {
+            return match self.front_was(x, req, y, of, line) {
+                Some(why) => Verdict::Explained(Unknown::PoolEntry, why),
+                None => Verdict::Unexplained(whole),
+            };
+        }
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
             None if let Some(why) = self.entries_behind(x, req, pred, line) => {
@@ -2761,6 +2887,31 @@ impl<'a> Pass<'_, 'a> {
                 Verdict::Unexplained(whole)
             }
         }
+    }
+
+    /// The model's pool gave `y`, a stand-in of an unseen entry read in front of `of`, where the
+    /// kernel's gave `x`, an entry from before the capture: `x` was that entry (unseen until
+    /// here), in front of `of` from the start in the next replay. Why, if read so.
+    fn front_was(&mut self, x: u64, req: AllocReq, y: u64, of: u64, line: usize) -> Option<String> {
+        let AllocReq { size, align, .. } = req;
+        let f = self.learnt.unseen_front.get(&of)?;
+        let (n, from) = (f.key.0, f.line);
+        if (f.known.len() as u32) >= f.count || !self.pre_capture_entry(x, size, align, n, line) {
+            return None;
+        }
+        self.learnt.unseen_front.get_mut(&of)?.known.push(x);
+        self.learnt.pooled_at.insert(x);
+        self.learnt.entry_from.insert(x, line);
+        self.learnt.changed = true;
+        self.front_at.remove(&y);
+        self.vmap.unpool_overlapping(y, PAGE_SIZE);
+        Some(format!(
+            "[{x:#x}, {:#x}) was the entry of node {n}'s pool of {} pages from before the capture read in front of \
+             {of:#x} at trace line {from} (misaligned, moved to the tail by the requests that met it; no allocation \
+             had shown it): the kernel took it there",
+            x + size,
+            size / PAGE_SIZE
+        ))
     }
 
     /// `alloc_vmap_area` reschedules after a free-tree search and before its event

@@ -3281,3 +3281,25 @@ fn an_area_read_on_another_node_is_pooled_by_the_part_of_the_purge_that_walked_p
     );
     assert!(at(128).ends_with("read so (0xffffc900083a8000 node 1's)"), "{r}");
 }
+
+/// mixed-k19's first 500 lines (pools kept). The first purge (line 399) pools, in node 0's pool
+/// of 5 pages, A = 0xffffc90005391000 (misaligned for 16 KiB) at the head and B =
+/// 0xffffc900050c8000, in front of the entries from before the capture. CPU 0 asks for stacks
+/// (5 pages, 16 KiB aligned) at lines 423, 444 and 468, and for 5 pages (page aligned) at 469,
+/// 471, 494 and 496. `node_pool_del_va` moves a misaligned head to the tail and gives nothing;
+/// so the kernel's pool went [A B | P X Z], 423 turns A: [B P X Z A], 444 gives B, 468 turns P
+/// (misaligned too): [X Z A P]; 469 gets X = 0xffffc90001a09000, 471 Z = 0xffffc900032b7000,
+/// 494 A, 496 P = 0xffffc90004abd000. The model reads one unseen entry in front of X at 469 (a
+/// misaligned stand-in), Z behind it at 471, and P for the stand-in at 496.
+#[test]
+fn unseen_entries_a_misaligned_request_turned_stand_in_front() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/front-turned"));
+    assert_eq!((r.allocations, r.unexplained), (296, 0), "{r}");
+    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    assert!(at(469).starts_with("[0xffffc90001a09000, 0xffffc90001a0e000) was in node 0's pool of 5 pages"), "{r}");
+    assert!(at(469).contains("with 1 entry in front of it that no allocation has shown yet"), "{r}");
+    assert!(at(471).starts_with("[0xffffc900032b7000, "), "{r}");
+    assert!(at(494).is_empty(), "line 494 is equal: {r}");
+    assert!(at(496).starts_with("[0xffffc90004abd000, 0xffffc90004ac2000) was the entry of node 0's pool"), "{r}");
+    assert!(at(496).contains("read in front of 0xffffc90001a09000 at trace line 469"), "{r}");
+}
