@@ -160,7 +160,7 @@ impl PoolHistory {
             let from = seen.rots.partition_point(|&(l, _)| l <= prev_line);
             let to = seen.rots.partition_point(|&(l, _)| l <= upto);
             let rots = seen.rots.get(from..to).unwrap_or_default();
-            self.between(&mut k, prev, next, out, rots, prev_line, upto)?;
+            self.between(&mut k, &Step { prev, next, out, rots, after: prev_line, upto })?;
             let Some(r) = rec else { break };
             let n = match (r.decays, r.full, r.behind) {
                 (false, ..) | (true, false, true) => 0,
@@ -209,20 +209,11 @@ impl PoolHistory {
     /// (`rots`, by line, with their alignment), the kernel's met them too, each at its own
     /// head: moved to the tail if misaligned as well; if aligned, the kernel gave it, so it is
     /// the kernel's answer there, or the reading is refused.
-    #[allow(clippy::too_many_arguments)]
-    fn between(
-        &self,
-        k: &mut Vec<u64>,
-        prev: &[u64],
-        next: &[u64],
-        out: &HashSet<u64>,
-        rots: &[(usize, u64)],
-        after: usize,
-        upto: usize,
-    ) -> Option<()> {
-        if !rots.is_empty() {
-            return self.in_line_order(k, prev, next, out, rots, after, upto);
+    fn between(&self, k: &mut Vec<u64>, w: &Step<'_>) -> Option<()> {
+        if !w.rots.is_empty() {
+            return self.in_line_order(k, w);
         }
+        let Step { prev, next, out, after, upto, .. } = *w;
         let in_next: HashSet<u64> = next.iter().copied().collect();
         let in_prev: HashSet<u64> = prev.iter().copied().collect();
         let removed: HashSet<u64> = prev.iter().copied().filter(|e| !in_next.contains(e)).collect();
@@ -274,17 +265,8 @@ impl PoolHistory {
     /// aligned one given, so the kernel's answer there, or the reading is refused. A pop takes
     /// the kernel's head; an entry gone otherwise (a decay's reading, an allocation over it)
     /// leaves wherever it stood.
-    #[allow(clippy::too_many_arguments)]
-    fn in_line_order(
-        &self,
-        k: &mut Vec<u64>,
-        prev: &[u64],
-        next: &[u64],
-        out: &HashSet<u64>,
-        rots: &[(usize, u64)],
-        after: usize,
-        upto: usize,
-    ) -> Option<()> {
+    fn in_line_order(&self, k: &mut Vec<u64>, w: &Step<'_>) -> Option<()> {
+        let Step { prev, next, out, rots, after, upto } = *w;
         let in_next: HashSet<u64> = next.iter().copied().collect();
         let in_prev: HashSet<u64> = prev.iter().copied().collect();
         let pop_at = |a: u64| self.pops.get(&a).and_then(|v| v.iter().copied().find(|&l| l > after && l <= upto));
@@ -327,6 +309,18 @@ impl PoolHistory {
         add_outside_walk(k, next, &in_prev, out);
         Some(())
     }
+}
+
+/// The model's pool between two purges (or the last one and now): its list after the first
+/// (`prev`) and before the second (`next`), the entries read out of it, the requests that met a
+/// misaligned head, by line, and the lines (`after`, `upto`].
+struct Step<'a> {
+    prev: &'a [u64],
+    next: &'a [u64],
+    out: &'a HashSet<u64>,
+    rots: &'a [(usize, u64)],
+    after: usize,
+    upto: usize,
 }
 
 /// Entries the model's pool gained outside a purge's walk (the rest of a purge split at a
