@@ -519,6 +519,11 @@ fn replay_dir(dir: &std::path::Path) -> vmapviz_core::capture::CaptureReport {
     replay_capture(b, Profile::Linux618).unwrap().1
 }
 
+/// The report's explanation of the allocation at trace line `line` ("" if it is equal).
+fn explanation(r: &CaptureReport, line: usize) -> &str {
+    r.explanations.iter().find(|(l, _)| *l == line).map_or("", |(_, w)| w.as_str())
+}
+
 /// Every explained allocation names one kind of unknown: the sum of the kinds is the count.
 fn accounted(r: &vmapviz_core::capture::CaptureReport) -> usize {
     r.resolved_pool_entries
@@ -2160,7 +2165,7 @@ fn held_out_seed_17_replays_as_the_kernel_did() {
             // Line 3237: a stack on CPU 1 (node 1's pool empty: served by the free tree six times
             // just before) at the start of a block held whole, where the model's search reaches
             // an 8-page block lower down, shorter than the search length (5 pages + 16 KiB - 1).
-            let at = r.explanations.iter().find(|(l, _)| *l == 3237).map_or("", |(_, w)| w.as_str());
+            let at = explanation(&r, 3237);
             assert!(at.starts_with("[0xffffc90001360000, 0xffffc90001365000) was a free piece"), "{r}");
             assert!(
                 at.contains("below it the free block [0xffffc900011fd000, 0xffffc90001205000) fits but is shorter"),
@@ -3038,7 +3043,7 @@ fn a_shape_fact_a_later_allocation_contradicts_is_revised() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/shape-revision"));
     assert_eq!((r.allocations, r.unexplained), (6, 0), "{r}");
     assert!(r.revisions.iter().any(|v| v.line == 18 && v.contradicted_at == 22 && v.what.contains("shape")), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(at(17).contains("was in node 1's pool of 5 pages before the capture"), "{r}");
     assert!(at(18).contains("was in node 1's pool of 5 pages before the capture"), "{r}");
 }
@@ -3074,7 +3079,7 @@ fn an_allocation_of_a_real_capture_searched_before_one_traced_ahead_of_it() {
 fn a_purge_under_way_whose_decay_gave_back_fewer_reads_allocations_made_for_another_node() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/early-less"));
     assert_eq!((r.allocations, r.unexplained), (567, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(at(339).contains("its decay gave back fewer than the model's"), "{r}");
     assert!(at(339).contains("were allocated for node 0"), "{r}");
 }
@@ -3094,7 +3099,7 @@ fn a_purge_under_way_whose_decay_gave_back_fewer_reads_allocations_made_for_anot
 fn an_entry_from_before_the_capture_can_cross_the_edge_of_a_block_held_whole() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/held-edge"));
     assert_eq!((r.allocations, r.unexplained), (99, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(
         at(168).starts_with(
             "[0xffffc900025a9000, 0xffffc9000262c000) was an entry of node 0's pool of 131 pages, across the edge of \
@@ -3114,7 +3119,7 @@ fn an_entry_from_before_the_capture_can_cross_the_edge_of_a_block_held_whole() {
 fn the_entry_a_search_passed_over_is_the_one_that_leaves_no_fit_below() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kept-shown"));
     assert_eq!((r.allocations, r.unexplained), (94, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(
         at(185).starts_with(
             "the kernel's free-tree search passed over 0xffffc900049a8000 (the model's answer 0xffffc9000499d000, \
@@ -3138,7 +3143,7 @@ fn the_entry_a_search_passed_over_is_the_one_that_leaves_no_fit_below() {
 fn a_pools_history_keeps_what_a_replay_revised_and_what_its_pool_gave() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool-gave"));
     assert_eq!(r.allocations, 725, "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(
         at(1198).starts_with(
             "[0xffffc90001e6b000, 0xffffc90001e7b000) was in node 0's pool of 16 pages before the capture"
@@ -3160,7 +3165,7 @@ fn a_pools_history_keeps_what_a_replay_revised_and_what_its_pool_gave() {
 fn an_entry_a_decay_gave_back_can_be_found_on_the_search_path() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/decay-shape"));
     assert_eq!((r.allocations, r.unexplained), (814, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(at(1597).contains("the kernel got 0xffffc9000119c000, the model 0xffffc90001270000"), "{r}");
     assert!(at(1597).contains("it lay on the kernel's search path"), "{r}");
 }
@@ -3178,7 +3183,7 @@ fn an_entry_a_decay_gave_back_can_be_found_on_the_search_path() {
 fn entries_from_before_the_capture_stand_behind_every_entry_pooled_since() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool-behind"));
     assert_eq!((r.allocations, r.unexplained), (808, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(at(1436).starts_with("[0xffffc9000217c000, 0xffffc900021d3000) was in node 1's pool of 87 pages"), "{r}");
     assert!(at(1436).contains("with it and 2 entries behind it"), "{r}");
     assert!(at(1436).contains("the model's head 0xffffc90003f49000"), "{r}");
@@ -3274,7 +3279,7 @@ fn the_after_files_lazy_lists_name_the_node_a_free_tree_allocation_was_made_for(
 fn an_area_read_on_another_node_is_pooled_by_the_part_of_the_purge_that_walked_past_it() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/walk-split"));
     assert_eq!((r.allocations, r.unexplained), (190, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(
         at(128).starts_with("[0xffffc90005920000, 0xffffc90005925000) was still in node 1's pool of 5 pages"),
         "{r}"
@@ -3295,7 +3300,7 @@ fn an_area_read_on_another_node_is_pooled_by_the_part_of_the_purge_that_walked_p
 fn unseen_entries_a_misaligned_request_turned_stand_in_front() {
     let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/front-turned"));
     assert_eq!((r.allocations, r.unexplained), (296, 0), "{r}");
-    let at = |l: usize| r.explanations.iter().find(|(k, _)| *k == l).map(|(_, w)| w.as_str()).unwrap_or("");
+    let at = |l: usize| explanation(&r, l);
     assert!(at(469).starts_with("[0xffffc90001a09000, 0xffffc90001a0e000) was in node 0's pool of 5 pages"), "{r}");
     assert!(at(469).contains("with 1 entry in front of it that no allocation has shown yet"), "{r}");
     assert!(at(471).starts_with("[0xffffc900032b7000, "), "{r}");
