@@ -433,6 +433,8 @@ pub(super) struct Pass<'p, 'a> {
     untouched: BTreeMap<u64, u64>,
     /// Lazy areas in the order they were freed (model addresses).
     lazy_order: Vec<u64>,
+    /// The trace line of each free of the capture, by start (the latest).
+    freed_at: HashMap<u64, usize>,
     full_purge_due: bool,
     /// No purge replayed yet: the pools hold only entries from before the capture.
     first_purge: bool,
@@ -864,6 +866,7 @@ pub(super) fn start_pass<'p, 'a>(
         given: BTreeMap::new(),
         untouched,
         lazy_order,
+        freed_at: HashMap::default(),
         full_purge_due: false,
         first_purge: true,
         tree_served: HashMap::default(),
@@ -1210,6 +1213,7 @@ impl<'a> Pass<'_, 'a> {
             given: self.given.clone(),
             untouched: self.untouched.clone(),
             lazy_order: self.lazy_order.clone(),
+            freed_at: self.freed_at.clone(),
             full_purge_due: self.full_purge_due,
             first_purge: self.first_purge,
             tree_served: self.tree_served.clone(),
@@ -3650,6 +3654,7 @@ impl<'a> Pass<'_, 'a> {
             Ok(()) => {
                 self.push(Op::Vfree(va));
                 self.lazy_order.push(va);
+                self.freed_at.insert(va, e.line);
             }
             Err(err) => {
                 if self.report.notes.len() < 100 {
@@ -3736,6 +3741,52 @@ impl<'a> Pass<'_, 'a> {
         let at = self.record_line(sp.line);
         self.record_purge(at, false, false, |n| sp.decayed <= n, &before);
         self.purge_count(sp.line, sp.start, sp.end, sp.num_purged, sp.entries + r.entries, sp.lazy);
+        self.taken_late(&sp, sp.entries + r.entries, taken);
+    }
+
+    /// A purge replayed in parts counted fewer areas than the kernel's: the frees traced after
+    /// the allocation that began it, on the nodes whose lists its first part took, were in the
+    /// kernel's lists (`__purge_vmap_area_lazy` takes a node's list right after its decay), so
+    /// the lowest node of the oldest such frees, as many as the count lacks, was decayed and
+    /// taken after them. Learnt as for [`Pass::decayed_after`]: the next replay stops that
+    /// purge short of that node's decay until the last of those frees.
+    fn taken_late(&mut self, sp: &Split, entries: u32, taken: u32) {
+        let short = sp.num_purged.saturating_sub(u64::from(entries)) as usize;
+        let Some(&from) = self.purged_early.get(&sp.line) else { return };
+        if short == 0 || self.before_epoch(from) {
+            return;
+        }
+        let mut late: Vec<(usize, u32)> = Vec::new();
+        for &a in &self.lazy_order {
+            if let (Place::Lazy { node, start, .. }, Some(&l)) = (self.vmap.locate(a), self.freed_at.get(&a)) {
+                if start == a && node < taken && l > from && l < sp.line {
+                    late.push((l, node));
+                }
+            }
+        }
+        late.sort_unstable();
+        if late.len() < short {
+            return;
+        }
+        let late = &late[..short];
+        let (Some(n), Some(&(upto, _))) = (late.iter().map(|&(_, n)| n).min(), late.last()) else { return };
+        if self.learnt.decayed_after.get(&(sp.line, n)).is_some_and(|&m| m >= upto) {
+            return;
+        }
+        self.learnt.decayed_after.insert((sp.line, n), upto);
+        self.learnt.changed = true;
+        self.learnt.facts.remove(&from);
+        self.learnt.revisions.push(Revision {
+            line: from,
+            contradicted_at: sp.line,
+            what: format!("how far the purge traced at line {} had got", sp.line),
+            why: format!(
+                "the kernel's purge counted {short} more areas: frees traced after this allocation (the last at line \
+                 {upto}) on the lists its first part had taken, node {n}'s the lowest"
+            ),
+            was: format!("node {n}'s pools decayed and its lazy list taken by then"),
+            now: format!("node {n} decayed and taken after line {upto}"),
+        });
     }
 
     fn purge_count(&mut self, line: usize, start: u64, end: u64, num_purged: u64, entries: u32, lazy: u64) {
