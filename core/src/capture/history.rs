@@ -71,6 +71,12 @@ impl PoolHistory {
         self.pops.get(&a).is_some_and(|v| v.iter().any(|&l| l > after && l <= upto))
     }
 
+    /// Whether the allocation traced at `line` was at `a` (`allocs` is in trace order).
+    fn allocated_at(&self, line: usize, a: u64) -> bool {
+        let from = self.allocs.partition_point(|&(l, ..)| l < line);
+        self.allocs[from..].iter().take_while(|&&(l, ..)| l == line).any(|&(_, s, _)| s == a)
+    }
+
     fn allocated_over(&self, after: usize, before: usize, a: u64, len: u64) -> bool {
         // `allocs` is in trace order: only the lines in between are looked at.
         let from = self.allocs.partition_point(|&(l, ..)| l <= after);
@@ -298,7 +304,7 @@ impl PoolHistory {
                     let Some(&h) = k.first() else { continue };
                     if h % align != 0 {
                         k.rotate_left(1);
-                    } else if self.allocs.iter().any(|&(l, s, _)| l == line && s == h) {
+                    } else if self.allocated_at(line, h) {
                         k.remove(0);
                     } else {
                         return None;

@@ -2830,22 +2830,23 @@ impl<'a> Pass<'_, 'a> {
         }
         let unseen = u64::from(a + b);
         for &e in &k[1..] {
-            let (s, front) = match e {
+            // The entry itself, or a stand-in: in front of x (`Some(true)`) or behind it.
+            let (s, stand_in) = match e {
                 e if e > unseen => (e, None),
-                e if e <= u64::from(a) => (front_slot(&self.front_at), Some(x)),
-                _ => (stand_in_slot(&self.unseen_at, &self.behind_at), None),
+                e if e <= u64::from(a) => (front_slot(&self.front_at), Some(true)),
+                _ => (stand_in_slot(&self.unseen_at, &self.behind_at), Some(false)),
             };
             if !self.vmap.pool_at(s, size, n, false) {
                 continue;
             }
-            match (e > unseen, front) {
-                (true, _) => {}
-                (false, Some(x)) => {
+            match stand_in {
+                Some(true) => {
                     self.front_at.insert(s, x);
                 }
-                (false, None) => {
+                Some(false) => {
                     self.behind_at.insert(s, key);
                 }
+                None => {}
             }
             self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
         }
