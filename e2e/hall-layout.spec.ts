@@ -13,7 +13,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { ASKED, said } from './support/asked';
-import { measureStop } from './support/hall';
+import { measureStop, settledStop } from './support/hall';
 
 /** Whether the stop looks at the tree; whether the code sits under it; its current line whole on screen. */
 async function codeLine(page: Page): Promise<{ tree: boolean; under: boolean; line: boolean; whole: boolean }> {
@@ -53,7 +53,7 @@ for (const [width, height] of [
       await page.waitForTimeout(300);
       if ((await card.getAttribute('data-revealed')) === 'false') {
         asked++;
-        const m = await measureStop(page);
+        const m = await settledStop(page);
         bad.push(...m.cut.map((c) => `${at} (asked): ${c}`));
         const q = ASKED.find((a) => `${a.lesson} ${a.stop}` === at);
         if (!q) bad.push(`${at}: a question not in e2e/support/asked.ts`);
@@ -66,7 +66,7 @@ for (const [width, height] of [
         await page.waitForTimeout(300);
       }
       await expect.poll(async () => (await measureStop(page)).at).toBe(at);
-      const m = await measureStop(page);
+      const m = await settledStop(page);
       bad.push(...m.cut.map((c) => `${at}: ${c}`));
       if (width === 1280) {
         // At the stop's own step for 300 ms at least (the waits above), as the code list settles.

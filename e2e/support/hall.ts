@@ -110,3 +110,17 @@ export async function measureStop(page: Page, card = true): Promise<StopMeasure>
     return { at, look, asking, cut };
   }, card);
 }
+
+/**
+ * Measure the stop until nothing it names is cut, or `ms` have passed: a slow machine may still be
+ * laying out (a panel's first render, a pan that follows the current node) when the stop is first
+ * measured; a cut that lasts is what the walks report.
+ */
+export async function settledStop(page: Page, card = true, ms = 3_000): Promise<StopMeasure> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const m = await measureStop(page, card);
+    if (!m.cut.length || Date.now() >= until) return m;
+    await page.waitForTimeout(150);
+  }
+}
