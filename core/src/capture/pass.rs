@@ -2442,6 +2442,44 @@ impl<'a> Pass<'_, 'a> {
         ))
     }
 
+    /// The kernel's `x` lies in a held block where no pool can have given it (that reading was
+    /// contradicted at this line), and the model's search finds space below it: untouched since
+    /// the start (where entries from before the capture may have split it; held in a trial),
+    /// then a block the capture touched, over an entry the last decay gave back
+    /// ([`Pass::kept_passed_over`]). Only that reading is made here; the next replay, with the
+    /// entry kept, reads the space below and the piece ([`Pass::held_piece`]).
+    ///
+    /// ```text
+    ///   model's search:  [untouched]  [given back | ...]  ...  [held block: x ...]
+    ///   kernel's:         passed over  still pooled            first fit
+    /// ```
+    fn held_then_kept(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
+        let AllocReq { size, align, vstart, vend } = req;
+        let untouched = &self.untouched;
+        let mut touched = None;
+        self.vmap.hold_trial(|trial| {
+            let mut p = pred;
+            while let (None, Some(y)) = (p.pool_hit, p.tree) {
+                let Place::Free { start, end } = trial.locate(y) else { break };
+                if y >= x {
+                    break;
+                }
+                let runs = untouched_in(untouched, start, end.min(x));
+                if runs.is_empty() {
+                    touched = Some(p);
+                    break;
+                }
+                for (a, b) in runs {
+                    trial.hold_free(a, b)?;
+                }
+                p = trial.predict_alloc(size, align, vstart, vend);
+            }
+            None::<()>
+        });
+        let (u, why) = self.kept_passed_over(x, req, touched?, line)?;
+        Some((u, format!("[{x:#x}, {:#x}) lies in a held block, and no pool gave it: {why}", x + size)))
+    }
+
     /// The model's free-tree answer `y` lies below the kernel's `x`, over an entry the model's
     /// decay at the last purge gave back, free since. `find_vmap_lowest_match` takes the lowest
     /// block that fits: the kernel's passed over that space, so that entry was not in its free
@@ -3175,6 +3213,17 @@ impl<'a> Pass<'_, 'a> {
                         || (self.in_held_block(x, x + size)
                             && pred.node.is_some_and(|n| pred.rotate || !self.pool_not_seen_empty(n, size, x))))
                     && let Some((u, why)) = self.kept_passed_over(x, req, pred, e.line) =>
+            {
+                Verdict::Explained(u, why)
+            }
+            // A piece of a held block that no pool gave (that reading contradicted here), below
+            // it untouched space passed over and then an entry the last decay gave back: the
+            // kernel's decay kept that entry. The piece and the space are read in the next replay.
+            (Place::Nowhere, _)
+                if pred.pool_hit.is_none()
+                    && self.in_held_block(x, x + size)
+                    && !self.learnt.entry_open(e.line, x)
+                    && let Some((u, why)) = self.held_then_kept(x, req, pred, e.line) =>
             {
                 Verdict::Explained(u, why)
             }

@@ -597,9 +597,17 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     assert_eq!(r.final_busy_equal, Some(true), "{r}");
     assert_eq!((r.purges_equal, r.purges), (11, 11), "{r}");
     // 1490 (the first at line 291) before blocks held whole; 860 before an allocation the model
-    // could not take gave back the held space and pool entries under it.
-    assert!(r.unexplained <= 701, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 2210), "{}", r.summary_line());
+    // could not take gave back the held space and pool entries under it. 2 (the first at line
+    // 3469) before a piece of a held block that no pool gave was read past an entry the last
+    // decay gave back (line 2486: 17 pages in the block held since line 291, node 0's
+    // 0xffffc900029c3000 below it still pooled): the entries from before the capture read at
+    // lines 6382 and 6481 were not counted in that pool's length.
+    assert!(r.unexplained <= 1, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 4462), "{}", r.summary_line());
+    assert!(
+        r.revisions.iter().any(|v| v.contradicted_at == 2486 && v.line == 6382 && v.why.contains("0xffffc900029c3000")),
+        "{r}"
+    );
     assert_eq!(r.explained, accounted(&r), "{r}");
 }
 
