@@ -1016,6 +1016,31 @@ fn hold_blocks_below(
     pred: Prediction,
     done: impl Fn(&Prediction) -> bool,
 ) -> Option<(Prediction, HeldBlocks)> {
+    match walk_blocks_below(untouched, trial, x, req, pred, done)? {
+        Below::Done(p, found) => Some((p, found)),
+        Below::Touched(_) => None,
+    }
+}
+
+/// Where [`walk_blocks_below`] stopped: `done`, with the blocks it held; or at the model's
+/// answer in a free block below `x` with no space untouched since the start (the capture knows
+/// its layout), the prediction there.
+enum Below {
+    Done(Prediction, HeldBlocks),
+    Touched(Prediction),
+}
+
+/// [`hold_blocks_below`]'s walk: each free block the model's search finds below `x`, its space
+/// untouched since the start held, until `done`; `None` where the search leaves the free tree
+/// or reaches `x` first.
+fn walk_blocks_below(
+    untouched: &BTreeMap<u64, u64>,
+    trial: &mut HoldTrial<'_>,
+    x: u64,
+    req: AllocReq,
+    pred: Prediction,
+    done: impl Fn(&Prediction) -> bool,
+) -> Option<Below> {
     let AllocReq { size, align, vstart, vend } = req;
     let mut p = pred;
     let mut found = Vec::new();
@@ -1034,14 +1059,14 @@ fn hold_blocks_below(
         // during the capture, and is known): where the entries that split it were.
         let runs = untouched_in(untouched, start, end);
         if runs.is_empty() {
-            return None;
+            return Some(Below::Touched(p));
         }
         for (a, b) in runs {
             found.push((a, b, trial.hold_free(a, b)?));
         }
         p = trial.predict_alloc(size, align, vstart, vend);
     }
-    Some((p, found))
+    Some(Below::Done(p, found))
 }
 
 /// Holding and giving back free space: on the model, or on a model under a trial.
@@ -2454,30 +2479,17 @@ impl<'a> Pass<'_, 'a> {
     ///   kernel's:         passed over  still pooled            first fit
     /// ```
     fn held_then_kept(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<(Unknown, String)> {
-        let AllocReq { size, align, vstart, vend } = req;
         let untouched = &self.untouched;
         let mut touched = None;
         self.vmap.hold_trial(|trial| {
-            let mut p = pred;
-            while let (None, Some(y)) = (p.pool_hit, p.tree) {
-                let Place::Free { start, end } = trial.locate(y) else { break };
-                if y >= x {
-                    break;
-                }
-                let runs = untouched_in(untouched, start, end.min(x));
-                if runs.is_empty() {
-                    touched = Some(p);
-                    break;
-                }
-                for (a, b) in runs {
-                    trial.hold_free(a, b)?;
-                }
-                p = trial.predict_alloc(size, align, vstart, vend);
+            let walk = walk_blocks_below(untouched, trial, x, req, pred, |p| p.tree.is_none_or(|y| y >= x));
+            if let Some(Below::Touched(p)) = walk {
+                touched = Some(p);
             }
             None::<()>
         });
         let (u, why) = self.kept_passed_over(x, req, touched?, line)?;
-        Some((u, format!("[{x:#x}, {:#x}) lies in a held block, and no pool gave it: {why}", x + size)))
+        Some((u, format!("[{x:#x}, {:#x}) lies in a held block, and no pool gave it: {why}", x + req.size)))
     }
 
     /// The model's free-tree answer `y` lies below the kernel's `x`, over an entry the model's
