@@ -457,6 +457,9 @@ pub(super) struct Pass<'p, 'a> {
     /// The allocation being read rests on a revision made earlier in this replay, nothing new:
     /// no fact is learnt at its line.
     rests_on_revision: bool,
+    /// At a mismatch, the entry the model pools under the kernel's area in the node an earlier
+    /// reading gave it ([`Pass::pooled_by_reading`]), with that reading's line.
+    read_under: Option<(u64, usize)>,
     /// The unexplained allocation this replay last read on from (0: none): the start of what
     /// it learns now.
     epoch_start: usize,
@@ -876,6 +879,7 @@ pub(super) fn start_pass<'p, 'a>(
         hist: Some(hist),
         missed: false,
         rests_on_revision: false,
+        read_under: None,
         epoch_start: 0,
         epoch_pools: HashSet::default(),
         pos: 0,
@@ -1248,6 +1252,7 @@ impl<'a> Pass<'_, 'a> {
             hist: self.hist.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
+            read_under: None,
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
             pos: self.pos,
@@ -1392,6 +1397,7 @@ impl<'a> Pass<'_, 'a> {
     fn alloc(&mut self, e: &Ev, x: u64, req: AllocReq, failed: bool) {
         let AllocReq { size, align, vstart, vend } = req;
         self.rests_on_revision = false;
+        self.read_under = None;
         let pred = self.vmap.predict_alloc(size, align, vstart, vend);
         if failed {
             // The kernel found no space; reclaim_and_purge_vmap_areas follows (a full decay),
@@ -1821,17 +1827,24 @@ impl<'a> Pass<'_, 'a> {
     /// kernel's `x` is an area whose node [`Pass::decayed_less`] read: the model gave (or held
     /// elsewhere) what the kernel's pools say was not there, so that reading is contradicted.
     /// The area is ruled out at the line that read it (its node is a guess again), and the
-    /// next replay reads that line with the areas left (`decayed_less` takes the oldest).
+    /// next replay reads that line with the areas left (`decayed_less` takes the oldest). So
+    /// too where the kernel allocated over an entry that such a reading keeps pooled: its
+    /// search takes free-tree space only, and `purge_vmap_node` pools an area in the node of
+    /// its vn_id, so no pool of the kernel held it there.
     fn revise_node(&mut self, head: Option<u64>, x: u64, size: u64, line: usize) {
         // The model's head, the kernel's area, or a busy area read so under the kernel's area
-        // ([`Pass::pooled_elsewhere`]) whose reading did not give the kernel's address.
-        let under = self.learnt.node_from.iter().find(|&(&a, &l)| l == line && a >= x && a < x.saturating_add(size));
+        // ([`Pass::pooled_elsewhere`]) whose reading did not give the kernel's address; else an
+        // entry the model pools under the kernel's area in the node an earlier reading gave it.
+        let end = x.saturating_add(size);
+        let under = self.learnt.node_from.iter().find(|&(&a, &l)| l == line && a >= x && a < end);
         let under = under.map(|(&a, &l)| (a, l));
-        let Some((y, from)) = [head, Some(x)]
+        let Some(((y, from), pooled_over)) = [head, Some(x)]
             .into_iter()
             .flatten()
             .find_map(|y| self.learnt.node_from.get(&y).map(|&l| (y, l)))
             .or(under)
+            .map(|f| (f, false))
+            .or_else(|| self.read_under.take().map(|f| (f, true)))
         else {
             return;
         };
@@ -1856,6 +1869,8 @@ impl<'a> Pass<'_, 'a> {
                 "the model's pool gave it, the kernel's did not".into()
             } else if y == x {
                 "the kernel took it where that node's pool could not give it".into()
+            } else if pooled_over {
+                "the kernel allocated over it, which that reading keeps in that node's pool".into()
             } else {
                 "read so, the model still did not give the kernel's address there".into()
             },
@@ -1863,6 +1878,34 @@ impl<'a> Pass<'_, 'a> {
             now: format!("{}, another area read in its place", self.prior(y).1),
         });
         self.learnt.changed = true;
+    }
+
+    /// The lowest entry the model pools under `[x, end)` in the node a reading made at an
+    /// earlier line gave it (a busy area of the before file: `purge_vmap_node` pools an area
+    /// in the node its vn_id names), with that line. The kernel allocated over it: in the
+    /// kernel that pool did not hold it there.
+    fn pooled_by_reading(&self, x: u64, end: u64) -> Option<(u64, usize)> {
+        let read = |a: u64| self.learnt.node_from.get(&a).copied().zip(self.learnt.nodes.get(&a).copied());
+        let (y, ..) = self.pooled_under(x, end, |node, start, _| read(start).is_some_and(|(_, n)| n == node))?;
+        Some((y, read(y)?.0))
+    }
+
+    /// The lowest entry the model pools under `[x, end)` that `pick(node, start, end)` takes.
+    fn pooled_under(&self, x: u64, end: u64, pick: impl Fn(u32, u64, u64) -> bool) -> Option<(u64, u64, u32)> {
+        let mut at = x;
+        while at < end {
+            match self.vmap.locate(at) {
+                Place::Pooled { node, start, end: e, .. } => {
+                    if pick(node, start, e) {
+                        return Some((start, e, node));
+                    }
+                    at = e;
+                }
+                Place::Free { end: e, .. } | Place::Busy { end: e, .. } | Place::Lazy { end: e, .. } => at = e,
+                Place::Nowhere => at += PAGE_SIZE,
+            }
+        }
+        None
     }
 
     /// The kernel's free-tree search passed over space the model has free and the before file
@@ -2716,29 +2759,15 @@ impl<'a> Pass<'_, 'a> {
     fn pooled_elsewhere(&mut self, x: u64, size: u64, line: usize) -> Option<String> {
         let end = x.checked_add(size)?;
         let out = self.learnt.node_ruled_out.get(&line);
-        let mut at = x;
-        let mut found = None;
-        while at < end {
-            match self.vmap.locate(at) {
-                Place::Pooled { node, start, end: e, .. } => {
-                    // Its start under the kernel's area (where a revision finds it again), and not
-                    // the kernel's area itself: that one a pool can have given (`node_pool_del_va`),
-                    // and says nothing of the entry's space being free.
-                    if start >= x
-                        && !(start == x && e == end)
-                        && self.guessed_node.contains(&start)
-                        && !out.is_some_and(|o| o.contains(&start))
-                    {
-                        found = Some((start, e, node));
-                        break;
-                    }
-                    at = e;
-                }
-                Place::Free { end: e, .. } | Place::Busy { end: e, .. } | Place::Lazy { end: e, .. } => at = e,
-                Place::Nowhere => at += PAGE_SIZE,
-            }
-        }
-        let (y, ye, pn) = found?;
+        // Its start under the kernel's area (where a revision finds it again), and not the
+        // kernel's area itself: that one a pool can have given (`node_pool_del_va`), and says
+        // nothing of the entry's space being free.
+        let (y, ye, pn) = self.pooled_under(x, end, |_, start, e| {
+            start >= x
+                && !(start == x && e == end)
+                && self.guessed_node.contains(&start)
+                && !out.is_some_and(|o| o.contains(&start))
+        })?;
         let nodes = self.vmap.nr_vmap_nodes();
         let other = (pn + 1) % nodes;
         let (_, how) = self.prior(y);
@@ -3083,6 +3112,7 @@ impl<'a> Pass<'_, 'a> {
             "{}: the kernel got {x:#x}, the model {ours}; in the model {x:#x} is {place}",
             self.describe(req, e.cpu)
         );
+        self.read_under = self.pooled_by_reading(x, x.saturating_add(size));
         let pool_size = size <= 256 * PAGE_SIZE;
         let outcomes = self.vmap.search_outcomes(size, align, req.vstart, req.vend);
         // The model's pool gave an area whose node was read from a shorter pool, or the kernel
