@@ -1123,13 +1123,16 @@ fn unhold_blocks_in(
 /// given back more from the head ([`Pass::decayed_more`]: the kernel's `len` counted entries
 /// from before the capture), give the kernel's address `x` for `req`. Per pool a node of the
 /// stage decayed, every entry the decay kept up to the last one under `[x, x + size)` is given
-/// back on `t`; `false` if none lies there.
+/// back on `t`; `false` if none lies there. With `own` (the replay exact so far), where that
+/// last one is the kernel's area, whole, it stays: the head the longer decay left, which
+/// `node_pool_del_va` gave.
 fn decayed_more_in(
     t: &mut Steered,
     before: &[(u32, usize, Vec<u64>)],
     stage: Option<PurgeStop>,
     x: u64,
     req: AllocReq,
+    own: bool,
 ) -> bool {
     let AllocReq { size, align, vstart, vend } = req;
     let Some(end) = x.checked_add(size) else { return false };
@@ -1140,7 +1143,9 @@ fn decayed_more_in(
         let len = (*idx as u64 + 1) * PAGE_SIZE;
         let kept: Vec<u64> = list.iter().copied().filter(|a| pooled.contains(a)).collect();
         let Some(last) = kept.iter().rposition(|&a| a < end && x < a + len) else { continue };
-        for a in &kept[..=last] {
+        // The kernel's answer that pool's entry, whole: the head its decay left.
+        let upto = if own && kept[last] == x && len == size { last } else { last + 1 };
+        for a in &kept[..upto] {
             pooled.remove(a);
             t.unpool_overlapping(*a, PAGE_SIZE);
         }
@@ -2297,9 +2302,11 @@ impl<'a> Pass<'_, 'a> {
             );
         }
         let mut why = format!(
-            "at the purge of trace line {}, {what}: the kernel allocated {x:#x} over them, so its decay (len >> 2 from \
-             the head) counted more entries than the model's pool holds (entries from before the capture)",
-            self.kept_line
+            "at the purge of trace line {}, {what}: the kernel {} {x:#x}{}, so its decay (len >> 2 from the head) \
+             counted more entries than the model's pool holds (entries from before the capture)",
+            self.kept_line,
+            if own { "took" } else { "allocated" },
+            if own { ", the entry behind them" } else { " over them" }
         );
         if !found.is_empty() {
             let blocks = self.commit_blocks(&found, line);
@@ -3551,8 +3558,11 @@ impl<'a> Pass<'_, 'a> {
             };
             // Every list processed that had anything: the whole purge.
             let whole = matches!(stage, Some(PurgeStop::Processed(_))) && t.purging_count() == 0;
-            let fits =
-                if more { decayed_more_in(&mut t, &before, stage, x, req) } else { predict(&t).addr() == Some(x) };
+            let fits = if more {
+                decayed_more_in(&mut t, &before, stage, x, req, !self.missed)
+            } else {
+                predict(&t).addr() == Some(x)
+            };
             fits.then_some(if whole { None } else { stage })
         };
         let found = all

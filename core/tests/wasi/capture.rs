@@ -3360,3 +3360,27 @@ fn a_node_reading_whose_pool_entry_the_kernel_allocated_over_is_revised() {
     );
     assert!(!explanation(&r, 1291).is_empty(), "{r}");
 }
+
+/// mixed-k24's first 2,240 lines (pools kept). CPU 0 takes stacks (5 pages, 16 KiB aligned)
+/// from node 0's pool head down, 0xffffc900015c8000 to 0xffffc90001588000 (lines 2213-2229);
+/// the free at line 2230 passes lazy_max_pages, and the purge traced at line 2233 runs
+/// meanwhile. The model's pool then holds 90 entries, the lazy areas of the before file that
+/// the first purge pooled, head 0xffffc90001580000 and 0xffffc900014b4000 at position 24. The
+/// kernel gave 0xffffc900014b4000 at line 2231 and 0xffffc900014ac000 at 2232: node 0's decay
+/// (`decay_va_pool_node`: `len >> 2` from the head) had run and given back 24 entries, not the
+/// model's 22 (90 >> 2): that pool held 96 to 99, entries from before the capture behind. The
+/// purge is replayed from line 2231 on and its decay gives back the 2 entries more.
+#[test]
+fn a_purge_under_way_whose_decay_left_the_kernels_answer_at_the_head_is_read_with_it() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/decay-head"));
+    assert_eq!((r.allocations, r.unexplained), (1197, 0), "{r}");
+    assert_eq!((r.purges_equal, r.purges), (7, 7), "{r}");
+    assert!(
+        explanation(&r, 2231).starts_with(
+            "at the purge of trace line 2233, node 0's pool of 5 pages gave back its first 2 kept entries: the \
+             kernel took 0xffffc900014b4000, the entry behind them"
+        ),
+        "{r}"
+    );
+    assert!(explanation(&r, 2232).is_empty(), "line 2232 is equal: {r}");
+}
