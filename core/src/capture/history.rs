@@ -22,6 +22,9 @@ use super::hash::{HashMap, HashSet};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct PoolRec {
     pub line: usize,
+    /// The traced purge this is (a part of): the line of its event, the same for every part
+    /// of a purge replayed in parts.
+    pub purge: usize,
     pub full: bool,
     pub behind: bool,
     /// Whether this purge decayed the pool's node here: a purge replayed in parts (its

@@ -931,13 +931,12 @@ fn hold_learnt(
     (areas, pieces_held)
 }
 
-/// The line of the part of the purge at `line` (in a pool's history `recs`) whose walk of the
-/// node's taken list reached `a`: `purge_vmap_node` walks it in address order and pools each
+/// The line of the part of the purge traced at `purge` (in a pool's history `recs`) whose walk
+/// of the node's taken list reached `a`: `purge_vmap_node` walks it in address order and pools each
 /// area as it goes, so an area read on this node is pooled by the part that walked past it
 /// (a purge replayed in parts: [`PoolRec::walked`]).
-fn walked_past(recs: &[PoolRec], line: usize, a: u64) -> usize {
-    let Some(i) = recs.iter().position(|r| r.line == line) else { return line };
-    recs[i..].iter().find(|r| r.walked.is_none_or(|w| a <= w)).map_or(line, |r| r.line)
+fn walked_past(recs: &[PoolRec], purge: usize, a: u64) -> usize {
+    recs.iter().filter(|r| r.purge == purge).find(|r| r.walked.is_none_or(|w| a <= w)).map_or(purge, |r| r.line)
 }
 
 /// A purge's stage, for the report.
@@ -3798,7 +3797,7 @@ impl<'a> Pass<'_, 'a> {
         self.shapes.clear();
         let decayed = self.decayed_nodes();
         let at = self.record_line(sp.line);
-        self.record_purge(at, false, false, |n| sp.decayed <= n && n < decayed, &before);
+        self.record_purge(at, sp.line, false, false, |n| sp.decayed <= n && n < decayed, &before);
         sp.entries += r.entries;
         sp.decayed = decayed;
         self.split = Some(sp);
@@ -3841,7 +3840,7 @@ impl<'a> Pass<'_, 'a> {
         self.push(follow(Follow::PurgeRest { keep }));
         self.shapes.clear();
         let at = self.record_line(sp.line);
-        self.record_purge(at, false, false, |n| sp.decayed <= n, &before);
+        self.record_purge(at, sp.line, false, false, |n| sp.decayed <= n, &before);
         self.purge_count(sp.line, sp.start, sp.end, sp.num_purged, sp.entries + r.entries, sp.lazy);
         self.taken_late(&sp, sp.entries + r.entries, taken);
     }
@@ -3935,7 +3934,7 @@ impl<'a> Pass<'_, 'a> {
         self.vmap.restore_pools_behind(before);
         let decayed = self.decayed_nodes();
         let at = self.record_line(e.line);
-        self.record_purge(at, full, behind, |n| n < decayed, &pools_before);
+        self.record_purge(at, e.line, full, behind, |n| n < decayed, &pools_before);
         self.push(if behind || stop.is_some() || !keep.is_empty() {
             follow(Follow::Purge { full, behind, stop, keep })
         } else if full {
@@ -3991,9 +3990,11 @@ impl<'a> Pass<'_, 'a> {
     /// Each pool's list before this purge's decay and after it, for [`Pass::flipped_nodes`]. A
     /// purge replayed in parts is recorded part by part, each where it ran: `decays` names the
     /// nodes decayed in this part (the others' pools only take the areas it pooled).
+    #[allow(clippy::too_many_arguments)]
     fn record_purge(
         &mut self,
         line: usize,
+        purge: usize,
         full: bool,
         behind: bool,
         decays: impl Fn(u32) -> bool,
@@ -4011,12 +4012,12 @@ impl<'a> Pass<'_, 'a> {
         for (n, idx, v) in before {
             let a = after.remove(&(*n, *idx)).unwrap_or_default();
             let walked = self.vmap.purge_walked(*n);
-            let rec = PoolRec { line, full, behind, decays: decays(*n), walked, before: v.clone(), after: a };
+            let rec = PoolRec { line, purge, full, behind, decays: decays(*n), walked, before: v.clone(), after: a };
             h.recs.entry((*n, *idx)).or_default().push(rec);
         }
         for ((n, idx), a) in after {
             let walked = self.vmap.purge_walked(n);
-            let rec = PoolRec { line, full, behind, decays: decays(n), walked, before: Vec::new(), after: a };
+            let rec = PoolRec { line, purge, full, behind, decays: decays(n), walked, before: Vec::new(), after: a };
             h.recs.entry((n, idx)).or_default().push(rec);
         }
     }
@@ -4030,7 +4031,14 @@ impl<'a> Pass<'_, 'a> {
     /// node of its `vn_id`, which the file does not show). The fewest of them read as the other
     /// node's (two nodes), one, two or three, such that both pools' histories counted again
     /// keep that entry, give every pop from the head and never hold an entry the kernel
-    /// allocated over, are learnt for the next replay.
+    /// allocated over, are learnt for the next replay. An entry the search passed over may be
+    /// such an area itself: read on the other node, it is kept by that node's pool (pooled by
+    /// the part of the same purge that walked that node's list: [`walked_past`]).
+    ///
+    /// ```text
+    ///   model:   node 1 [ .. e .. ]  decays give e back; the kernel's search passes over e
+    ///   kernel:  node 0 [ .. e .. ]  e's vn_id named node 0: pooled and decayed there
+    /// ```
     fn flipped_nodes(&mut self, x: u64, size: u64, n: u32, pred: Prediction, line: usize) -> Option<String> {
         let h = self.hist.as_ref()?;
         if self.vmap.nr_vmap_nodes() != 2 {
@@ -4075,7 +4083,7 @@ impl<'a> Pass<'_, 'a> {
             for r in recs {
                 for a in r.pushed() {
                     if self.guessed_node.contains(&a) && !ruled_out.is_some_and(|o| o.contains(&a)) {
-                        v.push((a, r.line, mine));
+                        v.push((a, r.purge, mine));
                     }
                 }
             }
@@ -4083,6 +4091,11 @@ impl<'a> Pass<'_, 'a> {
         };
         let mut cands = pushed(recs, true);
         cands.extend(pushed(srecs, false));
+        // An entry the search passed over may itself be the area on the other node: first.
+        if let Some(i) = cands.iter().position(|&(a, _, mine)| mine && a == e).filter(|_| !head) {
+            let c = cands.remove(i);
+            cands.insert(0, c);
+        }
         cands.truncate(16);
         let now = self.vmap.pool_entries(key.0, len);
         let snow = self.vmap.pool_entries(sib.0, len);
@@ -4102,8 +4115,15 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
             let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, &[], len, line) else { return false };
-            let kept = if head { k.first() == Some(&e) } else { k.contains(&e) };
-            kept && h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, &[], len, line).is_some()
+            let Some(sk) = h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, &[], len, line) else { return false };
+            // Read on the other node, the entry must be kept in that node's pool.
+            if out.contains(&e) {
+                !head && sk.contains(&e)
+            } else if head {
+                k.first() == Some(&e)
+            } else {
+                k.contains(&e)
+            }
         };
         let m = cands.len();
         let mut found: Option<Vec<(u64, usize, bool)>> = None;
@@ -4139,6 +4159,22 @@ impl<'a> Pass<'_, 'a> {
             self.learnt.held_obs.push((line, e));
         }
         let took = if head { "the kernel took it from there" } else { "the kernel's free-tree search passed over it" };
+        if set.iter().any(|&(a, _, mine)| mine && a == e) {
+            return Some(format!(
+                "[{e:#x}, {:#x}) was still pooled ({took}), in node {}'s pool of {} pages: the model's decays of node \
+                 {}'s since the purge of trace line {first} (len >> 2 from the head at each) gave it back, node {}'s \
+                 keep it; it and {} other busy area{} of the before file, whose node was a guess, were on the other \
+                 node: read so ({})",
+                e + len,
+                sib.0,
+                key.1 + 1,
+                key.0,
+                sib.0,
+                set.len() - 1,
+                if set.len() == 2 { "" } else { "s" },
+                list.join(", ")
+            ));
+        }
         Some(format!(
             "[{e:#x}, {:#x}) was still in node {}'s pool of {} pages ({took}): the decays since the purge \
              of trace line {first} (len >> 2 from the head at each) kept it with {} of the busy areas of the before \

@@ -3384,3 +3384,27 @@ fn a_purge_under_way_whose_decay_left_the_kernels_answer_at_the_head_is_read_wit
     );
     assert!(explanation(&r, 2232).is_empty(), "line 2232 is equal: {r}");
 }
+
+/// maps-s25's first 3,160 lines (pools drained). The stack 0xffffc90000b54000, busy in the
+/// before file, is freed at line 32 and pooled by the first purge (line 95) in the pool of the
+/// node its `vn_id` names, which the file does not show: read by its address, node 1, whose
+/// pool of 5 pages the decays (`decay_va_pool_node`, `len >> 2` from the head) bring down to it
+/// by the purge of line 2867. At line 3155 the kernel's search for 4 pages passes over it
+/// (0xffffc90000b52000 has two pages free below it) to 0xffffc90000bec000: it was still pooled.
+/// No area moved into node 1's pool keeps it there; read as node 0's itself, where that pool's
+/// decays keep it to line 3155 (with 0xffffc90004144000 read as node 1's, so that node 1's
+/// history holds every pop and allocation the kernel made), both pools agree with the trace.
+#[test]
+fn an_entry_the_search_passed_over_is_read_as_the_other_nodes_itself() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/self-flip"));
+    assert_eq!((r.allocations, r.unexplained), (1658, 0), "{r}");
+    assert_eq!((r.purges_equal, r.purges), (20, 20), "{r}");
+    let why = explanation(&r, 3155);
+    assert!(
+        why.starts_with(
+            "[0xffffc90000b54000, 0xffffc90000b59000) was still pooled (the kernel's free-tree search passed over \
+             it), in node 0's pool of 5 pages"
+        ) && why.ends_with("read so (0xffffc90000b54000 node 0's, 0xffffc90004144000 node 1's)"),
+        "{r}"
+    );
+}
