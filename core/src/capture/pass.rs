@@ -324,14 +324,38 @@ pub(super) fn replay_parsed(
     let mut passes = 0;
     let mut stage = |mut learnt: Learnt| -> Result<(Vec<Op>, CaptureReport, Learnt), CaptureError> {
         let mut n = 0;
+        // Replays that learn without end go round readings that undo each other (a node read
+        // one way at one line, the other way at another): the one of them that explains most,
+        // with the readings it ran on, stands.
+        let mut best: Option<(Vec<Op>, CaptureReport, Learnt)> = None;
         loop {
             n += 1;
             passes += 1;
             let (ops, mut report, mut new) = run_pass(p, profile, &learnt)?;
             let grew = std::mem::take(&mut new.changed);
-            if !grew || n >= 16 {
-                finish_report(&mut report, &new, passes, grew);
+            if !grew {
+                finish_report(&mut report, &new, passes, false);
                 return Ok((ops, report, new));
+            }
+            if n >= 16 {
+                finish_report(&mut report, &new, passes, true);
+                return Ok(match best {
+                    Some((ops, mut b, l)) if explains_more(&b, &report) => {
+                        b.passes = passes;
+                        b.notes.push(format!(
+                            "stopped after 16 replays that each learnt something new: the one with the fewest \
+                             unexplained allocations stands ({} of the last)",
+                            report.unexplained
+                        ));
+                        (ops, b, l)
+                    }
+                    _ => (ops, report, new),
+                });
+            }
+            if best.as_ref().is_none_or(|(_, b, _)| explains_more(&report, b)) {
+                let mut r = report;
+                r.revisions = new.revisions.clone();
+                best = Some((ops, r, learnt.clone()));
             }
             learnt = new;
         }
@@ -382,6 +406,15 @@ pub(super) fn replay_parsed(
 }
 
 /// The report's last figures: how many replays it took, and each revision.
+/// Whether replay `a` explains more of the capture than `b`: fewer unexplained allocations, or
+/// as many and the first later; every purge and the final busy set as well.
+fn explains_more(a: &CaptureReport, b: &CaptureReport) -> bool {
+    let first = |r: &CaptureReport| r.unexplained_lines.first().copied().unwrap_or(usize::MAX);
+    (a.unexplained < b.unexplained || (a.unexplained == b.unexplained && first(a) > first(b)))
+        && a.purges_equal >= b.purges_equal
+        && (a.final_busy_equal == Some(true) || a.final_busy_equal == b.final_busy_equal)
+}
+
 pub(super) fn finish_report(report: &mut CaptureReport, learnt: &Learnt, passes: usize, grew: bool) {
     report.passes = passes;
     report.revisions = learnt.revisions.clone();
