@@ -364,14 +364,6 @@ pub(super) fn replay_parsed(
     if report.unexplained == 0 {
         return Ok((ops, report, learnt));
     }
-    // No worse than `base`: the first miss no earlier, no more of them, every purge and the
-    // final busy set as well.
-    let not_worse = |r: &CaptureReport, base: &CaptureReport| {
-        r.unexplained_lines.first().is_none_or(|l| Some(l) >= base.unexplained_lines.first())
-            && r.unexplained <= base.unexplained
-            && r.purges_equal >= base.purges_equal
-            && (r.final_busy_equal == Some(true) || r.final_busy_equal == base.final_busy_equal)
-    };
     // The first stage again, where an allocation of the capture may have been made for another
     // node than its trace line's CPU, run only where such a reading was open in its last
     // replay: kept only if it explains more.
@@ -405,16 +397,22 @@ pub(super) fn replay_parsed(
     Ok(best)
 }
 
-/// The report's last figures: how many replays it took, and each revision.
-/// Whether replay `a` explains more of the capture than `b`: fewer unexplained allocations, or
-/// as many and the first later; every purge and the final busy set as well.
-fn explains_more(a: &CaptureReport, b: &CaptureReport) -> bool {
-    let first = |r: &CaptureReport| r.unexplained_lines.first().copied().unwrap_or(usize::MAX);
-    (a.unexplained < b.unexplained || (a.unexplained == b.unexplained && first(a) > first(b)))
-        && a.purges_equal >= b.purges_equal
-        && (a.final_busy_equal == Some(true) || a.final_busy_equal == b.final_busy_equal)
+/// Whether replay `r` is no worse than `base`: the first miss no earlier, no more of them,
+/// every purge and the final busy set as well.
+fn not_worse(r: &CaptureReport, base: &CaptureReport) -> bool {
+    r.unexplained_lines.first().is_none_or(|l| Some(l) >= base.unexplained_lines.first())
+        && r.unexplained <= base.unexplained
+        && r.purges_equal >= base.purges_equal
+        && (r.final_busy_equal == Some(true) || r.final_busy_equal == base.final_busy_equal)
 }
 
+/// Whether replay `a` explains more of the capture than `b`: no worse, and fewer unexplained
+/// allocations or the first of them later.
+fn explains_more(a: &CaptureReport, b: &CaptureReport) -> bool {
+    not_worse(a, b) && (a.unexplained < b.unexplained || a.unexplained_lines.first() != b.unexplained_lines.first())
+}
+
+/// The report's last figures: how many replays it took, and each revision.
 pub(super) fn finish_report(report: &mut CaptureReport, learnt: &Learnt, passes: usize, grew: bool) {
     report.passes = passes;
     report.revisions = learnt.revisions.clone();
@@ -4196,15 +4194,17 @@ impl<'a> Pass<'_, 'a> {
             return Some(format!(
                 "[{e:#x}, {:#x}) was still pooled ({took}), in node {}'s pool of {} pages: the model's decays of node \
                  {}'s since the purge of trace line {first} (len >> 2 from the head at each) gave it back, node {}'s \
-                 keep it; it and {} other busy area{} of the before file, whose node was a guess, were on the other \
-                 node: read so ({})",
+                 keep it; it{} on the other node: read so ({})",
                 e + len,
                 sib.0,
                 key.1 + 1,
                 key.0,
                 sib.0,
-                set.len() - 1,
-                if set.len() == 2 { "" } else { "s" },
+                match set.len() - 1 {
+                    0 => " was".to_string(),
+                    1 => " and 1 other busy area of the before file, whose node was a guess, were".into(),
+                    k => format!(" and {k} other busy areas of the before file, whose node was a guess, were"),
+                },
                 list.join(", ")
             ));
         }
