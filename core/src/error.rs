@@ -262,6 +262,7 @@ impl fmt::Display for VmapError {
                 match mark {
                     Mark::Unexplained => write!(f, "unexplained: the kernel returned {kernel:#x}, {ours}; nothing known explains it")?,
                     Mark::Equal => write!(f, "the kernel returned {kernel:#x}, {ours}")?,
+                    Mark::Untraced => write!(f, "untraced (its area is freed twice with no allocation traced in between): the kernel returned {kernel:#x}, {ours}")?,
                     Mark::Explained(u) => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", u.words())?,
                 }
                 if *model != Some(*kernel) {
@@ -297,6 +298,9 @@ pub enum Mark {
     Explained(Unknown),
     /// Nothing known explains the kernel's address.
     Unexplained,
+    /// An allocation the trace does not show: its area is freed twice with none traced in
+    /// between, and the replay makes it where the kernel's pool gave it.
+    Untraced,
 }
 
 /// The unknowns of the start state (what the before file cannot show) that an explanation of

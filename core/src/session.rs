@@ -665,7 +665,7 @@ impl Session {
         for (k, bits) in (from..).zip(out.iter_mut()) {
             if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
                 *bits |= match f.mark() {
-                    crate::capture::follow::Mark::Equal => 0,
+                    crate::capture::follow::Mark::Equal | crate::capture::follow::Mark::Untraced => 0,
                     crate::capture::follow::Mark::Unexplained => MARK_UNEXPLAINED,
                     _ => MARK_EXPLAINED,
                 };

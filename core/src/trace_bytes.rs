@@ -29,6 +29,9 @@ use crate::trace::Op;
 
 const MAGIC: &[u8; 4] = b"vmop";
 const VERSION: u8 = 1;
+/// An `alloc … = ADDR untraced` line's mark byte (the others: 0 equal, 1 unexplained, 2 + the
+/// unknown's index explained).
+const UNTRACED: u8 = 0xff;
 
 /// Why bytes are not operations: the operation (0-based; `None` before the first) and the
 /// byte offset where decoding stopped.
@@ -179,6 +182,7 @@ fn encode_follow(out: &mut Vec<u8>, f: &Follow) {
             out.push(match mark {
                 Mark::Equal => 0,
                 Mark::Unexplained => 1,
+                Mark::Untraced => UNTRACED,
                 Mark::Explained(u) => 2 + Unknown::ALL.iter().position(|x| x == u).unwrap_or(0) as u8,
             });
         }
@@ -403,6 +407,7 @@ fn decode_follow(r: &mut Rd<'_>, tag: u8) -> Result<Follow, BytesError> {
             let mark = match r.byte()? {
                 0 => Mark::Equal,
                 1 => Mark::Unexplained,
+                UNTRACED => Mark::Untraced,
                 m => Mark::Explained(
                     *Unknown::ALL.get(usize::from(m) - 2).ok_or_else(|| r.bad(format!("unknown mark {m}")))?,
                 ),

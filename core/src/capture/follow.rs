@@ -166,7 +166,7 @@ impl Follow {
                 Follow::Release { start }
             }
             "alloc" => {
-                const U: &str = "alloc SIZE ALIGN VSTART VEND = ADDR [explained KIND | unexplained]";
+                const U: &str = "alloc SIZE ALIGN VSTART VEND = ADDR [explained KIND | unexplained | untraced]";
                 if rest.len() < 6 || rest[4] != "=" {
                     return Err(format!("`alloc` with the kernel's answer: usage `{U}`"));
                 }
@@ -178,6 +178,7 @@ impl Follow {
                 let (mark, used) = match rest.get(6) {
                     None => (Mark::Equal, 6),
                     Some(&"unexplained") => (Mark::Unexplained, 7),
+                    Some(&"untraced") => (Mark::Untraced, 7),
                     Some(&"explained") => {
                         let k = rest.get(7).ok_or_else(|| format!("`explained` needs a KIND: usage `{U}`"))?;
                         let u = Unknown::parse(k).ok_or_else(|| {
@@ -276,6 +277,7 @@ impl fmt::Display for Follow {
                 match mark {
                     Mark::Equal => Ok(()),
                     Mark::Unexplained => f.write_str(" unexplained"),
+                    Mark::Untraced => f.write_str(" untraced"),
                     Mark::Explained(u) => write!(f, " explained {}", u.name()),
                 }
             }

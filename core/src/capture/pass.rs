@@ -119,6 +119,9 @@ pub(super) struct Learnt {
     /// The unexplained allocations a replay of that stage read on from, ascending: each starts
     /// an epoch, and what is learnt in it is about the state there ([`Learnt::epoch`]).
     resync_at: Vec<usize>,
+    /// Areas the trace frees twice with no allocation of them traced in between: by (the line
+    /// of the first free, start), their size and the line of the second ([`Pass::untraced`]).
+    untraced: BTreeMap<(usize, u64), (u64, usize)>,
     /// Something new was learnt in this replay.
     pub(super) changed: bool,
 }
@@ -521,6 +524,10 @@ pub(super) struct Pass<'p, 'a> {
     before_purge: Option<(usize, Box<Steered>)>,
     /// Allocations replayed ahead of the purge they were traced after (by line).
     ahead: HashSet<usize>,
+    /// The latest traced event at each start: its line, and whether it was a free.
+    traced: HashMap<u64, (usize, bool)>,
+    /// Of [`Learnt::untraced`], the allocations not made yet in this replay.
+    untraced_open: BTreeMap<(usize, u64), (u64, usize)>,
     /// Each pool's purges, the pops and the allocations of this replay ([`Pass::flipped_nodes`]);
     /// `None` from a purge split at a node on (its decays are not one step per purge there).
     hist: Option<PoolHistory>,
@@ -865,6 +872,7 @@ pub(super) fn start_pass<'p, 'a>(
     ops.extend(vmap.take_oracle_log().into_iter().map(|c| follow(c.into())));
 
     let learnt = learnt.clone();
+    let untraced_open = learnt.untraced.clone();
     let hist = PoolHistory { held: learnt.held_obs.clone(), ..PoolHistory::default() };
     let mut notes: Vec<String> =
         p.trace_notes.iter().map(|(k, n)| format!("{} line {k}: {n}", p.bundle.trace.name)).collect();
@@ -908,6 +916,8 @@ pub(super) fn start_pass<'p, 'a>(
         behind_at,
         front_at,
         hist: Some(hist),
+        untraced_open,
+        traced: HashMap::default(),
         missed: false,
         rests_on_revision: false,
         read_under: None,
@@ -1252,6 +1262,9 @@ impl<'a> Pass<'_, 'a> {
             self.pos = self.fed;
             let e = self.p.events[self.fed].clone();
             self.event(&e);
+            if !self.untraced_open.is_empty() {
+                self.untraced(e.line);
+            }
             self.fed += 1;
         }
     }
@@ -1285,6 +1298,8 @@ impl<'a> Pass<'_, 'a> {
             behind_at: self.behind_at.clone(),
             front_at: self.front_at.clone(),
             hist: self.hist.clone(),
+            untraced_open: self.untraced_open.clone(),
+            traced: self.traced.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
             read_under: None,
@@ -1448,6 +1463,7 @@ impl<'a> Pass<'_, 'a> {
             return;
         }
         self.report.allocations += 1;
+        self.traced.insert(x, (e.line, false));
         if let Some(h) = &mut self.hist {
             h.allocs.push((e.line, x, x.saturating_add(size)));
         }
@@ -3782,6 +3798,7 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn free(&mut self, e: &Ev, va: u64) {
+        let prev = self.traced.insert(va, (e.line, true));
         match self.vmap.vfree(va, &mut NoObserver) {
             Ok(()) => {
                 self.push(Op::Vfree(va));
@@ -3789,10 +3806,76 @@ impl<'a> Pass<'_, 'a> {
                 self.freed_at.insert(va, e.line);
             }
             Err(err) => {
+                // Freed before and pooled since: `free_vmap_area_noflush` (the traced free) runs
+                // only for an area `find_unlink_vmap_area` found busy, so the kernel allocated it
+                // again where the trace shows nothing ([`Pass::untraced`]).
+                if let (Some((from, true)), Place::Pooled { start, end, .. }) = (prev, self.vmap.locate(va)) {
+                    if start == va && !self.learnt.untraced.contains_key(&(from, va)) {
+                        self.learnt.untraced.insert((from, va), (end - start, e.line));
+                        self.learnt.changed = true;
+                    }
+                }
                 if self.report.notes.len() < 100 {
                     self.report.notes.push(format!("{} line {}: vfree {va:#x}: {err}; left out", self.tname(), e.line));
                 }
             }
+        }
+    }
+
+    /// An allocation the trace does not show: the area freed at line `from` and pooled since
+    /// is freed again at a later line with no allocation of it traced in between. The kernel
+    /// took it from its pool's head (`node_alloc` -> `node_pool_del_va`, on a CPU of that
+    /// node), so here it is taken after the first event (up to `line`) that leaves it the
+    /// head: a request of the pool's size gives it to that node's CPU.
+    ///
+    /// ```text
+    ///   trace:  free A ... purge (A pooled, the head) ... ? ... free A
+    ///   model:  free A ... purge ... alloc A (untraced) ... free A
+    /// ```
+    fn untraced(&mut self, line: usize) {
+        let nodes = self.vmap.nr_vmap_nodes();
+        let due: Vec<((usize, u64), (u64, usize))> =
+            self.untraced_open.range(..=(line, u64::MAX)).map(|(&k, &v)| (k, v)).collect();
+        for ((from, a), (size, again)) in due {
+            let Place::Pooled { node, pos: 0, start, end, .. } = self.vmap.locate(a) else { continue };
+            let Some(cpu) = self.p.online.iter().copied().find(|&c| c % nodes.max(1) == node) else { continue };
+            if start != a || end != a.saturating_add(size) {
+                continue;
+            }
+            if cpu != self.vmap.cpu() {
+                let _ = self.vmap.set_cpu(u64::from(cpu));
+                self.push(Op::Cpu(u64::from(cpu)));
+            }
+            if self.vmap.predict_alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END).pool_hit != Some(a)
+                || self.vmap.alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END, &mut NoObserver) != Ok(a)
+            {
+                continue;
+            }
+            self.untraced_open.remove(&(from, a));
+            self.push(follow(Follow::Alloc {
+                size,
+                align: PAGE_SIZE,
+                vstart: VMALLOC_START,
+                vend: VMALLOC_END,
+                addr: a,
+                mark: Mark::Untraced,
+            }));
+            if let Some(h) = &mut self.hist {
+                h.pops.entry(a).or_default().push(line);
+                h.allocs.push((line, a, a + size));
+            }
+            take_untouched(&mut self.untouched, a, a + size);
+            self.guessed_node.remove(&a);
+            self.tree_alloc.remove(&a);
+            self.lazy_run.remove(&a);
+            self.report.untraced += 1;
+            self.note(format!(
+                "{} line {again}: vfree {a:#x} again, no allocation of it traced since its free at line {from} \
+                 (free_vmap_area_noflush runs only for a busy area): an allocation the trace does not show took it \
+                 from node {node}'s pool of {} pages, made after line {line}, where it is that pool's head",
+                self.tname(),
+                size / PAGE_SIZE
+            ));
         }
     }
 

@@ -82,6 +82,9 @@ pub struct CaptureReport {
     pub allocated_after_trace: usize,
     /// Of those, the ones a pool's head gave ([`Pass::pooled_after_trace`]).
     pub pooled_after_trace: usize,
+    /// Allocations the trace does not show: areas freed twice with none traced in between,
+    /// taken from their pool's head in between ([`super::pass`]).
+    pub untraced: usize,
     /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
     pub nodes_from_after: usize,
     pub notes: Vec<String>,
@@ -238,6 +241,14 @@ impl fmt::Display for CaptureReport {
                 "{} allocations searched before an allocation traced ahead of them (the task yielded at the \
                  cond_resched() after its search and was traced when it ran again)",
                 self.searched_before_alloc
+            )?;
+        }
+        if self.untraced > 0 {
+            writeln!(
+                f,
+                "{} allocations the trace does not show: areas freed twice with none traced in between, taken from \
+                 their pool's head in between",
+                self.untraced
             )?;
         }
         for d in &self.purge_detail {

@@ -478,7 +478,7 @@ fn steering_line() -> impl Strategy<Value = String> {
         2 => (0u64..48, 1u64..48).prop_map(|(a, b)| (VMALLOC_START + a * 0x1000, VMALLOC_START + (a + b) * 0x1000)),
         1 => window(),
     ];
-    let mark = prop_oneof![3 => Just(""), 1 => Just(" unexplained"), 1 => Just(" explained pool-entry")];
+    let mark = prop_oneof![3 => Just(""), 1 => Just(" unexplained"), 1 => Just(" explained pool-entry"), 1 => Just(" untraced")];
     prop_oneof![
         6 => (small.clone(), align(), alloc_win, near(), mark)
             .prop_map(|(s, a, (vs, ve), x, m)| format!("alloc {s:#x} {a:#x} {vs:#x} {ve:#x} = {x:#x}{m}")),

@@ -466,6 +466,45 @@ fn a_free_traced_just_before_a_purge_can_belong_to_the_next_one() {
     assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
 }
 
+/// An allocation the trace does not show. `free_vmap_area_noflush` (the traced free) runs only
+/// for an area `find_unlink_vmap_area` found busy, so an area freed twice with no allocation
+/// traced in between was allocated again untraced. A and B (5 pages each) are allocated on CPU
+/// 0, freed and purged: node 0's pool of 5 pages holds B, A (`purge_vmap_node` walks the lazy
+/// list in address order and adds each at the head). The kernel then gives A to CPU 0 and
+/// frees B again: B, the head, was taken from the pool in between. Without that allocation the
+/// model's pool gives B where the kernel gave A.
+#[test]
+fn an_area_freed_twice_was_allocated_in_between_where_the_trace_shows_nothing() {
+    let (a, b) = (VS + 0x2000, VS + 0x7000);
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let mut purged = alloc(0, a, 0x5000, 1);
+    purged += &alloc(0, b, 0x5000, 1);
+    purged += &free(0, a, 5);
+    purged += &free(0, b, 10);
+    purged += &purge(0, a, b + 0x5000, 2);
+    let trace = format!("{purged}{}{}", alloc(0, a, 0x5000, 1), free(0, b, 5));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.untraced), (3, 3, 0, 1), "{r}");
+    assert_eq!((r.purges, r.purges_equal), (1, 1), "{r}");
+    assert!(
+        r.notes.iter().any(|n| n.starts_with(&format!(
+            "trace.txt line 7: vfree {b:#x} again, no allocation of it traced since its free at line 4"
+        )) && n
+            .ends_with("from node 0's pool of 5 pages, made after line 5, where it is that pool's head")),
+        "{r}"
+    );
+    // The printed trace: B allocated right after the purge, then A as the kernel gave it.
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let tail: Vec<&str> = text[text.len() - 4..].iter().map(String::as_str).collect();
+    let untraced = format!("alloc 0x5000 0x1000 {VS:#x} {VE:#x} = {b:#x} untraced");
+    let kernel = format!("alloc 0x5000 0x1 {VS:#x} {VE:#x} = {a:#x}");
+    assert_eq!(tail, ["purge behind", &untraced, &kernel, &format!("vfree {b:#x}")], "{text:?}");
+    // A second free of an area the trace allocated again in between is the kernel's own.
+    let again = format!("{purged}{}{}", alloc(0, b, 0x5000, 1), free(0, b, 5));
+    let (_, r) = replay_capture(bundle(&before, &again, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.untraced), (3, 3, 0, 0), "{r}");
+}
+
 /// `online N`: the lazy threshold counts online CPUs, the vmap nodes possible ones (cpus.txt's
 /// two lines): 4 possible and 2 online give 4 nodes and fls(2) * 8192 = 16384 pages.
 #[test]
@@ -571,9 +610,12 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     // pages) before a block the search passed over was held whole as one unknown.
     // 753 (the first at line 5040) before a pool's length at a purge was learnt once for every
     // allocation that needed it and given back by that purge's decay.
-    assert!(r.unexplained <= 489, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 6238), "{}", r.summary_line());
-    assert!(r.purges_equal >= 10, "{}", r.summary_line());
+    // 267 (the first at line 6238) and purges 10 of 11 before an area freed twice with no
+    // allocation traced in between (0xffffc90008900000, lines 4858 and 6416) was read as taken
+    // from its pool untraced.
+    assert!(r.unexplained <= 173, "{}", r.summary_line());
+    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 7873), "{}", r.summary_line());
+    assert_eq!((r.purges_equal, r.purges, r.untraced), (11, 11, 1), "{r}");
     assert_eq!(r.explained, accounted(&r), "{r}");
     // Taken with the before file read under tracing (the marker): the two events the file
     // already shows are left out, and no free of an area in neither file is refused.
