@@ -2349,7 +2349,8 @@ impl<'a> Pass<'_, 'a> {
         }
         let mut why = format!(
             "at the purge of trace line {}, {what}: the kernel {} {x:#x}{}, so its decay (len >> 2 from the head) \
-             counted more entries than the model's pool holds (entries from before the capture)",
+             counted more entries than the model's pool holds (entries from before the capture, or areas freed \
+             to that node that the model pooled on another)",
             self.kept_line,
             if own { "took" } else { "allocated" },
             if own { ", the entry behind them" } else { " over them" }
