@@ -3843,15 +3843,17 @@ impl<'a> Pass<'_, 'a> {
             if start != a || end != a.saturating_add(size) {
                 continue;
             }
-            if cpu != self.vmap.cpu() {
-                let _ = self.vmap.set_cpu(u64::from(cpu));
-                self.push(Op::Cpu(u64::from(cpu)));
-            }
-            if self.vmap.predict_alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END).pool_hit != Some(a)
-                || self.vmap.alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END, &mut NoObserver) != Ok(a)
-            {
+            let was = self.vmap.cpu();
+            let _ = self.vmap.set_cpu(u64::from(cpu));
+            if self.vmap.predict_alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END).pool_hit != Some(a) {
+                let _ = self.vmap.set_cpu(u64::from(was));
                 continue;
             }
+            if cpu != was {
+                self.push(Op::Cpu(u64::from(cpu)));
+            }
+            let got = self.vmap.alloc(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END, &mut NoObserver);
+            debug_assert_eq!(got, Ok(a));
             self.untraced_open.remove(&(from, a));
             self.push(follow(Follow::Alloc {
                 size,
