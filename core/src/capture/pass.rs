@@ -459,9 +459,21 @@ pub(super) struct Pass<'p, 'a> {
     /// length when it began ([`Pass::decayed_less`]).
     given: BTreeMap<(u32, usize), (Vec<u64>, usize)>,
     /// Shape facts met in this replay: (short block start, its end, search length) -> (it lay
-    /// on the kernel's search path, the line that showed it). While the block lasts: until an
-    /// allocation takes from it or a purge gives the free tree entries back.
-    shapes: BTreeMap<(u64, u64, u64), (bool, usize)>,
+    /// on the kernel's search path, the line that showed it, [`Pass::tree_gen`] then). While the
+    /// block lasts: until an allocation takes from it or a purge gives the free tree entries
+    /// back; and only for the tree it was read on.
+    shapes: BTreeMap<(u64, u64, u64), (bool, usize, u64)>,
+    /// Changes of the free tree's shape so far: allocations that removed a free block or split
+    /// one in two (a node out or in, and the red-black rebalancing after it). A shape fact
+    /// holds for the shape it was read on ([`Pass::shapes`] keeps the count it was read at).
+    ///
+    /// ```text
+    ///   `find_vmap_lowest_match`: left while the left subtree holds a block of the search
+    ///   length, else this block if the request fits it (short or not), else right.
+    ///   A block shrinking at one edge only lowers subtree maxima above it: the walk turns
+    ///   right earlier, onto higher blocks, never onto a short one it passed by before.
+    /// ```
+    tree_gen: u64,
     /// Untouched space: free in the "before" file (inside the vmalloc window) and allocated by
     /// nothing since, by start -> end. A pool entry from before the capture can only be there.
     untouched: BTreeMap<u64, u64>,
@@ -902,6 +914,7 @@ pub(super) fn start_pass<'p, 'a>(
         held,
         blocks,
         shapes: BTreeMap::new(),
+        tree_gen: 0,
         kept: BTreeMap::new(),
         kept_line: 0,
         given_by_length: Vec::new(),
@@ -1284,6 +1297,7 @@ impl<'a> Pass<'_, 'a> {
             held: self.held.clone(),
             blocks: self.blocks.clone(),
             shapes: self.shapes.clone(),
+            tree_gen: self.tree_gen,
             kept: self.kept.clone(),
             kept_line: self.kept_line,
             given_by_length: self.given_by_length.clone(),
@@ -1464,6 +1478,13 @@ impl<'a> Pass<'_, 'a> {
         }
         self.report.allocations += 1;
         self.traced.insert(x, (e.line, false));
+        // Out of a free block whole (a node removed) or from its middle (a node inserted), the
+        // free tree rebalances: its shape changes ([`Pass::tree_gen`]). Clipped at one edge
+        // it keeps its shape, a block only shrinking.
+        let reshapes = match self.vmap.locate(x) {
+            Place::Free { start, end } => (x == start) == (x.saturating_add(size) == end),
+            _ => false,
+        };
         if let Some(h) = &mut self.hist {
             h.allocs.push((e.line, x, x.saturating_add(size)));
         }
@@ -1644,6 +1665,9 @@ impl<'a> Pass<'_, 'a> {
         // A short block the allocation took from is another block from here on: its shape facts
         // end (the kernel's tree changed there too).
         self.shapes.retain(|&(a, b, _), _| !(a < x + size && x < b));
+        if reshapes {
+            self.tree_gen += 1;
+        }
         let mark = match &verdict {
             Verdict::Equal => Mark::Equal,
             Verdict::Explained(u, _) => Mark::Explained(*u),
@@ -2120,7 +2144,7 @@ impl<'a> Pass<'_, 'a> {
                     let Place::Free { start, end: e } = trial.locate(y) else { break };
                     if y >= x
                         || e - start >= length
-                        || shapes.get(&(start, e, key_len)).is_some_and(|&(on, _)| on)
+                        || shapes.get(&(start, e, key_len)).is_some_and(|&(on, ..)| on)
                         || decayed_in(start, e)
                     {
                         break;
@@ -2150,7 +2174,7 @@ impl<'a> Pass<'_, 'a> {
             extra = format!("; below it {what}, untouched since the start, had no free run of the search length");
         }
         for &(s, e) in &short {
-            self.shapes.insert((s, e, key_len), (false, line));
+            self.shapes.insert((s, e, key_len), (false, line, self.tree_gen));
             self.report.resolved_tree_shapes += 1;
             let _ = write!(
                 extra,
@@ -3206,9 +3230,12 @@ impl<'a> Pass<'_, 'a> {
                 };
                 let key = (blk.0, blk.1, size.wrapping_add(align).wrapping_sub(1));
                 let d = self.describe(req, e.cpu);
-                match self.shapes.get(&key).copied() {
+                // A fact read on another tree does not count: `find_vmap_lowest_match` walks the
+                // augmented tree from its root, and a block taken out of it since may have
+                // rebalanced it or changed a subtree's largest block, so the path may differ.
+                match self.shapes.get(&key).copied().filter(|f| f.2 == self.tree_gen) {
                     None => {
-                        self.shapes.insert(key, (x < y, e.line));
+                        self.shapes.insert(key, (x < y, e.line, self.tree_gen));
                         self.report.resolved_tree_shapes += 1;
                         Verdict::Explained(
                             Unknown::TreeShape,
@@ -3219,16 +3246,16 @@ impl<'a> Pass<'_, 'a> {
                             ),
                         )
                     }
-                    Some((was_on, first)) if was_on == (x < y) => Verdict::Explained(
+                    Some((was_on, first, _)) if was_on == (x < y) => Verdict::Explained(
                         Unknown::TreeShape,
                         format!(
                             "{d}: the kernel got {x:#x}, the model {y:#x}; the free block at {lo:#x} {on} on the \
                              kernel's search path for this length, as at trace line {first} (the same shape fact)"
                         ),
                     ),
-                    Some((_, first)) => {
+                    Some((_, first, _)) => {
                         // A contrary fact: no shape of one tree (the block and the search length
-                        // the same, the tree unchanged in between). The first was a reading: it
+                        // the same, the tree's shape unchanged in between: [`Pass::tree_gen`]). The first was a reading: it
                         // is not made there again.
                         if !self.missed && self.learnt.shape_out.insert(first) {
                             self.learnt.facts.remove(&first);

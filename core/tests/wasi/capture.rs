@@ -3451,6 +3451,30 @@ fn an_entry_the_search_passed_over_is_read_as_the_other_nodes_itself() {
     );
 }
 
+/// mixed-s27's first 1,350 lines (pools drained). The 2-page area 0xffffc90001bdb000, lazy in
+/// the before file, is pooled by the first purge and given back by the decay of line 1006 (the
+/// kernel's pool was longer there): 8 free pages from 0xffffc90001bd5000, where a stack (5 pages,
+/// 16 K-aligned: search length 0x8fff) fits at 0xffffc90001bd8000. At lines 1345 and 1346 the
+/// kernel's search did not find it (0xffffc90001c40000, 0xffffc90001c48000: off its path); at
+/// line 1347 it did. Each of those two allocations split or removed a free block (a node in or
+/// out: the red-black tree rebalances), and `find_vmap_lowest_match` walks it from its root: the
+/// path of 1347 is another shape's, so its fact stands beside the first, not against it. (With
+/// the facts read as one tree's, line 1347 is unexplained.)
+#[test]
+fn a_shape_fact_holds_for_the_tree_it_was_read_on() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/shape-after-change"));
+    assert_eq!((r.allocations, r.unexplained), (755, 0), "{r}");
+    assert_eq!((r.purges_equal, r.purges), (3, 3), "{r}");
+    for (line, on) in [(1345, "did not lie"), (1346, "did not lie"), (1347, "lay")] {
+        let why = explanation(&r, line);
+        assert!(
+            why.contains("the free block at 0xffffc90001bd8000 fits but is shorter than the search length")
+                && why.contains(&format!("it {on} on the kernel's search path")),
+            "line {line}: {r}"
+        );
+    }
+}
+
 /// large-s26's first 445 lines (pools drained). The node of the stack 0xffffc90000b7c000, busy
 /// in the before file, is a guess; each replay reads it the other way from the one before
 /// (readings made at two allocations disagree), so the replays never stop learning. Read as
