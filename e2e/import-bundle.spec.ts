@@ -147,6 +147,30 @@ test('a link to a capture trace loads the core that replays it, then opens it', 
   await expect(page.locator('.markers .mk-unexplained')).toHaveCount(1);
 });
 
+// An allocation the trace does not show (its area freed twice with none traced in between), made
+// where the kernel's pool gave it: node 0's head of 5 pages, on CPU 0.
+const UNTRACED_TRACE = [
+  'profile linux-6.18',
+  'cpus 2',
+  'defer-drain',
+  'pooled 0 0xffffc90000010000 0x5000',
+  'alloc 0x5000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000010000 untraced',
+  'vfree 0xffffc90000010000',
+].join('\n');
+
+test('a capture trace marks an allocation the trace does not show, and its note says so', async ({ page }) => {
+  await page.goto(`./#trace=${encodeURIComponent(UNTRACED_TRACE)}&step=5`);
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
+  await expect(page.getByTestId('narration-warning')).toContainText(
+    'untraced: an allocation the trace does not show (its area is freed twice with none traced in between), made where the kernel\'s pool gave it: 0xffffc90000010000, the model\'s answer too',
+  );
+  const marks = page.locator('.markers .mk-untraced');
+  await expect(marks).toHaveCount(1);
+  await expect(marks).toHaveAttribute('data-op', '4');
+  await expect(page.locator('.markers .mk-unexplained, .markers .mk-explained')).toHaveCount(0);
+  await expect(page.locator('.marker-legend .mk-untraced')).toBeVisible();
+});
+
 test('import: a capture trace pasted as text loads the core that replays it, then opens it', async ({ page }) => {
   // The link test's trace, through the workbench's import instead: the main view opens it in
   // the workbench's build of the core, loaded first.

@@ -262,7 +262,11 @@ impl fmt::Display for VmapError {
                 match mark {
                     Mark::Unexplained => write!(f, "unexplained: the kernel returned {kernel:#x}, {ours}; nothing known explains it")?,
                     Mark::Equal => write!(f, "the kernel returned {kernel:#x}, {ours}")?,
-                    Mark::Untraced => write!(f, "untraced (its area is freed twice with no allocation traced in between): the kernel returned {kernel:#x}, {ours}")?,
+                    Mark::Untraced => write!(
+                        f,
+                        "untraced: an allocation the trace does not show (its area is freed twice with none traced in \
+                         between), made where the kernel's pool gave it: {kernel:#x}, {ours}"
+                    )?,
                     Mark::Explained(u) => write!(f, "explained: the kernel returned {kernel:#x}, {ours}; this resolved an unknown of the start state: {}", u.words())?,
                 }
                 if *model != Some(*kernel) {

@@ -346,6 +346,8 @@ pub const MARK_ROTATE: u8 = 4;
 pub const MARK_EXPLAINED: u8 = 8;
 /// A capture's allocation that nothing known explains.
 pub const MARK_UNEXPLAINED: u8 = 16;
+/// A capture's allocation that the trace does not show, made where the kernel's pool gave it.
+pub const MARK_UNTRACED: u8 = 32;
 
 struct MarkObserver(u8);
 
@@ -655,7 +657,7 @@ impl Session {
 
     /// What each operation in `from..to` (clamped) did that a timeline marks: a bit set of
     /// [`MARK_SPLIT`] (an NE fit), [`MARK_MERGE`] and [`MARK_ROTATE`], and a capture's
-    /// [`MARK_EXPLAINED`] and [`MARK_UNEXPLAINED`] allocations. A replay without
+    /// [`MARK_EXPLAINED`], [`MARK_UNEXPLAINED`] and [`MARK_UNTRACED`] allocations. A replay without
     /// snapshots, for traces too large to ask every operation for its frames.
     pub fn marks(&self, from: usize, to: usize) -> Vec<u8> {
         let mut m = MarkObserver(0);
@@ -665,7 +667,8 @@ impl Session {
         for (k, bits) in (from..).zip(out.iter_mut()) {
             if let Some(Op::Follow(f)) = self.ops.get(k).map(|l| &l.op) {
                 *bits |= match f.mark() {
-                    crate::capture::follow::Mark::Equal | crate::capture::follow::Mark::Untraced => 0,
+                    crate::capture::follow::Mark::Equal => 0,
+                    crate::capture::follow::Mark::Untraced => MARK_UNTRACED,
                     crate::capture::follow::Mark::Unexplained => MARK_UNEXPLAINED,
                     _ => MARK_EXPLAINED,
                 };

@@ -367,14 +367,19 @@ export function rebuildTrees(base: FreeNode[], deltas: unknown[]): FreeNode[][] 
 
 /**
  * What a timeline marks on an operation: an NE split, a merge, a rotation; and in a capture's
- * replay, an allocation an unknown of the start state explains, or one nothing explains.
+ * replay, an allocation an unknown of the start state explains, one nothing explains, or one
+ * the trace does not show that the replay made.
  */
-export type MarkKind = 'split' | 'merge' | 'rotate' | 'explained' | 'unexplained';
+export type MarkKind = 'split' | 'merge' | 'rotate' | 'explained' | 'unexplained' | 'untraced';
 
-/** The core's mark bits (`MARK_SPLIT`, `MARK_MERGE`, `MARK_ROTATE`, `MARK_EXPLAINED`, `MARK_UNEXPLAINED` in core/src/session.rs). */
+/**
+ * The core's mark bits (`MARK_SPLIT`, `MARK_MERGE`, `MARK_ROTATE`, `MARK_EXPLAINED`,
+ * `MARK_UNEXPLAINED`, `MARK_UNTRACED` in core/src/session.rs).
+ */
 const MARK_BITS: [number, MarkKind][] = [
   [8, 'explained'],
   [16, 'unexplained'],
+  [32, 'untraced'],
   [1, 'split'],
   [2, 'merge'],
   [4, 'rotate'],

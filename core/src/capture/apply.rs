@@ -264,7 +264,7 @@ enum Step {
 
 fn alloc_outcome(x: u64, model: Option<u64>, mark: Mark) -> Outcome {
     match (mark, model == Some(x)) {
-        (Mark::Equal | Mark::Untraced, true) => Outcome::Done,
+        (Mark::Equal, true) => Outcome::Done,
         _ => Outcome::Warned(VmapError::Followed { kernel: x, model, mark, taken: true }),
     }
 }

@@ -349,6 +349,8 @@ struct CaptureReportJson<'a> {
     labels: Vec<Label<'a>>,
     equal: usize,
     explained: usize,
+    /// Allocations the trace does not show that the replay made (not among `mapped`).
+    untraced: usize,
     summary: String,
 }
 
@@ -432,6 +434,7 @@ impl Loader {
             labels: Vec::new(),
             equal: r.equal,
             explained: r.explained,
+            untraced: r.untraced,
             summary: r.summary_line(),
         });
         let mut l = Loader::from_ops(ops);

@@ -188,6 +188,7 @@ export class Transport {
       el('span', 'mk mk-rotate', 'rotation'),
       el('span', 'mk mk-explained', 'explained (capture)'),
       el('span', 'mk mk-unexplained', 'unexplained (capture)'),
+      el('span', 'mk mk-untraced', 'untraced (capture)'),
       el('span', 'mk-none', 'no markers: a maple tree has no NE splits, merges or rotations'),
     );
     legend.dataset.testid = 'markers-note';
@@ -247,11 +248,13 @@ export class Transport {
     this.markersKey = key;
     const ns = 'http://www.w3.org/2000/svg';
     this.strip.setAttribute('viewBox', `0 0 ${W} 12`);
-    // A capture's allocations the replay explained or not: the strip's whole height, under the rest.
-    const rows: Record<MarkerKind, number> = { split: 0, merge: 4, rotate: 8, explained: 0, unexplained: 0 };
-    const tall = (k: MarkerKind) => k === 'explained' || k === 'unexplained';
+    // A capture's allocations the replay explained or not, or made untraced: the strip's whole
+    // height, under the rest.
+    const rows: Record<MarkerKind, number> = { split: 0, merge: 4, rotate: 8, explained: 0, unexplained: 0, untraced: 0 };
+    const tall = (k: MarkerKind) => k === 'explained' || k === 'unexplained' || k === 'untraced';
     const frag = document.createDocumentFragment();
     let capture = 0;
+    let untraced = 0;
     for (const [op, kinds] of markers) {
       // Operation k runs between steps k and k + 1.
       const x = length ? ((op + 0.5) / length) * W : 0;
@@ -264,12 +267,16 @@ export class Transport {
         r.setAttribute('height', tall(k) ? '12' : '4');
         r.setAttribute('data-op', String(op));
         if (tall(k)) capture++;
+        if (k === 'untraced') untraced++;
         frag.append(r);
       }
     }
     this.strip.replaceChildren(frag);
     const legend = this.root.querySelector<HTMLElement>('.marker-legend');
-    if (legend) legend.dataset.capture = capture ? 'true' : 'false';
+    if (legend) {
+      legend.dataset.capture = capture ? 'true' : 'false';
+      legend.dataset.untraced = untraced ? 'true' : 'false';
+    }
   }
 
   /** The kind the event jumps go to. */

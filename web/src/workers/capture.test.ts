@@ -73,7 +73,7 @@ describe('a capture opened from its replay', () => {
     const { names, bytes } = parts();
     const [before, trace, after, cpus, uname] = bytes;
     const l = Loader.capture(names, before!, trace!, after, cpus!, uname, '');
-    const report = JSON.parse(l.report() ?? 'null') as { mapped: number; equal: number; explained: number; mismatches: number };
+    const report = JSON.parse(l.report() ?? 'null') as { mapped: number; equal: number; explained: number; mismatches: number; untraced: number };
     const total = l.total();
     const text = l.text();
     // What the worker sends the page for a small capture: bytes, far fewer than the text's.
@@ -95,11 +95,13 @@ describe('a capture opened from its replay', () => {
     expect(got.summaries(0, total)).toBe(want.summaries(0, total));
     for (const k of [0, 1, 777, Math.floor(total / 2), total]) expect(got.state(k)).toBe(want.state(k));
     for (const k of [3, 1234, total - 1]) expect(got.frames(k)).toBe(want.frames(k));
-    // The timeline's marks: one per allocation the comparison explained, one per unexplained
-    // (bits 8 and 16, MARK_EXPLAINED and MARK_UNEXPLAINED in core/src/session.rs).
+    // The timeline's marks: one per allocation the comparison explained, one per unexplained,
+    // one per allocation the trace does not show (bits 8, 16 and 32, MARK_EXPLAINED,
+    // MARK_UNEXPLAINED and MARK_UNTRACED in core/src/session.rs).
     const marks = [...got.marks(0, total)];
     expect(marks.filter((b) => b & 8).length).toBe(report.explained);
     expect(marks.filter((b) => b & 16).length).toBe(report.mismatches);
+    expect(marks.filter((b) => b & 32).length).toBe(report.untraced);
     expect(report.equal + report.explained + report.mismatches).toBe(report.mapped);
     got.free();
     want.free();
