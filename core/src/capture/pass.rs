@@ -2094,10 +2094,12 @@ impl<'a> Pass<'_, 'a> {
     /// a pool entry only if the model's pool for this size on this node gave nothing
     /// (`node_alloc` pops the head; entries from before the capture are behind those pooled
     /// since), its head was not misaligned (`node_pool_del_va` then moves the head to the tail
-    /// and gives nothing: the model rotates it here too, whatever the piece) and the kernel
-    /// never served that size there from its free tree (the pool was empty then); a free piece only if no lower free block fits (`find_vmap_lowest_match`'s
-    /// first fit), other than whole untouched blocks below `x` that the search then passed
-    /// over (held too). The piece is taken, the rest of the block stays held.
+    /// and gives nothing: the model rotates it here too, whatever the piece) and the pool not
+    /// seen empty ([`Pass::pool_not_seen_empty`]: the free tree's earlier answers of that size
+    /// there, if any, read again as its head); a free piece only if no lower free block fits
+    /// (`find_vmap_lowest_match`'s first fit), other than whole untouched blocks below `x` that
+    /// the search then passed over (held too). The piece is taken, the rest of the block stays
+    /// held.
     fn held_piece(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) -> Option<Verdict> {
         let AllocReq { size, align, .. } = req;
         let end = x.checked_add(size)?;
@@ -3255,8 +3257,8 @@ impl<'a> Pass<'_, 'a> {
                     ),
                     Some((_, first, _)) => {
                         // A contrary fact: no shape of one tree (the block and the search length
-                        // the same, the tree's shape unchanged in between: [`Pass::tree_gen`]). The first was a reading: it
-                        // is not made there again.
+                        // the same, the tree's shape unchanged in between: [`Pass::tree_gen`]).
+                        // The first was a reading: it is not made there again.
                         if !self.missed && self.learnt.shape_out.insert(first) {
                             self.learnt.facts.remove(&first);
                             self.learnt.revisions.push(Revision {
