@@ -3835,6 +3835,7 @@ impl<'a> Pass<'_, 'a> {
                 self.lazy_order.push(va);
                 self.freed_at.insert(va, e.line);
             }
+            Err(_) if self.pcpu_mapped(e, va) => {}
             Err(err) => {
                 // Freed before and pooled since: `free_vmap_area_noflush` (the traced free) runs
                 // only for an area `find_unlink_vmap_area` found busy, so the kernel allocated it
@@ -3850,6 +3851,47 @@ impl<'a> Pass<'_, 'a> {
                 }
             }
         }
+    }
+
+    /// A free of an area the per-CPU allocator mapped during the capture. `pcpu_get_vm_areas`
+    /// takes a chunk's areas from the free tree itself (top down, `va_clip`) and inserts them
+    /// busy without `alloc_vmap_area`, so no event traces them; their free does
+    /// (`pcpu_free_vm_areas` -> `free_vm_area` -> `free_unmap_vmap_area` ->
+    /// `free_vmap_area_noflush`). Every chunk has the same areas, so their sizes are the ones the
+    /// before and after files show with that caller:
+    ///
+    /// ```text
+    ///   model:  [ ....... free ......... ]          free of x, which no area starts at
+    ///   kernel: [ ... | x: pcpu chunk | .. ]        mapped there untraced, freed now
+    /// ```
+    ///
+    /// Where a page-aligned area of such a size fits at `va` in one free block, it is placed
+    /// busy (vn_id none: the chunk came from no pool) and freed, so it is lazy and purged as in
+    /// the kernel. `false` (nothing changed) otherwise.
+    fn pcpu_mapped(&mut self, e: &Ev, va: u64) -> bool {
+        let Place::Free { end, .. } = self.vmap.locate(va) else { return false };
+        let shown = self.p.before.iter().chain(self.p.after.iter().flatten());
+        let Some(size) = shown
+            .filter(|a| a.kind != InfoKind::Unpurged && a.label.starts_with("pcpu_get_vm_areas+"))
+            .map(|a| a.end - a.start)
+            .filter(|&s| va & (PAGE_SIZE - 1) == 0 && va.checked_add(s).is_some_and(|x| x <= end))
+            .max()
+        else {
+            return false;
+        };
+        if self.vmap.place_busy(va, va + size, None).is_err() {
+            return false;
+        }
+        self.push(follow(Follow::Place { start: va, end: va + size, node: None }));
+        if self.vmap.vfree(va, &mut NoObserver).is_err() {
+            return false;
+        }
+        take_untouched(&mut self.untouched, va, va + size);
+        self.push(Op::Vfree(va));
+        self.lazy_order.push(va);
+        self.freed_at.insert(va, e.line);
+        self.report.pcpu_mapped += 1;
+        true
     }
 
     /// An allocation the trace does not show: the area freed at line `from` and pooled since

@@ -85,6 +85,9 @@ pub struct CaptureReport {
     /// Allocations the trace does not show: areas freed twice with none traced in between,
     /// taken from their pool's head in between ([`super::pass`]).
     pub untraced: usize,
+    /// Areas the per-CPU allocator mapped during the capture (`pcpu_get_vm_areas`, which no event
+    /// traces), placed where their traced free showed them.
+    pub pcpu_mapped: usize,
     /// Areas of the before file whose node the after file's lazy lists showed (no allocation did).
     pub nodes_from_after: usize,
     pub notes: Vec<String>,
@@ -249,6 +252,14 @@ impl fmt::Display for CaptureReport {
                 "{} allocations the trace does not show: areas freed twice with none traced in between, taken from \
                  their pool's head in between",
                 self.untraced
+            )?;
+        }
+        if self.pcpu_mapped > 0 {
+            writeln!(
+                f,
+                "{} areas the per-CPU allocator mapped (pcpu_get_vm_areas, which no event traces): placed where their \
+                 traced frees showed them",
+                self.pcpu_mapped
             )?;
         }
         for d in &self.purge_detail {
