@@ -2,7 +2,8 @@
 # Capture this machine's vmalloc allocator for `vmap-replay --import capture DIR`: a bundle of
 #   vmallocinfo.before.gz  /proc/vmallocinfo before the workload (real addresses: kptr_restrict=1)
 #   trace.txt.gz           the ftrace `vmalloc` events during it (alloc_vmap_area,
-#                          free_vmap_area_noflush, purge_vmap_area_lazy)
+#                          free_vmap_area_noflush, purge_vmap_area_lazy), and the vmap node
+#                          shrinker's runs (vmscan mm_shrink_slab_start, filtered to it)
 #   vmallocinfo.after.gz   /proc/vmallocinfo after it
 #   cpus.txt               the possible CPUs, then the online ones (cpulists)
 #   uname.txt              uname -r
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
 	-k) drain=0; shift ;;
 	-s) settle="$2"; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "capture.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -64,11 +65,13 @@ fi
 
 mkdir -p "$out"
 inst="$T/instances/vmapviz-capture.$$"
+shrink=events/vmscan/mm_shrink_slab_start
 kptr=$(cat /proc/sys/kernel/kptr_restrict)
 cleanup() {
 	if [ -d "$inst" ]; then
 		echo 0 > "$inst/tracing_on" 2>/dev/null || true
 		echo 0 > "$inst/events/vmalloc/enable" 2>/dev/null || true
+		echo 0 > "$inst/$shrink/enable" 2>/dev/null || true
 		rmdir "$inst" 2>/dev/null || true
 	fi
 	echo "$kptr" > /proc/sys/kernel/kptr_restrict
@@ -88,6 +91,14 @@ if [ "$drain" = 1 ]; then
 fi
 # kptr_restrict=1: root reads the real addresses (0 would too; 2 hides them).
 echo 1 > /proc/sys/kernel/kptr_restrict
+# The vmap node shrinker (6.10 on) gives back every pool whole, which no vmalloc event traces;
+# its runs are in the vmscan events, here only its own (a filter on its scan function; all
+# shrinkers' if the filter is refused: the replay reads the vmap node's).
+scan=$(awk '$3 == "vmap_node_shrink_scan" { print $1; exit }' /proc/kallsyms)
+if [ -n "$scan" ] && [ -e "$inst/$shrink/enable" ]; then
+	echo "shrink == 0x$scan" > "$inst/$shrink/filter" 2>/dev/null || true
+	echo 1 > "$inst/$shrink/enable"
+fi
 # The events are on while the before file is read, and a marker says when it was read to its
 # end: an allocation or a free during the read is then in the trace, and the replay leaves out
 # those the file already shows (a node's list printed after them).
@@ -113,6 +124,7 @@ echo 0 > "$inst/tracing_on"
 cat /proc/vmallocinfo | gzip > "$out/vmallocinfo.after.gz"
 echo "$kptr" > /proc/sys/kernel/kptr_restrict
 echo 0 > "$inst/events/vmalloc/enable"
+echo 0 > "$inst/$shrink/enable" 2>/dev/null || true
 cat "$inst/trace" | gzip > "$out/trace.txt.gz"
 
 lost=0

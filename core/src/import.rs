@@ -331,9 +331,47 @@ pub(crate) struct AllocReq {
 #[cfg_attr(not(feature = "capture"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum FtraceEvent {
-    Alloc { addr: u64, req: AllocReq, failed: bool },
-    Free { va_start: u64, nr_lazy: u64, nr_lazy_max: u64 },
-    Purge { start: u64, end: u64, num_purged: u64 },
+    Alloc {
+        addr: u64,
+        req: AllocReq,
+        failed: bool,
+    },
+    Free {
+        va_start: u64,
+        nr_lazy: u64,
+        nr_lazy_max: u64,
+    },
+    Purge {
+        start: u64,
+        end: u64,
+        num_purged: u64,
+    },
+    /// `mm_shrink_slab_start` of the vmap node shrinker (`vmap_node_shrink_scan`): whether
+    /// `do_shrink_slab` went on to call it, which gives back every node's pools whole, and the
+    /// entries its count found in them (`cache items`: every pool's length, summed).
+    Shrink {
+        cache_items: u64,
+        scanned: bool,
+    },
+}
+
+/// `do_shrink_slab`'s batch for a shrinker that sets none (`SHRINK_BATCH`).
+const SHRINK_BATCH: u64 = 128;
+
+/// Lines of the `vmscan` events that say nothing of the vmalloc allocator: the end of a
+/// shrinker's run, and the start of any shrinker's but the vmap nodes' (a capture whose filter
+/// on it could not be set records them all).
+pub(crate) fn is_other_shrinker(l: &FtraceLine<'_>) -> bool {
+    l.event == "mm_shrink_slab_end"
+        || (l.event == "mm_shrink_slab_start" && !l.rest.trim_start().starts_with("vmap_node_shrink_scan+"))
+}
+
+/// The number after `key ` in a `mm_shrink_slab_start` line.
+fn shrink_field(rest: &str, key: &str) -> Result<u64, String> {
+    let (_, after) = rest.split_once(key).ok_or_else(|| format!("mm_shrink_slab_start: no `{}` field", key.trim()))?;
+    let n = after.split_whitespace().next().unwrap_or("");
+    let v: i64 = n.parse().map_err(|_| format!("mm_shrink_slab_start: {}`{}` is not a number", key, quote(n)))?;
+    Ok(v.max(0) as u64)
 }
 
 pub(crate) fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
@@ -371,9 +409,21 @@ pub(crate) fn parse_event(l: &FtraceLine<'_>) -> Result<FtraceEvent, String> {
             let [start, end, num_purged] = fields("purge_vmap_area_lazy", l.rest, ["start", "end", "num_purged"])?;
             Ok(FtraceEvent::Purge { start, end, num_purged })
         }
+        "mm_shrink_slab_start" => {
+            // do_shrink_slab scans while total_scan >= batch_size || total_scan >= freeable
+            // (the `cache items` it printed): the vmap node shrinker's first scan returns
+            // SHRINK_STOP, after its full decay.
+            let freeable = shrink_field(l.rest, "cache items ")?;
+            let total_scan = shrink_field(l.rest, "total_scan ")?;
+            Ok(FtraceEvent::Shrink {
+                cache_items: freeable,
+                scanned: total_scan >= SHRINK_BATCH || total_scan >= freeable,
+            })
+        }
         other => Err(format!(
             "unknown ftrace event `{}` (only the vmalloc events alloc_vmap_area, free_vmap_area_noflush and \
-             purge_vmap_area_lazy can be imported: enable only events/vmalloc)",
+             purge_vmap_area_lazy, and the vmap node shrinker's mm_shrink_slab_start, can be imported: enable \
+             only events/vmalloc)",
             quote(other)
         )),
     }
@@ -469,6 +519,9 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
         }
         let l = split_ftrace(raw)
             .ok_or_else(|| err(line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`"))?;
+        if is_other_shrinker(&l) {
+            continue;
+        }
         let ev = parse_event(&l).map_err(|m| err(line, m))?;
         events.push((line, l, ev));
     }
@@ -658,6 +711,16 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
                 )),
             },
             FtraceEvent::Purge { .. } => {}
+            FtraceEvent::Shrink { scanned, .. } => {
+                if scanned {
+                    report.skipped.push((
+                        line,
+                        "the vmap node shrinker gave back every pool here (vmap_node_shrink_scan): \
+                         `--import capture` replays it"
+                            .into(),
+                    ));
+                }
+            }
         }
     }
     report.skipped.sort_by_key(|s| s.0);

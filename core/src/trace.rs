@@ -173,9 +173,9 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         #[cfg(feature = "capture")]
         "purge" | "reclaim" if !rest.is_empty() => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
         #[cfg(feature = "capture")]
-        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
+        "defer-drain" | "shrink" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => Op::Follow(Box::new(Follow::parse(cmd, rest)?)),
         #[cfg(not(feature = "capture"))]
-        "defer-drain" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => {
+        "defer-drain" | "shrink" | "place" | "lazy" | "pooled" | "hold" | "release" | "unpool" | "purge-rest" => {
             return Err(format!("`{cmd}` follows a kernel's capture: this build of the core has no capture replay"))
         }
         "alloc" => {
@@ -210,7 +210,7 @@ pub fn parse_line(text: &str) -> Result<Option<Op>, String> {
         }
         other => {
             return Err(format!(
-                "unknown command `{}` (known: profile, cpus, online, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early; following a capture: defer-drain, place, lazy, pooled, hold, release, unpool)",
+                "unknown command `{}` (known: profile, cpus, online, cpu, init, alloc, free, vfree, purge, reclaim, pcpu, dump, busy, pools, bump, early; following a capture: defer-drain, shrink, place, lazy, pooled, hold, release, unpool)",
                 quote(other)
             ))
         }

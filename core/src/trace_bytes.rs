@@ -5,7 +5,7 @@
 //! ```text
 //!   "vmop" 1 | COUNT | op ... op          every number a LEB128 varint, unless said
 //!   op:      TAG field ...                TAG one byte: 0..=15 the trace language's
-//!                                         commands, 32..=42 a capture's follow lines
+//!                                         commands, 32..=43 a capture's follow lines
 //!   profile: LEN NAME                     the profile's name, as the trace prints it
 //!   vectors: N item ...                   pcpu areas, purge keep addresses
 //! ```
@@ -152,6 +152,7 @@ fn encode_follow(out: &mut Vec<u8>, f: &Follow) {
     };
     match f {
         Follow::DeferDrain => out.push(32),
+        Follow::Shrink => out.push(43),
         Follow::Place { start, end, node } => {
             out.push(33);
             put_all(out, &[*start, *end, node.map_or(0, |n| u64::from(n) + 1)]);
@@ -362,9 +363,9 @@ fn decode_op(r: &mut Rd<'_>) -> Result<Op, BytesError> {
             Op::Early { size, align, vstart, vend }
         }
         #[cfg(feature = "capture")]
-        32..=42 => Op::Follow(Box::new(decode_follow(r, tag)?)),
+        32..=43 => Op::Follow(Box::new(decode_follow(r, tag)?)),
         #[cfg(not(feature = "capture"))]
-        32..=42 => {
+        32..=43 => {
             return Err(r.bad("a line that follows a kernel's capture: this build of the core has no capture replay"))
         }
         x => return Err(r.bad(format!("unknown operation tag {x}"))),
@@ -375,6 +376,7 @@ fn decode_op(r: &mut Rd<'_>) -> Result<Op, BytesError> {
 fn decode_follow(r: &mut Rd<'_>, tag: u8) -> Result<Follow, BytesError> {
     Ok(match tag {
         32 => Follow::DeferDrain,
+        43 => Follow::Shrink,
         33 => {
             let [start, end] = r.nums()?;
             let at = r.pos;
@@ -456,7 +458,7 @@ mod tests {
                  pooled 1 0x7000 0x2000\npooled 0 0x7000 0x2000 head\nhold 0x9000 0xb000\nrelease 0x9000\nunpool 0x7000 0x2000\n\
                  alloc 0x2000 0x1 0x1000 0x100000 = 0x4000\nalloc 0x2000 0x1 0x1000 0x100000 = 0x4000 unexplained\n\
                  purge behind decayed 0 keep 0x5000 0x6000\npurge upto 1\npurge through 0xffffc90000004000\n\
-                 reclaim keep 0x1000\npurge behind\npurge-rest\npurge-rest keep 0x9000\n",
+                 reclaim keep 0x1000\npurge behind\npurge-rest\npurge-rest keep 0x9000\nshrink\n",
             );
             #[cfg(feature = "capture")]
             for u in Unknown::ALL {

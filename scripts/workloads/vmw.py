@@ -14,6 +14,9 @@ usage: vmw.py CLASS SEED
            by threshold)
   idle     short bursts of maps and threads between idle stretches of 1-4 s (the pools'
            decay runs from the drain work, not from a timer: the idle pools stay)
+  shrink   maps and thread bursts, and now and then the shrinkers run (drop_caches 2, as
+           memory pressure does): the vmap node shrinker gives back every pool whole, which
+           only its vmscan event traces
 
 Every choice comes from random.Random(SEED): the same seed makes the same requests (the
 kernel's own allocations around them differ from run to run).
@@ -197,9 +200,24 @@ def run_idle(rng):
     live.close_all()
 
 
+def run_shrink(rng):
+    live = Live(rng, 150)
+    for _ in range(2000):
+        if live.fds and rng.random() < 0.45:
+            live.close_one()
+        else:
+            live.add(map_create(rng.choice(MAP_SIZES)))
+        if rng.random() < 0.03:
+            threads(rng.randint(1, 30))
+        if rng.random() < 0.004:
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("2\n")
+    live.close_all()
+
+
 CLASSES = {
     "forks": run_forks, "maps": run_maps, "progs": run_progs, "mixed": run_mixed,
-    "netns": run_netns, "large": run_large, "idle": run_idle,
+    "netns": run_netns, "large": run_large, "idle": run_idle, "shrink": run_shrink,
 }
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ let captureReady: Promise<void> | null = null;
  * first screen's build leaves it out (its weight).
  */
 export function isCaptureTrace(text: string): boolean {
-  return /^[ \t]*(defer-drain|place|lazy|pooled|hold|release|unpool|purge-rest)\b/m.test(text);
+  return /^[ \t]*(defer-drain|shrink|place|lazy|pooled|hold|release|unpool|purge-rest)\b/m.test(text);
 }
 
 /** Load the core that replays captures (the workbench's build; once). */

@@ -164,6 +164,12 @@ fn admit(v: &Steered, f: &Follow) -> Result<(), String> {
             }
             paged(start, size).map(drop)
         }
+        Follow::Shrink => {
+            if !pooled {
+                return Err(format!("{} has no vmap pools", v.profile()));
+            }
+            Ok(())
+        }
         Follow::Purge { stop, ref keep, .. } => {
             match stop {
                 Some(PurgeStop::Decayed(n) | PurgeStop::Processed(n)) if pooled => node(n)?,
@@ -193,6 +199,10 @@ fn apply_setup(v: &mut Steered, f: &Follow, out: &mut String) -> Result<Outcome,
     vnode_profile(v, f)?;
     match *f {
         Follow::DeferDrain => v.set_defer_drain(true),
+        Follow::Shrink => {
+            let n = v.shrink_pools();
+            out.push_str(&format!("shrink: {n} pool entries given back\n"));
+        }
         Follow::Place { start, end, node } => {
             v.place_busy(start, end, node).map_err(refused)?;
             push_line(out, "place ", start, " ok\n");

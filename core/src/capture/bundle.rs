@@ -190,6 +190,9 @@ pub(super) fn parse_trace_lines(
             }
             continue;
         }
+        if import::is_other_shrinker(&l) {
+            continue;
+        }
         let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
         evs.push(Ev { line, cpu: l.cpu, pid: l.pid, ev, in_read: false });
     }

@@ -35,6 +35,9 @@ pub use crate::error::{Mark, Unknown};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Follow {
     DeferDrain,
+    /// `vmap_node_shrink_scan`: every node's pools given back whole (the vmap node shrinker,
+    /// which the `vmscan` event `mm_shrink_slab_start` traces).
+    Shrink,
     Place {
         start: u64,
         end: u64,
@@ -110,13 +113,17 @@ fn done(cmd: &str, rest: &[&str], used: usize, usage: &str) -> Result<(), String
 }
 
 impl Follow {
-    /// Parse a line whose command is `cmd` (one of `defer-drain`, `place`, `lazy`, `pooled`,
+    /// Parse a line whose command is `cmd` (one of `defer-drain`, `shrink`, `place`, `lazy`, `pooled`,
     /// `hold`, `release`, `alloc` with `= ADDR`, `purge`/`reclaim` with arguments).
     pub fn parse(cmd: &str, rest: &[&str]) -> Result<Follow, String> {
         let f = match cmd {
             "defer-drain" => {
                 done(cmd, rest, 0, "defer-drain")?;
                 Follow::DeferDrain
+            }
+            "shrink" => {
+                done(cmd, rest, 0, "shrink")?;
+                Follow::Shrink
             }
             "place" => {
                 const U: &str = "place START END [node N]";
@@ -263,6 +270,7 @@ impl fmt::Display for Follow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Follow::DeferDrain => f.write_str("defer-drain"),
+            Follow::Shrink => f.write_str("shrink"),
             Follow::Place { start, end, node: None } => write!(f, "place {start:#x} {end:#x}"),
             Follow::Place { start, end, node: Some(n) } => write!(f, "place {start:#x} {end:#x} node {n}"),
             Follow::Lazy { start, node } => write!(f, "lazy {start:#x} node {node}"),

@@ -452,6 +452,12 @@ impl Steered {
         self.vmap.hold_pools()
     }
 
+    /// The vmap node shrinker's scan ([`Steer::shrink_pools`]): every pool given back whole.
+    /// How many entries.
+    pub fn shrink_pools(&mut self) -> usize {
+        self.vmap.shrink_pools()
+    }
+
     /// Put entries taken by [`Steered::hold_pools`] back, behind the ones pooled since.
     pub fn restore_pools_behind(&mut self, held: Vec<(u32, usize, Vec<u32>)>) {
         self.vmap.restore_pools_behind(held)

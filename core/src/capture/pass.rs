@@ -1393,6 +1393,10 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn event_now(&mut self, e: &Ev) {
+        if let FtraceEvent::Shrink { cache_items, scanned } = e.ev {
+            self.shrink(e, cache_items, scanned);
+            return;
+        }
         self.prev_line = self.task_line.insert(e.pid, e.line);
         if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains_key(&e.line) {
             // Replayed before an allocation that saw it; what it left, here.
@@ -1424,7 +1428,43 @@ impl<'a> Pass<'_, 'a> {
                 self.free(e, va_start)
             }
             FtraceEvent::Purge { start, end, num_purged } => self.purge(e, start, end, num_purged),
+            FtraceEvent::Shrink { .. } => {}
         }
+    }
+
+    /// The vmap node shrinker, seen by its `vmscan` event (`mm_shrink_slab_start` of
+    /// `vmap_node_shrink_scan`, which `scripts/capture.sh` enables): where `do_shrink_slab` went
+    /// on to scan, `vmap_node_shrink_scan` gave back every node's pools whole
+    /// (`decay_va_pool_node(vn, true)` on each), which no vmalloc event traces:
+    ///
+    /// ```text
+    ///   before:  node 0 [ e3 e2 e1 ]  node 1 [ f1 ]      free [ .. ]
+    ///   after:   node 0 [ ]           node 1 [ ]         free [ .. e1 e2 e3 f1 merged .. ]
+    /// ```
+    ///
+    /// Its count (`vmap_node_shrink_count`, the `cache items` of the event) is every pool's
+    /// length summed: where the model's pools hold another number, a note says so. The pools'
+    /// history ([`PoolHistory`]), whose readings count decays by purges, is no longer kept
+    /// from a scan on.
+    fn shrink(&mut self, e: &Ev, cache_items: u64, scanned: bool) {
+        if !self.vmap.profile().has_vmap_nodes() {
+            return;
+        }
+        let held: usize = self.vmap.pools_snapshot().iter().map(|(_, _, v)| v.len()).sum();
+        if held as u64 != cache_items {
+            self.note(format!(
+                "{} line {}: the vmap node shrinker counted {cache_items} pool entries, the model's pools hold {held}",
+                self.tname(),
+                e.line
+            ));
+        }
+        if !scanned {
+            return;
+        }
+        self.vmap.shrink_pools();
+        self.push(follow(Follow::Shrink));
+        self.hist = None;
+        self.report.shrinks += 1;
     }
 
     /// An event traced while the before file was read, that the file already shows: an area it

@@ -85,6 +85,8 @@ pub struct CaptureReport {
     /// Allocations the trace does not show: areas freed twice with none traced in between,
     /// taken from their pool's head in between ([`super::pass`]).
     pub untraced: usize,
+    /// Scans of the vmap node shrinker (its `vmscan` event), each giving back every pool whole.
+    pub shrinks: usize,
     /// Areas the per-CPU allocator mapped during the capture (`pcpu_get_vm_areas`, which no event
     /// traces), placed where their traced free showed them.
     pub pcpu_mapped: usize,
@@ -252,6 +254,14 @@ impl fmt::Display for CaptureReport {
                 "{} allocations the trace does not show: areas freed twice with none traced in between, taken from \
                  their pool's head in between",
                 self.untraced
+            )?;
+        }
+        if self.shrinks > 0 {
+            writeln!(
+                f,
+                "{} scans of the vmap node shrinker (mm_shrink_slab_start of vmap_node_shrink_scan): every pool \
+                 given back whole",
+                self.shrinks
             )?;
         }
         if self.pcpu_mapped > 0 {

@@ -133,6 +133,9 @@ pub trait Steer {
     fn restore_lazy(&mut self, held: Vec<(u32, u32)>);
     /// Take every pool's entries out: (node, pool index, entries head first).
     fn hold_pools(&mut self) -> Vec<(u32, usize, Vec<u32>)>;
+    /// `vmap_node_shrink_scan`: `decay_va_pool_node(vn, true)` on every node, each pool given
+    /// back whole. How many entries.
+    fn shrink_pools(&mut self) -> usize;
     /// Put entries taken by [`Steer::hold_pools`] back, behind the ones pooled since.
     fn restore_pools_behind(&mut self, held: Vec<(u32, usize, Vec<u32>)>);
     /// Save the free tree before takes that may be undone ([`Steer::restore_free`]).
@@ -324,6 +327,15 @@ impl Steer for Vmap {
                 &mut NoObserver,
             );
         }
+    }
+
+    fn shrink_pools(&mut self) -> usize {
+        self.ensure_init();
+        let n = self.nodes.iter().map(|n| n.pools.iter().map(|q| q.len()).sum::<usize>()).sum();
+        for nid in 0..self.nodes.len() as u32 {
+            self.decay_pools(nid, true, |len, _| len, &mut NoObserver);
+        }
+        n
     }
 
     fn hold_pools(&mut self) -> Vec<(u32, usize, Vec<u32>)> {

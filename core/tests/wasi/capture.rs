@@ -553,6 +553,70 @@ fn an_area_the_per_cpu_allocator_mapped_is_placed_where_its_free_shows_it() {
     assert_eq!(r.pcpu_mapped, 0, "{r}");
 }
 
+/// The vmap node shrinker's line (`mm_shrink_slab_start`, which `scripts/capture.sh` enables,
+/// filtered to `vmap_node_shrink_scan`) with `cache items` and `total_scan`.
+fn shrink_line(cpu: u32, fn_name: &str, items: u64, total_scan: u64) -> String {
+    ev(
+        cpu,
+        &format!(
+            "mm_shrink_slab_start: {fn_name}+0x0/0x90 0000000081414a1c: nid: 0 objects to shrink 0 gfp_flags \
+             GFP_KERNEL cache items {items} delta {total_scan} total_scan {total_scan} priority 0"
+        ),
+    )
+}
+
+/// The vmap node shrinker gives back every pool whole (`vmap_node_shrink_scan` ->
+/// `decay_va_pool_node(vn, true)` on each node), and no vmalloc event traces it; its `vmscan`
+/// event does. A and B (2 pages each) are allocated on CPU 0, freed and purged: node 0's pool
+/// of 2 pages holds B, A (the highest at the head). `do_shrink_slab` scans while `total_scan`
+/// is at least the batch (128) or the `cache items` it counted: with 2 items and total_scan 4
+/// it scans, the pool goes back to the free tree, and the next request on CPU 0 gets the first
+/// fit, A. With total_scan 1 it does not scan: the pool's head, B. Other shrinkers' lines and
+/// the ends of runs are read past.
+#[test]
+fn the_vmap_node_shrinker_gives_back_every_pool_where_its_event_shows_a_scan() {
+    let (a, b) = (VS + 0x2000, VS + 0x4000);
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let mut purged = alloc(0, a, 0x2000, 1);
+    purged += &alloc(0, b, 0x2000, 1);
+    purged += &free(0, a, 2);
+    purged += &free(0, b, 4);
+    purged += &purge(0, a, b + 0x2000, 2);
+    let other = shrink_line(1, "super_cache_scan", 10, 400);
+    let end = ev(1, "mm_shrink_slab_end: vmap_node_shrink_scan+0x0/0x90 0000000081414a1c: nid: 0 unused scan count 0 new scan count 4 total_scan 4 last shrinker return val 0");
+    let scan = format!("{other}{}{end}", shrink_line(1, "vmap_node_shrink_scan", 2, 4));
+    let trace = format!("{purged}{scan}{}", alloc(0, a, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.shrinks), (3, 3, 0, 1), "{r}");
+    assert!(r.notes.iter().all(|n| !n.contains("shrinker counted")), "{r}");
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = text.iter().position(|t| t == "shrink").expect("a shrink line");
+    assert_eq!(text[at + 1..].iter().filter(|t| t.starts_with("alloc")).count(), 1, "{text:?}");
+    // No scan: the kernel's pool gave its head.
+    let idle = format!("{purged}{}{}", shrink_line(1, "vmap_node_shrink_scan", 2, 1), alloc(0, b, 0x2000, 1));
+    let (ops, r) = replay_capture(bundle(&before, &idle, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.shrinks), (3, 3, 0, 0), "{r}");
+    assert!(ops.iter().all(|o| o.to_string() != "shrink"), "{ops:?}");
+    // Its count is every pool's length summed: another number than the model's is noted.
+    let more = format!("{purged}{}{}", shrink_line(1, "vmap_node_shrink_scan", 5, 10), alloc(0, a, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &more, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n == "trace.txt line 6: the vmap node shrinker counted 5 pool entries, the model's pools hold 2"),
+        "{r}"
+    );
+    // Read past, the scan is missed: the model's pool gives B where the kernel got A.
+    let missed = format!("{purged}{}", alloc(0, a, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &missed, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!(r.equal + r.explained, 2, "{r}");
+    // A damaged line of it is an error naming the line.
+    let bad =
+        format!("{purged}{}", ev(1, "mm_shrink_slab_start: vmap_node_shrink_scan+0x0/0x90 0: nid: 0 cache items x"));
+    let e = err_of(bundle(&before, &bad, None, "0-1\n0-1\n"));
+    assert_eq!(e, "trace.txt: line 6: mm_shrink_slab_start: cache items `x` is not a number");
+}
+
 /// `online N`: the lazy threshold counts online CPUs, the vmap nodes possible ones (cpus.txt's
 /// two lines): 4 possible and 2 online give 4 nodes and fls(2) * 8192 = 16384 pages.
 #[test]
@@ -2261,6 +2325,23 @@ fn held_out_per_cpu_captures_replay_as_the_kernel_did() {
         if name.contains("-s") {
             assert_eq!(r.unexplained, 0, "{name}: {r}");
             assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        }
+    }
+}
+
+/// The shrink class (`corpus-shrink`: vmw.py shrink, seeds taken after the replay of the vmap
+/// node shrinker's event was written): every one exact, the kept one too, each with scans of
+/// the shrinker (every pool given back whole; without them most allocations after the first
+/// differ). In the drained ones the shrinker's count of pool entries is the model's at each.
+#[test]
+fn held_out_shrinker_captures_replay_as_the_kernel_did() {
+    for (name, r) in replay_held_out("corpus-shrink", 3) {
+        assert!(r.shrinks > 0, "{name}: {r}");
+        assert_eq!(r.unexplained, 0, "{name}: {r}");
+        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        if name.contains("-s") {
+            assert!(r.notes.iter().all(|n| !n.contains("shrinker counted")), "{name}: {r}");
         }
     }
 }
