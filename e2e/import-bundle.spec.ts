@@ -171,6 +171,27 @@ test('a capture trace marks an allocation the trace does not show, and its note 
   await expect(page.locator('.marker-legend .mk-untraced')).toBeVisible();
 });
 
+// The vmap node shrinker's scan in a capture's printed trace: node 0's pool of 5 pages (two
+// entries) given back whole, the decay's micro-steps as a purge's.
+const SHRINK_TRACE = [
+  'profile linux-6.18',
+  'cpus 2',
+  'defer-drain',
+  'pooled 0 0xffffc90000010000 0x5000',
+  'pooled 0 0xffffc90000020000 0x5000',
+  'shrink',
+  'alloc 0x5000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000000000',
+].join('\n');
+
+test('a capture trace\'s shrink line gives back every pool whole, narrated as a decay', async ({ page }) => {
+  await page.goto(`./#trace=${encodeURIComponent(SHRINK_TRACE)}&step=5`);
+  await expect(page.locator('body[data-ready="true"]:not([data-opening])')).toBeAttached({ timeout: 30_000 });
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByText('Node 0, pool 4: 2 areas go back to the free tree, 0 stay.')).toBeVisible();
+  await expect(page.getByText('all on reclaim and when the shrinker runs')).toBeVisible();
+  await expect(page.getByRole('listitem', { name: 'op 6 shrink 2' })).toBeVisible();
+});
+
 test('import: a capture trace pasted as text loads the core that replays it, then opens it', async ({ page }) => {
   // The link test's trace, through the workbench's import instead: the main view opens it in
   // the workbench's build of the core, loaded first.

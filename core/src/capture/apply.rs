@@ -64,6 +64,12 @@ pub fn follow<O: Observer>(v: &mut Steered, f: &Follow, out: &mut String, obs: &
             let _ = writeln!(out, "purge-rest {}", r.entries);
             Ok(Outcome::Done)
         }
+        Follow::Shrink => {
+            // The decay's steps, as a purge's: every pool given back whole.
+            let n = v.shrink_pools(obs);
+            let _ = writeln!(out, "shrink {n}");
+            Ok(Outcome::Done)
+        }
         _ => apply_setup(v, f, out),
     }
 }
@@ -199,10 +205,7 @@ fn apply_setup(v: &mut Steered, f: &Follow, out: &mut String) -> Result<Outcome,
     vnode_profile(v, f)?;
     match *f {
         Follow::DeferDrain => v.set_defer_drain(true),
-        Follow::Shrink => {
-            let n = v.shrink_pools();
-            out.push_str(&format!("shrink: {n} pool entries given back\n"));
-        }
+        Follow::Shrink => {}
         Follow::Place { start, end, node } => {
             v.place_busy(start, end, node).map_err(refused)?;
             push_line(out, "place ", start, " ok\n");

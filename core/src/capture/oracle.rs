@@ -454,8 +454,8 @@ impl Steered {
 
     /// The vmap node shrinker's scan ([`Steer::shrink_pools`]): every pool given back whole.
     /// How many entries.
-    pub fn shrink_pools(&mut self) -> usize {
-        self.vmap.shrink_pools()
+    pub fn shrink_pools<O: Observer>(&mut self, obs: &mut O) -> usize {
+        self.vmap.shrink_pools(obs)
     }
 
     /// Put entries taken by [`Steered::hold_pools`] back, behind the ones pooled since.

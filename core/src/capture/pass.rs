@@ -1461,7 +1461,7 @@ impl<'a> Pass<'_, 'a> {
         if !scanned {
             return;
         }
-        self.vmap.shrink_pools();
+        self.vmap.shrink_pools(&mut NoObserver);
         self.push(follow(Follow::Shrink));
         self.hist = None;
         self.report.shrinks += 1;

@@ -135,7 +135,7 @@ pub trait Steer {
     fn hold_pools(&mut self) -> Vec<(u32, usize, Vec<u32>)>;
     /// `vmap_node_shrink_scan`: `decay_va_pool_node(vn, true)` on every node, each pool given
     /// back whole. How many entries.
-    fn shrink_pools(&mut self) -> usize;
+    fn shrink_pools<O: Observer>(&mut self, obs: &mut O) -> usize;
     /// Put entries taken by [`Steer::hold_pools`] back, behind the ones pooled since.
     fn restore_pools_behind(&mut self, held: Vec<(u32, usize, Vec<u32>)>);
     /// Save the free tree before takes that may be undone ([`Steer::restore_free`]).
@@ -329,11 +329,11 @@ impl Steer for Vmap {
         }
     }
 
-    fn shrink_pools(&mut self) -> usize {
+    fn shrink_pools<O: Observer>(&mut self, obs: &mut O) -> usize {
         self.ensure_init();
         let n = self.nodes.iter().map(|n| n.pools.iter().map(|q| q.len()).sum::<usize>()).sum();
         for nid in 0..self.nodes.len() as u32 {
-            self.decay_pools(nid, true, |len, _| len, &mut NoObserver);
+            self.decay_pools(nid, true, |len, _| len, obs);
         }
         n
     }

@@ -238,7 +238,7 @@ rotate|  its start is not aligned: move it to the end of the pool, fall back to 
     'decay_va_pool_node',
     VMALLOC,
     `
- decay|  each pool gives back its first quarter (6.9: all of a pool under 4; all on reclaim)
+ decay|  each pool gives back its first quarter (6.9: all of a pool under 4; all on reclaim and when the shrinker runs)
       |  those blocks merge with each other, then go back to the free tree in address order
 `,
   ),
