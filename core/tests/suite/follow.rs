@@ -210,6 +210,7 @@ fn a_printed_capture_replays_to_the_kernels_addresses() {
 fn follow_lines_parse_print_and_refuse() {
     let good = [
         "defer-drain",
+        "shrink",
         "place 0xffffc90000000000 0xffffc90000002000",
         "place 0xffffc90000000000 0xffffc90000002000 node 1",
         "lazy 0xffffc90000000000 node 1",
@@ -248,6 +249,7 @@ fn follow_lines_parse_print_and_refuse() {
         ("reclaim upto 0", "takes no `upto`"),
         ("purge keep 0x1000 upto 0", "keep ADDR"),
         ("purge-rest 0", "unexpected `0`"),
+        ("shrink 0", "unexpected `0`: usage `shrink`"),
         ("purge-rest keep", "at least one ADDR"),
         ("purge decayed", "node N is missing"),
         ("purge through", "purge through ADDR is missing"),
@@ -256,6 +258,10 @@ fn follow_lines_parse_print_and_refuse() {
         let e = parse_trace(bad).unwrap_err().to_string();
         assert!(e.contains(says), "{bad}: {e}");
     }
+    // No pools to give back before the vmap-node eras.
+    let mut r = Replayer::new(Profile::Linux52);
+    let e = r.apply(&parse_trace("shrink").unwrap()[0].op, &mut String::new(), &mut NoObserver).unwrap_err();
+    assert!(e.to_string().contains("linux-5.2 has no vmap pools"), "{e}");
     // Two nodes; the area at VS is placed, so a second place over it, a lazy of an area that is
     // not busy, a hold over busy space and a release of nothing held are refused, state unchanged.
     let start = "profile linux-6.18\ncpus 2\ndefer-drain\nplace 0xffffc90000000000 0xffffc90000002000 node 1\n";

@@ -508,6 +508,7 @@ fn steering_line() -> impl Strategy<Value = String> {
             .prop_map(|(c, st, k)| format!("{c}{}{k}", if c == "reclaim" { "" } else { st.as_str() })),
         1 => keep_list().prop_map(|k| format!("purge-rest{k}")),
         1 => Just("defer-drain".to_string()),
+        1 => Just("shrink".to_string()),
         1 => Just("purge".to_string()),
         1 => (0u64..4).prop_map(|n| format!("cpu {n}")),
     ]
