@@ -540,9 +540,6 @@ pub(super) struct Pass<'p, 'a> {
     traced: HashMap<u64, (usize, bool)>,
     /// Of [`Learnt::untraced`], the allocations not made yet in this replay.
     untraced_open: BTreeMap<(usize, u64), (u64, usize)>,
-    /// The size of the per-CPU allocator's chunks, once a purge's `end` showed it
-    /// ([`Pass::pcpu_size_from_purge`]; every chunk has it).
-    pcpu_size: Option<u64>,
     /// Each pool's purges, the pops and the allocations of this replay ([`Pass::flipped_nodes`]);
     /// `None` from a purge split at a node on (its decays are not one step per purge there).
     hist: Option<PoolHistory>,
@@ -933,7 +930,6 @@ pub(super) fn start_pass<'p, 'a>(
         front_at,
         hist: Some(hist),
         untraced_open,
-        pcpu_size: None,
         traced: HashMap::default(),
         missed: false,
         rests_on_revision: false,
@@ -1317,7 +1313,6 @@ impl<'a> Pass<'_, 'a> {
             front_at: self.front_at.clone(),
             hist: self.hist.clone(),
             untraced_open: self.untraced_open.clone(),
-            pcpu_size: self.pcpu_size,
             traced: self.traced.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
@@ -3903,8 +3898,7 @@ impl<'a> Pass<'_, 'a> {
     /// busy without `alloc_vmap_area`, so no event traces them; their free does
     /// (`pcpu_free_vm_areas` -> `free_vm_area` -> `free_unmap_vmap_area` ->
     /// `free_vmap_area_noflush`). Every chunk has the same areas, so their sizes are the ones the
-    /// before and after files show with that caller (where neither shows one, the next purge's
-    /// [`Pass::pcpu_size_from_purge`]):
+    /// before and after files show with that caller:
     ///
     /// ```text
     ///   model:  [ ....... free ......... ]          free of x, which no area starts at
@@ -3917,22 +3911,17 @@ impl<'a> Pass<'_, 'a> {
     fn pcpu_mapped(&mut self, e: &Ev, va: u64) -> bool {
         let Place::Free { end, .. } = self.vmap.locate(va) else { return false };
         let shown = self.p.before.iter().chain(self.p.after.iter().flatten());
-        let chunks: Vec<u64> = shown
+        let Some(size) = shown
             .filter(|a| a.kind != InfoKind::Unpurged && a.label.starts_with("pcpu_get_vm_areas+"))
             .map(|a| a.end - a.start)
-            .collect();
-        let sizes = match chunks.is_empty() {
-            true => self.pcpu_size.or_else(|| self.pcpu_size_from_purge(va)).into_iter().collect(),
-            false => chunks,
-        };
-        let fits = |s: &u64| va & (PAGE_SIZE - 1) == 0 && va.checked_add(*s).is_some_and(|x| x <= end);
-        let Some(size) = sizes.into_iter().filter(fits).max() else {
+            .filter(|&s| va & (PAGE_SIZE - 1) == 0 && va.checked_add(s).is_some_and(|x| x <= end))
+            .max()
+        else {
             return false;
         };
         if self.vmap.place_busy(va, va + size, None).is_err() {
             return false;
         }
-        self.pcpu_size = Some(size);
         self.push(follow(Follow::Place { start: va, end: va + size, node: None }));
         if self.vmap.vfree(va, &mut NoObserver).is_err() {
             return false;
@@ -3943,33 +3932,6 @@ impl<'a> Pass<'_, 'a> {
         self.freed_at.insert(va, e.line);
         self.report.pcpu_mapped += 1;
         true
-    }
-
-    /// The size of the per-CPU allocator's chunks where no file shows one: `__purge_vmap_area_lazy`
-    /// traces as its `end` the highest end of the areas it took, and the chunks lie highest (top
-    /// down from `VMALLOC_END`, above every first fit), all of one size. So the `end` of the
-    /// first purge traced after `va`'s free, less the highest address freed in between that the
-    /// model holds nowhere (a chunk too):
-    ///
-    /// ```text
-    ///   free va, free va2 (> va), purge start=.. end=E   ->  each chunk E - va2 long
-    /// ```
-    fn pcpu_size_from_purge(&self, va: u64) -> Option<u64> {
-        let mut top = va;
-        for n in self.p.events.iter().skip(self.pos + 1) {
-            match n.ev {
-                FtraceEvent::Free { va_start, .. }
-                    if va_start > top && matches!(self.vmap.locate(va_start), Place::Free { .. }) =>
-                {
-                    top = va_start
-                }
-                FtraceEvent::Purge { end, .. } => {
-                    return end.checked_sub(top).filter(|&s| s > 0 && s % PAGE_SIZE == 0);
-                }
-                _ => {}
-            }
-        }
-        None
     }
 
     /// An allocation the trace does not show: the area freed at line `from` and pooled since
