@@ -236,6 +236,25 @@ pub(super) struct Parsed<'a> {
     pub(super) trace_notes: Vec<(usize, String)>,
     pub(super) possible: Vec<u32>,
     pub(super) online: Vec<u32>,
+    /// The sizes of the per-CPU allocator's chunk areas the two files show (caller
+    /// `pcpu_get_vm_areas`), largest first: [`Parsed::set_pcpu_sizes`].
+    pub(super) pcpu_sizes: Vec<u64>,
+}
+
+impl Parsed<'_> {
+    /// Every chunk of the per-CPU allocator has the same areas, so their sizes are read once
+    /// from the lines of either file whose caller is `pcpu_get_vm_areas` (busy or vmap areas,
+    /// not the lazy ones, which print no caller).
+    pub(super) fn set_pcpu_sizes(&mut self) {
+        let shown = self.before.iter().chain(self.after.iter().flatten());
+        let mut sizes: Vec<u64> = shown
+            .filter(|a| a.kind != import::InfoKind::Unpurged && a.label.starts_with("pcpu_get_vm_areas+"))
+            .map(|a| a.end - a.start)
+            .collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        self.pcpu_sizes = sizes;
+    }
 }
 
 /// Parse every part (all or nothing: the first damaged part is the error).
@@ -252,7 +271,9 @@ pub(super) fn parse_bundle<'a>(b: Bundle<'a>) -> Result<Parsed<'a>, CaptureError
             format!("CPU {} is not online in {} (online: {:?})", e.cpu, b.cpus.name, online),
         ));
     }
-    Ok(Parsed { bundle: b, before, after, events, trace_notes, possible, online })
+    let mut p = Parsed { bundle: b, before, after, events, trace_notes, possible, online, pcpu_sizes: Vec::new() };
+    p.set_pcpu_sizes();
+    Ok(p)
 }
 
 /// The first kernel with the `vmalloc` trace events (`alloc_vmap_area`, `purge_vmap_area_lazy`,

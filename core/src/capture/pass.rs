@@ -1393,17 +1393,39 @@ impl<'a> Pass<'_, 'a> {
     }
 
     fn event_now(&mut self, e: &Ev) {
-        if let FtraceEvent::Shrink { cache_items, scanned } = e.ev {
-            self.shrink(e, cache_items, scanned);
-            return;
+        match e.ev {
+            // No task's event (the yield rules read tasks' lines): the shrinker ran in reclaim.
+            FtraceEvent::Shrink { cache_items, scanned } => self.shrink(e, cache_items, scanned),
+            FtraceEvent::Alloc { addr, req, failed } => {
+                if self.task_event(e) {
+                    self.alloc(e, addr, req, failed)
+                }
+            }
+            FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => {
+                if self.task_event(e) {
+                    self.drain_due |= nr_lazy > nr_lazy_max;
+                    self.free(e, va_start)
+                }
+            }
+            FtraceEvent::Purge { start, end, num_purged } => {
+                if self.task_event(e) {
+                    self.purge(e, start, end, num_purged)
+                }
+            }
         }
+    }
+
+    /// What every task's event does first: its task's last line kept, the CPU it ran on (or
+    /// the node's CPU an allocation was read as made for) switched to. `false` where nothing
+    /// more is to be done (a purge replayed early, an event the before file already shows).
+    fn task_event(&mut self, e: &Ev) -> bool {
         self.prev_line = self.task_line.insert(e.pid, e.line);
         if matches!(e.ev, FtraceEvent::Purge { .. }) && self.purged_early.contains_key(&e.line) {
             // Replayed before an allocation that saw it; what it left, here.
             if let Some(sp) = self.split.filter(|sp| sp.line == e.line) {
                 self.purge_rest(sp);
             }
-            return;
+            return false;
         }
         // An allocation read as made for another node ran `node_alloc` on a CPU of that node.
         let cpu = match (e.ev, self.learnt.alloc_node.get(&e.line)) {
@@ -1419,17 +1441,9 @@ impl<'a> Pass<'_, 'a> {
             self.push(Op::Cpu(u64::from(cpu)));
         }
         if e.in_read && self.already_in_before(e) {
-            return;
+            return false;
         }
-        match e.ev {
-            FtraceEvent::Alloc { addr, req, failed } => self.alloc(e, addr, req, failed),
-            FtraceEvent::Free { va_start, nr_lazy, nr_lazy_max } => {
-                self.drain_due |= nr_lazy > nr_lazy_max;
-                self.free(e, va_start)
-            }
-            FtraceEvent::Purge { start, end, num_purged } => self.purge(e, start, end, num_purged),
-            FtraceEvent::Shrink { .. } => {}
-        }
+        true
     }
 
     /// The vmap node shrinker, seen by its `vmscan` event (`mm_shrink_slab_start` of
@@ -3910,15 +3924,8 @@ impl<'a> Pass<'_, 'a> {
     /// the kernel. `false` (nothing changed) otherwise.
     fn pcpu_mapped(&mut self, e: &Ev, va: u64) -> bool {
         let Place::Free { end, .. } = self.vmap.locate(va) else { return false };
-        let shown = self.p.before.iter().chain(self.p.after.iter().flatten());
-        let Some(size) = shown
-            .filter(|a| a.kind != InfoKind::Unpurged && a.label.starts_with("pcpu_get_vm_areas+"))
-            .map(|a| a.end - a.start)
-            .filter(|&s| va & (PAGE_SIZE - 1) == 0 && va.checked_add(s).is_some_and(|x| x <= end))
-            .max()
-        else {
-            return false;
-        };
+        let fits = |&&s: &&u64| va & (PAGE_SIZE - 1) == 0 && va.checked_add(s).is_some_and(|x| x <= end);
+        let Some(&size) = self.p.pcpu_sizes.iter().find(fits) else { return false };
         if self.vmap.place_busy(va, va + size, None).is_err() {
             return false;
         }

@@ -111,7 +111,7 @@ impl StreamReplay {
         let (possible, online) = parse_cpus(Part { name: CPUS, text: cpus })?;
         let before = parse_info(Part { name: BEFORE, text: before })?;
         let empty = |name| Part { name, text: "" };
-        let p: Parsed<'static> = Parsed {
+        let mut p: Parsed<'static> = Parsed {
             bundle: Bundle {
                 before: empty(BEFORE),
                 trace: empty(TRACE),
@@ -125,7 +125,9 @@ impl StreamReplay {
             trace_notes: Vec::new(),
             possible,
             online,
+            pcpu_sizes: Vec::new(),
         };
+        p.set_pcpu_sizes();
         let uname = uname.map(|u| u.trim().to_string());
         let mut cp = start_pass(Cow::Owned(p), profile, &Default::default())?;
         cp.report.kernel.clone_from(&uname);
@@ -198,6 +200,7 @@ impl StreamReplay {
             let p = self.cp.p.to_mut();
             p.after = Some(a);
             p.bundle.after = Some(Part { name: AFTER, text: "" });
+            p.set_pcpu_sizes();
         }
         self.ended = true;
         Ok(())
