@@ -21,6 +21,8 @@
 # whose scan does a full decay of every node's pools: their areas go back to the free tree. The
 # pools are what vmallocinfo cannot show, so after the drain the before file is the whole state
 # but for one unknown, the node each busy area goes back to. Lazy areas stay (no purge is done).
+# The drain runs with the events on, and a marker after it says so: the replay then knows that
+# no pool holds an entry from before the capture.
 #
 # It runs as root, mounts tracefs if needed, records into a trace instance of its own (the
 # global buffer is left alone), and puts kptr_restrict back as it found it. The "before" file is
@@ -85,10 +87,6 @@ echo 1 > "$inst/events/vmalloc/enable"
 uname -r > "$out/uname.txt"
 { cat /sys/devices/system/cpu/possible; cat /sys/devices/system/cpu/online; } > "$out/cpus.txt"
 
-# Drain the pools (the vmap node shrinker's full decay) just before the events go on.
-if [ "$drain" = 1 ]; then
-	echo 2 > /proc/sys/vm/drop_caches
-fi
 # kptr_restrict=1: root reads the real addresses (0 would too; 2 hides them).
 echo 1 > /proc/sys/kernel/kptr_restrict
 # The vmap node shrinker (6.10 on) gives back every pool whole, which no vmalloc event traces;
@@ -103,6 +101,12 @@ fi
 # end: an allocation or a free during the read is then in the trace, and the replay leaves out
 # those the file already shows (a node's list printed after them).
 echo 1 > "$inst/tracing_on"
+# Drain the pools (the vmap node shrinker's full decay, traced where they held entries) just
+# before the before file is read.
+if [ "$drain" = 1 ]; then
+	echo 2 > /proc/sys/vm/drop_caches
+	echo "vmapviz: pools drained" > "$inst/trace_marker"
+fi
 cat /proc/vmallocinfo > "$out/vmallocinfo.before"
 echo "vmapviz: vmallocinfo.before read" > "$inst/trace_marker"
 gzip -f "$out/vmallocinfo.before"

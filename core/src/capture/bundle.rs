@@ -132,29 +132,43 @@ pub(super) struct Ev {
 /// events are on while it is read, and those traced before this marker may or may not be in it.
 pub const BEFORE_READ: &str = "vmapviz: vmallocinfo.before read";
 
+/// What `scripts/capture.sh` writes into `trace_marker` once `drop_caches` drained the pools
+/// (the vmap node shrinker's full decay, `vmap_node_shrink_scan`): from there on no pool holds
+/// an entry from before the capture.
+pub const POOLS_DRAINED: &str = "vmapviz: pools drained";
+
+/// The markers among a trace's lines.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Markers {
+    /// [`BEFORE_READ`] was among them.
+    pub(super) before_read: bool,
+    /// The line of [`POOLS_DRAINED`], if it was among them.
+    pub(super) drained: Option<usize>,
+}
+
 /// Notes on the trace's lines (lost events), by line.
 pub(super) type Notes = Vec<(usize, String)>;
 
-pub(super) fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes), CaptureError> {
+pub(super) fn parse_trace_part(p: Part<'_>) -> Result<(Vec<Ev>, Notes, Markers), CaptureError> {
     let mut evs: Vec<Ev> = Vec::new();
     let mut notes = Vec::new();
-    parse_trace_lines(p, 0, &mut evs, &mut notes)?;
+    let markers = parse_trace_lines(p, 0, &mut evs, &mut notes)?;
     if evs.is_empty() {
         return Err(cerr(p.name, 0, "no vmalloc event (enable events/vmalloc before the workload)"));
     }
-    Ok((evs, notes))
+    Ok((evs, notes, markers))
 }
 
 /// The events and notes of `p`'s lines, numbered from `first + 1` (a trace read in pieces),
-/// added to `evs` and `notes`; whether the before file's marker ([`BEFORE_READ`]) was among
-/// them (it marks every event before it, `evs`' earlier ones too).
+/// added to `evs` and `notes`; the markers among them (the before file's, [`BEFORE_READ`],
+/// marks every event before it, `evs`' earlier ones too).
 pub(super) fn parse_trace_lines(
     p: Part<'_>,
     first: usize,
     evs: &mut Vec<Ev>,
     notes: &mut Notes,
-) -> Result<bool, CaptureError> {
-    let mut marker = false;
+) -> Result<Markers, CaptureError> {
+    let mut markers = Markers::default();
     for (i, raw) in p.text.lines().enumerate() {
         let line = first + i + 1;
         let t = raw.trim();
@@ -182,11 +196,15 @@ pub(super) fn parse_trace_lines(
             cerr(p.name, line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`")
         })?;
         if l.event == "tracing_mark_write" {
-            if l.rest.trim() == BEFORE_READ {
-                marker = true;
-                for e in evs.iter_mut() {
-                    e.in_read = true;
+            match l.rest.trim() {
+                BEFORE_READ => {
+                    markers.before_read = true;
+                    for e in evs.iter_mut() {
+                        e.in_read = true;
+                    }
                 }
+                POOLS_DRAINED => markers.drained = markers.drained.or(Some(line)),
+                _ => {}
             }
             continue;
         }
@@ -196,7 +214,7 @@ pub(super) fn parse_trace_lines(
         let ev = parse_event(&l).map_err(|m| cerr(p.name, line, m))?;
         evs.push(Ev { line, cpu: l.cpu, pid: l.pid, ev, in_read: false });
     }
-    Ok(marker)
+    Ok(markers)
 }
 
 /// A `vmallocinfo` with real addresses: its areas in file order.
@@ -239,6 +257,8 @@ pub(super) struct Parsed<'a> {
     /// The sizes of the per-CPU allocator's chunk areas the two files show (caller
     /// `pcpu_get_vm_areas`), largest first: [`Parsed::set_pcpu_sizes`].
     pub(super) pcpu_sizes: Vec<u64>,
+    /// The trace line of the marker [`POOLS_DRAINED`], where the capture drained the pools.
+    pub(super) drained: Option<usize>,
 }
 
 impl Parsed<'_> {
@@ -262,7 +282,7 @@ pub(super) fn parse_bundle<'a>(b: Bundle<'a>) -> Result<Parsed<'a>, CaptureError
     let (possible, online) = parse_cpus(b.cpus)?;
     let before = parse_info(b.before)?;
     let after = b.after.map(parse_info).transpose()?;
-    let (events, trace_notes) = parse_trace_part(b.trace)?;
+    let (events, trace_notes, markers) = parse_trace_part(b.trace)?;
     let max_cpu = possible.last().copied().unwrap_or(0);
     if let Some(e) = events.iter().find(|e| e.cpu > max_cpu || !online.contains(&e.cpu)) {
         return Err(cerr(
@@ -271,7 +291,9 @@ pub(super) fn parse_bundle<'a>(b: Bundle<'a>) -> Result<Parsed<'a>, CaptureError
             format!("CPU {} is not online in {} (online: {:?})", e.cpu, b.cpus.name, online),
         ));
     }
-    let mut p = Parsed { bundle: b, before, after, events, trace_notes, possible, online, pcpu_sizes: Vec::new() };
+    let drained = markers.drained;
+    let mut p =
+        Parsed { bundle: b, before, after, events, trace_notes, possible, online, pcpu_sizes: Vec::new(), drained };
     p.set_pcpu_sizes();
     Ok(p)
 }

@@ -158,7 +158,7 @@ mod report;
 #[cfg(feature = "capture")]
 pub mod stream;
 #[cfg(feature = "capture")]
-pub use bundle::{parse_cpulist, parse_cpus, part_text, Bundle, CaptureError, Part, BEFORE_READ, PARTS};
+pub use bundle::{parse_cpulist, parse_cpus, part_text, Bundle, CaptureError, Part, BEFORE_READ, PARTS, POOLS_DRAINED};
 #[cfg(feature = "capture")]
 pub use pass::replay_capture;
 #[cfg(feature = "capture")]

@@ -484,6 +484,10 @@ pub(super) struct Pass<'p, 'a> {
     full_purge_due: bool,
     /// No purge replayed yet: the pools hold only entries from before the capture.
     first_purge: bool,
+    /// The trace line from which no pool holds an entry from before the capture: the pools
+    /// were drained there (the capture's marker) or the vmap node shrinker scanned them
+    /// (`vmap_node_shrink_scan`: a full decay of every pool). `usize::MAX` if neither.
+    emptied_at: usize,
     /// (node, pool index) of default-window allocations the kernel served from its free tree:
     /// that node's pool for that size was empty then (or its head misaligned), so it held no
     /// entry from before the capture that it still held later. Each such allocation's address
@@ -903,6 +907,9 @@ pub(super) fn start_pass<'p, 'a>(
         }
     }
     report.notes.extend(notes);
+    let scanned = src.events.iter().find(|e| matches!(e.ev, FtraceEvent::Shrink { scanned: true, .. }));
+    let emptied_at = src.drained.unwrap_or(usize::MAX).min(scanned.map_or(usize::MAX, |e| e.line));
+    report.pools_emptied_at = Some(emptied_at).filter(|&l| l != usize::MAX);
     Ok(Pass {
         p: src,
         vmap,
@@ -924,6 +931,7 @@ pub(super) fn start_pass<'p, 'a>(
         freed_at: HashMap::default(),
         full_purge_due: false,
         first_purge: true,
+        emptied_at,
         tree_served: HashMap::default(),
         unseen_at,
         behind_at,
@@ -1307,6 +1315,7 @@ impl<'a> Pass<'_, 'a> {
             freed_at: self.freed_at.clone(),
             full_purge_due: self.full_purge_due,
             first_purge: self.first_purge,
+            emptied_at: self.emptied_at,
             tree_served: self.tree_served.clone(),
             unseen_at: self.unseen_at.clone(),
             behind_at: self.behind_at.clone(),
@@ -1465,7 +1474,15 @@ impl<'a> Pass<'_, 'a> {
             return;
         }
         let held: usize = self.vmap.pools_snapshot().iter().map(|(_, _, v)| v.len()).sum();
-        if held as u64 != cache_items {
+        if e.in_read && held == 0 {
+            // Run before the before file was read (the capture's drain): entries from before it.
+            self.note(format!(
+                "{} line {}: the vmap node shrinker counted {cache_items} pool entries before the before file was read \
+                 (the capture's drain)",
+                self.tname(),
+                e.line
+            ));
+        } else if held as u64 != cache_items {
             self.note(format!(
                 "{} line {}: the vmap node shrinker counted {cache_items} pool entries, the model's pools hold {held}",
                 self.tname(),
@@ -2459,9 +2476,11 @@ impl<'a> Pass<'_, 'a> {
     /// `[x, x + size)` can be an entry of node `n`'s pool from before the capture: a pool size,
     /// aligned for the request, untouched since the start (vmallocinfo shows pool entries as
     /// free) or inside a block held whole, not found before, and the kernel never served this size on this node from its
-    /// free tree (its pool was empty then: `node_alloc` asks the pool first).
+    /// free tree (its pool was empty then: `node_alloc` asks the pool first). Never from where the
+    /// pools were emptied on: drained by the capture, or scanned by the vmap node shrinker.
     fn pre_capture_entry(&self, x: u64, size: u64, align: u64, n: u32, line: usize) -> bool {
-        size <= 256 * PAGE_SIZE
+        line < self.emptied_at
+            && size <= 256 * PAGE_SIZE
             && x & align.wrapping_sub(1) == 0
             && !self.tree_served.contains_key(&(n, pool_idx(size)))
             && self.entry_space(x, x + size)
@@ -2713,6 +2732,7 @@ impl<'a> Pass<'_, 'a> {
     fn unseen_in_front(&mut self, x: u64, size: u64, n: u32, line: usize) -> Option<String> {
         let key = (n, pool_idx(size));
         if size > 256 * PAGE_SIZE
+            || line >= self.emptied_at
             || !self.learnt.pooled_at.contains(&x)
             || self.learnt.entry_from.get(&x) != Some(&line)
             || self.learnt.unseen_out.contains(&key)
@@ -3440,6 +3460,7 @@ impl<'a> Pass<'_, 'a> {
             // in that order. That earlier reading is revised.
             (Place::Free { .. }, Some(n))
                 if pool_size
+                    && e.line < self.emptied_at
                     && x & align.wrapping_sub(1) == 0
                     && self.pool_not_seen_empty(n, size, x)
                     && is_untouched(&self.untouched, x, x + size)

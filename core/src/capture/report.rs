@@ -87,6 +87,9 @@ pub struct CaptureReport {
     pub untraced: usize,
     /// Scans of the vmap node shrinker (its `vmscan` event), each giving back every pool whole.
     pub shrinks: usize,
+    /// The trace line from which no pool held an entry from before the capture: the capture's
+    /// marker that it drained them, or the shrinker's first scan. `None`: every pool may have.
+    pub pools_emptied_at: Option<usize>,
     /// Areas the per-CPU allocator mapped during the capture (`pcpu_get_vm_areas`, which no event
     /// traces), placed where their traced free showed them.
     pub pcpu_mapped: usize,
@@ -141,6 +144,13 @@ impl fmt::Display for CaptureReport {
         }
         let lazy: Vec<String> = self.start_lazy.iter().enumerate().map(|(i, n)| format!("node {i}: {n}")).collect();
         writeln!(f, "start: {} busy areas, lazy areas {}", self.start_busy, lazy.join(", "))?;
+        if let Some(l) = self.pools_emptied_at {
+            writeln!(
+                f,
+                "pools empty from trace line {l} (drained, or scanned by the vmap node shrinker): no entry from before \
+                 the capture is read after it"
+            )?;
+        }
         if self.in_before_file > 0 {
             writeln!(
                 f,

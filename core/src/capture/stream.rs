@@ -126,6 +126,7 @@ impl StreamReplay {
             possible,
             online,
             pcpu_sizes: Vec::new(),
+            drained: None,
         };
         p.set_pcpu_sizes();
         let uname = uname.map(|u| u.trim().to_string());
@@ -171,7 +172,8 @@ impl StreamReplay {
     pub fn push(&mut self, text: &str) -> Result<(), CaptureError> {
         let mut evs = Vec::new();
         let mut notes = Vec::new();
-        let marker = parse_trace_lines(Part { name: TRACE, text }, self.lines, &mut evs, &mut notes)?;
+        let markers = parse_trace_lines(Part { name: TRACE, text }, self.lines, &mut evs, &mut notes)?;
+        let marker = markers.before_read;
         let p = &self.cp.p;
         let max_cpu = p.possible.last().copied().unwrap_or(0);
         if let Some(e) = evs.iter().find(|e| e.cpu > max_cpu || !p.online.contains(&e.cpu)) {
@@ -179,7 +181,10 @@ impl StreamReplay {
         }
         let had_free = p.events.iter().any(is_free);
         // The start reads these: the first free's `nr_lazy_max`, the notes, the marker.
-        self.stale |= (marker && !p.events.is_empty()) || !notes.is_empty() || (!had_free && evs.iter().any(is_free));
+        self.stale |= (marker && !p.events.is_empty())
+            || (markers.drained.is_some() && p.drained.is_none() && !p.events.is_empty())
+            || !notes.is_empty()
+            || (!had_free && evs.iter().any(is_free));
         self.lines += text.lines().count();
         let p = self.cp.p.to_mut();
         if marker {
@@ -187,6 +192,7 @@ impl StreamReplay {
                 e.in_read = true;
             }
         }
+        p.drained = p.drained.or(markers.drained);
         p.events.extend(evs);
         p.trace_notes.extend(notes);
         Ok(())

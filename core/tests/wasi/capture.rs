@@ -617,6 +617,34 @@ fn the_vmap_node_shrinker_gives_back_every_pool_where_its_event_shows_a_scan() {
     assert_eq!(e, "trace.txt: line 6: mm_shrink_slab_start: cache items `x` is not a number");
 }
 
+/// An entry from before the capture is a reading only where the pools can have held one. The
+/// before file shows [VS, VS + 0x2000) busy and the rest free; the kernel's 2 pages on CPU 0
+/// at VS + 0x10000, untouched since, where the free tree's first fit is VS + 0x2000: read as
+/// node 0's pool's head from before the capture (`node_alloc` asks the pool first). After the
+/// capture's marker that it drained the pools (`scripts/capture.sh`: `drop_caches` ran the vmap
+/// node shrinker's full decay), or after a scan of the shrinker, no pool held one: the same
+/// allocation is no pool entry (the free space below it held, the one reading left).
+#[test]
+fn no_pool_entry_from_before_the_capture_is_read_where_the_pools_were_emptied() {
+    let before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    let x = VS + 0x10000;
+    let drained = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::POOLS_DRAINED));
+    let scan = shrink_line(1, "vmap_node_shrink_scan", 5, 10);
+    let cpus = "0-1\n0-1\n";
+    let (_, r) = replay_capture(bundle(&before, &alloc(0, x, 0x2000, 1), None, cpus), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.explained, r.resolved_pool_entries, r.pools_emptied_at), (1, 1, 1, None), "{r}");
+    for (first, line) in [(&drained, 1), (&scan, 1)] {
+        let trace = format!("{first}{}", alloc(0, x, 0x2000, 1));
+        let (_, r) = replay_capture(bundle(&before, &trace, None, cpus), Profile::Linux618).unwrap();
+        assert_eq!((r.allocations, r.resolved_pool_entries, r.pools_emptied_at), (1, 0, Some(line)), "{r}");
+        assert!(r.to_string().contains("pools empty from trace line 1"), "{r}");
+    }
+    // A marker after the allocation leaves the reading before it.
+    let trace = format!("{}{drained}", alloc(0, x, 0x2000, 1));
+    let (_, r) = replay_capture(bundle(&before, &trace, None, cpus), Profile::Linux618).unwrap();
+    assert_eq!((r.resolved_pool_entries, r.pools_emptied_at), (1, Some(2)), "{r}");
+}
+
 /// `online N`: the lazy threshold counts online CPUs, the vmap nodes possible ones (cpus.txt's
 /// two lines): 4 possible and 2 online give 4 nodes and fls(2) * 8192 = 16384 pages.
 #[test]
