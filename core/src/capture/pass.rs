@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::rc::Rc;
 
 use super::bundle::*;
 use super::hash::{HashMap, HashSet};
@@ -537,7 +538,10 @@ pub(super) struct Pass<'p, 'a> {
     prev_line: Option<usize>,
     /// The model as it was before the latest purge replayed at its event, and that event's line
     /// ([`Pass::searched_before_purge`]).
-    before_purge: Option<(usize, Box<Steered>)>,
+    before_purge: Option<(usize, Rc<Steered>)>,
+    /// The model before the first of the purges traced one after another up to here, and
+    /// that purge's line ([`Pass::purge`]).
+    purge_run: Option<(usize, Rc<Steered>)>,
     /// Allocations replayed ahead of the purge they were traced after (by line).
     ahead: HashSet<usize>,
     /// The latest traced event at each start: its line, and whether it was a free.
@@ -953,6 +957,7 @@ pub(super) fn start_pass<'p, 'a>(
         task_line: HashMap::default(),
         prev_line: None,
         before_purge: None,
+        purge_run: None,
         ahead: HashSet::default(),
         ops,
         fed: 0,
@@ -999,6 +1004,17 @@ fn hold_learnt(
 /// (a purge replayed in parts: [`PoolRec::walked`]).
 fn walked_past(recs: &[PoolRec], purge: usize, a: u64) -> usize {
     recs.iter().filter(|r| r.purge == purge).find(|r| r.walked.is_none_or(|w| a <= w)).map_or(purge, |r| r.line)
+}
+
+/// What [`Pass::flip_search`] asks of an entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// The pool's head now.
+    Head,
+    /// Still in the pool.
+    Kept,
+    /// Given back by a decay (in neither pool).
+    GivenBack,
 }
 
 /// A purge's stage, for the report.
@@ -1337,6 +1353,7 @@ impl<'a> Pass<'_, 'a> {
             task_line: self.task_line.clone(),
             prev_line: self.prev_line,
             before_purge: self.before_purge.clone(),
+            purge_run: self.purge_run.clone(),
             ahead: self.ahead.clone(),
             ops: Vec::new(),
             fed: self.fed,
@@ -1468,7 +1485,7 @@ impl<'a> Pass<'_, 'a> {
     /// Its count (`vmap_node_shrink_count`, the `cache items` of the event) is every pool's
     /// length summed: where the model's pools hold another number, a note says so. The pools'
     /// history ([`PoolHistory`]), whose readings count decays by purges, is no longer kept
-    /// from a scan on.
+    /// from a scan that gave back entries on (the drain before the events gives back none).
     fn shrink(&mut self, e: &Ev, cache_items: u64, scanned: bool) {
         if !self.vmap.profile().has_vmap_nodes() {
             return;
@@ -1494,7 +1511,11 @@ impl<'a> Pass<'_, 'a> {
         }
         self.vmap.shrink_pools(&mut NoObserver);
         self.push(follow(Follow::Shrink));
-        self.hist = None;
+        // The pools' history counts the purges' decays only: where the scan gave back entries
+        // it no longer holds (on empty pools, as at a drain before the events, it is whole).
+        if held > 0 {
+            self.hist = None;
+        }
         self.report.shrinks += 1;
     }
 
@@ -3115,6 +3136,9 @@ impl<'a> Pass<'_, 'a> {
                 None => Verdict::Unexplained(whole),
             };
         }
+        if let Some(why) = self.flipped_gave_back(x, req, line) {
+            return Verdict::Explained(Unknown::AreaNode, why);
+        }
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
             None if let Some(why) = self.entries_behind(x, req, pred, line) => {
@@ -4023,9 +4047,17 @@ impl<'a> Pass<'_, 'a> {
 
     fn purge(&mut self, e: &Ev, start: u64, end: u64, num_purged: u64) {
         // Kept for an allocation traced after it whose search ran before it; not for a reclaim
-        // (the failed allocation's own, retried after it).
-        self.before_purge = (!self.diverged() && self.split.is_none() && !self.full_purge_due && self.first_after(e))
-            .then(|| (e.line, Box::new(self.vmap.clone())));
+        // (the failed allocation's own, retried after it). Purges traced one after another (the
+        // drain work queued again while it ran) are one stretch for such a search: the model
+        // before the first of them.
+        let ok = !self.diverged() && self.split.is_none() && !self.full_purge_due;
+        let after_purge = self.pos > 0 && matches!(self.p.events[self.pos - 1].ev, FtraceEvent::Purge { .. });
+        let run = match self.purge_run.take() {
+            Some(r) if ok && after_purge => Some(r),
+            _ => ok.then(|| (e.line, Rc::new(self.vmap.clone()))),
+        };
+        self.before_purge = run.clone().filter(|_| self.first_after(e));
+        self.purge_run = run;
         self.purge_part(e, start, end, num_purged, None)
     }
 
@@ -4329,79 +4361,11 @@ impl<'a> Pass<'_, 'a> {
         };
         let sib = (1 - key.0, key.1);
         let len = (key.1 as u64 + 1) * PAGE_SIZE;
+        let want = if head { Want::Head } else { Want::Kept };
+        let found = self.flip_search(key, e, want, line);
+        let h = self.hist.as_ref()?;
         let none = Vec::new();
         let recs = h.recs.get(&key).unwrap_or(&none);
-        let srecs = h.recs.get(&sib).unwrap_or(&none);
-        let ruled_out = self.learnt.node_ruled_out.get(&line);
-        // Guessed areas each pool's purges pooled, with the purge's line; this pool's first.
-        let pushed = |recs: &[PoolRec], mine: bool| {
-            let mut v = Vec::new();
-            for r in recs {
-                for a in r.pushed() {
-                    if self.guessed_node.contains(&a) && !ruled_out.is_some_and(|o| o.contains(&a)) {
-                        v.push((a, r.purge, mine));
-                    }
-                }
-            }
-            v
-        };
-        let mut cands = pushed(recs, true);
-        cands.extend(pushed(srecs, false));
-        // An entry the search passed over may itself be the area on the other node: first.
-        if let Some(i) = cands.iter().position(|&(a, _, mine)| mine && a == e).filter(|_| !head) {
-            let c = cands.remove(i);
-            cands.insert(0, c);
-        }
-        cands.truncate(16);
-        let now = self.vmap.pool_entries(key.0, len);
-        let snow = self.vmap.pool_entries(sib.0, len);
-        let (held, sheld) = (h.held_in(recs), h.held_in(srecs));
-        let holds = |set: &[(u64, usize, bool)]| -> bool {
-            let mut out = HashSet::default();
-            let mut sout = HashSet::default();
-            let mut inn: HashMap<usize, Vec<u64>> = HashMap::default();
-            let mut sinn: HashMap<usize, Vec<u64>> = HashMap::default();
-            for &(a, l, mine) in set {
-                if mine {
-                    out.insert(a);
-                    sinn.entry(walked_past(srecs, l, a)).or_default().push(a);
-                } else {
-                    sout.insert(a);
-                    inn.entry(walked_past(recs, l, a)).or_default().push(a);
-                }
-            }
-            let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, &[], len, line) else { return false };
-            let Some(sk) = h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, &[], len, line) else { return false };
-            // Read on the other node, the entry must be kept in that node's pool.
-            if out.contains(&e) {
-                !head && sk.contains(&e)
-            } else if head {
-                k.first() == Some(&e)
-            } else {
-                k.contains(&e)
-            }
-        };
-        let m = cands.len();
-        let mut found: Option<Vec<(u64, usize, bool)>> = None;
-        'search: for want in 1..=3usize {
-            if want > m || (want == 3 && m > 10) {
-                break;
-            }
-            let mut idx: Vec<usize> = (0..want).collect();
-            loop {
-                let set: Vec<(u64, usize, bool)> = idx.iter().map(|&i| cands[i]).collect();
-                if holds(&set) {
-                    found = Some(set);
-                    break 'search;
-                }
-                // The next combination of `want` of the `m`, in order.
-                let Some(i) = (0..want).rev().find(|&i| idx[i] < m - want + i) else { break };
-                idx[i] += 1;
-                for j in i + 1..want {
-                    idx[j] = idx[j - 1] + 1;
-                }
-            }
-        }
         let set = found?;
         let first = recs.first().map_or(line, |r| r.line);
         let mut list = Vec::new();
@@ -4443,6 +4407,143 @@ impl<'a> Pass<'_, 'a> {
             set.len(),
             list.join(", ")
         ))
+    }
+
+    /// The kernel allocated over an entry the last purge's decay kept, where no pool held an
+    /// entry from before the capture then (drained, or scanned by the shrinker: a longer pool
+    /// in the kernel is no unseen entry). `decay_va_pool_node` gives back `len >> 2` from the
+    /// head, so the kernel's pool had fewer entries in front of it, or more behind: areas of
+    /// the before file whose node was a guess, on the other node. The fewest such areas with
+    /// which both pools' histories counted again give that entry back
+    /// ([`Pass::flip_search`]):
+    ///
+    /// ```text
+    ///   model:   node 1 [ a .. e f g ]   decay len >> 2 gives back a .. (e kept)
+    ///   kernel:  node 1 [ .. e f g ]     a was node 0's: e goes back too, allocated over
+    /// ```
+    fn flipped_gave_back(&mut self, x: u64, req: AllocReq, line: usize) -> Option<String> {
+        let end = x.checked_add(req.size)?;
+        if self.kept_line < self.emptied_at || self.before_epoch(self.kept_line) || self.vmap.nr_vmap_nodes() != 2 {
+            return None;
+        }
+        // The one pool whose kept entries lie under [x, end) and are still pooled.
+        let pooled = pool_starts(&self.vmap);
+        let mut under = self.kept.iter().filter_map(|(&(n, idx), list)| {
+            let len = (idx as u64 + 1) * PAGE_SIZE;
+            let hit: Vec<u64> =
+                list.iter().copied().filter(|&a| a < end && x < a + len && pooled.contains(&a)).collect();
+            (!hit.is_empty()).then_some(((n, idx), hit))
+        });
+        let (key, hit) = under.next()?;
+        if under.next().is_some() || hit.len() != 1 {
+            return None;
+        }
+        let e = hit[0];
+        let set = self.flip_search(key, e, Want::GivenBack, line)?;
+        let mut list = Vec::new();
+        for &(a, _, mine) in &set {
+            let to = if mine { 1 - key.0 } else { key.0 };
+            self.read_node(a, to, line);
+            self.learnt.flip_read.insert(a);
+            list.push(format!("{a:#x} node {to}'s"));
+        }
+        Some(format!(
+            "[{e:#x}, {:#x}), still in node {}'s pool of {} pages in the model, was given back by the decay at the \
+             purge of trace line {} in the kernel (it allocated {x:#x} over it; no pool held an entry from before the \
+             capture then): the decays since counted again (len >> 2 from the head at each) give it back with {} of \
+             the busy areas of the before file, whose node was a guess, on the other node: read so ({})",
+            e + (key.1 as u64 + 1) * PAGE_SIZE,
+            key.0,
+            key.1 + 1,
+            self.kept_line,
+            set.len(),
+            list.join(", ")
+        ))
+    }
+
+    /// The fewest busy areas of the before file whose node is a guess (one, two or three),
+    /// pooled by the purges in pool `key`'s history or its sibling's on the other node, that
+    /// read on the other node leave `e` as `want` asks when both pools' histories are counted
+    /// again ([`PoolHistory::rerun_held`]: every decay of `len >> 2` from the head, every pop,
+    /// every head moved to the tail) and contradict nothing the kernel did: each as (area, the
+    /// line of the purge that pooled it, whether it was in `key`'s pool).
+    fn flip_search(&self, key: (u32, usize), e: u64, want: Want, line: usize) -> Option<Vec<(u64, usize, bool)>> {
+        let h = self.hist.as_ref()?;
+        let sib = (1 - key.0, key.1);
+        let len = (key.1 as u64 + 1) * PAGE_SIZE;
+        let none = Vec::new();
+        let recs = h.recs.get(&key).unwrap_or(&none);
+        let srecs = h.recs.get(&sib).unwrap_or(&none);
+        let ruled_out = self.learnt.node_ruled_out.get(&line);
+        // Guessed areas each pool's purges pooled, with the purge's line; this pool's first.
+        let pushed = |recs: &[PoolRec], mine: bool| {
+            let mut v = Vec::new();
+            for r in recs {
+                for a in r.pushed() {
+                    if self.guessed_node.contains(&a) && !ruled_out.is_some_and(|o| o.contains(&a)) {
+                        v.push((a, r.purge, mine));
+                    }
+                }
+            }
+            v
+        };
+        let mut cands = pushed(recs, true);
+        cands.extend(pushed(srecs, false));
+        // An entry the search passed over may itself be the area on the other node: first.
+        if let Some(i) = cands.iter().position(|&(a, _, mine)| mine && a == e).filter(|_| want == Want::Kept) {
+            let c = cands.remove(i);
+            cands.insert(0, c);
+        }
+        cands.truncate(16);
+        let now = self.vmap.pool_entries(key.0, len);
+        let snow = self.vmap.pool_entries(sib.0, len);
+        let (held, sheld) = (h.held_in(recs), h.held_in(srecs));
+        let holds = |set: &[(u64, usize, bool)]| -> bool {
+            let mut out = HashSet::default();
+            let mut sout = HashSet::default();
+            let mut inn: HashMap<usize, Vec<u64>> = HashMap::default();
+            let mut sinn: HashMap<usize, Vec<u64>> = HashMap::default();
+            for &(a, l, mine) in set {
+                if mine {
+                    out.insert(a);
+                    sinn.entry(walked_past(srecs, l, a)).or_default().push(a);
+                } else {
+                    sout.insert(a);
+                    inn.entry(walked_past(recs, l, a)).or_default().push(a);
+                }
+            }
+            let Some(k) = h.rerun_held(recs, &held, &now, &out, &inn, &[], len, line) else { return false };
+            let Some(sk) = h.rerun_held(srecs, &sheld, &snow, &sout, &sinn, &[], len, line) else { return false };
+            match want {
+                // Read on the other node, the entry must be kept in that node's pool.
+                Want::Head | Want::Kept if out.contains(&e) => want == Want::Kept && sk.contains(&e),
+                Want::Head => k.first() == Some(&e),
+                Want::Kept => k.contains(&e),
+                Want::GivenBack => !out.contains(&e) && !k.contains(&e),
+            }
+        };
+        let m = cands.len();
+        let mut found: Option<Vec<(u64, usize, bool)>> = None;
+        'search: for want in 1..=3usize {
+            if want > m || (want == 3 && m > 10) {
+                break;
+            }
+            let mut idx: Vec<usize> = (0..want).collect();
+            loop {
+                let set: Vec<(u64, usize, bool)> = idx.iter().map(|&i| cands[i]).collect();
+                if holds(&set) {
+                    found = Some(set);
+                    break 'search;
+                }
+                // The next combination of `want` of the `m`, in order.
+                let Some(i) = (0..want).rev().find(|&i| idx[i] < m - want + i) else { break };
+                idx[i] += 1;
+                for j in i + 1..want {
+                    idx[j] = idx[j - 1] + 1;
+                }
+            }
+        }
+        found
     }
 
     /// The kernel took `[x, x + size)` from node `n`'s pool (its head) where the model's decays

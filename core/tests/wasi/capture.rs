@@ -645,6 +645,49 @@ fn no_pool_entry_from_before_the_capture_is_read_where_the_pools_were_emptied() 
     assert_eq!((r.resolved_pool_entries, r.pools_emptied_at), (1, Some(2)), "{r}");
 }
 
+/// Where no pool held an entry from before the capture, a decay that gave back more than the
+/// model's is an area on the other node. Drained; the before file shows [VS, VS + 0x2000) and
+/// A = [VS + 0x50000, VS + 0x52000) busy (A's node a guess: its address's, node 1). CPU 1
+/// allocates h, g, f, e (2 pages each, the first fits from VS + 0x2000 up); A and those are
+/// freed and purged: node 1's pool of 2 pages holds A, e, f, g, h (the highest at the head).
+/// The next purge's decay gives back `5 >> 2` = 1 entry, A, in the model. The kernel's 3
+/// pages on CPU 0 at e, from the free tree (h, g, f still pooled below it): it gave back e, so
+/// its pool was [e, f, g, h] (`4 >> 2` = 1): A was node 0's. Read so, the replay is exact.
+/// Without the drain's marker the pool's length is the reading (an entry from before the
+/// capture may have made it longer). The drain's scan, traced before it, keeps the pools'
+/// history (the model's pools were empty).
+#[test]
+fn a_decay_that_gave_back_more_where_the_pools_were_drained_reads_an_area_on_the_other_node() {
+    let a = VS + 0x50000;
+    let before = format!(
+        "{}{}",
+        info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc"),
+        info(a, a + 0x2000, "f+0x1/0x2 pages=1 vmalloc")
+    );
+    let (h, g, f, e) = (VS + 0x2000, VS + 0x4000, VS + 0x6000, VS + 0x8000);
+    let drained = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::POOLS_DRAINED));
+    let mut t = String::new();
+    for (i, x) in [h, g, f, e].into_iter().enumerate() {
+        t += &alloc(1, x, 0x2000, 1);
+        t += &free(1, x, 2 * (i as u64 + 1));
+    }
+    t += &free(0, a, 10);
+    t += &purge(0, h, a + 0x2000, 5);
+    t += &purge(0, h, a + 0x2000, 0);
+    t += &alloc(0, e, 0x3000, 1);
+    let cpus = "0-1\n0-1\n";
+    // The drain's scan as `capture.sh` traces it where the pools held entries: on the model's
+    // empty pools it gives back nothing, and the pools' history stays whole.
+    let scan = shrink_line(1, "vmap_node_shrink_scan", 7, 14);
+    let (_, r) =
+        replay_capture(bundle(&before, &format!("{scan}{drained}{t}"), None, cpus), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes, r.resolved_pool_lengths), (5, 0, 1, 0), "{r}");
+    let why = r.to_string();
+    assert!(why.contains("was given back by the decay") && why.contains(&format!("{a:#x} node 0's")), "{r}");
+    let (_, r) = replay_capture(bundle(&before, &t, None, cpus), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.unexplained, r.resolved_area_nodes, r.resolved_pool_lengths), (5, 0, 0, 1), "{r}");
+}
+
 /// `online N`: the lazy threshold counts online CPUs, the vmap nodes possible ones (cpus.txt's
 /// two lines): 4 possible and 2 online give 4 nodes and fls(2) * 8192 = 16384 pages.
 #[test]
@@ -1439,8 +1482,9 @@ fn ev_of(pid: u32, cpu: u32, body: &str) -> String {
 /// 200 takes 2 pages (the lowest free block: VS + 0x104000), the worker purges L, then task
 /// 200's 258 pages are traced at VS + 0x106000: the first fit with L lazy. With L free the
 /// first fit is VS + 0x2000, so the search ran before the purge (the task traced nothing in
-/// between): equal, replayed before the purge. Had the task traced an event after the purge,
-/// its search came after it too: unexplained.
+/// between): equal, replayed before the purge; so too before the first of two purges traced
+/// one after the other. Had the task traced an event after the purge, its search came after
+/// it too: unexplained.
 #[test]
 fn an_allocation_traced_after_a_purge_can_have_searched_before_it() {
     let (l, le) = (VS + 0x2000, VS + 0x104000);
@@ -1469,6 +1513,15 @@ fn an_allocation_traced_after_a_purge_can_have_searched_before_it() {
         r.notes.iter().any(|n| n.contains("line 3: the allocation searched before the purge traced at line 2")),
         "{r}"
     );
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = |p: &str| text.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
+    assert!(at("alloc 0x102000") < at("purge"), "{text:?}");
+    // Two purges traced one after the other (the drain work queued again while it ran, the
+    // second with nothing left to purge): the search ran before the first of them.
+    let again = ev_of(300, 1, &format!("purge_vmap_area_lazy: start={l:#x} end={le:#x} num_purged=0"));
+    let trace = format!("{}{purged}{again}{big}", small(le));
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.unexplained, r.searched_before_purge), (2, 2, 0, 1), "{r}");
     let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
     let at = |p: &str| text.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
     assert!(at("alloc 0x102000") < at("purge"), "{text:?}");
