@@ -519,7 +519,9 @@ pub fn import_ftrace(text: &str, profile: Option<Profile>) -> Result<Imported, P
         }
         let l = split_ftrace(raw)
             .ok_or_else(|| err(line, "not an ftrace line: expected `TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS`"))?;
-        if is_other_shrinker(&l) {
+        // A shrinker's line that says nothing of vmalloc, or a note written into `trace_marker`
+        // (a capture's, say where the pools were drained and the before file read).
+        if is_other_shrinker(&l) || l.event == "tracing_mark_write" {
             continue;
         }
         let ev = parse_event(&l).map_err(|m| err(line, m))?;
