@@ -4050,14 +4050,18 @@ impl<'a> Pass<'_, 'a> {
         // (the failed allocation's own, retried after it). Purges traced one after another (the
         // drain work queued again while it ran) are one stretch for such a search: the model
         // before the first of them.
+        // The model is copied only where it can be asked for: an allocation of another task
+        // may come next, or the next event is a purge too.
         let ok = !self.diverged() && self.split.is_none() && !self.full_purge_due;
-        let after_purge = self.pos > 0 && matches!(self.p.events[self.pos - 1].ev, FtraceEvent::Purge { .. });
+        let is_purge = |i: usize| self.p.events.get(i).is_some_and(|n| matches!(n.ev, FtraceEvent::Purge { .. }));
+        let after_purge = self.pos > 0 && is_purge(self.pos - 1);
+        let (first, next_purge) = (self.first_after(e), is_purge(self.pos + 1));
         let run = match self.purge_run.take() {
             Some(r) if ok && after_purge => Some(r),
-            _ => ok.then(|| (e.line, Rc::new(self.vmap.clone()))),
+            _ => (ok && (first || next_purge)).then(|| (e.line, Rc::new(self.vmap.clone()))),
         };
-        self.before_purge = run.clone().filter(|_| self.first_after(e));
-        self.purge_run = run;
+        self.before_purge = run.clone().filter(|_| first);
+        self.purge_run = run.filter(|_| next_purge);
         self.purge_part(e, start, end, num_purged, None)
     }
 
