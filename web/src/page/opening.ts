@@ -103,11 +103,22 @@ export class Opener {
     // trace, not after (a third of the time to a long link's first drawing).
     if (link && MAPLE_PROFILE.test(link.trace.slice(0, 512))) this.h.loadMapleUi();
     // A capture's trace replays in the workbench's core build: loaded first, then opened.
+    // Meanwhile the page says it is opening (`data-opening`), and a link followed before the core
+    // arrives replaces this one.
     const core = link ? this.h.deps.coreFor?.(link.trace) : null;
     if (core) {
+      const ctl = new AbortController();
+      this.opening = ctl;
+      document.body.dataset.opening = 'true';
+      const then = (l: Permalink | null, p: string[]) => {
+        if (this.opening !== ctl) return;
+        this.opening = null;
+        delete document.body.dataset.opening;
+        this.openLink(l, frame, p, counted);
+      };
       core.then(
-        () => this.openLink(link, frame, problems, counted),
-        (e: unknown) => this.openLink(null, frame, [`Could not load the core that replays captures: ${errorMessage(e)}`, ...problems], counted),
+        () => then(link, problems),
+        (e: unknown) => then(null, [`Could not load the core that replays captures: ${errorMessage(e)}`, ...problems]),
       );
       return;
     }
