@@ -315,7 +315,7 @@ pub fn replay_capture(b: Bundle<'_>, profile: Profile) -> Result<(Vec<Op>, Captu
 /// nothing new (16 at most); the last one's trace and report, and what was learnt.
 ///
 /// Where the last one still has an unexplained allocation, a second stage reads on past it
-/// (the model steered to the kernel's address there, as the kernel went): up to 8 more
+/// (the model steered to the kernel's address there, as the kernel went): up to 16 more
 /// replays that learn after a miss too ([`Pass::read_on`]), so that one miss does not leave
 /// every allocation of its pool after it unexplained. What they learn rests on a model
 /// already steered, so that stage's last replay is the result only where it learnt nothing
@@ -385,7 +385,7 @@ pub(super) fn replay_parsed(
     let base = report.clone();
     let mut best = (ops, report, learnt.clone());
     learnt.resync = true;
-    for _ in 0..8 {
+    for _ in 0..16 {
         passes += 1;
         let (ops, mut r, mut new) = run_pass(p, profile, &learnt)?;
         if !std::mem::take(&mut new.changed) {
@@ -1766,6 +1766,13 @@ impl<'a> Pass<'_, 'a> {
             Verdict::Unexplained(_) => Mark::Unexplained,
         };
         self.push(follow(Follow::Alloc { size, align, vstart, vend, addr: x, mark }));
+        // An epoch an earlier replay read on from, equal or explained now: what was learnt in it
+        // is about the state here and is put in place here all the same (else it is put in
+        // place nowhere and, read already, is not read again).
+        if self.learnt.resync && mark != Mark::Unexplained && self.learnt.resync_at.binary_search(&e.line).is_ok() {
+            self.place_epoch(e.line, false);
+            self.drain_log();
+        }
         match verdict {
             Verdict::Equal => self.report.equal += 1,
             Verdict::Explained(u, why) => {
@@ -1822,6 +1829,24 @@ impl<'a> Pass<'_, 'a> {
         self.tree_served.clear();
         self.guessed_node.clear();
         self.tree_alloc.clear();
+        self.place_epoch(line, true);
+        self.epoch_pools = pool_starts(&self.vmap);
+        // The free space here is this epoch's start, as the before file's was the capture's: a
+        // later search that passed over some of it may show it held here.
+        self.untouched = crate::frag::free_ranges(self.vmap.vmap())
+            .into_iter()
+            .map(|(a, b)| (a.max(VMALLOC_START), b.min(VMALLOC_END)))
+            .filter(|(a, b)| a < b)
+            .collect();
+        self.drain_log();
+    }
+
+    /// What earlier replays learnt in the epoch that starts at `line`, put in place: its pool
+    /// entries at the heads, its held space and blocks. Where the model is not steered there
+    /// (`steered` false: the allocation at `line` equal or explained), not an entry of a pool
+    /// that the kernel's free tree has served since the start (its pool was empty then, and
+    /// `node_alloc` asks the pool first: no entry from before can be in it).
+    fn place_epoch(&mut self, line: usize, steered: bool) {
         let learnt = &self.learnt;
         let mine = |l: usize| learnt.epoch(l) == line;
         let mut pooled: Vec<(u32, u64, u64)> = learnt
@@ -1836,6 +1861,9 @@ impl<'a> Pass<'_, 'a> {
         // At the heads, the first taken first: in front of the model's own entries, which are
         // guesses here (the kernel's pool gave these first).
         for (node, start, size) in pooled.into_iter().rev() {
+            if !steered && !self.pool_not_seen_empty(node, size, start) {
+                continue;
+            }
             // Neither in a block held whole nor free (pooled already, or taken): nothing to do,
             // and a miss read on from at every line of a run would look again at every one.
             let free = self.vmap.free_block_from(start).is_some_and(|(fs, fe)| fs <= start && start + size <= fe);
@@ -1853,15 +1881,6 @@ impl<'a> Pass<'_, 'a> {
             hold_learnt(&mut self.vmap, &mut self.untouched, &mut self.report, held.into_iter(), blocks.into_iter());
         self.held.extend(h);
         self.blocks.extend(b);
-        self.epoch_pools = pool_starts(&self.vmap);
-        // The free space here is this epoch's start, as the before file's was the capture's: a
-        // later search that passed over some of it may show it held here.
-        self.untouched = crate::frag::free_ranges(self.vmap.vmap())
-            .into_iter()
-            .map(|(a, b)| (a.max(VMALLOC_START), b.min(VMALLOC_END)))
-            .filter(|(a, b)| a < b)
-            .collect();
-        self.drain_log();
     }
 
     /// Past a miss ([`Pass::read_on`]): the model's pool gave its head `y`, in that pool since

@@ -827,8 +827,9 @@ fn real_captures_replay_with_their_final_busy_set_equal() {
     // decay gave back (line 2486: 17 pages in the block held since line 291, node 0's
     // 0xffffc900029c3000 below it still pooled): the entries from before the capture read at
     // lines 6382 and 6481 were not counted in that pool's length.
-    assert!(r.unexplained <= 1, "{}", r.summary_line());
-    assert!(r.unexplained_lines.first().is_some_and(|&l| l >= 4462), "{}", r.summary_line());
+    // 1 (line 4462) before the pool entries read in an epoch that a later replay found explained
+    // were put in place where it begins.
+    assert_eq!(r.unexplained, 0, "{}", r.summary_line());
     assert!(
         r.revisions.iter().any(|v| v.contradicted_at == 2486 && v.line == 6382 && v.why.contains("0xffffc900029c3000")),
         "{r}"
@@ -3628,7 +3629,9 @@ fn a_purge_that_counted_more_took_a_nodes_list_after_the_frees() {
             && v.now == "node 1 decayed and taken after line 1306"),
         "{r}"
     );
-    assert_eq!(r.unexplained_lines.first(), Some(&659), "{r}");
+    // 659 before the pool entries read in an epoch that a later replay found explained were put
+    // in place where it begins.
+    assert_eq!(r.unexplained_lines.first(), Some(&724), "{r}");
 }
 
 /// maps-s24's first 1,300 lines (pools drained). At line 648 the kernel's search passed over
