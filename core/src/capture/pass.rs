@@ -87,6 +87,9 @@ pub(super) struct Learnt {
     /// Two nodes and one ascending run of lazy areas in the before file: the index in the run
     /// where node 1's lazy list begins.
     lazy_split: Option<usize>,
+    /// The least `lazy_split` can be: the kernel took an area of the run below it from node 0's
+    /// pool, so node 1's list begins after that area ([`Pass::set_lazy_split`]).
+    lazy_split_min: usize,
     /// By purge or allocation line: the allocations traced after it whose search ran before it
     /// (their index in the events), replayed ahead of it ([`Pass::searched_before_purge`],
     /// [`Pass::searched_before_alloc`]).
@@ -2754,7 +2757,10 @@ impl<'a> Pass<'_, 'a> {
         // from before the capture read at later allocations that it did not hold.
         let (u, why) = match self.decayed_less(a, size, n, line, self.learnt.migrations) {
             Some(why) => (Unknown::AreaNode, why),
-            None => (Unknown::PoolEntry, self.counted_entries_out(a, size, n, line, false)?),
+            None => match self.lazy_split_kept(a, n) {
+                Some(why) => (Unknown::AreaNode, why),
+                None => (Unknown::PoolEntry, self.counted_entries_out(a, size, n, line, false)?),
+            },
         };
         Some((
             u,
@@ -3398,16 +3404,14 @@ impl<'a> Pass<'_, 'a> {
                     && (pn != n || pos > 0)
                     && let Some((k, why)) = self.lazy_split_from(x, pn, n, pos) =>
             {
-                self.learnt.lazy_split = Some(k);
-                self.learnt.changed = true;
+                self.set_lazy_split(k);
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             (_, Some(n))
                 if let Some(y) = pred.pool_hit.filter(|&y| y != x)
                     && let Some((k, why)) = self.lazy_split_head(x, y, n, size) =>
             {
-                self.learnt.lazy_split = Some(k);
-                self.learnt.changed = true;
+                self.set_lazy_split(k);
                 Verdict::Explained(Unknown::AreaNode, why)
             }
             (Place::Pooled { node: pn, start, end, .. }, Some(n)) if start == x && end == x + size && pn != n => {
@@ -3926,15 +3930,60 @@ impl<'a> Pass<'_, 'a> {
         Some((k, self.split_why(x, n, k)))
     }
 
+    /// Node 1's lazy list begins at area `k` of the run, as an allocation of the kernel read it:
+    /// a later split (node 0's list longer) is a least one, that no later reading goes below.
+    fn set_lazy_split(&mut self, k: usize) {
+        if k > self.learnt.lazy_split.unwrap_or(self.lazy_run_len) {
+            self.learnt.lazy_split_min = self.learnt.lazy_split_min.max(k);
+        }
+        self.learnt.lazy_split = Some(k);
+        self.learnt.changed = true;
+    }
+
+    /// The kernel's free-tree search passed over `a`, an area of the before file's one lazy run
+    /// never allocated since, that the model's decays of node 0's pool gave back: the kernel's
+    /// pool still held it. The first purge pooled each node's list with its highest area at the
+    /// head, and `decay_va_pool_node` gives back `len >> 2` from the head, so in node 0's pool
+    /// `a` stood in front of that node's lower areas; on node 1's list it stands behind that
+    /// node's higher ones. Node 1's list began at `a` at the latest (not below what an earlier
+    /// allocation showed was node 0's):
+    ///
+    /// ```text
+    ///   run:     a0 a1 [a2 ..... a9]     model: node 0 = a0..a9, pool [a9 .. a2 a1 a0]
+    ///   kernel:  node 0 = a0 a1          node 1 pool [.. a9 .. a2]: a2 behind, kept
+    /// ```
+    fn lazy_split_kept(&mut self, a: u64, n: u32) -> Option<String> {
+        if self.epoch_start > 0 || n != 0 {
+            return None;
+        }
+        let j = self.lazy_run.get(&a).copied()?;
+        let cur = self.learnt.lazy_split.unwrap_or(self.lazy_run_len);
+        if j >= cur || j < self.learnt.lazy_split_min {
+            return None;
+        }
+        self.set_lazy_split(j);
+        Some(format!(
+            "it is an area of the before file's lazy run that the model's decays of node 0's pool gave back (each \
+             node's list pooled with its highest at the head, len >> 2 given back from there): on node 1's list it \
+             stood behind that node's higher areas, so it was kept; {}",
+            self.split_why_of(j, "")
+        ))
+    }
+
     /// Why node 1's lazy list begins at area `k` of the run: the kernel took `x` from node
     /// `n`'s pool.
     fn split_why(&self, x: u64, n: u32, k: usize) -> String {
+        self.split_why_of(k, &format!("the kernel took {x:#x} from node {n}'s pool, so "))
+    }
+
+    /// The reading of split `k`: the run, `cause`, and where node 1's list began in it.
+    fn split_why_of(&self, k: usize, cause: &str) -> String {
         let len = self.lazy_run_len;
         let first = self.lazy_run.iter().find(|&(_, &j)| j == k).map_or(0, |(&a, _)| a);
         format!(
             "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
-             (vmallocinfo prints them in turn, and does not say where one ends): the kernel took {x:#x} from \
-             node {n}'s pool, so node 1's list began {} (the areas' node was the unknown)",
+             (vmallocinfo prints them in turn, and does not say where one ends): {cause}node 1's list began {} (the \
+             areas' node was the unknown)",
             if k == len { "after the run".to_string() } else { format!("at {first:#x} (area {} of the run)", k + 1) }
         )
     }

@@ -1697,6 +1697,47 @@ fn a_run_area_at_the_models_pool_head_that_the_kernel_did_not_give_was_on_the_ot
     assert_eq!(r.equal, 2, "{r}");
 }
 
+/// The kernel's decay kept an area of the run that the model's decay of node 0's pool gave
+/// back: it was on node 1's list. The before file: [VS, VS + 0x2000) and [VS + 0x8000, A1)
+/// busy, one run of two lazy areas A1 < A2 (2 pages each, adjacent; node 1's both in truth).
+/// CPU 0 allocates and frees c1 < c2 < c3 (2 pages) below them, and a purge pools node 0's list
+/// and node 1's, each node's highest at the head. Read as all node 0's, the model's node 0 pool
+/// is [A2, A1, c3, c2, c1]; the kernel's is [c3, c2, c1] and node 1's [A2, A1]. The next purge's
+/// decay (`len >> 2` from the head) gives back A2 in the model and nothing in the kernel. The
+/// kernel's 3 pages on CPU 1 (no pool of that size) at A2 + 0x2000: its search passed over A2,
+/// still pooled. Read so, node 1's list begins at A2 at the latest (area 2 of the run); A1 is
+/// given back by the model's decay of node 0's pool then, where a 3-page search does not stop
+/// (2 pages long), so nothing shows where A1 was. The same with the pools drained.
+#[test]
+fn a_run_area_the_kernels_decay_kept_where_the_models_gave_it_back_was_on_node_1s_list() {
+    let (a1, a2) = (VS + 0x40000, VS + 0x42000);
+    let mut before = info(VS, VS + 0x2000, "f+0x1/0x2 pages=1 vmalloc");
+    before += &info(VS + 0x8000, a1, "f+0x1/0x2 pages=55 vmalloc");
+    before += &info(a1, a1 + 0x2000, "unpurged vm_area");
+    before += &info(a2, a2 + 0x2000, "unpurged vm_area");
+    let cs = [VS + 0x2000, VS + 0x4000, VS + 0x6000];
+    let mut t = String::new();
+    for (i, &c) in cs.iter().enumerate() {
+        t += &alloc(0, c, 0x2000, 1);
+        t += &free(0, c, 2 * (i as u64 + 1));
+    }
+    t += &purge(0, cs[0], a2 + 0x2000, 5);
+    t += &purge(0, cs[0], a2 + 0x2000, 0);
+    t += &alloc(1, a2 + 0x2000, 0x3000, 1);
+    let drained = ev(1, &format!("tracing_mark_write: {}", vmapviz_core::capture::POOLS_DRAINED));
+    for trace in [t.clone(), format!("{drained}{t}")] {
+        let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+        assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 3, 1, 0), "{r}");
+        assert_eq!(r.start_lazy, vec![1, 1], "{r}");
+        assert_eq!((r.purges, r.purges_equal), (2, 2), "{r}");
+        assert!(r.notes.iter().any(|n| n.contains("node 1's begins at area 2 of the run")), "{r}");
+        let why = &r.explanations[0].1;
+        assert!(why.contains(&format!("passed over {a2:#x}")), "{r}");
+        assert!(why.contains("on node 1's list it stood behind that node's higher areas"), "{r}");
+        assert!(why.contains(&format!("node 1's list began at {a2:#x} (area 2 of the run)")), "{r}");
+    }
+}
+
 /// `purge_vmap_node` walks a node's taken list in address order and pushes each area to its
 /// pool as it goes, under the pool's lock: another CPU can take one before the walk ends.
 /// Before (two nodes): node 0's lazy list [A], node 1's [B1, B2] (a drop in address starts
