@@ -1735,11 +1735,15 @@ impl<'a> Pass<'_, 'a> {
         if matches!(verdict, Verdict::Unexplained(_)) && was_exact && !self.revise_entry(model_head, x, align, e.line) {
             self.revise_node(model_head, x, size, e.line);
             // A search that passed over the model's answer (the kernel's address higher), or the
-            // kernel's area an entry given back where the model's pool gives its head.
-            if let (None, Some(y)) = (model_head, model_tree.filter(|&y| y < x)) {
-                self.revise_length(y, size, e.line, false);
-            } else if model_head.is_some() {
-                self.revise_length(x, size, e.line, true);
+            // kernel's area an entry given back where the model's pool gives its head. Not where
+            // the kernel's area was held space: that held reading is what it contradicts (revised
+            // above), and whether its answer came from a search at all (an entry from before the
+            // capture, as the next replay may read it) is open.
+            match (released_from, model_head, model_tree.filter(|&y| y < x)) {
+                (Some(_), ..) => {}
+                (None, None, Some(y)) => self.revise_length(y, size, e.line, false),
+                (None, Some(_), _) => self.revise_length(x, size, e.line, true),
+                (None, None, None) => {}
             }
         }
         // The kernel allocated here: what a pool-length reading gave back under it was free.

@@ -2496,14 +2496,24 @@ fn held_out_drained_captures_replay_as_the_kernel_did() {
 }
 
 /// Seed 17 of every class, drained and kept (`corpus-17`, replayed once with the rules of the
-/// day they were taken, three studied since: the README there): every one exact but maps-k17.
+/// day they were taken, four studied since: the README there): every one exact.
 #[test]
 fn held_out_seed_17_replays_as_the_kernel_did() {
     for (name, r) in replay_held_out("corpus-17", 14) {
-        if name != "maps-k17" {
-            assert_eq!(r.unexplained, 0, "{name}: {r}");
-            assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
-            assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        assert_eq!(r.unexplained, 0, "{name}: {r}");
+        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        if name == "maps-k17" {
+            // Line 2741: 10 pages at 0xffffc90000e81000, over [0xffffc90000e84000, +5 pages), a
+            // lazy area of the before file that node 0's pool of 5 pages held from the first
+            // purge on: the decay of line 2686 gave it back in the kernel. Line 2724 (4 pages at
+            // 0xffffc90000f8d000, space the model held then) does not contradict that reading:
+            // the kernel took that area from node 0's pool of 4 pages, an entry from before the
+            // capture, and did not search the free tree.
+            let at = explanation(&r, 2741);
+            assert!(at.starts_with("at the purge of trace line 2686, node 0's pool of 5 pages gave back"), "{r}");
+            assert!(explanation(&r, 2724).contains("was in node 0's pool of 4 pages before the capture"), "{r}");
+            assert!(r.revisions.iter().all(|v| v.line != 2741), "{r}");
         }
         if name == "mixed-k17" {
             // Line 3237: a stack on CPU 1 (node 1's pool empty: served by the free tree six times
