@@ -3208,10 +3208,12 @@ impl<'a> Pass<'_, 'a> {
     /// `alloc_vmap_area` reschedules after a free-tree search and before its event
     /// ([`RESCHED`]): an allocation traced later, by another task, can have searched before this
     /// one. The model's free tree gave `y` where the kernel gave `x`: the first allocation traced
-    /// in the next [`SEARCH_AHEAD`] events (no purge in between), whose task has no event in
-    /// between (it was yielded), that the model's free tree serves here at the kernel's address
-    /// over `[y, y + size)` and after which the model gives `x`, searched first. Learnt for the
-    /// next replay, which replays it ahead of this one (no state changes here).
+    /// in the next [`SEARCH_AHEAD`] events, whose task has no event in between (it was yielded),
+    /// that the model's free tree serves here at the kernel's address over `[y, y + size)` and
+    /// after which the model gives `x`, searched first. A purge traced in between does not end
+    /// the look: the yielded task's search ran before this one, so before that purge too (the
+    /// drain work runs on any CPU while it waits). Learnt for the next replay, which replays it
+    /// ahead of this one (no state changes here).
     fn searched_before_alloc(&mut self, x: u64, req: AllocReq, pred: Prediction, line: usize) {
         let AllocReq { size, align, vstart, vend } = req;
         let (None, Some(y)) = (pred.pool_hit, pred.tree) else { return };
@@ -3223,7 +3225,6 @@ impl<'a> Pass<'_, 'a> {
         let cpu = self.vmap.cpu();
         for (i, n) in self.p.events.iter().enumerate().skip(self.pos + 1).take(SEARCH_AHEAD) {
             match n.ev {
-                FtraceEvent::Purge { .. } => return,
                 FtraceEvent::Alloc { addr, req: r, failed: false }
                     if !seen.contains(&n.pid)
                         && !self.ahead.contains(&n.line)

@@ -1580,6 +1580,37 @@ fn an_allocation_traced_after_another_can_have_searched_before_it() {
     let trace = format!("{touched}{first}{freed}{second}");
     let (_, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
     assert_eq!((r.allocations, r.equal, r.unexplained, r.searched_before_alloc), (3, 2, 1, 0), "{r}");
+    // A purge of the drain work traced in between (of task 600's 258 pages, taken next to task
+    // 400's): task 200 searched before task 300, so before that purge too; still replayed
+    // first, the purge after both.
+    let other = big.end..big.end + 0x102000;
+    let purge_of = |r: &std::ops::Range<u64>| {
+        ev_of(500, 1, &format!("purge_vmap_area_lazy: start={:#x} end={:#x} num_purged=1", r.start, r.end))
+    };
+    let free_of = |pid: u32, a: u64| {
+        ev_of(pid, 1, &format!("free_vmap_area_noflush: va_start={a:#x} nr_lazy=258 nr_lazy_max=16384"))
+    };
+    let trace = format!(
+        "{}{}{}{}{}{first}{}{second}",
+        alloc_at(400, 0, big.start, big.end - big.start),
+        alloc_at(600, 1, other.start, other.end - other.start),
+        free_of(400, big.start),
+        purge_of(&big),
+        free_of(600, other.start),
+        purge_of(&other),
+    );
+    let (ops, r) = replay_capture(bundle(&before, &trace, None, "0-1\n0-1\n"), Profile::Linux618).unwrap();
+    assert_eq!((r.allocations, r.equal, r.explained, r.unexplained), (4, 4, 0, 0), "{r}");
+    assert_eq!((r.searched_before_alloc, r.purges, r.purges_equal), (1, 2, 2), "{r}");
+    assert!(
+        r.notes.iter().any(|n| n.contains("line 8: the allocation searched before the one traced at line 6")),
+        "{r}"
+    );
+    let text: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+    let at = |p: &str| text.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("{p}: {text:?}"));
+    let (a200, a300) = (at(&format!("{req}{:#x}", VS + 0x2000)), at(&format!("{req}{:#x}", VS + 0x4000)));
+    let last_purge = text.iter().rposition(|t| t.starts_with("purge")).unwrap_or(0);
+    assert!(a200 < a300 && a300 < last_purge, "{text:?}");
 }
 
 /// The purge processes the nodes in order (`purge_vmap_node` of node 0, then node 1's): an
