@@ -3750,7 +3750,18 @@ impl<'a> Pass<'_, 'a> {
         // Each stage as it stands; then, where none gives the kernel's address, with its decays
         // having given back more, as [`Pass::decayed_more`] reads them after it.
         let more_open = !self.learnt.revised.contains_key(&e.line) && !self.learnt.pool_length_out.contains(&e.line);
-        let try_stage = |stage: Option<PurgeStop>, more: bool| {
+        // Last, with the blocks held whole under the kernel's area released there (it allocated
+        // there, so that part was free by then): pieces of a held block next to entries the
+        // purge's decay gave back make one free run with them.
+        let end_x = x.saturating_add(req.size);
+        // Only where both are needed: released alone, the model does not give x either.
+        let under_blocks = self.blocks.iter().any(|&(a, b, _)| a < end_x && x < b) && {
+            let mut t = self.vmap.clone();
+            t.log_oracle(false);
+            unhold_blocks_in(&mut t, &mut self.blocks.clone(), x, end_x);
+            predict(&t).addr() != Some(x)
+        };
+        let try_stage = |stage: Option<PurgeStop>, more: bool, unhold: bool| {
             let mut t = self.vmap.clone();
             t.log_oracle(false);
             let _ = t.hold_lazy(&keep);
@@ -3759,6 +3770,9 @@ impl<'a> Pass<'_, 'a> {
                 Some(s) => t.purge_to(s, &mut NoObserver),
                 None => t.purge(&mut NoObserver),
             };
+            if unhold {
+                unhold_blocks_in(&mut t, &mut self.blocks.clone(), x, end_x);
+            }
             // Every list processed that had anything: the whole purge.
             let whole = matches!(stage, Some(PurgeStop::Processed(_))) && t.purging_count() == 0;
             let fits = if more {
@@ -3766,22 +3780,31 @@ impl<'a> Pass<'_, 'a> {
             } else {
                 predict(&t).addr() == Some(x)
             };
-            fits.then_some(if whole { None } else { stage })
+            fits.then_some((if whole { None } else { stage }, unhold))
         };
         let found = all
             .iter()
-            .find_map(|&stage| try_stage(stage, false))
-            .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true)));
-        let Some(stage) = found else {
+            .find_map(|&stage| try_stage(stage, false, false))
+            .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true, false)))
+            .or_else(|| all.iter().filter(|_| under_blocks).find_map(|&stage| try_stage(stage, false, true)));
+        let Some((stage, unhold)) = found else {
             self.early_less(e.line, x, req, &all, &keep);
             return None;
         };
         self.purge_part(&next, start, end, num_purged, stage);
+        let released = if unhold { self.unhold_blocks(x, end_x) } else { None };
         self.purged_early.insert(next.line, e.line);
         self.report.purges_early += 1;
         let how = stage_text(stage);
+        let held = match released {
+            Some((a, b, from)) => format!(
+                "; and the part under it of [{a:#x}, {b:#x}), held whole since trace line {from} (its layout unknown), \
+                 was free"
+            ),
+            None => String::new(),
+        };
         self.note(format!(
-            "{} line {}: the purge traced at line {} had begun by then: {how} (a purge is traced when it ends; \
+            "{} line {}: the purge traced at line {} had begun by then: {how}{held} (a purge is traced when it ends; \
              replayed before this allocation)",
             self.tname(),
             e.line,
