@@ -3755,11 +3755,13 @@ impl<'a> Pass<'_, 'a> {
         // purge's decay gave back make one free run with them.
         let end_x = x.saturating_add(req.size);
         // Only where both are needed: released alone, the model does not give x either.
-        let under_blocks = self.blocks.iter().any(|&(a, b, _)| a < end_x && x < b) && {
-            let mut t = self.vmap.clone();
-            t.log_oracle(false);
-            unhold_blocks_in(&mut t, &mut self.blocks.clone(), x, end_x);
-            predict(&t).addr() != Some(x)
+        let under_blocks = || {
+            self.blocks.iter().any(|&(a, b, _)| a < end_x && x < b) && {
+                let mut t = self.vmap.clone();
+                t.log_oracle(false);
+                unhold_blocks_in(&mut t, &mut self.blocks.clone(), x, end_x);
+                predict(&t).addr() != Some(x)
+            }
         };
         let try_stage = |stage: Option<PurgeStop>, more: bool, unhold: bool| {
             let mut t = self.vmap.clone();
@@ -3786,7 +3788,7 @@ impl<'a> Pass<'_, 'a> {
             .iter()
             .find_map(|&stage| try_stage(stage, false, false))
             .or_else(|| all.iter().filter(|_| more_open).find_map(|&stage| try_stage(stage, true, false)))
-            .or_else(|| all.iter().filter(|_| under_blocks).find_map(|&stage| try_stage(stage, false, true)));
+            .or_else(|| under_blocks().then(|| all.iter().find_map(|&stage| try_stage(stage, false, true))).flatten());
         let Some((stage, unhold)) = found else {
             self.early_less(e.line, x, req, &all, &keep);
             return None;
@@ -3989,13 +3991,14 @@ impl<'a> Pass<'_, 'a> {
         if j >= cur || j < self.learnt.lazy_split_min {
             return None;
         }
-        self.set_lazy_split(j);
-        Some(format!(
+        let why = format!(
             "it is an area of the before file's lazy run that the model's decays of node 0's pool gave back (each \
              node's list pooled with its highest at the head, len >> 2 given back from there): on node 1's list it \
              stood behind that node's higher areas, so it was kept; {}",
             self.split_why_of(j, "")
-        ))
+        );
+        self.set_lazy_split(j);
+        Some(why)
     }
 
     /// Why node 1's lazy list begins at area `k` of the run: the kernel took `x` from node
@@ -4004,14 +4007,17 @@ impl<'a> Pass<'_, 'a> {
         self.split_why_of(k, &format!("the kernel took {x:#x} from node {n}'s pool, so "))
     }
 
-    /// The reading of split `k`: the run, `cause`, and where node 1's list began in it.
+    /// The reading of split `k` (before it is set): the run, `cause`, and where node 1's list
+    /// began in it. One allocation bounds it on one side only: a split below the one read so far
+    /// is where it began at the latest (that area was node 1's), one above at the earliest.
     fn split_why_of(&self, k: usize, cause: &str) -> String {
         let len = self.lazy_run_len;
         let first = self.lazy_run.iter().find(|&(_, &j)| j == k).map_or(0, |(&a, _)| a);
+        let bound = if k < self.learnt.lazy_split.unwrap_or(len) { "at the latest" } else { "at the earliest" };
         format!(
             "the before file's {len} lazy areas are one ascending run, node 0's lazy list then node 1's \
-             (vmallocinfo prints them in turn, and does not say where one ends): {cause}node 1's list began {} (the \
-             areas' node was the unknown)",
+             (vmallocinfo prints them in turn, and does not say where one ends): {cause}node 1's list began {}, \
+             {bound} (the areas' node was the unknown)",
             if k == len { "after the run".to_string() } else { format!("at {first:#x} (area {} of the run)", k + 1) }
         )
     }

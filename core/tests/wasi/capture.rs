@@ -1765,7 +1765,7 @@ fn a_run_area_the_kernels_decay_kept_where_the_models_gave_it_back_was_on_node_1
         let why = &r.explanations[0].1;
         assert!(why.contains(&format!("passed over {a2:#x}")), "{r}");
         assert!(why.contains("on node 1's list it stood behind that node's higher areas"), "{r}");
-        assert!(why.contains(&format!("node 1's list began at {a2:#x} (area 2 of the run)")), "{r}");
+        assert!(why.contains(&format!("node 1's list began at {a2:#x} (area 2 of the run), at the latest")), "{r}");
     }
 }
 
