@@ -33,6 +33,10 @@ pub(super) struct Learnt {
     /// (line, start): entries read at that line that an earlier allocation of their pool
     /// contradicted ([`Pass::revise_entry`]); not read so again there.
     entry_out: HashSet<(usize, u64)>,
+    /// Entries of `pooled` read as the head of the entries from before the capture, where a
+    /// decay had given back every entry pooled since ([`Pass::decayed_more`]): the others of
+    /// that pool stood behind them.
+    old_heads: HashSet<u64>,
     /// Busy areas of the "before" file allocated for another node than their address's.
     nodes: BTreeMap<u64, u32>,
     /// Allocations whose shape fact a later allocation contradicted (the same block and search
@@ -155,6 +159,7 @@ impl Learnt {
     fn drop_entries(&mut self, out: Vec<(u64, String)>, n: u32, size: u64, line: usize) {
         let gone: HashSet<u64> = out.iter().map(|(a, _)| *a).collect();
         self.pooled.retain(|(_, b, _)| !gone.contains(b));
+        self.old_heads.retain(|b| !gone.contains(b));
         for (a, why) in out {
             let from = self.entry_from.remove(&a).unwrap_or(line);
             self.pooled_at.remove(&a);
@@ -1982,6 +1987,18 @@ impl<'a> Pass<'_, 'a> {
     /// entry in front of it (that one would be `x`, read as such an entry before this): it was
     /// not in the pool. The reading is dropped and not made again at that line; the next replay
     /// starts without it. Whether revised.
+    ///
+    /// Not where `x` is itself read, here or earlier, as the head of that pool's entries from
+    /// before the capture (a decay had given back every entry pooled since,
+    /// [`Pass::decayed_more`]): then it stood in front of `y`, and `y` behind it fits the
+    /// kernel's answer. The model lost `x` before this line (a decay that counted `y` and its
+    /// like gave it back, where the kernel's kept it): that count is what this contradicts,
+    /// read by the other rules.
+    ///
+    /// ```text
+    ///   model at a purge:  [ x y y2 .. y6 ]   7 >> 2 = 1: x given back, y its head at `line`
+    ///   kernel at `line`:  x its head; y taken later, behind it (its decay gave back others)
+    /// ```
     fn revise_entry(&mut self, head: Option<u64>, x: u64, align: u64, line: usize) -> bool {
         let Some(y) = head.filter(|&y| y != x) else {
             return false;
@@ -1993,6 +2010,12 @@ impl<'a> Pass<'_, 'a> {
             return false;
         };
         debug_assert!(from > line);
+        let x_read_here = self.learnt.old_heads.contains(&x)
+            && self.learnt.entry_from.get(&x).is_some_and(|&l| l <= line)
+            && self.learnt.pooled.iter().any(|&(m, a, s)| a == x && m == n && s == size);
+        if x_read_here {
+            return false;
+        }
         // The same holds for each entry behind `y` read later too, up to the first the request
         // would not take (misaligned: moved to the tail, the free tree serving) or read before.
         let list = self.vmap.pool_entries(n, size);
@@ -2467,6 +2490,7 @@ impl<'a> Pass<'_, 'a> {
         if let Some(n) = entry {
             // In its pool from the start in the next replay, behind the entries found before it.
             self.learnt.pool(n, x, size, line);
+            self.learnt.old_heads.insert(x);
         }
         let mut what = String::new();
         for (&(n, idx), &pos) in &hits {
