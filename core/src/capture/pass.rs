@@ -1871,8 +1871,14 @@ impl<'a> Pass<'_, 'a> {
         let held: Vec<_> = learnt.held.iter().filter(|h| mine(h.2)).copied().collect();
         let blocks: Vec<_> = learnt.blocks.iter().filter(|b| mine(b.2)).copied().collect();
         // At the heads, the first taken first: in front of the model's own entries, which are
-        // guesses here (the kernel's pool gave these first).
-        for (node, start, size) in pooled.into_iter().rev() {
+        // guesses here (the kernel's pool gave these first). Not so an entry read as the head of
+        // its pool's entries from before the capture ([`Learnt::old_heads`]) where the model is
+        // not steered (its own entries stand): at the tail, the first taken first, behind every
+        // entry pooled since, as that reading says (`node_pool_add_va` adds at the head).
+        let (tails, heads): (Vec<_>, Vec<_>) =
+            pooled.into_iter().partition(|&(_, a, _)| !steered && learnt.old_heads.contains(&a));
+        let order = heads.into_iter().rev().map(|p| (p, true)).chain(tails.into_iter().map(|p| (p, false)));
+        for ((node, start, size), head) in order {
             if !steered && !self.pool_not_seen_empty(node, size, start) {
                 continue;
             }
@@ -1884,9 +1890,9 @@ impl<'a> Pass<'_, 'a> {
             }
             // Inside a block held whole (its layout unknown): that part is this entry.
             self.unhold_blocks(start, start + size);
-            if self.vmap.pool_at(start, size, node, true) {
+            if self.vmap.pool_at(start, size, node, head) {
                 take_untouched(&mut self.untouched, start, start + size);
-                self.push(follow(Follow::Pooled { node, start, size, head: true }));
+                self.push(follow(Follow::Pooled { node, start, size, head }));
             }
         }
         let (h, b) =

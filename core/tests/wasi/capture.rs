@@ -2444,12 +2444,18 @@ fn an_area_freed_while_the_before_file_was_read_is_busy_at_the_start() {
     assert!(r.notes.iter().any(|n| n.contains("busy and lazy in the file")), "{r}");
 }
 
-/// The held-out captures with the pools kept (`core/tests/data/corpus-k`): not yet exact (their
-/// figures are in docs/capture.md), but each replays without an error and every explained
-/// allocation is counted under one unknown.
+/// The held-out captures with the pools kept (`core/tests/data/corpus-k`): each replays without
+/// an error and every explained allocation is counted under one unknown; those of forks, maps,
+/// netns and progs exact (idle, large and mixed not yet: their figures are in docs/capture.md).
 #[test]
 fn held_out_pools_kept_captures_replay_and_account() {
-    replay_held_out("corpus-k", 7);
+    for (name, r) in replay_held_out("corpus-k", 7) {
+        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        if ["forks", "maps", "netns", "progs"].iter().any(|c| name.starts_with(c)) {
+            assert_eq!(r.unexplained, 0, "{name}: {r}");
+            assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        }
+    }
 }
 
 /// The held-out seed 9 (`core/tests/data/corpus-9`: every class, pools drained and kept): each
@@ -2468,18 +2474,16 @@ fn held_out_seed_9_replays_as_the_kernel_did() {
 }
 
 /// The per-CPU class (`corpus-pcpu`: scripts/workloads/pcpu.py, seeds taken after the rule that
-/// places the per-CPU allocator's chunks was found): the drained ones exact, each of them with
-/// chunks mapped untraced and freed in the trace (without them the purges count fewer areas than
-/// the kernel's); the kept one replays and accounts (its figures are in docs/capture.md).
+/// places the per-CPU allocator's chunks was found): every one exact, the kept one too, each of
+/// them with chunks mapped untraced and freed in the trace (without them the purges count fewer
+/// areas than the kernel's).
 #[test]
 fn held_out_per_cpu_captures_replay_as_the_kernel_did() {
     for (name, r) in replay_held_out("corpus-pcpu", 3) {
         assert!(r.pcpu_mapped > 0, "{name}: {r}");
         assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
-        if name.contains("-s") {
-            assert_eq!(r.unexplained, 0, "{name}: {r}");
-            assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
-        }
+        assert_eq!(r.unexplained, 0, "{name}: {r}");
+        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
     }
 }
 
@@ -3872,6 +3876,14 @@ fn an_entry_read_later_behind_the_kernels_head_is_not_ruled_out() {
         explanation(&r, 667).contains("[0xffffc90000eee000, 0xffffc90000ef8000) was an entry of node 0's pool"),
         "{r}"
     );
-    assert!(r.unexplained_lines.iter().all(|&l| l > 700), "{r}");
+    assert!(r.unexplained_lines.iter().all(|&l| l > 900), "{r}");
+    // 0xffffc90000ac3000, read at line 692 as the head of that pool of 20 pages' entries from
+    // before the capture, is put in place behind every entry pooled since where a replay reads
+    // on from an earlier miss (not at the head): the decay of line 674 gives back the entry in
+    // front of it, and line 749 takes the next entry from before the capture.
+    assert!(
+        explanation(&r, 749).contains("[0xffffc900013ef000, 0xffffc90001403000) was an entry of node 0's pool"),
+        "{r}"
+    );
     assert!(!r.revisions.iter().any(|v| v.why.contains("where the model's gives 0xffffc90000eee000")), "{r}");
 }
