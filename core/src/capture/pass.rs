@@ -516,6 +516,14 @@ pub(super) struct Pass<'p, 'a> {
     /// The allocation being read rests on a revision made earlier in this replay, nothing new:
     /// no fact is learnt at its line.
     rests_on_revision: bool,
+    /// Pools (node, index) whose length this replay revised ([`Pass::decayed_less`]: shorter
+    /// than the model's, the areas behind read as another node's, whose pool is so longer):
+    /// their entries stay as they were until the next replay, so a later reading of a longer
+    /// decay of one of them rests on a count already revised.
+    recounted: HashSet<(u32, usize)>,
+    /// [`Pass::decayed_more`] met a pool of `recounted`: the allocation waits for the next
+    /// replay.
+    stale_count: bool,
     /// At a mismatch, the entry the model pools under the kernel's area in the node an earlier
     /// reading gave it ([`Pass::pooled_by_reading`]), with that reading's line.
     read_under: Option<(u64, usize)>,
@@ -953,6 +961,8 @@ pub(super) fn start_pass<'p, 'a>(
         traced: HashMap::default(),
         missed: false,
         rests_on_revision: false,
+        recounted: HashSet::default(),
+        stale_count: false,
         read_under: None,
         epoch_start: 0,
         epoch_pools: HashSet::default(),
@@ -1349,6 +1359,8 @@ impl<'a> Pass<'_, 'a> {
             traced: self.traced.clone(),
             missed: self.missed,
             rests_on_revision: self.rests_on_revision,
+            recounted: self.recounted.clone(),
+            stale_count: false,
             read_under: None,
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
@@ -1697,6 +1709,9 @@ impl<'a> Pass<'_, 'a> {
             }
             v
         };
+        // Unexplained only until the next replay, which reads it from the revised count: it
+        // revises nothing learnt.
+        let was_exact = was_exact && !std::mem::take(&mut self.stale_count);
         if let (Verdict::Unexplained(_), Some(from), true) = (&verdict, released_from, was_exact) {
             // Held space the kernel allocated where neither its search with the space free
             // nor anything else explains: what the search passed over at line `from` was held
@@ -2410,6 +2425,14 @@ impl<'a> Pass<'_, 'a> {
         if hits.is_empty() {
             return None;
         }
+        // A pool this replay already read as shorter or longer ([`Pass::decayed_less`]): its
+        // entries here are still those of the count before that reading, and how far its
+        // decays reached is read from the count after it, in the next replay. Not read here:
+        // the allocation is left unexplained in this replay, which learns nothing more.
+        if hits.keys().any(|k| self.recounted.contains(k)) {
+            self.stale_count = true;
+            return None;
+        }
         // Held blocks under [x, end): the kernel allocated there, so that part of each was free
         // in it (a piece, as in [`Pass::held_piece`]); given back with the entries.
         let give_back = |upto_excl: bool| {
@@ -2680,6 +2703,7 @@ impl<'a> Pass<'_, 'a> {
             self.read_node(a, to, line);
         }
         let traced_list = self.read_alloc_nodes(moved_traced, to, line);
+        self.recounted.extend([(n, idx), (to, idx)]);
         let list = moved.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>().join(", ");
         let which = match (moved.len(), moved_traced.len()) {
             (_, 0) => format!("{need} of the busy areas of the before file the model had put in it by their address"),
@@ -3200,6 +3224,7 @@ impl<'a> Pass<'_, 'a> {
         }
         match self.decayed_more(x, req, pred, line) {
             Some((_, why)) => Verdict::Explained(Unknown::PoolLength, why),
+            None if self.stale_count => Verdict::Unexplained(whole),
             None if let Some(why) = self.entries_behind(x, req, pred, line) => {
                 Verdict::Explained(Unknown::PoolEntry, why)
             }
