@@ -2428,7 +2428,8 @@ impl<'a> Pass<'_, 'a> {
         // A pool this replay already read as shorter or longer ([`Pass::decayed_less`]): its
         // entries here are still those of the count before that reading, and how far its
         // decays reached is read from the count after it, in the next replay. Not read here:
-        // the allocation is left unexplained in this replay, which learns nothing more.
+        // the allocation is left unexplained in this replay (as after a miss, the first stage
+        // learns nothing more in it) and revises nothing.
         if hits.keys().any(|k| self.recounted.contains(k)) {
             self.stale_count = true;
             return None;
