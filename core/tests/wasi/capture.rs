@@ -2473,6 +2473,22 @@ fn held_out_seed_9_replays_as_the_kernel_did() {
     }
 }
 
+/// Classes of other vmalloc users (`corpus-users`: scripts/workloads/vmx.py, written after the
+/// rules and replayed first with none read from them): ring buffers mapped with `vmap()`, hash
+/// maps of several areas each, mmapable arrays, all at once. Every one ends with the after
+/// file's busy set and every purge's count; the drained ones are exact, so are the kept ring
+/// buffers and arrays.
+#[test]
+fn other_vmalloc_users_replay_as_the_kernel_did() {
+    for (name, r) in replay_held_out("corpus-users", 8) {
+        assert_eq!(r.final_busy_equal, Some(true), "{name}: {r}");
+        assert_eq!(r.purges_equal, r.purges, "{name}: {r}");
+        if name.ends_with("-s5") || name.starts_with("ringbuf") || name.starts_with("mmap") {
+            assert_eq!(r.unexplained, 0, "{name}: {r}");
+        }
+    }
+}
+
 /// The per-CPU class (`corpus-pcpu`: scripts/workloads/pcpu.py, seeds taken after the rule that
 /// places the per-CPU allocator's chunks was found): every one exact, the kept one too, each of
 /// them with chunks mapped untraced and freed in the trace (without them the purges count fewer
