@@ -12,6 +12,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { AppPage } from './pages/app';
 import { axeViolations } from './support/axe';
 import { Workbench } from './panels/workbench';
+import { buildShippedBinaries } from './support/binaries';
 
 const S = 0xffffc90000000000n;
 /** VMALLOC_END as the core has it (x86-64, 4-level paging): the window is [S, END). */
@@ -378,7 +379,7 @@ async function expectCounts(page: Page, f: CliFigures): Promise<void> {
 test('a trace of more than 20,000 operations (the large-trace navigator’s): the figures at its steps are vmap-replay --report fragmentation’s, the chart samples one state in 2^k', async ({ page }) => {
   test.setTimeout(300_000);
   // Built in release (the binaries users run); up to date in a second when they are.
-  execFileSync('cargo', ['build', '--release', '-p', 'vmapviz-core', '--bin', 'vmap-replay'], { stdio: 'inherit' });
+  buildShippedBinaries();
   // full_fit_alloc_test on 2 CPUs: lazy_max_pages (16,384) 1-page areas, every other one freed
   // (16,384 holes of 2 pages), then 1-page allocations fitting them.
   const dir = `test-results/frag-large-${process.pid}`;

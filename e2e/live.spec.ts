@@ -3,11 +3,12 @@
 // the end shows what `vmap-replay --import capture` gives for that bundle: the same report line
 // and the same trace; the header counts the busy and lazy areas of the kernel's own after file.
 // The server's refusals (token, Host, Origin, paths, methods) are tested in core/live/tests.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { StatsWidget } from './pages/stats';
+import { buildShippedBinaries } from './support/binaries';
 
 const BUNDLE = '../shared/captures/linux-6.18-mixed';
 
@@ -20,9 +21,7 @@ test.describe.configure({ timeout: 240_000 });
 test.beforeAll(async () => {
   test.setTimeout(600_000);
   // Built in release (the binaries users run); up to date in a second when they are.
-  execFileSync('cargo', ['build', '--release', '-p', 'vmapviz-live', '-p', 'vmapviz-core', '--bin', 'vmap-live', '--bin', 'vmap-replay'], {
-    stdio: 'inherit',
-  });
+  buildShippedBinaries();
   const r = spawnSyncText('target/release/vmap-replay', ['--import', 'capture', BUNDLE]);
   expected.trace = r.stdout
     .split('\n')
