@@ -3652,6 +3652,9 @@ impl<'a> Pass<'_, 'a> {
             self.vmap.rotate_pool_head(n, size);
         }
         let node = pred.node;
+        if self.learnt.resync && matches!(verdict, Verdict::Unexplained(_)) {
+            self.gave_head_only(x, size, align, node);
+        }
         let mut taken = self.vmap.take_at(x, size, node).is_some();
         if !taken {
             // The kernel allocated over entries the model has pooled: its pool no longer held
@@ -3673,6 +3676,32 @@ impl<'a> Pass<'_, 'a> {
             take_untouched(&mut self.untouched, x, x + size);
         }
         verdict
+    }
+
+    /// The model steered to an unexplained address `x` that it holds in the request's own
+    /// pool behind other entries: `node_pool_del_va` gives only the head (a misaligned one it
+    /// moves to the tail, and the request goes to the free tree), so the kernel's pool held
+    /// none of those in front of `x` then. They go back to the free tree, where what leaves a
+    /// pool other than by an allocation goes (`decay_va_pool_node`, `len >> 2` from the head):
+    ///
+    /// ```text
+    ///   model:   head [ y1 y2 x z ... ]     kernel gave x: its head
+    ///   steered:      [ x z ... ]           y1, y2 free
+    /// ```
+    fn gave_head_only(&mut self, x: u64, size: u64, align: u64, node: Option<u32>) {
+        let Some(n) = node else { return };
+        if x & align.wrapping_sub(1) != 0 {
+            return;
+        }
+        let entries = self.vmap.pool_entries(n, size);
+        let Some(k) = entries.iter().position(|&a| a == x) else { return };
+        // A misaligned entry in front would have turned the request away, not been skipped.
+        if k == 0 || entries[..k].iter().any(|&a| a & align.wrapping_sub(1) != 0) {
+            return;
+        }
+        for &a in &entries[..k] {
+            self.vmap.unpool_overlapping(a, PAGE_SIZE);
+        }
     }
 
     /// `[x, x + size)` allocated at `line`: no longer untouched; served by node `tree_node`'s
