@@ -5,7 +5,7 @@
 // with the first set does it again.
 import { execFileSync } from 'node:child_process';
 
-export const SHIPPED_BUILD = ['build', '--release', '-p', 'vmapviz-live', '-p', 'vmapviz-core', '--bin', 'vmap-live', '--bin', 'vmap-replay'];
+const SHIPPED_BUILD = ['build', '--release', '-p', 'vmapviz-live', '-p', 'vmapviz-core', '--bin', 'vmap-live', '--bin', 'vmap-replay'];
 
 /** Up to date in a second when `npm test` or an earlier test built them. */
 export function buildShippedBinaries(): void {
