@@ -5,7 +5,7 @@
 //! ```text
 //!   "vmop" 1 | COUNT | op ... op          every number a LEB128 varint, unless said
 //!   op:      TAG field ...                TAG one byte: 0..=15 the trace language's
-//!                                         commands, 32..=43 a capture's follow lines
+//!                                         commands, 32..=44 a capture's follow lines
 //!   profile: LEN NAME                     the profile's name, as the trace prints it
 //!   vectors: N item ...                   pcpu areas, purge keep addresses
 //! ```
@@ -161,9 +161,16 @@ fn encode_follow(out: &mut Vec<u8>, f: &Follow) {
             out.push(34);
             put_all(out, &[*start, u64::from(*node)]);
         }
-        Follow::Pooled { node, start, size, head } => {
-            out.push(if *head { 42 } else { 35 });
+        Follow::Pooled { node, start, size, head, behind } => {
+            out.push(match (head, behind) {
+                (false, _) => 35,
+                (true, 0) => 42,
+                (true, _) => 44,
+            });
             put_all(out, &[u64::from(*node), *start, *size]);
+            if *head && *behind > 0 {
+                put(out, u64::from(*behind));
+            }
         }
         Follow::Hold { start, end } => {
             out.push(36);
@@ -363,9 +370,9 @@ fn decode_op(r: &mut Rd<'_>) -> Result<Op, BytesError> {
             Op::Early { size, align, vstart, vend }
         }
         #[cfg(feature = "capture")]
-        32..=43 => Op::Follow(Box::new(decode_follow(r, tag)?)),
+        32..=44 => Op::Follow(Box::new(decode_follow(r, tag)?)),
         #[cfg(not(feature = "capture"))]
-        32..=43 => {
+        32..=44 => {
             return Err(r.bad("a line that follows a kernel's capture: this build of the core has no capture replay"))
         }
         x => return Err(r.bad(format!("unknown operation tag {x}"))),
@@ -390,10 +397,13 @@ fn decode_follow(r: &mut Rd<'_>, tag: u8) -> Result<Follow, BytesError> {
             let start = r.num()?;
             Follow::Lazy { start, node: r.node()? }
         }
-        35 | 42 => {
+        35 | 42 | 44 => {
             let node = r.node()?;
             let [start, size] = r.nums()?;
-            Follow::Pooled { node, start, size, head: tag == 42 }
+            let at = r.pos;
+            let behind = if tag == 44 { r.num()? } else { 0 };
+            let behind = u32::try_from(behind).map_err(|_| r.err_at(at, "`behind`: too many entries"))?;
+            Follow::Pooled { node, start, size, head: tag != 35, behind }
         }
         36 => {
             let [start, end] = r.nums()?;
@@ -455,7 +465,7 @@ mod tests {
         if cfg!(feature = "capture") {
             text.push_str(
                 "defer-drain\nplace 0x1000 0x3000\nplace 0x1000 0x3000 node 65535\nlazy 0x5000 node 1\n\
-                 pooled 1 0x7000 0x2000\npooled 0 0x7000 0x2000 head\nhold 0x9000 0xb000\nrelease 0x9000\nunpool 0x7000 0x2000\n\
+                 pooled 1 0x7000 0x2000\npooled 0 0x7000 0x2000 head\npooled 0 0x7000 0x2000 behind 300\nhold 0x9000 0xb000\nrelease 0x9000\nunpool 0x7000 0x2000\n\
                  alloc 0x2000 0x1 0x1000 0x100000 = 0x4000\nalloc 0x2000 0x1 0x1000 0x100000 = 0x4000 unexplained\n\
                  purge behind decayed 0 keep 0x5000 0x6000\npurge upto 1\npurge through 0xffffc90000004000\n\
                  reclaim keep 0x1000\npurge behind\npurge-rest\npurge-rest keep 0x9000\nshrink\n",

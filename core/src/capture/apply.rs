@@ -214,8 +214,8 @@ fn apply_setup(v: &mut Steered, f: &Follow, out: &mut String) -> Result<Outcome,
             v.make_lazy(start, node, Some(node)).map_err(refused)?;
             push_line(out, "lazy ", start, " ok\n");
         }
-        Follow::Pooled { node, start, size, head } => {
-            if !v.pool_at(start, size, node, head) {
+        Follow::Pooled { node, start, size, head, behind } => {
+            if !v.pool_at_pos(start, size, node, head, behind) {
                 return Err(refused(format!(
                     "pooled {node} {start:#x} {size:#x}: not a free range with a pool of node {node} ({})",
                     v.locate(start)

@@ -47,13 +47,15 @@ pub enum Follow {
         start: u64,
         node: u32,
     },
-    /// At the tail of the pool, or (`head`) at its head: an entry the kernel's pool held at an
-    /// unexplained allocation the replay read on from, in front of the model's own.
+    /// At the tail of the pool, or (`head`) at its head behind its first `behind` entries: an
+    /// entry the kernel's pool held at an unexplained allocation the replay read on from, in
+    /// front of the model's own guesses.
     Pooled {
         node: u32,
         start: u64,
         size: u64,
         head: bool,
+        behind: u32,
     },
     Hold {
         start: u64,
@@ -151,9 +153,19 @@ impl Follow {
                 let n = node(rest.first())?;
                 let start = num("pooled START", rest.get(1))?;
                 let size = num("pooled SIZE", rest.get(2))?;
-                let head = rest.get(3) == Some(&"head");
-                done(cmd, rest, 3 + usize::from(head), "pooled N START SIZE [head]")?;
-                Follow::Pooled { node: n, start, size, head }
+                const U: &str = "pooled N START SIZE [head | behind K]";
+                let (head, behind, used) = match rest.get(3) {
+                    Some(&"head") => (true, 0, 4),
+                    Some(&"behind") => {
+                        let k = num("pooled behind K", rest.get(4))?;
+                        let k =
+                            u32::try_from(k).map_err(|_| format!("`behind {k:#x}`: too many entries; usage `{U}`"))?;
+                        (true, k, 5)
+                    }
+                    _ => (false, 0, 3),
+                };
+                done(cmd, rest, used, U)?;
+                Follow::Pooled { node: n, start, size, head, behind }
             }
             "hold" => {
                 let start = num("hold START", rest.first())?;
@@ -274,8 +286,13 @@ impl fmt::Display for Follow {
             Follow::Place { start, end, node: None } => write!(f, "place {start:#x} {end:#x}"),
             Follow::Place { start, end, node: Some(n) } => write!(f, "place {start:#x} {end:#x} node {n}"),
             Follow::Lazy { start, node } => write!(f, "lazy {start:#x} node {node}"),
-            Follow::Pooled { node, start, size, head } => {
-                write!(f, "pooled {node} {start:#x} {size:#x}{}", if *head { " head" } else { "" })
+            Follow::Pooled { node, start, size, head, behind } => {
+                write!(f, "pooled {node} {start:#x} {size:#x}")?;
+                match (head, behind) {
+                    (false, _) => Ok(()),
+                    (true, 0) => f.write_str(" head"),
+                    (true, k) => write!(f, " behind {k}"),
+                }
             }
             Follow::Hold { start, end } => write!(f, "hold {start:#x} {end:#x}"),
             Follow::Release { start } => write!(f, "release {start:#x}"),

@@ -330,6 +330,16 @@ impl Steered {
         self.vmap.pool_at(x, size, node, head)
     }
 
+    /// [`Steer::pool_at_pos`].
+    pub fn pool_at_pos(&mut self, x: u64, size: u64, node: u32, head: bool, behind: u32) -> bool {
+        self.vmap.pool_at_pos(x, size, node, head, behind)
+    }
+
+    /// [`Steer::pool_front`].
+    pub fn pool_front(&self, node: u32, size: u64, front: &dyn Fn(u64) -> bool) -> u32 {
+        self.vmap.pool_front(node, size, front)
+    }
+
     /// Take `[start, end)` out of the free tree into nothing (no tree, no pool): space the
     /// before file shows free that the kernel held all the same (pool entries from before the
     /// capture, whose sizes and nodes nothing shows). The handle, for

@@ -532,6 +532,9 @@ pub(super) struct Pass<'p, 'a> {
     epoch_start: usize,
     /// The model's pool entries at the epoch's start: guesses, as the start state's pools are.
     epoch_pools: HashSet<u64>,
+    /// Every entry a purge of the capture pooled (`purge_vmap_node`): the kernel pooled it then,
+    /// in front of every entry from before the capture (`node_pool_add_va` adds at the head).
+    purge_pooled: HashSet<u64>,
     /// The index in `p.events` of the event being replayed.
     pos: usize,
     /// Events replayed so far: `p.events[..fed]`.
@@ -844,7 +847,7 @@ pub(super) fn start_pass<'p, 'a>(
             let start = UNSEEN_BASE + unseen_at.len() as u64 * UNSEEN_STRIDE;
             if vmap.pool_at_tail(start, size, key.0) {
                 unseen_at.insert(start, key);
-                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false }));
+                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false, behind: 0 }));
             }
         }
     };
@@ -862,20 +865,20 @@ pub(super) fn start_pass<'p, 'a>(
             for &k in &f.known {
                 if vmap.pool_at_tail(k, fsize, f.key.0) {
                     take_untouched(&mut untouched, k, k + fsize);
-                    ops.push(follow(Follow::Pooled { node: f.key.0, start: k, size: fsize, head: false }));
+                    ops.push(follow(Follow::Pooled { node: f.key.0, start: k, size: fsize, head: false, behind: 0 }));
                 }
             }
             for _ in f.known.len() as u32..f.count {
                 let s = front_slot(&front_at);
                 if vmap.pool_at_tail(s, fsize, f.key.0) {
                     front_at.insert(s, start);
-                    ops.push(follow(Follow::Pooled { node: f.key.0, start: s, size: fsize, head: false }));
+                    ops.push(follow(Follow::Pooled { node: f.key.0, start: s, size: fsize, head: false, behind: 0 }));
                 }
             }
         }
         if vmap.pool_at_tail(start, size, node) {
             take_untouched(&mut untouched, start, start + size);
-            ops.push(follow(Follow::Pooled { node, start, size, head: false }));
+            ops.push(follow(Follow::Pooled { node, start, size, head: false, behind: 0 }));
         }
     }
     for key in learnt.unseen.keys() {
@@ -889,7 +892,7 @@ pub(super) fn start_pass<'p, 'a>(
             let start = stand_in_slot(&unseen_at, &behind_at);
             if vmap.pool_at_tail(start, size, key.0) {
                 behind_at.insert(start, key);
-                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false }));
+                ops.push(follow(Follow::Pooled { node: key.0, start, size, head: false, behind: 0 }));
             }
         }
     }
@@ -966,6 +969,7 @@ pub(super) fn start_pass<'p, 'a>(
         read_under: None,
         epoch_start: 0,
         epoch_pools: HashSet::default(),
+        purge_pooled: HashSet::default(),
         pos: 0,
         drain_due: false,
         purged_early: HashMap::default(),
@@ -1364,6 +1368,7 @@ impl<'a> Pass<'_, 'a> {
             read_under: None,
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
+            purge_pooled: self.purge_pooled.clone(),
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
@@ -1893,6 +1898,9 @@ impl<'a> Pass<'_, 'a> {
         let (tails, heads): (Vec<_>, Vec<_>) =
             pooled.into_iter().partition(|&(_, a, _)| !steered && learnt.old_heads.contains(&a));
         let order = heads.into_iter().rev().map(|p| (p, true)).chain(tails.into_iter().map(|p| (p, false)));
+        // Steered here, a head goes behind the entries a purge of the capture pooled that the
+        // kernel takes before it on their node ([`Pass::taken_first`]).
+        let taken_first = steered.then(|| self.taken_first());
         for ((node, start, size), head) in order {
             if !steered && !self.pool_not_seen_empty(node, size, start) {
                 continue;
@@ -1905,15 +1913,60 @@ impl<'a> Pass<'_, 'a> {
             }
             // Inside a block held whole (its layout unknown): that part is this entry.
             self.unhold_blocks(start, start + size);
-            if self.vmap.pool_at(start, size, node, head) {
+            let behind = match &taken_first {
+                Some(t) if head => {
+                    let purged = &self.purge_pooled;
+                    let mine = t.get(&start).map_or(usize::MAX, |&(l, _)| l);
+                    let first = |a: u64| purged.contains(&a) && t.get(&a).is_some_and(|&(l, n)| n == node && l < mine);
+                    self.vmap.pool_front(node, size, &first)
+                }
+                _ => 0,
+            };
+            if self.vmap.pool_at_pos(start, size, node, head, behind) {
                 take_untouched(&mut self.untouched, start, start + size);
-                self.push(follow(Follow::Pooled { node, start, size, head }));
+                self.push(follow(Follow::Pooled { node, start, size, head, behind }));
             }
         }
         let (h, b) =
             hold_learnt(&mut self.vmap, &mut self.untouched, &mut self.report, held.into_iter(), blocks.into_iter());
         self.held.extend(h);
         self.blocks.extend(b);
+    }
+
+    /// From here on, the kernel's first allocation at each address: its line and the node of
+    /// its CPU's pool (`node_alloc`). Not an address of a size some request asks more than
+    /// page alignment for: `node_alloc` moves a head not so aligned to the tail, so that pool's
+    /// order is not its adds' alone.
+    ///
+    /// A purge of the capture pooled an entry in front of every entry from before the capture
+    /// (`node_pool_add_va` adds at the head), and pops and decays (`node_pool_del_va`,
+    /// `decay_va_pool_node`) take from the head: an entry the kernel takes from that node
+    /// before the one read here stood in front of it.
+    ///
+    /// ```text
+    ///   model at the miss:  [ p1 p2 | g1 g2 ]   p: pooled by a purge of the capture, g: guesses
+    ///   kernel:             takes p1, p2, then x   =>   [ p1 p2 x g1 g2 ]
+    /// ```
+    fn taken_first(&self) -> HashMap<u64, (usize, u32)> {
+        let nodes = self.vmap.nr_vmap_nodes().max(1);
+        let aligned: HashSet<u64> = self
+            .p
+            .events
+            .iter()
+            .filter_map(|e| match e.ev {
+                FtraceEvent::Alloc { req, .. } if req.align > PAGE_SIZE => Some(req.size),
+                _ => None,
+            })
+            .collect();
+        let mut first = HashMap::default();
+        for e in self.p.events.get(self.pos + 1..).unwrap_or_default() {
+            if let FtraceEvent::Alloc { addr, req, failed: false } = e.ev {
+                if !aligned.contains(&req.size) {
+                    first.entry(addr).or_insert((e.line, e.cpu % nodes));
+                }
+            }
+        }
+        first
     }
 
     /// Past a miss ([`Pass::read_on`]): the model's pool gave its head `y`, in that pool since
@@ -3186,7 +3239,7 @@ impl<'a> Pass<'_, 'a> {
                 }
                 None => {}
             }
-            self.push(follow(Follow::Pooled { node: n, start: s, size, head: false }));
+            self.push(follow(Follow::Pooled { node: n, start: s, size, head: false, behind: 0 }));
         }
         let plural = |k: u32, one: &str, many: &str| if k == 1 { format!("1 {one}") } else { format!("{k} {many}") };
         let behind = match b {
@@ -4479,6 +4532,8 @@ impl<'a> Pass<'_, 'a> {
         decays: impl Fn(u32) -> bool,
         before: &[(u32, usize, Vec<u64>)],
     ) {
+        let was: HashSet<u64> = before.iter().flat_map(|(_, _, v)| v.iter().copied()).collect();
+        self.purge_pooled.extend(pool_starts(&self.vmap).into_iter().filter(|a| !was.contains(a)));
         // The readings of decay counts rerun a pool's whole history at an allocation: it is kept
         // for the first purges only (a capture of minutes has tens), so that each allocation's
         // cost does not grow with the capture.

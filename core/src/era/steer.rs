@@ -121,6 +121,11 @@ pub trait Steer {
     /// (or the head, `head`). `false` (nothing changed) when the range is not inside one free
     /// block or has no pool.
     fn pool_at(&mut self, x: u64, size: u64, node: u32, head: bool) -> bool;
+    /// [`Steer::pool_at`], at the head: behind the first `behind` entries (as many as stand).
+    fn pool_at_pos(&mut self, x: u64, size: u64, node: u32, head: bool, behind: u32) -> bool;
+    /// How many entries at the head of `node`'s pool for `size` `front` names (by their start),
+    /// one after another.
+    fn pool_front(&self, node: u32, size: u64, front: &dyn Fn(u64) -> bool) -> u32;
     /// Make the pool entry at `pos` of `node`'s pool `idx` busy, allocated for `vn`.
     fn take_pooled(&mut self, node: u32, idx: u32, pos: u32, vn: Option<u32>) -> bool;
     /// Take every pool entry that overlaps `[x, x + size)` out of its pool, into nothing.
@@ -249,6 +254,26 @@ impl Steer for Vmap {
             pools[idx].push_back(va);
         }
         true
+    }
+
+    fn pool_at_pos(&mut self, x: u64, size: u64, node: u32, head: bool, behind: u32) -> bool {
+        if !self.pool_at(x, size, node, head) {
+            return false;
+        }
+        if head {
+            // Walked down from the head to its place.
+            let q = &mut self.nodes[node as usize].pools[pool_idx(size)];
+            for i in 0..(behind as usize).min(q.len() - 1) {
+                q.swap(i, i + 1);
+            }
+        }
+        true
+    }
+
+    fn pool_front(&self, node: u32, size: u64, front: &dyn Fn(u64) -> bool) -> u32 {
+        let arena = &self.arena;
+        let q = self.nodes.get(node as usize).and_then(|n| n.pools.get(pool_idx(size)));
+        q.map_or(0, |q| q.iter().take_while(|&&va| front(arena.get(va).va_start)).count() as u32)
     }
 
     fn take_pooled(&mut self, node: u32, idx: u32, pos: u32, vn: Option<u32>) -> bool {

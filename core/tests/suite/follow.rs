@@ -205,6 +205,27 @@ fn a_printed_capture_replays_to_the_kernels_addresses() {
     }
 }
 
+/// `pooled N START SIZE`: at the tail of node N's pool; `head`: at its head; `behind K`: at
+/// the head, behind its first K entries (all of them where fewer stand).
+#[test]
+fn pooled_lines_go_where_they_say() {
+    let a = |k: u64| 0xffffc90000000000 + k * 0x4000;
+    let lines = [
+        format!("pooled 1 {:#x} 0x2000", a(0)),
+        format!("pooled 1 {:#x} 0x2000 head", a(1)),
+        format!("pooled 1 {:#x} 0x2000 head", a(2)),
+        format!("pooled 1 {:#x} 0x2000 behind 1", a(3)),
+        format!("pooled 1 {:#x} 0x2000 behind 9", a(4)),
+        format!("pooled 0 {:#x} 0x2000 behind 2", a(5)),
+    ];
+    let trace = format!("profile linux-6.18\ncpus 2\n{}\n", lines.join("\n"));
+    let mut r = Replayer::new(Profile::Linux618);
+    r.run(&parse_trace(&trace).unwrap(), &mut String::new(), &mut NoObserver).unwrap();
+    assert_eq!(r.vmap.pool_entries(1, 0x2000), vec![a(2), a(3), a(1), a(0), a(4)]);
+    assert_eq!(r.vmap.pool_entries(0, 0x2000), vec![a(5)]);
+    assert!(vmapviz_core::check::check_invariants(&r.vmap).is_ok());
+}
+
 /// Each line's syntax, and what is refused: a line that cannot apply changes nothing.
 #[test]
 fn follow_lines_parse_print_and_refuse() {
@@ -215,6 +236,8 @@ fn follow_lines_parse_print_and_refuse() {
         "place 0xffffc90000000000 0xffffc90000002000 node 1",
         "lazy 0xffffc90000000000 node 1",
         "pooled 0 0xffffc90000004000 0x2000",
+        "pooled 0 0xffffc90000004000 0x2000 head",
+        "pooled 1 0xffffc90000004000 0x2000 behind 3",
         "hold 0xffffc90000004000 0xffffc90000006000",
         "release 0xffffc90000004000",
         "alloc 0x2000 0x1 0xffffc90000000000 0xffffe8ffffffffff = 0xffffc90000004000",
@@ -253,6 +276,9 @@ fn follow_lines_parse_print_and_refuse() {
         ("purge-rest keep", "at least one ADDR"),
         ("purge decayed", "node N is missing"),
         ("purge through", "purge through ADDR is missing"),
+        ("pooled 0 0x1000 0x1000 behind", "pooled behind K is missing"),
+        ("pooled 0 0x1000 0x1000 behind 0x100000000", "too many entries"),
+        ("pooled 0 0x1000 0x1000 behind 1 head", "unexpected `head`"),
         ("reclaim through 0x1000", "takes no `through`"),
     ] {
         let e = parse_trace(bad).unwrap_err().to_string();

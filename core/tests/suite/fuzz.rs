@@ -491,7 +491,8 @@ fn steering_line() -> impl Strategy<Value = String> {
             None => format!("place {a:#x} {:#x}", a.wrapping_add(s)),
         }),
         2 => (near(), node_n()).prop_map(|(a, n)| format!("lazy {a:#x} node {n}")),
-        2 => (node_n(), near(), small.clone()).prop_map(|(n, a, s)| format!("pooled {n} {a:#x} {s:#x}")),
+        2 => (node_n(), near(), small.clone(), prop_oneof![Just(String::new()), Just(" head".to_string()), (0u32..4).prop_map(|k| format!(" behind {k}"))])
+            .prop_map(|(n, a, s, at)| format!("pooled {n} {a:#x} {s:#x}{at}")),
         1 => (near(), small.clone()).prop_map(|(a, s)| format!("hold {a:#x} {:#x}", a.wrapping_add(s))),
         1 => near().prop_map(|a| format!("release {a:#x}")),
         2 => (near(), small).prop_map(|(a, s)| format!("unpool {a:#x} {s:#x}")),

@@ -3641,6 +3641,26 @@ fn entries_from_before_the_capture_stand_behind_every_entry_pooled_since() {
     }
 }
 
+/// hash-k5's first 345 lines (pools kept). Line 224 is unexplained: the replay reads on from
+/// there, and an entry read in that epoch goes to its pool's head, in front of the model's
+/// guesses, but behind the entries a purge of the capture pooled that the kernel takes first
+/// from that node: `node_pool_add_va` pooled those in front of every entry from before the
+/// capture, and `node_alloc` and `decay_va_pool_node` take from the head. CPU 1 takes 12 pages
+/// at 0xffffc90000a2d000 (line 339, pooled by the purge of line 168), then at
+/// 0xffffc900054a8000 (line 344, read in that epoch): both as the kernel did.
+#[test]
+fn an_entry_read_past_a_miss_stands_behind_the_entries_the_kernel_takes_first() {
+    let r = replay_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/read-behind"));
+    assert_eq!((r.allocations, r.unexplained), (209, 1), "{r}");
+    assert_eq!(r.unexplained_lines, [224], "{r}");
+    assert_eq!(explanation(&r, 339), "", "{r}");
+    assert!(
+        explanation(&r, 344)
+            .starts_with("[0xffffc900054a8000, 0xffffc900054b4000) was an entry of node 1's pool of 12 pages"),
+        "{r}"
+    );
+}
+
 /// mixed-s16's first 740 lines (drained). Line 13, traced while the before file was read, is
 /// the allocation of 0xffffc90000128000 (a stack, on CPU 1) that the file already shows: left
 /// out, but `node_alloc` gave that area the vn_id of CPU 1's node, not of its address's (node
