@@ -535,6 +535,8 @@ pub(super) struct Pass<'p, 'a> {
     /// Every entry a purge of the capture pooled (`purge_vmap_node`): the kernel pooled it then,
     /// in front of every entry from before the capture (`node_pool_add_va` adds at the head).
     purge_pooled: HashSet<u64>,
+    /// The kernel's allocations by address, for the events so far ([`Pass::taken_first`]).
+    alloc_index: Option<Rc<AllocIndex>>,
     /// The index in `p.events` of the event being replayed.
     pos: usize,
     /// Events replayed so far: `p.events[..fed]`.
@@ -970,6 +972,7 @@ pub(super) fn start_pass<'p, 'a>(
         epoch_start: 0,
         epoch_pools: HashSet::default(),
         purge_pooled: HashSet::default(),
+        alloc_index: None,
         pos: 0,
         drain_due: false,
         purged_early: HashMap::default(),
@@ -1263,6 +1266,42 @@ fn give_back_pooled(t: &mut Steered, entries: &[u64]) {
     }
 }
 
+/// The kernel's allocations by address: the indices in `events` of each address's, in
+/// order. Not of a size some request asks more than page alignment for: `node_alloc` moves a
+/// head not so aligned to the tail, so that pool's order is not its adds' alone.
+pub(super) struct AllocIndex {
+    /// The events indexed: `events[..upto]`.
+    upto: usize,
+    at: HashMap<u64, Vec<usize>>,
+}
+
+impl AllocIndex {
+    fn new(events: &[Ev]) -> AllocIndex {
+        let aligned: HashSet<u64> = events
+            .iter()
+            .filter_map(|e| match e.ev {
+                FtraceEvent::Alloc { req, .. } if req.align > PAGE_SIZE => Some(req.size),
+                _ => None,
+            })
+            .collect();
+        let mut at: HashMap<u64, Vec<usize>> = HashMap::default();
+        for (i, e) in events.iter().enumerate() {
+            if let FtraceEvent::Alloc { addr, req, failed: false } = e.ev {
+                if !aligned.contains(&req.size) {
+                    at.entry(addr).or_default().push(i);
+                }
+            }
+        }
+        AllocIndex { upto: events.len(), at }
+    }
+
+    /// The kernel's first allocation at `addr` after `events[pos]`.
+    fn first_after<'e>(&self, events: &'e [Ev], pos: usize, addr: u64) -> Option<&'e Ev> {
+        let v = self.at.get(&addr)?;
+        v.get(v.partition_point(|&i| i <= pos)).and_then(|&i| events.get(i))
+    }
+}
+
 /// The start of every pool entry of `t` (one walk of the pools, where a lookup per address
 /// would walk them each time).
 fn pool_starts(t: &Steered) -> HashSet<u64> {
@@ -1369,6 +1408,7 @@ impl<'a> Pass<'_, 'a> {
             epoch_start: self.epoch_start,
             epoch_pools: self.epoch_pools.clone(),
             purge_pooled: self.purge_pooled.clone(),
+            alloc_index: self.alloc_index.clone(),
             pos: self.pos,
             drain_due: self.drain_due,
             purged_early: self.purged_early.clone(),
@@ -1901,6 +1941,7 @@ impl<'a> Pass<'_, 'a> {
         // Steered here, a head goes behind the entries a purge of the capture pooled that the
         // kernel takes before it on their node ([`Pass::taken_first`]).
         let taken_first = steered.then(|| self.taken_first());
+        let nodes = self.vmap.nr_vmap_nodes().max(1);
         for ((node, start, size), head) in order {
             if !steered && !self.pool_not_seen_empty(node, size, start) {
                 continue;
@@ -1915,9 +1956,12 @@ impl<'a> Pass<'_, 'a> {
             self.unhold_blocks(start, start + size);
             let behind = match &taken_first {
                 Some(t) if head => {
-                    let purged = &self.purge_pooled;
-                    let mine = t.get(&start).map_or(usize::MAX, |&(l, _)| l);
-                    let first = |a: u64| purged.contains(&a) && t.get(&a).is_some_and(|&(l, n)| n == node && l < mine);
+                    let (events, pos, purged) = (&self.p.events, self.pos, &self.purge_pooled);
+                    let mine = t.first_after(events, pos, start).map_or(usize::MAX, |e| e.line);
+                    let first = |a: u64| {
+                        purged.contains(&a)
+                            && t.first_after(events, pos, a).is_some_and(|e| e.cpu % nodes == node && e.line < mine)
+                    };
                     self.vmap.pool_front(node, size, &first)
                 }
                 _ => 0,
@@ -1933,10 +1977,8 @@ impl<'a> Pass<'_, 'a> {
         self.blocks.extend(b);
     }
 
-    /// From here on, the kernel's first allocation at each address: its line and the node of
-    /// its CPU's pool (`node_alloc`). Not an address of a size some request asks more than
-    /// page alignment for: `node_alloc` moves a head not so aligned to the tail, so that pool's
-    /// order is not its adds' alone.
+    /// The kernel's allocations by address ([`AllocIndex`]), built once for the events so far:
+    /// what it takes after `pos` is the next one there.
     ///
     /// A purge of the capture pooled an entry in front of every entry from before the capture
     /// (`node_pool_add_va` adds at the head), and pops and decays (`node_pool_del_va`,
@@ -1947,26 +1989,16 @@ impl<'a> Pass<'_, 'a> {
     ///   model at the miss:  [ p1 p2 | g1 g2 ]   p: pooled by a purge of the capture, g: guesses
     ///   kernel:             takes p1, p2, then x   =>   [ p1 p2 x g1 g2 ]
     /// ```
-    fn taken_first(&self) -> HashMap<u64, (usize, u32)> {
-        let nodes = self.vmap.nr_vmap_nodes().max(1);
-        let aligned: HashSet<u64> = self
-            .p
-            .events
-            .iter()
-            .filter_map(|e| match e.ev {
-                FtraceEvent::Alloc { req, .. } if req.align > PAGE_SIZE => Some(req.size),
-                _ => None,
-            })
-            .collect();
-        let mut first = HashMap::default();
-        for e in self.p.events.get(self.pos + 1..).unwrap_or_default() {
-            if let FtraceEvent::Alloc { addr, req, failed: false } = e.ev {
-                if !aligned.contains(&req.size) {
-                    first.entry(addr).or_insert((e.line, e.cpu % nodes));
-                }
+    fn taken_first(&mut self) -> Rc<AllocIndex> {
+        let n = self.p.events.len();
+        match &self.alloc_index {
+            Some(ix) if ix.upto == n => ix.clone(),
+            _ => {
+                let ix = Rc::new(AllocIndex::new(&self.p.events));
+                self.alloc_index = Some(ix.clone());
+                ix
             }
         }
-        first
     }
 
     /// Past a miss ([`Pass::read_on`]): the model's pool gave its head `y`, in that pool since
