@@ -7,7 +7,9 @@
 //!   defer-drain                  the lazy threshold schedules the drain; purges come as traced
 //!   place START END [node N]     a busy area of the before file, allocated for node N
 //!   lazy START node N            that area lazily freed, on node N's lazy list
-//!   pooled N START SIZE          a pool entry from before the capture, at the tail of N's pool
+//!   pooled N START SIZE [head | behind K]
+//!                                a pool entry from before the capture, at the tail of N's pool
+//!                                (`head`: at its head; `behind K`: behind its first K entries)
 //!   hold START END               space shown free that the kernel held (pool entries unseen)
 //!   release START                held space the kernel allocated in: free again
 //!   unpool START SIZE            pool entries over [START, START + SIZE) back to the free tree
